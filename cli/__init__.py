@@ -1,0 +1,1 @@
+"""The rnn2dfa command line (click + rich); no algorithms live here."""

@@ -1,0 +1,7 @@
+"""CLI commands of the render step (filled in by the issue that builds it)."""
+
+from __future__ import annotations
+
+import click
+
+COMMANDS: list[click.Command] = []

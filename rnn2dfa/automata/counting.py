@@ -1,0 +1,105 @@
+"""Exact counting of words by dynamic programming, and uniform sampling from the counts.
+
+`suffix_counts(dfa, L)[r][q]` is the number of words of length r that lead from q to an
+accepting state. Counts are int64 while k^r fits, Python integers (object arrays) beyond,
+so every number is exact: no floating point, no sampling.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.words import Word
+
+_INT64_SAFE = 2**62
+
+
+def suffix_counts(dfa: DFA, max_length: int, accepting: np.ndarray | None = None) -> list[np.ndarray]:
+    """c[r][q] = #words w of length r with δ(q, w) in `accepting` (default: the DFA's)."""
+    acc = dfa.accepting if accepting is None else accepting
+    k = dfa.n_symbols
+    c = acc.astype(np.int64)
+    out = [c]
+    bound = 1
+    for _ in range(max_length):
+        bound *= k
+        if c.dtype != object and bound >= _INT64_SAFE:
+            c = c.astype(object)
+        c = c[dfa.transitions].sum(axis=1)
+        out.append(c)
+    return out
+
+
+def count_accepted(dfa: DFA, max_length: int) -> list[int]:
+    """Exact number of accepted words of each length 0..max_length."""
+    return [int(c[dfa.start]) for c in suffix_counts(dfa, max_length)]
+
+
+def count_rejected(dfa: DFA, max_length: int) -> list[int]:
+    k = dfa.n_symbols
+    return [k**n - a for n, a in enumerate(count_accepted(dfa, max_length))]
+
+
+def count_disagreements(a: DFA, b: DFA, max_length: int) -> list[int]:
+    """Exact number of words of each length 0..max_length on which `a` and `b` disagree."""
+    return count_accepted(a.symmetric_difference(b), max_length)
+
+
+def sample_words(
+    dfa: DFA,
+    length: int,
+    n: int,
+    rng: np.random.Generator,
+    *,
+    accepted: bool = True,
+    counts: list[np.ndarray] | None = None,
+) -> list[Word]:
+    """`n` words of exactly `length`, uniform among those the DFA accepts (or rejects).
+
+    Walks forward choosing each symbol with probability proportional to the number of
+    completions; exact for any length (big integers once counts pass int64). Returns [] when
+    there is no such word. Pass `counts` (from suffix_counts with the matching accepting set)
+    to reuse them across calls.
+    """
+    target = dfa.accepting if accepted else ~dfa.accepting
+    if counts is None:
+        counts = suffix_counts(dfa, length, target)
+    if int(counts[length][dfa.start]) == 0 or n == 0:
+        return []
+    trans = dfa.transitions
+    k = dfa.n_symbols
+    out = np.zeros((n, length), dtype=np.int64)
+    if counts[length].dtype != object:
+        q = np.full(n, dfa.start, dtype=np.int64)
+        for t in range(length):
+            rem = counts[length - t - 1]
+            weights = rem[trans[q]]  # (n, k) completions per symbol
+            cum = np.cumsum(weights, axis=1)
+            r = rng.integers(0, cum[:, -1])
+            sym = (r[:, None] >= cum).sum(axis=1)
+            out[:, t] = sym
+            q = trans[q, sym]
+        return [tuple(row) for row in out.tolist()]
+    # Big-integer path: one word at a time, exact uniform integers via Python's randbelow.
+    import random
+
+    py_rng = random.Random(int(rng.integers(0, 2**63)))
+    words: list[Word] = []
+    for _ in range(n):
+        q = dfa.start
+        word = []
+        for t in range(length):
+            rem = counts[length - t - 1]
+            nexts = trans[q]
+            total = int(counts[length - t][q])
+            r = py_rng.randrange(total)
+            for a in range(k):
+                w = int(rem[nexts[a]])
+                if r < w:
+                    break
+                r -= w
+            word.append(a)
+            q = int(nexts[a])
+        words.append(tuple(word))
+    return words

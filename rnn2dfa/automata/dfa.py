@@ -1,0 +1,305 @@
+"""The DFA value type: an immutable, complete deterministic automaton over named symbols.
+
+States are 0..n-1; `transitions[q, i]` is the state reached from `q` on `alphabet[i]`.
+All algorithms work on the numpy arrays; the heavier ones live in sibling modules
+(minimize, product, counting) and are exposed here as methods for convenience.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rnn2dfa.errors import AlphabetError, DFAFormatError
+from rnn2dfa.words import Word, pad_words, parse_word
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class DFA:
+    """A complete DFA. Two minimal canonical DFAs of one language compare equal with `==`."""
+
+    alphabet: tuple[str, ...]
+    transitions: np.ndarray  # int64 [n_states, n_symbols]
+    accepting: np.ndarray  # bool [n_states]
+    start: int = 0
+    extra: Mapping[str, Any] = field(default_factory=dict)  # name, provenance, stats ...
+
+    def __post_init__(self) -> None:
+        alphabet = tuple(str(s) for s in self.alphabet)
+        trans = np.asarray(self.transitions, dtype=np.int64)
+        acc = np.asarray(self.accepting, dtype=bool)
+        if len(set(alphabet)) != len(alphabet):
+            raise DFAFormatError(f"duplicate symbols in alphabet {list(alphabet)}")
+        if len(alphabet) == 0:
+            raise DFAFormatError("the alphabet is empty")
+        if trans.ndim != 2 or trans.shape[1] != len(alphabet):
+            raise DFAFormatError(
+                f"transition table must have shape (n_states, {len(alphabet)}), got {trans.shape}"
+            )
+        n = trans.shape[0]
+        if n == 0:
+            raise DFAFormatError("a DFA needs at least one state")
+        if acc.shape != (n,):
+            raise DFAFormatError(f"accepting must have {n} entries, got {acc.shape}")
+        if trans.size and (trans.min() < 0 or trans.max() >= n):
+            raise DFAFormatError(f"transition target out of range 0..{n - 1}")
+        if not 0 <= int(self.start) < n:
+            raise DFAFormatError(f"start state {self.start} out of range 0..{n - 1}")
+        object.__setattr__(self, "alphabet", alphabet)
+        object.__setattr__(self, "transitions", _frozen(trans))
+        object.__setattr__(self, "accepting", _frozen(acc))
+        object.__setattr__(self, "start", int(self.start))
+        object.__setattr__(self, "extra", dict(self.extra))
+
+    # ----------------------------------------------------------------- basics
+    @property
+    def n_states(self) -> int:
+        return int(self.transitions.shape[0])
+
+    @property
+    def n_symbols(self) -> int:
+        return len(self.alphabet)
+
+    def __len__(self) -> int:
+        return self.n_states
+
+    def __eq__(self, other: object) -> bool:
+        """Array equality: isomorphism for canonical DFAs (alphabet order must match)."""
+        if not isinstance(other, DFA):
+            return NotImplemented
+        return (
+            self.alphabet == other.alphabet
+            and self.start == other.start
+            and np.array_equal(self.transitions, other.transitions)
+            and np.array_equal(self.accepting, other.accepting)
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        name = self.extra.get("name")
+        tag = f" {name!r}" if name else ""
+        return f"<DFA{tag} states={self.n_states} alphabet={list(self.alphabet)}>"
+
+    def with_extra(self, **extra: Any) -> DFA:
+        """A copy with extra keys (name, provenance, stats) merged in."""
+        merged = {**self.extra, **extra}
+        return DFA(self.alphabet, self.transitions, self.accepting, self.start, merged)
+
+    # ----------------------------------------------------------------- words
+    def encode(self, word: Sequence[str] | str) -> Word:
+        """Symbol indices of a word given as a sequence of symbols or as its text form."""
+        if isinstance(word, str):
+            return parse_word(word, self.alphabet)
+        index = {s: i for i, s in enumerate(self.alphabet)}
+        try:
+            return tuple(index[s] for s in word)
+        except KeyError as exc:
+            raise AlphabetError(f"symbol {exc.args[0]!r} is not in the alphabet") from None
+
+    def run(self, word: Iterable[int], state: int | None = None) -> int:
+        """The state reached from `state` (default: start) after reading a word of indices."""
+        q = self.start if state is None else int(state)
+        t = self.transitions
+        for a in word:
+            q = int(t[q, a])
+        return q
+
+    def accepts(self, word: Iterable[int]) -> bool:
+        """Whether the word (symbol indices) is accepted."""
+        return bool(self.accepting[self.run(word)])
+
+    def run_padded(self, symbols: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
+        """Final states of a batch: `symbols` (batch, T) of indices, `lengths` (batch,).
+
+        Vectorized over the batch: one numpy gather per time step. Positions at or past a
+        word's length are ignored (via an extra self-loop column standing for padding).
+        """
+        symbols = np.asarray(symbols, dtype=np.int64)
+        b, width = symbols.shape
+        if lengths is not None:
+            lengths = np.asarray(lengths, dtype=np.int64)
+            pad = self.n_symbols
+            ext = np.concatenate(
+                [self.transitions, np.arange(self.n_states, dtype=np.int64)[:, None]], axis=1
+            )
+            symbols = np.where(np.arange(width)[None, :] < lengths[:, None], symbols, pad)
+        else:
+            ext = self.transitions
+        q = np.full(b, self.start, dtype=np.int64)
+        for t in range(width):
+            q = ext[q, symbols[:, t]]
+        return q
+
+    def run_batch(self, words: Sequence[Sequence[int]]) -> np.ndarray:
+        """Final states of a list of words (symbol indices)."""
+        padded, lengths = pad_words(words)
+        return self.run_padded(padded, lengths)
+
+    def accepts_batch(self, words: Sequence[Sequence[int]]) -> np.ndarray:
+        """Bool array: which of the words are accepted."""
+        return self.accepting[self.run_batch(words)]
+
+    def accepts_padded(self, symbols: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
+        return self.accepting[self.run_padded(symbols, lengths)]
+
+    # ----------------------------------------------------------------- structure
+    def reachable(self) -> np.ndarray:
+        """Bool mask of the states reachable from the start (breadth-first, vectorized)."""
+        seen = np.zeros(self.n_states, dtype=bool)
+        seen[self.start] = True
+        frontier = np.array([self.start], dtype=np.int64)
+        while frontier.size:
+            nxt = np.unique(self.transitions[frontier].ravel())
+            nxt = nxt[~seen[nxt]]
+            seen[nxt] = True
+            frontier = nxt
+        return seen
+
+    def sink_states(self) -> np.ndarray:
+        """Bool mask of rejecting states whose every transition loops back to themselves."""
+        loops = (self.transitions == np.arange(self.n_states)[:, None]).all(axis=1)
+        return loops & ~self.accepting
+
+    def renumber(self, order: np.ndarray) -> DFA:
+        """The sub-automaton on states `order` (old ids), renumbered 0.. in that order.
+
+        Every transition from a kept state must lead to a kept state.
+        """
+        order = np.asarray(order, dtype=np.int64)
+        new_id = np.full(self.n_states, -1, dtype=np.int64)
+        new_id[order] = np.arange(order.size)
+        trans = new_id[self.transitions[order]]
+        if (trans < 0).any():
+            raise ValueError("renumber: kept states have transitions to dropped states")
+        return DFA(self.alphabet, trans, self.accepting[order], int(new_id[self.start]), self.extra)
+
+    def trim(self) -> DFA:
+        """Drop unreachable states (keeps the original relative order)."""
+        mask = self.reachable()
+        if mask.all():
+            return self
+        return self.renumber(np.flatnonzero(mask))
+
+    def canonical(self) -> DFA:
+        """Renumber breadth-first from the start, symbols in alphabet order; drops unreachable.
+
+        For minimal DFAs this is a normal form: equal languages give equal arrays.
+        """
+        from rnn2dfa.automata.minimize import bfs_order
+
+        return self.renumber(bfs_order(self.transitions, self.start))
+
+    def minimize(self) -> DFA:
+        """The minimal, canonically numbered DFA of the same language."""
+        from rnn2dfa.automata.minimize import minimize
+
+        return minimize(self)
+
+    def is_minimal(self) -> bool:
+        return self.minimize().n_states == self.n_states
+
+    def with_alphabet_order(self, alphabet: Sequence[str]) -> DFA:
+        """The same automaton with columns reordered to follow `alphabet` (same symbol set)."""
+        alphabet = tuple(alphabet)
+        if alphabet == self.alphabet:
+            return self
+        if sorted(alphabet) != sorted(self.alphabet):
+            raise AlphabetError(
+                f"alphabets differ: {list(self.alphabet)} versus {list(alphabet)}"
+            )
+        cols = [self.alphabet.index(s) for s in alphabet]
+        return DFA(alphabet, self.transitions[:, cols], self.accepting, self.start, self.extra)
+
+    # ----------------------------------------------------------------- boolean operations
+    def complement(self) -> DFA:
+        return DFA(self.alphabet, self.transitions, ~self.accepting, self.start, {})
+
+    def intersection(self, other: DFA) -> DFA:
+        from rnn2dfa.automata.product import product
+
+        return product(self, other, "and")
+
+    def union(self, other: DFA) -> DFA:
+        from rnn2dfa.automata.product import product
+
+        return product(self, other, "or")
+
+    def difference(self, other: DFA) -> DFA:
+        from rnn2dfa.automata.product import product
+
+        return product(self, other, "diff")
+
+    def symmetric_difference(self, other: DFA) -> DFA:
+        from rnn2dfa.automata.product import product
+
+        return product(self, other, "xor")
+
+    def counterexample(self, other: DFA) -> Word | None:
+        """A shortest word on which the two DFAs disagree (lexicographically least), or None."""
+        from rnn2dfa.automata.product import shortest_counterexample
+
+        return shortest_counterexample(self, other)
+
+    def equivalent(self, other: DFA) -> bool:
+        return self.counterexample(other) is None
+
+    # ----------------------------------------------------------------- counting
+    def count_accepted(self, max_length: int) -> list[int]:
+        """Exact number of accepted words of each length 0..max_length."""
+        from rnn2dfa.automata.counting import count_accepted
+
+        return count_accepted(self, max_length)
+
+    # ----------------------------------------------------------------- export
+    def to_dot(self, **kwargs: Any) -> str:
+        from rnn2dfa.automata.dot import to_dot
+
+        return to_dot(self, **kwargs)
+
+    def to_networkx(self) -> Any:
+        """A networkx MultiDiGraph: nodes carry `accepting`/`start`, edges carry `symbol`."""
+        import networkx as nx
+
+        g = nx.MultiDiGraph(alphabet=list(self.alphabet))
+        for q in range(self.n_states):
+            g.add_node(q, accepting=bool(self.accepting[q]), start=q == self.start)
+        for q in range(self.n_states):
+            for i, s in enumerate(self.alphabet):
+                g.add_edge(q, int(self.transitions[q, i]), symbol=s)
+        return g
+
+    @classmethod
+    def from_function(
+        cls,
+        alphabet: Sequence[str],
+        n_states: int,
+        delta: Any,
+        accepting: Iterable[int],
+        start: int = 0,
+    ) -> DFA:
+        """Build from a transition function delta(q, symbol_index) -> q'."""
+        trans = np.array(
+            [[delta(q, a) for a in range(len(alphabet))] for q in range(n_states)], dtype=np.int64
+        )
+        acc = np.zeros(n_states, dtype=bool)
+        acc[list(accepting)] = True
+        return cls(tuple(alphabet), trans, acc, start)
+
+    @classmethod
+    def random(
+        cls, n_states: int, alphabet: Sequence[str], rng: np.random.Generator, p_accept: float = 0.5
+    ) -> DFA:
+        """A uniformly random complete DFA (not necessarily minimal or connected)."""
+        trans = rng.integers(0, n_states, size=(n_states, len(alphabet)), dtype=np.int64)
+        acc = rng.random(n_states) < p_accept
+        return cls(tuple(alphabet), trans, acc, 0)

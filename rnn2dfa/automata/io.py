@@ -1,0 +1,143 @@
+"""Read and write the DFA JSON format of DESIGN.md (`"format": "rnn2dfa.dfa/1"`).
+
+Every way a file can be wrong gives a DFAFormatError naming the file and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import numpy as np
+
+from rnn2dfa.atomic import write_text
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.errors import DFAFormatError, InputError
+
+FORMAT = "rnn2dfa.dfa/1"
+_KNOWN = ("format", "alphabet", "start", "accepting", "transitions")
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def dfa_from_dict(data: Any, source: str | None = None) -> DFA:
+    """Validate a parsed JSON object and build the DFA."""
+
+    def fail(msg: str) -> DFAFormatError:
+        return DFAFormatError(msg, path=source)
+
+    if not isinstance(data, dict):
+        raise fail("not a DFA file: the top level must be a JSON object")
+    for key in _KNOWN:
+        if key not in data:
+            raise fail(f"missing key {key!r}")
+    if data["format"] != FORMAT:
+        raise fail(f"unknown format {data['format']!r} (this version reads {FORMAT!r})")
+    alphabet = data["alphabet"]
+    if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
+        raise fail("'alphabet' must be a list of strings")
+    if not alphabet:
+        raise fail("'alphabet' is empty")
+    if any(s == "" for s in alphabet):
+        raise fail("'alphabet' contains an empty symbol")
+    dup = sorted({s for s in alphabet if alphabet.count(s) > 1})
+    if dup:
+        raise fail(f"duplicate symbols in 'alphabet': {dup}")
+    trans = data["transitions"]
+    if not isinstance(trans, list) or not trans:
+        raise fail("'transitions' must be a non-empty list of rows")
+    n, k = len(trans), len(alphabet)
+    for q, row in enumerate(trans):
+        if not isinstance(row, list):
+            raise fail(f"'transitions' row {q} is not a list")
+        if len(row) != k:
+            raise fail(f"'transitions' row {q} has {len(row)} entries, expected {k} (one per symbol)")
+        for i, t in enumerate(row):
+            if not _is_int(t):
+                raise fail(f"'transitions'[{q}][{i}] is {t!r}, not an integer")
+            if not 0 <= t < n:
+                raise fail(f"'transitions'[{q}][{i}] = {t} is out of range 0..{n - 1}")
+    start = data["start"]
+    if not _is_int(start):
+        raise fail(f"'start' is {start!r}, not an integer")
+    if not 0 <= start < n:
+        raise fail(f"'start' = {start} is out of range 0..{n - 1}")
+    accepting = data["accepting"]
+    if not isinstance(accepting, list):
+        raise fail("'accepting' must be a list of state numbers")
+    acc = np.zeros(n, dtype=bool)
+    for q in accepting:
+        if not _is_int(q):
+            raise fail(f"'accepting' holds {q!r}, not an integer")
+        if not 0 <= q < n:
+            raise fail(f"'accepting' state {q} is out of range 0..{n - 1}")
+        acc[q] = True
+    extra = {key: val for key, val in data.items() if key not in _KNOWN}
+    return DFA(tuple(alphabet), np.array(trans, dtype=np.int64), acc, start, extra)
+
+
+def dfa_to_dict(dfa: DFA) -> dict[str, Any]:
+    """The JSON object for a DFA; extra keys (name, provenance, stats) are kept."""
+    out: dict[str, Any] = {
+        "format": FORMAT,
+        "alphabet": list(dfa.alphabet),
+        "start": dfa.start,
+        "accepting": np.flatnonzero(dfa.accepting).tolist(),
+        "transitions": dfa.transitions.tolist(),
+    }
+    for key, val in dfa.extra.items():
+        if key not in out:
+            out[key] = val
+    return out
+
+
+def dumps(dfa: DFA) -> str:
+    """JSON text with one transition row per line (readable and diff-friendly)."""
+    data = dfa_to_dict(dfa)
+    rows = data.pop("transitions")
+    head = json.dumps(data, indent=1, default=_jsonable)
+    body = ",\n  ".join(json.dumps(r) for r in rows)
+    return head[:-2] + ',\n "transitions": [\n  ' + body + "\n ]\n}\n"
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    raise TypeError(f"not JSON serializable: {type(x).__name__}")
+
+
+def loads(text: str, source: str | None = None) -> DFA:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DFAFormatError(f"not JSON ({exc.msg} at line {exc.lineno})", path=source) from None
+    return dfa_from_dict(data, source)
+
+
+def load_dfa(path: str | os.PathLike[str]) -> DFA:
+    """Read a DFA file; any problem is a DFAFormatError naming the file."""
+    path = str(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        raise InputError("no such file", path=path) from None
+    except IsADirectoryError:
+        raise InputError("is a folder, not a DFA file", path=path) from None
+    except UnicodeDecodeError:
+        raise DFAFormatError("not a DFA file: not UTF-8 text", path=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    if not text.strip():
+        raise DFAFormatError("the file is empty", path=path)
+    return loads(text, source=path)
+
+
+def save_dfa(dfa: DFA, path: str | os.PathLike[str]) -> None:
+    """Write a DFA file atomically."""
+    write_text(path, dumps(dfa))

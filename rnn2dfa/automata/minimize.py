@@ -1,0 +1,174 @@
+"""Minimization and canonical numbering.
+
+`minimize` trims unreachable states, computes the coarsest stable partition (Myhill–Nerode
+equivalence), builds the quotient and numbers it canonically (breadth-first from the start,
+symbols in alphabet order), so two minimal DFAs of one language are identical arrays.
+
+The partition is computed in two phases. First, vectorized Moore rounds: each round refines
+every class by the classes of its successors with a few numpy sorts, O(n·k·log n) per round.
+Random and learned automata settle after a handful of rounds, so this is the fast path.
+If the rounds have not settled after ⌈log2 n⌉ + 2 of them (long chains need up to n rounds),
+Hopcroft's algorithm (Hopcroft 1971; the refinable-partition layout of Valmari & Lehtinen
+2008) finishes from the current partition, which keeps the worst case at O(n·k·log n) rounds
+of work. Hopcroft is written in plain Python, since its per-splitter work is too small to
+vectorize; it starts from a partition that is already close to final.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from rnn2dfa.automata.dfa import DFA
+
+
+def bfs_order(transitions: np.ndarray, start: int) -> np.ndarray:
+    """States reachable from `start` in breadth-first order (symbols in alphabet order).
+
+    Vectorized by levels: the successors of one level, in (parent, symbol) order, keep their
+    first occurrences, which is exactly the order a FIFO queue would discover them in.
+    """
+    n = transitions.shape[0]
+    seen = np.zeros(n, dtype=bool)
+    seen[start] = True
+    levels = [np.array([start], dtype=np.int64)]
+    frontier = levels[0]
+    while frontier.size:
+        cand = transitions[frontier].ravel()
+        cand = cand[~seen[cand]]
+        if not cand.size:
+            break
+        _, first = np.unique(cand, return_index=True)
+        new = cand[np.sort(first)]
+        seen[new] = True
+        levels.append(new)
+        frontier = new
+    return np.concatenate(levels)
+
+
+def _compress(key: np.ndarray) -> tuple[np.ndarray, int]:
+    uniq, inv = np.unique(key, return_inverse=True)
+    return inv.astype(np.int64).ravel(), int(uniq.size)
+
+
+def moore_rounds(
+    transitions: np.ndarray, accepting: np.ndarray, max_rounds: int
+) -> tuple[np.ndarray, int, bool]:
+    """Refine {accepting, rejecting} by successor classes; returns (classes, count, stable)."""
+    cls, nb = _compress(accepting.astype(np.int64))
+    for _ in range(max_rounds):
+        key = cls
+        for a in range(transitions.shape[1]):
+            # key < n and cls < n, so the pair fits an int64 for n < 3e9.
+            key, kb = _compress(key * nb + cls[transitions[:, a]])
+        if kb == nb:
+            return cls, nb, True
+        cls, nb = key, kb
+    return cls, nb, False
+
+
+def hopcroft(transitions: np.ndarray, initial: np.ndarray) -> np.ndarray:
+    """Coarsest stable refinement of the partition `initial` (class id per state).
+
+    Every block but the largest starts in the work list: the partition is trivially stable
+    with respect to the whole state set, so the last block is implied (Hopcroft's trick).
+    """
+    n, k = transitions.shape
+    # Inverse transitions per symbol in CSR form, as Python lists for fast scalar access.
+    preds: list[tuple[list[int], list[int]]] = []
+    for a in range(k):
+        order = np.argsort(transitions[:, a], kind="stable")
+        counts = np.bincount(transitions[:, a], minlength=n)
+        ptr = np.concatenate([[0], np.cumsum(counts)])
+        preds.append((ptr.tolist(), order.tolist()))
+
+    order = np.argsort(initial, kind="stable")
+    elems: list[int] = order.tolist()
+    loc = [0] * n
+    for pos, q in enumerate(elems):
+        loc[q] = pos
+    blk: list[int] = initial.astype(np.int64).tolist()
+    nb = int(initial.max()) + 1
+    sizes = np.bincount(initial, minlength=nb)
+    first = np.concatenate([[0], np.cumsum(sizes)[:-1]]).tolist()
+    end = np.cumsum(sizes).tolist()
+    marked = [0] * nb
+    largest = int(np.argmax(sizes))
+    work = [b for b in range(nb) if b != largest]
+    in_work = [True] * nb
+    in_work[largest] = False
+
+    while work:
+        s = work.pop()
+        in_work[s] = False
+        splitter = elems[first[s] : end[s]]
+        for a in range(k):
+            ptr, idx = preds[a]
+            touched: list[int] = []
+            for q in splitter:
+                for j in range(ptr[q], ptr[q + 1]):
+                    p = idx[j]
+                    b = blk[p]
+                    m = marked[b]
+                    pos = loc[p]
+                    if pos < first[b] + m:
+                        continue  # already marked
+                    if m == 0:
+                        touched.append(b)
+                    # swap p into the marked zone at the front of its block
+                    other_pos = first[b] + m
+                    other = elems[other_pos]
+                    elems[other_pos], elems[pos] = p, other
+                    loc[p], loc[other] = other_pos, pos
+                    marked[b] = m + 1
+            for b in touched:
+                m = marked[b]
+                marked[b] = 0
+                if m == end[b] - first[b]:
+                    continue
+                # split: the marked front part becomes a new block
+                nb_id = len(first)
+                first.append(first[b])
+                end.append(first[b] + m)
+                marked.append(0)
+                first[b] = first[b] + m
+                for pos in range(first[nb_id], end[nb_id]):
+                    blk[elems[pos]] = nb_id
+                if in_work[b]:
+                    work.append(nb_id)
+                    in_work.append(True)
+                else:
+                    smaller = nb_id if m <= end[b] - first[b] else b
+                    if smaller == nb_id:
+                        in_work.append(True)
+                    else:
+                        in_work.append(False)
+                        in_work[b] = True
+                    work.append(smaller)
+    return np.asarray(blk, dtype=np.int64)
+
+
+def equivalence_classes(dfa: DFA) -> np.ndarray:
+    """Myhill–Nerode class of each state (all states are assumed reachable)."""
+    n = dfa.n_states
+    max_rounds = math.ceil(math.log2(max(n, 2))) + 2
+    cls, _, stable = moore_rounds(dfa.transitions, dfa.accepting, max_rounds)
+    if not stable:
+        cls = hopcroft(dfa.transitions, cls)
+    return cls
+
+
+def quotient(dfa: DFA, classes: np.ndarray) -> DFA:
+    """The automaton whose states are the classes of a stable partition."""
+    cls, nb = _compress(classes)
+    rep = np.zeros(nb, dtype=np.int64)
+    rep[cls] = np.arange(dfa.n_states)  # any member represents its class
+    trans = cls[dfa.transitions[rep]]
+    return DFA(dfa.alphabet, trans, dfa.accepting[rep], int(cls[dfa.start]), dfa.extra)
+
+
+def minimize(dfa: DFA) -> DFA:
+    """The minimal DFA of the same language, canonically numbered."""
+    trimmed = dfa.trim()
+    return quotient(trimmed, equivalence_classes(trimmed)).canonical()

@@ -1,0 +1,1 @@
+"""(filled in by the issue that builds it)"""

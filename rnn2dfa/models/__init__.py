@@ -1,0 +1,16 @@
+"""Acceptors: the contract, a DFA posing as a network, recurrent networks, model files."""
+
+from rnn2dfa.models.acceptor import Acceptor, accept_logits, accepts, run_padded
+from rnn2dfa.models.dfa_acceptor import DFAAcceptor
+from rnn2dfa.models.io import load_model, register, save_model
+
+__all__ = [
+    "Acceptor",
+    "DFAAcceptor",
+    "accept_logits",
+    "accepts",
+    "load_model",
+    "register",
+    "run_padded",
+    "save_model",
+]

@@ -1,0 +1,42 @@
+"""A DFA posing as a network: one-hot states, exact transitions, logit ±1."""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from rnn2dfa.automata.dfa import DFA
+
+
+class DFAAcceptor:
+    """Implements the Acceptor contract exactly for a DFA, so extractors can be tested on it.
+
+    The state is the one-hot vector of the current DFA state (float32); stepping is a gather.
+    """
+
+    def __init__(self, dfa: DFA) -> None:
+        self.dfa = dfa
+        self.alphabet = dfa.alphabet
+        self._trans = torch.as_tensor(dfa.transitions, dtype=torch.long)
+        self._logit = torch.where(torch.as_tensor(dfa.accepting), 1.0, -1.0).float()
+        self._eye = torch.eye(dfa.n_states, dtype=torch.float32)
+
+    @property
+    def state_dim(self) -> int:
+        return self.dfa.n_states
+
+    def index(self, state: Tensor) -> Tensor:
+        """DFA state numbers of a batch of one-hot states."""
+        return state.argmax(dim=1)
+
+    def initial_state(self, batch: int) -> Tensor:
+        return self._eye[self.dfa.start].expand(batch, -1).clone()
+
+    def step(self, state: Tensor, symbols: Tensor) -> Tensor:
+        return self._eye[self._trans[self.index(state), symbols]]
+
+    def accept_logit(self, state: Tensor) -> Tensor:
+        return self._logit[self.index(state)]
+
+    def observable(self, state: Tensor) -> Tensor:
+        return state

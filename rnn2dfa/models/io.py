@@ -1,0 +1,105 @@
+"""Model files (*.pt): state dict plus everything needed to rebuild the acceptor.
+
+A model class registers under an architecture name with `register`; it provides
+`config() -> dict` (JSON-able constructor keyword arguments) and is an `nn.Module`.
+Loading uses `torch.load(weights_only=True)`, so no pickled code is ever executed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import pickle
+import zipfile
+from typing import Any
+
+import torch
+from torch import nn
+
+from rnn2dfa import __version__
+from rnn2dfa.atomic import atomic_path
+from rnn2dfa.errors import InputError, ModelFileError
+
+MODEL_FORMAT = "rnn2dfa.model/1"
+ARCHITECTURES: dict[str, type[nn.Module]] = {}
+
+
+def register(name: str):
+    """Class decorator: make a model class loadable under the architecture name `name`."""
+
+    def deco(cls: type[nn.Module]) -> type[nn.Module]:
+        ARCHITECTURES[name] = cls
+        cls.architecture = name  # type: ignore[attr-defined]
+        return cls
+
+    return deco
+
+
+def _ensure_registered() -> None:
+    # Importing the model modules runs their @register decorators.
+    import importlib
+
+    for mod in ("rnn2dfa.models.rnn", "rnn2dfa.compile.minsky"):
+        try:
+            importlib.import_module(mod)
+        except ModuleNotFoundError as exc:  # a module not written yet
+            if exc.name != mod:
+                raise
+
+
+def save_model(model: nn.Module, path: str | os.PathLike[str], metadata: dict[str, Any]) -> None:
+    """Write model + metadata atomically. `metadata` should hold language and training summary."""
+    arch = getattr(model, "architecture", None)
+    if arch is None:
+        raise TypeError(f"{type(model).__name__} is not a registered architecture")
+    payload = {
+        "format": MODEL_FORMAT,
+        "architecture": arch,
+        "config": model.config(),  # type: ignore[operator]
+        "alphabet": list(model.alphabet),  # type: ignore[attr-defined]
+        "state_dict": model.state_dict(),
+        "metadata": {
+            "library_version": __version__,
+            "saved_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            **metadata,
+        },
+    }
+    with atomic_path(path) as tmp:
+        torch.save(payload, tmp)
+
+
+def load_model(path: str | os.PathLike[str]) -> tuple[nn.Module, dict[str, Any]]:
+    """Rebuild a saved model; returns (model in eval mode, metadata)."""
+    path = str(path)
+    if not os.path.exists(path):
+        raise InputError("no such file", path=path)
+    if os.path.isdir(path):
+        raise InputError("is a folder, not a model file", path=path)
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except (zipfile.BadZipFile, pickle.UnpicklingError, EOFError, RuntimeError, ValueError) as exc:
+        hint = ""
+        with open(path, "rb") as fh:
+            head = fh.read(64).lstrip()
+        if head.startswith(b"{"):
+            hint = " (it looks like JSON: a DFA file? use it where a DFA is expected)"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelFileError(f"not a rnn2dfa model file{hint}: {first[:120]}", path=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
+        raise ModelFileError("not a rnn2dfa model file (no rnn2dfa.model/1 header)", path=path)
+    _ensure_registered()
+    arch = payload.get("architecture")
+    cls = ARCHITECTURES.get(arch)  # type: ignore[arg-type]
+    if cls is None:
+        known = ", ".join(sorted(ARCHITECTURES))
+        raise ModelFileError(f"unknown architecture {arch!r} (known: {known})", path=path)
+    try:
+        model = cls(**payload["config"])
+        model.load_state_dict(payload["state_dict"])
+    except (TypeError, KeyError, RuntimeError) as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise ModelFileError(f"inconsistent model file: {first[:160]}", path=path) from None
+    model.eval()
+    return model, dict(payload.get("metadata", {}))
