@@ -1,7 +1,359 @@
-"""CLI commands of the automata step (filled in by the issue that builds it)."""
+"""CLI commands on automata: languages, truth, show, minimize, equiv.
+
+Only argument handling and presentation live here; the algorithms are in rnn2dfa.automata
+and the language registry in rnn2dfa.languages.
+"""
 
 from __future__ import annotations
 
-import click
+import sys
+from pathlib import Path
+from typing import Any
 
-COMMANDS: list[click.Command] = []
+import click
+from rich.markup import escape
+from rich.table import Table
+from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, emit_json, err, json_option, out
+
+from rnn2dfa import __version__
+from rnn2dfa.automata import DFA, load_dfa, save_dfa
+from rnn2dfa.automata.io import dfa_to_dict, dumps
+from rnn2dfa.errors import AlphabetError, InputError
+from rnn2dfa.words import format_word
+
+#: `-o -` writes the DFA file to stdout instead of a file.
+STDOUT = "-"
+
+
+def _check_output(path: str) -> None:
+    """Refuse an output path that names a folder before any work is done."""
+    if path != STDOUT and Path(path).is_dir():
+        raise InputError("is a folder; give a file name for the output DFA", path=path)
+
+
+def _write_dfa(dfa: DFA, path: str) -> None:
+    if path == STDOUT:
+        sys.stdout.write(dumps(dfa))
+        sys.stdout.flush()
+    else:
+        save_dfa(dfa, path)
+
+
+def _say(message: str, to_stderr: bool = False) -> None:
+    """One plain message line (no markup, no wrapping); stderr when stdout holds a DFA file."""
+    (err if to_stderr else out).print(message, markup=False, soft_wrap=True)
+
+
+def _check_json_target(output: str, as_json: bool) -> None:
+    if output == STDOUT and as_json:
+        raise InputError("--json and '-o -' both want stdout; write the DFA to a file instead")
+
+
+# --------------------------------------------------------------------------- languages
+@click.command("languages")
+@json_option
+def languages_cmd(as_json: bool) -> None:
+    """List the named languages: alphabet, regular or not, size of the minimal DFA.
+
+    Regular languages have an exact ground-truth DFA; non-regular ones (a^n b^n, Dyck-1,
+    ...) have a membership function and, for `rnn2dfa truth --max-length N`, a DFA that is
+    exact on every word up to length N.
+
+    \b
+    Examples:
+      rnn2dfa languages
+      rnn2dfa languages --json | jq '.[].name'
+    """
+    from rnn2dfa.languages import all_languages
+
+    langs = all_languages()
+    rows = [
+        {
+            "name": lang.name,
+            "alphabet": list(lang.alphabet),
+            "regular": lang.regular,
+            "states": lang.dfa.n_states if lang.dfa is not None else None,
+            "description": lang.description,
+        }
+        for lang in langs
+    ]
+    if as_json:
+        emit_json(rows)
+        return
+    table = Table(title="Languages (states: of the minimal complete DFA)")
+    table.add_column("name", style="bold")
+    table.add_column("alphabet")
+    table.add_column("regular")
+    table.add_column("states", justify="right")
+    table.add_column("description")
+    for row in rows:
+        table.add_row(
+            escape(row["name"]),
+            escape(" ".join(row["alphabet"])),
+            "yes" if row["regular"] else "no",
+            str(row["states"]) if row["states"] is not None else "-",
+            escape(row["description"]),
+        )
+    out.print(table)
+    _say("Write a ground-truth DFA with: rnn2dfa truth NAME -o NAME.json")
+
+
+# --------------------------------------------------------------------------- truth
+@click.command("truth")
+@click.argument("name")
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    help="Where to write the DFA (default: NAME.json in the current folder; '-' for stdout).",
+)
+@click.option(
+    "--max-length",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="For a non-regular language: write a DFA exact on every word of length <= N.",
+)
+@json_option
+def truth_cmd(name: str, output: str | None, max_length: int | None, as_json: bool) -> None:
+    """Write the ground-truth DFA of language NAME (minimal, canonically numbered).
+
+    The file carries the extra keys `name` and `provenance`. A non-regular language has no
+    DFA: pass --max-length N to get one that agrees with the language on every word of
+    length <= N (and says so in its provenance).
+
+    \b
+    Examples:
+      rnn2dfa truth tomita3                      # writes tomita3.json
+      rnn2dfa truth tomita3 -o truth.json
+      rnn2dfa truth anbn --max-length 20 -o anbn20.json
+      rnn2dfa truth parity -o - | head           # the file on stdout
+
+    See the names with `rnn2dfa languages`.
+    """
+    from rnn2dfa.languages import get_language
+
+    lang = get_language(name)
+    path = output if output is not None else f"{lang.name}.json"
+    _check_json_target(path, as_json)
+    _check_output(path)
+    if lang.dfa is not None:
+        dfa = lang.dfa
+        bound = None
+    else:
+        if max_length is None:
+            raise InputError(
+                f"{lang.name} is not a regular language, so it has no exact DFA; "
+                "pass --max-length N for a DFA exact on words up to length N"
+            )
+        dfa = lang.bounded_dfa(max_length)
+        bound = max_length
+    dfa = dfa.minimize()
+    provenance: dict[str, Any] = {
+        "source": "ground truth",
+        "language": lang.name,
+        "regular": lang.regular,
+        "description": lang.description,
+        "tool": f"rnn2dfa {__version__}",
+    }
+    if bound is not None:
+        provenance["exact_up_to_length"] = bound
+    keep = {k: v for k, v in dfa.extra.items() if k not in ("name", "provenance")}
+    dfa = DFA(dfa.alphabet, dfa.transitions, dfa.accepting, dfa.start, keep).with_extra(
+        name=lang.name, provenance=provenance
+    )
+    _write_dfa(dfa, path)
+    to_stdout = path == STDOUT
+    if as_json:
+        emit_json(
+            {
+                "language": lang.name,
+                "output": path,
+                "states": dfa.n_states,
+                "regular": lang.regular,
+                "exact_up_to_length": bound,
+            }
+        )
+        return
+    where = "stdout" if to_stdout else path
+    symbols = ", ".join(dfa.alphabet)
+    msg = f"wrote {where}: {lang.name}, {dfa.n_states} states (minimal), alphabet {{{symbols}}}"
+    if bound is not None:
+        msg += f"; {lang.name} is not regular: this DFA is exact only up to length {bound}"
+    _say(msg, to_stdout)
+
+
+# --------------------------------------------------------------------------- show
+@click.command("show")
+@click.argument("dfa_file", metavar="DFA.json")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=40,
+    show_default=True,
+    help="Rows of the transition table to print (0: all).",
+)
+@json_option
+def show_cmd(dfa_file: str, limit: int, as_json: bool) -> None:
+    """Print a DFA file: alphabet, states, start, accepting states, transition table.
+
+    In the table, → marks the start state and * the accepting states. Also says whether
+    the automaton is minimal (compare with `rnn2dfa minimize`).
+
+    \b
+    Examples:
+      rnn2dfa show dfa.json
+      rnn2dfa show big.json --limit 0          # every row
+      rnn2dfa show dfa.json --json
+    """
+    dfa = load_dfa(dfa_file)
+    reachable = int(dfa.reachable().sum())
+    minimal_states = dfa.minimize().n_states
+    accepting = [int(q) for q in dfa.accepting.nonzero()[0]]
+    if as_json:
+        extra = dfa_to_dict(dfa)
+        for key in ("format", "alphabet", "start", "accepting", "transitions"):
+            del extra[key]
+        emit_json(
+            {
+                "file": dfa_file,
+                "alphabet": list(dfa.alphabet),
+                "states": dfa.n_states,
+                "reachable_states": reachable,
+                "minimal_states": minimal_states,
+                "minimal": minimal_states == dfa.n_states,
+                "start": dfa.start,
+                "accepting": accepting,
+                "transitions": dfa.transitions.tolist(),
+                "extra": extra,
+            }
+        )
+        return
+    name = dfa.extra.get("name")
+    out.print(f"[bold]{escape(dfa_file)}[/bold]" + (f"  ({escape(str(name))})" if name else ""))
+    _say(f"alphabet:  {{{', '.join(dfa.alphabet)}}}")
+    minimal = (
+        "minimal"
+        if minimal_states == dfa.n_states
+        else f"not minimal: {minimal_states} states suffice"
+    )
+    unreach = "" if reachable == dfa.n_states else f", {dfa.n_states - reachable} unreachable"
+    _say(f"states:    {dfa.n_states} ({minimal}{unreach})")
+    _say(f"start:     {dfa.start}")
+    shown_acc = ", ".join(map(str, accepting[:30])) + (" ..." if len(accepting) > 30 else "")
+    _say(f"accepting: {len(accepting)} state(s): {shown_acc or '(none)'}")
+    prov = dfa.extra.get("provenance")
+    if isinstance(prov, dict) and prov.get("exact_up_to_length") is not None:
+        _say(f"note:      exact only on words up to length {prov['exact_up_to_length']}")
+    table = Table(title="transitions")
+    table.add_column("state", justify="right")
+    for symbol in dfa.alphabet:
+        table.add_column(escape(symbol), justify="right")
+    rows = dfa.n_states if limit == 0 else min(limit, dfa.n_states)
+    for q in range(rows):
+        mark = ("→" if q == dfa.start else " ") + ("*" if dfa.accepting[q] else " ")
+        table.add_row(f"{mark} {q}", *(str(int(t)) for t in dfa.transitions[q]))
+    out.print(table)
+    if rows < dfa.n_states:
+        _say(f"... {dfa.n_states - rows} more states (--limit 0 shows all)")
+
+
+# --------------------------------------------------------------------------- minimize
+@click.command("minimize")
+@click.argument("dfa_file", metavar="IN.json")
+@click.option(
+    "-o", "--output", metavar="OUT.json", required=True,
+    help="Where to write the minimal DFA ('-' for stdout; may be IN.json itself).",
+)
+@json_option
+def minimize_cmd(dfa_file: str, output: str, as_json: bool) -> None:
+    """Minimize a DFA: drop unreachable states, merge equivalent ones, number canonically.
+
+    Two DFAs of one language minimize to identical files (states numbered breadth-first
+    from the start, symbols in alphabet order). Extra keys of the input are kept.
+
+    \b
+    Examples:
+      rnn2dfa minimize extracted.json -o minimal.json
+      rnn2dfa minimize extracted.json -o minimal.json --json
+      rnn2dfa minimize extracted.json -o -          # the minimal DFA on stdout
+    """
+    _check_json_target(output, as_json)
+    _check_output(output)
+    dfa = load_dfa(dfa_file)
+    reachable = int(dfa.reachable().sum())
+    minimal = dfa.minimize()
+    _write_dfa(minimal, output)
+    if as_json:
+        emit_json(
+            {
+                "input": dfa_file,
+                "output": output,
+                "states_before": dfa.n_states,
+                "reachable_before": reachable,
+                "states_after": minimal.n_states,
+            }
+        )
+        return
+    where = "stdout" if output == STDOUT else output
+    _say(
+        f"{dfa_file}: {dfa.n_states} states ({reachable} reachable) -> "
+        f"{where}: {minimal.n_states} states (minimal, canonical)",
+        output == STDOUT,
+    )
+
+
+# --------------------------------------------------------------------------- equiv
+@click.command("equiv")
+@click.argument("a_file", metavar="A.json")
+@click.argument("b_file", metavar="B.json")
+@json_option
+@click.pass_context
+def equiv_cmd(ctx: click.Context, a_file: str, b_file: str, as_json: bool) -> None:
+    """Decide whether two DFAs accept the same language.
+
+    If they do not, print a shortest word on which they differ (the least such word in
+    alphabet order) and which of the two accepts it.
+
+    Exit code 0: equivalent; 1: not equivalent; 2: bad input (unreadable file, or the
+    two automata have different alphabets). The symbol order may differ between files.
+
+    \b
+    Examples:
+      rnn2dfa equiv extracted.json truth.json && echo same language
+      rnn2dfa equiv a.json b.json --json
+    """
+    a = load_dfa(a_file)
+    b = load_dfa(b_file)
+    if set(a.alphabet) != set(b.alphabet):
+        theirs, ours = ", ".join(b.alphabet), ", ".join(a.alphabet)
+        raise AlphabetError(
+            f"alphabet {{{theirs}}} differs from {{{ours}}} of {a_file}", path=b_file
+        )
+    word = a.counterexample(b)
+    if word is None:
+        if as_json:
+            emit_json({"equivalent": True, "counterexample": None})
+        else:
+            _say(f"equivalent: {a_file} and {b_file} accept the same language")
+        ctx.exit(EXIT_OK)
+    text = format_word(word, a.alphabet)
+    in_a = a.accepts(word)
+    accepted_by, rejected_by = (a_file, b_file) if in_a else (b_file, a_file)
+    if as_json:
+        emit_json(
+            {
+                "equivalent": False,
+                "counterexample": text,
+                "counterexample_symbols": [a.alphabet[i] for i in word],
+                "length": len(word),
+                "accepted_by": accepted_by,
+                "rejected_by": rejected_by,
+            }
+        )
+    else:
+        _say(f"not equivalent: shortest counterexample {text} (length {len(word)})")
+        _say(f"  accepted by {accepted_by}, rejected by {rejected_by}")
+    ctx.exit(EXIT_FAIL)
+
+
+COMMANDS: list[click.Command] = [languages_cmd, truth_cmd, show_cmd, minimize_cmd, equiv_cmd]

@@ -21,6 +21,8 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise InputError("cannot write: folder does not exist", path=str(target))
+    if target.is_dir():
+        raise InputError("cannot write: is a folder", path=str(target))
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
@@ -29,7 +31,10 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
-        os.replace(tmp_path, target)
+        try:
+            os.replace(tmp_path, target)
+        except OSError as exc:
+            raise InputError(f"cannot write: {exc.strerror}", path=str(target)) from None
     except BaseException:
         with contextlib.suppress(OSError):
             tmp_path.unlink()

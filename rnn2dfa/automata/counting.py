@@ -15,7 +15,9 @@ from rnn2dfa.words import Word
 _INT64_SAFE = 2**62
 
 
-def suffix_counts(dfa: DFA, max_length: int, accepting: np.ndarray | None = None) -> list[np.ndarray]:
+def suffix_counts(
+    dfa: DFA, max_length: int, accepting: np.ndarray | None = None
+) -> list[np.ndarray]:
     """c[r][q] = #words w of length r with δ(q, w) in `accepting` (default: the DFA's)."""
     acc = dfa.accepting if accepting is None else accepting
     k = dfa.n_symbols

@@ -35,8 +35,17 @@ class DFA:
 
     def __post_init__(self) -> None:
         alphabet = tuple(str(s) for s in self.alphabet)
-        trans = np.asarray(self.transitions, dtype=np.int64)
-        acc = np.asarray(self.accepting, dtype=bool)
+        raw = np.asarray(self.transitions)
+        if raw.size and raw.dtype.kind not in "iu" and not (
+            raw.dtype.kind == "f" and np.array_equal(raw, np.floor(raw))
+        ):
+            raise DFAFormatError(f"transition targets must be integers, got {raw.dtype} entries")
+        # Copy unless the array is already one of ours (frozen): freezing a caller's array
+        # in place would make it read-only under their feet.
+        trans = raw if raw.dtype == np.int64 and not raw.flags.writeable else raw.astype(np.int64)
+        raw_acc = np.asarray(self.accepting)
+        frozen_acc = raw_acc.dtype == bool and not raw_acc.flags.writeable
+        acc = raw_acc if frozen_acc else raw_acc.astype(bool)
         if len(set(alphabet)) != len(alphabet):
             raise DFAFormatError(f"duplicate symbols in alphabet {list(alphabet)}")
         if len(alphabet) == 0:
@@ -150,19 +159,16 @@ class DFA:
         return self.accepting[self.run_batch(words)]
 
     def accepts_padded(self, symbols: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
+        """Bool array: which words of a padded batch (see run_padded) are accepted."""
         return self.accepting[self.run_padded(symbols, lengths)]
 
     # ----------------------------------------------------------------- structure
     def reachable(self) -> np.ndarray:
         """Bool mask of the states reachable from the start (breadth-first, vectorized)."""
+        from rnn2dfa.automata.minimize import bfs_order
+
         seen = np.zeros(self.n_states, dtype=bool)
-        seen[self.start] = True
-        frontier = np.array([self.start], dtype=np.int64)
-        while frontier.size:
-            nxt = np.unique(self.transitions[frontier].ravel())
-            nxt = nxt[~seen[nxt]]
-            seen[nxt] = True
-            frontier = nxt
+        seen[bfs_order(self.transitions, self.start)] = True
         return seen
 
     def sink_states(self) -> np.ndarray:
@@ -206,6 +212,7 @@ class DFA:
         return minimize(self)
 
     def is_minimal(self) -> bool:
+        """Whether no DFA with fewer states accepts the same language (unreachable states count)."""
         return self.minimize().n_states == self.n_states
 
     def with_alphabet_order(self, alphabet: Sequence[str]) -> DFA:
@@ -222,6 +229,7 @@ class DFA:
 
     # ----------------------------------------------------------------- boolean operations
     def complement(self) -> DFA:
+        """The DFA accepting exactly the words this one rejects (extra keys are dropped)."""
         return DFA(self.alphabet, self.transitions, ~self.accepting, self.start, {})
 
     def intersection(self, other: DFA) -> DFA:
@@ -251,6 +259,7 @@ class DFA:
         return shortest_counterexample(self, other)
 
     def equivalent(self, other: DFA) -> bool:
+        """Whether both DFAs accept the same language (alphabets may be ordered differently)."""
         return self.counterexample(other) is None
 
     # ----------------------------------------------------------------- counting

@@ -54,7 +54,9 @@ def dfa_from_dict(data: Any, source: str | None = None) -> DFA:
         if not isinstance(row, list):
             raise fail(f"'transitions' row {q} is not a list")
         if len(row) != k:
-            raise fail(f"'transitions' row {q} has {len(row)} entries, expected {k} (one per symbol)")
+            raise fail(
+                f"'transitions' row {q} has {len(row)} entries, expected {k} (one per symbol)"
+            )
         for i, t in enumerate(row):
             if not _is_int(t):
                 raise fail(f"'transitions'[{q}][{i}] is {t!r}, not an integer")
@@ -95,12 +97,18 @@ def dfa_to_dict(dfa: DFA) -> dict[str, Any]:
 
 
 def dumps(dfa: DFA) -> str:
-    """JSON text with one transition row per line (readable and diff-friendly)."""
+    """JSON text: short keys on one line each, one transition row per line (diff-friendly)."""
     data = dfa_to_dict(dfa)
     rows = data.pop("transitions")
-    head = json.dumps(data, indent=1, default=_jsonable)
-    body = ",\n  ".join(json.dumps(r) for r in rows)
-    return head[:-2] + ',\n "transitions": [\n  ' + body + "\n ]\n}\n"
+    lines = []
+    for key, val in data.items():
+        nested = isinstance(val, dict | list) and key not in ("alphabet", "accepting")
+        text = json.dumps(val, indent=1 if nested else None, default=_jsonable, ensure_ascii=False)
+        lines.append(f" {json.dumps(key, ensure_ascii=False)}: " + text.replace("\n", "\n "))
+    # rows hold only integers, so splitting the one-line dump at "], [" is safe (and fast)
+    body = json.dumps(rows)[1:-1].replace("], [", "],\n  [")
+    lines.append(' "transitions": [\n  ' + body + "\n ]")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def _jsonable(x: Any) -> Any:
@@ -116,6 +124,8 @@ def loads(text: str, source: str | None = None) -> DFA:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DFAFormatError(f"not JSON ({exc.msg} at line {exc.lineno})", path=source) from None
+    except RecursionError:
+        raise DFAFormatError("not a DFA file: JSON nested too deeply", path=source) from None
     return dfa_from_dict(data, source)
 
 

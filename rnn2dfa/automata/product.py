@@ -2,16 +2,18 @@
 with a shortest counterexample, by breadth-first search over the reachable pairs.
 
 Pairs (p, q) are encoded as one int64 p·n2 + q; each BFS level is one vectorized step, and
-the visited set is a sorted array, so the search never allocates n1·n2 of anything.
+the visited set is a dense bool array for products of up to 16M pairs and a hash set
+beyond, so large searches never allocate n1·n2 of anything.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.minimize import THIN
 from rnn2dfa.errors import AlphabetError
 from rnn2dfa.words import Word
 
@@ -32,36 +34,112 @@ def align(a: DFA, b: DFA) -> DFA:
     return b.with_alphabet_order(a.alphabet)
 
 
-def _bfs_pairs(a: DFA, b: DFA, stop: Callable[[np.ndarray], np.ndarray] | None = None):
-    """Breadth-first levels of reachable pairs, first-discovery order.
+#: Product spaces up to this many pairs keep their visited set as a dense bool array.
+DENSE_LIMIT = 1 << 24
 
-    Yields (codes, parent_index_in_previous_levels, symbol) per level. If `stop` marks a
-    code of a level, the search ends after yielding that level.
+
+class _Visited:
+    """The set of pair codes seen so far: a dense bool array when the product space is small,
+    else a hash set. (A sorted array merged once per level, the obvious numpy choice, costs
+    O(visited) per level and so O(n²) on long thin searches such as a chain of n states.)"""
+
+    def __init__(self, size: int) -> None:
+        self.dense = np.zeros(size, dtype=bool) if size <= DENSE_LIMIT else None
+        self.seen: set[int] = set()
+
+    def unseen(self, codes: np.ndarray) -> np.ndarray:
+        if self.dense is not None:
+            return ~self.dense[codes]
+        seen = self.seen
+        return np.fromiter((c not in seen for c in codes.tolist()), dtype=bool, count=codes.size)
+
+    def add(self, codes: np.ndarray) -> None:
+        if self.dense is not None:
+            self.dense[codes] = True
+        else:
+            self.seen.update(codes.tolist())
+
+    def insert(self, code: int) -> bool:
+        """Add one code; True if it was new."""
+        if self.dense is not None:
+            if self.dense[code]:
+                return False
+            self.dense[code] = True
+            return True
+        if code in self.seen:
+            return False
+        self.seen.add(code)
+        return True
+
+
+Chunk = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def _bfs_pairs(a: DFA, b: DFA, until_difference: bool = False) -> Iterator[Chunk]:
+    """Breadth-first search over the reachable pairs, in first-discovery order.
+
+    Yields chunks (codes, parents, symbols) of consecutive levels: `parents` are global
+    discovery indices (-1 for the start pair), `symbols` the symbol leading from the parent.
+    Wide levels are expanded with numpy one level per chunk; thin stretches (chains) run in
+    plain Python, several levels per chunk, ending after the first level holding a pair
+    that accepts differently when `until_difference`. A consumer that has seen enough stops
+    iterating: the next chunk is computed only when asked for.
     """
-    n2 = np.int64(b.n_states)
+    n2 = b.n_states
     k = a.n_symbols
-    codes = np.array([a.start * n2 + b.start], dtype=np.int64)
-    parents = np.array([-1], dtype=np.int64)
-    symbols = np.array([-1], dtype=np.int64)
-    visited = codes.copy()  # sorted
-    offset = 0
-    while codes.size:
-        yield codes, parents, symbols
-        if stop is not None and stop(codes).any():
-            return
-        p, q = codes // n2, codes % n2
+    acc_a, acc_b = a.accepting, b.accepting
+    frontier = np.array([a.start * n2 + b.start], dtype=np.int64)
+    offset = 0  # discovery index of frontier[0]
+    visited = _Visited(a.n_states * n2)
+    visited.add(frontier)
+    yield frontier, np.array([-1], dtype=np.int64), np.array([-1], dtype=np.int64)
+    while frontier.size:
+        if frontier.size < THIN:
+            level = frontier.tolist()
+            codes: list[int] = []
+            parents: list[int] = []
+            symbols: list[int] = []
+            while True:
+                new: list[int] = []
+                for j, c in enumerate(level, start=offset):
+                    p, q = divmod(c, n2)
+                    row_a, row_b = a.transitions[p].tolist(), b.transitions[q].tolist()
+                    for s in range(k):
+                        x = row_a[s] * n2 + row_b[s]
+                        if visited.insert(x):
+                            new.append(x)
+                            parents.append(j)
+                            symbols.append(s)
+                offset += len(level)  # the new level follows the current one
+                codes.extend(new)
+                level = new
+                if not new or len(new) >= THIN:
+                    break
+                if until_difference and any(acc_a[x // n2] != acc_b[x % n2] for x in new):
+                    break
+            frontier = np.array(level, dtype=np.int64)
+            if codes:
+                yield (
+                    np.array(codes, dtype=np.int64),
+                    np.array(parents, dtype=np.int64),
+                    np.array(symbols, dtype=np.int64),
+                )
+            continue
+        p, q = frontier // n2, frontier % n2
         nxt = (a.transitions[p] * n2 + b.transitions[q]).ravel()  # (parent, symbol) order
-        par = np.repeat(np.arange(codes.size, dtype=np.int64) + offset, k)
-        sym = np.tile(np.arange(k, dtype=np.int64), codes.size)
-        pos = np.searchsorted(visited, nxt)
-        pos[pos == visited.size] = 0
-        fresh = visited[pos] != nxt
-        nxt, par, sym = nxt[fresh], par[fresh], sym[fresh]
+        keep = np.flatnonzero(visited.unseen(nxt))
+        nxt = nxt[keep]
+        # first occurrence of each new pair, in (parent, symbol) order = FIFO discovery order
         _, first = np.unique(nxt, return_index=True)
         first.sort()
-        offset += codes.size
-        codes, parents, symbols = nxt[first], par[first], sym[first]
-        visited = np.union1d(visited, codes)
+        keep = keep[first]
+        new_level = nxt[first]
+        visited.add(new_level)
+        parents_arr = keep // k + offset
+        offset += frontier.size
+        frontier = new_level
+        if new_level.size:
+            yield new_level, parents_arr, keep % k
 
 
 def product(a: DFA, b: DFA, op: str) -> DFA:
@@ -87,16 +165,12 @@ def shortest_counterexample(a: DFA, b: DFA) -> Word | None:
     """
     b = align(a, b)
     n2 = np.int64(b.n_states)
-
-    def differs(codes: np.ndarray) -> np.ndarray:
-        return a.accepting[codes // n2] != b.accepting[codes % n2]
-
     all_parents: list[np.ndarray] = []
     all_symbols: list[np.ndarray] = []
-    for codes, parents, symbols in _bfs_pairs(a, b, stop=differs):
+    for codes, parents, symbols in _bfs_pairs(a, b, until_difference=True):
         all_parents.append(parents)
         all_symbols.append(symbols)
-        hit = np.flatnonzero(differs(codes))
+        hit = np.flatnonzero(a.accepting[codes // n2] != b.accepting[codes % n2])
         if hit.size:
             par = np.concatenate(all_parents)
             sym = np.concatenate(all_symbols)

@@ -1,0 +1,34 @@
+"""Shared test set-up: hypothesis profiles and small helpers for files on disk."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+# No per-example deadline: the machine is shared and timings are noisy; a slow example is
+# not a failure. `HYPOTHESIS_PROFILE=thorough pytest ...` runs many more examples.
+settings.register_profile(
+    "default", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "thorough", deadline=None, max_examples=1000, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.fixture
+def write_file(tmp_path: Path):
+    """Write text (or bytes) to a file under tmp_path and return its path as a string."""
+
+    def write(name: str, content: str | bytes) -> str:
+        path = tmp_path / name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        return str(path)
+
+    return write
