@@ -1,0 +1,1 @@
+"""Reproducible speed and quality measurements; each module prints a table."""
