@@ -1,1 +1,6 @@
-"""(filled in by the issue that builds it)"""
+"""Exact extraction for networks with finitely many, exactly representable states."""
+
+from rnn2dfa.extract.exact.extractor import check_exact, extract_exact
+from rnn2dfa.extract.exact.search import StateExplosionError, explore
+
+__all__ = ["StateExplosionError", "check_exact", "explore", "extract_exact"]
