@@ -1,7 +1,100 @@
-"""CLI commands of the compile step (filled in by the issue that builds it)."""
+"""`rnn2dfa compile`: a DFA file into a network with integer weights (Minsky construction)."""
 
 from __future__ import annotations
 
-import click
+import os
 
-COMMANDS: list[click.Command] = []
+import click
+from rich.table import Table
+from rnn2dfa_cli.common import emit_json, json_option, out
+
+from rnn2dfa.errors import InputError
+
+
+@click.command("compile")
+@click.argument("dfa_file", metavar="DFA.json")
+@click.option("-o", "--output", required=True, metavar="MODEL.pt",
+              help="Where to write the compiled network (an ordinary rnn2dfa model file).")
+@click.option("--activation", type=click.Choice(("relu", "slu")), default="relu",
+              show_default=True,
+              help="relu: Theorem 4.3 (Minsky); slu: saturated-linear units, Theorem 4.5. "
+                   "Both give the same network, whose units are always 0 or 1.")
+@click.option("--noise", type=click.FloatRange(0), default=0.0, show_default=True,
+              metavar="SIGMA",
+              help="Add N(0, SIGMA^2) to every nonzero weight: a network no longer integer, "
+                   "right on short words and drifting on long ones (a test bed for the "
+                   "approximate extractors). The AND units sit on their threshold and leak "
+                   "about SIGMA each per step, so errors show after roughly "
+                   "1/(SIGMA x states) symbols.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the noise (same seed, same network).")
+@json_option
+def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed: int,
+                as_json: bool) -> None:
+    """Compile a DFA into a simple RNN that recognises exactly its language.
+
+    Minsky's construction (Theorem 4.3 with Lemma 4.4 of the RNN chapter): one hidden unit
+    per (state, symbol) pair computing AND(previous state, input symbol) with integer
+    weights, the summing layer folded into the next step, one extra unit for the first
+    step, and a linear read-out giving logit +1 (accept) or -1 (reject). The DFA is
+    compiled as given (not minimized); the weights are stored sparsely.
+
+    The result is an ordinary model file: classify, extract and verify work on it.
+
+    \b
+    Examples:
+      rnn2dfa truth tomita3 -o truth.json          # or any DFA file
+      rnn2dfa compile truth.json -o compiled.pt
+      rnn2dfa compile truth.json -o compiled.pt --activation slu
+      rnn2dfa compile truth.json -o noisy.pt --noise 0.001 --seed 3
+      rnn2dfa extract compiled.pt --method exact -o back.json   # gives the minimal DFA
+    """
+    from rnn2dfa.automata.io import load_dfa
+    from rnn2dfa.compile.minsky import compile_dfa
+    from rnn2dfa.models.io import save_model
+
+    if os.path.isdir(output):
+        raise InputError("is a folder, cannot write the model there", path=output)
+    dfa = load_dfa(dfa_file)
+    net = compile_dfa(dfa, activation=activation, noise=noise, seed=seed)
+    name = dfa.extra.get("name")
+    if not isinstance(name, str) or not name:
+        name = os.path.splitext(os.path.basename(dfa_file))[0]
+    info = {
+        "source_dfa": os.path.abspath(dfa_file),
+        "dfa_name": name,
+        "states": dfa.n_states,
+        "symbols": dfa.n_symbols,
+        "hidden_units": net.state_dim,
+        "nonzero_weights": net.nonzero_weights(),
+        "activation": activation,
+        "noise": noise,
+        "seed": seed,
+        "integer_weights": net.is_integer(),
+    }
+    metadata = {"language": name, "compiled": info}
+    try:
+        save_model(net, output, metadata)
+    except IsADirectoryError:
+        raise InputError("is a folder, cannot write the model there", path=output) from None
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror}", path=output) from None
+    info["output"] = output
+    if as_json:
+        emit_json(info)
+        return
+    table = Table(title=f"Compiled {name} (Minsky construction)", show_header=False,
+                  title_justify="left")
+    table.add_column(style="bold")
+    table.add_column(justify="right")
+    table.add_row("states", str(dfa.n_states))
+    table.add_row("symbols", str(dfa.n_symbols))
+    table.add_row("hidden units", f"{net.state_dim:,}")
+    table.add_row("nonzero weights", f"{info['nonzero_weights']:,}")
+    table.add_row("activation", activation)
+    table.add_row("noise", "none (integer weights)" if noise == 0 else f"{noise:g} (seed {seed})")
+    table.add_row("written to", output)
+    out.print(table)
+
+
+COMMANDS: list[click.Command] = [compile_cmd]

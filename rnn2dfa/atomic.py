@@ -29,6 +29,10 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         raise InputError(f"cannot write: {exc.strerror}", path=str(target)) from None
     os.close(fd)
     tmp_path = Path(tmp)
+    # mkstemp creates 0600 files; give the result the permissions a plain open() would.
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp_path, 0o666 & ~umask)
     try:
         yield tmp_path
         try:

@@ -1,0 +1,347 @@
+"""Scale benchmark: random minimal DFA -> Minsky network -> extract -> same DFA?
+
+For random minimal DFAs of 10, 30, 100, 300 and 1000 states over 2 and 4 symbols, compile
+the DFA into an integer ReLU network (rnn2dfa.compile, Theorem 4.3), extract it back with
+each method and check the result is the original minimal DFA (canonical numbering makes
+`==` an isomorphism test). Prints per size: seconds, membership queries, network steps,
+peak memory, and the growth exponent of time in the number of states (least squares on
+log t = a + b log n).
+
+Peak memory: the process's peak resident set size during the extraction, above its size
+just before it (Linux: VmHWM after resetting it through /proc/self/clear_refs, so every run
+gets its own peak; elsewhere ru_maxrss, which only shows growth over earlier peaks). It
+counts torch tensors, which tracemalloc cannot see.
+
+Targets (issue 7): L* recovers the 1000-state, 4-symbol DFA in < 60 s, exact extraction in
+< 10 s, on the project's 2-core CPU machine.
+
+    OMP_NUM_THREADS=1 python benchmarks/scale.py                     # the whole table
+    python benchmarks/scale.py --sizes 10,30,100 --symbols 2 --methods exact,lstar
+    python benchmarks/scale.py --kernels      # step kernels of the compiled net, per row
+    python benchmarks/scale.py --json scale.json
+
+L* uses the PAC equivalence oracle by default here: abstraction refinement (Weiss et al.)
+fits SVMs on the (n*k+1)-dimensional states and already takes ~140 s at 100 states
+(measured); `--lstar-oracle both` runs it up to `--refine-max` states. k-means and interval
+partitions run up to `--kmeans-max` / `--partition-max` states (their cost grows with the
+state width n*k+1 and the number of clusters); bigger sizes are listed as skipped with the
+reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import resource
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.compile.minsky import MinskyRNN, compile_dfa
+from rnn2dfa.errors import InputError
+
+METHODS = ("exact", "lstar", "kmeans", "partition")
+
+
+def random_minimal_dfa(n: int, k: int, rng: np.random.Generator) -> DFA:
+    """A random minimal DFA with exactly n states (uniform random DFAs, minimized, resized).
+
+    A uniformly random complete DFA with m states minimizes to roughly 0.8 m (k = 2) to
+    0.98 m (k = 4) states; m is adjusted until the minimal size is exactly n.
+    """
+    alphabet = [chr(ord("a") + i) for i in range(k)]
+    m = n
+    for _ in range(1000):
+        dfa = DFA.random(m, alphabet, rng).minimize()
+        if dfa.n_states == n:
+            return dfa.with_extra(name=f"random{n}x{k}")
+        m = max(1, m + (n - dfa.n_states) if dfa.n_states < n else m - 1)
+    raise RuntimeError(f"no random minimal DFA with {n} states found")
+
+
+# ----------------------------------------------------------------- peak memory
+def _status_kib(field_name: str) -> int | None:
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith(field_name + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+class PeakMemory:
+    """Peak RSS growth (MiB) over a block: VmHWM reset via clear_refs, else ru_maxrss delta."""
+
+    def __enter__(self) -> PeakMemory:
+        self.mode = "ru_maxrss delta"
+        try:
+            with open("/proc/self/clear_refs", "w", encoding="ascii") as fh:
+                fh.write("5")  # reset the peak RSS ("hiwater") of this process
+            if _status_kib("VmHWM") is not None:
+                self.mode = "VmHWM (reset per run)"
+        except OSError:
+            pass
+        self.before = _status_kib("VmRSS") if self.mode.startswith("VmHWM") else None
+        self.maxrss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.mode.startswith("VmHWM"):
+            self.mib = max(0, (_status_kib("VmHWM") or 0) - (self.before or 0)) / 1024
+        else:
+            maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            scale = 1024 if sys.platform != "darwin" else 1024 * 1024
+            self.mib = max(0, maxrss - self.maxrss0) / scale
+
+
+# ----------------------------------------------------------------- one run
+@dataclass
+class Row:
+    """One (symbols, states, method) measurement."""
+
+    symbols: int
+    states: int
+    method: str
+    status: str  # "ok" (recovered exactly), "differs", "unfinished", "skipped", "refused"
+    seconds: float | None = None
+    membership_queries: int | None = None
+    network_steps: int | None = None
+    peak_mib: float | None = None
+    extracted_states: int | None = None
+    note: str = ""
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+def extractor(method: str, args: argparse.Namespace, n: int) -> Callable[[MinskyRNN], Any] | str:
+    """The extraction call for a method and size, or the reason it is skipped."""
+    if method == "exact":
+        from rnn2dfa.extract.exact import extract_exact
+
+        return lambda net: extract_exact(net, max_states=10 * net.state_dim + 10)
+    if method == "lstar":
+        from rnn2dfa.extract.lstar import extract_lstar
+
+        oracle = args.lstar_oracle
+        if oracle != "pac" and n > args.refine_max:
+            oracle = "pac"
+        return lambda net: extract_lstar(
+            net, oracle=oracle, time_limit=args.time_limit, max_states=4 * n + 10, seed=args.seed
+        )
+    if method == "kmeans":
+        if n > args.kmeans_max:
+            # Measured: 12 s and 0.8 GiB at 300 states x 4 symbols (prefix states of
+            # 1201 floats each, k-means with hundreds of clusters), growing with n^2.
+            return f"skipped above --kmeans-max {args.kmeans_max} states (memory, time)"
+        from rnn2dfa.extract.kmeans import extract_kmeans
+
+        return lambda net: extract_kmeans(net, seed=args.seed, time_limit=args.time_limit)
+    if method == "partition":
+        if n > args.partition_max:
+            return f"skipped above --partition-max {args.partition_max} states"
+        from rnn2dfa.extract.kmeans import extract_partition
+
+        return lambda net: extract_partition(net, seed=args.seed, max_states=10 * net.state_dim)
+    raise ValueError(method)
+
+
+def measure(dfa: DFA, net: MinskyRNN, method: str, args: argparse.Namespace) -> Row:
+    n, k = dfa.n_states, dfa.n_symbols
+    try:
+        run = extractor(method, args, n)
+    except ModuleNotFoundError as exc:
+        return Row(k, n, method, "skipped", note=f"module {exc.name} missing")
+    if isinstance(run, str):
+        return Row(k, n, method, "skipped", note=run)
+    t0 = time.perf_counter()
+    try:
+        with PeakMemory() as mem:
+            result = run(net)
+    except InputError as exc:
+        return Row(k, n, method, "refused", seconds=time.perf_counter() - t0, note=str(exc)[:80])
+    seconds = time.perf_counter() - t0
+    stats = dict(result.stats)
+    if result.dfa == dfa or result.dfa.equivalent(dfa):
+        status = "ok"  # (== is isomorphism for canonical minimal DFAs; equivalent is a backstop)
+    else:
+        # Approximate methods (PAC L*, k-means) may legitimately miss; exact must not.
+        status = "unfinished" if not result.finished else "differs"
+    oracle = stats.get("oracle")
+    return Row(
+        k, n, method, status,
+        seconds=seconds,
+        membership_queries=stats.get("membership_queries"),
+        network_steps=stats.get("network_steps"),
+        peak_mib=mem.mib,
+        extracted_states=result.dfa.n_states,
+        note=f"oracle={oracle}" if oracle else "",
+        stats={key: val for key, val in stats.items() if isinstance(val, int | float | str)},
+    )
+
+
+# ----------------------------------------------------------------- tables
+def fmt(x: Any, spec: str = "") -> str:
+    if x is None:
+        return "-"
+    return format(x, spec) if spec else str(x)
+
+
+def growth_exponent(rows: list[Row], min_states: int = 1) -> float | None:
+    """Slope b of log(seconds) = a + b log(states), least squares over the finished runs."""
+    pts = [(r.states, r.seconds) for r in rows
+           if r.status in ("ok", "differs") and r.seconds and r.seconds > 0
+           and r.states >= min_states]
+    if len(pts) < 2:
+        return None
+    x = np.log([p[0] for p in pts])
+    y = np.log([p[1] for p in pts])
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def print_tables(rows: list[Row], mem_mode: str) -> None:
+    header = (
+        f"{'k':>2} {'states':>6} {'method':<9} {'result':<10} {'seconds':>8} {'queries':>10} "
+        f"{'steps':>11} {'peak MiB':>9} {'got':>5}  note"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        print(
+            f"{r.symbols:>2} {r.states:>6} {r.method:<9} {r.status:<10} "
+            f"{fmt(r.seconds, '8.2f'):>8} "
+            f"{fmt(r.membership_queries, ',d'):>10} {fmt(r.network_steps, ',d'):>11} "
+            f"{fmt(r.peak_mib, '9.1f'):>9} {fmt(r.extracted_states):>5}  {r.note}"
+        )
+    print(f"\npeak memory: {mem_mode}; steps: network steps counted by the extractor "
+          f"(one per word per symbol); got: states of the extracted DFA")
+    print("\ngrowth of time in the number of states, t ~ n^b (log-log least squares over the")
+    print("finished runs; small sizes are dominated by fixed costs, hence also n >= 100):")
+    for k in sorted({r.symbols for r in rows}):
+        for method in METHODS:
+            sel = [r for r in rows if r.symbols == k and r.method == method]
+            if not sel:
+                continue
+            fits = []
+            for lo in (1, 100):
+                b = growth_exponent(sel, lo)
+                fits.append(f"b = {b:.2f}" if b is not None else "b = -  ")
+            print(f"  k={k} {method:<9} all sizes: {fits[0]}   n >= 100: {fits[1]}")
+
+
+# ----------------------------------------------------------------- step kernels
+def _time_step(net: MinskyRNN, batch: int, rng: np.random.Generator) -> float:
+    """Best-of-3 microseconds per row of one `step` on reachable states."""
+    k = net.n_symbols
+    h = net.initial_state(batch)
+    syms = [torch.as_tensor(rng.integers(0, k, size=batch)) for _ in range(4)]
+    for s in syms:
+        h = net.step(h, s)
+    reps = max(2, 2000 // batch)
+    best = math.inf
+    for _ in range(3):
+        t0 = time.perf_counter()
+        for i in range(reps):
+            net.step(h, syms[i % 4])
+        best = min(best, (time.perf_counter() - t0) / reps / batch * 1e6)
+    return best
+
+
+def kernel_table(batches: list[int]) -> None:
+    """Per-row step time of each stepping kernel (the evidence for MinskyRNN's choices)."""
+    import rnn2dfa.compile.minsky as minsky
+
+    rng = np.random.default_rng(0)
+    print(f"step time per row (us), best of 3, torch threads={torch.get_num_threads()}")
+    print(f"{'n':>5} {'k':>2} {'units':>6} {'kernel':<22}"
+          + "".join(f"{'B=' + str(b):>9}" for b in batches))
+    default = minsky.DENSE_MAX_UNITS
+    try:
+        for n, k in [(10, 2), (30, 2), (50, 2), (30, 4), (100, 4), (1000, 4)]:
+            dfa = random_minimal_dfa(n, k, rng)
+            cases = [("sparse, integer", compile_dfa(dfa), 0),
+                     ("sparse CSR, noisy", compile_dfa(dfa, noise=1e-3), 0),
+                     ("dense matmul", compile_dfa(dfa), 10**9)]
+            for name, net, limit in cases:
+                minsky.DENSE_MAX_UNITS = limit
+                net._plan = None
+                cells = []
+                for b in batches:
+                    too_big = limit and net.state_dim**2 * b > 4e9  # dense: B*D*D multiply-adds
+                    cells.append("-" if too_big else f"{_time_step(net, b, rng):.2f}")
+                print(f"{n:>5} {k:>2} {net.state_dim:>6} {name:<22}"
+                      + "".join(f"{c:>9}" for c in cells), flush=True)
+    finally:
+        minsky.DENSE_MAX_UNITS = default
+
+
+# ----------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--sizes", default="10,30,100,300,1000")
+    ap.add_argument("--symbols", default="2,4")
+    ap.add_argument("--methods", default=",".join(METHODS))
+    ap.add_argument("--lstar-oracle", choices=("pac", "refine", "both"), default="pac")
+    ap.add_argument("--refine-max", type=int, default=30,
+                    help="largest size run with the refinement oracle (if chosen)")
+    ap.add_argument("--kmeans-max", type=int, default=300,
+                    help="largest size run with kmeans")
+    ap.add_argument("--partition-max", type=int, default=1000,
+                    help="largest size run with interval partitions")
+    ap.add_argument("--time-limit", type=float, default=300.0)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    ap.add_argument("--kernels", action="store_true", help="only the step-kernel table")
+    args = ap.parse_args(argv)
+    if args.kernels:
+        kernel_table([1, 16, 256, 1024, 4096])
+        return 0
+    sizes = [int(s) for s in args.sizes.split(",")]
+    symbols = [int(s) for s in args.symbols.split(",")]
+    methods = [m for m in args.methods.split(",") if m]
+    unknown = set(methods) - set(METHODS)
+    if unknown:
+        ap.error(f"unknown methods {sorted(unknown)}")
+    print(f"rnn2dfa scale benchmark: torch threads={torch.get_num_threads()}, "
+          f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', 'unset')}, cpus={os.cpu_count()}")
+    rows: list[Row] = []
+    mem_mode = "?"
+    for k in symbols:
+        for n in sizes:
+            rng = np.random.default_rng([args.seed, n, k])
+            dfa = random_minimal_dfa(n, k, rng)
+            t0 = time.perf_counter()
+            net = compile_dfa(dfa)
+            compile_s = time.perf_counter() - t0
+            print(f"k={k} n={n}: compiled in {compile_s:.3f} s ({net.state_dim} units, "
+                  f"{net.nonzero_weights()} nonzero weights)", file=sys.stderr, flush=True)
+            for method in methods:
+                row = measure(dfa, net, method, args)
+                with PeakMemory() as probe:
+                    pass
+                mem_mode = probe.mode
+                rows.append(row)
+                print(f"  {method}: {row.status} {fmt(row.seconds, '.2f')} s {row.note}",
+                      file=sys.stderr, flush=True)
+    print()
+    print_tables(rows, mem_mode)
+    if args.json:
+        from rnn2dfa.atomic import write_text
+
+        write_text(args.json, json.dumps([asdict(r) for r in rows], indent=1) + "\n")
+    # Exact extraction must recover every DFA; the others are measured, not judged.
+    return 1 if any(r.method == "exact" and r.status != "ok" for r in rows) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
