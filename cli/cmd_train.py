@@ -1,7 +1,354 @@
-"""CLI commands of the train step (filled in by the issue that builds it)."""
+"""CLI commands of the train step: `rnn2dfa train` and `rnn2dfa classify`.
+
+Argument handling and presentation only; the training loop is rnn2dfa.train.
+"""
 
 from __future__ import annotations
 
-import click
+from pathlib import Path
+from typing import Any
 
-COMMANDS: list[click.Command] = []
+import click
+from rich.markup import escape
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rnn2dfa_cli.common import emit_json, err, json_option, out, seed_option
+
+from rnn2dfa.errors import InputError
+from rnn2dfa.models.rnn import CELLS
+from rnn2dfa.train.loop import TrainConfig
+
+#: Option defaults come from the library's defaults, so the two never drift apart.
+_DEFAULT = TrainConfig()
+
+#: Width of the length buckets in the final accuracy table.
+BUCKET = 10
+
+
+def _check_output(path: str) -> None:
+    """Refuse an unwritable output before training starts, not after."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError("is a folder; give a file name for the model", path=path)
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError("cannot write: folder does not exist", path=path)
+
+
+def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
+    """Accuracy by length, grouped in buckets of BUCKET lengths; imperfect buckets in red."""
+    table = Table(title="Accuracy by length (test set)", title_justify="left")
+    table.add_column("lengths", justify="right")
+    table.add_column("words", justify="right")
+    table.add_column("accuracy", justify="right")
+    table.add_column("")
+    buckets: dict[int, list[dict[str, Any]]] = {}
+    for r in rows:
+        buckets.setdefault(r["length"] // BUCKET, []).append(r)
+    for b in sorted(buckets):
+        group = buckets[b]
+        lo, hi = group[0]["length"], group[-1]["length"]
+        n = sum(r["n"] for r in group)
+        acc = sum(r["correct"] for r in group) / n
+        note = ""
+        if trained_to is not None:
+            note = (
+                "trained"
+                if hi <= trained_to
+                else ("partly trained" if lo <= trained_to else "longer")
+            )
+        shown = f"{100 * acc:.2f}%"
+        table.add_row(
+            f"{lo}" if lo == hi else f"{lo}–{hi}",
+            str(n),
+            shown if acc == 1.0 else f"[red]{shown}[/red]",
+            note,
+        )
+    return table
+
+
+@click.command("train")
+@click.option(
+    "--language", "-l", metavar="NAME", help="A named language (see `rnn2dfa languages`)."
+)
+@click.option(
+    "--data",
+    type=click.Path(dir_okay=True),
+    metavar="FILE",
+    help="Your own examples instead: lines `word<TAB>label`, label 1 = accept, 0 = reject.",
+)
+@click.option(
+    "--alphabet",
+    metavar="SYMBOLS",
+    help="With --data: the symbols, comma-separated (e.g. 0,1). Default: those in the file.",
+)
+@click.option(
+    "--cell",
+    type=click.Choice(CELLS),
+    default="gru",
+    show_default=True,
+    help="Recurrent cell: Elman tanh / relu / slu (clipped to [0,1]), lstm, gru.",
+)
+@click.option(
+    "--hidden",
+    type=click.IntRange(1),
+    default=_DEFAULT.hidden,
+    show_default=True,
+    help="Units per layer.",
+)
+@click.option(
+    "--layers", type=click.IntRange(1), default=1, show_default=True, help="Stacked layers."
+)
+@click.option(
+    "--embedding",
+    type=click.IntRange(1),
+    default=None,
+    help="Learned symbol embedding of this width (default: one-hot input).",
+)
+@click.option(
+    "--fixed-init", is_flag=True, help="Start from the zero state instead of a learned one."
+)
+@click.option(
+    "--max-length",
+    type=click.IntRange(1),
+    default=_DEFAULT.max_length,
+    show_default=True,
+    help="Train on word lengths 0..N; the test set reaches 4N.",
+)
+@click.option(
+    "--per-length",
+    type=click.IntRange(2),
+    default=_DEFAULT.per_length,
+    show_default=True,
+    help="Training words per length (half accepted, half rejected).",
+)
+@click.option(
+    "--epochs",
+    type=click.IntRange(1),
+    default=_DEFAULT.epochs,
+    show_default=True,
+    help="Epoch budget (training stops earlier once it has converged).",
+)
+@click.option(
+    "--lr",
+    type=click.FloatRange(min=0, min_open=True),
+    default=_DEFAULT.lr,
+    show_default=True,
+    help="Adam learning rate (halved whenever the loss stalls).",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(1),
+    default=_DEFAULT.batch_size,
+    show_default=True,
+    help="Minibatch size.",
+)
+@click.option(
+    "--word-labels-only",
+    is_flag=True,
+    help="With --language: learn only each word's label, not also every prefix's label.",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    help="Stop after this many seconds, keeping the best weights so far.",
+)
+@click.option(
+    "-o",
+    "--output",
+    default="model.pt",
+    show_default=True,
+    metavar="FILE",
+    help="Where to write the model (written only when training ends).",
+)
+@seed_option
+@json_option
+def train_cmd(
+    language: str | None,
+    data: str | None,
+    alphabet: str | None,
+    cell: str,
+    hidden: int,
+    layers: int,
+    embedding: int | None,
+    fixed_init: bool,
+    max_length: int,
+    per_length: int,
+    epochs: int,
+    lr: float,
+    batch_size: int,
+    word_labels_only: bool,
+    time_limit: float | None,
+    output: str,
+    seed: int,
+    as_json: bool,
+) -> None:
+    """Train a recurrent network to accept a language; save it as a model file.
+
+    Data come from a named language (class-balanced words of every length 0..N, a held-out
+    validation set, and a test set up to 4N for length generalisation) or from your own
+    TSV file. With a language the network also learns the label of every prefix of each
+    training word (from the ground truth), which makes it learn faster and generalise to
+    longer words. Training stops once every training word is classified right with a small
+    loss; a run stuck on a plateau restarts from fresh weights. The model file holds
+    everything later commands need. Ctrl-C stops without writing anything.
+
+    \b
+    Examples:
+      rnn2dfa train --language tomita3 -o model.pt
+      rnn2dfa train --language tomita5 --cell lstm --hidden 32 --seed 1 -o t5.pt
+      rnn2dfa train --data examples.tsv --alphabet a,b --cell tanh -o mine.pt
+      rnn2dfa train -l parity --json -o parity.pt | jq .training.seconds
+    """
+    from rnn2dfa.models.io import save_model
+    from rnn2dfa.train import model_metadata, parse_alphabet, read_tsv, train_model
+
+    if (language is None) == (data is None):
+        raise InputError("give one of --language NAME or --data FILE (see rnn2dfa train --help)")
+    if alphabet is not None and data is None:
+        raise InputError("--alphabet goes with --data (a language has its own alphabet)")
+    _check_output(output)
+    cfg = TrainConfig(
+        cell=cell,
+        hidden=hidden,
+        layers=layers,
+        embedding=embedding,
+        learn_init=not fixed_init,
+        max_length=max_length,
+        per_length=per_length,
+        time_limit=time_limit,
+        prefix_labels=not word_labels_only,
+        seed=seed,
+        epochs=epochs,
+        lr=lr,
+        batch_size=batch_size,
+    )
+    kwargs: dict[str, Any] = {}
+    if language is not None:
+        from rnn2dfa.languages import get_language
+
+        kwargs["language"] = get_language(language)
+        what = language
+    else:
+        assert data is not None
+        alpha = parse_alphabet(alphabet) if alphabet is not None else None
+        kwargs["data"] = read_tsv(data, alpha)
+        kwargs["source"] = f"file:{Path(data).name}"
+        what = Path(data).name
+
+    columns = (
+        TextColumn("[bold]train[/bold] {task.description}"),
+        BarColumn(),
+        TextColumn("epoch {task.completed:.0f}/{task.total:.0f}"),
+        TextColumn("loss {task.fields[loss]}  acc {task.fields[acc]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, transient=True) as bar:
+        task = bar.add_task(escape(f"{what} ({cell})"), total=cfg.epochs, loss="-", acc="-")
+
+        def progress(info: dict[str, Any]) -> None:
+            bar.update(
+                task,
+                completed=info["epoch"],
+                loss=f"{info['loss']:.4f}",
+                acc=f"{100 * info['accuracy']:.1f}%",
+            )
+
+        model, summary = train_model(config=cfg, progress=progress, **kwargs)
+    metadata = model_metadata(summary)
+    save_model(model, output, metadata)
+
+    if as_json:
+        emit_json({"output": output, **metadata})
+        return
+    s = summary
+    verdict = {
+        "converged": "[green]converged[/green]",
+        "epoch budget": "[yellow]epoch budget spent[/yellow]",
+        "time limit": "[yellow]time limit reached[/yellow]",
+    }.get(s.stopped, s.stopped)
+    out.print(
+        f"[bold]{escape(s.model)}[/bold] on {escape(s.source)}: {verdict} after "
+        f"{s.epochs} epochs, {s.seconds:.1f} s"
+    )
+    val = "-" if s.val_accuracy is None else f"{100 * s.val_accuracy:.2f}%"
+    out.print(
+        f"training accuracy {100 * s.train_accuracy:.2f}% (loss {s.train_loss:.2g}, "
+        f"{s.n_train} words), validation {val} ({s.n_val} held-out words)"
+    )
+    trained_to = max_length if language is not None else None
+    out.print(_length_table(s.accuracy_by_length, trained_to))
+    out.print(f"wrote {escape(output)}")
+
+
+@click.command("classify")
+@click.argument("model_file", metavar="MODEL", type=click.Path(dir_okay=True))
+@click.argument("words", nargs=-1)
+@click.option(
+    "--file",
+    "words_file",
+    type=click.Path(dir_okay=True),
+    metavar="FILE",
+    help="Read words from a file, one per line (ε for the empty word; blank lines, "
+    "# comments and text after a TAB are ignored).",
+)
+@json_option
+def classify_cmd(
+    model_file: str, words: tuple[str, ...], words_file: str | None, as_json: bool
+) -> None:
+    """Run a model on words: accept or reject, and the accept logit (> 0 accepts).
+
+    Words are written as symbols joined with nothing when every symbol is one character
+    (`0110`), otherwise separated by spaces (quote them). The empty word is '' or ε.
+
+    \b
+    Examples:
+      rnn2dfa classify model.pt 0110 111 ''
+      rnn2dfa classify model.pt --file words.txt --json
+    """
+    from rnn2dfa.models.acceptor import accept_logits
+    from rnn2dfa.models.io import load_model
+    from rnn2dfa.words import format_word, parse_word
+
+    model, meta = load_model(model_file)
+    alphabet = tuple(model.alphabet)  # type: ignore[attr-defined]
+    parsed = [parse_word(w, alphabet, source="command line") for w in words]
+    if words_file is not None:
+        try:
+            with open(words_file, encoding="utf-8") as fh:
+                lines = fh.read().splitlines()
+        except FileNotFoundError:
+            raise InputError("no such file", path=words_file) from None
+        except IsADirectoryError:
+            raise InputError("is a folder, not a word list", path=words_file) from None
+        except UnicodeDecodeError:
+            raise InputError(
+                "not a text file (expected one word per line)", path=words_file
+            ) from None
+        for n, line in enumerate(lines, start=1):
+            text = line.split("\t")[0]
+            if not text.strip() or text.strip().startswith("#"):
+                continue
+            parsed.append(parse_word(text, alphabet, source=f"{words_file}: line {n}"))
+    if not parsed:
+        raise InputError("no words to classify: give words as arguments or --file FILE")
+    logits = accept_logits(model, parsed)  # type: ignore[arg-type]
+    rows = [
+        {"word": format_word(w, alphabet), "accept": bool(lg > 0), "logit": float(lg)}
+        for w, lg in zip(parsed, logits, strict=True)
+    ]
+    if as_json:
+        emit_json({"model": model_file, "language": meta.get("language"), "results": rows})
+        return
+    table = Table(title_justify="left")
+    table.add_column("word")
+    table.add_column("verdict")
+    table.add_column("logit", justify="right")
+    for r in rows:
+        verdict = "[green]accept[/green]" if r["accept"] else "[red]reject[/red]"
+        table.add_row(escape(r["word"]), verdict, f"{r['logit']:+.3f}")
+    out.print(table)
+
+
+COMMANDS: list[click.Command] = [train_cmd, classify_cmd]

@@ -1,0 +1,242 @@
+"""Recurrent acceptors: Elman (tanh / ReLU / saturated-linear), LSTM and GRU, stacked.
+
+One class, `RNNAcceptor`, implements the Acceptor contract (DESIGN.md) with a per-symbol
+`step`, and a fused `forward` over padded batches for training. Both read the same
+parameters (those of a `torch.nn.RNN/LSTM/GRU` module), so `step` agrees with `forward`.
+
+State layout (what `step` consumes and returns), layer by layer from the bottom:
+  Elman / GRU: [h_1, h_2, ..., h_L]              state_dim = L * hidden
+  LSTM:        [h_1, c_1, h_2, c_2, ..., h_L, c_L]  state_dim = 2 * L * hidden
+`observable` returns the h parts only. The read-out is a linear map of the top layer's h.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from rnn2dfa.errors import InputError
+from rnn2dfa.models.io import register
+
+#: Cell names: Elman activations, then gated cells.
+CELLS = ("tanh", "relu", "slu", "lstm", "gru")
+ELMAN = ("tanh", "relu", "slu")
+
+
+def slu(x: Tensor) -> Tensor:
+    """Saturated-linear unit: x clipped to [0, 1] (the activation of Siegelmann & Sontag)."""
+    return torch.clamp(x, 0.0, 1.0)
+
+
+@register("rnn")
+class RNNAcceptor(nn.Module):
+    """A recurrent network that reads a word and accepts when its logit is positive.
+
+    `cell` is one of tanh, relu, slu (Elman networks), lstm, gru. `embedding=None` feeds
+    one-hot symbols, an int feeds a learned embedding of that width. `learn_init` makes the
+    initial state a parameter; otherwise it is all zeros.
+    """
+
+    architecture = "rnn"
+
+    def __init__(
+        self,
+        alphabet: list[str] | tuple[str, ...],
+        cell: str = "gru",
+        hidden: int = 16,
+        layers: int = 1,
+        embedding: int | None = None,
+        learn_init: bool = True,
+    ) -> None:
+        super().__init__()
+        if cell not in CELLS:
+            raise InputError(f"unknown cell {cell!r} (known: {', '.join(CELLS)})")
+        if hidden < 1 or layers < 1:
+            raise InputError(f"hidden size and layer count must be >= 1 (got {hidden}, {layers})")
+        if embedding is not None and embedding < 1:
+            raise InputError(f"embedding width must be >= 1 (got {embedding})")
+        if len(alphabet) < 1:
+            raise InputError("the alphabet is empty")
+        self.alphabet: tuple[str, ...] = tuple(str(a) for a in alphabet)
+        self.cell = cell
+        self.hidden = int(hidden)
+        self.layers = int(layers)
+        self.embedding = None if embedding is None else int(embedding)
+        self.learn_init = bool(learn_init)
+        k = len(self.alphabet)
+        if self.embedding is None:
+            self.embed: nn.Embedding | None = None
+            in_size = k
+        else:
+            self.embed = nn.Embedding(k, self.embedding)
+            in_size = self.embedding
+        if cell == "lstm":
+            self.rnn: nn.RNNBase = nn.LSTM(in_size, hidden, layers, batch_first=True)
+        elif cell == "gru":
+            self.rnn = nn.GRU(in_size, hidden, layers, batch_first=True)
+        else:
+            # slu has no fused torch kernel; the nn.RNN only stores its weights (see _forward_slu).
+            nonlin = "tanh" if cell == "tanh" else "relu"
+            self.rnn = nn.RNN(in_size, hidden, layers, nonlinearity=nonlin, batch_first=True)
+        parts = 2 if cell == "lstm" else 1
+        init = torch.zeros(layers, parts, hidden)
+        if self.learn_init:
+            self.init = nn.Parameter(init)
+        else:
+            self.register_buffer("init", init)
+        self.readout = nn.Linear(hidden, 1)
+
+    # ----------------------------------------------------------------- plumbing
+    def config(self) -> dict[str, Any]:
+        """Constructor keyword arguments (JSON-able), stored in model files."""
+        return {
+            "alphabet": list(self.alphabet),
+            "cell": self.cell,
+            "hidden": self.hidden,
+            "layers": self.layers,
+            "embedding": self.embedding,
+            "learn_init": self.learn_init,
+        }
+
+    def describe(self) -> str:
+        """One line for reports: e.g. 'GRU, 1 layer x 16, one-hot input'."""
+        name = {"tanh": "Elman-tanh", "relu": "Elman-ReLU", "slu": "Elman-SLU"}.get(
+            self.cell, self.cell.upper()
+        )
+        inp = "one-hot input" if self.embedding is None else f"embedding {self.embedding}"
+        s = "s" if self.layers > 1 else ""
+        return f"{name}, {self.layers} layer{s} x {self.hidden}, {inp}"
+
+    @property
+    def parts(self) -> int:
+        """Vectors per layer in the state: 2 for LSTM (h, c), else 1."""
+        return 2 if self.cell == "lstm" else 1
+
+    @property
+    def state_dim(self) -> int:
+        return self.layers * self.parts * self.hidden
+
+    def layer_weights(self, layer: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        """(W_ih, W_hh, b_ih, b_hh) of a layer; torch's gate order (LSTM i,f,g,o; GRU r,z,n)."""
+        return (
+            getattr(self.rnn, f"weight_ih_l{layer}"),
+            getattr(self.rnn, f"weight_hh_l{layer}"),
+            getattr(self.rnn, f"bias_ih_l{layer}"),
+            getattr(self.rnn, f"bias_hh_l{layer}"),
+        )
+
+    def _inputs(self, symbols: Tensor) -> Tensor:
+        """Input vectors of symbols (any shape) -> (..., input width)."""
+        if self.embed is None:
+            return F.one_hot(symbols, len(self.alphabet)).to(self.readout.weight.dtype)
+        return self.embed(symbols)
+
+    # ---------------------------------------------------------- Acceptor contract
+    def _init(self) -> Tensor:
+        """Initial state (layers, parts, hidden); for slu clipped into [0, 1] like every state."""
+        return slu(self.init) if self.cell == "slu" else self.init
+
+    def initial_state(self, batch: int) -> Tensor:
+        flat = self._init().reshape(1, self.state_dim)
+        return flat.expand(batch, -1).clone()
+
+    def split(self, state: Tensor) -> Tensor:
+        """(batch, state_dim) -> (layers, parts, batch, hidden)."""
+        b = state.shape[0]
+        return state.reshape(b, self.layers, self.parts, self.hidden).permute(1, 2, 0, 3)
+
+    def join(self, parts: Tensor) -> Tensor:
+        """Inverse of `split`."""
+        b = parts.shape[2]
+        return parts.permute(2, 0, 1, 3).reshape(b, self.state_dim)
+
+    def step(self, state: Tensor, symbols: Tensor) -> Tensor:
+        """One symbol per row; the same arithmetic as torch's fused kernels (torch.*_cell)."""
+        s = self.split(state)
+        x = self._inputs(symbols)
+        out = []
+        for layer in range(self.layers):
+            w_ih, w_hh, b_ih, b_hh = self.layer_weights(layer)
+            h = s[layer, 0]
+            if self.cell == "lstm":
+                h, c = torch.lstm_cell(x, (h, s[layer, 1]), w_ih, w_hh, b_ih, b_hh)
+                out.append(torch.stack((h, c)))
+            else:
+                if self.cell == "gru":
+                    h = torch.gru_cell(x, h, w_ih, w_hh, b_ih, b_hh)
+                elif self.cell == "tanh":
+                    h = torch.rnn_tanh_cell(x, h, w_ih, w_hh, b_ih, b_hh)
+                elif self.cell == "relu":
+                    h = torch.rnn_relu_cell(x, h, w_ih, w_hh, b_ih, b_hh)
+                else:
+                    h = slu(F.linear(x, w_ih, b_ih) + F.linear(h, w_hh, b_hh))
+                out.append(h[None])
+            x = h
+        return self.join(torch.stack(out))
+
+    def accept_logit(self, state: Tensor) -> Tensor:
+        top = self.split(state)[-1, 0]
+        return self.readout(top).squeeze(-1)
+
+    def observable(self, state: Tensor) -> Tensor:
+        """The h vectors of every layer (for LSTM the cell states c are left out)."""
+        s = self.split(state)[:, 0]  # (layers, batch, hidden)
+        return s.permute(1, 0, 2).reshape(state.shape[0], self.layers * self.hidden)
+
+    # ------------------------------------------------------------ fused forward
+    def top_outputs(self, symbols: Tensor) -> Tensor:
+        """Top layer's h after every prefix of a padded batch: (batch, T, hidden).
+
+        Padding positions are computed too (they come after each word's end and are ignored).
+        """
+        b = symbols.shape[0]
+        x = self._inputs(symbols)
+        init = self._init()  # (layers, parts, hidden)
+        h0 = init[:, 0, None, :].expand(-1, b, -1).contiguous()
+        if self.cell == "lstm":
+            c0 = init[:, 1, None, :].expand(-1, b, -1).contiguous()
+            out, _ = self.rnn(x, (h0, c0))
+        elif self.cell == "slu":
+            out = self._forward_slu(x, h0)
+        else:
+            out, _ = self.rnn(x, h0)
+        return out
+
+    def _forward_slu(self, x: Tensor, h0: Tensor) -> Tensor:
+        # torch has no fused clipped-linear RNN, so this is written out: the input projection
+        # of a layer is one batched matmul over all time steps, then one matmul per step.
+        for layer in range(self.layers):
+            w_ih, w_hh, b_ih, b_hh = self.layer_weights(layer)
+            pre = F.linear(x, w_ih, b_ih)  # (B, T, H)
+            h = h0[layer]
+            outs = []
+            for t in range(pre.shape[1]):
+                h = slu(pre[:, t] + F.linear(h, w_hh, b_hh))
+                outs.append(h)
+            x = torch.stack(outs, dim=1) if outs else pre
+        return x
+
+    def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
+        """Accept logits of a padded batch (symbols (B, T) int64, lengths (B,)) -> (B,)."""
+        lengths = torch.as_tensor(lengths, dtype=torch.long)
+        b = symbols.shape[0]
+        top_init = self._init()[-1, 0].expand(b, -1)
+        if symbols.shape[1] == 0:
+            return self.readout(top_init).squeeze(-1)
+        out = self.top_outputs(symbols)
+        idx = (lengths - 1).clamp(min=0)
+        last = out[torch.arange(b), idx]
+        last = torch.where((lengths > 0)[:, None], last, top_init)
+        return self.readout(last).squeeze(-1)
+
+    def prefix_logits(self, symbols: Tensor) -> Tensor:
+        """Accept logits after every prefix of a padded batch: (B, T + 1), column 0 = empty word."""
+        b = symbols.shape[0]
+        top_init = self._init()[-1, 0].expand(b, -1)[:, None]
+        if symbols.shape[1] == 0:
+            return self.readout(top_init).squeeze(-1)
+        out = torch.cat([top_init, self.top_outputs(symbols)], dim=1)
+        return self.readout(out).squeeze(-1)

@@ -1,0 +1,409 @@
+"""The training loop: Adam on padded minibatches, early stopping, length generalisation.
+
+`train_model` draws data (from a language or a `Dataset`), trains an `RNNAcceptor` with the
+fused sequence modules, stops once every training word is classified right and the mean
+loss is below a threshold, and measures accuracy by length on a test set reaching
+`test_factor` x the training length. Same seed, same weights (on CPU).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.errors import InputError
+from rnn2dfa.models.rnn import RNNAcceptor
+from rnn2dfa.train.data import Dataset, language_sample, split_holdout, without
+from rnn2dfa.words import Word, pad_words
+
+#: Called once per epoch with a dict of live numbers (epoch, epochs, loss, accuracy, ...).
+Progress = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class TrainConfig:
+    """Everything that decides a training run (stored in the model file's metadata)."""
+
+    cell: str = "gru"
+    hidden: int = 16
+    layers: int = 1
+    embedding: int | None = None
+    learn_init: bool = True
+    max_length: int = 30  # training words have lengths 0..max_length
+    per_length: int = 100  # training words per length (half accepted, half rejected)
+    val_per_length: int = 20  # held-out validation words per length
+    val_fraction: float = 0.1  # held-out share of a user's data file
+    test_factor: int = 4  # test lengths reach test_factor * max_length
+    test_per_length: int = 100
+    epochs: int = 400  # epoch budget
+    batch_size: int = 128
+    lr: float = 0.01
+    min_lr: float = 1e-4
+    loss_threshold: float = 5e-4  # early stop: 100% training accuracy and mean loss below this
+    time_limit: float | None = None  # seconds; stop with the best weights so far
+    prefix_labels: bool = True  # with a language: also learn the label of every prefix
+    repeat_scarce: bool = True  # repeat a scarce class's words rather than cut the other class
+    length_batches: bool = True  # minibatches of similar lengths (less padding, faster)
+    threads: int = 1  # torch CPU threads while training (1 is fastest for small networks,
+    # and the same seed then gives the same weights whatever the machine's core count)
+    restart_patience: int = 50  # restart from fresh weights after this many epochs stuck
+    seed: int = 0
+
+    def check(self) -> None:
+        """Raise InputError for settings that cannot work."""
+        if self.max_length < 1:
+            raise InputError(f"--max-length must be >= 1 (got {self.max_length})")
+        if self.per_length < 2:
+            raise InputError(f"--per-length must be >= 2 (got {self.per_length})")
+        if self.epochs < 1:
+            raise InputError(f"--epochs must be >= 1 (got {self.epochs})")
+        if self.batch_size < 1:
+            raise InputError(f"--batch-size must be >= 1 (got {self.batch_size})")
+        if self.threads < 1:
+            raise InputError(f"threads must be >= 1 (got {self.threads})")
+        if not self.lr > 0:
+            raise InputError(f"--lr must be > 0 (got {self.lr})")
+
+
+@dataclass
+class TrainSummary:
+    """How a run went: plain data, stored in the model file and printed by the CLI."""
+
+    source: str  # "language:tomita3" or "file:data.tsv"
+    language: str | None
+    alphabet: list[str]
+    config: dict[str, Any]
+    model: str  # one-line architecture description
+    n_parameters: int
+    n_train: int
+    n_val: int
+    epochs: int = 0  # epochs run
+    best_epoch: int = 0  # the epoch whose weights were kept
+    seconds: float = 0.0
+    seconds_to_perfect: float | None = None  # first time training accuracy hit 100%
+    stopped: str = ""  # converged | epoch budget | time limit
+    restarts: int = 0  # fresh starts after a plateau
+    train_loss: float = math.nan
+    train_accuracy: float = 0.0
+    val_accuracy: float | None = None
+    test_max_length: int = 0
+    accuracy_by_length: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def converged(self) -> bool:
+        return self.stopped == "converged"
+
+    def test_accuracy(self, lo: int = 0, hi: int | None = None) -> float | None:
+        """Accuracy on the test words with lo <= length <= hi (None when there are none)."""
+        rows = [
+            r
+            for r in self.accuracy_by_length
+            if r["length"] >= lo and (hi is None or r["length"] <= hi)
+        ]
+        n = sum(r["n"] for r in rows)
+        return sum(r["correct"] for r in rows) / n if n else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@torch.no_grad()
+def predict_logits(model: RNNAcceptor, words: Sequence[Word], batch_size: int = 2048) -> np.ndarray:
+    """Accept logits of words through the fused forward pass, batched by similar length."""
+    out = np.zeros(len(words), dtype=np.float64)
+    if not words:
+        return out
+    was_training = model.training
+    model.eval()
+    order = np.argsort([len(w) for w in words], kind="stable")
+    for s in range(0, len(order), batch_size):
+        idx = order[s : s + batch_size]
+        sym, lens = pad_words([words[i] for i in idx])
+        out[idx] = model(torch.from_numpy(sym), torch.from_numpy(lens)).double().numpy()
+    model.train(was_training)
+    return out
+
+
+def accuracy_by_length(model: RNNAcceptor, data: Dataset) -> list[dict[str, Any]]:
+    """Per length: number of words, number classified right, accuracy."""
+    pred = predict_logits(model, data.words) > 0
+    right = pred == data.labels
+    lens = data.lengths
+    rows = []
+    for n in np.unique(lens):
+        m = lens == n
+        rows.append(
+            {
+                "length": int(n),
+                "n": int(m.sum()),
+                "correct": int(right[m].sum()),
+                "accuracy": float(right[m].mean()),
+            }
+        )
+    return rows
+
+
+def prefix_labels(dfa: DFA, data: Dataset) -> np.ndarray:
+    """(B, T + 1) bool: column t says whether the DFA accepts the first t symbols of each word.
+
+    Columns past a word's end repeat its last label (they are masked out of the loss).
+    """
+    sym, lens = pad_words(data.words)
+    out = np.zeros((len(data), sym.shape[1] + 1), dtype=bool)
+    q = np.full(len(data), dfa.start, dtype=np.int64)
+    out[:, 0] = dfa.accepting[q]
+    for t in range(sym.shape[1]):
+        q = np.where(lens > t, dfa.transitions[q, sym[:, t]], q)
+        out[:, t + 1] = dfa.accepting[q]
+    return out
+
+
+def _language_data(
+    language, cfg: TrainConfig, rng: np.random.Generator
+) -> tuple[Dataset, Dataset, Dataset]:
+    train_lengths = range(cfg.max_length + 1)
+    train = language_sample(language, train_lengths, cfg.per_length, rng, repeat=cfg.repeat_scarce)
+    val = without(language_sample(language, train_lengths, cfg.val_per_length, rng), train)
+    test_lengths = range(cfg.test_factor * cfg.max_length + 1)
+    test = language_sample(language, test_lengths, cfg.test_per_length, rng)
+    return train, val, test
+
+
+def train_model(
+    *,
+    language: Any = None,
+    data: Dataset | None = None,
+    config: TrainConfig | None = None,
+    progress: Progress | None = None,
+    source: str | None = None,
+) -> tuple[RNNAcceptor, TrainSummary]:
+    """Train an RNNAcceptor on a registered language (name or Language) or on a Dataset.
+
+    With a language: training words of lengths 0..max_length, class-balanced per length, a
+    held-out validation sample of the same lengths, and a test set up to test_factor x
+    max_length for accuracy by length. With a Dataset: a random `val_fraction` is held out
+    and accuracy by length is measured on it. Returns the model (eval mode, best weights)
+    and a TrainSummary.
+    """
+    cfg = config or TrainConfig()
+    cfg.check()
+    if (language is None) == (data is None):
+        raise ValueError("give exactly one of language= or data=")
+    rng = np.random.default_rng(cfg.seed)
+    lang_name = None
+    prefix_targets = None
+    if language is not None:
+        if isinstance(language, str):
+            from rnn2dfa.languages import get_language
+
+            language = get_language(language)
+        lang_name = language.name
+        train, val, test = _language_data(language, cfg, rng)
+        if cfg.prefix_labels:
+            truth = language.bounded_dfa(cfg.max_length)
+            prefix_targets = torch.from_numpy(prefix_labels(truth, train).astype(np.float32))
+        src = source or f"language:{lang_name}"
+    else:
+        assert data is not None
+        train, val = split_holdout(data, cfg.val_fraction, rng)
+        test = val
+        src = source or "data"
+
+    threads_before = torch.get_num_threads()
+    torch.set_num_threads(max(1, cfg.threads))
+    try:
+        model, summary = _train(train, val, test, cfg, src, lang_name, progress, prefix_targets)
+    finally:
+        torch.set_num_threads(threads_before)
+    return model, summary
+
+
+def _train(
+    train: Dataset,
+    val: Dataset,
+    test: Dataset,
+    cfg: TrainConfig,
+    src: str,
+    lang_name: str | None,
+    progress: Progress | None,
+    prefix_targets: torch.Tensor | None,
+) -> tuple[RNNAcceptor, TrainSummary]:
+    alphabet = train.alphabet
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(cfg.seed)
+        model = RNNAcceptor(
+            alphabet, cfg.cell, cfg.hidden, cfg.layers, cfg.embedding, cfg.learn_init
+        )
+        summary = TrainSummary(
+            source=src,
+            language=lang_name,
+            alphabet=list(alphabet),
+            config=asdict(cfg),
+            model=model.describe(),
+            n_parameters=sum(p.numel() for p in model.parameters()),
+            n_train=len(train),
+            n_val=len(val),
+        )
+        gen = torch.Generator().manual_seed(cfg.seed)
+        _fit(model, train, val, cfg, summary, gen, progress, prefix_targets)
+
+    summary.test_max_length = test.max_length
+    summary.accuracy_by_length = accuracy_by_length(model, test)
+    return model, summary
+
+
+def _batches(
+    lens: torch.Tensor, size: int, gen: torch.Generator, by_length: bool = True
+) -> list[torch.Tensor]:
+    """Random minibatches; `by_length`: of similar lengths (less padding): shuffle, sort
+    pools of 8 batches by length, cut them into batches, shuffle the batches."""
+    perm = torch.randperm(len(lens), generator=gen)
+    if not by_length:
+        return [perm[s : s + size] for s in range(0, len(perm), size)]
+    pool = 8 * size
+    batches = []
+    for s in range(0, len(perm), pool):
+        chunk = perm[s : s + pool]
+        chunk = chunk[torch.argsort(lens[chunk], stable=True)]
+        batches.extend(chunk[b : b + size] for b in range(0, len(chunk), size))
+    order = torch.randperm(len(batches), generator=gen)
+    return [batches[i] for i in order]
+
+
+def _reset(model: RNNAcceptor) -> None:
+    """Fresh random weights (torch's default initialisation) and a zero initial state."""
+    for module in model.modules():
+        if module is not model and hasattr(module, "reset_parameters"):
+            module.reset_parameters()  # type: ignore[operator]
+    with torch.no_grad():
+        model.init.zero_()
+
+
+def _fit(
+    model: RNNAcceptor,
+    train: Dataset,
+    val: Dataset,
+    cfg: TrainConfig,
+    summary: TrainSummary,
+    gen: torch.Generator,
+    progress: Progress | None,
+    prefix_targets: torch.Tensor | None = None,
+) -> None:
+    """Adam with gradient clipping; halve the learning rate when the loss stalls.
+
+    A run whose training accuracy has not improved for `restart_patience` epochs (a plateau
+    such as "reject odd lengths, guess the rest" on Tomita 5) restarts from fresh weights;
+    the best weights over all attempts are kept.
+    """
+    sym, lens, y = train.tensors()
+    start = time.perf_counter()
+    best_key: tuple[float, float] | None = None
+    best_state: dict[str, torch.Tensor] | None = None
+    summary.stopped = "epoch budget"
+
+    def fresh_optimizer() -> tuple[torch.optim.Optimizer, Any]:
+        opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+        sched = torch.optim.lr_scheduler.ReduceLROnPlateau(
+            opt, mode="min", factor=0.5, patience=15, min_lr=cfg.min_lr
+        )
+        return opt, sched
+
+    opt, sched = fresh_optimizer()
+    attempt_best, attempt_best_epoch = -1.0, 0
+    for epoch in range(1, cfg.epochs + 1):
+        model.train()
+        for idx in _batches(lens, cfg.batch_size, gen, cfg.length_batches):
+            bl = lens[idx]
+            width = int(bl.max())
+            if prefix_targets is None:
+                logits = model(sym[idx, :width], bl)
+                loss = F.binary_cross_entropy_with_logits(logits, y[idx])
+            else:
+                # Dense supervision: the label of every prefix, plus the (balanced) word labels.
+                pl = model.prefix_logits(sym[idx, :width])
+                mask = torch.arange(width + 1)[None, :] <= bl[:, None]
+                final = pl[torch.arange(len(idx)), bl]
+                loss = F.binary_cross_entropy_with_logits(final, y[idx])
+                loss = loss + F.binary_cross_entropy_with_logits(
+                    pl[mask], prefix_targets[idx, : width + 1][mask]
+                )
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+        # Exact numbers on the whole training set with the epoch's final weights.
+        model.eval()
+        with torch.no_grad():
+            logits = model(sym, lens)
+            train_loss = float(F.binary_cross_entropy_with_logits(logits, y))
+            train_acc = float(((logits > 0).float() == y).float().mean())
+        val_acc = None
+        if len(val):
+            val_acc = float(((predict_logits(model, val.words) > 0) == val.labels).mean())
+        elapsed = time.perf_counter() - start
+        summary.epochs = epoch
+        if train_acc == 1.0 and summary.seconds_to_perfect is None:
+            summary.seconds_to_perfect = elapsed
+        key = (train_acc, -train_loss)
+        if best_key is None or key > best_key:
+            best_key = key
+            best_state = copy.deepcopy(model.state_dict())
+            summary.best_epoch = epoch
+            summary.train_loss, summary.train_accuracy = train_loss, train_acc
+            summary.val_accuracy = val_acc
+        sched.step(train_loss)
+        if progress is not None:
+            progress(
+                {
+                    "epoch": epoch,
+                    "epochs": cfg.epochs,
+                    "loss": train_loss,
+                    "accuracy": train_acc,
+                    "val_accuracy": val_acc,
+                    "lr": opt.param_groups[0]["lr"],
+                    "restarts": summary.restarts,
+                    "seconds": elapsed,
+                }
+            )
+        if train_acc == 1.0 and train_loss < cfg.loss_threshold:
+            summary.stopped = "converged"
+            break
+        if cfg.time_limit is not None and elapsed > cfg.time_limit:
+            summary.stopped = "time limit"
+            break
+        if train_acc > attempt_best + 0.002:  # a real improvement, not noise
+            attempt_best, attempt_best_epoch = train_acc, epoch
+        elif (
+            train_acc < 1.0
+            and cfg.restart_patience
+            and epoch - attempt_best_epoch >= cfg.restart_patience
+            and cfg.epochs - epoch >= cfg.restart_patience
+        ):
+            _reset(model)
+            opt, sched = fresh_optimizer()
+            summary.restarts += 1
+            attempt_best, attempt_best_epoch = -1.0, epoch
+    summary.seconds = time.perf_counter() - start
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    model.eval()
+
+
+def model_metadata(summary: TrainSummary) -> dict[str, Any]:
+    """Metadata for save_model: language, alphabet, training summary, accuracy by length."""
+    return {
+        "language": summary.language,
+        "source": summary.source,
+        "alphabet": summary.alphabet,
+        "training": {k: v for k, v in summary.to_dict().items() if k != "accuracy_by_length"},
+        "accuracy_by_length": summary.accuracy_by_length,
+    }
