@@ -13,13 +13,13 @@ from typing import Any
 import click
 from rich.markup import escape
 from rich.table import Table
-from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, emit_json, err, json_option, out
 
 from rnn2dfa import __version__
 from rnn2dfa.automata import DFA, load_dfa, save_dfa
 from rnn2dfa.automata.io import dfa_to_dict, dumps
 from rnn2dfa.errors import AlphabetError, InputError
 from rnn2dfa.words import format_word
+from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, emit_json, err, json_option, out
 
 #: `-o -` writes the DFA file to stdout instead of a file.
 STDOUT = "-"

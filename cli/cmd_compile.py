@@ -6,9 +6,9 @@ import os
 
 import click
 from rich.table import Table
-from rnn2dfa_cli.common import emit_json, json_option, out
 
 from rnn2dfa.errors import InputError
+from rnn2dfa_cli.common import emit_json, json_option, out
 
 
 @click.command("compile")

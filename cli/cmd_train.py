@@ -12,11 +12,11 @@ import click
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
-from rnn2dfa_cli.common import emit_json, err, json_option, out, seed_option
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.rnn import CELLS
 from rnn2dfa.train.loop import TrainConfig
+from rnn2dfa_cli.common import emit_json, err, json_option, out, seed_option
 
 #: Option defaults come from the library's defaults, so the two never drift apart.
 _DEFAULT = TrainConfig()

@@ -55,11 +55,22 @@ def emit_json(obj: Any) -> None:
 
 
 def json_option(f: F) -> F:
-    return click.option("--json", "as_json", is_flag=True, help="Print a JSON document instead of tables (for scripts).")(f)
+    return click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        help="Print a JSON document instead of tables (for scripts).",
+    )(f)
 
 
 def seed_option(f: F) -> F:
-    return click.option("--seed", type=int, default=0, show_default=True, help="Random seed (same seed, same result).")(f)
+    return click.option(
+        "--seed",
+        type=int,
+        default=0,
+        show_default=True,
+        help="Random seed (same seed, same result).",
+    )(f)
 
 
 def bad_input(message: str, path: str | None = None) -> InputError:

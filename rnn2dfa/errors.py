@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class InputError(Exception):
-    """Bad input from the user (a file, a word, an option); the CLI prints it in one line, exit 2."""
+    """Bad input (a file, a word, an option); the CLI prints it in one line and exits 2."""
 
     def __init__(self, message: str, path: str | None = None) -> None:
         self.path = str(path) if path is not None else None

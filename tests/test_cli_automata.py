@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from rnn2dfa_cli.main import cli
 
 from rnn2dfa.automata import DFA, load_dfa, save_dfa
 from rnn2dfa.automata.io import loads
 from rnn2dfa.words import all_words
+from rnn2dfa_cli.main import cli
 
 TOMITA_STATES = {1: 2, 2: 3, 3: 5, 4: 4, 5: 4, 6: 3, 7: 5}  # issue 2
 

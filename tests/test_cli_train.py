@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 import torch
 from click.testing import CliRunner
-from rnn2dfa_cli.main import cli
 
 from rnn2dfa.automata import save_dfa
 from rnn2dfa.languages import get_language
 from rnn2dfa.models import load_model
+from rnn2dfa_cli.main import cli
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "models"
 #: Small, fast training settings for the CLI (Tomita 1 = 1* learns in a second).

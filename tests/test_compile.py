@@ -15,7 +15,6 @@ import torch
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rnn2dfa_cli.main import cli
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.io import load_dfa, save_dfa
@@ -24,6 +23,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import accept_logits, accepts, run_padded
 from rnn2dfa.models.io import load_model, save_model
 from rnn2dfa.words import all_words, pad_words
+from rnn2dfa_cli.main import cli
 
 # Parity of 1s (Example 4.2's PARITY: odd number of 1s), written out by hand.
 PARITY = DFA(("0", "1"), [[0, 1], [1, 0]], [False, True])

@@ -61,7 +61,9 @@ def run_padded(acceptor: Acceptor, symbols: np.ndarray, lengths: np.ndarray) -> 
 
 
 @torch.no_grad()
-def accept_logits(acceptor: Acceptor, words: Sequence[Sequence[int]], batch_size: int = 4096) -> np.ndarray:
+def accept_logits(
+    acceptor: Acceptor, words: Sequence[Sequence[int]], batch_size: int = 4096
+) -> np.ndarray:
     """Accept logits of a list of words (symbol indices), batched, sorted by length for speed."""
     out = np.zeros(len(words), dtype=np.float64)
     if not words:
@@ -75,6 +77,8 @@ def accept_logits(acceptor: Acceptor, words: Sequence[Sequence[int]], batch_size
     return out
 
 
-def accepts(acceptor: Acceptor, words: Sequence[Sequence[int]], batch_size: int = 4096) -> np.ndarray:
+def accepts(
+    acceptor: Acceptor, words: Sequence[Sequence[int]], batch_size: int = 4096
+) -> np.ndarray:
     """Bool array: which words the acceptor accepts (logit > 0)."""
     return accept_logits(acceptor, words, batch_size) > 0

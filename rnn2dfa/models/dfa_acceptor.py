@@ -17,7 +17,8 @@ class DFAAcceptor:
     def __init__(self, dfa: DFA) -> None:
         self.dfa = dfa
         self.alphabet = dfa.alphabet
-        self._trans = torch.tensor(dfa.transitions, dtype=torch.long)  # copies: the DFA array is read-only
+        # torch.tensor copies: the DFA's arrays are read-only
+        self._trans = torch.tensor(dfa.transitions, dtype=torch.long)
         self._logit = torch.where(torch.tensor(dfa.accepting), 1.0, -1.0).float()
         self._eye = torch.eye(dfa.n_states, dtype=torch.float32)
 

@@ -60,7 +60,7 @@ def save_model(model: nn.Module, path: str | os.PathLike[str], metadata: dict[st
         "state_dict": model.state_dict(),
         "metadata": {
             "library_version": __version__,
-            "saved_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "saved_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
             **metadata,
         },
     }
