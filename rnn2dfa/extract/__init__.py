@@ -1,1 +1,40 @@
-"""(filled in by the issue that builds it)"""
+"""Extraction of the DFA a network implements: `extract(acceptor, method, **options)`.
+
+Methods: "lstar" (rnn2dfa.extract.lstar), "kmeans" and "partition" (rnn2dfa.extract.kmeans),
+"exact" (rnn2dfa.extract.exact). Each module is imported only when its method is used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from rnn2dfa.extract.result import ExtractionResult, Progress
+from rnn2dfa.models.acceptor import Acceptor
+
+#: method name -> (module, function)
+METHODS: dict[str, tuple[str, str]] = {
+    "lstar": ("rnn2dfa.extract.lstar", "extract_lstar"),
+    "kmeans": ("rnn2dfa.extract.kmeans", "extract_kmeans"),
+    "partition": ("rnn2dfa.extract.kmeans", "extract_partition"),
+    "exact": ("rnn2dfa.extract.exact", "extract_exact"),
+}
+
+
+def method_function(method: str) -> Any:
+    """The extraction function of a method (ValueError for an unknown or missing method)."""
+    if method not in METHODS:
+        raise ValueError(f"unknown extraction method {method!r} (known: {', '.join(METHODS)})")
+    module, name = METHODS[method]
+    fn = getattr(importlib.import_module(module), name, None)
+    if fn is None:
+        raise ValueError(f"extraction method {method!r} is not available in this build")
+    return fn
+
+
+def extract(acceptor: Acceptor, method: str = "lstar", **options: Any) -> ExtractionResult:
+    """Run one extraction method on an acceptor; options go to the method's function."""
+    return method_function(method)(acceptor, **options)
+
+
+__all__ = ["METHODS", "ExtractionResult", "Progress", "extract", "method_function"]

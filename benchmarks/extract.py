@@ -1,0 +1,319 @@
+"""Extraction benchmark: every method on the Tomita fixtures, oracle throughput, AALpy's L*.
+
+    python benchmarks/extract.py                       # everything
+    python benchmarks/extract.py --methods lstar --languages tomita3 tomita7 --cells gru
+    python benchmarks/extract.py --no-aalpy --no-throughput --repeats 5
+    python benchmarks/extract.py --models my1.pt my2.pt   # other models (language from metadata)
+
+Tables (plain text on stdout):
+  1. per model and method: median seconds, membership queries, network steps, DFA size,
+     equivalent to the ground truth (the language named in the model's metadata);
+  2. oracle throughput: network steps per second through MembershipOracle on fresh random
+     words against the raw batched step rate of the same model with the same batch size;
+  3. AALpy 2.x L* (the model as its SUL, one symbol per step; random-word equivalence
+     oracle) beside ours: wall time, ratio, queries and steps, equivalent or not.
+Targets (issue 4): Tomita fixtures extracted exactly, median < 0.5 s; throughput >= 1/2 of
+the raw rate; >= 10x faster than AALpy.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from rnn2dfa.automata.dfa import DFA  # noqa: E402
+from rnn2dfa.extract import METHODS, method_function  # noqa: E402
+from rnn2dfa.oracle import MembershipOracle  # noqa: E402
+
+warnings.filterwarnings("ignore", category=UserWarning)
+
+
+def table(title: str, header: list[str], rows: list[list[Any]]) -> None:
+    """Print an aligned plain-text table."""
+    cells = [[str(c) for c in header]] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    print(f"\n{title}")
+    line = "  ".join("-" * w for w in widths)
+    for j, r in enumerate(cells):
+        pairs = enumerate(zip(r, widths, strict=True))
+        print("  ".join(c.rjust(w) if j and i else c.ljust(w) for i, (c, w) in pairs))
+        if j == 0:
+            print(line)
+
+
+def find_models(args: argparse.Namespace) -> list[Path]:
+    if args.models:
+        return [Path(p) for p in args.models]
+    folder = ROOT / "fixtures" / "models"
+    found = sorted(folder.glob("tomita*_*.pt")) if folder.is_dir() else []
+    out = []
+    for p in found:
+        lang, _, cell = p.stem.partition("_")
+        if args.languages and lang not in args.languages:
+            continue
+        if args.cells and cell not in args.cells:
+            continue
+        out.append(p)
+    return out
+
+
+def load(path: Path) -> tuple[Any, str | None, DFA | None]:
+    from rnn2dfa.languages import get_language
+    from rnn2dfa.models.io import load_model
+
+    model, meta = load_model(path)
+    name = meta.get("language") or path.stem.split("_")[0]
+    try:
+        truth = get_language(name).dfa
+    except Exception:  # noqa: BLE001 - an unknown name just means no truth column
+        truth = None
+    return model, name, truth
+
+
+def method_options(method: str, seed: int) -> dict[str, Any]:
+    return {"seed": seed} if method in ("lstar", "kmeans", "partition") else {}
+
+
+def bench_methods(models: list[Path], methods: list[str], repeats: int) -> None:
+    rows = []
+    available = []
+    for m in methods:
+        try:
+            method_function(m)
+            available.append(m)
+        except (ImportError, ValueError) as exc:
+            print(f"note: method {m} skipped ({exc})")
+    all_seconds: dict[str, list[float]] = {m: [] for m in available}
+    exact_count: dict[str, int] = {m: 0 for m in available}
+    for path in models:
+        model, name, truth = load(path)
+        for m in available:
+            fn = method_function(m)
+            times, result, error = [], None, None
+            for r in range(repeats):
+                t = time.perf_counter()
+                try:
+                    result = fn(model, **method_options(m, r))
+                except Exception as exc:  # noqa: BLE001 - a refusal (exact) is a table entry
+                    error = str(exc).splitlines()[0][:50]
+                    break
+                times.append(time.perf_counter() - t)
+            if error is not None or result is None:
+                rows.append([path.stem, m, "-", "-", "-", "-", "-", f"refused: {error}"])
+                continue
+            sec = statistics.median(times)
+            all_seconds[m].append(sec)
+            eq = "n/a" if truth is None else ("yes" if result.dfa.equivalent(truth) else "NO")
+            exact_count[m] += eq == "yes"
+            st = result.stats
+            rows.append([
+                path.stem, m, f"{sec:.3f}", st.get("membership_queries", "-"),
+                st.get("network_steps", "-"), result.dfa.n_states,
+                "" if truth is None else truth.n_states,
+                eq if result.finished else eq + " (unfinished)",
+            ])
+    table(
+        f"Extraction on {len(models)} models (median of {repeats} runs)",
+        ["model", "method", "seconds", "queries", "net steps", "states", "truth", "equivalent"],
+        rows,
+    )
+    summary = [[m, len(all_seconds[m]), f"{exact_count[m]}/{len(all_seconds[m])}",
+                f"{statistics.median(all_seconds[m]):.3f}" if all_seconds[m] else "-",
+                f"{max(all_seconds[m]):.3f}" if all_seconds[m] else "-"] for m in available]
+    table("Per method", ["method", "models", "equivalent", "median s", "max s"], summary)
+
+
+@torch.no_grad()
+def bench_throughput(model: Any, label: str, batch: int, length: int, repeats: int) -> None:
+    k = len(model.alphabet)
+    rows = []
+    for b in batch:
+        rng = np.random.default_rng(0)
+        raw_times, or_times, steps = [], [], 0
+        for _ in range(repeats):
+            symbols = rng.integers(0, k, size=(b, length))
+            sym_t = torch.as_tensor(symbols)
+            t = time.perf_counter()
+            state = model.initial_state(b)
+            for j in range(length):
+                state = model.step(state, sym_t[:, j])
+            model.accept_logit(state)
+            raw_times.append(time.perf_counter() - t)
+            oracle = MembershipOracle(model)
+            t = time.perf_counter()
+            oracle.query_padded(symbols, np.full(b, length))
+            or_times.append(time.perf_counter() - t)
+            steps = oracle.stats.network_steps
+        raw = b * length / statistics.median(raw_times)
+        through = steps / statistics.median(or_times)
+        symbols = b * length / statistics.median(or_times)
+        rows.append([label, b, length, f"{raw:,.0f}", f"{through:,.0f}", f"{through / raw:.2f}",
+                     f"{steps / (b * length):.3f}", f"{symbols:,.0f}", f"{symbols / raw:.2f}"])
+    table(
+        "Oracle throughput (fresh oracle, random words; 'steps' = rows stepped through the "
+        "network, 'symbols' = symbols of the query answered)",
+        ["model", "batch", "length", "raw steps/s", "oracle steps/s", "ratio", "steps/symbol",
+         "oracle symbols/s", "ratio"],
+        rows,
+    )
+
+
+def aalpy_lstar(
+    model: Any, max_length: int, walks: int, seed: int, max_rounds: int = 30
+) -> tuple[DFA, dict[str, Any], float]:
+    """AALpy's L* on the model: one symbol per `step`, random-word equivalence oracle."""
+    import random
+
+    from aalpy.base import SUL
+    from aalpy.learning_algs import run_Lstar
+    from aalpy.oracles import RandomWordEqOracle
+
+    class NetworkSUL(SUL):
+        def __init__(self) -> None:
+            super().__init__()
+            self.state = None
+
+        def pre(self) -> None:
+            self.state = model.initial_state(1)
+
+        def post(self) -> None:
+            pass
+
+        @torch.no_grad()
+        def step(self, letter: int | None) -> bool:
+            if letter is not None:
+                self.state = model.step(self.state, torch.tensor([letter]))
+            return bool(model.accept_logit(self.state)[0] > 0)
+
+    random.seed(seed)
+    k = len(model.alphabet)
+    alphabet = list(range(k))
+    sul = NetworkSUL()
+    eq = RandomWordEqOracle(alphabet, sul, num_walks=walks, min_walk_len=1, max_walk_len=max_length)
+    t = time.perf_counter()
+    learned, info = run_Lstar(
+        alphabet, sul, eq, automaton_type="dfa", print_level=0, return_data=True,
+        max_learning_rounds=max_rounds,
+    )
+    seconds = time.perf_counter() - t
+    ids = {s.state_id: i for i, s in enumerate(learned.states)}
+    trans = np.array([[ids[s.transitions[a].state_id] for a in alphabet] for s in learned.states])
+    acc = np.array([s.is_accepting for s in learned.states])
+    dfa = DFA(tuple(model.alphabet), trans, acc, ids[learned.initial_state.state_id]).minimize()
+    return dfa, info, seconds
+
+
+def bench_aalpy(models: list[Path], repeats: int) -> None:
+    try:
+        import aalpy  # noqa: F401
+    except ImportError:
+        print("\nnote: aalpy is not installed (pip install -e '.[dev]'); AALpy comparison skipped")
+        return
+    from rnn2dfa.extract.lstar import extract_lstar
+
+    rows = []
+    ratios = []
+    for path in models:
+        model, _, truth = load(path)
+        ours_t, ours = [], None
+        for r in range(repeats):
+            t = time.perf_counter()
+            ours = extract_lstar(model, seed=r)
+            ours_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        strict = extract_lstar(model, oracle="pac", pac_prefixes=True, time_limit=60)
+        strict_t = time.perf_counter() - t
+        a_t, a_dfa, a_info = [], None, {}
+        for r in range(repeats):
+            a_dfa, a_info, sec = aalpy_lstar(model, max_length=50, walks=1000, seed=r)
+            a_t.append(sec)
+        assert ours is not None and a_dfa is not None
+        mo, ma = statistics.median(ours_t), statistics.median(a_t)
+        ratios.append(ma / mo)
+        eq_o = "-" if truth is None else ("yes" if ours.dfa.equivalent(truth) else "NO")
+        eq_a = "-" if truth is None else ("yes" if a_dfa.equivalent(truth) else "NO")
+        a_queries = a_info.get("queries_learning", 0) + a_info.get("queries_eq_oracle", 0)
+        a_steps = a_info.get("steps_learning", 0) + a_info.get("steps_eq_oracle", 0)
+        rows.append([path.stem, f"{mo:.3f}", f"{ma:.3f}", f"{ma / mo:.1f}x",
+                     ours.stats["membership_queries"], a_queries,
+                     ours.stats["network_steps"], a_steps,
+                     f"{ours.dfa.n_states}/{a_dfa.n_states}", f"{eq_o}/{eq_a}",
+                     f"{strict_t:.3f}", strict.dfa.n_states,
+                     "yes" if strict.finished else "no (time limit)"])
+    table(
+        f"L* against AALpy {aalpy_version()} (median of {repeats}; ours: default oracle 'both'; "
+        "AALpy: RandomWordEqOracle 1000 words/round, lengths 1-50, at most 30 rounds)",
+        ["model", "ours s", "aalpy s", "speed-up", "our queries", "aalpy queries",
+         "our net steps", "aalpy steps", "states (ours/aalpy)", "equiv (ours/aalpy)",
+         "strict s", "strict states", "strict finished"],
+        rows,
+    )
+    if ratios:
+        print(f"median speed-up: {statistics.median(ratios):.1f}x   min: {min(ratios):.1f}x")
+    print("strict = ours with oracle 'pac' checking every prefix of each sampled word "
+          "(--pac-prefixes), the check closest to AALpy's random-word oracle")
+
+
+def aalpy_version() -> str:
+    try:
+        from importlib.metadata import version
+
+        return version("aalpy")
+    except Exception:  # noqa: BLE001
+        return "?"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--models", nargs="*",
+                    help="model files (default: fixtures/models/tomita*_*.pt)")
+    ap.add_argument("--languages", nargs="*", help="restrict fixtures to these languages")
+    ap.add_argument("--cells", nargs="*", help="restrict fixtures to these cells (gru, lstm, ...)")
+    ap.add_argument("--methods", nargs="*", default=list(METHODS), help="methods to run")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--batch", type=int, nargs="*", default=[256, 1024, 4096])
+    ap.add_argument("--length", type=int, default=30)
+    ap.add_argument("--aalpy-repeats", type=int, default=1)
+    ap.add_argument("--no-methods", action="store_true")
+    ap.add_argument("--no-throughput", action="store_true")
+    ap.add_argument("--no-aalpy", action="store_true")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads (default 1: shared machine)")
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    models = find_models(args)
+    if not models:
+        print("no models: fixtures/models/tomita*_*.pt are missing (train them, or pass --models)")
+        return
+    import sklearn.svm  # noqa: F401 - import once before timing (the refinement oracle uses it)
+
+    print(f"torch threads: {torch.get_num_threads()}, cpu count: {os.cpu_count()}")
+    if not args.no_methods:
+        bench_methods(models, args.methods, args.repeats)
+    if not args.no_throughput:
+        model, _, _ = load(models[0])
+        bench_throughput(model, models[0].stem, args.batch, args.length, args.repeats)
+        lstm = [p for p in models if p.stem.endswith("lstm")]
+        if lstm and lstm[0] != models[0]:
+            model, _, _ = load(lstm[0])
+            bench_throughput(model, lstm[0].stem, args.batch, args.length, args.repeats)
+    if not args.no_aalpy:
+        bench_aalpy(models, args.aalpy_repeats)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,176 @@
+"""Angluin's observation table (S, E, T) kept as numpy arrays, filled by batched oracle calls.
+
+Rows are the access words S (prefix-closed, one per hypothesis state) and their one-symbol
+extensions S·Σ; columns are the suffixes E (ε first). Rows of S are pairwise distinct by
+construction (a row joins S only when it is new, and new columns only refine rows), so
+with Rivest–Schapire counterexample processing the table never needs a consistency check.
+A row is hashed as the bytes of its packed bits, so closing a table of thousands of rows
+is a few dictionary look-ups, not row-by-row comparisons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.oracle import MembershipOracle
+from rnn2dfa.words import Word
+
+
+class ObservationTable:
+    """The table; every fill (new rows or new columns) is one `query_table` oracle call."""
+
+    def __init__(self, oracle: MembershipOracle, alphabet: Sequence[str]) -> None:
+        self.oracle = oracle
+        self.alphabet = tuple(alphabet)
+        self.k = len(self.alphabet)
+        self.rows: list[Word] = []  # every row word: S and S·Σ
+        self.row_of: dict[Word, int] = {}
+        self.suffixes: list[Word] = []
+        self.suffix_set: set[Word] = set()
+        self._data = np.zeros((64, 8), dtype=bool)
+        self.s_rows: list[int] = []  # row index of each S element (= hypothesis state)
+        self.s_key: dict[bytes, int] = {}  # packed row -> S position
+        self.ext = np.zeros((0, self.k), dtype=np.int64)  # S position, symbol -> row index
+        self.fills = 0
+        self._add_suffixes([()])
+        self._add_rows([()])
+        self._promote([0])
+
+    # ------------------------------------------------------------------ storage
+    @property
+    def n_rows(self) -> int:
+        return len(self.rows)
+
+    @property
+    def n_cols(self) -> int:
+        return len(self.suffixes)
+
+    @property
+    def n_states(self) -> int:
+        return len(self.s_rows)
+
+    def _grow(self, rows: int, cols: int) -> None:
+        r, c = self._data.shape
+        if rows <= r and cols <= c:
+            return
+        shape = (max(rows, 2 * r if rows > r else r), max(cols, 2 * c if cols > c else c))
+        new = np.zeros(shape, dtype=bool)
+        new[: self.n_rows, : self.n_cols] = self._data[: self.n_rows, : self.n_cols]
+        self._data = new
+
+    def values(self) -> np.ndarray:
+        return self._data[: self.n_rows, : self.n_cols]
+
+    def _keys(self, rows: np.ndarray | Sequence[int]) -> list[bytes]:
+        packed = np.packbits(self._data[np.asarray(rows, dtype=np.int64), : self.n_cols], axis=1)
+        return [r.tobytes() for r in packed]
+
+    # ------------------------------------------------------------------ fills
+    def _add_rows(self, words: Sequence[Word]) -> None:
+        """Append new row words and fill them against every suffix (one oracle call)."""
+        words = [w for w in words if w not in self.row_of]
+        if not words:
+            return
+        start = self.n_rows
+        self._grow(start + len(words), self.n_cols)
+        for i, w in enumerate(words):
+            self.row_of[w] = start + i
+        self.rows.extend(words)
+        if self.n_cols:
+            answers = self.oracle.query_table(words, self.suffixes)
+            self._data[start : self.n_rows, : self.n_cols] = answers
+            self.fills += 1
+
+    def _add_suffixes(self, suffixes: Sequence[Word]) -> None:
+        """Append new columns and fill them for every row (one oracle call); rebuild row keys."""
+        suffixes = [e for e in dict.fromkeys(suffixes) if e not in self.suffix_set]
+        if not suffixes:
+            return
+        start = self.n_cols
+        self._grow(self.n_rows, start + len(suffixes))
+        self.suffixes.extend(suffixes)
+        self.suffix_set.update(suffixes)
+        if self.n_rows:
+            answers = self.oracle.query_table(self.rows, suffixes)
+            self._data[: self.n_rows, start : self.n_cols] = answers
+            self.fills += 1
+        if self.s_rows:
+            self.s_key = {key: i for i, key in enumerate(self._keys(self.s_rows))}
+
+    def _promote(self, rows: Sequence[int]) -> None:
+        """Move rows into S and add their one-symbol extensions as rows (one oracle call)."""
+        first = self.n_states
+        for r in rows:
+            self.s_rows.append(r)
+        for i, key in enumerate(self._keys(rows)):
+            self.s_key[key] = first + i
+        new_words = [self.rows[r] + (a,) for r in rows for a in range(self.k)]
+        self._add_rows(new_words)
+        ext = np.array(
+            [[self.row_of[self.rows[r] + (a,)] for a in range(self.k)] for r in rows],
+            dtype=np.int64,
+        )
+        self.ext = np.concatenate([self.ext, ext.reshape(-1, self.k)])
+
+    # ------------------------------------------------------------------ L* steps
+    def close(self, check: Callable[[], None] | None = None) -> None:
+        """Promote rows of S·Σ unlike every S row until the table is closed.
+
+        Each pass promotes one row for every distinct new row content at once, the shortest
+        access word first (rows are in breadth-first order), so access words stay short.
+        `check` is called before each pass (a deadline raising to stop between fills).
+        """
+        while True:
+            if check is not None:
+                check()
+            ext_rows = self.ext.ravel()
+            keys = self._keys(ext_rows)
+            fresh: dict[bytes, int] = {}
+            for r, key in zip(ext_rows.tolist(), keys, strict=True):
+                if key not in self.s_key and key not in fresh:
+                    fresh[key] = r
+            if not fresh:
+                return
+            self._promote(sorted(fresh.values()))
+
+    def add_suffix(self, suffix: Word) -> bool:
+        """Add one distinguishing suffix (a column); False if it was already there."""
+        if suffix in self.suffix_set:
+            return False
+        self._add_suffixes([suffix])
+        return True
+
+    def hypothesis(self) -> DFA:
+        """The hypothesis of the (closed) table: states = S rows, accept = column ε.
+
+        On a table that is not closed (an interrupted run) a row unlike every S row is sent to
+        the S row nearest in Hamming distance, so an anytime answer always exists.
+        """
+        ext_rows = self.ext.ravel()
+        keys = self._keys(ext_rows)
+        target = np.empty(ext_rows.size, dtype=np.int64)
+        missing = []
+        for i, key in enumerate(keys):
+            q = self.s_key.get(key)
+            if q is None:
+                missing.append(i)
+                q = 0
+            target[i] = q
+        if missing:
+            s_vals = self._data[np.asarray(self.s_rows), : self.n_cols]
+            m_vals = self._data[ext_rows[missing], : self.n_cols]
+            best = np.empty(len(missing), dtype=np.int64)
+            for c in range(0, len(missing), 256):  # chunks keep the distance matrix small
+                dist = (m_vals[c : c + 256, None, :] != s_vals[None, :, :]).sum(axis=2)
+                best[c : c + 256] = dist.argmin(axis=1)
+            target[missing] = best
+        eps_col = self.suffixes.index(())
+        accepting = self._data[np.asarray(self.s_rows), eps_col].copy()
+        return DFA(self.alphabet, target.reshape(-1, self.k), accepting, 0)
+
+    def access(self, state: int) -> Word:
+        """The access word of hypothesis state `state`."""
+        return self.rows[self.s_rows[state]]

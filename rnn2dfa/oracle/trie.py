@@ -1,0 +1,419 @@
+"""Batched membership oracle over any Acceptor, with a prefix trie of cached network states.
+
+A batch of words is read one depth at a time: at depth t every word still reading looks up
+its (node, symbol) child in a dense child table (one numpy gather for the whole batch);
+words whose child is missing are grouped, duplicates merged (two words sharing a new
+prefix create one node), and all of them are stepped by ONE batched `acceptor.step` call.
+So a word sharing a prefix with any earlier query only steps its new suffix, and a batch
+of B words of length T costs at most T network calls, never B·T.
+
+Memory is bounded by a cap on cached states (`max_cached_states`, or derived from
+`max_cache_bytes`). Once the trie holds that many states it stops growing: what is cached
+stays (the short, much-shared prefixes asked first), and the part of a word beyond the
+cached trie is stepped in a per-call scratch tensor that is dropped after the call.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from rnn2dfa.models.acceptor import Acceptor
+from rnn2dfa.words import pad_words
+
+#: Default memory budget of the state cache (the trie's state tensor).
+DEFAULT_CACHE_BYTES = 512 * 2**20
+
+
+@dataclass
+class OracleStats:
+    """Counters of one oracle (cumulative since creation or `reset_stats`)."""
+
+    queries: int = 0  # words asked, repeats included
+    distinct_words: int = 0  # words not asked before (past the cap, uncached words count each time)
+    network_steps: int = 0  # state rows stepped through the network
+    step_calls: int = 0  # batched `step` calls (one per depth per chunk, at most)
+    cache_hits: int = 0  # words answered from the cache with no network step
+    cached_symbols: int = 0  # symbols read from cached prefixes instead of stepped
+    cached_states: int = 0  # states held in the trie now
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+
+@dataclass
+class _Positions:
+    """Where a batch of words has got to: a trie node each, or (node -1) a scratch state."""
+
+    node: np.ndarray  # int64 (B,), -1 for rows past the cached trie
+    scratch: Tensor | None  # (B, state_dim) states of rows with node == -1 (others undefined)
+    first_new: int  # nodes numbered from here on were created by this call (ids only grow)
+    trace: np.ndarray | None = None  # (T+1, B) node after each prefix (record mode), -1 off-trie
+    trace_off: np.ndarray | None = None  # (T+1, B) int8 answers of off-trie prefixes, else -1
+
+
+class MembershipOracle:
+    """Answers membership queries (accept_logit > 0) for batches of words, caching states.
+
+    `query(words)` / `query_padded(symbols, lengths)` answer words; `query_table(prefixes,
+    suffixes)` answers every concatenation p·s (an L* table fill) walking each prefix once;
+    `states(words)` returns final network states. `stats` counts the work done.
+    """
+
+    def __init__(
+        self,
+        acceptor: Acceptor,
+        *,
+        max_cached_states: int | None = None,
+        max_cache_bytes: int = DEFAULT_CACHE_BYTES,
+        chunk_size: int = 32768,
+    ) -> None:
+        self.acceptor = acceptor
+        self.alphabet = tuple(acceptor.alphabet)
+        self.k = len(self.alphabet)
+        with torch.no_grad():
+            init = acceptor.initial_state(1).detach()
+        self.state_dim = int(init.shape[1])
+        self.dtype = init.dtype
+        if max_cached_states is None:
+            per_state = self.state_dim * init.element_size() + 8 * self.k + 2
+            max_cached_states = max(1024, max_cache_bytes // per_state)
+        if max_cached_states < 1:
+            raise ValueError("max_cached_states must be at least 1")
+        self.max_cached_states = int(max_cached_states)
+        self.chunk_size = int(chunk_size)
+        self.stats = OracleStats()
+        self._init = init[0].clone()
+        self.clear()
+
+    # ------------------------------------------------------------------ cache management
+    def clear(self) -> None:
+        """Drop every cached state (the root, the initial state, stays)."""
+        cap = min(self.max_cached_states, 1024)
+        self._states = torch.empty((cap, self.state_dim), dtype=self.dtype)
+        self._states[0] = self._init
+        self._child = np.full(cap * self.k, -1, dtype=np.int64)  # flat: node * k + symbol
+        self._answer = np.full(cap, -1, dtype=np.int8)  # -1 unknown, 0 reject, 1 accept
+        self._asked = np.zeros(cap, dtype=bool)
+        self._n = 1
+        self.stats.cached_states = 1
+
+    def reset_stats(self) -> None:
+        cached = self._n
+        self.stats = OracleStats(cached_states=cached)
+
+    def _reserve(self, extra: int) -> None:
+        """Make room for `extra` more nodes (never beyond the cap); grows geometrically."""
+        need = min(self.max_cached_states, self._n + extra)
+        cap = self._answer.shape[0]
+        if need <= cap:
+            return
+        new_cap = min(self.max_cached_states, max(need, 2 * cap))
+        n, k = self._n, self.k
+        states = torch.empty((new_cap, self.state_dim), dtype=self.dtype)
+        states[:n] = self._states[:n]
+        self._states = states
+        child = np.full(new_cap * k, -1, dtype=np.int64)
+        child[: n * k] = self._child[: n * k]
+        self._child = child
+        answer = np.full(new_cap, -1, dtype=np.int8)
+        answer[:n] = self._answer[:n]
+        self._answer = answer
+        asked = np.zeros(new_cap, dtype=bool)
+        asked[:n] = self._asked[:n]
+        self._asked = asked
+
+    # ------------------------------------------------------------------ the walk
+    @torch.no_grad()
+    def _walk(
+        self,
+        symbols: np.ndarray,
+        lengths: np.ndarray,
+        start: _Positions | None,
+        record: bool = False,
+    ) -> _Positions:
+        """Advance every row through its symbols, one batched network step per depth.
+
+        Rows are sorted by length (longest first) so the rows still reading at depth t are
+        a prefix of the batch; the (node, symbol) children live in one flat array.
+        """
+        b = lengths.size
+        width = symbols.shape[1] if symbols.ndim == 2 else 0
+        order = np.argsort(-lengths, kind="stable")
+        sym = np.ascontiguousarray(symbols[order].T, dtype=np.int64)  # (width, b): rows by depth
+        lens = lengths[order]
+        if start is None:
+            node = np.zeros(b, dtype=np.int64)
+            first_new = self._n
+            scratch: Tensor | None = None
+        else:
+            node, first_new = start.node[order], start.first_new
+            scratch = None
+            if start.scratch is not None:
+                scratch = start.scratch[torch.from_numpy(order)]
+        n_live = b - np.searchsorted(lens[::-1], np.arange(width), side="right")
+        self._reserve(int(lens.sum()))
+        k, st = self.k, self.stats
+        any_off = bool((node < 0).any())
+        trace = trace_off = None
+        if record:  # the node of every prefix, for answers on all prefixes at once
+            trace = np.full((width + 1, b), -1, dtype=np.int64)
+            trace_off = np.full((width + 1, b), -1, dtype=np.int8)
+            trace[0] = node
+        for t in range(width):
+            nl = int(n_live[t])
+            col = sym[t, :nl]
+            if any_off:
+                on = np.flatnonzero(node[:nl] >= 0)
+                off_rows = np.flatnonzero(node[:nl] < 0)
+                key = node[on] * k + col[on]
+            else:
+                on = None
+                off_rows = None
+                key = node[:nl] * k + col
+            nxt = self._child[key]
+            miss = np.flatnonzero(nxt < 0)
+            n_new = 0
+            n0 = self._n
+            spill = None
+            if miss.size:
+                mkey = key[miss]
+                # Merge duplicates without sorting: scatter each miss's index into the child
+                # table and read it back; the row that reads its own index represents its
+                # (node, symbol) key. New nodes get consecutive ids n0, n0+1, ...
+                marks = np.arange(miss.size, dtype=np.int64)
+                self._child[mkey] = marks
+                owner = self._child[mkey]
+                reps = np.flatnonzero(owner == marks)
+                n_new = min(reps.size, self.max_cached_states - n0)
+                rep_id = np.full(miss.size, -1, dtype=np.int64)
+                rep_id[reps[:n_new]] = n0 + np.arange(n_new, dtype=np.int64)
+                self._child[mkey[reps]] = rep_id[reps]
+                ids = rep_id[owner]
+                nxt[miss] = ids
+                new_keys = mkey[reps[:n_new]]
+                if n_new < reps.size:  # the cap is reached: these rows leave the trie
+                    spill = miss[ids < 0]
+                    any_off = True
+                self._n = n0 + n_new
+            st.cached_symbols += int(key.size - miss.size)
+            if spill is not None:
+                spill_keys = key[spill]
+                spill = spill if on is None else on[spill]
+            if n_new == 0 and spill is None and not (off_rows is not None and off_rows.size):
+                if on is None:
+                    node[:nl] = nxt
+                else:
+                    node[on] = nxt
+                if trace is not None:
+                    trace[t + 1, :nl] = node[:nl]
+                continue
+            parts, syms = [], []
+            if n_new:
+                parts.append(self._states.index_select(0, torch.from_numpy(new_keys // k)))
+                syms.append(new_keys % k)
+            if spill is not None:
+                parts.append(self._states.index_select(0, torch.from_numpy(spill_keys // k)))
+                syms.append(spill_keys % k)
+            if off_rows is not None and off_rows.size:
+                assert scratch is not None
+                parts.append(scratch.index_select(0, torch.from_numpy(off_rows)))
+                syms.append(col[off_rows])
+            prev = parts[0] if len(parts) == 1 else torch.cat(parts)
+            sym_t = torch.from_numpy(syms[0] if len(syms) == 1 else np.concatenate(syms))
+            out = self.acceptor.step(prev, sym_t)
+            st.network_steps += int(prev.shape[0])
+            st.step_calls += 1
+            if on is None:
+                node[:nl] = nxt
+            else:
+                node[on] = nxt
+            if n_new:
+                self._states[n0 : n0 + n_new] = out[:n_new]
+            rest = out[n_new:]
+            if spill is not None or (off_rows is not None and off_rows.size):
+                if scratch is None:
+                    scratch = torch.empty((b, self.state_dim), dtype=self.dtype)
+                moved = np.concatenate([x for x in (spill, off_rows) if x is not None])
+                scratch[torch.from_numpy(moved)] = rest.to(self.dtype)
+                node[moved] = -1
+                if trace_off is not None:
+                    logit = self.acceptor.accept_logit(rest)
+                    trace_off[t + 1, moved] = (logit > 0).cpu().numpy()
+            if trace is not None:
+                trace[t + 1, :nl] = node[:nl]
+        st.cached_states = self._n
+        inverse = np.empty(b, dtype=np.int64)
+        inverse[order] = np.arange(b)
+        if scratch is not None:
+            scratch = scratch[torch.from_numpy(inverse)]
+        if trace is not None and trace_off is not None:
+            trace, trace_off = trace[:, inverse], trace_off[:, inverse]
+        return _Positions(node[inverse], scratch, first_new, trace, trace_off)
+
+    @torch.no_grad()
+    def _answers(self, pos: _Positions) -> np.ndarray:
+        """Accept bits at the given positions; fills the trie's answer cache."""
+        node = pos.node
+        out = np.zeros(node.size, dtype=bool)
+        on = np.flatnonzero(node >= 0)
+        if on.size:
+            nodes = node[on]
+            known = self._answer[nodes] >= 0
+            # A node older than this call had all its ancestors cached too: no step needed.
+            self.stats.cache_hits += int((known & (nodes < pos.first_new)).sum())
+            todo = np.unique(nodes[~known])
+            if todo.size:
+                logit = self.acceptor.accept_logit(self._states[torch.from_numpy(todo)])
+                self._answer[todo] = (logit > 0).cpu().numpy().astype(np.int8)
+            out[on] = self._answer[nodes] == 1
+            fresh = np.unique(nodes[~self._asked[nodes]])
+            self.stats.distinct_words += int(fresh.size)
+            self._asked[fresh] = True
+        off = np.flatnonzero(node < 0)
+        if off.size:
+            assert pos.scratch is not None
+            logit = self.acceptor.accept_logit(pos.scratch[torch.from_numpy(off)])
+            out[off] = (logit > 0).cpu().numpy()
+            self.stats.distinct_words += int(off.size)
+        self.stats.queries += int(node.size)
+        return out
+
+    def _final_states(self, pos: _Positions) -> Tensor:
+        node = pos.node
+        out = torch.empty((node.size, self.state_dim), dtype=self.dtype)
+        on = np.flatnonzero(node >= 0)
+        if on.size:
+            out[torch.from_numpy(on)] = self._states[torch.from_numpy(node[on])]
+        off = np.flatnonzero(node < 0)
+        if off.size:
+            assert pos.scratch is not None
+            idx = torch.from_numpy(off)
+            out[idx] = pos.scratch[idx]
+        return out
+
+    # ------------------------------------------------------------------ public API
+    def query_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Bool answers for a padded batch (`symbols` (B, T) ints, `lengths` (B,))."""
+        symbols = np.asarray(symbols)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        out = np.zeros(lengths.size, dtype=bool)
+        for s in range(0, lengths.size, self.chunk_size):
+            sl = slice(s, s + self.chunk_size)
+            lens = lengths[sl]
+            width = int(lens.max()) if lens.size else 0
+            pos = self._walk(symbols[sl, :width], lens, None)
+            out[sl] = self._answers(pos)
+        return out
+
+    @torch.no_grad()
+    def query_prefixes_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """(B, T+1) answers for every prefix of every word (column j: the first j symbols).
+
+        Costs the same network steps as `query_padded` (the trie holds every prefix); only
+        the accept read-out is applied to more states. Entries past a word's end are False.
+        Every prefix counts as one query.
+        """
+        symbols = np.asarray(symbols)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        width = int(lengths.max()) if lengths.size else 0
+        out = np.zeros((lengths.size, width + 1), dtype=bool)
+        for s in range(0, lengths.size, self.chunk_size):
+            sl = slice(s, s + self.chunk_size)
+            lens = lengths[sl]
+            pos = self._walk(symbols[sl, :width], lens, None, record=True)
+            assert pos.trace is not None and pos.trace_off is not None
+            valid = np.arange(width + 1)[:, None] <= lens[None, :]
+            nodes = pos.trace[valid & (pos.trace >= 0)]
+            todo = np.unique(nodes[self._answer[nodes] < 0])
+            if todo.size:
+                logit = self.acceptor.accept_logit(self._states[torch.from_numpy(todo)])
+                self._answer[todo] = (logit > 0).cpu().numpy().astype(np.int8)
+            ans = np.where(pos.trace >= 0, self._answer[np.maximum(pos.trace, 0)] == 1,
+                           pos.trace_off == 1)
+            out[sl] = (ans & valid).T
+            self.stats.queries += int(valid.sum())
+        return out
+
+    def query(self, words: Sequence[Sequence[int]]) -> np.ndarray:
+        """Bool answers (accept_logit > 0) for a list of words of symbol indices."""
+        if len(words) == 0:
+            return np.zeros(0, dtype=bool)
+        padded, lengths = pad_words(words)
+        return self.query_padded(padded, lengths)
+
+    def accepts(self, word: Sequence[int]) -> bool:
+        """One word (prefer `query` for many)."""
+        return bool(self.query([word])[0])
+
+    def states(self, words: Sequence[Sequence[int]]) -> Tensor:
+        """(B, state_dim) final network states of the words (full state, not just observable)."""
+        if len(words) == 0:
+            return torch.empty((0, self.state_dim), dtype=self.dtype)
+        padded, lengths = pad_words(words)
+        parts = []
+        for s in range(0, lengths.size, self.chunk_size):
+            lens = lengths[s : s + self.chunk_size]
+            pos = self._walk(padded[s : s + self.chunk_size, : int(lens.max())], lens, None)
+            parts.append(self._final_states(pos))
+        return parts[0] if len(parts) == 1 else torch.cat(parts)
+
+    def _product(
+        self,
+        prefixes: Sequence[Sequence[int]],
+        suffixes: Sequence[Sequence[int]],
+        want_states: bool,
+    ) -> Iterator[tuple[int, int, Any]]:
+        """Walk each prefix once, then every suffix from each prefix; yields (row slice, result)."""
+        n_p, n_s = len(prefixes), len(suffixes)
+        pp, pl = pad_words(prefixes)
+        sp, sl = pad_words(suffixes)
+        rows_per_chunk = max(1, self.chunk_size // max(1, n_s))
+        for r0 in range(0, n_p, rows_per_chunk):
+            r1 = min(n_p, r0 + rows_per_chunk)
+            plen = pl[r0:r1]
+            head = self._walk(pp[r0:r1, : int(plen.max()) if plen.size else 0], plen, None)
+            m = r1 - r0
+            rep = np.repeat(np.arange(m), n_s)
+            scratch = None
+            if head.scratch is not None:
+                scratch = head.scratch[torch.from_numpy(rep)]
+            start = _Positions(head.node[rep], scratch, head.first_new)
+            pos = self._walk(np.tile(sp, (m, 1)), np.tile(sl, m), start)
+            if want_states:
+                yield r0, r1, self._final_states(pos).reshape(m, n_s, self.state_dim)
+            else:
+                yield r0, r1, self._answers(pos).reshape(m, n_s)
+
+    def query_table(
+        self, prefixes: Sequence[Sequence[int]], suffixes: Sequence[Sequence[int]]
+    ) -> np.ndarray:
+        """(len(prefixes), len(suffixes)) bool answers for every concatenation p·s."""
+        out = np.zeros((len(prefixes), len(suffixes)), dtype=bool)
+        if len(prefixes) == 0 or len(suffixes) == 0:
+            return out
+        for r0, r1, ans in self._product(prefixes, suffixes, False):
+            out[r0:r1] = ans
+        return out
+
+    def states_table(
+        self, prefixes: Sequence[Sequence[int]], suffixes: Sequence[Sequence[int]]
+    ) -> Tensor:
+        """(len(prefixes), len(suffixes), state_dim) states after every p·s."""
+        out = torch.empty((len(prefixes), len(suffixes), self.state_dim), dtype=self.dtype)
+        if len(prefixes) == 0 or len(suffixes) == 0:
+            return out
+        for r0, r1, st in self._product(prefixes, suffixes, True):
+            out[r0:r1] = st
+        return out
+
+
+def pac_sample_size(epsilon: float, delta: float, round_index: int) -> int:
+    """Words for equivalence round i (1-based): ⌈(1/ε)(ln(1/δ) + i·ln 2)⌉ (Angluin's PAC bound)."""
+    return int(math.ceil((math.log(1.0 / delta) + round_index * math.log(2.0)) / epsilon))

@@ -1,0 +1,210 @@
+"""L* extraction: exact recovery from DFAs posing as networks, anytime answers, fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.extract import extract
+from rnn2dfa.extract.lstar import (
+    ObservationTable,
+    Partition,
+    RefinementOracle,
+    extract_lstar,
+    looks_not_finite_state,
+)
+from rnn2dfa.extract.lstar.equivalence import Deadline
+from rnn2dfa.extract.lstar.lstar import rivest_schapire_suffix
+from rnn2dfa.models.dfa_acceptor import DFAAcceptor
+from rnn2dfa.oracle import MembershipOracle
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "models"
+
+
+def minimal_random_dfa(n: int, k: int, seed: int) -> DFA:
+    """A random DFA minimized (the size it lands at is what L* must find)."""
+    alphabet = tuple("abcd"[:k])
+    return DFA.random(n, alphabet, np.random.default_rng(seed)).minimize()
+
+
+class BalancedCounter:
+    """#a == #b, computed with an unbounded counter: a network that is not finite-state."""
+
+    alphabet = ("a", "b")
+    state_dim = 1
+
+    def initial_state(self, batch: int) -> torch.Tensor:
+        return torch.zeros(batch, 1)
+
+    def step(self, state: torch.Tensor, symbols: torch.Tensor) -> torch.Tensor:
+        return state + torch.where(symbols == 0, 1.0, -1.0)[:, None]
+
+    def accept_logit(self, state: torch.Tensor) -> torch.Tensor:
+        return 0.5 - state[:, 0].abs()
+
+    def observable(self, state: torch.Tensor) -> torch.Tensor:
+        return state
+
+
+@pytest.mark.parametrize(
+    ("n", "k", "seed", "oracle"),
+    [
+        (6, 2, 0, "both"),
+        (12, 3, 1, "pac"),
+        (20, 2, 2, "both"),
+        (30, 4, 3, "pac"),
+        (50, 2, 4, "pac"),
+        (50, 3, 5, "both"),
+        (50, 4, 6, "pac"),
+    ],
+)
+def test_recovers_random_minimal_dfas_exactly(n: int, k: int, seed: int, oracle: str) -> None:
+    truth = minimal_random_dfa(n, k, seed)
+    result = extract_lstar(DFAAcceptor(truth), oracle=oracle, seed=seed, time_limit=None)
+    assert result.finished
+    assert result.dfa == truth  # minimal + canonical numbering: == is isomorphism
+    assert result.dfa.extra["stats"] == result.stats
+
+
+@pytest.mark.parametrize("name", [f"tomita{i}" for i in range(1, 8)])
+def test_tomita_dfas_posing_as_networks(name: str) -> None:
+    from rnn2dfa.languages import get_language
+
+    truth = get_language(name).dfa
+    result = extract_lstar(DFAAcceptor(truth), time_limit=None)
+    assert result.finished
+    assert result.dfa == truth.minimize()
+
+
+@pytest.mark.parametrize("name", ["tomita3", "tomita5", "tomita7"])
+def test_refinement_oracle_answers(name: str) -> None:
+    from rnn2dfa.languages import get_language
+
+    truth = get_language(name).dfa
+    acceptor = DFAAcceptor(truth)
+    refine = RefinementOracle(acceptor, MembershipOracle(acceptor))
+    deadline = Deadline(None)
+    assert refine.find_counterexample(truth, deadline) is None
+    for accept_all in (True, False):
+        guess = DFA(truth.alphabet, np.zeros((1, 2), dtype=np.int64), [accept_all])
+        cex = refine.find_counterexample(guess, deadline)
+        assert cex is not None and truth.accepts(cex) != accept_all
+    # a wrong hypothesis with the right size: the complement
+    cex = refine.find_counterexample(truth.complement(), deadline)
+    assert cex is not None
+
+
+def test_pac_with_prefix_checks_recovers_a_dfa() -> None:
+    truth = minimal_random_dfa(30, 3, 16)
+    result = extract_lstar(DFAAcceptor(truth), oracle="pac", pac_prefixes=True, time_limit=None)
+    assert result.finished and result.dfa == truth
+    assert result.stats["pac_prefixes"] is True
+
+
+def test_stats_are_consistent() -> None:
+    truth = minimal_random_dfa(25, 3, 11)
+    result = extract(DFAAcceptor(truth), "lstar", oracle="both")
+    st = result.stats
+    assert st["rounds"] == len(result.hypothesis_sizes)
+    assert result.hypothesis_sizes[-1] == truth.n_states
+    assert st["distinct_words"] <= st["membership_queries"]
+    assert st["counterexamples"] == st["rounds"] - 1
+    assert st["equivalence_queries"] >= st["counterexamples"]
+    assert st["network_steps"] > 0 and st["seconds"] > 0
+    assert st["table_suffixes"] >= 1 and st["table_rows"] >= truth.n_states
+
+
+def test_shared_oracle_counts_only_new_work() -> None:
+    truth = minimal_random_dfa(10, 2, 12)
+    oracle = MembershipOracle(DFAAcceptor(truth))
+    first = extract_lstar(DFAAcceptor(truth), membership=oracle, oracle="pac")
+    second = extract_lstar(DFAAcceptor(truth), membership=oracle, oracle="pac")
+    assert first.dfa == second.dfa == truth
+    assert second.stats["network_steps"] < first.stats["network_steps"]
+    both = first.stats["membership_queries"] + second.stats["membership_queries"]
+    assert oracle.stats.queries == both
+
+
+def test_time_limit_gives_an_unfinished_anytime_answer() -> None:
+    truth = minimal_random_dfa(40, 2, 13)
+    result = extract_lstar(DFAAcceptor(truth), time_limit=1e-9)
+    assert not result.finished
+    assert "time limit" in (result.message or "")
+    assert result.hypothesis_sizes and result.dfa.n_states >= 1
+    assert result.stats["finished"] is False
+
+
+def test_state_cap_stops_early() -> None:
+    truth = minimal_random_dfa(40, 2, 14)
+    result = extract_lstar(DFAAcceptor(truth), oracle="pac", max_states=5, time_limit=None)
+    assert not result.finished
+    assert "cap of 5 states" in (result.message or "")
+
+
+def test_counting_network_is_diagnosed_as_not_finite_state() -> None:
+    result = extract_lstar(BalancedCounter(), oracle="both", time_limit=1.5)
+    assert not result.finished
+    assert len(result.hypothesis_sizes) >= 6
+    assert "not look finite-state" in (result.message or "")
+
+
+def test_growth_heuristic() -> None:
+    assert looks_not_finite_state([2, 3, 4, 5, 6, 7])
+    assert looks_not_finite_state([2, 4, 8, 16, 32, 64])
+    assert not looks_not_finite_state([2, 3, 4])  # too few rounds to tell
+    assert not looks_not_finite_state([100, 600, 800, 880, 900, 905])  # converging
+
+
+def test_rivest_schapire_suffix_adds_a_state() -> None:
+    truth = minimal_random_dfa(12, 2, 15)
+    oracle = MembershipOracle(DFAAcceptor(truth))
+    table = ObservationTable(oracle, truth.alphabet)
+    table.close()
+    hyp = table.hypothesis()
+    cex = hyp.counterexample(truth)
+    assert cex is not None
+    suffix = rivest_schapire_suffix(table, hyp, cex, truth.accepts(cex))
+    assert cex[len(cex) - len(suffix) :] == suffix
+    before = table.n_states
+    assert table.add_suffix(suffix)
+    table.close()
+    assert table.n_states > before
+
+
+def test_partition_splits_apart_the_conflicting_pair() -> None:
+    part = Partition(initial_split_depth=2)
+    x = np.array([[0.0, 0.0, 0.0], [1.0, 0.1, 0.9], [0.9, 0.0, 1.0], [0.0, 0.1, 0.1]])
+    assert set(part.classify(x)) == {0}
+    part.split(0, x, np.array([0, 1, 1, 0]), 0, 1)
+    cells = part.classify(x)
+    assert cells[0] != cells[1]
+    # the second split is a classifier on the cell's points
+    c = int(cells[1])
+    members = np.flatnonzero(cells == c)
+    if members.size >= 2:
+        labels = np.arange(members.size) % 2
+        part.split(c, x[members], labels, 0, 1)
+        after = part.classify(x[members])
+        assert after[0] != after[1]
+
+
+def _tomita_fixtures() -> list[Path]:
+    return sorted(FIXTURES.glob("tomita*_*.pt")) if FIXTURES.is_dir() else []
+
+
+@pytest.mark.skipif(not _tomita_fixtures(), reason="no Tomita fixtures in fixtures/models/ yet")
+@pytest.mark.parametrize("path", _tomita_fixtures(), ids=lambda p: p.stem)
+def test_tomita_fixtures_extract_to_the_truth(path: Path) -> None:
+    from rnn2dfa.languages import get_language
+    from rnn2dfa.models.io import load_model
+
+    model, _ = load_model(path)
+    name = path.stem.split("_")[0]
+    truth = get_language(name).dfa
+    result = extract_lstar(model, time_limit=30)
+    assert result.finished
+    assert result.dfa.equivalent(truth), f"{path.name}: {result.dfa.counterexample(truth)}"
