@@ -1,7 +1,89 @@
-"""CLI commands of the render step (filled in by the issue that builds it)."""
+"""`rnn2dfa render`: draw a DFA file as SVG, PNG or DOT with Graphviz."""
 
 from __future__ import annotations
 
 import click
 
-COMMANDS: list[click.Command] = []
+from rnn2dfa_cli.common import EXIT_FAIL, emit_json, json_option, out
+
+
+@click.command("render")
+@click.argument("dfa_file", metavar="DFA.json")
+@click.option("-o", "--output", "output", metavar="FILE", required=True,
+              help="Where to draw it: .svg, .png or .dot (format from the suffix).")
+@click.option("--format", "fmt", type=click.Choice(["svg", "png", "dot"]),
+              help="Output format when the file name does not say.")
+@click.option("--show-sink", is_flag=True,
+              help="Also draw the rejecting sink state (hidden by default).")
+@click.option("--word", metavar="WORD",
+              help="Highlight the path of this word (symbols joined, or space-separated "
+                   "for multi-character symbols).")
+@click.option("--no-minimize", is_flag=True,
+              help="Draw the states as in the file (default: minimize and number canonically).")
+@click.option("--title", metavar="TEXT", help="A caption under the drawing.")
+@click.option("--max-states", type=click.IntRange(1), default=100, show_default=True,
+              help="Draw SVG/PNG only up to this many states (Graphviz slows down badly "
+                   "beyond; the DOT file is written instead).")
+@json_option
+def render_cmd(
+    dfa_file: str,
+    output: str,
+    fmt: str | None,
+    show_sink: bool,
+    word: str | None,
+    no_minimize: bool,
+    title: str | None,
+    max_states: int,
+    as_json: bool,
+) -> None:
+    """Draw a DFA: a start arrow, accepting states as double circles, one edge per pair of
+    states labelled with symbol ranges (0-9, a-z), the rejecting sink state hidden.
+
+    States are minimized and numbered canonically (breadth-first from the start, symbols in
+    alphabet order), so the same language always gives the same picture.
+
+    \b
+    Examples:
+      rnn2dfa render dfa.json -o dfa.svg
+      rnn2dfa render dfa.json -o dfa.png --word 10110     # highlight a word's path
+      rnn2dfa render dfa.json -o dfa.dot --show-sink      # DOT text for your own layout
+
+    SVG and PNG need Graphviz's `dot` program. Without it (or past --max-states, or
+    when `dot` fails) the DOT file is written next to the requested path, the message
+    says why and what to do (e.g. how to install Graphviz), and the exit code is 1:
+    the picture asked for was not made.
+    """
+    from rnn2dfa.automata.io import load_dfa
+    from rnn2dfa.render import RenderError, draw_dfa, output_format, write_drawing
+    from rnn2dfa.words import parse_word
+
+    fmt = output_format(output, fmt)
+    dfa = load_dfa(dfa_file)
+    parsed = parse_word(word, dfa.alphabet, source=dfa_file) if word is not None else None
+    drawing = draw_dfa(dfa, show_sink=show_sink, word=parsed, minimize=not no_minimize,
+                       title=title)
+    try:
+        write_drawing(drawing, output, fmt, max_states=max_states)
+    except RenderError as exc:
+        click.echo(f"rnn2dfa: {exc}", err=True)
+        click.get_current_context().exit(EXIT_FAIL)
+    info = {
+        "output": output,
+        "format": fmt,
+        "states": drawing.dfa.n_states,
+        "shown_states": len(drawing.shown_states),
+        "sink_hidden": drawing.sink_hidden,
+        "word_accepted": drawing.word_accepted,
+    }
+    if as_json:
+        emit_json(info)
+        return
+    parts = [f"wrote {output}: {len(drawing.shown_states)} states shown"]
+    if drawing.sink_hidden:
+        parts.append("sink hidden (--show-sink draws it)")
+    if drawing.word_accepted is not None:
+        parts.append(f"word {'accepted' if drawing.word_accepted else 'rejected'}")
+    out.print(", ".join(parts), soft_wrap=True, markup=False)
+
+
+COMMANDS: list[click.Command] = [render_cmd]

@@ -1,7 +1,171 @@
-"""CLI commands of the run step (filled in by the issue that builds it)."""
+"""`rnn2dfa run`: the whole chain (train, extract, minimize, verify, render) in one command."""
 
 from __future__ import annotations
 
-import click
+from typing import Any
 
-COMMANDS: list[click.Command] = []
+import click
+from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, emit_json, err, json_option, out, seed_option
+
+_STAGE_TEXT = {
+    "train": "training",
+    "extract": "extracting",
+    "minimize": "minimizing",
+    "verify": "verifying",
+    "render": "drawing",
+    "write": "writing files",
+}
+
+
+class _Live:
+    """Turns the pipeline's progress dicts into one rich progress bar per stage (stderr)."""
+
+    def __init__(self, bar: Progress, epochs: int) -> None:
+        self.bar = bar
+        self.tasks: dict[str, Any] = {}
+        self.epochs = epochs
+        self.current: str | None = None
+
+    def __call__(self, info: dict[str, Any]) -> None:
+        stage = info.get("stage", "")
+        if stage != self.current:
+            if self.current is not None:
+                task = self.tasks[self.current]
+                self.bar.update(task, completed=self.bar.tasks[task].total or 1)
+            total = self.epochs if stage == "train" else 1
+            self.tasks[stage] = self.bar.add_task(_STAGE_TEXT.get(stage, stage), total=total)
+            self.current = stage
+        task = self.tasks[stage]
+        if stage == "train" and "epoch" in info:
+            self.bar.update(
+                task,
+                completed=info["epoch"],
+                description=f"training  loss {info['loss']:.4f}  acc {info['accuracy']:.2%}",
+            )
+        elif stage == "extract":
+            bits = [f"{k.replace('_', ' ')} {v}" for k, v in info.items()
+                    if k in ("round", "hypothesis_states", "membership_queries", "k", "q",
+                             "states")]
+            if bits:
+                self.bar.update(task, description="extracting  " + "  ".join(bits))
+
+    def close(self) -> None:
+        if self.current is not None:
+            task = self.tasks[self.current]
+            self.bar.update(task, completed=self.bar.tasks[task].total or 1)
+
+
+def _summary(run: Any) -> None:
+    from rnn2dfa.pipeline import accuracy_buckets, size_trail
+
+    cfg, tr, ver = run.config, run.training, run.verification
+    ex = run.extraction_dict()
+    t = Table(title="rnn2dfa run", show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column()
+    t.add_row("language", cfg.language)
+    t.add_row("network", f"{tr.model} ({tr.n_parameters} parameters)")
+    t.add_row("training", f"{tr.stopped} after {tr.epochs} epochs, {tr.seconds:.1f} s, "
+                          f"training accuracy {tr.train_accuracy:.2%}")
+    acc = accuracy_buckets(tr.accuracy_by_length, cfg.train_max_length)
+    if acc:
+        t.add_row("test accuracy", "  ".join(f"{b}: {a:.2%}" for b, _, a in acc))
+    t.add_row("extraction", f"{ex['method']}: {ex['states_minimal']} states"
+                            + ("" if ex["finished"] else " (stopped early)")
+                            + f", sizes {size_trail(ex['hypothesis_sizes'])}")
+    if ver.truth is not None:
+        cmp = ver.truth
+        line = "equivalent" if cmp.equivalent else f"NOT equivalent ({cmp.counterexample_text})"
+        t.add_row("vs truth", f"{line}; truth has {cmp.truth_minimal_states} states")
+    if ver.network is not None:
+        longest = [b for b in ver.network.buckets if b.hi == max(x.hi for x in ver.network.buckets)]
+        for b in longest:
+            extra = ""
+            if b.network_error is not None:
+                extra = f" (network error {b.network_error:.2%}, DFA error {b.dfa_error:.2%})"
+            t.add_row(f"vs network {b.lo}-{b.hi}", f"{b.sample}: agree {b.agreement:.2%}{extra}")
+    t.add_row("seconds", "  ".join(f"{k} {v:.1f}" for k, v in run.seconds.items())
+              + f"  total {sum(run.seconds.values()):.1f}")
+    t.add_row("files", "  ".join(run.files.values()))
+    out.print(t)
+    for note in run.notes:
+        out.print(f"[yellow]note:[/yellow] {note}", soft_wrap=True)
+    colour = "green" if run.passed else "red"
+    out.print(f"[bold {colour}]{ver.verdict}[/bold {colour}]", soft_wrap=True)
+
+
+@click.command("run")
+@click.option("--language", default="tomita3", show_default=True, metavar="NAME",
+              help="A named language (tomita1..7, parity, even_pairs, anbn, dyck1, ...).")
+@click.option("--cell", type=click.Choice(["gru", "lstm", "tanh", "relu", "slu"]), default="gru",
+              show_default=True, help="Recurrent cell.")
+@click.option("--hidden", type=click.IntRange(1, 4096), default=16, show_default=True,
+              help="Hidden units per layer.")
+@click.option("--layers", type=click.IntRange(1, 16), default=1, show_default=True)
+@click.option("--method", type=click.Choice(["lstar", "kmeans", "partition", "exact"]),
+              default="lstar", show_default=True, help="Extraction method.")
+@click.option("--epochs", type=click.IntRange(1), default=300, show_default=True,
+              help="Training epoch budget (training stops earlier once perfect).")
+@click.option("--time-limit", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds for training and again for extraction, at most.")
+@click.option("--show-sink", is_flag=True, help="Draw the rejecting sink state too.")
+@click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True,
+              help="Torch threads. Small networks run fastest on one; raise it for big ones.")
+@click.option("-o", "--output", "outdir", default="rnn2dfa-out", show_default=True,
+              metavar="DIR", help="Output folder (created when missing).")
+@seed_option
+@json_option
+def run_cmd(
+    language: str,
+    cell: str,
+    hidden: int,
+    layers: int,
+    method: str,
+    epochs: int,
+    time_limit: float,
+    show_sink: bool,
+    threads: int,
+    outdir: str,
+    seed: int,
+    as_json: bool,
+) -> None:
+    """Train a network on a language, extract its automaton, minimize, verify and draw it.
+
+    Writes into the output folder: model.pt (the network), dfa.json (the extracted,
+    minimized DFA), dfa.svg (its drawing), agreement.svg (agreement by length),
+    report.json (every number) and report.md (the drawing and the tables). Files appear
+    only when the whole chain has finished; an interrupted run leaves none behind.
+
+    \b
+    Examples:
+      rnn2dfa run                                   # tomita3, GRU, L*, into ./rnn2dfa-out/
+      rnn2dfa run --language tomita5 --cell lstm -o out/
+      rnn2dfa run --language parity --method kmeans --seed 1 --json
+
+    Exit code: 0 when the extracted DFA is equivalent to the language (for a non-regular
+    language: agrees on all words up to length 20), 1 when not (files are still
+    written), 2 on bad input.
+    """
+    from rnn2dfa.pipeline import RunConfig, run_pipeline
+
+    cfg = RunConfig(language=language, cell=cell, hidden=hidden, layers=layers, method=method,
+                    seed=seed, epochs=epochs, train_time_limit=time_limit,
+                    extract_time_limit=time_limit, show_sink=show_sink,
+                    threads=threads)
+    bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
+                   TimeElapsedColumn(), console=err, transient=False)
+    live = _Live(bar, epochs)
+    with bar:
+        run = run_pipeline(cfg, outdir, progress=live)
+        live.close()
+    if as_json:
+        emit_json(run.to_dict())
+    else:
+        _summary(run)
+    click.get_current_context().exit(EXIT_OK if run.passed else EXIT_FAIL)
+
+
+COMMANDS: list[click.Command] = [run_cmd]

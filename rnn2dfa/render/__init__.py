@@ -1,1 +1,39 @@
-"""(filled in by the issue that builds it)"""
+"""Drawing: DFAs as DOT / SVG / PNG through Graphviz, and agreement plots with matplotlib."""
+
+from rnn2dfa.render.graph import (
+    DEFAULT_MAX_STATES,
+    DOT_TIMEOUT,
+    FORMATS,
+    INSTALL_HINT,
+    DotFailed,
+    Drawing,
+    DrawingTooLarge,
+    GraphvizMissing,
+    RenderError,
+    dot_available,
+    draw_dfa,
+    output_format,
+    render_dfa,
+    symbol_ranges,
+    write_drawing,
+)
+from rnn2dfa.render.plots import plot_agreement
+
+__all__ = [
+    "DEFAULT_MAX_STATES",
+    "DOT_TIMEOUT",
+    "FORMATS",
+    "INSTALL_HINT",
+    "DotFailed",
+    "Drawing",
+    "DrawingTooLarge",
+    "GraphvizMissing",
+    "RenderError",
+    "dot_available",
+    "draw_dfa",
+    "output_format",
+    "plot_agreement",
+    "render_dfa",
+    "symbol_ranges",
+    "write_drawing",
+]

@@ -1,0 +1,57 @@
+"""Plots with matplotlib (Agg canvas, no display needed): agreement by length for `verify`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from rnn2dfa.atomic import atomic_path
+from rnn2dfa.errors import InputError
+from rnn2dfa.verify.report import VerifyReport
+
+PLOT_FORMATS = ("svg", "png", "pdf")
+
+
+def plot_agreement(report: VerifyReport, path: str | os.PathLike[str]) -> None:
+    """Agreement by length: DFA vs network per bucket (balanced and uniform samples), the
+    network's and the DFA's accuracy against the truth, and the exact per-length agreement
+    of the DFA with the truth. Written atomically; format from the suffix (svg, png, pdf)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fmt = Path(path).suffix.lower().lstrip(".")
+    if fmt not in PLOT_FORMATS:
+        raise InputError("the plot must be a .svg, .png or .pdf file", path=str(path))
+    fig = Figure(figsize=(7.5, 4.2))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    net = report.network
+    if net is not None:
+        for kind, style in (("balanced", "-o"), ("uniform", "--s")):
+            rows = [b for b in net.buckets if b.sample == kind]
+            if not rows:
+                continue
+            x = [(b.lo + b.hi) / 2 for b in rows]
+            ax.plot(x, [100 * b.agreement for b in rows], style, alpha=0.8,
+                    color="tab:blue" if kind == "balanced" else "tab:gray",
+                    label=f"DFA = network ({kind})")
+            if rows[0].network_error is not None and kind == "balanced":
+                ax.plot(x, [100 * (1 - b.network_error) for b in rows], ":^", color="tab:orange",
+                        label="network correct (balanced)", zorder=4)
+                ax.plot(x, [100 * (1 - b.dfa_error) for b in rows], "-v", color="tab:green",
+                        linewidth=2.5, label="DFA correct (balanced)", zorder=5)
+    cmp = report.truth
+    if cmp is not None and cmp.by_length:
+        ax.plot([r.length for r in cmp.by_length], [100 * (1 - r.rate) for r in cmp.by_length],
+                "-", color="black", linewidth=1.2, label="DFA = truth (all words, exact)")
+    ax.set_xscale("log")
+    ax.set_xlabel("word length (bucket midpoints, log scale)")
+    ax.set_ylabel("% of words")
+    ax.set_ylim(-2, 102)
+    ax.grid(True, alpha=0.3)
+    ax.set_title(report.verdict if len(report.verdict) < 90 else report.verdict[:87] + "...",
+                 fontsize=9)
+    ax.legend(fontsize=8, loc="lower left")
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=fmt)

@@ -1,0 +1,136 @@
+"""The ground truth a DFA or a network is checked against: a named language, a DFA file, or a
+regular expression, turned into one value the comparisons understand.
+
+A non-regular language (a^n b^n, Dyck-1, ...) has no DFA; it is represented by its bounded
+DFA, which agrees with the language on every word up to a length bound, plus its exact
+membership function for longer words. `exact` says which kind of truth this is, so reports
+can say "agrees up to length N" rather than "equivalent".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.errors import AlphabetError, InputError
+from rnn2dfa.words import Word
+
+
+@dataclass(frozen=True)
+class Truth:
+    """A ground truth: its DFA (minimal; bounded when the language is not regular)."""
+
+    name: str  # how reports name it: "tomita3", "t.json", "regex (10)*"
+    dfa: DFA
+    exact: bool  # False: `dfa` agrees with the language only on words of length <= bound
+    bound: int | None = None
+    member: Callable[[Word], bool] | None = None  # exact membership for any word (named)
+    language: Any = None  # the rnn2dfa.languages.Language, when named
+
+    @property
+    def alphabet(self) -> tuple[str, ...]:
+        return self.dfa.alphabet
+
+    def aligned(self, alphabet: Sequence[str], what: str, source: str | None = None) -> Truth:
+        """This truth with its DFA columns in `alphabet`'s order; AlphabetError if sets differ.
+
+        Only regular truths can be reordered when a membership function is attached (member
+        reads indices in the language's order), so for those the indices are translated.
+        """
+        alphabet = tuple(alphabet)
+        if set(alphabet) != set(self.alphabet):
+            raise AlphabetError(
+                f"{what} alphabet {list(alphabet)} differs from the truth {self.name}'s "
+                f"alphabet {list(self.alphabet)}",
+                path=source,
+            )
+        if alphabet == self.alphabet:
+            return self
+        member = self.member
+        if member is not None:
+            to_own = [self.alphabet.index(s) for s in alphabet]
+            inner = member
+
+            def member(word: Word, _f: Callable[[Word], bool] = inner) -> bool:
+                return _f(tuple(to_own[a] for a in word))
+
+        return Truth(
+            self.name,
+            self.dfa.with_alphabet_order(alphabet),
+            self.exact,
+            self.bound,
+            member,
+            self.language,
+        )
+
+    def labels(self, words: Sequence[Word]) -> np.ndarray:
+        """Membership of each word: the DFA (vectorized) where it is exact, else `member`."""
+        words = list(words)
+        if self.exact or self.bound is None:
+            return self.dfa.accepts_batch(words)
+        out = np.zeros(len(words), dtype=bool)
+        short = [i for i, w in enumerate(words) if len(w) <= self.bound]
+        long = [i for i, w in enumerate(words) if len(w) > self.bound]
+        if short:
+            out[short] = self.dfa.accepts_batch([words[i] for i in short])
+        if long:
+            if self.member is None:
+                raise ValueError("a bounded truth without a membership function")
+            out[long] = [bool(self.member(words[i])) for i in long]
+        return out
+
+
+def truth_from_language(name: str, max_length: int) -> Truth:
+    """A named language of the registry; non-regular ones get their bounded DFA."""
+    from rnn2dfa.languages import get_language
+
+    lang = get_language(name)
+    if lang.regular and lang.dfa is not None:
+        return Truth(lang.name, lang.dfa.minimize(), True, None, lang.member, lang)
+    bounded = lang.bounded_dfa(max_length).minimize()
+    return Truth(lang.name, bounded, False, max_length, lang.member, lang)
+
+
+def truth_from_file(path: str) -> Truth:
+    """A DFA file as the truth."""
+    from rnn2dfa.automata.io import load_dfa
+
+    return Truth(str(path), load_dfa(path).minimize(), True)
+
+
+def truth_from_regex(pattern: str, alphabet: Sequence[str] | None) -> Truth:
+    """A regular expression as the truth (alphabet: the DFA's, so unused symbols still count)."""
+    from rnn2dfa.automata.regex import regex_to_dfa
+
+    try:
+        dfa = regex_to_dfa(pattern, alphabet=tuple(alphabet) if alphabet is not None else None)
+    except InputError:
+        raise
+    except (ValueError, SyntaxError) as exc:
+        raise InputError(f"cannot read the regular expression {pattern!r}: {exc}") from None
+    return Truth(f"regex {pattern}", dfa.minimize(), True)
+
+
+def resolve_truth(
+    *,
+    name: str | None = None,
+    file: str | None = None,
+    regex: str | None = None,
+    alphabet: Sequence[str] | None = None,
+    max_length: int = 20,
+) -> Truth | None:
+    """At most one of name / file / regex → a Truth (None when none is given)."""
+    given = [x for x in (name, file, regex) if x is not None]
+    if len(given) > 1:
+        raise InputError("give at most one of --truth, --truth-file, --truth-regex")
+    if name is not None:
+        return truth_from_language(name, max_length)
+    if file is not None:
+        return truth_from_file(file)
+    if regex is not None:
+        return truth_from_regex(regex, alphabet)
+    return None
