@@ -8,6 +8,7 @@ import click
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from rnn2dfa.pipeline import RunConfig
 from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, emit_json, err, json_option, out, seed_option
 
 _STAGE_TEXT = {
@@ -107,13 +108,11 @@ def _summary(run: Any) -> None:
 @click.option("--layers", type=click.IntRange(1, 16), default=1, show_default=True)
 @click.option("--method", type=click.Choice(["lstar", "kmeans", "partition", "exact"]),
               default="lstar", show_default=True, help="Extraction method.")
-@click.option("--epochs", type=click.IntRange(1), default=300, show_default=True,
+@click.option("--epochs", type=click.IntRange(1), default=RunConfig.epochs, show_default=True,
               help="Training epoch budget (training stops earlier once perfect).")
 @click.option("--time-limit", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Seconds for training and again for extraction, at most.")
 @click.option("--show-sink", is_flag=True, help="Draw the rejecting sink state too.")
-@click.option("--threads", type=click.IntRange(1, 256), default=1, show_default=True,
-              help="Torch threads. Small networks run fastest on one; raise it for big ones.")
 @click.option("-o", "--output", "outdir", default="rnn2dfa-out", show_default=True,
               metavar="DIR", help="Output folder (created when missing).")
 @seed_option
@@ -127,7 +126,6 @@ def run_cmd(
     epochs: int,
     time_limit: float,
     show_sink: bool,
-    threads: int,
     outdir: str,
     seed: int,
     as_json: bool,
@@ -149,12 +147,12 @@ def run_cmd(
     language: agrees on all words up to length 20), 1 when not (files are still
     written), 2 on bad input.
     """
-    from rnn2dfa.pipeline import RunConfig, run_pipeline
+    from rnn2dfa.pipeline import run_pipeline
 
     cfg = RunConfig(language=language, cell=cell, hidden=hidden, layers=layers, method=method,
                     seed=seed, epochs=epochs, train_time_limit=time_limit,
                     extract_time_limit=time_limit, show_sink=show_sink,
-                    threads=threads)
+                    threads=None)  # the global --threads option has set torch's threads
     bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                    TimeElapsedColumn(), console=err, transient=False)
     live = _Live(bar, epochs)

@@ -19,7 +19,16 @@ from rnn2dfa_cli.common import Rnn2dfaGroup
 
 @click.group(cls=Rnn2dfaGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="rnn2dfa")
-def cli() -> None:
+@click.option(
+    "--threads",
+    type=click.IntRange(1, 256),
+    default=1,
+    show_default=True,
+    envvar="RNN2DFA_THREADS",
+    help="CPU threads for torch. Small recurrent networks run fastest on one "
+    "(env RNN2DFA_THREADS).",
+)
+def cli(threads: int) -> None:
     """Train recurrent networks on formal languages, extract the automaton they implement,
     verify it against the ground truth and draw it.
 
@@ -35,6 +44,9 @@ def cli() -> None:
     Exit codes: 0 success, 1 a negative answer (not equivalent, below threshold),
     2 bad input (the message names the file and the problem).
     """
+    import torch
+
+    torch.set_num_threads(threads)
 
 
 for _module in (cmd_automata, cmd_train, cmd_extract, cmd_verify, cmd_render, cmd_run, cmd_compile):

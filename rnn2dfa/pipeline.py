@@ -25,6 +25,7 @@ import numpy as np
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.result import ExtractionResult
+from rnn2dfa.train import TrainConfig
 from rnn2dfa.verify.report import VerifyReport
 
 #: Progress callback: called with {"stage": ..., and the stage's live numbers}.
@@ -43,14 +44,14 @@ class RunConfig:
     layers: int = 1
     method: str = "lstar"
     seed: int = 0
-    train_max_length: int = 20
-    epochs: int = 300
+    train_max_length: int = TrainConfig.max_length
+    epochs: int = TrainConfig.epochs
     train_time_limit: float | None = 60.0
     extract_time_limit: float | None = 60.0
     verify_max_length: int = 20  # exact disagreement counted for lengths 1..N
     verify_per_bucket: int = 100  # sampled words per length bucket and kind
     show_sink: bool = False
-    threads: int | None = 1  # torch threads: one is fastest for small RNNs (verify.torch_threads)
+    threads: int | None = 1  # torch threads: one is fastest for small RNNs (models.threads)
 
 
 @dataclass
@@ -200,7 +201,7 @@ def run_pipeline(
     notes: list[str] = []
     files: dict[str, str] = {}
 
-    from rnn2dfa.verify.model import torch_threads
+    from rnn2dfa.models.threads import torch_threads
 
     with torch_threads(cfg.threads), _staging(out) as tmp:
         # 1. train

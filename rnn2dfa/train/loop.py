@@ -22,6 +22,7 @@ import torch.nn.functional as F
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.rnn import RNNAcceptor
+from rnn2dfa.models.threads import torch_threads
 from rnn2dfa.train.data import Dataset, language_sample, split_holdout, without
 from rnn2dfa.words import Word, pad_words
 
@@ -218,12 +219,8 @@ def train_model(
         test = val
         src = source or "data"
 
-    threads_before = torch.get_num_threads()
-    torch.set_num_threads(max(1, cfg.threads))
-    try:
+    with torch_threads(cfg.threads):
         model, summary = _train(train, val, test, cfg, src, lang_name, progress, prefix_targets)
-    finally:
-        torch.set_num_threads(threads_before)
     return model, summary
 
 

@@ -10,19 +10,18 @@ Every membership question to the network is one batched call (`accept_logits`).
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import torch
 
 from rnn2dfa.automata.counting import count_accepted
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import AlphabetError
 from rnn2dfa.models.acceptor import accept_logits
+from rnn2dfa.models.threads import torch_threads
 from rnn2dfa.verify.truth import Truth
 from rnn2dfa.words import Word, format_word
 
@@ -65,25 +64,6 @@ class ModelComparison:
     disagreement: str | None = None  # a shortest sampled word where DFA and network differ
     seconds: float = 0.0
     note: str | None = None
-
-
-@contextlib.contextmanager
-def torch_threads(n: int | None) -> Iterator[None]:
-    """Run torch on `n` intra-op threads inside the block (None: leave it alone).
-
-    Small recurrent networks step on tensors of a few thousand numbers: too little work to
-    split across cores, so extra threads only add synchronisation, and on a busy 2-core
-    machine they made verification and training 20-40x slower than one thread (measured).
-    """
-    if n is None:
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 def uniform_words(k: int, lo: int, hi: int, n: int, rng: np.random.Generator) -> list[Word]:
