@@ -8,6 +8,7 @@ import click
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from rnn2dfa.languages import get_language
 from rnn2dfa.pipeline import RunConfig
 from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, emit_json, err, json_option, out, seed_option
 
@@ -149,6 +150,7 @@ def run_cmd(
     """
     from rnn2dfa.pipeline import run_pipeline
 
+    get_language(language)  # an unknown name fails here, before any progress display
     cfg = RunConfig(language=language, cell=cell, hidden=hidden, layers=layers, method=method,
                     seed=seed, epochs=epochs, train_time_limit=time_limit,
                     extract_time_limit=time_limit, show_sink=show_sink,

@@ -77,14 +77,18 @@ def load_model(path: str | os.PathLike[str]) -> tuple[nn.Module, dict[str, Any]]
         raise InputError("is a folder, not a model file", path=path)
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
-    except (zipfile.BadZipFile, pickle.UnpicklingError, EOFError, RuntimeError, ValueError) as exc:
-        hint = ""
+    except (zipfile.BadZipFile, pickle.UnpicklingError, EOFError, RuntimeError, ValueError):
         with open(path, "rb") as fh:
             head = fh.read(64).lstrip()
-        if head.startswith(b"{"):
-            hint = " (it looks like JSON: a DFA file? use it where a DFA is expected)"
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ModelFileError(f"not a rnn2dfa model file{hint}: {first[:120]}", path=path) from None
+        if not head:
+            why = "the file is empty"
+        elif head.startswith(b"{"):
+            why = "it is JSON text (a DFA file? pass it where a DFA is expected)"
+        elif zipfile.is_zipfile(path):
+            why = "a torch file from another program (holds Python objects, not loaded for safety)"
+        else:
+            why = "not a torch checkpoint (corrupt or another kind of file)"
+        raise ModelFileError(f"not a rnn2dfa model file: {why}", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
     if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
