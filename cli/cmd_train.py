@@ -307,6 +307,7 @@ def classify_cmd(
       rnn2dfa classify model.pt 0110 111 ''
       rnn2dfa classify model.pt --file words.txt --json
     """
+    from rnn2dfa.fileio import read_text
     from rnn2dfa.models.acceptor import accept_logits
     from rnn2dfa.models.io import load_model
     from rnn2dfa.words import format_word, parse_word
@@ -315,17 +316,7 @@ def classify_cmd(
     alphabet = tuple(model.alphabet)  # type: ignore[attr-defined]
     parsed = [parse_word(w, alphabet, source="command line") for w in words]
     if words_file is not None:
-        try:
-            with open(words_file, encoding="utf-8") as fh:
-                lines = fh.read().splitlines()
-        except FileNotFoundError:
-            raise InputError("no such file", path=words_file) from None
-        except IsADirectoryError:
-            raise InputError("is a folder, not a word list", path=words_file) from None
-        except UnicodeDecodeError:
-            raise InputError(
-                "not a text file (expected one word per line)", path=words_file
-            ) from None
+        lines = read_text(words_file, "a word list (one word per line)").splitlines()
         for n, line in enumerate(lines, start=1):
             text = line.split("\t")[0]
             if not text.strip() or text.strip().startswith("#"):

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
-import numpy as np
 from rich.console import Console
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.fileio import json_default_or_str
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -36,21 +36,9 @@ class Rnn2dfaGroup(click.Group):
             ctx.exit(130)
 
 
-def _default(x: Any) -> Any:
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if hasattr(x, "__dataclass_fields__"):
-        from dataclasses import asdict
-
-        return asdict(x)
-    return str(x)
-
-
 def emit_json(obj: Any) -> None:
     """Print a JSON document on stdout (the whole output of a command run with --json)."""
-    sys.stdout.write(json.dumps(obj, indent=2, default=_default) + "\n")
+    sys.stdout.write(json.dumps(obj, indent=2, default=json_default_or_str) + "\n")
     sys.stdout.flush()
 
 

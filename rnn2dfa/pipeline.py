@@ -20,11 +20,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.result import ExtractionResult
+from rnn2dfa.fileio import json_default_or_str
 from rnn2dfa.train import TrainConfig
 from rnn2dfa.verify.report import VerifyReport
 
@@ -108,16 +107,6 @@ def _call_with_supported(fn: Callable[..., Any], *args: Any, **options: Any) -> 
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return fn(*args, **options)
     return fn(*args, **{k: v for k, v in options.items() if k in params})
-
-
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if hasattr(x, "__dataclass_fields__"):
-        return asdict(x)
-    return str(x)
 
 
 def _file_mode() -> int:
@@ -260,7 +249,7 @@ def run_pipeline(
                 "method": cfg.method,
                 "seed": cfg.seed,
             },
-            stats=json.loads(json.dumps(dict(result.stats), default=_jsonable)),
+            stats=json.loads(json.dumps(dict(result.stats), default=json_default_or_str)),
         )
         save_dfa(dfa, tmp / "dfa.json")
         files["dfa"] = "dfa.json"
@@ -304,9 +293,8 @@ def run_pipeline(
         files["report_md"] = "report.md"
         run = RunResult(str(out), dict(files), cfg, summary, result, dfa, verification,
                         seconds, notes, drawing.sink_hidden)
-        (tmp / "report.json").write_text(
-            json.dumps(run.to_dict(), indent=2, default=_jsonable) + "\n", encoding="utf-8"
-        )
+        report = json.dumps(run.to_dict(), indent=2, default=json_default_or_str)
+        (tmp / "report.json").write_text(report + "\n", encoding="utf-8")
         (tmp / "report.md").write_text(report_markdown(run), encoding="utf-8")
         mode = _file_mode()
         for name in files.values():

@@ -76,7 +76,7 @@ def test_read_tsv_whole_file_errors(write_file, tmp_path) -> None:
         read_tsv(write_file("one.tsv", "0\t1\n1\t1\n"))
     with pytest.raises(InputError, match="no such file"):
         read_tsv(tmp_path / "absent.tsv")
-    with pytest.raises(InputError, match="not a text file"):
+    with pytest.raises(InputError, match="not UTF-8 text"):
         read_tsv(write_file("bin.tsv", b"\xff\xfe\x00\x81"))
     with pytest.raises(AlphabetError, match="line 1"):
         read_tsv(write_file("ab.tsv", "ab\t1\nb\t0\n"), ("0", "1"))

@@ -13,7 +13,8 @@ import numpy as np
 
 from rnn2dfa.atomic import write_text
 from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.errors import DFAFormatError, InputError
+from rnn2dfa.errors import DFAFormatError
+from rnn2dfa.fileio import json_default, read_text
 
 FORMAT = "rnn2dfa.dfa/1"
 _KNOWN = ("format", "alphabet", "start", "accepting", "transitions")
@@ -103,20 +104,13 @@ def dumps(dfa: DFA) -> str:
     lines = []
     for key, val in data.items():
         nested = isinstance(val, dict | list) and key not in ("alphabet", "accepting")
-        text = json.dumps(val, indent=1 if nested else None, default=_jsonable, ensure_ascii=False)
+        indent = 1 if nested else None
+        text = json.dumps(val, indent=indent, default=json_default, ensure_ascii=False)
         lines.append(f" {json.dumps(key, ensure_ascii=False)}: " + text.replace("\n", "\n "))
     # rows hold only integers, so splitting the one-line dump at "], [" is safe (and fast)
     body = json.dumps(rows)[1:-1].replace("], [", "],\n  [")
     lines.append(' "transitions": [\n  ' + body + "\n ]")
     return "{\n" + ",\n".join(lines) + "\n}\n"
-
-
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    raise TypeError(f"not JSON serializable: {type(x).__name__}")
 
 
 def loads(text: str, source: str | None = None) -> DFA:
@@ -132,17 +126,7 @@ def loads(text: str, source: str | None = None) -> DFA:
 def load_dfa(path: str | os.PathLike[str]) -> DFA:
     """Read a DFA file; any problem is a DFAFormatError naming the file."""
     path = str(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        raise InputError("no such file", path=path) from None
-    except IsADirectoryError:
-        raise InputError("is a folder, not a DFA file", path=path) from None
-    except UnicodeDecodeError:
-        raise DFAFormatError("not a DFA file: not UTF-8 text", path=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    text = read_text(path, "a DFA file", error=DFAFormatError)
     if not text.strip():
         raise DFAFormatError("the file is empty", path=path)
     return loads(text, source=path)

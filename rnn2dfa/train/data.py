@@ -16,6 +16,7 @@ import torch
 from torch import Tensor
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.fileio import read_text
 from rnn2dfa.words import EMPTY_WORD_TEXT, Word, pad_words, parse_word, single_char
 
 
@@ -81,17 +82,7 @@ def read_tsv(path: str | os.PathLike[str], alphabet: Sequence[str] | None = None
     is an InputError naming the file and the line number.
     """
     path = str(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-    except FileNotFoundError:
-        raise InputError("no such file", path=path) from None
-    except IsADirectoryError:
-        raise InputError("is a folder, not a data file", path=path) from None
-    except UnicodeDecodeError:
-        raise InputError("not a text file (expected word<TAB>label lines)", path=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    lines = read_text(path, "a data file of word<TAB>label lines").splitlines()
     rows: list[tuple[int, str, bool]] = []
     for n, line in enumerate(lines, start=1):
         if not line.strip() or line.lstrip().startswith("#"):
