@@ -25,6 +25,7 @@ from sklearn.cluster import KMeans
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
+from rnn2dfa.extract.kmeans.resolution import ResolutionSearch
 from rnn2dfa.extract.kmeans.sampling import (
     PrefixStates,
     collect_prefix_states,
@@ -40,8 +41,6 @@ from rnn2dfa.models.acceptor import Acceptor
 FIT_POINTS = 4000
 #: Largest K tried when K is chosen automatically.
 MAX_K = 200
-#: K values in a row giving the same minimal DFA that end the search.
-PATIENCE = 3
 
 
 def k_schedule(max_k: int, start: int = 2) -> list[int]:
@@ -160,13 +159,11 @@ def extract_kmeans(
         schedule = k_schedule(max_k, start=min(max(2, behaviours), max_k))
     baseline = float(max(held.accept.mean(), 1 - held.accept.mean()))
 
-    tried: list[dict[str, Any]] = []
-    best: tuple[tuple[float, float, int], DFA, dict[str, Any]] | None = None
+    search = ResolutionSearch(baseline)
+    tried = search.tried
     finished, stop = True, "only K tried" if k is not None else "largest K tried"
-    last: DFA | None = None
-    run = 0
     for n_clusters in schedule:
-        if time_limit is not None and best is not None and time.perf_counter() - t0 > time_limit:
+        if time_limit is not None and tried and time.perf_counter() - t0 > time_limit:
             finished, stop = False, "time limit"
             break
         model = KMeans(n_clusters=n_clusters, n_init=2, random_state=seed).fit(fit_points)
@@ -175,26 +172,18 @@ def extract_kmeans(
         plain, balanced = held.agreement(dfa)
         row = {"k": n_clusters, "states": dfa.n_states, "agreement": round(plain, 6),
                "balanced_agreement": round(balanced, 6)}
-        tried.append(row)
+        verdict = search.observe(dfa, row, plain, balanced)
         if progress is not None:
             progress({
                 "method": "kmeans", **row, "round": len(tried), "hypothesis_states": dfa.n_states,
                 "phase": f"K={n_clusters}, {100 * plain:.2f}% agreement",
                 "seconds": time.perf_counter() - t0,
             })
-        run = run + 1 if last is not None and dfa == last else 1
-        last = dfa
-        key = (balanced, plain, -dfa.n_states)
-        if best is None or key > best[0]:
-            best = (key, dfa, row)
-        if plain == 1.0:
-            best, stop = (key, dfa, row), "consistent"
+        if verdict is not None:
+            stop = verdict
             break
-        if run >= PATIENCE and plain > baseline:
-            best, stop = (key, dfa, {**row, "k": tried[-PATIENCE]["k"]}), "stable"
-            break
-    assert best is not None
-    _, dfa, row = best
+    assert search.best is not None
+    _, dfa, row = search.best
     seconds = time.perf_counter() - t0
     stats: dict[str, Any] = {
         "method": "kmeans",

@@ -20,7 +20,7 @@ import torch
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.exact.search import StateExplosionError, explore
-from rnn2dfa.extract.kmeans.cluster import PATIENCE
+from rnn2dfa.extract.kmeans.resolution import PATIENCE, ResolutionSearch
 from rnn2dfa.extract.kmeans.sampling import heldout_states
 from rnn2dfa.extract.result import ExtractionResult, Progress
 from rnn2dfa.models.acceptor import Acceptor
@@ -102,26 +102,24 @@ def extract_partition(
     if q is not None and not 2 <= q <= 65535:
         raise InputError(f"q must be between 2 and 65535, got {q}")
     schedule = [q] if q is not None else list(range(2, MAX_Q + 1))
-    tried: list[dict[str, Any]] = []
-    best: tuple[tuple[float, float, int], DFA, dict[str, Any]] | None = None
+    search = ResolutionSearch(baseline)
+    tried = search.tried
     message = None
     finished, stop = True, "only q tried" if q is not None else "largest q tried"
-    last: DFA | None = None
-    run = 0
     for qq in schedule:
         try:
             raw = partition_dfa(acceptor, qq, lo, hi, max_states)
         except StateExplosionError as exc:
-            if best is None:
+            if search.best is None:
                 raise
             finished, stop = False, "state cap"
-            message = f"{exc.message}; kept q={best[2]['q']}"
+            message = f"{exc.message}; kept q={search.best[2]['q']}"
             break
         dfa = raw.minimize()
         plain, balanced = sample.agreement(dfa)
         row = {"q": qq, "cells": raw.n_states, "states": dfa.n_states,
                "agreement": round(plain, 6), "balanced_agreement": round(balanced, 6)}
-        tried.append(row)
+        verdict = search.observe(dfa, row, plain, balanced)
         if progress is not None:
             progress({
                 "method": "partition", **row, "round": len(tried),
@@ -129,25 +127,16 @@ def extract_partition(
                 "phase": f"q={qq}, {raw.n_states} cells, {100 * plain:.2f}% agreement",
                 "seconds": time.perf_counter() - t0,
             })
-        run = run + 1 if last is not None and dfa == last else 1
-        last = dfa
-        key = (balanced, plain, -dfa.n_states)
-        if best is None or key > best[0]:
-            best = (key, dfa, row)
-        if plain == 1.0:
-            best, stop = (key, dfa, row), "consistent"
+        if verdict is not None:
+            stop = verdict
+            if verdict == "stable":
+                message = (
+                    f"the same {dfa.n_states}-state DFA for q={tried[-PATIENCE]['q']}..{qq}; it "
+                    f"agrees with the network on {100 * plain:.2f}% of sampled prefixes"
+                )
             break
-        # Same rule as k-means: a network that errs on a few sampled words never reaches
-        # 100%, but its automaton shows as the same minimal DFA at several resolutions.
-        if run >= PATIENCE and plain > baseline:
-            best, stop = (key, dfa, tried[-PATIENCE]), "stable"
-            message = (
-                f"the same {dfa.n_states}-state DFA for q={tried[-PATIENCE]['q']}..{qq}; it "
-                f"agrees with the network on {100 * plain:.2f}% of sampled prefixes"
-            )
-            break
-    assert best is not None
-    _, dfa, row = best
+    assert search.best is not None
+    _, dfa, row = search.best
     consistent = stop == "consistent"
     if message is None and not consistent:
         message = (
