@@ -258,6 +258,8 @@ class Partition:
                 clf = LinearSVC(C=1e3, max_iter=5000)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
+                # many hypothesis states per cell are expected here, not a regression problem
+                warnings.filterwarnings("ignore", message="The number of unique classes")
                 clf.fit(x_fit, y_fit)
             pred = clf.predict(x[[a, b]])
             if pred[0] != pred[1]:
