@@ -3,8 +3,10 @@
 Both try ever finer resolutions and keep the best minimal DFA. They stop at the first DFA
 that agrees with the network on the whole held-out sample (Omlin & Giles: the smallest
 consistent automaton), or when the same minimal DFA came out PATIENCE times in a row and
-beats the majority-class baseline: a network that errs on a few sampled words never
-reaches 100%, but its automaton shows as one minimal DFA at several resolutions.
+agrees with the network on at least STABLE_AGREEMENT of the sample: a network that errs on
+a few sampled words never reaches 100%, but its automaton shows as one minimal DFA at
+several resolutions. (A repeated DFA that still disagrees on more than 1% is a plateau of
+too-coarse clusters, not a network's noise: the search goes on.)
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 from rnn2dfa.automata.dfa import DFA
 
 PATIENCE = 3
+STABLE_AGREEMENT = 0.99
 
 
 @dataclass
@@ -38,7 +41,7 @@ class ResolutionSearch:
         if plain == 1.0:
             self.best = (key, dfa, row)
             return "consistent"
-        if self.run >= PATIENCE and plain > self.baseline:
+        if self.run >= PATIENCE and plain > self.baseline and plain >= STABLE_AGREEMENT:
             # report the first resolution of the streak: the coarsest that gives this DFA
             self.best = (key, dfa, self.tried[-PATIENCE])
             return "stable"
