@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rnn2dfa.automata.dfa import DFA  # noqa: E402
-from rnn2dfa.extract import METHODS, method_function  # noqa: E402
+from rnn2dfa.extract import METHODS, language_words, method_function  # noqa: E402
 from rnn2dfa.oracle import MembershipOracle  # noqa: E402
 
 warnings.filterwarnings("ignore", category=UserWarning)
@@ -82,8 +82,11 @@ def load(path: Path) -> tuple[Any, str | None, DFA | None]:
     return model, name, truth
 
 
-def method_options(method: str, seed: int) -> dict[str, Any]:
-    return {"seed": seed} if method in ("lstar", "kmeans", "partition") else {}
+def method_options(method: str, seed: int, language: str | None) -> dict[str, Any]:
+    """Options as `rnn2dfa extract` passes them (L*: half of PAC words from the language)."""
+    if method == "lstar":
+        return {"seed": seed, "task_words": language_words(language, 50, seed=seed)}
+    return {"seed": seed} if method in ("kmeans", "partition") else {}
 
 
 def bench_methods(models: list[Path], methods: list[str], repeats: int) -> None:
@@ -105,7 +108,7 @@ def bench_methods(models: list[Path], methods: list[str], repeats: int) -> None:
             for r in range(repeats):
                 t = time.perf_counter()
                 try:
-                    result = fn(model, **method_options(m, r))
+                    result = fn(model, **method_options(m, r, name))
                 except Exception as exc:  # noqa: BLE001 - a refusal (exact) is a table entry
                     error = str(exc).splitlines()[0][:50]
                     break
@@ -226,11 +229,11 @@ def bench_aalpy(models: list[Path], repeats: int) -> None:
     rows = []
     ratios = []
     for path in models:
-        model, _, truth = load(path)
+        model, name, truth = load(path)
         ours_t, ours = [], None
         for r in range(repeats):
             t = time.perf_counter()
-            ours = extract_lstar(model, seed=r)
+            ours = extract_lstar(model, **method_options("lstar", r, name))
             ours_t.append(time.perf_counter() - t)
         t = time.perf_counter()
         strict = extract_lstar(model, oracle="pac", pac_prefixes=True, time_limit=60)

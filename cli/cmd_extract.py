@@ -19,6 +19,7 @@ APPLIES: dict[str, tuple[str, ...]] = {
     "epsilon": ("lstar",),
     "delta": ("lstar",),
     "pac_prefixes": ("lstar",),
+    "pac_words": ("lstar",),
     "max_length": ("lstar", "kmeans"),
     "time_limit": ("lstar", "kmeans"),
     "k": ("kmeans",),
@@ -122,6 +123,11 @@ def _stats_table(result: Any, output: str) -> Table:
 @click.option("--pac-prefixes", is_flag=True,
               help="PAC: also check every prefix of each sampled word (stricter, like AALpy; "
                    "exposes rare long-word deviations, so trained networks give larger DFAs).")
+@click.option("--pac-words", type=click.Choice(("auto", "uniform")), default="auto",
+              show_default=True,
+              help="PAC sample: 'auto' draws half of it from class-balanced words of the "
+                   "language named in the model file (when there is one), so rare members "
+                   "such as a^n b^n get checked; 'uniform' uses uniform random words only.")
 @click.option("--max-length", type=click.IntRange(1, 100_000), default=None,
               help="Longest sampled word (lstar default 50; kmeans: its own default).")
 @click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None,
@@ -185,6 +191,13 @@ def extract_cmd(ctx: click.Context, model_file: str, method: str, output: str, a
     except (ImportError, ValueError) as exc:
         raise InputError(f"--method {method} is not available: {exc}") from None
     kwargs: dict[str, Any] = {}
+    pac_words = options.pop("pac_words")
+    if method == "lstar" and pac_words == "auto" and options["oracle"] != "refine":
+        from rnn2dfa.extract import language_words
+
+        kwargs["task_words"] = language_words(
+            meta.get("language"), options["max_length"] or 50, seed=options["seed"]
+        )
     for name, val in options.items():
         if method not in APPLIES.get(name, ()):
             continue

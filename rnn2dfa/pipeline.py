@@ -154,7 +154,7 @@ def run_pipeline(
     cannot draw (no Graphviz `dot`) leaves a note and a dfa.dot instead of dfa.svg.
     """
     from rnn2dfa.automata.io import save_dfa
-    from rnn2dfa.extract import METHODS, method_function
+    from rnn2dfa.extract import METHODS, language_words, method_function
     from rnn2dfa.languages import get_language
     from rnn2dfa.models.io import save_model
     from rnn2dfa.render import (
@@ -227,6 +227,8 @@ def run_pipeline(
             seed=cfg.seed,
             time_limit=cfg.extract_time_limit,
             progress=lambda d: report({"stage": "extract", **d}),
+            # L*'s PAC check draws half its words from the language (see language_words)
+            task_words=language_words(lang.name, 50, seed=cfg.seed),
         )
         if not result.finished:
             notes.append(

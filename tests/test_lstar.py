@@ -208,3 +208,32 @@ def test_tomita_fixtures_extract_to_the_truth(path: Path) -> None:
     result = extract_lstar(model, time_limit=30)
     assert result.finished
     assert result.dfa.equivalent(truth), f"{path.name}: {result.dfa.counterexample(truth)}"
+
+
+def test_task_words_let_pac_find_rare_members() -> None:
+    """a^n b^n up to length 40 as the network: members are 20 of ~2^41 words, so uniform
+    sampling alone never sees one; words of the language in the PAC sample do."""
+    from rnn2dfa.automata.counting import count_disagreements
+    from rnn2dfa.extract import language_words
+    from rnn2dfa.languages import get_language
+
+    truth = get_language("anbn").bounded_dfa(40).minimize()
+    net = DFAAcceptor(truth)
+    words = language_words("anbn", 40, seed=0)
+    assert words is not None and any(truth.accepts(w) and len(w) > 10 for w in words)
+    members = [(0,) * n + (1,) * n for n in range(21)]
+    uniform = extract_lstar(net, oracle="pac", max_length=40, seed=0)
+    assert not uniform.dfa.accepts_batch(members).all()  # why task words are needed
+    with_task = extract_lstar(net, oracle="pac", max_length=40, task_words=words, seed=0)
+    assert with_task.stats["pac_task_words"] == len(words)
+    assert with_task.dfa.accepts_batch(members).all()
+    both = extract_lstar(net, oracle="both", max_length=40, task_words=words, seed=0)
+    # the bounded truth is a^n b^n only up to length 40; beyond, any answer is allowed
+    assert sum(count_disagreements(both.dfa, truth, 40)) == 0
+
+
+def test_language_words_is_none_for_unknown_languages() -> None:
+    from rnn2dfa.extract import language_words
+
+    assert language_words(None, 10) is None
+    assert language_words("no-such-language", 10) is None

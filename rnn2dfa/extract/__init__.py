@@ -9,8 +9,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+import numpy as np
+
 from rnn2dfa.extract.result import ExtractionResult, Progress
 from rnn2dfa.models.acceptor import Acceptor
+from rnn2dfa.words import Word
 
 #: method name -> (module, function)
 METHODS: dict[str, tuple[str, str]] = {
@@ -32,9 +35,35 @@ def method_function(method: str) -> Any:
     return fn
 
 
+def language_words(
+    name: str | None, max_length: int, seed: int = 0, per_length: int = 50
+) -> list[Word] | None:
+    """Class-balanced words of lengths 0..max_length of a registered language, or None.
+
+    For `extract_lstar(task_words=...)`: a network's training language tells which words
+    matter, while membership answers still come only from the network.
+    """
+    from rnn2dfa.languages import balanced_sample, language_names
+
+    if not name or name not in language_names():
+        return None
+    from rnn2dfa.languages import get_language
+
+    rng = np.random.default_rng(seed)
+    words, _ = balanced_sample(get_language(name), range(max_length + 1), per_length, rng)
+    return words
+
+
 def extract(acceptor: Acceptor, method: str = "lstar", **options: Any) -> ExtractionResult:
     """Run one extraction method on an acceptor; options go to the method's function."""
     return method_function(method)(acceptor, **options)
 
 
-__all__ = ["METHODS", "ExtractionResult", "Progress", "extract", "method_function"]
+__all__ = [
+    "METHODS",
+    "ExtractionResult",
+    "Progress",
+    "extract",
+    "language_words",
+    "method_function",
+]

@@ -94,7 +94,11 @@ class PACOracle:
     """PAC sampling: round i draws ⌈(1/ε)(ln(1/δ) + i·ln 2)⌉ words in one batch (Angluin 1987).
 
     If every round passes, the accepted hypothesis disagrees with the network on at most an
-    ε fraction of the distribution, with probability at least 1 − δ over all rounds. With
+    ε fraction of the distribution, with probability at least 1 − δ over all rounds.
+    `task_words` (padded symbols, lengths) are words of the distribution the network was
+    trained on: half of each round is drawn from them, so the guarantee also covers that
+    distribution. Uniform words alone almost never hit a language whose members are rare
+    (a^n b^n), so they would accept a small automaton for a counting network. With
     `prefixes` every prefix of a sampled word is checked as well, at no extra network
     steps: a much stricter check (AALpy's random-word oracle does the same), which exposes
     rare deviations of a trained network on long words and so yields larger automata.
@@ -109,8 +113,10 @@ class PACOracle:
         max_length: int,
         rng: np.random.Generator,
         prefixes: bool = False,
+        task_words: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         self.oracle = oracle
+        self.task_words = task_words
         self.epsilon, self.delta, self.max_length = epsilon, delta, max_length
         self.rng = rng
         self.prefixes = prefixes
@@ -122,6 +128,16 @@ class PACOracle:
         n = pac_sample_size(self.epsilon, self.delta, self.rounds)
         self.samples += n
         symbols, lengths = random_words(self.rng, self.oracle.k, n, self.max_length)
+        if self.task_words is not None and len(self.task_words[1]):
+            pool_symbols, pool_lengths = self.task_words
+            m = n // 2
+            pick = self.rng.integers(0, len(pool_lengths), size=m)
+            width = max(symbols.shape[1], pool_symbols.shape[1])
+            merged = np.zeros((n, width), dtype=np.int64)
+            merged[: n - m, : symbols.shape[1]] = symbols[: n - m]
+            merged[n - m :, : pool_symbols.shape[1]] = pool_symbols[pick]
+            symbols = merged
+            lengths = np.concatenate([lengths[: n - m], pool_lengths[pick]])
         if not self.prefixes:
             net = self.oracle.query_padded(symbols, lengths)
             hyp = hypothesis.accepts_padded(symbols, lengths)

@@ -9,6 +9,7 @@ wrong, saving equivalence queries.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -26,7 +27,7 @@ from rnn2dfa.extract.lstar.table import ObservationTable
 from rnn2dfa.extract.result import ExtractionResult, Progress
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.oracle import MembershipOracle
-from rnn2dfa.words import Word
+from rnn2dfa.words import Word, pad_words
 
 ORACLES = ("refine", "pac", "both")
 
@@ -84,6 +85,7 @@ def extract_lstar(
     membership: MembershipOracle | None = None,
     initial_split_depth: int = 10,
     pac_prefixes: bool = False,
+    task_words: Sequence[Word] | None = None,
 ) -> ExtractionResult:
     """Extract the DFA of a network by L* (see the module docstring).
 
@@ -94,6 +96,9 @@ def extract_lstar(
     `max_states` stop early with the last hypothesis, marked finished=False.
     `membership` lets a caller share (and inspect) the oracle's cache. `pac_prefixes` makes
     the sampling check every prefix of each sampled word too (stricter; see PACOracle).
+    `task_words`: words of the network's own task (e.g. class-balanced words of the language
+    it was trained on, see `rnn2dfa.extract.language_words`); half of each PAC round is
+    drawn from them. Answers still come from the network only.
     """
     if oracle not in ORACLES:
         raise ValueError(f"oracle must be one of {ORACLES}, got {oracle!r}")
@@ -109,6 +114,7 @@ def extract_lstar(
         pac = PACOracle(
             mq, epsilon=epsilon, delta=delta, max_length=max_length, rng=rng,
             prefixes=pac_prefixes,
+            task_words=pad_words(task_words) if task_words else None,
         )
         checkers.append(pac)
     if oracle in ("refine", "both"):
@@ -211,6 +217,7 @@ def extract_lstar(
         stats["pac_samples"] = pac.samples
         stats["epsilon"], stats["delta"], stats["max_length"] = epsilon, delta, max_length
         stats["pac_prefixes"] = pac_prefixes
+        stats["pac_task_words"] = len(task_words) if task_words else 0
     if refine is not None:
         stats["partition_cells"] = refine.partition.n_cells
         stats["explorations"] = refine.explorations
