@@ -89,6 +89,31 @@ def method_options(method: str, seed: int, language: str | None) -> dict[str, An
     return {"seed": seed} if method in ("kmeans", "partition") else {}
 
 
+def network_agreement(
+    model: Any, dfa: DFA, language: str | None, seed: int = 0
+) -> tuple[float, float]:
+    """Share of words on which the DFA and the network agree: lengths 1-100 (20 per length)
+    and exactly 1000 (200 words). Class-balanced words of the model's language where it has
+    one (uniform words of Tomita 7 at length 1000 are all rejected: no test at all),
+    uniform random words otherwise."""
+    from rnn2dfa.languages import balanced_sample, get_language, language_names
+    from rnn2dfa.models.acceptor import accepts
+
+    rng = np.random.default_rng(seed)
+    if language in language_names():
+        lang = get_language(language)  # type: ignore[arg-type]
+        short, _ = balanced_sample(lang, range(1, 101), 20, rng)
+        long, _ = balanced_sample(lang, [1000], 200, rng)
+    else:
+        k = len(model.alphabet)
+        short = [tuple(rng.integers(0, k, size=int(n))) for n in np.repeat(np.arange(1, 101), 20)]
+        long = [tuple(rng.integers(0, k, size=1000)) for _ in range(200)]
+    out = []
+    for words in (short, long):
+        out.append(float((accepts(model, words) == dfa.accepts_batch(words)).mean()))
+    return out[0], out[1]
+
+
 def bench_methods(models: list[Path], methods: list[str], repeats: int) -> None:
     rows = []
     available = []
@@ -114,22 +139,26 @@ def bench_methods(models: list[Path], methods: list[str], repeats: int) -> None:
                     break
                 times.append(time.perf_counter() - t)
             if error is not None or result is None:
-                rows.append([path.stem, m, "-", "-", "-", "-", "-", f"refused: {error}"])
+                rows.append([path.stem, m, "-", "-", "-", "-", "-", "-", "-", f"refused: {error}"])
                 continue
             sec = statistics.median(times)
             all_seconds[m].append(sec)
             eq = "n/a" if truth is None else ("yes" if result.dfa.equivalent(truth) else "NO")
             exact_count[m] += eq == "yes"
             st = result.stats
+            agree_short, agree_long = network_agreement(model, result.dfa, name)
             rows.append([
                 path.stem, m, f"{sec:.3f}", st.get("membership_queries", "-"),
                 st.get("network_steps", "-"), result.dfa.n_states,
                 "" if truth is None else truth.n_states,
+                f"{100 * agree_short:.2f}%", f"{100 * agree_long:.1f}%",
                 eq if result.finished else eq + " (unfinished)",
             ])
     table(
-        f"Extraction on {len(models)} models (median of {repeats} runs)",
-        ["model", "method", "seconds", "queries", "net steps", "states", "truth", "equivalent"],
+        f"Extraction on {len(models)} models (median of {repeats} runs; agreement of the DFA "
+        "with the network on class-balanced words of lengths 1-100 and 1000)",
+        ["model", "method", "seconds", "queries", "net steps", "states", "truth",
+         "agree 1-100", "agree 1000", "equivalent"],
         rows,
     )
     summary = [[m, len(all_seconds[m]), f"{exact_count[m]}/{len(all_seconds[m])}",
