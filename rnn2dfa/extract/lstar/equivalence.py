@@ -271,7 +271,8 @@ class Partition:
             if n_labels == 2:
                 clf: Any = SVC(kernel="rbf", C=1e4, gamma="scale")
             else:
-                clf = LinearSVC(C=1e3, max_iter=5000)
+                # liblinear's coordinate descent shuffles: seed it, or runs differ
+                clf = LinearSVC(C=1e3, max_iter=5000, random_state=int(self.rng.integers(2**31)))
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 # many hypothesis states per cell are expected here, not a regression problem
