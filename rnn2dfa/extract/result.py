@@ -23,3 +23,7 @@ class ExtractionResult:
     stats: dict[str, Any] = field(default_factory=dict)  # rounds, queries, steps, seconds, ...
     hypothesis_sizes: list[int] = field(default_factory=list)  # sizes over the rounds
     message: str | None = None  # a plain-words diagnosis (e.g. "looks not finite-state")
+
+    def __post_init__(self) -> None:
+        # The statistics travel with the automaton, so they land in the DFA file.
+        self.dfa = self.dfa.with_extra(stats=self.stats)

@@ -117,7 +117,7 @@ def extract_exact(
         "why_exact": why,
     }
     return ExtractionResult(
-        dfa=dfa.with_extra(stats=stats),
+        dfa=dfa,
         method="exact",
         finished=True,
         stats=stats,

@@ -219,7 +219,6 @@ def extract_kmeans(
             f"no K tried made the DFA agree with the network on the whole held-out sample; "
             f"kept K={row['k']} ({100 * row['agreement']:.2f}% agreement)"
         )
-    dfa = dfa.with_extra(stats=stats)
     return ExtractionResult(
         dfa=dfa,
         method="kmeans",

@@ -159,7 +159,6 @@ def extract_partition(
         "sample_prefixes": sample.n_nodes,
         "seed": seed,
     }
-    dfa = dfa.with_extra(stats=stats)
     return ExtractionResult(
         dfa=dfa,
         method="partition",

@@ -237,7 +237,6 @@ def extract_lstar(
             )
         stats["stopped"] = stop_reason
     dfa = hyp.minimize()
-    dfa = dfa.with_extra(stats=stats)
     return ExtractionResult(
         dfa=dfa,
         method="lstar",
