@@ -34,7 +34,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rnn2dfa.automata.dfa import DFA  # noqa: E402
-from rnn2dfa.extract import METHODS, language_words, method_function  # noqa: E402
+from rnn2dfa.errors import InputError  # noqa: E402
+from rnn2dfa.extract import (  # noqa: E402
+    METHODS,
+    language_words,
+    make_options,
+    method_function,
+)
 from rnn2dfa.oracle import MembershipOracle  # noqa: E402
 
 warnings.filterwarnings("ignore", category=UserWarning)
@@ -82,11 +88,10 @@ def load(path: Path) -> tuple[Any, str | None, DFA | None]:
     return model, name, truth
 
 
-def method_options(method: str, seed: int, language: str | None) -> dict[str, Any]:
-    """Options as `rnn2dfa extract` passes them (L*: half of PAC words from the language)."""
-    if method == "lstar":
-        return {"seed": seed, "task_words": language_words(language, 50, seed=seed)}
-    return {"seed": seed} if method in ("kmeans", "partition") else {}
+def method_options(method: str, seed: int, language: str | None) -> Any:
+    """Options as `rnn2dfa extract` builds them (L*: half of PAC words from the language)."""
+    words = language_words(language, seed=seed) if method == "lstar" else None
+    return make_options(method, seed=seed, words=words)
 
 
 def network_agreement(
@@ -121,7 +126,7 @@ def bench_methods(models: list[Path], methods: list[str], repeats: int) -> None:
         try:
             method_function(m)
             available.append(m)
-        except (ImportError, ValueError) as exc:
+        except (ImportError, ValueError, InputError) as exc:
             print(f"note: method {m} skipped ({exc})")
     all_seconds: dict[str, list[float]] = {m: [] for m in available}
     exact_count: dict[str, int] = {m: 0 for m in available}
@@ -133,7 +138,7 @@ def bench_methods(models: list[Path], methods: list[str], repeats: int) -> None:
             for r in range(repeats):
                 t = time.perf_counter()
                 try:
-                    result = fn(model, **method_options(m, r, name))
+                    result = fn(model, method_options(m, r, name))
                 except Exception as exc:  # noqa: BLE001 - a refusal (exact) is a table entry
                     error = str(exc).splitlines()[0][:50]
                     break
@@ -262,7 +267,7 @@ def bench_aalpy(models: list[Path], repeats: int) -> None:
         ours_t, ours = [], None
         for r in range(repeats):
             t = time.perf_counter()
-            ours = extract_lstar(model, **method_options("lstar", r, name))
+            ours = extract_lstar(model, method_options("lstar", r, name))
             ours_t.append(time.perf_counter() - t)
         t = time.perf_counter()
         strict = extract_lstar(model, oracle="pac", pac_prefixes=True, time_limit=60)

@@ -124,33 +124,29 @@ class Row:
 
 def extractor(method: str, args: argparse.Namespace, n: int) -> Callable[[MinskyRNN], Any] | str:
     """The extraction call for a method and size, or the reason it is skipped."""
+    from rnn2dfa.extract import extract, make_options
+
+    if method == "kmeans" and n > args.kmeans_max:
+        # Measured: 12 s and 0.8 GiB at 300 states x 4 symbols (prefix states of
+        # 1201 floats each, k-means with hundreds of clusters), growing with n^2.
+        return f"skipped above --kmeans-max {args.kmeans_max} states (memory, time)"
+    if method == "partition" and n > args.partition_max:
+        return f"skipped above --partition-max {args.partition_max} states"
     if method == "exact":
-        from rnn2dfa.extract.exact import extract_exact
-
-        return lambda net: extract_exact(net, max_states=10 * net.state_dim + 10)
+        return lambda net: extract(net, "exact", max_states=10 * net.state_dim + 10)
     if method == "lstar":
-        from rnn2dfa.extract.lstar import extract_lstar
-
         oracle = args.lstar_oracle
         if oracle != "pac" and n > args.refine_max:
             oracle = "pac"
-        return lambda net: extract_lstar(
-            net, oracle=oracle, time_limit=args.time_limit, max_states=4 * n + 10, seed=args.seed
-        )
+        opts = make_options("lstar", oracle=oracle, time_limit=args.time_limit,
+                            max_states=4 * n + 10, seed=args.seed)
+        return lambda net: extract(net, "lstar", opts)
     if method == "kmeans":
-        if n > args.kmeans_max:
-            # Measured: 12 s and 0.8 GiB at 300 states x 4 symbols (prefix states of
-            # 1201 floats each, k-means with hundreds of clusters), growing with n^2.
-            return f"skipped above --kmeans-max {args.kmeans_max} states (memory, time)"
-        from rnn2dfa.extract.kmeans import extract_kmeans
-
-        return lambda net: extract_kmeans(net, seed=args.seed, time_limit=args.time_limit)
+        opts = make_options("kmeans", seed=args.seed, time_limit=args.time_limit)
+        return lambda net: extract(net, "kmeans", opts)
     if method == "partition":
-        if n > args.partition_max:
-            return f"skipped above --partition-max {args.partition_max} states"
-        from rnn2dfa.extract.kmeans import extract_partition
-
-        return lambda net: extract_partition(net, seed=args.seed, max_states=10 * net.state_dim)
+        return lambda net: extract(net, "partition", seed=args.seed,
+                                   max_states=10 * net.state_dim)
     raise ValueError(method)
 
 

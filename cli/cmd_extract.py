@@ -9,24 +9,20 @@ import click
 from rich.table import Table
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, METHODS, LStarOptions
 from rnn2dfa_cli.common import emit_json, err, json_option, out
 
-METHOD_NAMES = ("lstar", "kmeans", "partition", "exact")
+METHOD_NAMES = tuple(METHODS)
+#: Command-line options that are not method options (they decide how options are built).
+CLI_ONLY = ("pac_words",)
 
-#: Which command-line options each method takes (the others are refused for it).
-APPLIES: dict[str, tuple[str, ...]] = {
-    "oracle": ("lstar",),
-    "epsilon": ("lstar",),
-    "delta": ("lstar",),
-    "pac_prefixes": ("lstar",),
-    "pac_words": ("lstar",),
-    "max_length": ("lstar", "kmeans"),
-    "time_limit": ("lstar", "kmeans"),
-    "k": ("kmeans",),
-    "q": ("partition",),
-    "max_states": ("lstar", "partition", "exact"),
-    "seed": ("lstar", "kmeans", "partition"),
-}
+
+def applies_to(name: str) -> tuple[str, ...]:
+    """The methods whose options include `name` (from the registry, not a table of our own)."""
+    if name == "pac_words":
+        return ("lstar",)
+    return tuple(m for m, spec in METHODS.items() if name in spec.option_names())
+
 
 _STAT_LABELS = (
     ("rounds", "rounds"),
@@ -38,42 +34,6 @@ _STAT_LABELS = (
     ("counterexamples", "counterexamples"),
     ("seconds", "seconds"),
 )
-
-
-def load_acceptor(path: str) -> tuple[Any, dict[str, Any], str]:
-    """A model file, or a DFA JSON file posing as a network: (acceptor, metadata, kind)."""
-    if not os.path.exists(path):
-        raise InputError("no such file", path=path)
-    if os.path.isdir(path):
-        raise InputError("is a folder, not a model file", path=path)
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(256).lstrip()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
-    if head.startswith(b"{"):
-        from rnn2dfa.automata.io import load_dfa
-        from rnn2dfa.models.dfa_acceptor import DFAAcceptor
-
-        dfa = load_dfa(path)
-        return DFAAcceptor(dfa), {"language": dfa.extra.get("name")}, "DFA file"
-    from rnn2dfa.models.io import load_model
-
-    model, meta = load_model(path)
-    return model, meta, "model"
-
-
-def _live_text(d: dict[str, Any]) -> str:
-    parts = [f"round {d.get('round', 0)}"]
-    if "hypothesis_states" in d:
-        parts.append(f"hypothesis {d['hypothesis_states']} states")
-    if "membership_queries" in d:
-        parts.append(f"{d['membership_queries']:,} queries")
-    if "phase" in d:
-        parts.append(str(d["phase"]))
-    if "seconds" in d:
-        parts.append(f"{d['seconds']:.1f} s")
-    return "extracting: " + " · ".join(parts)
 
 
 def _stats_table(result: Any, output: str) -> Table:
@@ -112,14 +72,15 @@ def _stats_table(result: Any, output: str) -> Table:
               help="lstar: Angluin's L* with a network oracle; kmeans: cluster the states; "
                    "partition: interval partitions (Omlin & Giles); exact: exact state search "
                    "for saturated integer networks and compiled DFAs.")
-@click.option("--oracle", type=click.Choice(("refine", "pac", "both")), default="both",
-              show_default=True,
+@click.option("--oracle", type=click.Choice(("refine", "pac", "both")),
+              default=LStarOptions.oracle, show_default=True,
               help="L* equivalence check: abstraction refinement (white box, Weiss et al. 2018), "
                    "PAC sampling, or both (both must find no counterexample).")
 @click.option("--epsilon", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.01, show_default=True, help="PAC: tolerated error rate.")
+              default=LStarOptions.epsilon, show_default=True, help="PAC: tolerated error rate.")
 @click.option("--delta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
-              default=0.01, show_default=True, help="PAC: tolerated failure probability.")
+              default=LStarOptions.delta, show_default=True,
+              help="PAC: tolerated failure probability.")
 @click.option("--pac-prefixes", is_flag=True,
               help="PAC: also check every prefix of each sampled word (stricter, like AALpy; "
                    "exposes rare long-word deviations, so trained networks give larger DFAs).")
@@ -129,17 +90,18 @@ def _stats_table(result: Any, output: str) -> Table:
                    "language named in the model file (when there is one), so rare members "
                    "such as a^n b^n get checked; 'uniform' uses uniform random words only.")
 @click.option("--max-length", type=click.IntRange(1, 100_000), default=None,
-              help="Longest sampled word (lstar default 50; kmeans: its own default).")
+              help=f"Longest sampled word (lstar default {DEFAULT_MAX_LENGTH}; kmeans: 30).")
 @click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None,
-              help="Seconds; on expiry the last hypothesis is written, marked unfinished "
-                   "(lstar default 60).")
+              help="Seconds; on expiry the best answer so far is written, marked unfinished "
+                   f"(lstar default {LStarOptions.time_limit:g}; others: no limit).")
 @click.option("--k", type=click.IntRange(1), default=None,
               help="kmeans: number of clusters (default: grown until consistent).")
 @click.option("--q", type=click.IntRange(2), default=None,
               help="partition: intervals per dimension (default: raised from 2 until consistent).")
 @click.option("--max-states", type=click.IntRange(1), default=None,
-              help="Stop (lstar, partition) or refuse (exact) beyond this many states.")
-@click.option("--seed", type=int, default=0, show_default=True,
+              help="Stop (lstar, partition), cap K (kmeans) or refuse (exact) beyond this many "
+                   "states.")
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Random seed (same seed, same result).")
 @click.option("-o", "--output", required=True, metavar="DFA.json",
               help="Where to write the extracted DFA (with its statistics under 'stats').")
@@ -171,49 +133,36 @@ def extract_cmd(ctx: click.Context, model_file: str, method: str, output: str, a
     from click.core import ParameterSource
 
     given = {
-        name for name in APPLIES if ctx.get_parameter_source(name) != ParameterSource.DEFAULT
+        name for name in options if ctx.get_parameter_source(name) != ParameterSource.DEFAULT
     }
     for name in sorted(given):
-        if method not in APPLIES[name]:
+        where = applies_to(name)
+        if method not in where:
             flag = "--" + name.replace("_", "-")
-            where = ", ".join(APPLIES[name])
-            raise InputError(f"{flag} does not apply to --method {method} (only to: {where})")
+            raise InputError(
+                f"{flag} does not apply to --method {method} (only to: {', '.join(where)})"
+            )
     folder = os.path.dirname(os.path.abspath(output))
     if not os.path.isdir(folder):
         raise InputError("cannot write: folder does not exist", path=output)
 
-    acceptor, meta, kind = load_acceptor(model_file)
+    from rnn2dfa.extract import extract, language_words, make_options
+    from rnn2dfa.models.loading import load_acceptor
 
-    from rnn2dfa.extract import method_function
-
-    try:
-        fn = method_function(method)
-    except (ImportError, ValueError) as exc:
-        raise InputError(f"--method {method} is not available: {exc}") from None
-    kwargs: dict[str, Any] = {}
-    pac_words = options.pop("pac_words")
-    if method == "lstar" and pac_words == "auto" and options["oracle"] != "refine":
-        from rnn2dfa.extract import language_words
-
-        kwargs["task_words"] = language_words(
-            meta.get("language"), options["max_length"] or 50, seed=options["seed"]
+    loaded = load_acceptor(model_file)
+    values = {name: options[name] for name in given if name not in CLI_ONLY}
+    if method == "lstar" and options["pac_words"] == "auto" and options["oracle"] != "refine":
+        values["words"] = language_words(
+            loaded.language, options["max_length"] or DEFAULT_MAX_LENGTH, seed=options["seed"]
         )
-    for name, val in options.items():
-        if method not in APPLIES.get(name, ()):
-            continue
-        lstar_default = method == "lstar" and name in ("oracle", "epsilon", "delta")
-        if name == "seed" or name in given or lstar_default:
-            kwargs[name] = val
-
     try:
+        opts = make_options(method, **values)
         if as_json:
-            result = fn(acceptor, progress=None, **kwargs)
+            result = extract(loaded.acceptor, method, opts)
         else:
             with err.status("extracting…", spinner="dots") as status:
-                def progress(d: dict[str, Any]) -> None:
-                    status.update(_live_text(d))
-
-                result = fn(acceptor, progress=progress, **kwargs)
+                result = extract(loaded.acceptor, method, opts,
+                                 progress=lambda ev: status.update("extracting: " + ev.text()))
     except InputError as exc:  # e.g. exact extraction refusing this network: name the file
         if exc.path is None:
             raise InputError(exc.message, path=model_file) from None
@@ -221,9 +170,9 @@ def extract_cmd(ctx: click.Context, model_file: str, method: str, output: str, a
 
     from rnn2dfa.automata.io import save_dfa
 
-    provenance = {"source": os.path.basename(model_file), "kind": kind, "method": method}
-    if meta.get("language"):
-        provenance["language"] = meta["language"]
+    provenance = {"source": os.path.basename(model_file), "kind": loaded.kind, "method": method}
+    if loaded.language:
+        provenance["language"] = loaded.language
     dfa = result.dfa.with_extra(stats=result.stats, provenance=provenance)
     save_dfa(dfa, output)
 

@@ -47,12 +47,8 @@ class _Live:
                 completed=info["epoch"],
                 description=f"training  loss {info['loss']:.4f}  acc {info['accuracy']:.2%}",
             )
-        elif stage == "extract":
-            bits = [f"{k.replace('_', ' ')} {v}" for k, v in info.items()
-                    if k in ("round", "hypothesis_states", "membership_queries", "k", "q",
-                             "states")]
-            if bits:
-                self.bar.update(task, description="extracting  " + "  ".join(bits))
+        elif stage == "extract" and "event" in info:
+            self.bar.update(task, description="extracting  " + info["event"].text())
 
     def close(self) -> None:
         if self.current is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,9 +31,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     os.close(fd)
     tmp_path = Path(tmp)
     # mkstemp creates 0600 files; give the result the permissions a plain open() would.
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp_path, 0o666 & ~umask)
+    os.chmod(tmp_path, file_mode())
     try:
         yield tmp_path
         try:
@@ -55,3 +54,57 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Write `data` to `path` atomically."""
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
+
+
+def file_mode() -> int:
+    """The mode a freshly created file gets under the current umask (0644 usually)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+class StagedFolder:
+    """Files written into a hidden folder inside `outdir`, moved into place by `commit`."""
+
+    def __init__(self, outdir: Path, tmp: Path) -> None:
+        self.outdir, self.tmp = outdir, tmp
+
+    def path(self, name: str) -> Path:
+        """Where to write the output `name` for now."""
+        return self.tmp / name
+
+    def commit(self, names: Iterator[str] | list[str]) -> dict[str, Path]:
+        """Move the named files into `outdir` (each rename atomic); returns their new paths."""
+        mode = file_mode()
+        moved = {}
+        for name in names:
+            os.chmod(self.tmp / name, mode)  # temporary files are private; outputs are not
+            os.replace(self.tmp / name, self.outdir / name)
+            moved[name] = self.outdir / name
+        return moved
+
+
+@contextlib.contextmanager
+def staged_folder(outdir: str | os.PathLike[str]) -> Iterator[StagedFolder]:
+    """Write several outputs into `outdir` all or nothing: a hidden staging folder inside it,
+    removed afterwards whatever happens. `outdir` is created when missing and removed again
+    when the block fails and it is still empty."""
+    out = Path(outdir)
+    if out.exists() and not out.is_dir():
+        raise InputError("exists and is not a folder", path=str(out))
+    created = not out.exists()
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".rnn2dfa-run-", dir=out))
+    except OSError as exc:
+        msg = f"cannot create the output folder: {exc.strerror}"
+        raise InputError(msg, path=str(out)) from None
+    ok = False
+    try:
+        yield StagedFolder(out, tmp)
+        ok = True
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if not ok and created:
+            with contextlib.suppress(OSError):
+                out.rmdir()

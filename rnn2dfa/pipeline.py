@@ -8,12 +8,8 @@ moved into place at the end, so an interrupted run leaves no half-written files.
 
 from __future__ import annotations
 
-import contextlib
-import inspect
 import json
 import os
-import shutil
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -22,6 +18,13 @@ from typing import Any
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
+from rnn2dfa.extract.base import (
+    DEFAULT_MAX_LENGTH,
+    METHODS,
+    ExtractOptions,
+    LStarOptions,
+    get_method,
+)
 from rnn2dfa.extract.result import ExtractionResult
 from rnn2dfa.fileio import json_default_or_str
 from rnn2dfa.train import TrainConfig
@@ -46,7 +49,7 @@ class RunConfig:
     train_max_length: int = TrainConfig.max_length
     epochs: int = TrainConfig.epochs
     train_time_limit: float | None = 60.0
-    extract_time_limit: float | None = 60.0
+    extract_time_limit: float | None = LStarOptions.time_limit
     verify_max_length: int = 20  # exact disagreement counted for lengths 1..N
     verify_per_bucket: int = 100  # sampled words per length bucket and kind
     show_sink: bool = False
@@ -101,47 +104,6 @@ class RunResult:
         }
 
 
-def _call_with_supported(fn: Callable[..., Any], *args: Any, **options: Any) -> Any:
-    """Call `fn` with the keyword options it accepts (methods differ: exact has no seed)."""
-    params = inspect.signature(fn).parameters
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return fn(*args, **options)
-    return fn(*args, **{k: v for k, v in options.items() if k in params})
-
-
-def _file_mode() -> int:
-    """The mode a freshly created file gets under the current umask (0644 usually)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-@contextlib.contextmanager
-def _staging(outdir: Path):
-    """A hidden temporary folder inside `outdir`, removed afterwards whatever happens.
-
-    `outdir` is created when missing and removed again when the run fails and it is empty.
-    """
-    if outdir.exists() and not outdir.is_dir():
-        raise InputError("exists and is not a folder", path=str(outdir))
-    created = not outdir.exists()
-    try:
-        outdir.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=".rnn2dfa-run-", dir=outdir))
-    except OSError as exc:
-        msg = f"cannot create the output folder: {exc.strerror}"
-        raise InputError(msg, path=str(outdir)) from None
-    ok = False
-    try:
-        yield tmp
-        ok = True
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not ok and created:
-            with contextlib.suppress(OSError):
-                outdir.rmdir()
-
-
 def run_pipeline(
     config: RunConfig | None = None,
     outdir: str | os.PathLike[str] = "rnn2dfa-out",
@@ -153,8 +115,9 @@ def run_pipeline(
     Raises InputError for bad settings (unknown language, cell or method). A stage that
     cannot draw (no Graphviz `dot`) leaves a note and a dfa.dot instead of dfa.svg.
     """
+    from rnn2dfa.atomic import staged_folder
     from rnn2dfa.automata.io import save_dfa
-    from rnn2dfa.extract import METHODS, language_words, method_function
+    from rnn2dfa.extract import extract, language_words, make_options
     from rnn2dfa.languages import get_language
     from rnn2dfa.models.io import save_model
     from rnn2dfa.render import (
@@ -171,20 +134,24 @@ def run_pipeline(
     cfg = config or RunConfig()
     report = progress or (lambda _info: None)
     lang = get_language(cfg.language)  # fail fast on a bad name
-    if cfg.method not in METHODS:
-        raise InputError(f"unknown extraction method {cfg.method!r} (known: {', '.join(METHODS)})")
+    get_method(cfg.method)  # InputError naming the known methods
     if cfg.method == "exact":
         # Exact extraction needs integer weights and saturated-linear units (Theorem 4.5);
         # gradient training never produces them, so refuse before training, not after.
         raise InputError(
-            "--method exact applies only to networks with integer weights and saturated-linear "
+            "the exact method applies only to networks with integer weights and saturated-linear "
             "units (such as compiled ones: rnn2dfa compile); a trained network has neither: "
             "use lstar, kmeans or partition"
         )
-    try:
-        extract_fn = method_function(cfg.method)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
+    # Every method gets the run's seed and time limit; L*'s PAC check also draws half its
+    # words from the language's class-balanced words, so rare members get looked at.
+    extract_options = make_options(cfg.method, ExtractOptions(
+        seed=cfg.seed,
+        time_limit=cfg.extract_time_limit,
+        max_states=METHODS[cfg.method].options.max_states,
+        words=language_words(lang.name, DEFAULT_MAX_LENGTH, seed=cfg.seed)
+        if cfg.method == "lstar" else None,
+    ))
     out = Path(outdir)
     seconds: dict[str, float] = {}
     notes: list[str] = []
@@ -192,7 +159,8 @@ def run_pipeline(
 
     from rnn2dfa.models.threads import torch_threads
 
-    with torch_threads(cfg.threads), _staging(out) as tmp:
+    with torch_threads(cfg.threads), staged_folder(out) as staged:
+        tmp = staged.tmp
         # 1. train
         t0 = time.perf_counter()
         report({"stage": "train", "epochs": cfg.epochs})
@@ -221,14 +189,9 @@ def run_pipeline(
         # 2. extract
         t0 = time.perf_counter()
         report({"stage": "extract", "method": cfg.method})
-        result: ExtractionResult = _call_with_supported(
-            extract_fn,
-            model,
-            seed=cfg.seed,
-            time_limit=cfg.extract_time_limit,
-            progress=lambda d: report({"stage": "extract", **d}),
-            # L*'s PAC check draws half its words from the language (see language_words)
-            task_words=language_words(lang.name, 50, seed=cfg.seed),
+        result: ExtractionResult = extract(
+            model, cfg.method, extract_options,
+            progress=lambda ev: report({"stage": "extract", "event": ev}),
         )
         if not result.finished:
             notes.append(
@@ -242,6 +205,8 @@ def run_pipeline(
         # 3. minimize
         t0 = time.perf_counter()
         report({"stage": "minimize", "states": result.dfa.n_states})
+        # Methods return minimal DFAs; DFA.minimize remembers, so this and verify's own
+        # minimization cost nothing more.
         dfa = result.dfa.minimize().with_extra(
             name=f"{lang.name} ({cfg.cell}, {cfg.method})",
             provenance={
@@ -298,10 +263,7 @@ def run_pipeline(
         report = json.dumps(run.to_dict(), indent=2, default=json_default_or_str)
         (tmp / "report.json").write_text(report + "\n", encoding="utf-8")
         (tmp / "report.md").write_text(report_markdown(run), encoding="utf-8")
-        mode = _file_mode()
-        for name in files.values():
-            os.chmod(tmp / name, mode)  # temporary files are private (0600); outputs are not
-            os.replace(tmp / name, out / name)
+        staged.commit(list(files.values()))
         run.files = {key: str(out / name) for key, name in files.items()}
     return run
 

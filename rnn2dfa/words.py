@@ -71,3 +71,18 @@ def all_words(n_symbols: int, length: int) -> np.ndarray:
         return np.zeros((1, 0), dtype=np.int64)
     grids = np.indices((n_symbols,) * length).reshape(length, -1).T
     return grids.astype(np.int64)
+
+
+def uniform_words(
+    rng: np.random.Generator, n_symbols: int, n: int, lo: int, hi: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """`n` words, lengths uniform in [lo, hi], symbols uniform: padded (n, hi) and lengths."""
+    lengths = rng.integers(lo, hi + 1, size=n)
+    symbols = rng.integers(0, n_symbols, size=(n, hi), dtype=np.int64)
+    return symbols, lengths
+
+
+def unpad(symbols: np.ndarray, lengths: np.ndarray) -> list[Word]:
+    """The words of a padded batch as tuples."""
+    rows = zip(symbols.tolist(), lengths.tolist(), strict=True)
+    return [tuple(row[:length]) for row, length in rows]

@@ -90,7 +90,7 @@ def test_interrupted_late_keeps_old_files_and_adds_none(tmp_path, monkeypatch):
         raise KeyboardInterrupt
 
     # Interrupted during extraction, after model.pt was written (into the staging folder).
-    monkeypatch.setattr("rnn2dfa.extract.method_function", lambda _method: interrupted)
+    monkeypatch.setattr("rnn2dfa.extract.extract", interrupted)
     res = CliRunner().invoke(cli, ["run", "--language", "tomita1", "--epochs", "1", "-o", str(out)])
     assert res.exit_code == 130
     assert os.listdir(out) == ["report.md"]

@@ -204,8 +204,8 @@ def test_sizes_and_sparsity() -> None:
     # R: k nonzeros per column; W: one per AND unit; b: -1 per AND unit; read-out: all.
     assert net.nonzero_weights() == k * (1 + n * k) + n * k + n * k + (1 + n * k)
     assert int(torch.count_nonzero(net.recurrent_matrix())) == k * (1 + n * k)
-    assert net.activation == net.cell == "relu"
-    assert compile_dfa(LARGE, "slu").cell == "slu"
+    assert net.activation == net.state_space().units == "relu"
+    assert compile_dfa(LARGE, "slu").state_space().units == "slu"
 
 
 def test_forward_and_prefix_logits_match_step() -> None:
@@ -273,7 +273,7 @@ def test_save_load_round_trip(tmp_path: Path, dfa: DFA, noise: float) -> None:
     json.dumps(payload["config"])
     loaded, meta = load_model(path)
     assert isinstance(loaded, MinskyRNN)
-    assert loaded.activation == "slu" and loaded.cell == "slu"
+    assert loaded.activation == "slu" and loaded.state_space().units == "slu"
     assert meta["compiled"]["noise"] == noise
     saved, back = net.state_dict(), loaded.state_dict()
     assert list(saved) == list(back)

@@ -224,10 +224,10 @@ def test_task_words_let_pac_find_rare_members() -> None:
     members = [(0,) * n + (1,) * n for n in range(21)]
     uniform = extract_lstar(net, oracle="pac", max_length=40, seed=0)
     assert not uniform.dfa.accepts_batch(members).all()  # why task words are needed
-    with_task = extract_lstar(net, oracle="pac", max_length=40, task_words=words, seed=0)
+    with_task = extract_lstar(net, oracle="pac", max_length=40, words=words, seed=0)
     assert with_task.stats["pac_task_words"] == len(words)
     assert with_task.dfa.accepts_batch(members).all()
-    both = extract_lstar(net, oracle="both", max_length=40, task_words=words, seed=0)
+    both = extract_lstar(net, oracle="both", max_length=40, words=words, seed=0)
     # the bounded truth is a^n b^n only up to length 40; beyond, any answer is allowed
     assert sum(count_disagreements(both.dfa, truth, 40)) == 0
 

@@ -102,7 +102,10 @@ class DFA:
     def with_extra(self, **extra: Any) -> DFA:
         """A copy with extra keys (name, provenance, stats) merged in."""
         merged = {**self.extra, **extra}
-        return DFA(self.alphabet, self.transitions, self.accepting, self.start, merged)
+        copy = DFA(self.alphabet, self.transitions, self.accepting, self.start, merged)
+        if self.__dict__.get("_minimal_form") is self:  # same automaton: still minimal
+            object.__setattr__(copy, "_minimal_form", copy)
+        return copy
 
     # ----------------------------------------------------------------- words
     def encode(self, word: Sequence[str] | str) -> Word:
@@ -206,10 +209,20 @@ class DFA:
         return self.renumber(bfs_order(self.transitions, self.start))
 
     def minimize(self) -> DFA:
-        """The minimal, canonically numbered DFA of the same language."""
+        """The minimal, canonically numbered DFA of the same language.
+
+        Computed once per automaton: the result is remembered (also by `with_extra` copies),
+        so a chain of steps that each want the minimal form minimizes only once.
+        """
+        known = self.__dict__.get("_minimal_form")
+        if known is not None:
+            return known
         from rnn2dfa.automata.minimize import minimize
 
-        return minimize(self)
+        result = minimize(self)
+        object.__setattr__(result, "_minimal_form", result)
+        object.__setattr__(self, "_minimal_form", result)
+        return result
 
     def is_minimal(self) -> bool:
         """Whether no DFA with fewer states accepts the same language (unreachable states count)."""

@@ -44,6 +44,7 @@ from torch import Tensor, nn
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
+from rnn2dfa.models.acceptor import StateSpace, non_integer_weight
 from rnn2dfa.models.io import register
 
 ACTIVATIONS = ("relu", "slu")
@@ -97,7 +98,6 @@ class MinskyRNN(nn.Module):
             raise InputError("the alphabet is empty")
         self.n_states = n_states
         self.activation = activation
-        self.cell = activation  # the name RNNAcceptor uses; extractors read either
         n, k = n_states, len(self.alphabet)
         d = 1 + n * k
         # dest[j]: the DFA state unit j leads to (U's one nonzero per column; dest[0] = start).
@@ -253,6 +253,20 @@ class MinskyRNN(nn.Module):
 
     def observable(self, state: Tensor) -> Tensor:
         return state
+
+    def state_space(self) -> StateSpace:
+        """Units in [0, 1] (SLU) or [0, inf) (ReLU); exact while the weights are integers
+        (the read-out may be real: Theorem 4.5 needs integers only in the recurrence)."""
+        high = 1.0 if self.activation == "slu" else None
+        recurrence = [(n, p) for n, p in self.named_parameters() if not n.startswith("out_")]
+        bad = non_integer_weight(recurrence)
+        if bad is None:
+            n_weights = sum(p.numel() for _, p in recurrence)
+            why = f"{self.activation} units, {n_weights} integer recurrent weights"
+        else:
+            why = f"exact extraction needs integer weights (Theorem 4.5), but {bad}"
+        hint = "ReLU states are unbounded: the network may count" if high is None else None
+        return StateSpace(self.activation, 0.0, high, bad is None, why, hint)
 
     @torch.no_grad()
     def prefix_logits(self, symbols: Tensor) -> Tensor:

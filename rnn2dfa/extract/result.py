@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.extract.base import ExtractionProgress, ExtractionStats, Progress
 
-#: Progress callback: the CLI passes one; the library calls it with a dict of live numbers
-#: (e.g. {"round": 3, "hypothesis_states": 5, "membership_queries": 1200}). Never prints.
-Progress = Callable[[dict[str, Any]], None]
+__all__ = ["ExtractionProgress", "ExtractionResult", "ExtractionStats", "Progress"]
 
 
 @dataclass
@@ -18,12 +16,30 @@ class ExtractionResult:
     """An extracted automaton with how it was found."""
 
     dfa: DFA  # minimized and canonically numbered; dfa.extra["stats"] mirrors `stats`
-    method: str  # "lstar", "kmeans", "partition", "exact"
-    finished: bool  # False when a time limit or a state cap stopped the method early
-    stats: dict[str, Any] = field(default_factory=dict)  # rounds, queries, steps, seconds, ...
+    record: ExtractionStats  # typed statistics (method, finished, seconds, evidence, ...)
     hypothesis_sizes: list[int] = field(default_factory=list)  # sizes over the rounds
     message: str | None = None  # a plain-words diagnosis (e.g. "looks not finite-state")
+    #: A plain line when the verdict rests on one-sided evidence (every word the final
+    #: check saw got the same answer), else None; see Evidence.one_sided.
+    warning: str | None = None
 
     def __post_init__(self) -> None:
         # The statistics travel with the automaton, so they land in the DFA file.
         self.dfa = self.dfa.with_extra(stats=self.stats)
+
+    @property
+    def method(self) -> str:
+        return self.record.method
+
+    @property
+    def finished(self) -> bool:
+        """True when the method's own stopping rule ended it (no limit, no cap)."""
+        return self.record.finished
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        """The statistics as one flat JSON-able dict (what the DFA file stores)."""
+        out = self.record.as_dict()
+        if self.warning is not None:
+            out["warning"] = self.warning
+        return out

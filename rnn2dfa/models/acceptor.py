@@ -6,7 +6,8 @@ extractor, the membership oracle and the verifier can be tested against a known 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -44,6 +45,54 @@ class Acceptor(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class StateSpace:
+    """Optional capability (`acceptor.state_space()`): where the observable states live.
+
+    `low`/`high` bound every observable coordinate (None: unbounded or unknown), which the
+    interval-partition method cuts into intervals. `exact` says the reachable states are
+    finitely many and exactly representable (a DFA's one-hot states; integer weights with
+    saturated-linear or ReLU units, Theorem 4.5), so breadth-first search over them is exact
+    extraction; `reason` says why, or why not, in a sentence.
+    """
+
+    units: str = "unknown"
+    low: float | None = None
+    high: float | None = None
+    exact: bool = False
+    reason: str = "the acceptor does not declare its state space"
+    #: said when an exact search explodes (e.g. "ReLU states are unbounded: it may count")
+    explosion_hint: str | None = None
+
+
+def state_space(acceptor: object) -> StateSpace:
+    """The acceptor's declared state space, or an unknown one (no box, not exact)."""
+    declare = getattr(acceptor, "state_space", None)
+    if declare is None:
+        name = type(acceptor).__name__
+        return StateSpace(reason=f"a {name} does not declare its state space (state_space())")
+    return declare() if callable(declare) else declare
+
+
+def non_integer_weight(named: Iterable[tuple[str, Tensor]]) -> str | None:
+    """None when every tensor holds integers, else a sentence naming the first offender."""
+    checked = 0
+    for pname, t in named:
+        if not torch.is_floating_point(t):
+            continue
+        t = t.detach()
+        frac = (t - torch.round(t)).abs()
+        bad = ~torch.isfinite(t) | (frac > 0)
+        if bad.any():
+            flat = int(torch.argmax(bad.flatten().to(torch.int8)))
+            idx = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), t.shape))
+            value = float(t.flatten()[flat])
+            where = "[" + ", ".join(map(str, idx)) + "]" if idx else ""
+            return f"parameter {pname!r} is not integer (e.g. {pname}{where} = {value:.6g})"
+        checked += t.numel()
+    return None
+
+
 @torch.no_grad()
 def run_padded(acceptor: Acceptor, symbols: np.ndarray, lengths: np.ndarray) -> Tensor:
     """Final states for a padded batch: one batched `step` per time step.
@@ -64,16 +113,25 @@ def run_padded(acceptor: Acceptor, symbols: np.ndarray, lengths: np.ndarray) -> 
 def accept_logits(
     acceptor: Acceptor, words: Sequence[Sequence[int]], batch_size: int = 4096
 ) -> np.ndarray:
-    """Accept logits of a list of words (symbol indices), batched, sorted by length for speed."""
+    """Accept logits of a list of words (symbol indices), batched, sorted by length for speed.
+
+    An acceptor with a fused forward pass (optional capability `padded_logits(symbols,
+    lengths)`, e.g. cuDNN-style kernels of a trained RNN) is run through it; any other is
+    stepped one batched `step` per position.
+    """
     out = np.zeros(len(words), dtype=np.float64)
     if not words:
         return out
+    fused = getattr(acceptor, "padded_logits", None)
     order = np.argsort([len(w) for w in words], kind="stable")
     for s in range(0, len(order), batch_size):
         idx = order[s : s + batch_size]
         padded, lengths = pad_words([words[i] for i in idx])
-        state = run_padded(acceptor, padded, lengths)
-        out[idx] = acceptor.accept_logit(state).double().cpu().numpy()
+        if fused is not None:
+            logits = fused(torch.from_numpy(padded), torch.from_numpy(lengths))
+        else:
+            logits = acceptor.accept_logit(run_padded(acceptor, padded, lengths))
+        out[idx] = logits.double().cpu().numpy()
     return out
 
 

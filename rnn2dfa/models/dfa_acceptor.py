@@ -6,6 +6,7 @@ import torch
 from torch import Tensor
 
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.models.acceptor import StateSpace
 
 
 class DFAAcceptor:
@@ -41,3 +42,6 @@ class DFAAcceptor:
 
     def observable(self, state: Tensor) -> Tensor:
         return state
+
+    def state_space(self) -> StateSpace:
+        return StateSpace("one-hot", 0.0, 1.0, exact=True, reason="DFA acceptor (one-hot states)")

@@ -19,6 +19,7 @@ from torch import nn
 from rnn2dfa import __version__
 from rnn2dfa.atomic import atomic_path
 from rnn2dfa.errors import InputError, ModelFileError
+from rnn2dfa.models.acceptor import Acceptor
 
 MODEL_FORMAT = "rnn2dfa.model/1"
 ARCHITECTURES: dict[str, type[nn.Module]] = {}
@@ -68,8 +69,8 @@ def save_model(model: nn.Module, path: str | os.PathLike[str], metadata: dict[st
         torch.save(payload, tmp)
 
 
-def load_model(path: str | os.PathLike[str]) -> tuple[nn.Module, dict[str, Any]]:
-    """Rebuild a saved model; returns (model in eval mode, metadata)."""
+def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
+    """Rebuild a saved model; returns (the acceptor, in eval mode, and its metadata)."""
     path = str(path)
     if not os.path.exists(path):
         raise InputError("no such file", path=path)
@@ -106,4 +107,7 @@ def load_model(path: str | os.PathLike[str]) -> tuple[nn.Module, dict[str, Any]]
         first = str(exc).strip().splitlines()[0]
         raise ModelFileError(f"inconsistent model file: {first[:160]}", path=path) from None
     model.eval()
+    if not isinstance(model, Acceptor):
+        raise ModelFileError(f"architecture {arch!r} does not implement the Acceptor contract",
+                             path=path)
     return model, dict(payload.get("metadata", {}))

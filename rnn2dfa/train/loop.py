@@ -21,6 +21,7 @@ import torch.nn.functional as F
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
+from rnn2dfa.models.acceptor import accept_logits
 from rnn2dfa.models.rnn import RNNAcceptor
 from rnn2dfa.models.threads import torch_threads
 from rnn2dfa.train.data import Dataset, language_sample, split_holdout, without
@@ -117,21 +118,9 @@ class TrainSummary:
         return asdict(self)
 
 
-@torch.no_grad()
 def predict_logits(model: RNNAcceptor, words: Sequence[Word], batch_size: int = 2048) -> np.ndarray:
-    """Accept logits of words through the fused forward pass, batched by similar length."""
-    out = np.zeros(len(words), dtype=np.float64)
-    if not words:
-        return out
-    was_training = model.training
-    model.eval()
-    order = np.argsort([len(w) for w in words], kind="stable")
-    for s in range(0, len(order), batch_size):
-        idx = order[s : s + batch_size]
-        sym, lens = pad_words([words[i] for i in idx])
-        out[idx] = model(torch.from_numpy(sym), torch.from_numpy(lens)).double().numpy()
-    model.train(was_training)
-    return out
+    """Accept logits of words (the model's fused forward, in eval mode): `accept_logits`."""
+    return accept_logits(model, words, batch_size)
 
 
 def accuracy_by_length(model: RNNAcceptor, data: Dataset) -> list[dict[str, Any]]:

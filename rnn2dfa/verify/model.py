@@ -23,7 +23,8 @@ from rnn2dfa.errors import AlphabetError
 from rnn2dfa.models.acceptor import accept_logits
 from rnn2dfa.models.threads import torch_threads
 from rnn2dfa.verify.truth import Truth
-from rnn2dfa.words import Word, format_word
+from rnn2dfa.words import Word, format_word, unpad
+from rnn2dfa.words import uniform_words as words_uniform
 
 #: Length buckets (inclusive) reaching 1000: short words the network trained on, and far beyond.
 DEFAULT_BUCKETS: tuple[tuple[int, int], ...] = (
@@ -67,13 +68,10 @@ class ModelComparison:
 
 
 def uniform_words(k: int, lo: int, hi: int, n: int, rng: np.random.Generator) -> list[Word]:
-    """`n` words with lengths uniform in [lo, hi] and symbols uniform."""
+    """`n` words with lengths uniform in [lo, hi] and symbols uniform (`words.uniform_words`)."""
     if n <= 0:
         return []
-    lengths = rng.integers(lo, hi + 1, size=n)
-    symbols = rng.integers(0, k, size=(n, hi))
-    rows = zip(symbols.tolist(), lengths.tolist(), strict=True)
-    return [tuple(row[:length]) for row, length in rows]
+    return unpad(*words_uniform(rng, k, n, lo, hi))
 
 
 #: Balanced sampling counts paths on the truth's (bounded) DFA: states x length operations

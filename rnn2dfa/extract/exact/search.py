@@ -15,6 +15,7 @@ from torch import Tensor
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
+from rnn2dfa.extract.timing import TimeUp
 from rnn2dfa.models.acceptor import Acceptor
 
 #: Turns a batch of states (batch, state_dim) into one hashable key per row.
@@ -71,7 +72,17 @@ def explore(
         frontier = nxt[torch.as_tensor(new_rows, dtype=torch.long)]
         reps.append(frontier)
         if on_level is not None:
-            on_level(len(blocks), len(seen), steps)
+            try:
+                on_level(len(blocks), len(seen), steps)
+            except TimeUp as up:
+                # The anytime answer: states found but not yet expanded loop to themselves.
+                done = sum(b.shape[0] for b in blocks)
+                loops = np.repeat(np.arange(done, len(seen), dtype=np.int64)[:, None], k, axis=1)
+                up.partial = (_dfa(acceptor, [*blocks, loops], reps), steps)
+                raise
+    return _dfa(acceptor, blocks, reps), steps
+
+
+def _dfa(acceptor: Acceptor, blocks: list[np.ndarray], reps: list[Tensor]) -> DFA:
     accepting = (acceptor.accept_logit(torch.cat(reps, dim=0)) > 0).cpu().numpy()
-    dfa = DFA(tuple(acceptor.alphabet), np.concatenate(blocks, axis=0), accepting, 0)
-    return dfa, steps
+    return DFA(tuple(acceptor.alphabet), np.concatenate(blocks, axis=0), accepting, 0)

@@ -16,7 +16,6 @@ Euclidean clustering is good at. `suffixes=0` gives plain clustering with the ac
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
@@ -24,8 +23,8 @@ import torch
 from sklearn.cluster import KMeans
 
 from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.errors import InputError
-from rnn2dfa.extract.kmeans.resolution import ResolutionSearch
+from rnn2dfa.extract.base import KMeansOptions, resolve_options
+from rnn2dfa.extract.kmeans.resolution import search_resolutions
 from rnn2dfa.extract.kmeans.sampling import (
     PrefixStates,
     collect_prefix_states,
@@ -33,8 +32,10 @@ from rnn2dfa.extract.kmeans.sampling import (
     network_sample,
     signatures,
     suffix_depth,
+    with_words,
 )
-from rnn2dfa.extract.result import ExtractionResult, Progress
+from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
+from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor
 
 #: Distinct states used to fit k-means (the rest are only assigned): keeps each fit fast.
@@ -109,36 +110,33 @@ def clusters_to_dfa(
 
 def extract_kmeans(
     acceptor: Acceptor,
+    options: KMeansOptions | None = None,
     *,
-    k: int | None = None,
-    max_length: int = 30,
-    n_words: int = 1000,
-    seed: int = 0,
-    time_limit: float | None = None,
     progress: Progress | None = None,
-    suffixes: int | None = None,
+    **overrides: Any,
 ) -> ExtractionResult:
     """Extract a DFA by k-means clustering of the network's prefix states.
 
     `k` fixes the number of clusters. Otherwise K starts at the number of distinct behaviours
-    seen (decision signatures) and grows (+1 up to 16, then by 25%) until the DFA agrees with
-    the network on every prefix of a held-out sample, or the same minimal DFA comes out for
-    PATIENCE K values in a row (a network that errs on a few words never reaches 100%).
+    seen (decision signatures) and grows (+1 up to 16, then by 25%, at most `max_states`)
+    until the DFA agrees with the network on every prefix of a held-out sample, or the same
+    minimal DFA comes out for PATIENCE K values in a row (resolution.search_resolutions).
     `suffixes` is the suffix length of the signatures (None: as long as 30 suffixes allow;
     0: the state's own decision only). `max_length`/`n_words` size the word sample.
     """
-    if max_length < 0 or n_words < 0:
-        raise InputError(f"max_length and n_words must be >= 0, got {max_length}, {n_words}")
-    t0 = time.perf_counter()
-    rng = np.random.default_rng(seed)
+    o = resolve_options(KMeansOptions, options, overrides)
+    deadline = Deadline(o.time_limit)
+    rng = np.random.default_rng(o.seed)
     n_sym = len(acceptor.alphabet)
-    sym, lens = network_sample(acceptor, n_words, max_length, rng)
+    sym, lens = network_sample(acceptor, o.n_words, o.max_length, rng)
+    if o.words:
+        sym, lens = with_words(sym, lens, o.words)
     data = collect_prefix_states(acceptor, sym, lens)
-    held = heldout_states(acceptor, max_length, n_words, seed)
+    held = heldout_states(acceptor, o.max_length, o.n_words, o.seed, o.words)
 
     obs = data.observable
     span = float(np.linalg.norm(obs.max(axis=0) - obs.min(axis=0))) if obs.size else 0.0
-    depth = suffix_depth(n_sym) if suffixes is None else int(suffixes)
+    depth = suffix_depth(n_sym) if o.suffixes is None else int(o.suffixes)
     featurize = Featurizer(acceptor, depth, 2.0 * span + 1.0)
     feats = featurize(data.states, obs)
     # Fit on distinct states only (rounded), so long runs sitting on one attractor do not
@@ -147,83 +145,46 @@ def extract_kmeans(
     if distinct.size > FIT_POINTS:
         distinct = rng.choice(distinct, FIT_POINTS, replace=False)
     fit_points = feats[distinct]
-    max_k = min(MAX_K, int(distinct.size))
+    cap = MAX_K if o.max_states is None else o.max_states
+    max_k = min(cap, int(distinct.size))
     # Behaviours seen on a real share of the states: fewer clusters would have to mix them.
     _, sig_counts = np.unique(feats[:, obs.shape[1]:], axis=0, return_counts=True)
     behaviours = int((sig_counts >= max(3, data.n_nodes // 1000)).sum())
-    if k is not None:
-        if k < 1:
-            raise InputError(f"k must be at least 1, got {k}")
-        schedule = [min(int(k), max(1, int(distinct.size)))]
+    if o.k is not None:
+        schedule = [min(int(o.k), max(1, int(distinct.size)))]
     else:
-        schedule = k_schedule(max_k, start=min(max(2, behaviours), max_k))
-    baseline = float(max(held.accept.mean(), 1 - held.accept.mean()))
+        schedule = k_schedule(max(max_k, 1), start=min(max(2, behaviours), max(max_k, 1)))
 
-    search = ResolutionSearch(baseline)
-    tried = search.tried
-    finished, stop = True, "only K tried" if k is not None else "largest K tried"
-    for n_clusters in schedule:
-        if time_limit is not None and tried and time.perf_counter() - t0 > time_limit:
-            finished, stop = False, "time limit"
-            break
-        model = KMeans(n_clusters=n_clusters, n_init=2, random_state=seed).fit(fit_points)
+    def build(n_clusters: int) -> tuple[DFA, dict[str, Any]]:
+        model = KMeans(n_clusters=n_clusters, n_init=2, random_state=o.seed).fit(fit_points)
         labels = model.predict(feats)
-        dfa = clusters_to_dfa(acceptor, data, feats, labels, model, featurize).minimize()
-        plain, balanced = held.agreement(dfa)
-        row = {"k": n_clusters, "states": dfa.n_states, "agreement": round(plain, 6),
-               "balanced_agreement": round(balanced, 6)}
-        verdict = search.observe(dfa, row, plain, balanced)
-        if progress is not None:
-            progress({
-                "method": "kmeans", **row, "round": len(tried), "hypothesis_states": dfa.n_states,
-                "phase": f"K={n_clusters}, {100 * plain:.2f}% agreement",
-                "seconds": time.perf_counter() - t0,
-            })
-        if verdict is not None:
-            stop = verdict
-            break
-    assert search.best is not None
-    _, dfa, row = search.best
-    seconds = time.perf_counter() - t0
-    stats: dict[str, Any] = {
-        "method": "kmeans",
-        "seconds": round(seconds, 4),
-        "k": row["k"],
-        "k_chosen": "fixed" if k is not None else "auto",
-        "k_tried": [r["k"] for r in tried],
-        "stopped": stop,
-        "agreement": row["agreement"],
-        "balanced_agreement": row["balanced_agreement"],
-        "consistent": stop == "consistent",
-        "words": int(lens.size),
-        "max_length": max_length,
-        "suffix_depth": depth,
-        "behaviours": behaviours,
-        "states_collected": data.n_nodes,
-        "distinct_states_fitted": int(distinct.size),
-        "accepted_fraction": round(float(data.accept.mean()), 4),
-        "heldout_prefixes": held.n_nodes,
-        "network_steps": data.network_steps + held.network_steps,
-        "seed": seed,
-    }
-    message = None
-    if not finished:
-        message = f"time limit reached after K={tried[-1]['k']}; kept K={row['k']}"
-    elif stop == "stable":
-        message = (
-            f"the same {dfa.n_states}-state DFA for K={row['k']}..{tried[-1]['k']}; it agrees "
-            f"with the network on {100 * row['agreement']:.2f}% of held-out prefixes"
-        )
-    elif stop != "consistent":
-        message = (
-            f"no K tried made the DFA agree with the network on the whole held-out sample; "
-            f"kept K={row['k']} ({100 * row['agreement']:.2f}% agreement)"
-        )
-    return ExtractionResult(
-        dfa=dfa,
+        return clusters_to_dfa(acceptor, data, feats, labels, model, featurize).minimize(), {}
+
+    out = search_resolutions("kmeans", "K", schedule, build, held, deadline, progress,
+                             fixed=o.k is not None)
+    record = ExtractionStats(
         method="kmeans",
-        finished=finished,
-        stats=stats,
-        hypothesis_sizes=[r["states"] for r in tried],
-        message=message,
+        finished=out.finished,
+        seconds=deadline.elapsed(),
+        network_steps=data.network_steps + held.network_steps,
+        stopped=out.stopped,
+        evidence=held.evidence(),
+        details={
+            "k": out.row["k"],
+            "k_chosen": "fixed" if o.k is not None else "auto",
+            "k_tried": [r["k"] for r in out.tried],
+            "agreement": out.row["agreement"],
+            "balanced_agreement": out.row["balanced_agreement"],
+            "consistent": out.stopped == "consistent",
+            "words": int(lens.size),
+            "max_length": o.max_length,
+            "suffix_depth": depth,
+            "behaviours": behaviours,
+            "states_collected": data.n_nodes,
+            "distinct_states_fitted": int(distinct.size),
+            "accepted_fraction": round(float(data.accept.mean()), 4),
+            "heldout_prefixes": held.n_nodes,
+            "seed": o.seed,
+        },
     )
+    return ExtractionResult(out.dfa, record, [r["states"] for r in out.tried], out.message)

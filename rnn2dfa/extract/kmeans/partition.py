@@ -11,20 +11,19 @@ reachable cells can explode with the hidden size, hence the state cap.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
 import torch
 
 from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.errors import InputError
-from rnn2dfa.extract.exact.search import StateExplosionError, explore
-from rnn2dfa.extract.kmeans.resolution import PATIENCE, ResolutionSearch
+from rnn2dfa.extract.base import PartitionOptions, resolve_options
+from rnn2dfa.extract.exact.search import explore
+from rnn2dfa.extract.kmeans.resolution import search_resolutions
 from rnn2dfa.extract.kmeans.sampling import heldout_states
-from rnn2dfa.extract.result import ExtractionResult, Progress
-from rnn2dfa.models.acceptor import Acceptor
-from rnn2dfa.models.dfa_acceptor import DFAAcceptor
+from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
+from rnn2dfa.extract.timing import Deadline
+from rnn2dfa.models.acceptor import Acceptor, state_space
 
 #: Largest q tried when q is chosen automatically.
 MAX_Q = 12
@@ -33,17 +32,17 @@ MAX_Q = 12
 def activation_range(
     acceptor: Acceptor, observed: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, str]:
-    """(low, high, where-from) per observable dimension: the activation's range when known.
+    """(low, high, where-from) per observable dimension: the declared box when there is one.
 
-    tanh, LSTM and GRU hidden states lie in [-1, 1]; saturated-linear units and one-hot DFA
-    states in [0, 1]; anything else (ReLU) uses the range observed on the sample.
+    The acceptor declares it (`state_space()`: tanh, LSTM and GRU in [-1, 1], saturated-linear
+    units and one-hot DFA states in [0, 1]); otherwise (ReLU, undeclared) the range observed
+    on the sample is used.
     """
     dim = observed.shape[1]
-    cell = getattr(acceptor, "cell", None) or getattr(acceptor, "activation", None)
-    if isinstance(acceptor, DFAAcceptor) or cell in ("slu", "sigmoid"):
-        return np.zeros(dim), np.ones(dim), f"{cell or 'one-hot'} range [0, 1]"
-    if cell in ("tanh", "lstm", "gru"):
-        return -np.ones(dim), np.ones(dim), f"{cell} range [-1, 1]"
+    space = state_space(acceptor)
+    if space.low is not None and space.high is not None:
+        where = f"{space.units} range [{space.low:g}, {space.high:g}]"
+        return np.full(dim, space.low), np.full(dim, space.high), where
     # Percentiles, not min/max: a few runaway states (unbounded ReLU) would otherwise
     # stretch the range until every ordinary state falls into the first interval.
     lo = np.percentile(observed, 1, axis=0).astype(np.float64)
@@ -73,8 +72,8 @@ def partition_dfa(
     def explode(cap: int) -> str:
         return (
             f"interval partition with q={q} reaches more than {cap} cells (observable size "
-            f"{lo.size}, up to q^{lo.size} cells): raise --max-states or use --method kmeans "
-            f"or lstar"
+            f"{lo.size}, up to q^{lo.size} cells): raise the state cap or use the kmeans or "
+            f"lstar method"
         )
 
     dfa, _ = explore(acceptor, keys, max_states, explode)
@@ -83,87 +82,49 @@ def partition_dfa(
 
 def extract_partition(
     acceptor: Acceptor,
+    options: PartitionOptions | None = None,
     *,
-    q: int | None = None,
-    max_states: int = 10000,
-    seed: int = 0,
     progress: Progress | None = None,
+    **overrides: Any,
 ) -> ExtractionResult:
     """Extract a DFA by equal-interval partitions (Omlin & Giles 1996).
 
     `q` fixes the intervals per dimension; otherwise q = 2, 3, ... until the DFA agrees with
-    the network on every prefix of a random sample (words up to length 60). Raises
+    the network on every prefix of a random sample (resolution.search_resolutions). Raises
     StateExplosionError (an InputError) when even the first q exceeds `max_states` cells.
     """
-    t0 = time.perf_counter()
-    sample = heldout_states(acceptor, max_length=30, n_words=1000, seed=seed)
+    o = resolve_options(PartitionOptions, options, overrides)
+    deadline = Deadline(o.time_limit)
+    sample = heldout_states(acceptor, max_length=30, n_words=1000, seed=o.seed, words=o.words)
     lo, hi, range_from = activation_range(acceptor, sample.observable)
-    baseline = float(max(sample.accept.mean(), 1 - sample.accept.mean()))
-    if q is not None and not 2 <= q <= 65535:
-        raise InputError(f"q must be between 2 and 65535, got {q}")
-    schedule = [q] if q is not None else list(range(2, MAX_Q + 1))
-    search = ResolutionSearch(baseline)
-    tried = search.tried
-    message = None
-    finished, stop = True, "only q tried" if q is not None else "largest q tried"
-    for qq in schedule:
-        try:
-            raw = partition_dfa(acceptor, qq, lo, hi, max_states)
-        except StateExplosionError as exc:
-            if search.best is None:
-                raise
-            finished, stop = False, "state cap"
-            message = f"{exc.message}; kept q={search.best[2]['q']}"
-            break
-        dfa = raw.minimize()
-        plain, balanced = sample.agreement(dfa)
-        row = {"q": qq, "cells": raw.n_states, "states": dfa.n_states,
-               "agreement": round(plain, 6), "balanced_agreement": round(balanced, 6)}
-        verdict = search.observe(dfa, row, plain, balanced)
-        if progress is not None:
-            progress({
-                "method": "partition", **row, "round": len(tried),
-                "hypothesis_states": dfa.n_states,
-                "phase": f"q={qq}, {raw.n_states} cells, {100 * plain:.2f}% agreement",
-                "seconds": time.perf_counter() - t0,
-            })
-        if verdict is not None:
-            stop = verdict
-            if verdict == "stable":
-                message = (
-                    f"the same {dfa.n_states}-state DFA for q={tried[-PATIENCE]['q']}..{qq}; it "
-                    f"agrees with the network on {100 * plain:.2f}% of sampled prefixes"
-                )
-            break
-    assert search.best is not None
-    _, dfa, row = search.best
-    consistent = stop == "consistent"
-    if message is None and not consistent:
-        message = (
-            f"no q up to {schedule[-1]} agrees with the network on the whole sample; "
-            f"kept q={row['q']} ({100 * row['agreement']:.2f}% agreement)"
-        )
-    stats: dict[str, Any] = {
-        "method": "partition",
-        "seconds": round(time.perf_counter() - t0, 4),
-        "q": row["q"],
-        "q_chosen": "fixed" if q is not None else "auto",
-        "q_tried": [r["q"] for r in tried],
-        "stopped": stop,
-        "cells": row["cells"],
-        "agreement": row["agreement"],
-        "balanced_agreement": row["balanced_agreement"],
-        "consistent": consistent,
-        "range": range_from,
-        "max_states": max_states,
-        "sample_prefixes": sample.n_nodes,
-        "seed": seed,
-    }
-    return ExtractionResult(
-        dfa=dfa,
+    schedule = [o.q] if o.q is not None else list(range(2, MAX_Q + 1))
+    cap = o.max_states if o.max_states is not None else 10**9
+
+    def build(q: int) -> tuple[DFA, dict[str, Any]]:
+        raw = partition_dfa(acceptor, q, lo, hi, cap)
+        return raw.minimize(), {"cells": raw.n_states}
+
+    out = search_resolutions("partition", "q", schedule, build, sample, deadline, progress,
+                             fixed=o.q is not None)
+    record = ExtractionStats(
         method="partition",
-        finished=finished,
-        stats=stats,
-        hypothesis_sizes=[r["states"] for r in tried],
-        message=message,
+        finished=out.finished,
+        seconds=deadline.elapsed(),
+        network_steps=sample.network_steps,
+        stopped=out.stopped,
+        evidence=sample.evidence(),
+        details={
+            "q": out.row["q"],
+            "q_chosen": "fixed" if o.q is not None else "auto",
+            "q_tried": [r["q"] for r in out.tried],
+            "cells": out.row["cells"],
+            "agreement": out.row["agreement"],
+            "balanced_agreement": out.row["balanced_agreement"],
+            "consistent": out.stopped == "consistent",
+            "range": range_from,
+            "max_states": o.max_states,
+            "sample_prefixes": sample.n_nodes,
+            "seed": o.seed,
+        },
     )
+    return ExtractionResult(out.dfa, record, [r["states"] for r in out.tried], out.message)

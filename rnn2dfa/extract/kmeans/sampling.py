@@ -9,6 +9,7 @@ produce and so visit the states of rare classes too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -16,7 +17,9 @@ import torch
 from torch import Tensor
 
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.extract.base import Evidence
 from rnn2dfa.models.acceptor import Acceptor
+from rnn2dfa.words import pad_words
 
 
 def sample_words(
@@ -134,6 +137,13 @@ class PrefixStates:
             q[lo:hi] = dfa.transitions[q[self.parent[lo:hi]], self.symbol[lo:hi]]
         return q
 
+    def evidence(self) -> Evidence:
+        """The prefixes as evidence: how many, which lengths, how the network answered."""
+        ev = Evidence()
+        depth = np.repeat(np.arange(self.level_starts.size - 1), np.diff(self.level_starts))
+        ev.add(depth.tolist(), self.accept.tolist())
+        return ev
+
     def agreement(self, dfa: DFA) -> tuple[float, float]:
         """(plain, class-balanced) fraction of prefixes on which the DFA and network agree."""
         same = dfa.accepting[self.dfa_states(dfa)] == self.accept
@@ -190,12 +200,31 @@ def collect_prefix_states(
     )
 
 
+def with_words(
+    symbols: np.ndarray, lengths: np.ndarray, words: Sequence[Sequence[int]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """A padded batch with the given words appended (the user's words join the sample)."""
+    extra, extra_lens = pad_words(list(words))
+    width = max(symbols.shape[1], extra.shape[1])
+    merged = np.zeros((symbols.shape[0] + extra.shape[0], width), dtype=np.int64)
+    merged[: symbols.shape[0], : symbols.shape[1]] = symbols
+    merged[symbols.shape[0] :, : extra.shape[1]] = extra
+    return merged, np.concatenate([lengths, extra_lens])
+
+
 def heldout_states(
-    acceptor: Acceptor, max_length: int, n_words: int, seed: int
+    acceptor: Acceptor,
+    max_length: int,
+    n_words: int,
+    seed: int,
+    words: Sequence[Sequence[int]] | None = None,
 ) -> PrefixStates:
-    """A held-out sample (same kind of words, its own random stream) to judge a DFA."""
+    """A held-out sample (same kind of words, its own random stream) to judge a DFA; with
+    `words`, every other one of them (the rest are in the fitted sample) joins it."""
     rng = np.random.default_rng([seed, 7919])
     sym, lens = network_sample(acceptor, n_words, max_length, rng)
+    if words:
+        sym, lens = with_words(sym, lens, list(words)[1::2] or list(words))
     return collect_prefix_states(acceptor, sym, lens)
 
 

@@ -6,7 +6,6 @@ membership oracle, so every word they ask is cached in the same prefix trie as t
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,37 +14,18 @@ import numpy as np
 import torch
 
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.extract.base import Evidence
+from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.oracle import MembershipOracle, pac_sample_size
-from rnn2dfa.words import Word, all_words
-
-
-class TimeUp(Exception):
-    """Raised inside extraction when the time limit is reached (caught by the driver)."""
-
-
-@dataclass
-class Deadline:
-    """A wall-clock limit checked at safe points; `None` seconds means no limit."""
-
-    seconds: float | None
-    start: float = field(default_factory=time.perf_counter)
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.start
-
-    def check(self) -> None:
-        if self.seconds is not None and self.elapsed() > self.seconds:
-            raise TimeUp
+from rnn2dfa.words import Word, all_words, uniform_words
 
 
 def random_words(
     rng: np.random.Generator, n_symbols: int, n: int, max_length: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """n words: length uniform in 0..max_length, symbols uniform (the PAC distribution)."""
-    lengths = rng.integers(0, max_length + 1, size=n)
-    symbols = rng.integers(0, n_symbols, size=(n, max_length), dtype=np.int64)
-    return symbols, lengths
+    return uniform_words(rng, n_symbols, n, 0, max_length)
 
 
 def shortest_disagreement(
@@ -122,6 +102,7 @@ class PACOracle:
         self.prefixes = prefixes
         self.rounds = 0
         self.samples = 0
+        self.evidence = Evidence()  # the last round's words and the network's answers
 
     def find_counterexample(self, hypothesis: DFA, deadline: Deadline) -> Word | None:
         self.rounds += 1
@@ -140,6 +121,8 @@ class PACOracle:
             lengths = np.concatenate([lengths[: n - m], pool_lengths[pick]])
         if not self.prefixes:
             net = self.oracle.query_padded(symbols, lengths)
+            self.evidence = Evidence()
+            self.evidence.add(lengths.tolist(), net.tolist())
             hyp = hypothesis.accepts_padded(symbols, lengths)
             return shortest_disagreement(symbols, lengths, net, hyp)
         # Every prefix of every sampled word is checked too: the trie already holds their
@@ -154,6 +137,9 @@ class PACOracle:
             q = hypothesis.transitions[q, symbols[:, t]]
             hyp[:, t + 1] = hypothesis.accepting[q]
         valid = np.arange(width + 1)[None, :] <= lengths[:, None]
+        self.evidence = Evidence()
+        pos = np.nonzero(valid)
+        self.evidence.add(pos[1].tolist(), net[pos].tolist())
         bad = (net != hyp) & valid
         if not bad.any():
             return None

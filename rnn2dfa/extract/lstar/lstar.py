@@ -9,22 +9,22 @@ wrong, saving equivalence queries.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.extract.base import ExtractionProgress, LStarOptions, resolve_options
 from rnn2dfa.extract.lstar.equivalence import (
-    Deadline,
     PACOracle,
     RefinementOracle,
-    TimeUp,
     counterexample_from,
     shortest_examples,
 )
 from rnn2dfa.extract.lstar.table import ObservationTable
-from rnn2dfa.extract.result import ExtractionResult, Progress
+from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
+from rnn2dfa.extract.timing import Deadline, TimeUp
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.oracle import MembershipOracle
 from rnn2dfa.words import Word, pad_words
@@ -71,177 +71,202 @@ def looks_not_finite_state(sizes: list[int], window: int = 4) -> bool:
     return bool((inc > 0).all() and inc[half:].sum() >= inc[:half].sum())
 
 
-def extract_lstar(
-    acceptor: Acceptor,
-    *,
-    oracle: str = "both",
-    epsilon: float = 0.01,
-    delta: float = 0.01,
-    max_length: int = 50,
-    time_limit: float | None = 60.0,
-    max_states: int | None = 10000,
-    seed: int = 0,
-    progress: Progress | None = None,
-    membership: MembershipOracle | None = None,
-    initial_split_depth: int = 10,
-    pac_prefixes: bool = False,
-    task_words: Sequence[Word] | None = None,
-) -> ExtractionResult:
-    """Extract the DFA of a network by L* (see the module docstring).
+@dataclass
+class _Run:
+    """The state of one L* run: the table, the current hypothesis and the counters."""
 
-    `oracle`: "refine" (abstraction refinement, white box), "pac" (sampling with parameters
-    epsilon, delta, words up to max_length) or "both" (sampling first, then refinement;
-    both must agree). The first equivalence check also tries the shortest accepted and
-    shortest rejected words found by sampling. `time_limit` (seconds, None = none) and
-    `max_states` stop early with the last hypothesis, marked finished=False.
-    `membership` lets a caller share (and inspect) the oracle's cache. `pac_prefixes` makes
-    the sampling check every prefix of each sampled word too (stricter; see PACOracle).
-    `task_words`: words of the network's own task (e.g. class-balanced words of the language
-    it was trained on, see `rnn2dfa.extract.language_words`); half of each PAC round is
-    drawn from them. Answers still come from the network only.
-    """
-    if oracle not in ORACLES:
-        raise ValueError(f"oracle must be one of {ORACLES}, got {oracle!r}")
-    if not 0 < epsilon < 1 or not 0 < delta < 1:
-        raise ValueError("epsilon and delta must lie strictly between 0 and 1")
-    deadline = Deadline(time_limit)
-    rng = np.random.default_rng(seed)
-    mq = membership if membership is not None else MembershipOracle(acceptor)
-    base = mq.stats.as_dict()
-    checkers: list[Any] = []
-    pac = refine = None
-    if oracle in ("pac", "both"):
-        pac = PACOracle(
-            mq, epsilon=epsilon, delta=delta, max_length=max_length, rng=rng,
-            prefixes=pac_prefixes,
-            task_words=pad_words(task_words) if task_words else None,
-        )
-        checkers.append(pac)
-    if oracle in ("refine", "both"):
-        refine = RefinementOracle(acceptor, mq, initial_split_depth=initial_split_depth, seed=seed)
-        checkers.append(refine)
-
-    sizes: list[int] = []
-    counters = {"rounds": 0, "equivalence_queries": 0, "counterexamples": 0}
+    acceptor: Acceptor
+    opts: LStarOptions
+    mq: MembershipOracle
+    progress: Progress | None
+    deadline: Deadline
+    rng: np.random.Generator
+    base: dict[str, int]
+    checkers: list[Any] = field(default_factory=list)
+    pac: PACOracle | None = None
+    refine: RefinementOracle | None = None
     table: ObservationTable | None = None
     hyp: DFA | None = None
-    finished = False
+    sizes: list[int] = field(default_factory=list)
+    rounds: int = 0
+    equivalence_queries: int = 0
+    counterexamples: int = 0
+    finished: bool = False
     stop_reason: str | None = None
 
-    def report(phase: str) -> None:
-        if progress is None:
-            return
-        st = mq.stats
-        progress(
-            {
-                "phase": phase,
-                "round": counters["rounds"],
-                "hypothesis_states": hyp.n_states if hyp is not None else 0,
-                "membership_queries": st.queries - base["queries"],
-                "network_steps": st.network_steps - base["network_steps"],
-                "equivalence_queries": counters["equivalence_queries"],
-                "counterexamples": counters["counterexamples"],
-                "seconds": deadline.elapsed(),
-            }
-        )
-
-    try:
-        table = ObservationTable(mq, acceptor.alphabet)
-        examples = shortest_examples(mq, rng, max_length)
-        first = True
-        while True:
-            deadline.check()
-            table.close(deadline.check)
-            hyp = table.hypothesis()
-            counters["rounds"] += 1
-            sizes.append(hyp.n_states)
-            report("hypothesis")
-            if max_states is not None and hyp.n_states > max_states:
-                stop_reason = f"the hypothesis passed the cap of {max_states} states"
-                break
-            cex = counterexample_from(examples, mq, hyp) if first else None
-            first = False
-            if cex is None:
-                for checker in checkers:
-                    counters["equivalence_queries"] += 1
-                    report("equivalence")
-                    cex = checker.find_counterexample(hyp, deadline)
-                    if cex is not None:
-                        break
-            if cex is None:
-                finished = True
-                break
-            counters["counterexamples"] += 1
-            answer = mq.accepts(cex)
-            # Re-use the counterexample while the hypothesis still gets it wrong.
-            while hyp.accepts(cex) != answer:
-                deadline.check()
-                suffix = rivest_schapire_suffix(table, hyp, cex, answer)
-                if not table.add_suffix(suffix):
-                    # Only a network whose answers change between calls gets here; adding
-                    # every suffix of the counterexample still makes progress.
-                    for i in range(len(cex) + 1):
-                        table.add_suffix(cex[i:])
-                table.close(deadline.check)
-                hyp = table.hypothesis()
-                if max_states is not None and hyp.n_states > max_states:
-                    break
-    except TimeUp:
-        stop_reason = f"the time limit of {deadline.seconds:g} s ran out"
-        if table is not None:
-            hyp = table.hypothesis()
-            if not sizes or sizes[-1] != hyp.n_states:
-                sizes.append(hyp.n_states)
-
-    seconds = deadline.elapsed()
-    if hyp is None:  # the limit ran out before the first table existed
-        k = len(acceptor.alphabet)
-        hyp = DFA(tuple(acceptor.alphabet), np.zeros((1, k), np.int64), [False])
-    st = mq.stats.as_dict()
-    stats: dict[str, Any] = {
-        "method": "lstar",
-        "oracle": oracle,
-        "finished": finished,
-        "rounds": counters["rounds"],
-        "membership_queries": st["queries"] - base["queries"],
-        "distinct_words": st["distinct_words"] - base["distinct_words"],
-        "network_steps": st["network_steps"] - base["network_steps"],
-        "cache_hits": st["cache_hits"] - base["cache_hits"],
-        "equivalence_queries": counters["equivalence_queries"],
-        "counterexamples": counters["counterexamples"],
-        "table_rows": table.n_rows if table is not None else 0,
-        "table_suffixes": table.n_cols if table is not None else 0,
-        "seconds": round(seconds, 4),
-    }
-    if pac is not None:
-        stats["pac_samples"] = pac.samples
-        stats["epsilon"], stats["delta"], stats["max_length"] = epsilon, delta, max_length
-        stats["pac_prefixes"] = pac_prefixes
-        stats["pac_task_words"] = len(task_words) if task_words else 0
-    if refine is not None:
-        stats["partition_cells"] = refine.partition.n_cells
-        stats["explorations"] = refine.explorations
-    message = None
-    if not finished:
-        message = (
-            f"stopped early: {stop_reason}; the DFA is the last hypothesis "
-            f"({hyp.n_states} states)"
-        )
-        if looks_not_finite_state(sizes):
-            tail = ", ".join(str(s) for s in sizes[-6:])
-            message = (
-                f"the hypothesis kept growing without slowing down ({tail} states) until "
-                f"{stop_reason}: the network does not look finite-state (it may be counting, "
-                "as an LSTM does for a^n b^n), so no DFA matches it exactly; the DFA written "
-                "is the last hypothesis, an approximation"
+    # ------------------------------------------------------------------ set-up
+    def make_checkers(self) -> None:
+        """The equivalence oracles the options ask for, PAC first (it is cheaper)."""
+        o = self.opts
+        if o.oracle in ("pac", "both"):
+            self.pac = PACOracle(
+                self.mq, epsilon=o.epsilon, delta=o.delta, max_length=o.max_length,
+                rng=self.rng, prefixes=o.pac_prefixes,
+                task_words=pad_words(o.words) if o.words else None,
             )
-        stats["stopped"] = stop_reason
-    dfa = hyp.minimize()
-    return ExtractionResult(
-        dfa=dfa,
-        method="lstar",
-        finished=finished,
-        stats=stats,
-        hypothesis_sizes=sizes,
-        message=message,
-    )
+            self.checkers.append(self.pac)
+        if o.oracle in ("refine", "both"):
+            self.refine = RefinementOracle(
+                self.acceptor, self.mq, initial_split_depth=o.initial_split_depth, seed=o.seed
+            )
+            self.checkers.append(self.refine)
+
+    def report(self, phase: str) -> None:
+        if self.progress is None:
+            return
+        st = self.mq.stats
+        self.progress(ExtractionProgress(
+            "lstar", self.rounds, self.hyp.n_states if self.hyp is not None else 0, phase,
+            self.deadline.elapsed(), st.queries - self.base["queries"],
+            st.network_steps - self.base["network_steps"],
+        ))
+
+    def over_cap(self) -> bool:
+        cap = self.opts.max_states
+        return cap is not None and self.hyp is not None and self.hyp.n_states > cap
+
+    # ------------------------------------------------------------------ the loop
+    def find_counterexample(self, examples: list[Word] | None) -> Word | None:
+        """A word the hypothesis gets wrong: the shortest examples first, then each oracle."""
+        assert self.hyp is not None
+        cex = counterexample_from(examples, self.mq, self.hyp) if examples else None
+        if cex is not None:
+            return cex
+        for checker in self.checkers:
+            self.equivalence_queries += 1
+            self.report("equivalence")
+            cex = checker.find_counterexample(self.hyp, self.deadline)
+            if cex is not None:
+                return cex
+        return None
+
+    def learn_from(self, cex: Word) -> None:
+        """Add Rivest–Schapire suffixes until the hypothesis gets `cex` right (re-using it
+        saves equivalence queries)."""
+        assert self.table is not None and self.hyp is not None
+        answer = self.mq.accepts(cex)
+        while self.hyp.accepts(cex) != answer:
+            self.deadline.check()
+            suffix = rivest_schapire_suffix(self.table, self.hyp, cex, answer)
+            if not self.table.add_suffix(suffix):
+                # Only a network whose answers change between calls gets here; adding
+                # every suffix of the counterexample still makes progress.
+                for i in range(len(cex) + 1):
+                    self.table.add_suffix(cex[i:])
+            self.table.close(self.deadline.check)
+            self.hyp = self.table.hypothesis()
+            if self.over_cap():
+                return
+
+    def loop(self) -> None:
+        self.table = ObservationTable(self.mq, self.acceptor.alphabet)
+        examples: list[Word] | None = shortest_examples(self.mq, self.rng, self.opts.max_length)
+        while True:
+            self.deadline.check()
+            self.table.close(self.deadline.check)
+            self.hyp = self.table.hypothesis()
+            self.rounds += 1
+            self.sizes.append(self.hyp.n_states)
+            self.report("hypothesis")
+            if self.over_cap():
+                self.stop_reason = f"the hypothesis passed the cap of {self.opts.max_states} states"
+                return
+            cex = self.find_counterexample(examples)
+            examples = None  # the shortest examples are tried once, on the first hypothesis
+            if cex is None:
+                self.finished = True
+                return
+            self.counterexamples += 1
+            self.learn_from(cex)
+
+    def run(self) -> None:
+        try:
+            self.loop()
+        except TimeUp:
+            self.stop_reason = f"the time limit of {self.deadline.seconds:g} s ran out"
+            if self.table is not None:
+                self.hyp = self.table.hypothesis()
+                if not self.sizes or self.sizes[-1] != self.hyp.n_states:
+                    self.sizes.append(self.hyp.n_states)
+        if self.hyp is None:  # the limit ran out before the first table existed
+            k = len(self.acceptor.alphabet)
+            self.hyp = DFA(tuple(self.acceptor.alphabet), np.zeros((1, k), np.int64), [False])
+
+    # ------------------------------------------------------------------ the result
+    def details(self) -> dict[str, Any]:
+        st, o = self.mq.stats.as_dict(), self.opts
+        out: dict[str, Any] = {
+            "oracle": o.oracle,
+            "rounds": self.rounds,
+            "membership_queries": st["queries"] - self.base["queries"],
+            "distinct_words": st["distinct_words"] - self.base["distinct_words"],
+            "cache_hits": st["cache_hits"] - self.base["cache_hits"],
+            "equivalence_queries": self.equivalence_queries,
+            "counterexamples": self.counterexamples,
+            "table_rows": self.table.n_rows if self.table is not None else 0,
+            "table_suffixes": self.table.n_cols if self.table is not None else 0,
+        }
+        if self.pac is not None:
+            out["pac_samples"] = self.pac.samples
+            out["epsilon"], out["delta"], out["max_length"] = o.epsilon, o.delta, o.max_length
+            out["pac_prefixes"] = o.pac_prefixes
+            out["pac_task_words"] = len(o.words) if o.words else 0
+        if self.refine is not None:
+            out["partition_cells"] = self.refine.partition.n_cells
+            out["explorations"] = self.refine.explorations
+        return out
+
+    def message(self) -> str | None:
+        assert self.hyp is not None
+        if self.finished:
+            return None
+        if looks_not_finite_state(self.sizes):
+            tail = ", ".join(str(s) for s in self.sizes[-6:])
+            return (
+                f"the hypothesis kept growing without slowing down ({tail} states) until "
+                f"{self.stop_reason}: the network does not look finite-state (it may be "
+                "counting, as an LSTM does for a^n b^n), so no DFA matches it exactly; the DFA "
+                "written is the last hypothesis, an approximation"
+            )
+        return (
+            f"stopped early: {self.stop_reason}; the DFA is the last hypothesis "
+            f"({self.hyp.n_states} states)"
+        )
+
+    def result(self) -> ExtractionResult:
+        assert self.hyp is not None
+        steps = self.mq.stats.network_steps - self.base["network_steps"]
+        record = ExtractionStats(
+            method="lstar",
+            finished=self.finished,
+            seconds=self.deadline.elapsed(),
+            network_steps=steps,
+            stopped=None if self.finished else self.stop_reason,
+            evidence=self.pac.evidence if self.pac is not None and self.pac.rounds else None,
+            details=self.details(),
+        )
+        return ExtractionResult(self.hyp.minimize(), record, self.sizes, self.message())
+
+
+def extract_lstar(
+    acceptor: Acceptor,
+    options: LStarOptions | None = None,
+    *,
+    progress: Progress | None = None,
+    membership: MembershipOracle | None = None,
+    **overrides: Any,
+) -> ExtractionResult:
+    """Extract the DFA of a network by L* (see the module docstring and `LStarOptions`).
+
+    The first equivalence check also tries the shortest accepted and shortest rejected words
+    found by sampling. A time limit or the state cap stops early with the last hypothesis,
+    marked unfinished. `membership` lets a caller share (and inspect) the oracle's cache.
+    Keyword overrides set single options (`extract_lstar(net, oracle="pac")`).
+    """
+    opts = resolve_options(LStarOptions, options, overrides)
+    mq = membership if membership is not None else MembershipOracle(acceptor)
+    run = _Run(acceptor, opts, mq, progress, Deadline(opts.time_limit),
+               np.random.default_rng(opts.seed), mq.stats.as_dict())
+    run.make_checkers()
+    run.run()
+    return run.result()

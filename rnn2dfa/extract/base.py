@@ -1,0 +1,301 @@
+"""The extraction contract: options, progress events, statistics and the method registry.
+
+Every method is a function `fn(acceptor, options, *, progress=None) -> ExtractionResult`
+registered here under its name with its options class. The CLI, `run_pipeline` and the
+benchmarks build options from these dataclasses, so each default is written once.
+Methods are imported only when used (k-means pulls in scikit-learn).
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+from rnn2dfa.errors import InputError
+from rnn2dfa.words import Word
+
+#: Longest word sampled by default (L*'s PAC check and task words, verify's fallbacks).
+DEFAULT_MAX_LENGTH = 50
+
+
+@dataclass(frozen=True)
+class ExtractOptions:
+    """Options every method honours.
+
+    `words`: words that matter to the user (their data, or the language the network was
+    trained on); sampling methods put them into their samples. Answers still come only
+    from the network.
+    """
+
+    seed: int = 0
+    time_limit: float | None = 60.0  # seconds; on expiry the best answer so far, unfinished
+    max_states: int | None = 10_000  # stop (or refuse) beyond this many states
+    words: tuple[Word, ...] | None = None
+
+    def validate(self) -> None:
+        """InputError for values no method can honour (negative seed, NaN limits, ...)."""
+        if not isinstance(self.seed, int) or self.seed < 0:
+            raise InputError(f"the seed must be a non-negative integer, got {self.seed!r}")
+        if self.time_limit is not None and not (
+            math.isfinite(self.time_limit) and self.time_limit >= 0
+        ):
+            raise InputError(f"the time limit must be a number >= 0, got {self.time_limit}")
+        if self.max_states is not None and self.max_states < 1:
+            raise InputError(f"the state cap must be at least 1, got {self.max_states}")
+
+    def public(self) -> dict[str, Any]:
+        """The options as JSON-able data (the word list by its size)."""
+        out = asdict(self)
+        if out.get("words") is not None:
+            out["words"] = len(out["words"])
+        return out
+
+
+@dataclass(frozen=True)
+class LStarOptions(ExtractOptions):
+    """L* with the network as teacher (rnn2dfa.extract.lstar)."""
+
+    oracle: str = "both"  # equivalence: "refine", "pac" or "both"
+    epsilon: float = 0.01  # PAC: tolerated disagreement
+    delta: float = 0.01  # PAC: tolerated failure probability
+    max_length: int = DEFAULT_MAX_LENGTH  # PAC: longest sampled word
+    pac_prefixes: bool = False  # PAC: also check every prefix of a sampled word
+    initial_split_depth: int = 10  # refinement: first split of the state space
+
+    def validate(self) -> None:
+        super().validate()
+        if self.oracle not in ("refine", "pac", "both"):
+            raise InputError(f"the L* oracle must be refine, pac or both, got {self.oracle!r}")
+        for name in ("epsilon", "delta"):
+            v = getattr(self, name)
+            if not (isinstance(v, float | int) and 0 < v < 1):
+                raise InputError(f"{name} must lie strictly between 0 and 1, got {v}")
+        if self.max_length < 1:
+            raise InputError(f"the longest sampled word must be >= 1, got {self.max_length}")
+
+
+@dataclass(frozen=True)
+class KMeansOptions(ExtractOptions):
+    """k-means over the network's prefix states (rnn2dfa.extract.kmeans)."""
+
+    time_limit: float | None = None
+    max_states: int | None = 200  # the largest K tried when K is automatic
+    k: int | None = None  # fixed K (None: grown until consistent)
+    max_length: int = 30  # sampled words' longest length
+    n_words: int = 1000  # sampled words
+    suffixes: int | None = None  # signature suffix length (None: automatic; 0: none)
+
+    def validate(self) -> None:
+        super().validate()
+        if self.k is not None and self.k < 1:
+            raise InputError(f"k must be at least 1, got {self.k}")
+        if self.max_length < 0 or self.n_words < 0:
+            raise InputError(
+                f"max_length and n_words must be >= 0, got {self.max_length}, {self.n_words}"
+            )
+
+
+@dataclass(frozen=True)
+class PartitionOptions(ExtractOptions):
+    """Omlin & Giles interval partitions (rnn2dfa.extract.kmeans.partition)."""
+
+    time_limit: float | None = None
+    q: int | None = None  # fixed intervals per dimension (None: raised from 2)
+
+    def validate(self) -> None:
+        super().validate()
+        if self.q is not None and not 2 <= self.q <= 65535:
+            raise InputError(f"q must be between 2 and 65535, got {self.q}")
+
+
+@dataclass(frozen=True)
+class ExactOptions(ExtractOptions):
+    """Breadth-first search over exact states (rnn2dfa.extract.exact)."""
+
+    time_limit: float | None = None
+    max_states: int | None = 100_000
+
+
+@dataclass(frozen=True)
+class ExtractionProgress:
+    """One live report from a method (the CLI shows it; the library never prints)."""
+
+    method: str
+    round: int  # rounds of L*, resolutions tried by k-means/partition, depth for exact
+    states: int  # the current hypothesis' states
+    phase: str  # what is happening, in a few words
+    seconds: float
+    membership_queries: int | None = None
+    network_steps: int | None = None
+
+    def text(self) -> str:
+        """One line for a status display."""
+        parts = [f"round {self.round}", f"{self.states} states"]
+        if self.membership_queries is not None:
+            parts.append(f"{self.membership_queries:,} queries")
+        parts += [self.phase, f"{self.seconds:.1f} s"]
+        return " · ".join(p for p in parts if p)
+
+
+#: Progress callback of every method.
+Progress = Callable[[ExtractionProgress], None]
+
+
+@dataclass
+class Evidence:
+    """What a check rests on: the words it saw and how the network answered them."""
+
+    words: int = 0
+    accepted: int = 0  # by the network
+    rejected: int = 0
+    min_length: int | None = None
+    max_length: int | None = None
+
+    def add(self, lengths: Sequence[int], answers: Sequence[bool]) -> None:
+        n = len(answers)
+        if not n:
+            return
+        acc = int(sum(bool(a) for a in answers))
+        self.words += n
+        self.accepted += acc
+        self.rejected += n - acc
+        lo, hi = int(min(lengths)), int(max(lengths))
+        self.min_length = lo if self.min_length is None else min(self.min_length, lo)
+        self.max_length = hi if self.max_length is None else max(self.max_length, hi)
+
+    @property
+    def one_sided(self) -> str | None:
+        """'accepted' or 'rejected' when the check never saw a word of that answer."""
+        if self.words == 0:
+            return None
+        if self.accepted == 0:
+            return "accepted"
+        if self.rejected == 0:
+            return "rejected"
+        return None
+
+    def describe(self) -> str:
+        if self.words == 0:
+            return "no words"
+        span = (
+            f"length {self.min_length}"
+            if self.min_length == self.max_length
+            else f"lengths {self.min_length}-{self.max_length}"
+        )
+        return (
+            f"{self.words:,} words ({self.accepted:,} accepted, {self.rejected:,} rejected "
+            f"by the network; {span})"
+        )
+
+
+@dataclass
+class ExtractionStats:
+    """The typed part of every method's statistics; `details` holds the method's own."""
+
+    method: str
+    finished: bool
+    seconds: float
+    network_steps: int = 0
+    stopped: str | None = None  # why the method ended (limit, cap, consistency, ...)
+    evidence: Evidence | None = None  # the final check's words (None: an exact method)
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        """Flat JSON-able dict: the typed fields, then the method's details."""
+        out: dict[str, Any] = {
+            "method": self.method,
+            "finished": self.finished,
+            "seconds": round(self.seconds, 4),
+            "network_steps": self.network_steps,
+        }
+        if self.stopped is not None:
+            out["stopped"] = self.stopped
+        if self.evidence is not None:
+            out["evidence"] = asdict(self.evidence)
+        out.update(self.details)
+        return out
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered extraction method."""
+
+    name: str
+    options: type[ExtractOptions]
+    module: str
+    function: str
+    needs: str  # what the acceptor must offer: "membership", "states", "exact states"
+    summary: str
+
+    def load(self) -> Callable[..., Any]:
+        fn = getattr(importlib.import_module(self.module), self.function, None)
+        if fn is None:
+            raise InputError(f"extraction method {self.name!r} is not available in this build")
+        return fn
+
+    def option_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(self.options))
+
+
+#: The registry: adding a method is its module plus one line here.
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method("lstar", LStarOptions, "rnn2dfa.extract.lstar.lstar", "extract_lstar",
+               "states", "Angluin's L* with the network as teacher (Weiss et al. 2018)"),
+        Method("kmeans", KMeansOptions, "rnn2dfa.extract.kmeans.cluster", "extract_kmeans",
+               "states", "k-means clusters of hidden states, K grown until consistent"),
+        Method("partition", PartitionOptions, "rnn2dfa.extract.kmeans.partition",
+               "extract_partition", "states", "Omlin & Giles interval partitions"),
+        Method("exact", ExactOptions, "rnn2dfa.extract.exact.extractor", "extract_exact",
+               "exact states", "breadth-first search over exact states (Theorem 4.5)"),
+    )
+}
+
+
+def get_method(name: str) -> Method:
+    """The registered method (InputError naming the known ones)."""
+    if name not in METHODS:
+        raise InputError(f"unknown extraction method {name!r} (known: {', '.join(METHODS)})")
+    return METHODS[name]
+
+
+def make_options(method: str, base: ExtractOptions | None = None, **values: Any) -> Any:
+    """Options of `method` from keyword values (unknown names: InputError), validated.
+
+    `base` may be options of any class: the fields the two share are carried over, so a
+    caller can hold shared options and specialise them per method.
+    """
+    m = get_method(method)
+    names = set(m.option_names())
+    unknown = sorted(set(values) - names)
+    if unknown:
+        raise InputError(
+            f"option {unknown[0]!r} does not apply to the {method} method "
+            f"(its options: {', '.join(sorted(names))})"
+        )
+    carried: dict[str, Any] = {}
+    if base is not None:
+        carried = {f.name: getattr(base, f.name) for f in fields(base) if f.name in names}
+    opts = m.options(**{**carried, **values})
+    opts.validate()
+    return opts
+
+
+def resolve_options(cls: type[Any], options: Any, overrides: dict[str, Any]) -> Any:
+    """The options a method function runs with: `options` (or the defaults) + overrides."""
+    opts = options if options is not None else cls()
+    if not isinstance(opts, cls):
+        raise TypeError(f"expected {cls.__name__}, got {type(opts).__name__}")
+    if overrides:
+        unknown = sorted(set(overrides) - {f.name for f in fields(cls)})
+        if unknown:
+            raise TypeError(f"unknown option(s) for {cls.__name__}: {', '.join(unknown)}")
+        if "words" in overrides and overrides["words"] is not None:
+            overrides = {**overrides, "words": tuple(tuple(w) for w in overrides["words"])}
+        opts = replace(opts, **overrides)
+    opts.validate()
+    return opts
