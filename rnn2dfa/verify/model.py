@@ -20,7 +20,7 @@ import numpy as np
 from rnn2dfa.automata.counting import count_accepted
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import AlphabetError
-from rnn2dfa.models.acceptor import accept_logits
+from rnn2dfa.models.acceptor import Acceptor, accept_logits
 from rnn2dfa.models.threads import torch_threads
 from rnn2dfa.verify.truth import Truth
 from rnn2dfa.words import Word, format_word, unpad
@@ -131,14 +131,14 @@ def _balanced_limit(truth: Truth, buckets: Sequence[tuple[int, int]]) -> int:
 
 def compare_with_model(
     dfa: DFA,
-    acceptor: Any,
+    acceptor: Acceptor,
     truth: Truth | None = None,
     *,
     buckets: Sequence[tuple[int, int]] = DEFAULT_BUCKETS,
     per_bucket: int = 200,
     seed: int = 0,
     batch_size: int = 4096,
-    threads: int | None = 1,
+    threads: int | None = None,
 ) -> ModelComparison:
     """Agreement of `dfa` with the network `acceptor` by length bucket, and with a truth.
 
