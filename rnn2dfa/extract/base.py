@@ -34,6 +34,9 @@ class ExtractOptions:
     time_limit: float | None = 60.0  # seconds; on expiry the best answer so far, unfinished
     max_states: int | None = 10_000  # stop (or refuse) beyond this many states
     words: tuple[Word, ...] | None = None
+    #: search for the rare class (accepted words of a sparse language) when uniform words
+    #: are nearly all in one class (rnn2dfa.extract.rare); found words join the samples
+    rare_search: bool = True
 
     def validate(self) -> None:
         """InputError for values no method can honour (negative seed, NaN limits, ...)."""
@@ -64,6 +67,10 @@ class LStarOptions(ExtractOptions):
     max_length: int = DEFAULT_MAX_LENGTH  # PAC: longest sampled word
     pac_prefixes: bool = False  # PAC: also check every prefix of a sampled word
     initial_split_depth: int = 10  # refinement: first split of the state space
+    #: set aside isolated disagreements of rare PAC rounds instead of learning them
+    #: (a network's own mistakes; rnn2dfa.extract.lstar.noise)
+    noise_tolerant: bool = True
+    rate_words: int = 100_000  # most words sampled to estimate a rare disagreement rate
 
     def validate(self) -> None:
         super().validate()
@@ -117,6 +124,7 @@ class ExactOptions(ExtractOptions):
 
     time_limit: float | None = None
     max_states: int | None = 100_000
+    rare_search: bool = False  # exact search needs no samples
 
 
 @dataclass(frozen=True)

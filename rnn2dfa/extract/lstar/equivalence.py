@@ -103,6 +103,9 @@ class PACOracle:
         self.rounds = 0
         self.samples = 0
         self.evidence = Evidence()  # the last round's words and the network's answers
+        self.last_n = 0  # the last round's words (prefixes too with `prefixes`)
+        self.last_count = 0  # ... on which the network and the hypothesis disagreed
+        self.last_disagreements: list[Word] = []  # the shortest 50 of them
 
     def find_counterexample(self, hypothesis: DFA, deadline: Deadline) -> Word | None:
         self.rounds += 1
@@ -124,6 +127,12 @@ class PACOracle:
             self.evidence = Evidence()
             self.evidence.add(lengths.tolist(), net.tolist())
             hyp = hypothesis.accepts_padded(symbols, lengths)
+            self.last_n = int(n)
+            bad = np.flatnonzero(net != hyp)
+            bad = bad[np.argsort(lengths[bad], kind="stable")]
+            self.last_disagreements = [tuple(int(x) for x in symbols[i, : lengths[i]])
+                                       for i in bad[:50]]
+            self.last_count = int(bad.size)
             return shortest_disagreement(symbols, lengths, net, hyp)
         # Every prefix of every sampled word is checked too: the trie already holds their
         # states, so this costs read-outs, not network steps, and finds rare disagreements
@@ -141,9 +150,13 @@ class PACOracle:
         pos = np.nonzero(valid)
         self.evidence.add(pos[1].tolist(), net[pos].tolist())
         bad = (net != hyp) & valid
+        self.last_n, self.last_count = int(valid.sum()), int(bad.sum())
+        rows, cols = np.nonzero(bad)
+        by_len = np.argsort(cols, kind="stable")[:50]
+        self.last_disagreements = [tuple(int(x) for x in symbols[r, :c])
+                                   for r, c in zip(rows[by_len], cols[by_len], strict=True)]
         if not bad.any():
             return None
-        rows, cols = np.nonzero(bad)
         j = int(np.argmin(cols))  # the shortest disagreeing prefix
         return tuple(int(x) for x in symbols[rows[j], : cols[j]])
 

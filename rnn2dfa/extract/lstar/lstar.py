@@ -22,12 +22,14 @@ from rnn2dfa.extract.lstar.equivalence import (
     counterexample_from,
     shortest_examples,
 )
+from rnn2dfa.extract.lstar.noise import RareDisagreements, wilson
 from rnn2dfa.extract.lstar.table import ObservationTable
+from rnn2dfa.extract.rare import ClassBalance, balance_classes
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
 from rnn2dfa.extract.timing import Deadline, TimeUp
-from rnn2dfa.models.acceptor import Acceptor
+from rnn2dfa.models.acceptor import Acceptor, accepts
 from rnn2dfa.oracle import MembershipOracle
-from rnn2dfa.words import Word, pad_words
+from rnn2dfa.words import Word, format_word, pad_words, uniform_words, unpad
 
 ORACLES = ("refine", "pac", "both")
 
@@ -93,16 +95,22 @@ class _Run:
     counterexamples: int = 0
     finished: bool = False
     stop_reason: str | None = None
+    balance: ClassBalance | None = None
+    rare_words: list[Word] = field(default_factory=list)
+    rare: RareDisagreements = field(default_factory=RareDisagreements)
+    rate: tuple[int, int] | None = None  # (disagreements, words) of the rate estimate
+    rate_steps: int = 0
 
     # ------------------------------------------------------------------ set-up
     def make_checkers(self) -> None:
         """The equivalence oracles the options ask for, PAC first (it is cheaper)."""
         o = self.opts
         if o.oracle in ("pac", "both"):
+            pool = list(o.words or ()) + list(self.rare_words)
             self.pac = PACOracle(
                 self.mq, epsilon=o.epsilon, delta=o.delta, max_length=o.max_length,
                 rng=self.rng, prefixes=o.pac_prefixes,
-                task_words=pad_words(o.words) if o.words else None,
+                task_words=pad_words(pool) if pool else None,
             )
             self.checkers.append(self.pac)
         if o.oracle in ("refine", "both"):
@@ -132,13 +140,34 @@ class _Run:
         cex = counterexample_from(examples, self.mq, self.hyp) if examples else None
         if cex is not None:
             return cex
+        pending: list[Word] = []
         for checker in self.checkers:
             self.equivalence_queries += 1
             self.report("equivalence")
             cex = checker.find_counterexample(self.hyp, self.deadline)
+            if cex is not None and checker is self.pac and self.rare_round():
+                # A rare round: let the white-box check decide (noise.py).
+                pending = list(self.pac.last_disagreements)
+                continue
             if cex is not None:
                 return cex
+        if pending:
+            for w in pending:
+                self.rare.add(w)
+            self.rare.rounds_with_rare += 1
         return None
+
+    def rare_round(self) -> bool:
+        """Whether the last PAC round's disagreements may be the network's own mistakes:
+        noise tolerance is on, abstraction refinement runs after PAC to arbitrate, and they
+        were under half of epsilon of the round's words (10 at most)."""
+        assert self.pac is not None
+        pac = self.pac
+        return (
+            self.opts.noise_tolerant
+            and self.refine is not None
+            and 0 < pac.last_count <= min(10, 0.5 * self.opts.epsilon * pac.last_n)
+        )
 
     def learn_from(self, cex: Word) -> None:
         """Add Rivest–Schapire suffixes until the hypothesis gets `cex` right (re-using it
@@ -158,9 +187,20 @@ class _Run:
             if self.over_cap():
                 return
 
+    def find_rare(self) -> None:
+        """When uniform words are nearly all one class, search for the other (rare.py)."""
+        if not self.opts.rare_search:
+            return
+        self.report("looking for the rare class")
+        self.balance = balance_classes(self.acceptor, self.opts.max_length, seed=self.opts.seed,
+                                       deadline=self.deadline, query=self.mq.query_padded)
+        self.rare_words = list(self.balance.found)
+
     def loop(self) -> None:
         self.table = ObservationTable(self.mq, self.acceptor.alphabet)
         examples: list[Word] | None = shortest_examples(self.mq, self.rng, self.opts.max_length)
+        # the rare class's shortest words are tried first, like the shortest examples
+        examples += sorted(self.rare_words, key=len)[:20]
         while True:
             self.deadline.check()
             self.table.close(self.deadline.check)
@@ -179,6 +219,24 @@ class _Run:
             self.counterexamples += 1
             self.learn_from(cex)
 
+    def estimate_rate(self) -> None:
+        """How often the network and the final hypothesis disagree, on a fresh sample of the
+        PAC distribution sized to see about 30 disagreements (within `rate_words`)."""
+        assert self.hyp is not None and self.pac is not None
+        rough = max(len(self.rare.words), 1) / max(self.pac.samples, 1)
+        n = int(min(self.opts.rate_words, max(20_000, 30 / rough)))
+        rng = np.random.default_rng([self.opts.seed, 2])
+        sym, lens = uniform_words(rng, len(self.acceptor.alphabet), n, 0, self.opts.max_length)
+        words = unpad(sym, lens)
+        pool = list(self.opts.words or ()) + list(self.rare_words)
+        if pool:  # half from the pool, as in the PAC rounds
+            pick = rng.integers(0, len(pool), size=n // 2)
+            words[: n // 2] = [tuple(pool[i]) for i in pick]
+        self.report(f"estimating the disagreement rate on {n:,} words")
+        net = accepts(self.acceptor, words)
+        self.rate = (int((net != self.hyp.accepts_batch(words)).sum()), n)
+        self.rate_steps = int(sum(len(w) for w in words))
+
     def run(self) -> None:
         try:
             self.loop()
@@ -191,6 +249,14 @@ class _Run:
         if self.hyp is None:  # the limit ran out before the first table existed
             k = len(self.acceptor.alphabet)
             self.hyp = DFA(tuple(self.acceptor.alphabet), np.zeros((1, k), np.int64), [False])
+        if self.rare.words and self.rare.at_longest(self.opts.max_length):
+            self.finished = False
+            self.stop_reason = (
+                "the network's disagreements with every hypothesis sit at the longest words "
+                "sampled and move out as the hypotheses grow"
+            )
+        elif self.rare.words and self.finished:
+            self.estimate_rate()
 
     # ------------------------------------------------------------------ the result
     def details(self) -> dict[str, Any]:
@@ -214,12 +280,46 @@ class _Run:
         if self.refine is not None:
             out["partition_cells"] = self.refine.partition.n_cells
             out["explorations"] = self.refine.explorations
+        if self.rare.words:
+            out["rare_disagreements"] = len(self.rare.words)
+            out["shortest_rare_disagreements"] = [
+                format_word(w, self.acceptor.alphabet)
+                for w in sorted(self.rare.words, key=lambda w: (len(w), w))[:5]
+            ]
+        if self.rate is not None:
+            d, n = self.rate
+            out["disagreement_rate"] = d / n
+            out["disagreement_interval"] = list(wilson(d, n, 1 - self.opts.delta))
+            out["rate_words"] = n
+        if self.balance is not None:
+            bal = self.balance
+            out["uniform_accepted"] = f"{bal.uniform_accepted}/{bal.uniform_words}"
+            out["rare_class_searched"] = self.balance.searched
+            out["rare_words_found"] = len(self.balance.found)
         return out
 
     def message(self) -> str | None:
         assert self.hyp is not None
+        if self.finished and self.rate is not None:
+            d, n = self.rate
+            lo, hi = wilson(d, n, 1 - self.opts.delta)
+            shown = ", ".join(format_word(w, self.acceptor.alphabet) for w in
+                              sorted(self.rare.words, key=lambda w: (len(w), w))[:3])
+            return (
+                f"the network agrees with this {self.hyp.minimize().n_states}-state DFA except "
+                f"on about {d / n:.2g} of words ({100 * (1 - self.opts.delta):g}% interval "
+                f"{lo:.2g}-{hi:.2g}, from {n:,} words of lengths 0-{self.opts.max_length}); "
+                f"{len(self.rare.words)} isolated disagreements were set aside, not learned, "
+                f"the shortest: {shown}"
+            )
         if self.finished:
             return None
+        if self.rare.words and self.rare.at_longest(self.opts.max_length):
+            return (
+                f"the network does not look finite-state: {self.stop_reason} (it may be "
+                "counting, as an LSTM does for a^n b^n); the DFA written is the last "
+                "hypothesis, an approximation"
+            )
         if looks_not_finite_state(self.sizes):
             tail = ", ".join(str(s) for s in self.sizes[-6:])
             return (
@@ -236,6 +336,9 @@ class _Run:
     def result(self) -> ExtractionResult:
         assert self.hyp is not None
         steps = self.mq.stats.network_steps - self.base["network_steps"]
+        if self.balance is not None:
+            steps += self.balance.network_steps
+        steps += self.rate_steps
         record = ExtractionStats(
             method="lstar",
             finished=self.finished,
@@ -267,6 +370,7 @@ def extract_lstar(
     mq = membership if membership is not None else MembershipOracle(acceptor)
     run = _Run(acceptor, opts, mq, progress, Deadline(opts.time_limit),
                np.random.default_rng(opts.seed), mq.stats.as_dict())
+    run.find_rare()
     run.make_checkers()
     run.run()
     return run.result()

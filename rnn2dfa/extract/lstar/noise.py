@@ -1,0 +1,67 @@
+"""Telling a network's rare mistakes from a hypothesis' real errors (L*).
+
+A network that implements a DFA except on a few words (a GRU wrong on 0.05% of words, or a
+DFA with a planted error rate) makes plain L* chase every mistake the PAC sample hits: each
+one is memorised with new states, and the hypotheses grow into thousands of states, which
+reads as "not finite-state". So when a PAC round finds only rare disagreements (under half
+of epsilon of its words, ten at most), abstraction refinement (Weiss, Goldberg & Yahav
+2018), which checks the hypothesis against the network's own state space, arbitrates: if it
+finds a counterexample, that is learned; if it finds none, the hypothesis agrees with the
+network's states and the rare words are the network's mistakes. They are set aside, never
+hidden: the result says how often the network and the DFA disagree (a Wilson interval on a
+fresh sample) and shows the shortest disagreements. (With the PAC oracle alone there is no
+arbiter, and every disagreement is learned, as in plain L*.)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rnn2dfa.words import Word
+
+
+def wilson(d: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval of a rate observed as d of n."""
+    if n <= 0:
+        return 0.0, 1.0
+    z = _z(confidence)
+    p = d / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
+def _z(confidence: float) -> float:
+    """Two-sided normal quantile, by bisection on erf (no scipy needed here)."""
+    target = confidence
+    lo, hi = 0.0, 10.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        if math.erf(mid / math.sqrt(2)) < target:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+@dataclass
+class RareDisagreements:
+    """The isolated disagreements set aside during one L* run."""
+
+    words: list[Word] = field(default_factory=list)
+    rounds_with_rare: int = 0
+
+    def add(self, word: Word) -> None:
+        if word not in self.words:
+            self.words.append(word)
+
+    def at_longest(self, max_length: int) -> bool:
+        """True when they sit at the longest lengths sampled (a counter running out of
+        range, not scattered mistakes): at least 3, their median length >= 80% of the max."""
+        if len(self.words) < 3:
+            return False
+        return float(np.median([len(w) for w in self.words])) >= 0.8 * max_length

@@ -1,0 +1,164 @@
+"""Finding the rare class: accepted words when almost none are, rejected when almost all are.
+
+Uniform random words almost never belong to a sparse language (an email-like pattern over
+26 symbols: about 1 word in 10^9 at length 12), so a check built on them sees one class only
+and any one-state automaton passes it. This search is guided by the network itself: a
+beam over prefixes, one batched `step` per depth, that keeps (a) prefixes reaching a
+*new* region of the state space (the sign pattern of the observable state, cut at the
+middle of the declared box) and (b) prefixes whose logit is closest to the wanted answer,
+plus a random share for diversity. Prefixes the network already answers as wanted are
+collected. Novelty matters more than the logit: a network's logit on a prefix says little
+about how far an accepting word is, but a DFA-like network has few regions, and the
+breadth-first walk over new ones reaches all of them within their depth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from rnn2dfa.extract.timing import Deadline
+from rnn2dfa.models.acceptor import Acceptor, state_space
+from rnn2dfa.words import Word
+
+
+@dataclass
+class RareSearch:
+    """What the search found: words the network answers as `wanted`, and its effort."""
+
+    wanted: bool  # True: accepted words were searched for
+    words: list[Word]
+    network_steps: int
+    depth: int  # deepest level explored
+
+
+def _keys(acceptor: Acceptor, states: torch.Tensor, middle: float) -> np.ndarray:
+    """One bytes key per state: which side of the box's middle each observable unit is on."""
+    obs = acceptor.observable(states).detach().float().cpu().numpy()
+    bits = np.packbits(obs > middle, axis=1)
+    return np.array([row.tobytes() for row in bits], dtype=object)
+
+
+@torch.no_grad()
+def search_class(
+    acceptor: Acceptor,
+    wanted: bool,
+    max_length: int,
+    *,
+    n_wanted: int = 200,
+    beam: int = 256,
+    seed: int = 0,
+    deadline: Deadline | None = None,
+) -> RareSearch:
+    """Up to `n_wanted` distinct words of length <= `max_length` that the network answers
+    `wanted` (accept or reject), found by the guided beam search of the module docstring."""
+    rng = np.random.default_rng([seed, 104729])
+    k = len(acceptor.alphabet)
+    space = state_space(acceptor)
+    middle = 0.0 if space.low is None or space.high is None else (space.low + space.high) / 2
+    sign = 1.0 if wanted else -1.0
+    states = acceptor.initial_state(1)
+    words: list[Word] = [()]
+    seen = set(_keys(acceptor, states, middle).tolist())
+    found: dict[Word, None] = {}
+    if bool(acceptor.accept_logit(states)[0] > 0) == wanted:
+        found[()] = None
+    steps = 0
+    syms = torch.arange(k, dtype=torch.long)
+    depth, first_hit = 0, (0 if found else None)
+    for depth in range(1, max_length + 1):
+        if len(found) >= n_wanted or (deadline is not None and deadline.expired()):
+            break
+        if first_hit is not None and len(found) >= 20 and depth > 2 * first_hit + 4:
+            break  # enough words, and lengths well past the shortest: diverse enough
+        b = states.shape[0]
+        nxt = acceptor.step(states.repeat_interleave(k, dim=0), syms.repeat(b))
+        steps += b * k
+        score = (sign * acceptor.accept_logit(nxt)).double().cpu().numpy()
+        parent = np.repeat(np.arange(b), k)
+        symbol = np.tile(np.arange(k), b)
+        hits = np.flatnonzero(score > 0)
+        if hits.size and first_hit is None:
+            first_hit = depth
+        for i in rng.permutation(hits)[: n_wanted - len(found)]:
+            found.setdefault(words[parent[i]] + (int(symbol[i]),), None)
+        keys = _keys(acceptor, nxt, middle)
+        new = np.array([key not in seen for key in keys.tolist()], dtype=bool)
+        # One candidate per new region (the best-scoring), then the best of the rest, then a
+        # random share; the beam is shared so that every depth costs at most beam * k steps.
+        order = np.lexsort((-score, ~new))
+        first_of_key: dict[object, int] = {}
+        for i in order[new[order]]:
+            first_of_key.setdefault(keys[i], int(i))
+        chosen = list(first_of_key.values())[: beam // 2]
+        rest = np.setdiff1d(np.arange(nxt.shape[0]), np.asarray(chosen, dtype=np.int64))
+        n_best = max(0, (beam - len(chosen)) // 2)
+        best = rest[np.argsort(-score[rest], kind="stable")[:n_best]]
+        rest = np.setdiff1d(rest, best)
+        n_rand = min(rest.size, beam - len(chosen) - best.size)
+        pick = np.concatenate([np.asarray(chosen, dtype=np.int64), best,
+                               rng.choice(rest, n_rand, replace=False) if n_rand else rest[:0]])
+        seen.update(keys[pick].tolist())
+        states = nxt[torch.as_tensor(pick, dtype=torch.long)]
+        words = [words[parent[i]] + (int(symbol[i]),) for i in pick]
+    return RareSearch(wanted, list(found), steps, depth)
+
+
+def rare_class(answers: np.ndarray, threshold: float = 0.01) -> bool | None:
+    """The class to search for: True (accepted) when under `threshold` of `answers` accept,
+    False (rejected) when over 1 - threshold do, None when both are common enough."""
+    if answers.size == 0:
+        return True
+    rate = float(np.mean(answers))
+    if rate < threshold:
+        return True
+    if rate > 1 - threshold:
+        return False
+    return None
+
+
+@dataclass
+class ClassBalance:
+    """How a uniform sample splits between the classes, and the rare words searched for."""
+
+    uniform_words: int
+    uniform_accepted: int
+    searched: str | None  # "accepted", "rejected" or None (both classes common)
+    found: list[Word]
+    network_steps: int
+
+
+def balance_classes(
+    acceptor: Acceptor,
+    max_length: int,
+    *,
+    seed: int = 0,
+    n_uniform: int = 2000,
+    n_wanted: int = 200,
+    deadline: Deadline | None = None,
+    query: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+) -> ClassBalance:
+    """Sample uniform words; when one class is under 1% of them, search for it (above).
+
+    `query(symbols, lengths)` answers the sample (e.g. a membership oracle, whose own
+    network steps it counts); without it the acceptor is run directly.
+    """
+    from rnn2dfa.models.acceptor import accepts
+    from rnn2dfa.words import uniform_words, unpad
+
+    rng = np.random.default_rng([seed, 15485863])
+    sym, lens = uniform_words(rng, len(acceptor.alphabet), n_uniform, 0, max_length)
+    if query is not None:
+        answers, steps = np.asarray(query(sym, lens), dtype=bool), 0
+    else:
+        answers, steps = accepts(acceptor, unpad(sym, lens)), int(lens.sum())
+    want = rare_class(answers)
+    if want is None:
+        return ClassBalance(n_uniform, int(answers.sum()), None, [], steps)
+    found = search_class(acceptor, want, max_length, n_wanted=n_wanted, seed=seed,
+                         deadline=deadline)
+    return ClassBalance(n_uniform, int(answers.sum()), "accepted" if want else "rejected",
+                        found.words, steps + found.network_steps)
