@@ -16,7 +16,7 @@ from rich.table import Table
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.rnn import CELLS
 from rnn2dfa.train.loop import TrainConfig
-from rnn2dfa_cli.common import emit_json, err, json_option, out, seed_option
+from rnn2dfa_cli.common import emit_json, err, json_option, out, seed_option, threads
 
 #: Option defaults come from the library's defaults, so the two never drift apart.
 _DEFAULT = TrainConfig()
@@ -223,6 +223,7 @@ def train_cmd(
         epochs=epochs,
         lr=lr,
         batch_size=batch_size,
+        threads=threads(),  # the global --threads (the library's default is 1)
     )
     kwargs: dict[str, Any] = {}
     if language is not None:

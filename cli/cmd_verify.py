@@ -6,7 +6,16 @@ import click
 from rich.table import Table
 
 from rnn2dfa.errors import AlphabetError, InputError
-from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, emit_json, err, json_option, out, seed_option
+from rnn2dfa_cli.common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    emit_json,
+    err,
+    json_option,
+    out,
+    seed_option,
+    threads,
+)
 
 
 def _with_path(exc: AlphabetError, path: str) -> AlphabetError:
@@ -156,11 +165,13 @@ def verify_cmd(
             with err.status("comparing with the network..."):
                 report = verify(dfa, truth=truth, acceptor=acceptor, dfa_name=dfa_file,
                                 model_name=model_file, max_length=max_length, buckets=buckets,
-                                per_bucket=samples, threshold=threshold, seed=seed)
+                                per_bucket=samples, threshold=threshold, seed=seed,
+                                threads=threads())
         else:
             report = verify(dfa, truth=truth, acceptor=acceptor, dfa_name=dfa_file,
                             model_name=model_file, max_length=max_length, buckets=buckets,
-                            per_bucket=samples, threshold=threshold, seed=seed)
+                            per_bucket=samples, threshold=threshold, seed=seed,
+                            threads=threads())
     except AlphabetError as exc:
         raise _with_path(exc, dfa_file) from None
     if plot_file is not None:

@@ -39,17 +39,20 @@ def verify(
     per_bucket: int = 200,
     threshold: float = 0.99,
     seed: int = 0,
+    threads: int | None = 1,
 ) -> VerifyReport:
     """Compare with the truth (exact) and/or the network (sampled by length bucket).
 
     Passed means: equivalent to the truth when one is given (for a non-regular truth, equal
     on every word up to `max_length`); otherwise agreement with the network >= threshold.
+    `threads`: torch threads while the network runs (None keeps the current setting).
     """
     if truth is None and acceptor is None:
         raise ValueError("verify needs a truth or a network")
     cmp_truth = compare_dfas(dfa, truth, max_length) if truth is not None else None
     cmp_net = (
-        compare_with_model(dfa, acceptor, truth, buckets=buckets, per_bucket=per_bucket, seed=seed)
+        compare_with_model(dfa, acceptor, truth, buckets=buckets, per_bucket=per_bucket, seed=seed,
+                           threads=threads)
         if acceptor is not None
         else None
     )
