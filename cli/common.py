@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -89,6 +90,22 @@ def seed_option(f: F) -> F:
         show_default=True,
         help="Random seed (same seed, same result).",
     )(f)
+
+
+@contextlib.contextmanager
+def options_for(**options: str) -> Iterator[None]:
+    """Inside the block, an InputError about library parameter `p` names `options[p]`.
+
+    The library's messages name no command-line options; e.g. under
+    `options_for(max_length="--max-length N")` a missing length bound ends with
+    "(--max-length N)".
+    """
+    try:
+        yield
+    except InputError as exc:
+        if exc.param in options:
+            raise exc.with_option(options[exc.param]) from None
+        raise
 
 
 def bad_input(message: str, path: str | None = None) -> InputError:

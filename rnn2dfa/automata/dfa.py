@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from rnn2dfa.errors import AlphabetError, DFAFormatError
+from rnn2dfa.errors import AlphabetError, DFAFormatError, alphabets_differ
 from rnn2dfa.words import Word, pad_words, parse_word
 
 
@@ -221,9 +221,7 @@ class DFA:
         if alphabet == self.alphabet:
             return self
         if sorted(alphabet) != sorted(self.alphabet):
-            raise AlphabetError(
-                f"alphabets differ: {list(self.alphabet)} versus {list(alphabet)}"
-            )
+            raise alphabets_differ(self.alphabet, "the DFA", alphabet, "the order asked for")
         cols = [self.alphabet.index(s) for s in alphabet]
         return DFA(alphabet, self.transitions[:, cols], self.accepting, self.start, self.extra)
 
