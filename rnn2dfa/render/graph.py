@@ -43,9 +43,15 @@ class RenderError(Exception):
         self.reason = reason
         self.dot_path = dot_path
         self.requested = requested
-        super().__init__(
-            f"{requested} was not drawn: {reason}; wrote the graph as {dot_path} instead"
-            + (f" ({hint})" if hint else "")
+        self.hint = hint
+        super().__init__(self.describe())
+
+    def describe(self, hint: str | None = None) -> str:
+        """The one-line message; `hint` replaces the library's advice (the CLI names options)."""
+        hint = self.hint if hint is None else hint
+        return (
+            f"{self.requested} was not drawn: {self.reason}; wrote the graph as "
+            f"{self.dot_path} instead" + (f" ({hint})" if hint else "")
         )
 
 
@@ -198,8 +204,9 @@ def output_format(path: str | os.PathLike[str], fmt: str | None = None) -> str:
     if fmt not in FORMATS:
         raise InputError(
             f"cannot tell the output format from {str(path)!r}: use a .svg, .png or .dot "
-            "file name (or --format)",
+            "file name, or give the format",
             path=str(path),
+            param="fmt",
         )
     return fmt
 
@@ -240,7 +247,7 @@ def write_drawing(
             f"{shown} states are too many to draw readably (limit {max_states})",
             dot_path,
             str(path),
-            "raise the limit with --max-states, or lay it out yourself with Graphviz",
+            "raise the limit of states, or lay it out yourself with Graphviz",
         )
     args = [dot, f"-T{fmt}"] + (["-Gdpi=144"] if fmt == "png" else [])
     try:
