@@ -104,3 +104,23 @@ def test_check_alphabets_ignores_order():
     check_alphabets(("0", "1"), "x", ("1", "0"), "y")
     with pytest.raises(AlphabetError, match="alphabets differ"):
         check_alphabets(("0", "1"), "x", ("0", "2"), "y")
+
+
+# --------------------------------------------------------------------------- compiled models
+def test_compiled_metadata(tmp_path):
+    from rnn2dfa.automata import DFA
+    from rnn2dfa.compile.metadata import compiled_metadata
+    from rnn2dfa.compile.minsky import compile_dfa
+
+    ends_in_1 = DFA(("0", "1"), [[0, 1], [0, 1]], [False, True])
+    net = compile_dfa(ends_in_1)
+    meta = compiled_metadata(ends_in_1, net, "some/where/ends1.json", activation="relu",
+                             noise=0.0, seed=7)
+    info = meta["compiled"]
+    assert meta["language"] == "ends1" == info["dfa_name"]  # no name key: the file's stem
+    assert info["source_dfa"] == str(tmp_path.cwd() / "some" / "where" / "ends1.json")
+    assert (info["states"], info["symbols"], info["hidden_units"]) == (2, 2, 1 + 2 * 2)
+    assert info["integer_weights"] is True and info["seed"] == 7 and info["noise"] == 0.0
+    named = ends_in_1.with_extra(name="ends-in-one")
+    assert compiled_metadata(named, net, "x.json", activation="relu", noise=0.0,
+                             seed=0)["language"] == "ends-in-one"
