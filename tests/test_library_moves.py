@@ -124,3 +124,24 @@ def test_compiled_metadata(tmp_path):
     named = ends_in_1.with_extra(name="ends-in-one")
     assert compiled_metadata(named, net, "x.json", activation="relu", noise=0.0,
                              seed=0)["language"] == "ends-in-one"
+
+
+# --------------------------------------------------------------------------- prefix walk
+def test_prefix_states_by_hand():
+    from rnn2dfa.automata import DFA
+
+    # Tomita 4 (no 000): states count the trailing 0s, 3 is the sink
+    t4 = DFA(("0", "1"), [[1, 0], [2, 0], [3, 0], [3, 3]], [True, True, True, False])
+    symbols = [[0, 0, 1, 0], [0, 0, 1, 1], [0, 0, 0, 1]]
+    assert t4.prefix_states(symbols).tolist() == [
+        [0, 1, 2, 0, 1],
+        [0, 1, 2, 0, 0],
+        [0, 1, 2, 3, 3],
+    ]
+    # with lengths, a word's state stays put past its end (row 2 is "00", padded with 1s)
+    assert t4.prefix_states(symbols, [4, 2, 3]).tolist() == [
+        [0, 1, 2, 0, 1],
+        [0, 1, 2, 2, 2],
+        [0, 1, 2, 3, 3],
+    ]
+    assert t4.prefix_states([[]]).tolist() == [[0]]

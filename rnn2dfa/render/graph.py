@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import graphviz
+import numpy as np
 
 from rnn2dfa.atomic import write_bytes, write_text
 from rnn2dfa.automata.dfa import DFA
@@ -138,14 +139,10 @@ def draw_dfa(
     path_edges: set[tuple[int, int]] = set()
     accepted: bool | None = None
     if word is not None:
-        q = dfa.start
-        path_states.append(q)
-        for a in word:
-            t = int(dfa.transitions[q, a])
-            path_edges.add((q, t))
-            q = t
-            path_states.append(q)
-        accepted = bool(dfa.accepting[q])
+        symbols = np.asarray([word], dtype=np.int64).reshape(1, -1)
+        path_states = dfa.prefix_states(symbols)[0].tolist()
+        path_edges = set(zip(path_states[:-1], path_states[1:], strict=True))
+        accepted = bool(dfa.accepting[path_states[-1]])
 
     hide: set[int] = set()
     if not show_sink:  # the start state and states on the highlighted path stay visible

@@ -114,13 +114,7 @@ def prefix_labels(dfa: DFA, data: Dataset) -> np.ndarray:
     Columns past a word's end repeat its last label (they are masked out of the loss).
     """
     sym, lens = pad_words(data.words)
-    out = np.zeros((len(data), sym.shape[1] + 1), dtype=bool)
-    q = np.full(len(data), dfa.start, dtype=np.int64)
-    out[:, 0] = dfa.accepting[q]
-    for t in range(sym.shape[1]):
-        q = np.where(lens > t, dfa.transitions[q, sym[:, t]], q)
-        out[:, t + 1] = dfa.accepting[q]
-    return out
+    return dfa.accepting[dfa.prefix_states(sym, lens)]
 
 
 def _language_data(
