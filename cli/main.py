@@ -52,7 +52,9 @@ def cli(threads: int) -> None:
     2 bad input (the message names the file and the problem).
     """
     # Automata-only commands never touch torch: importing it just to set its threads would
-    # cost them more than a second. The others read the count again (common.threads()).
+    # cost them more than a second. For the others torch's threads are set here; train and
+    # verify also hand the count to the library (common.threads()), which would otherwise
+    # run on its own default of one thread.
     if click.get_current_context().invoked_subcommand not in AUTOMATA_COMMANDS:
         import torch
 

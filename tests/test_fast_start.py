@@ -87,13 +87,3 @@ def test_automata_commands_leave_out_heavy_packages(dfa_files, args, exit_code):
     result = heavy_after(RUN_CLI.format(heavy=HEAVY), *args, cwd=str(dfa_files))
     assert result["code"] == exit_code
     assert result["heavy"] == []
-
-
-def test_a_network_command_still_gets_torch_and_its_threads(dfa_files):
-    code = RUN_CLI.format(heavy=HEAVY) + (
-        "import torch\nprint(json.dumps({'threads': torch.get_num_threads()}), file=sys.stderr)\n"
-    )
-    out = heavy_after(code, "--threads", "3", "compile", "a.json", "-o", "a.pt",
-                      cwd=str(dfa_files))
-    assert out == {"threads": 3}
-    assert (dfa_files / "a.pt").exists()

@@ -16,7 +16,7 @@ from rnn2dfa.automata import DFA, save_dfa
 from rnn2dfa.models.dfa_acceptor import DFAAcceptor
 from rnn2dfa_cli.main import cli
 
-QUICK = ["--hidden", "4", "--max-length", "6", "--per-length", "10", "--epochs", "2"]
+QUICK = ["--hidden", "2", "--max-length", "3", "--per-length", "4", "--epochs", "2"]
 
 
 @pytest.fixture(autouse=True)
@@ -76,3 +76,13 @@ def test_verify_steps_the_network_on_the_threads_asked_for(
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert acceptor.seen == {expected}
+
+
+def test_other_network_commands_get_the_threads_from_the_global_option(tmp_path):
+    ends_in_1 = DFA(("0", "1"), [[0, 1], [0, 1]], [False, True])
+    save_dfa(ends_in_1, tmp_path / "d.json")
+    torch.set_num_threads(1)
+    args = ["--threads", "3", "compile", str(tmp_path / "d.json"), "-o", str(tmp_path / "n.pt")]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert torch.get_num_threads() == 3 and (tmp_path / "n.pt").exists()
