@@ -17,9 +17,17 @@ from rich.table import Table
 from rnn2dfa import __version__
 from rnn2dfa.automata import DFA, load_dfa, save_dfa
 from rnn2dfa.automata.io import dfa_to_dict, dumps
-from rnn2dfa.errors import AlphabetError, InputError
+from rnn2dfa.errors import InputError, check_alphabets
 from rnn2dfa.words import format_word
-from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, emit_json, err, json_option, out
+from rnn2dfa_cli.common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    emit_json,
+    err,
+    json_option,
+    options_for,
+    out,
+)
 
 #: `-o -` writes the DFA file to stdout instead of a file.
 STDOUT = "-"
@@ -131,23 +139,15 @@ def truth_cmd(name: str, output: str | None, max_length: int | None, as_json: bo
     See the names with `rnn2dfa languages`.
     """
     from rnn2dfa.languages import get_language
+    from rnn2dfa.verify.truth import truth_from_language
 
     lang = get_language(name)
     path = output if output is not None else f"{lang.name}.json"
     _check_json_target(path, as_json)
     _check_output(path)
-    if lang.dfa is not None:
-        dfa = lang.dfa
-        bound = None
-    else:
-        if max_length is None:
-            raise InputError(
-                f"{lang.name} is not a regular language, so it has no exact DFA; "
-                "pass --max-length N for a DFA exact on words up to length N"
-            )
-        dfa = lang.bounded_dfa(max_length)
-        bound = max_length
-    dfa = dfa.minimize()
+    with options_for(max_length="--max-length N"):
+        truth = truth_from_language(lang.name, max_length)
+    dfa, bound = truth.dfa, truth.bound
     provenance: dict[str, Any] = {
         "source": "ground truth",
         "language": lang.name,
@@ -324,11 +324,7 @@ def equiv_cmd(ctx: click.Context, a_file: str, b_file: str, as_json: bool) -> No
     """
     a = load_dfa(a_file)
     b = load_dfa(b_file)
-    if set(a.alphabet) != set(b.alphabet):
-        theirs, ours = ", ".join(b.alphabet), ", ".join(a.alphabet)
-        raise AlphabetError(
-            f"alphabet {{{theirs}}} differs from {{{ours}}} of {a_file}", path=b_file
-        )
+    check_alphabets(a.alphabet, a_file, b.alphabet, b_file, path=b_file)
     word = a.counterexample(b)
     if word is None:
         if as_json:

@@ -50,6 +50,7 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
       rnn2dfa extract compiled.pt --method exact -o back.json   # gives the minimal DFA
     """
     from rnn2dfa.automata.io import load_dfa
+    from rnn2dfa.compile.metadata import compiled_metadata
     from rnn2dfa.compile.minsky import compile_dfa
     from rnn2dfa.models.io import save_model
 
@@ -57,22 +58,9 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
         raise InputError("is a folder, cannot write the model there", path=output)
     dfa = load_dfa(dfa_file)
     net = compile_dfa(dfa, activation=activation, noise=noise, seed=seed)
-    name = dfa.extra.get("name")
-    if not isinstance(name, str) or not name:
-        name = os.path.splitext(os.path.basename(dfa_file))[0]
-    info = {
-        "source_dfa": os.path.abspath(dfa_file),
-        "dfa_name": name,
-        "states": dfa.n_states,
-        "symbols": dfa.n_symbols,
-        "hidden_units": net.state_dim,
-        "nonzero_weights": net.nonzero_weights(),
-        "activation": activation,
-        "noise": noise,
-        "seed": seed,
-        "integer_weights": net.is_integer(),
-    }
-    metadata = {"language": name, "compiled": info}
+    metadata = compiled_metadata(dfa, net, dfa_file, activation=activation, noise=noise,
+                                 seed=seed)
+    name, info = metadata["language"], metadata["compiled"]
     try:
         save_model(net, output, metadata)
     except IsADirectoryError:

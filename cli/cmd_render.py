@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from rnn2dfa_cli.common import EXIT_FAIL, emit_json, json_option, out
+from rnn2dfa_cli.common import EXIT_FAIL, emit_json, json_option, options_for, out
 
 
 @click.command("render")
@@ -54,10 +54,17 @@ def render_cmd(
     the picture asked for was not made.
     """
     from rnn2dfa.automata.io import load_dfa
-    from rnn2dfa.render import RenderError, draw_dfa, output_format, write_drawing
+    from rnn2dfa.render import (
+        DrawingTooLarge,
+        RenderError,
+        draw_dfa,
+        output_format,
+        write_drawing,
+    )
     from rnn2dfa.words import parse_word
 
-    fmt = output_format(output, fmt)
+    with options_for(fmt="--format"):
+        fmt = output_format(output, fmt)
     dfa = load_dfa(dfa_file)
     parsed = parse_word(word, dfa.alphabet, source=dfa_file) if word is not None else None
     drawing = draw_dfa(dfa, show_sink=show_sink, word=parsed, minimize=not no_minimize,
@@ -65,7 +72,10 @@ def render_cmd(
     try:
         write_drawing(drawing, output, fmt, max_states=max_states)
     except RenderError as exc:
-        click.echo(f"rnn2dfa: {exc}", err=True)
+        hint = None
+        if isinstance(exc, DrawingTooLarge):
+            hint = "raise the limit with --max-states, or lay it out yourself with Graphviz"
+        click.echo(f"rnn2dfa: {exc.describe(hint)}", err=True)
         click.get_current_context().exit(EXIT_FAIL)
     info = {
         "output": output,

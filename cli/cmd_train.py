@@ -15,8 +15,16 @@ from rich.table import Table
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.rnn import CELLS
-from rnn2dfa.train.loop import TrainConfig
-from rnn2dfa_cli.common import emit_json, err, json_option, out, seed_option
+from rnn2dfa.train.config import TrainConfig
+from rnn2dfa_cli.common import (
+    emit_json,
+    err,
+    json_option,
+    options_for,
+    out,
+    seed_option,
+    threads,
+)
 
 #: Option defaults come from the library's defaults, so the two never drift apart.
 _DEFAULT = TrainConfig()
@@ -37,32 +45,20 @@ def _check_output(path: str) -> None:
 
 def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
     """Accuracy by length, grouped in buckets of BUCKET lengths; imperfect buckets in red."""
+    from rnn2dfa.train.buckets import accuracy_buckets, width_edges
+
     table = Table(title="Accuracy by length (test set)", title_justify="left")
     table.add_column("lengths", justify="right")
     table.add_column("words", justify="right")
     table.add_column("accuracy", justify="right")
     table.add_column("")
-    buckets: dict[int, list[dict[str, Any]]] = {}
-    for r in rows:
-        buckets.setdefault(r["length"] // BUCKET, []).append(r)
-    for b in sorted(buckets):
-        group = buckets[b]
-        lo, hi = group[0]["length"], group[-1]["length"]
-        n = sum(r["n"] for r in group)
-        acc = sum(r["correct"] for r in group) / n
-        note = ""
-        if trained_to is not None:
-            note = (
-                "trained"
-                if hi <= trained_to
-                else ("partly trained" if lo <= trained_to else "longer")
-            )
-        shown = f"{100 * acc:.2f}%"
+    for b in accuracy_buckets(rows, width_edges(rows, BUCKET)):
+        shown = f"{100 * b.accuracy:.2f}%"
         table.add_row(
-            f"{lo}" if lo == hi else f"{lo}–{hi}",
-            str(n),
-            shown if acc == 1.0 else f"[red]{shown}[/red]",
-            note,
+            b.lengths,
+            str(b.words),
+            shown if b.accuracy == 1.0 else f"[red]{shown}[/red]",
+            b.relation(trained_to) if trained_to is not None else "",
         )
     return table
 
@@ -223,6 +219,7 @@ def train_cmd(
         epochs=epochs,
         lr=lr,
         batch_size=batch_size,
+        threads=threads(),  # the global --threads (the library's default is 1)
     )
     kwargs: dict[str, Any] = {}
     if language is not None:
@@ -233,7 +230,8 @@ def train_cmd(
     else:
         assert data is not None
         alpha = parse_alphabet(alphabet) if alphabet is not None else None
-        kwargs["data"] = read_tsv(data, alpha)
+        with options_for(alphabet="--alphabet"):
+            kwargs["data"] = read_tsv(data, alpha)
         kwargs["source"] = f"file:{Path(data).name}"
         what = Path(data).name
 
@@ -307,7 +305,7 @@ def classify_cmd(
       rnn2dfa classify model.pt 0110 111 ''
       rnn2dfa classify model.pt --file words.txt --json
     """
-    from rnn2dfa.fileio import read_text
+    from rnn2dfa.fileio import read_words
     from rnn2dfa.models.acceptor import accept_logits
     from rnn2dfa.models.io import load_model
     from rnn2dfa.words import format_word, parse_word
@@ -316,12 +314,7 @@ def classify_cmd(
     alphabet = tuple(model.alphabet)  # type: ignore[attr-defined]
     parsed = [parse_word(w, alphabet, source="command line") for w in words]
     if words_file is not None:
-        lines = read_text(words_file, "a word list (one word per line)").splitlines()
-        for n, line in enumerate(lines, start=1):
-            text = line.split("\t")[0]
-            if not text.strip() or text.strip().startswith("#"):
-                continue
-            parsed.append(parse_word(text, alphabet, source=f"{words_file}: line {n}"))
+        parsed += read_words(words_file, alphabet)
     if not parsed:
         raise InputError("no words to classify: give words as arguments or --file FILE")
     logits = accept_logits(model, parsed)  # type: ignore[arg-type]

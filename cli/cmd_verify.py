@@ -2,15 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import click
 from rich.table import Table
 
-from rnn2dfa.errors import AlphabetError, InputError
-from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, emit_json, err, json_option, out, seed_option
-
-
-def _with_path(exc: AlphabetError, path: str) -> AlphabetError:
-    return exc if exc.path else AlphabetError(exc.message, path=path)
+from rnn2dfa.errors import InputError
+from rnn2dfa_cli.common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    emit_json,
+    err,
+    json_option,
+    options_for,
+    out,
+    seed_option,
+    threads,
+)
 
 
 def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: ANN001
@@ -132,8 +140,9 @@ def verify_cmd(
     if plot_file is not None and plot_file.rsplit(".", 1)[-1].lower() not in PLOT_FORMATS:
         raise InputError("the plot must be a .svg, .png or .pdf file", path=plot_file)
     dfa = load_dfa(dfa_file)
-    truth = resolve_truth(name=truth_name, file=truth_file, regex=truth_regex,
-                          alphabet=dfa.alphabet, max_length=max_length)
+    with options_for(truth="--truth, --truth-file, --truth-regex"):
+        truth = resolve_truth(name=truth_name, file=truth_file, regex=truth_regex,
+                              alphabet=dfa.alphabet, max_length=max_length)
     acceptor = None
     if model_file is not None:
         from rnn2dfa.models.io import load_model
@@ -142,27 +151,15 @@ def verify_cmd(
         if truth is None and meta.get("language") and not as_json:
             err.print(f"tip: the model was trained on {meta['language']}; add --truth "
                       f"{meta['language']} to compare with the ground truth too")
-        model_alphabet = tuple(acceptor.alphabet)
-        if set(model_alphabet) != set(dfa.alphabet):
-            raise AlphabetError(
-                f"alphabet {list(dfa.alphabet)} differs from the model {model_file}'s "
-                f"alphabet {list(model_alphabet)}",
-                path=dfa_file,
-            )
     buckets = tuple((lo, min(hi, max_word_length)) for lo, hi in DEFAULT_BUCKETS
                     if lo <= max_word_length)
-    try:
-        if not as_json and acceptor is not None:
-            with err.status("comparing with the network..."):
-                report = verify(dfa, truth=truth, acceptor=acceptor, dfa_name=dfa_file,
-                                model_name=model_file, max_length=max_length, buckets=buckets,
-                                per_bucket=samples, threshold=threshold, seed=seed)
-        else:
-            report = verify(dfa, truth=truth, acceptor=acceptor, dfa_name=dfa_file,
-                            model_name=model_file, max_length=max_length, buckets=buckets,
-                            per_bucket=samples, threshold=threshold, seed=seed)
-    except AlphabetError as exc:
-        raise _with_path(exc, dfa_file) from None
+    status = (err.status("comparing with the network...")
+              if not as_json and acceptor is not None else contextlib.nullcontext())
+    with status:
+        report = verify(dfa, truth=truth, acceptor=acceptor, dfa_name=dfa_file,
+                        model_name=model_file, max_length=max_length, buckets=buckets,
+                        per_bucket=samples, threshold=threshold, seed=seed,
+                        threads=threads(), source=dfa_file)
     if plot_file is not None:
         plot_agreement(report, plot_file)
     if as_json:

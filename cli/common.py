@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -23,7 +25,36 @@ EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 
 
 class Rnn2dfaGroup(click.Group):
-    """A click group that turns bad input into a one-line message and exit code 2."""
+    """A click group that turns bad input into a one-line message and exit code 2.
+
+    Its commands come from the `COMMANDS` lists of the `rnn2dfa_cli` modules named in
+    `command_modules`, imported in that order and only until the command asked for is found:
+    `rnn2dfa equiv` imports cmd_automata alone, never the modules that import torch at the top
+    (keep the modules of automata-only commands first). `--help` imports them all.
+    """
+
+    def __init__(self, *args: Any, command_modules: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._pending = list(command_modules)
+
+    def _load_next(self) -> bool:
+        """Import the next command module and add its commands; False when none is left."""
+        if not self._pending:
+            return False
+        module = importlib.import_module(f"rnn2dfa_cli.{self._pending.pop(0)}")
+        for command in module.COMMANDS:
+            self.add_command(command)
+        return True
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        while cmd_name not in self.commands and self._load_next():
+            pass
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        while self._load_next():
+            pass
+        return super().list_commands(ctx)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -61,6 +92,35 @@ def seed_option(f: F) -> F:
     )(f)
 
 
+@contextlib.contextmanager
+def options_for(**options: str) -> Iterator[None]:
+    """Inside the block, an InputError about library parameter `p` names `options[p]`.
+
+    The library's messages name no command-line options; e.g. under
+    `options_for(max_length="--max-length N")` a missing length bound ends with
+    "(--max-length N)".
+    """
+    try:
+        yield
+    except InputError as exc:
+        if exc.param in options:
+            raise exc.with_option(options[exc.param]) from None
+        raise
+
+
 def bad_input(message: str, path: str | None = None) -> InputError:
     """An InputError to raise from a command (one line, exit 2)."""
     return InputError(message, path=path)
+
+
+#: Commands that handle only automata: they never import torch, scikit-learn or matplotlib,
+#: so the `--threads` option does not import torch to configure it for them.
+AUTOMATA_COMMANDS = frozenset({"languages", "truth", "show", "minimize", "equiv", "render"})
+
+
+def threads() -> int:
+    """The global `--threads` count of the running command (1 outside a command)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return 1
+    return int(ctx.find_root().params.get("threads") or 1)

@@ -5,19 +5,26 @@ from __future__ import annotations
 import click
 
 from rnn2dfa import __version__
-from rnn2dfa_cli import (
-    cmd_automata,
-    cmd_compile,
-    cmd_extract,
-    cmd_render,
-    cmd_run,
-    cmd_train,
-    cmd_verify,
+from rnn2dfa_cli.common import AUTOMATA_COMMANDS, Rnn2dfaGroup
+
+#: The modules holding the commands (each exposes COMMANDS), imported only when needed:
+#: those of automata-only commands first, so that they start without importing torch.
+COMMAND_MODULES = (
+    "cmd_automata",
+    "cmd_render",
+    "cmd_train",
+    "cmd_extract",
+    "cmd_verify",
+    "cmd_run",
+    "cmd_compile",
 )
-from rnn2dfa_cli.common import Rnn2dfaGroup
 
 
-@click.group(cls=Rnn2dfaGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=Rnn2dfaGroup,
+    command_modules=COMMAND_MODULES,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="rnn2dfa")
 @click.option(
     "--threads",
@@ -44,14 +51,14 @@ def cli(threads: int) -> None:
     Exit codes: 0 success, 1 a negative answer (not equivalent, below threshold),
     2 bad input (the message names the file and the problem).
     """
-    import torch
+    # Automata-only commands never touch torch: importing it just to set its threads would
+    # cost them more than a second. For the others torch's threads are set here; train and
+    # verify also hand the count to the library (common.threads()), which would otherwise
+    # run on its own default of one thread.
+    if click.get_current_context().invoked_subcommand not in AUTOMATA_COMMANDS:
+        import torch
 
-    torch.set_num_threads(threads)
-
-
-for _module in (cmd_automata, cmd_train, cmd_extract, cmd_verify, cmd_render, cmd_run, cmd_compile):
-    for _command in _module.COMMANDS:
-        cli.add_command(_command)
+        torch.set_num_threads(threads)
 
 
 def main() -> None:

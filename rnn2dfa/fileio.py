@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, is_dataclass
 from typing import Any
 
 import numpy as np
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.words import Word, parse_word
 
 
 def read_text(
@@ -31,6 +33,23 @@ def read_text(
         raise error(f"not {kind}: not UTF-8 text", path=path) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+
+
+def read_words(path: str | os.PathLike[str], alphabet: Sequence[str]) -> list[Word]:
+    """The words of a word list, one per line, as symbol indices of `alphabet`.
+
+    Blank lines and `#` comments are skipped and text after a TAB is ignored (so a
+    `word<TAB>label` file reads as its words); the empty word is written `ε`. A symbol
+    outside the alphabet is an AlphabetError naming the file and the line.
+    """
+    path = str(path)
+    words = []
+    for n, line in enumerate(read_text(path, "a word list (one word per line)").splitlines(), 1):
+        text = line.split("\t")[0]
+        if not text.strip() or text.strip().startswith("#"):
+            continue
+        words.append(parse_word(text, alphabet, source=f"{path}: line {n}"))
+    return words
 
 
 def json_default(x: Any) -> Any:

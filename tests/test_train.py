@@ -177,7 +177,7 @@ def test_training_from_a_data_file_and_metadata_round_trip(write_file, tmp_path)
 
 @pytest.mark.parametrize(
     "field,value,match",
-    [("max_length", 0, "max-length"), ("epochs", 0, "epochs"), ("lr", 0.0, "lr")],
+    [("max_length", 0, "max_length"), ("epochs", 0, "epochs"), ("lr", 0.0, "lr")],
 )
 def test_bad_configuration(field, value, match) -> None:
     cfg = TrainConfig(**{field: value})

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from rnn2dfa.errors import AlphabetError, DFAFormatError
+from rnn2dfa.errors import AlphabetError, DFAFormatError, alphabets_differ
 from rnn2dfa.words import Word, pad_words, parse_word
 
 
@@ -21,6 +21,21 @@ def _frozen(a: np.ndarray) -> np.ndarray:
     a = np.ascontiguousarray(a)
     a.setflags(write=False)
     return a
+
+
+def check_state_numbers(values: np.ndarray, n: int, what: str, indexed: bool = True) -> None:
+    """DFAFormatError naming the first entry of `values` outside the states 0..n-1.
+
+    `what` names the array as in a DFA file ("'transitions'"); with `indexed` the message
+    gives the entry's position, e.g. "'transitions'[1][0] = 7 is out of range 0..3".
+    """
+    values = np.asarray(values)
+    if not values.size or (values.min() >= 0 and values.max() < n):
+        return
+    bad = (values < 0) | (values >= n)
+    at = tuple(int(i) for i in np.argwhere(bad)[0])
+    where = "".join(f"[{i}]" for i in at) if indexed else ""
+    raise DFAFormatError(f"{what}{where} = {values[at]} is out of range 0..{n - 1}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,6 +49,8 @@ class DFA:
     extra: Mapping[str, Any] = field(default_factory=dict)  # name, provenance, stats ...
 
     def __post_init__(self) -> None:
+        # The one validator of a DFA's content: the file reader (automata.io) only turns
+        # JSON into arrays and leaves every consistency check, and its message, to this.
         alphabet = tuple(str(s) for s in self.alphabet)
         raw = np.asarray(self.transitions)
         if raw.size and raw.dtype.kind not in "iu" and not (
@@ -46,23 +63,26 @@ class DFA:
         raw_acc = np.asarray(self.accepting)
         frozen_acc = raw_acc.dtype == bool and not raw_acc.flags.writeable
         acc = raw_acc if frozen_acc else raw_acc.astype(bool)
-        if len(set(alphabet)) != len(alphabet):
-            raise DFAFormatError(f"duplicate symbols in alphabet {list(alphabet)}")
         if len(alphabet) == 0:
-            raise DFAFormatError("the alphabet is empty")
+            raise DFAFormatError("'alphabet' is empty")
+        if len(set(alphabet)) != len(alphabet):
+            dup = sorted({s for s in alphabet if alphabet.count(s) > 1})
+            raise DFAFormatError(f"duplicate symbols in 'alphabet': {dup}")
+        if "" in alphabet:
+            raise DFAFormatError("'alphabet' contains an empty symbol")
+        if trans.size == 0 and (trans.ndim != 2 or trans.shape[0] == 0):
+            raise DFAFormatError(
+                "a DFA needs at least one state: 'transitions' must be a non-empty list of rows"
+            )
         if trans.ndim != 2 or trans.shape[1] != len(alphabet):
             raise DFAFormatError(
                 f"transition table must have shape (n_states, {len(alphabet)}), got {trans.shape}"
             )
         n = trans.shape[0]
-        if n == 0:
-            raise DFAFormatError("a DFA needs at least one state")
         if acc.shape != (n,):
             raise DFAFormatError(f"accepting must have {n} entries, got {acc.shape}")
-        if trans.size and (trans.min() < 0 or trans.max() >= n):
-            raise DFAFormatError(f"transition target out of range 0..{n - 1}")
-        if not 0 <= int(self.start) < n:
-            raise DFAFormatError(f"start state {self.start} out of range 0..{n - 1}")
+        check_state_numbers(trans, n, "'transitions'")
+        check_state_numbers(np.asarray([self.start]), n, "'start'", indexed=False)
         object.__setattr__(self, "alphabet", alphabet)
         object.__setattr__(self, "transitions", _frozen(trans))
         object.__setattr__(self, "accepting", _frozen(acc))
@@ -152,6 +172,22 @@ class DFA:
             q = ext[q, symbols[:, t]]
         return q
 
+    def prefix_states(self, symbols: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
+        """(batch, T + 1) states after every prefix of a padded batch: column t holds the
+        state after the first t symbols (column 0 the start); past a word's length (when
+        `lengths` is given) its last state repeats. One numpy gather per time step."""
+        symbols = np.asarray(symbols, dtype=np.int64)
+        b, width = symbols.shape
+        out = np.empty((b, width + 1), dtype=np.int64)
+        q = np.full(b, self.start, dtype=np.int64)
+        out[:, 0] = q
+        live = None if lengths is None else np.asarray(lengths, dtype=np.int64)
+        for t in range(width):
+            nxt = self.transitions[q, symbols[:, t]]
+            q = nxt if live is None else np.where(live > t, nxt, q)
+            out[:, t + 1] = q
+        return out
+
     def run_batch(self, words: Sequence[Sequence[int]]) -> np.ndarray:
         """Final states of a list of words (symbol indices)."""
         padded, lengths = pad_words(words)
@@ -234,9 +270,7 @@ class DFA:
         if alphabet == self.alphabet:
             return self
         if sorted(alphabet) != sorted(self.alphabet):
-            raise AlphabetError(
-                f"alphabets differ: {list(self.alphabet)} versus {list(alphabet)}"
-            )
+            raise alphabets_differ(self.alphabet, "the DFA", alphabet, "the order asked for")
         cols = [self.alphabet.index(s) for s in alphabet]
         return DFA(alphabet, self.transitions[:, cols], self.accepting, self.start, self.extra)
 
@@ -283,11 +317,6 @@ class DFA:
         return count_accepted(self, max_length)
 
     # ----------------------------------------------------------------- export
-    def to_dot(self, **kwargs: Any) -> str:
-        from rnn2dfa.automata.dot import to_dot
-
-        return to_dot(self, **kwargs)
-
     def to_networkx(self) -> Any:
         """A networkx MultiDiGraph: nodes carry `accepting`/`start`, edges carry `symbol`."""
         import networkx as nx

@@ -14,7 +14,7 @@ import numpy as np
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.minimize import THIN
-from rnn2dfa.errors import AlphabetError
+from rnn2dfa.errors import check_alphabets
 from rnn2dfa.words import Word
 
 _OPS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
@@ -27,10 +27,7 @@ _OPS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 
 def align(a: DFA, b: DFA) -> DFA:
     """`b` with its columns in `a`'s alphabet order; an AlphabetError if the symbols differ."""
-    if set(a.alphabet) != set(b.alphabet):
-        raise AlphabetError(
-            f"the automata have different alphabets: {list(a.alphabet)} and {list(b.alphabet)}"
-        )
+    check_alphabets(a.alphabet, "the first automaton", b.alphabet, "the second")
     return b.with_alphabet_order(a.alphabet)
 
 

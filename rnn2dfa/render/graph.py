@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import graphviz
+import numpy as np
 
 from rnn2dfa.atomic import write_bytes, write_text
 from rnn2dfa.automata.dfa import DFA
@@ -43,9 +44,15 @@ class RenderError(Exception):
         self.reason = reason
         self.dot_path = dot_path
         self.requested = requested
-        super().__init__(
-            f"{requested} was not drawn: {reason}; wrote the graph as {dot_path} instead"
-            + (f" ({hint})" if hint else "")
+        self.hint = hint
+        super().__init__(self.describe())
+
+    def describe(self, hint: str | None = None) -> str:
+        """The one-line message; `hint` replaces the library's advice (the CLI names options)."""
+        hint = self.hint if hint is None else hint
+        return (
+            f"{self.requested} was not drawn: {self.reason}; wrote the graph as "
+            f"{self.dot_path} instead" + (f" ({hint})" if hint else "")
         )
 
 
@@ -132,14 +139,10 @@ def draw_dfa(
     path_edges: set[tuple[int, int]] = set()
     accepted: bool | None = None
     if word is not None:
-        q = dfa.start
-        path_states.append(q)
-        for a in word:
-            t = int(dfa.transitions[q, a])
-            path_edges.add((q, t))
-            q = t
-            path_states.append(q)
-        accepted = bool(dfa.accepting[q])
+        symbols = np.asarray([word], dtype=np.int64).reshape(1, -1)
+        path_states = dfa.prefix_states(symbols)[0].tolist()
+        path_edges = set(zip(path_states[:-1], path_states[1:], strict=True))
+        accepted = bool(dfa.accepting[path_states[-1]])
 
     hide: set[int] = set()
     if not show_sink:  # the start state and states on the highlighted path stay visible
@@ -198,8 +201,9 @@ def output_format(path: str | os.PathLike[str], fmt: str | None = None) -> str:
     if fmt not in FORMATS:
         raise InputError(
             f"cannot tell the output format from {str(path)!r}: use a .svg, .png or .dot "
-            "file name (or --format)",
+            "file name, or give the format",
             path=str(path),
+            param="fmt",
         )
     return fmt
 
@@ -240,7 +244,7 @@ def write_drawing(
             f"{shown} states are too many to draw readably (limit {max_states})",
             dot_path,
             str(path),
-            "raise the limit with --max-states, or lay it out yourself with Graphviz",
+            "raise the limit of states, or lay it out yourself with Graphviz",
         )
     args = [dot, f"-T{fmt}"] + (["-Gdpi=144"] if fmt == "png" else [])
     try:

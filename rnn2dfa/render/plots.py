@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rnn2dfa.atomic import atomic_path
 from rnn2dfa.errors import InputError
-from rnn2dfa.verify.report import VerifyReport
+
+if TYPE_CHECKING:  # the report module imports torch; drawing a DFA must not
+    from rnn2dfa.verify.report import VerifyReport
 
 PLOT_FORMATS = ("svg", "png", "pdf")
 

@@ -1,24 +1,75 @@
-"""Training: datasets (language samples or TSV files), the training loop, length generalisation."""
+"""Training: datasets (language samples or TSV files), the training loop, length generalisation.
 
-from rnn2dfa.train.data import Dataset, parse_alphabet, read_tsv, split_holdout
-from rnn2dfa.train.loop import (
-    TrainConfig,
-    TrainSummary,
-    accuracy_by_length,
-    model_metadata,
-    predict_logits,
-    train_model,
-)
+The names below are imported on first use (PEP 562): `rnn2dfa.train.config` and
+`rnn2dfa.train.buckets` need no torch, and importing them must not load the loop.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_WHERE = {
+    "Dataset": "data",
+    "parse_alphabet": "data",
+    "read_tsv": "data",
+    "split_holdout": "data",
+    "TrainConfig": "config",
+    "TrainSummary": "loop",
+    "accuracy_by_length": "loop",
+    "model_metadata": "loop",
+    "predict_logits": "loop",
+    "train_model": "loop",
+    "LengthBucket": "buckets",
+    "accuracy_buckets": "buckets",
+    "generalisation_edges": "buckets",
+    "width_edges": "buckets",
+}
 
 __all__ = [
     "Dataset",
+    "LengthBucket",
     "TrainConfig",
     "TrainSummary",
+    "accuracy_buckets",
     "accuracy_by_length",
+    "generalisation_edges",
     "model_metadata",
     "parse_alphabet",
     "predict_logits",
     "read_tsv",
     "split_holdout",
     "train_model",
+    "width_edges",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:
+    from rnn2dfa.train.buckets import (
+        LengthBucket,
+        accuracy_buckets,
+        generalisation_edges,
+        width_edges,
+    )
+    from rnn2dfa.train.config import TrainConfig
+    from rnn2dfa.train.data import Dataset, parse_alphabet, read_tsv, split_holdout
+    from rnn2dfa.train.loop import (
+        TrainSummary,
+        accuracy_by_length,
+        model_metadata,
+        predict_logits,
+        train_model,
+    )

@@ -53,7 +53,7 @@ class Dataset:
 
 
 def parse_alphabet(text: str) -> tuple[str, ...]:
-    """`--alphabet 0,1` or `--alphabet "a b"` -> ('0', '1'); duplicates and blanks are errors."""
+    """`0,1` or `"a b"` -> ('0', '1'); duplicates and blanks are errors."""
     parts = [p.strip() for p in (text.split(",") if "," in text else text.split())]
     if not parts or any(p == "" for p in parts):
         raise InputError(f"bad alphabet {text!r}: give symbols separated by commas, e.g. 0,1")
@@ -103,7 +103,9 @@ def read_tsv(path: str | os.PathLike[str], alphabet: Sequence[str] | None = None
         alphabet = _infer_alphabet([r[1] for r in rows])
         if not alphabet:
             raise InputError(
-                "every word is empty: cannot tell the alphabet (use --alphabet)", path=path
+                "every word is empty: cannot tell the alphabet; give it explicitly",
+                path=path,
+                param="alphabet",
             )
     alphabet = tuple(alphabet)
     words = [parse_word(text, alphabet, source=f"{path}: line {n}") for n, text, _ in rows]

@@ -20,60 +20,15 @@ import torch
 import torch.nn.functional as F
 
 from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import accept_logits
 from rnn2dfa.models.rnn import RNNAcceptor
 from rnn2dfa.models.threads import torch_threads
+from rnn2dfa.train.config import TrainConfig
 from rnn2dfa.train.data import Dataset, language_sample, split_holdout, without
 from rnn2dfa.words import Word, pad_words
 
 #: Called once per epoch with a dict of live numbers (epoch, epochs, loss, accuracy, ...).
 Progress = Callable[[dict[str, Any]], None]
-
-
-@dataclass
-class TrainConfig:
-    """Everything that decides a training run (stored in the model file's metadata)."""
-
-    cell: str = "gru"
-    hidden: int = 16
-    layers: int = 1
-    embedding: int | None = None
-    learn_init: bool = True
-    max_length: int = 30  # training words have lengths 0..max_length
-    per_length: int = 100  # training words per length (half accepted, half rejected)
-    val_per_length: int = 20  # held-out validation words per length
-    val_fraction: float = 0.1  # held-out share of a user's data file
-    test_factor: int = 4  # test lengths reach test_factor * max_length
-    test_per_length: int = 100
-    epochs: int = 400  # epoch budget
-    batch_size: int = 128
-    lr: float = 0.01
-    min_lr: float = 1e-4
-    loss_threshold: float = 5e-4  # early stop: 100% training accuracy and mean loss below this
-    time_limit: float | None = None  # seconds; stop with the best weights so far
-    prefix_labels: bool = True  # with a language: also learn the label of every prefix
-    repeat_scarce: bool = True  # repeat a scarce class's words rather than cut the other class
-    length_batches: bool = True  # minibatches of similar lengths (less padding, faster)
-    threads: int = 1  # torch CPU threads while training (1 is fastest for small networks,
-    # and the same seed then gives the same weights whatever the machine's core count)
-    restart_patience: int = 50  # restart from fresh weights after this many epochs stuck
-    seed: int = 0
-
-    def check(self) -> None:
-        """Raise InputError for settings that cannot work."""
-        if self.max_length < 1:
-            raise InputError(f"--max-length must be >= 1 (got {self.max_length})")
-        if self.per_length < 2:
-            raise InputError(f"--per-length must be >= 2 (got {self.per_length})")
-        if self.epochs < 1:
-            raise InputError(f"--epochs must be >= 1 (got {self.epochs})")
-        if self.batch_size < 1:
-            raise InputError(f"--batch-size must be >= 1 (got {self.batch_size})")
-        if self.threads < 1:
-            raise InputError(f"threads must be >= 1 (got {self.threads})")
-        if not self.lr > 0:
-            raise InputError(f"--lr must be > 0 (got {self.lr})")
 
 
 @dataclass
@@ -148,13 +103,7 @@ def prefix_labels(dfa: DFA, data: Dataset) -> np.ndarray:
     Columns past a word's end repeat its last label (they are masked out of the loss).
     """
     sym, lens = pad_words(data.words)
-    out = np.zeros((len(data), sym.shape[1] + 1), dtype=bool)
-    q = np.full(len(data), dfa.start, dtype=np.int64)
-    out[:, 0] = dfa.accepting[q]
-    for t in range(sym.shape[1]):
-        q = np.where(lens > t, dfa.transitions[q, sym[:, t]], q)
-        out[:, t + 1] = dfa.accepting[q]
-    return out
+    return dfa.accepting[dfa.prefix_states(sym, lens)]
 
 
 def _language_data(

@@ -1,23 +1,34 @@
 """Verification: a DFA against a ground truth (exact, by counting on the product automaton)
-and against the network it came from (sampled by length bucket up to long words)."""
+and against the network it came from (sampled by length bucket up to long words).
 
-from rnn2dfa.verify.dfas import DFAComparison, LengthDisagreement, compare_dfas
-from rnn2dfa.verify.model import (
-    DEFAULT_BUCKETS,
-    BalancedSampler,
-    BucketAgreement,
-    ModelComparison,
-    compare_with_model,
-    uniform_words,
-)
-from rnn2dfa.verify.report import VerifyReport, verify
-from rnn2dfa.verify.truth import (
-    Truth,
-    resolve_truth,
-    truth_from_file,
-    truth_from_language,
-    truth_from_regex,
-)
+The names below are imported on first use (PEP 562), so that `rnn2dfa.verify.truth` and
+`rnn2dfa.verify.dfas`, which handle automata only, do not pull in torch through
+`rnn2dfa.verify.model`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_WHERE = {
+    "DFAComparison": "dfas",
+    "LengthDisagreement": "dfas",
+    "compare_dfas": "dfas",
+    "DEFAULT_BUCKETS": "model",
+    "BalancedSampler": "model",
+    "BucketAgreement": "model",
+    "ModelComparison": "model",
+    "compare_with_model": "model",
+    "uniform_words": "model",
+    "VerifyReport": "report",
+    "verify": "report",
+    "Truth": "truth",
+    "resolve_truth": "truth",
+    "truth_from_file": "truth",
+    "truth_from_language": "truth",
+    "truth_from_regex": "truth",
+}
 
 __all__ = [
     "DEFAULT_BUCKETS",
@@ -37,3 +48,37 @@ __all__ = [
     "uniform_words",
     "verify",
 ]
+assert sorted(__all__) == sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:
+    from rnn2dfa.verify.dfas import DFAComparison, LengthDisagreement, compare_dfas
+    from rnn2dfa.verify.model import (
+        DEFAULT_BUCKETS,
+        BalancedSampler,
+        BucketAgreement,
+        ModelComparison,
+        compare_with_model,
+        uniform_words,
+    )
+    from rnn2dfa.verify.report import VerifyReport, verify
+    from rnn2dfa.verify.truth import (
+        Truth,
+        resolve_truth,
+        truth_from_file,
+        truth_from_language,
+        truth_from_regex,
+    )

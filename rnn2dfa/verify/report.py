@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.errors import check_alphabets
 from rnn2dfa.verify.dfas import DFAComparison, compare_dfas
 from rnn2dfa.verify.model import DEFAULT_BUCKETS, ModelComparison, compare_with_model
 from rnn2dfa.verify.truth import Truth
@@ -39,17 +40,28 @@ def verify(
     per_bucket: int = 200,
     threshold: float = 0.99,
     seed: int = 0,
+    threads: int | None = 1,
+    source: str | None = None,
 ) -> VerifyReport:
     """Compare with the truth (exact) and/or the network (sampled by length bucket).
 
     Passed means: equivalent to the truth when one is given (for a non-regular truth, equal
     on every word up to `max_length`); otherwise agreement with the network >= threshold.
+    `threads`: torch threads while the network runs (None keeps the current setting).
+    Alphabets are checked before any work; an AlphabetError names `source` (the DFA's file).
     """
     if truth is None and acceptor is None:
         raise ValueError("verify needs a truth or a network")
+    if acceptor is not None:
+        check_alphabets(dfa.alphabet, dfa_name, tuple(acceptor.alphabet),
+                        f"the network {model_name or ''}".rstrip(), path=source)
+    if truth is not None:
+        check_alphabets(dfa.alphabet, dfa_name, truth.alphabet, f"the truth {truth.name}",
+                        path=source)
     cmp_truth = compare_dfas(dfa, truth, max_length) if truth is not None else None
     cmp_net = (
-        compare_with_model(dfa, acceptor, truth, buckets=buckets, per_bucket=per_bucket, seed=seed)
+        compare_with_model(dfa, acceptor, truth, buckets=buckets, per_bucket=per_bucket, seed=seed,
+                           threads=threads)
         if acceptor is not None
         else None
     )

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.errors import AlphabetError, InputError
+from rnn2dfa.errors import InputError, check_alphabets
 from rnn2dfa.words import Word
 
 
@@ -42,12 +42,8 @@ class Truth:
         reads indices in the language's order), so for those the indices are translated.
         """
         alphabet = tuple(alphabet)
-        if set(alphabet) != set(self.alphabet):
-            raise AlphabetError(
-                f"{what} alphabet {list(alphabet)} differs from the truth {self.name}'s "
-                f"alphabet {list(self.alphabet)}",
-                path=source,
-            )
+        check_alphabets(alphabet, what.removesuffix("'s"), self.alphabet,
+                        f"the truth {self.name}", path=source)
         if alphabet == self.alphabet:
             return self
         member = self.member
@@ -84,13 +80,20 @@ class Truth:
         return out
 
 
-def truth_from_language(name: str, max_length: int) -> Truth:
-    """A named language of the registry; non-regular ones get their bounded DFA."""
+def truth_from_language(name: str, max_length: int | None) -> Truth:
+    """A named language of the registry; non-regular ones get their DFA bounded at
+    `max_length` (an InputError about `max_length` when it is None: there is no exact DFA)."""
     from rnn2dfa.languages import get_language
 
     lang = get_language(name)
     if lang.regular and lang.dfa is not None:
         return Truth(lang.name, lang.dfa.minimize(), True, None, lang.member, lang)
+    if max_length is None:
+        raise InputError(
+            f"{lang.name} is not a regular language, so it has no exact DFA; give a length "
+            "bound N for a DFA exact on words up to length N",
+            param="max_length",
+        )
     bounded = lang.bounded_dfa(max_length).minimize()
     return Truth(lang.name, bounded, False, max_length, lang.member, lang)
 
@@ -126,7 +129,10 @@ def resolve_truth(
     """At most one of name / file / regex → a Truth (None when none is given)."""
     given = [x for x in (name, file, regex) if x is not None]
     if len(given) > 1:
-        raise InputError("give at most one of --truth, --truth-file, --truth-regex")
+        raise InputError(
+            "give at most one truth: a language name, a DFA file or a regular expression",
+            param="truth",
+        )
     if name is not None:
         return truth_from_language(name, max_length)
     if file is not None:

@@ -1,0 +1,53 @@
+"""The settings of a training run, apart from the loop so that the CLI can read the
+defaults without importing torch."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rnn2dfa.errors import InputError
+
+
+@dataclass
+class TrainConfig:
+    """Everything that decides a training run (stored in the model file's metadata)."""
+
+    cell: str = "gru"
+    hidden: int = 16
+    layers: int = 1
+    embedding: int | None = None
+    learn_init: bool = True
+    max_length: int = 30  # training words have lengths 0..max_length
+    per_length: int = 100  # training words per length (half accepted, half rejected)
+    val_per_length: int = 20  # held-out validation words per length
+    val_fraction: float = 0.1  # held-out share of a user's data file
+    test_factor: int = 4  # test lengths reach test_factor * max_length
+    test_per_length: int = 100
+    epochs: int = 400  # epoch budget
+    batch_size: int = 128
+    lr: float = 0.01
+    min_lr: float = 1e-4
+    loss_threshold: float = 5e-4  # early stop: 100% training accuracy and mean loss below this
+    time_limit: float | None = None  # seconds; stop with the best weights so far
+    prefix_labels: bool = True  # with a language: also learn the label of every prefix
+    repeat_scarce: bool = True  # repeat a scarce class's words rather than cut the other class
+    length_batches: bool = True  # minibatches of similar lengths (less padding, faster)
+    threads: int = 1  # torch CPU threads while training (1 is fastest for small networks,
+    # and the same seed then gives the same weights whatever the machine's core count)
+    restart_patience: int = 50  # restart from fresh weights after this many epochs stuck
+    seed: int = 0
+
+    def check(self) -> None:
+        """Raise InputError for settings that cannot work (naming the field, not a CLI flag)."""
+        rules = (
+            ("max_length", self.max_length >= 1, ">= 1"),
+            ("per_length", self.per_length >= 2, ">= 2"),
+            ("epochs", self.epochs >= 1, ">= 1"),
+            ("batch_size", self.batch_size >= 1, ">= 1"),
+            ("threads", self.threads >= 1, ">= 1"),
+            ("lr", self.lr > 0, "> 0"),
+        )
+        for name, ok, rule in rules:
+            if not ok:
+                value = getattr(self, name)
+                raise InputError(f"{name} must be {rule} (got {value})", param=name)
