@@ -111,9 +111,17 @@ def read_checkpoint(path: str | os.PathLike[str], *, trust_pickle: bool = False)
                 path=path,
             ) from None
         payload = _load_trusted(path)
-    except (zipfile.BadZipFile, EOFError, RuntimeError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else type(exc).__name__
-        raise ModelFileError(f"not a readable torch checkpoint: {first}", path=path) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    except Exception as exc:  # noqa: BLE001 - torch.load on a foreign file raises many kinds
+        if head.lstrip().startswith(b"{"):
+            why = "it is JSON text (a DFA file?)"
+        elif not zipfile.is_zipfile(path) and not head.startswith(b"\x80"):
+            why = "not a torch, TorchScript or safetensors file"
+        else:
+            text = str(exc).strip()
+            why = text.splitlines()[0][:160] if text else type(exc).__name__
+        raise ModelFileError(f"not a readable checkpoint: {why}", path=path) from None
     return _from_payload(path, payload)
 
 

@@ -388,7 +388,7 @@ def import_checkpoint(path: str | os.PathLike[str], opts: ImportOptions | None =
         ckpt = read_checkpoint(path, trust_pickle=opts.trust_pickle)
     arch = infer_architecture(ckpt.tensors, path=path, rnn=opts.rnn, embedding=opts.embedding,
                               head=opts.head, one_hot=opts.one_hot)
-    notes: list[str] = []
+    notes: list[str] = list(arch.notes)
     attrs = ckpt.attributes.get(arch.rnn_prefix, {})
     if attrs.get("bidirectional"):
         raise ModelFileError(f"{arch.rnn_prefix}: a bidirectional layer has no step-by-step "

@@ -155,6 +155,11 @@ def infer_architecture(
             raise _err(f"{prefix}bias_ih_l{layer}: layer 0 has no bias but this one does", path)
     rnn_names = {prefix + k for k in g}
     rest = {n: t for n, t in tensors.items() if n not in rnn_names}
+    # tensors of the candidates the user's options passed over are left out, not unknown
+    passed_over: list[str] = []
+    for other, og in groups.items():
+        if other != prefix:
+            passed_over += [other + k for k in og]
 
     # ---- the embedding: a 2-D table (rows, input width) with no bias beside it
     def is_table(n: str, t: Tensor) -> bool:
@@ -174,6 +179,7 @@ def infer_architecture(
                 path,
             )
         emb_name = cand
+        passed_over += [n for n, t in rest.items() if n != cand and is_table(n, t)]
     elif not one_hot:
         tables = [n for n, t in rest.items() if is_table(n, t)]
         if len(tables) > 1:
@@ -201,6 +207,10 @@ def infer_architecture(
         if hname + ".weight" not in rest:
             raise _err(f"--head {head!r}: no such parameter ({hname}.weight)", path)
         heads = [hname]
+        passed_over += [n for n, t in rest.items() if n.endswith("weight") and t.ndim == 2
+                        and int(t.shape[1]) == hidden and _module(n) != hname]
+        passed_over += [_module(n) + ".bias" for n in passed_over
+                        if _module(n) + ".bias" in rest]
     else:
         heads = [_module(n) for n, t in rest.items()
                  if n.endswith("weight") and t.ndim == 2 and int(t.shape[1]) == hidden]
@@ -226,6 +236,9 @@ def infer_architecture(
     hb = rest.pop(hname + ".bias", None)
     if hb is not None and tuple(hb.shape) != (int(hw.shape[0]),):
         raise _err(f"{hname}.bias has shape {_shape(hb)}, expected {int(hw.shape[0])}", path)
+    for n in passed_over:
+        rest.pop(n, None)
+    notes = [f"left out (not the chosen one): {', '.join(passed_over)}"] if passed_over else []
     if rest:
         n = next(iter(rest))
         raise _err(
@@ -237,5 +250,5 @@ def infer_architecture(
     return Architecture(
         rnn_prefix=prefix, cell=cell, input_size=input_size, hidden=hidden, layers=layers,
         bias=bias, embedding=emb_name, vocab=vocab, head=hname,
-        head_outputs=int(hw.shape[0]), head_bias=hb is not None,
+        head_outputs=int(hw.shape[0]), head_bias=hb is not None, notes=notes,
     )
