@@ -10,6 +10,7 @@ from rich.table import Table
 
 from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import emit_json, err, json_option, out
+from rnn2dfa_cli.user_model import acceptor_option, user_model
 
 METHOD_NAMES = ("lstar", "kmeans", "partition", "exact")
 
@@ -107,7 +108,8 @@ def _stats_table(result: Any, output: str) -> Table:
 
 
 @click.command("extract")
-@click.argument("model_file", metavar="MODEL.pt")
+@click.argument("model_file", metavar="MODEL.pt", required=False)
+@acceptor_option
 @click.option("--method", type=click.Choice(METHOD_NAMES), default="lstar", show_default=True,
               help="lstar: Angluin's L* with a network oracle; kmeans: cluster the states; "
                    "partition: interval partitions (Omlin & Giles); exact: exact state search "
@@ -145,8 +147,8 @@ def _stats_table(result: Any, output: str) -> Table:
               help="Where to write the extracted DFA (with its statistics under 'stats').")
 @json_option
 @click.pass_context
-def extract_cmd(ctx: click.Context, model_file: str, method: str, output: str, as_json: bool,
-                **options: Any) -> None:
+def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str | None,
+                method: str, output: str, as_json: bool, **options: Any) -> None:
     """Extract the DFA a trained network implements and write it as DFA JSON.
 
     The network is only read through its step function: L* asks it membership queries in
@@ -162,6 +164,7 @@ def extract_cmd(ctx: click.Context, model_file: str, method: str, output: str, a
       rnn2dfa extract model.pt --method kmeans -o dfa.json
       rnn2dfa extract compiled.pt --method exact -o dfa.json --json
       rnn2dfa extract truth.json -o minimal.json          # a DFA posing as a network
+      rnn2dfa extract --acceptor mypkg.nets:make -o dfa.json   # your own code as the model
 
     When the time limit or the state cap stops L* the last hypothesis is written and a
     warning says so; a hypothesis that grows every round means the network is not
@@ -182,7 +185,16 @@ def extract_cmd(ctx: click.Context, model_file: str, method: str, output: str, a
     if not os.path.isdir(folder):
         raise InputError("cannot write: folder does not exist", path=output)
 
-    acceptor, meta, kind = load_acceptor(model_file)
+    if acceptor_spec is not None:
+        acceptor, meta, kind, model_file = user_model(acceptor_spec, model_file)
+    elif model_file is None:
+        raise InputError("no model: give MODEL.pt (or --acceptor MODULE:FUNCTION)")
+    else:
+        acceptor, meta, kind = load_acceptor(model_file)
+    from rnn2dfa.models.user_code import black_box_options
+
+    black_box = black_box_options(acceptor, method, options["oracle"] if "oracle" in given
+                                  else None)
 
     from rnn2dfa.extract import method_function
 
@@ -204,6 +216,7 @@ def extract_cmd(ctx: click.Context, model_file: str, method: str, output: str, a
         lstar_default = method == "lstar" and name in ("oracle", "epsilon", "delta")
         if name == "seed" or name in given or lstar_default:
             kwargs[name] = val
+    kwargs.update(black_box)
 
     try:
         if as_json:

@@ -7,6 +7,7 @@ from rich.table import Table
 
 from rnn2dfa.errors import AlphabetError, InputError
 from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, emit_json, err, json_option, out, seed_option
+from rnn2dfa_cli.user_model import acceptor_option, user_model
 
 
 def _with_path(exc: AlphabetError, path: str) -> AlphabetError:
@@ -75,6 +76,7 @@ def print_network_table(net) -> None:  # noqa: ANN001
 @click.option("--truth-regex", metavar="RE", help="A regular expression as the ground truth.")
 @click.option("--model", "model_file", metavar="MODEL.pt",
               help="Also compare with this network, by length bucket up to --max-word-length.")
+@acceptor_option
 @click.option("--max-length", type=click.IntRange(1, 10_000), default=20, show_default=True,
               help="Count disagreement with the truth exactly for lengths 1..N.")
 @click.option("--max-word-length", type=click.IntRange(1, 100_000), default=1000,
@@ -93,6 +95,7 @@ def verify_cmd(
     truth_file: str | None,
     truth_regex: str | None,
     model_file: str | None,
+    acceptor_spec: str | None,
     max_length: int,
     max_word_length: int,
     samples: int,
@@ -124,6 +127,8 @@ def verify_cmd(
     from rnn2dfa.render.plots import PLOT_FORMATS, plot_agreement
     from rnn2dfa.verify import DEFAULT_BUCKETS, resolve_truth, verify
 
+    if acceptor_spec is not None:  # your own code as the network
+        acceptor_obj, _, _, model_file = user_model(acceptor_spec, model_file)
     if truth_name is None and truth_file is None and truth_regex is None and model_file is None:
         raise InputError(
             "nothing to verify against: give --truth NAME, --truth-file T.json, "
@@ -138,7 +143,10 @@ def verify_cmd(
     if model_file is not None:
         from rnn2dfa.models.io import load_model
 
-        acceptor, meta = load_model(model_file)
+        if acceptor_spec is not None:
+            acceptor, meta = acceptor_obj, {}
+        else:
+            acceptor, meta = load_model(model_file)
         if truth is None and meta.get("language") and not as_json:
             err.print(f"tip: the model was trained on {meta['language']}; add --truth "
                       f"{meta['language']} to compare with the ground truth too")
