@@ -8,6 +8,7 @@ from rnn2dfa import __version__
 from rnn2dfa_cli import (
     cmd_automata,
     cmd_compile,
+    cmd_convert,
     cmd_extract,
     cmd_import,
     cmd_render,
@@ -51,7 +52,7 @@ def cli(threads: int) -> None:
 
 
 for _module in (cmd_automata, cmd_train, cmd_extract, cmd_verify, cmd_render, cmd_run, cmd_compile,
-                cmd_import):
+                cmd_import, cmd_convert):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 
