@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from rnn2dfa.errors import AlphabetError, InputError
@@ -19,11 +20,14 @@ def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: A
     t = Table(title=title, show_header=False, title_justify="left")
     t.add_column(style="bold")
     t.add_column()
-    t.add_row("truth", cmp.truth + ("" if cmp.truth_exact else " (not regular: bounded DFA)"))
+    # escape: a pattern such as [ab]* is the user's text, not rich markup
+    t.add_row("truth", escape(cmp.truth)
+              + ("" if cmp.truth_exact else " (not regular: bounded DFA)"))
     t.add_row("equivalent", "yes" if cmp.equivalent else "[red]no[/red]")
     if cmp.counterexample_text is not None:
         who = "accepts" if cmp.dfa_accepts_counterexample else "rejects"
-        t.add_row("shortest counterexample", f"{cmp.counterexample_text}  (the DFA {who} it)")
+        t.add_row("shortest counterexample",
+                  f"{escape(cmp.counterexample_text)}  (the DFA {who} it)")
     t.add_row("states (given / minimal)", f"{cmp.dfa_states} / {cmp.dfa_minimal_states}")
     t.add_row("truth states (minimal)", str(cmp.truth_minimal_states))
     out.print(t)
@@ -45,7 +49,7 @@ def print_network_table(net) -> None:  # noqa: ANN001
     """The Omlin & Giles table for a ModelComparison (also used by `run`)."""
     has_truth = net.network_error is not None
     t = Table(title=f"Against the network ({net.words} sampled words, balanced w.r.t. the "
-                    f"{net.balanced_against})", title_justify="left")
+                    f"{escape(str(net.balanced_against))})", title_justify="left")
     t.add_column("lengths", justify="right")
     t.add_column("sample")
     t.add_column("words", justify="right")
@@ -181,7 +185,7 @@ def verify_cmd(
         if report.network is not None:
             print_network_table(report.network)
         colour = "green" if report.passed else "red"
-        out.print(f"[bold {colour}]{report.verdict}[/bold {colour}]", soft_wrap=True)
+        out.print(f"[bold {colour}]{escape(report.verdict)}[/bold {colour}]", soft_wrap=True)
         if plot_file is not None:
             err.print(f"wrote {plot_file}")
     click.get_current_context().exit(EXIT_OK if report.passed else EXIT_FAIL)
