@@ -77,7 +77,9 @@ def print_network_table(net) -> None:  # noqa: ANN001
 @click.option("--truth", "truth_name", metavar="NAME",
               help="A named language (tomita1..7, parity, anbn, ...) as the ground truth.")
 @click.option("--truth-file", metavar="T.json", help="A DFA file as the ground truth.")
-@click.option("--truth-regex", metavar="RE", help="A regular expression as the ground truth.")
+@click.option("--truth-regex", metavar="RE",
+              help="A regular expression as the ground truth; multi-character symbols are "
+                   "written in angle brackets: '(<open><close>)*'.")
 @click.option("--model", "model_file", metavar="MODEL.pt",
               help="Also compare with this network, by length bucket up to --max-word-length.")
 @acceptor_option
@@ -121,6 +123,7 @@ def verify_cmd(
     Examples:
       rnn2dfa verify dfa.json --truth tomita3
       rnn2dfa verify dfa.json --truth-regex '(10)*'
+      rnn2dfa verify dfa.json --truth-regex '(<open><x>*<close>)*'   # token alphabet
       rnn2dfa verify dfa.json --truth tomita3 --model model.pt --plot agreement.svg
       rnn2dfa verify dfa.json --model model.pt --threshold 0.999 --json
 
