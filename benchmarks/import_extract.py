@@ -79,7 +79,10 @@ def make_data(member, max_len: int, per_class: int, seed: int, bos: bool):
     for rare positives), one batch per length so no padding is needed."""
     rnd = random.Random(seed)
     batches = []
-    for n in range(1, max_len + 1):
+    # the empty word only where the network can read it (after a start token); a plain
+    # nn.RNN cannot run a sequence of length 0, so its answer on ε is its read-out of the
+    # zero state, which training never sees
+    for n in range(0 if bos else 1, max_len + 1):
         if n <= 12:  # every word
             words = ["".join(w) for w in product("01", repeat=n)]
         else:  # a sample
@@ -204,7 +207,8 @@ def main() -> None:
     print(f"\nmachine: {os.cpu_count()} CPUs; import/extract s: wall time of the commands, "
           "Python and torch start-up included; L* s: the extraction itself; words: "
           "class-balanced, lengths 1-50; DFA = truth: exact equivalence with the language "
-          "(else the shortest counterexample's length)")
+          "(else the shortest counterexample's length; length 0: the empty word, which a "
+          "network without a start token never reads in training)")
 
 
 if __name__ == "__main__":

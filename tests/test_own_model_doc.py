@@ -34,15 +34,19 @@ def test_worked_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert [c[:2] for c in commands] == [
         ["python", "examples/train_own_model.py"], ["rnn2dfa", "import"],
         ["rnn2dfa", "extract"], ["rnn2dfa", "verify"], ["rnn2dfa", "render"],
+        ["rnn2dfa", "extract"], ["rnn2dfa", "verify"], ["rnn2dfa", "classify"],
     ]
+    outputs = []
     try:
         for cmd in commands:
             if cmd[0] == "python":  # the user's own training script, run as a script
                 monkeypatch.setattr(sys, "argv", [str(ROOT / cmd[1]), *cmd[2:]])
                 runpy.run_path(str(ROOT / cmd[1]), run_name="__main__")
                 continue
-            r = CliRunner().invoke(cli, cmd[1:])
+            args = [str(ROOT / a) if a.startswith("examples/") else a for a in cmd[1:]]
+            r = CliRunner().invoke(cli, args)
             assert r.exit_code == 0, (cmd, r.output)
+            outputs.append(r.stdout)
     finally:
         torch.set_num_threads(before)
     meta = torch.load("model.pt", weights_only=True)["metadata"]["import"]
@@ -54,3 +58,8 @@ def test_worked_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert svg.exists() and "<svg" in svg.read_text()
     r = CliRunner().invoke(cli, ["classify", "model.pt", "abab", "abba", "--json"])
     assert [x["accept"] for x in json.loads(r.stdout)["results"]] == [True, False]
+    # the same network through its own forward, as a batch classifier (L* + PAC only)
+    bb = load_dfa("dfa-bb.json")
+    assert bb.equivalent(dfa) and bb.extra["stats"]["oracle"] == "pac"
+    assert "is equivalent to regex (a|ba)*b?" in outputs[5]
+    assert "accept" in outputs[6] and "reject" in outputs[6]
