@@ -130,7 +130,7 @@ NETS = [
      False, False, 24, 60, 0.02),
     ("gru-start-t5", GRUNet, lambda w: w.count("0") % 2 == 0 and w.count("1") % 2 == 0,
      "tomita5", ["--alphabet", "0,1", "--token-ids", "1,2", "--start-token", "0"], False, True,
-     24, 60, 0.01),
+     24, 60, 0.02),
     ("rnn-onehot-t2", OneHotRNN, lambda w: re.fullmatch("(10)*", w) is not None, "tomita2",
      ["--alphabet", "0,1"], True, False, 14, 40, 0.02),
 ]
