@@ -314,6 +314,16 @@ def test_bad_checkpoints_one_line_exit_2_nothing_written(tmp_path: Path) -> None
     assert not (tmp_path / "x.pt").exists()
 
 
+def test_large_vocabulary_needs_the_alphabet(tmp_path: Path) -> None:
+    sd = {"rnn." + k: v for k, v in nn.GRU(3, 4).state_dict().items()}
+    sd |= {"emb.weight": torch.zeros(500, 3), "fc.weight": torch.zeros(1, 4)}
+    torch.save(sd, tmp_path / "big.pt")
+    with pytest.raises(InputError, match="500 tokens.*--alphabet"):
+        import_checkpoint(tmp_path / "big.pt")
+    res = import_checkpoint(tmp_path / "big.pt", ImportOptions(token_ids=[7, 9]))
+    assert res.model.alphabet == ("7", "9")
+
+
 def test_ambiguous_head_names_candidates_and_option_picks(tmp_path: Path) -> None:
     torch.manual_seed(1)
     sd = {"rnn." + k: v for k, v in nn.RNN(2, 4).state_dict().items()}

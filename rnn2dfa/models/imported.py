@@ -30,6 +30,9 @@ from rnn2dfa.models.infer import Architecture, infer_architecture
 from rnn2dfa.models.io import register
 
 OUTPUTS = ("logit", "probability")
+#: Without --alphabet / --token-ids every token is a symbol, up to this many (extraction
+#: cost grows with the alphabet; a language-model vocabulary is never meant).
+MAX_DEFAULT_ALPHABET = 64
 
 
 @register("torch_rnn")
@@ -269,6 +272,11 @@ def _resolve_tokens(
     elif opts.alphabet is not None:
         ids = list(range(len(opts.alphabet)))
     else:
+        if arch.vocab > MAX_DEFAULT_ALPHABET:
+            raise InputError(
+                f"{where}: {arch.vocab} tokens is too many to take all as the alphabet; say "
+                "which are the symbols with --alphabet and/or --token-ids"
+            )
         ids = [t for t in range(arch.vocab) if t not in specials]
     if opts.alphabet is not None:
         names = [str(a) for a in opts.alphabet]
