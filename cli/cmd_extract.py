@@ -11,6 +11,7 @@ from rich.table import Table
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, METHODS, LStarOptions
 from rnn2dfa_cli.common import emit_json, err, json_option, out
+from rnn2dfa_cli.user_model import acceptor_option, user_model
 
 METHOD_NAMES = tuple(METHODS)
 #: Command-line options that are not method options (they decide how options are built).
@@ -67,7 +68,8 @@ def _stats_table(result: Any, output: str) -> Table:
 
 
 @click.command("extract")
-@click.argument("model_file", metavar="MODEL.pt")
+@click.argument("model_file", metavar="MODEL.pt", required=False)
+@acceptor_option
 @click.option("--method", type=click.Choice(METHOD_NAMES), default="lstar", show_default=True,
               help="lstar: Angluin's L* with a network oracle; kmeans: cluster the states; "
                    "partition: interval partitions (Omlin & Giles); exact: exact state search "
@@ -101,14 +103,18 @@ def _stats_table(result: Any, output: str) -> Table:
 @click.option("--max-states", type=click.IntRange(1), default=None,
               help="Stop (lstar, partition), cap K (kmeans) or refuse (exact) beyond this many "
                    "states.")
+@click.option("--words", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Your words (one per line, or `word<TAB>label` lines; labels ignored): "
+                   "they join the PAC sample and the words k-means and partition cluster. "
+                   "Answers still come from the network only.")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Random seed (same seed, same result).")
 @click.option("-o", "--output", required=True, metavar="DFA.json",
               help="Where to write the extracted DFA (with its statistics under 'stats').")
 @json_option
 @click.pass_context
-def extract_cmd(ctx: click.Context, model_file: str, method: str, output: str, as_json: bool,
-                **options: Any) -> None:
+def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str | None,
+                method: str, output: str, as_json: bool, **options: Any) -> None:
     """Extract the DFA a trained network implements and write it as DFA JSON.
 
     The network is only read through its step function: L* asks it membership queries in
@@ -124,6 +130,7 @@ def extract_cmd(ctx: click.Context, model_file: str, method: str, output: str, a
       rnn2dfa extract model.pt --method kmeans -o dfa.json
       rnn2dfa extract compiled.pt --method exact -o dfa.json --json
       rnn2dfa extract truth.json -o minimal.json          # a DFA posing as a network
+      rnn2dfa extract --acceptor mypkg.nets:make -o dfa.json   # your own code as the model
 
     When the time limit or the state cap stops L* the last hypothesis is written and a
     warning says so; a hypothesis that grows every round means the network is not
@@ -147,22 +154,52 @@ def extract_cmd(ctx: click.Context, model_file: str, method: str, output: str, a
         raise InputError("cannot write: folder does not exist", path=output)
 
     from rnn2dfa.extract import extract, language_words, make_options
-    from rnn2dfa.models.loading import load_acceptor
+    from rnn2dfa.models.loading import LoadedAcceptor, load_acceptor
 
-    loaded = load_acceptor(model_file)
+    if acceptor_spec is not None:
+        acceptor, meta, kind, model_file = user_model(acceptor_spec, model_file)
+        loaded = LoadedAcceptor(acceptor, meta, kind, model_file)
+    elif model_file is None:
+        raise InputError("no model: give MODEL.pt (or --acceptor MODULE:FUNCTION)")
+    else:
+        loaded = load_acceptor(model_file)
+    from rnn2dfa.models.user_code import black_box_options
+
+    black_box = black_box_options(loaded.acceptor, method,
+                                  options["oracle"] if "oracle" in given else None)
     values = {name: options[name] for name in given if name not in CLI_ONLY}
+    words_file = values.pop("words", None)
+    words: list[tuple[int, ...]] = []
+    if words_file is not None:
+        from rnn2dfa.fileio import read_words
+
+        words = list(read_words(words_file, loaded.acceptor.alphabet))
     if method == "lstar" and options["pac_words"] == "auto" and options["oracle"] != "refine":
-        values["words"] = language_words(
+        words += list(language_words(
             loaded.language, options["max_length"] or DEFAULT_MAX_LENGTH, seed=options["seed"]
-        )
+        ) or ())
+    if words:
+        values["words"] = tuple(words)
+    if black_box:
+        values["oracle"] = black_box["oracle"]
+        values["rare_search"] = False  # the guided search steps the network
     try:
         opts = make_options(method, **values)
+        membership = black_box.get("membership")
+
+        def run(progress: Any = None) -> Any:
+            if membership is not None:
+                from rnn2dfa.extract.lstar.lstar import extract_lstar
+
+                return extract_lstar(loaded.acceptor, opts, progress=progress,
+                                     membership=membership)
+            return extract(loaded.acceptor, method, opts, progress=progress)
+
         if as_json:
-            result = extract(loaded.acceptor, method, opts)
+            result = run()
         else:
             with err.status("extracting…", spinner="dots") as status:
-                result = extract(loaded.acceptor, method, opts,
-                                 progress=lambda ev: status.update("extracting: " + ev.text()))
+                result = run(lambda ev: status.update("extracting: " + ev.text()))
     except InputError as exc:  # e.g. exact extraction refusing this network: name the file
         if exc.path is None:
             raise InputError(exc.message, path=model_file) from None
@@ -170,7 +207,8 @@ def extract_cmd(ctx: click.Context, model_file: str, method: str, output: str, a
 
     from rnn2dfa.automata.io import save_dfa
 
-    provenance = {"source": os.path.basename(model_file), "kind": loaded.kind, "method": method}
+    provenance = {"source": os.path.basename(str(model_file)), "kind": loaded.kind,
+                  "method": method}
     if loaded.language:
         provenance["language"] = loaded.language
     dfa = result.dfa.with_extra(stats=result.stats, provenance=provenance)
@@ -185,9 +223,13 @@ def extract_cmd(ctx: click.Context, model_file: str, method: str, output: str, a
             "stats": result.stats,
             "hypothesis_sizes": result.hypothesis_sizes,
             "message": result.message,
+            "warning": result.warning,
+            "evidence": result.stats.get("evidence"),
         })
         return
     out.print(_stats_table(result, output))
+    if result.warning:
+        err.print(f"[yellow]warning: {result.warning}[/yellow]")
     if result.message:
         colour = "yellow" if not result.finished else "dim"
         err.print(f"[{colour}]warning: {result.message}[/{colour}]" if not result.finished

@@ -25,6 +25,7 @@ from rnn2dfa_cli.common import (
     seed_option,
     threads,
 )
+from rnn2dfa_cli.user_model import acceptor_option, user_model
 
 #: Option defaults come from the library's defaults, so the two never drift apart.
 _DEFAULT = TrainConfig()
@@ -283,6 +284,7 @@ def train_cmd(
 @click.command("classify")
 @click.argument("model_file", metavar="MODEL", type=click.Path(dir_okay=True))
 @click.argument("words", nargs=-1)
+@acceptor_option
 @click.option(
     "--file",
     "words_file",
@@ -293,7 +295,8 @@ def train_cmd(
 )
 @json_option
 def classify_cmd(
-    model_file: str, words: tuple[str, ...], words_file: str | None, as_json: bool
+    model_file: str, words: tuple[str, ...], words_file: str | None, as_json: bool,
+    acceptor_spec: str | None = None,
 ) -> None:
     """Run a model on words: accept or reject, and the accept logit (> 0 accepts).
 
@@ -304,13 +307,18 @@ def classify_cmd(
     Examples:
       rnn2dfa classify model.pt 0110 111 ''
       rnn2dfa classify model.pt --file words.txt --json
+      rnn2dfa classify --acceptor mypkg.nets:make 0110 111   # your own code as the model
     """
     from rnn2dfa.fileio import read_words
     from rnn2dfa.models.acceptor import accept_logits
     from rnn2dfa.models.io import load_model
     from rnn2dfa.words import format_word, parse_word
 
-    model, meta = load_model(model_file)
+    if acceptor_spec is not None:  # no model file: the first argument is a word
+        words = words if model_file == "-" else (model_file, *words)
+        model, meta, _, model_file = user_model(acceptor_spec, None)
+    else:
+        model, meta = load_model(model_file)
     alphabet = tuple(model.alphabet)  # type: ignore[attr-defined]
     parsed = [parse_word(w, alphabet, source="command line") for w in words]
     if words_file is not None:

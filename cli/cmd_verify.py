@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from rnn2dfa.errors import InputError
@@ -19,6 +20,7 @@ from rnn2dfa_cli.common import (
     seed_option,
     threads,
 )
+from rnn2dfa_cli.user_model import acceptor_option, user_model
 
 
 def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: ANN001
@@ -26,11 +28,14 @@ def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: A
     t = Table(title=title, show_header=False, title_justify="left")
     t.add_column(style="bold")
     t.add_column()
-    t.add_row("truth", cmp.truth + ("" if cmp.truth_exact else " (not regular: bounded DFA)"))
+    # escape: a pattern such as [ab]* is the user's text, not rich markup
+    t.add_row("truth", escape(cmp.truth)
+              + ("" if cmp.truth_exact else " (not regular: bounded DFA)"))
     t.add_row("equivalent", "yes" if cmp.equivalent else "[red]no[/red]")
     if cmp.counterexample_text is not None:
         who = "accepts" if cmp.dfa_accepts_counterexample else "rejects"
-        t.add_row("shortest counterexample", f"{cmp.counterexample_text}  (the DFA {who} it)")
+        t.add_row("shortest counterexample",
+                  f"{escape(cmp.counterexample_text)}  (the DFA {who} it)")
     t.add_row("states (given / minimal)", f"{cmp.dfa_states} / {cmp.dfa_minimal_states}")
     t.add_row("truth states (minimal)", str(cmp.truth_minimal_states))
     out.print(t)
@@ -52,7 +57,7 @@ def print_network_table(net) -> None:  # noqa: ANN001
     """The Omlin & Giles table for a ModelComparison (also used by `run`)."""
     has_truth = net.network_error is not None
     t = Table(title=f"Against the network ({net.words} sampled words, balanced w.r.t. the "
-                    f"{net.balanced_against})", title_justify="left")
+                    f"{escape(str(net.balanced_against))})", title_justify="left")
     t.add_column("lengths", justify="right")
     t.add_column("sample")
     t.add_column("words", justify="right")
@@ -80,9 +85,12 @@ def print_network_table(net) -> None:  # noqa: ANN001
 @click.option("--truth", "truth_name", metavar="NAME",
               help="A named language (tomita1..7, parity, anbn, ...) as the ground truth.")
 @click.option("--truth-file", metavar="T.json", help="A DFA file as the ground truth.")
-@click.option("--truth-regex", metavar="RE", help="A regular expression as the ground truth.")
+@click.option("--truth-regex", metavar="RE",
+              help="A regular expression as the ground truth; multi-character symbols are "
+                   "written in angle brackets: '(<open><close>)*'.")
 @click.option("--model", "model_file", metavar="MODEL.pt",
               help="Also compare with this network, by length bucket up to --max-word-length.")
+@acceptor_option
 @click.option("--max-length", type=click.IntRange(1, 10_000), default=20, show_default=True,
               help="Count disagreement with the truth exactly for lengths 1..N.")
 @click.option("--max-word-length", type=click.IntRange(1, 100_000), default=1000,
@@ -101,6 +109,7 @@ def verify_cmd(
     truth_file: str | None,
     truth_regex: str | None,
     model_file: str | None,
+    acceptor_spec: str | None,
     max_length: int,
     max_word_length: int,
     samples: int,
@@ -122,6 +131,7 @@ def verify_cmd(
     Examples:
       rnn2dfa verify dfa.json --truth tomita3
       rnn2dfa verify dfa.json --truth-regex '(10)*'
+      rnn2dfa verify dfa.json --truth-regex '(<open><x>*<close>)*'   # token alphabet
       rnn2dfa verify dfa.json --truth tomita3 --model model.pt --plot agreement.svg
       rnn2dfa verify dfa.json --model model.pt --threshold 0.999 --json
 
@@ -132,6 +142,8 @@ def verify_cmd(
     from rnn2dfa.render.plots import PLOT_FORMATS, plot_agreement
     from rnn2dfa.verify import DEFAULT_BUCKETS, resolve_truth, verify
 
+    if acceptor_spec is not None:  # your own code as the network
+        acceptor_obj, _, _, model_file = user_model(acceptor_spec, model_file)
     if truth_name is None and truth_file is None and truth_regex is None and model_file is None:
         raise InputError(
             "nothing to verify against: give --truth NAME, --truth-file T.json, "
@@ -147,7 +159,10 @@ def verify_cmd(
     if model_file is not None:
         from rnn2dfa.models.io import load_model
 
-        acceptor, meta = load_model(model_file)
+        if acceptor_spec is not None:
+            acceptor, meta = acceptor_obj, {}
+        else:
+            acceptor, meta = load_model(model_file)
         if truth is None and meta.get("language") and not as_json:
             err.print(f"tip: the model was trained on {meta['language']}; add --truth "
                       f"{meta['language']} to compare with the ground truth too")
@@ -170,7 +185,7 @@ def verify_cmd(
         if report.network is not None:
             print_network_table(report.network)
         colour = "green" if report.passed else "red"
-        out.print(f"[bold {colour}]{report.verdict}[/bold {colour}]", soft_wrap=True)
+        out.print(f"[bold {colour}]{escape(report.verdict)}[/bold {colour}]", soft_wrap=True)
         if plot_file is not None:
             err.print(f"wrote {plot_file}")
     click.get_current_context().exit(EXIT_OK if report.passed else EXIT_FAIL)

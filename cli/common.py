@@ -115,7 +115,9 @@ def bad_input(message: str, path: str | None = None) -> InputError:
 
 #: Commands that handle only automata: they never import torch, scikit-learn or matplotlib,
 #: so the `--threads` option does not import torch to configure it for them.
-AUTOMATA_COMMANDS = frozenset({"languages", "truth", "show", "minimize", "equiv", "render"})
+AUTOMATA_COMMANDS = frozenset(
+    {"languages", "truth", "show", "minimize", "equiv", "render", "convert"}
+)
 
 
 def threads() -> int:

@@ -11,12 +11,14 @@ from rnn2dfa_cli.common import AUTOMATA_COMMANDS, Rnn2dfaGroup
 #: those of automata-only commands first, so that they start without importing torch.
 COMMAND_MODULES = (
     "cmd_automata",
+    "cmd_convert",
     "cmd_render",
     "cmd_train",
     "cmd_extract",
     "cmd_verify",
     "cmd_run",
     "cmd_compile",
+    "cmd_import",
 )
 
 

@@ -317,6 +317,19 @@ class DFA:
         return count_accepted(self, max_length)
 
     # ----------------------------------------------------------------- export
+    def to_automata_lib(self) -> Any:
+        """This DFA as an automata-lib `automata.fa.dfa.DFA` (states 0..n-1)."""
+        from rnn2dfa.automata.dot_io import to_automata_lib
+
+        return to_automata_lib(self)
+
+    @classmethod
+    def from_automata_lib(cls, al: Any, alphabet: Sequence[str] | None = None) -> DFA:
+        """A DFA from an automata-lib DFA (symbols sorted unless `alphabet` orders them)."""
+        from rnn2dfa.automata.dot_io import from_automata_lib
+
+        return from_automata_lib(al, None if alphabet is None else tuple(alphabet))
+
     def to_networkx(self) -> Any:
         """A networkx MultiDiGraph: nodes carry `accepting`/`start`, edges carry `symbol`."""
         import networkx as nx

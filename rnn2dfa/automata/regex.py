@@ -1,9 +1,13 @@
 """Regular expressions to minimal DFAs: a small parser, Thompson's NFA, subset construction.
 
 Used to write ground truths as patterns, e.g. `regex_to_dfa("0*1*0*1*")` is Tomita 7.
-Syntax (every symbol is one character):
+Syntax (a symbol is one character, or a token of several written in angle brackets):
 
     ab  a|b  a*  a+  a?  a{m}  a{m,}  a{m,n}  (...)  ()  ε  .  [01]  [a-c]  [^a]  \\x
+    <open>  (<open><close>)*  [<open><x>]  [^<close>]
+
+`<name>` is the one symbol `name` (any characters but `<` and `>`), for alphabets of
+multi-character tokens; `\\<` is the character `<` itself.
 
 `.` is any symbol of the alphabet, `[^...]` any symbol of the alphabet not listed, `()`
 or `ε` (or an empty pattern or branch) the empty word, `\\x` the character x literally.
@@ -117,9 +121,18 @@ class _Parser:
         self.i = end + 1
         return lo, hi
 
+    def token(self) -> str | None:
+        """At `<`: the token name up to the next `>` (position moved past it), else None."""
+        end = self.p.find(">", self.i + 1)
+        name = self.p[self.i + 1 : end] if end > 0 else ""
+        if not name or "<" in name:
+            return None
+        self.i = end + 1
+        return name
+
     def literal(self, c: str, pos: int) -> Node:
         self.used.setdefault(c, pos)
-        return ("chars", frozenset(c), False)
+        return ("chars", frozenset([c]), False)
 
     def atom(self) -> Node:
         pos = self.i
@@ -142,6 +155,12 @@ class _Parser:
             return ("any",)
         if c == "ε":
             return ("eps",)
+        if c == "<":
+            self.i = pos
+            name = self.token()
+            if name is not None:
+                return self.literal(name, pos)
+            self.i = pos + 1
         if c == "[":
             return self.char_class(pos)
         if c == "\\":
@@ -168,6 +187,10 @@ class _Parser:
                 raise self.error("empty character class", start)
             first = False
             lo_pos = self.i
+            if c == "<" and (name := self.token()) is not None:
+                self.used.setdefault(name, lo_pos)
+                chars.add(name)
+                continue
             lo = self.class_char()
             if self.peek() == "-" and self.i + 1 < len(self.p) and self.p[self.i + 1] != "]":
                 self.i += 1
@@ -312,9 +335,13 @@ def regex_to_dfa(
         for c, pos in sorted(used.items(), key=lambda kv: kv[1]):
             if c not in alphabet:
                 shown = ", ".join(alphabet)
+                hint = ""
+                long = [a for a in alphabet if len(a) > 1]
+                if long and len(c) == 1:
+                    hint = f"; write multi-character symbols in angle brackets, e.g. <{long[0]}>"
                 raise RegexError(
                     f"bad regular expression {pattern!r}: symbol {c!r} at position {pos} "
-                    f"is not in the alphabet {{{shown}}}"
+                    f"is not in the alphabet {{{shown}}}{hint}"
                 )
     index = {s: i for i, s in enumerate(alphabet)}
     k = len(alphabet)

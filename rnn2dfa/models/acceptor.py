@@ -117,8 +117,11 @@ def accept_logits(
 
     An acceptor with a fused forward pass (optional capability `padded_logits(symbols,
     lengths)`, e.g. cuDNN-style kernels of a trained RNN) is run through it; any other is
-    stepped one batched `step` per position.
+    stepped one batched `step` per position. A black-box batch classifier
+    (models.user_code) answers through its own `batch_logits`.
     """
+    if hasattr(acceptor, "batch_logits"):
+        return acceptor.batch_logits(words)
     out = np.zeros(len(words), dtype=np.float64)
     if not words:
         return out

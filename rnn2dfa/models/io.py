@@ -40,7 +40,7 @@ def _ensure_registered() -> None:
     # Importing the model modules runs their @register decorators.
     import importlib
 
-    for mod in ("rnn2dfa.models.rnn", "rnn2dfa.compile.minsky"):
+    for mod in ("rnn2dfa.models.rnn", "rnn2dfa.compile.minsky", "rnn2dfa.models.imported"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:  # a module not written yet

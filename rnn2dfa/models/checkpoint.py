@@ -1,0 +1,194 @@
+"""Read checkpoints written by other programs: tensors by name, and the module when there is one.
+
+Formats: a plain `state_dict` (`torch.save(model.state_dict(), ...)`), a checkpoint dict
+wrapping one (`{"state_dict": ...}`, `{"model": ...}`, `{"model_state_dict": ...}`), a
+TorchScript file (`torch.jit.save`), a safetensors file, and a whole pickled module
+(`torch.save(model, ...)`), which is read only when the caller trusts it: unpickling runs
+code named in the file. Every torch file loads with `map_location="cpu"`, so tensors
+saved on a GPU load on a machine without one.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from rnn2dfa.errors import InputError, ModelFileError
+
+#: keys under which training scripts commonly store the state dict (or the module)
+WRAPPER_KEYS = ("state_dict", "model_state_dict", "model", "net", "network", "module",
+                "model_state", "weights", "params")
+
+SAFETENSORS_SUFFIXES = (".safetensors", ".st")
+
+
+@dataclass
+class Checkpoint:
+    """What a file holds: its tensors by name, and the runnable module when it has one."""
+
+    path: str
+    format: str  # "state_dict", "checkpoint dict", "torchscript", "safetensors", "pickled module"
+    tensors: dict[str, Tensor]
+    module: nn.Module | None = None  # TorchScript or trusted pickled module (can be run)
+    wrapper_key: str | None = None  # the key of a checkpoint dict that held the weights
+    attributes: dict[str, Any] = field(default_factory=dict)  # e.g. {"nonlinearity": "relu"}
+
+
+def _tensor_dict(obj: Any) -> dict[str, Tensor] | None:
+    """A name -> tensor dict when obj is one (non-tensor entries are ignored), else None."""
+    if not isinstance(obj, Mapping) or not obj:
+        return None
+    out = {str(k): v for k, v in obj.items() if isinstance(v, Tensor)}
+    return out if out and len(out) >= len(obj) // 2 else None
+
+
+def _module_attributes(module: nn.Module) -> dict[str, Any]:
+    """Settings of the recurrent submodules that the weights do not show (per prefix)."""
+    found: dict[str, Any] = {}
+    for name, sub in module.named_modules():
+        for attr in ("nonlinearity", "batch_first", "bidirectional", "proj_size"):
+            try:
+                val = getattr(sub, attr)
+            except Exception:  # noqa: BLE001 - TorchScript modules raise several kinds
+                continue
+            if isinstance(val, (str, bool, int)):
+                found.setdefault(name + "." if name else "", {})[attr] = val
+    return found
+
+
+def _is_torchscript(path: str) -> bool:
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()
+    except (zipfile.BadZipFile, OSError):
+        return False
+    return any(n.endswith("constants.pkl") or "/code/" in n for n in names)
+
+
+def _is_safetensors(path: str, head: bytes) -> bool:
+    if path.lower().endswith(SAFETENSORS_SUFFIXES):
+        return True
+    # 8-byte little-endian header length, then the JSON header
+    return len(head) > 9 and head[8:9] == b"{" and int.from_bytes(head[:8], "little") < 2**28
+
+
+def read_checkpoint(path: str | os.PathLike[str], *, trust_pickle: bool = False) -> Checkpoint:
+    """Read a checkpoint from another program (see the module docstring for the formats).
+
+    Raises InputError / ModelFileError with a one-line message naming the file.
+    """
+    path = str(path)
+    if not os.path.exists(path):
+        raise InputError("no such file", path=path)
+    if os.path.isdir(path):
+        raise InputError("is a folder, not a checkpoint file", path=path)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    if not head:
+        raise ModelFileError("the file is empty", path=path)
+    if _is_safetensors(path, head):
+        return _read_safetensors(path)
+    if _is_torchscript(path):
+        return _read_torchscript(path)
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:
+        if not trust_pickle:
+            raise ModelFileError(
+                "holds pickled Python objects (a whole module saved with torch.save(model)?); "
+                "loading it runs code from the file, so it is refused: pass --trust-pickle if "
+                "you trust the file, or save model.state_dict() instead",
+                path=path,
+            ) from None
+        payload = _load_trusted(path)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    except Exception as exc:  # noqa: BLE001 - torch.load on a foreign file raises many kinds
+        if head.lstrip().startswith(b"{"):
+            why = "it is JSON text (a DFA file?)"
+        elif not zipfile.is_zipfile(path) and not head.startswith(b"\x80"):
+            why = "not a torch, TorchScript or safetensors file"
+        else:
+            text = str(exc).strip()
+            why = text.splitlines()[0][:160] if text else type(exc).__name__
+        raise ModelFileError(f"not a readable checkpoint: {why}", path=path) from None
+    return _from_payload(path, payload)
+
+
+def _load_trusted(path: str) -> Any:
+    try:
+        return torch.load(path, map_location="cpu", weights_only=False)
+    except (ModuleNotFoundError, AttributeError) as exc:
+        raise ModelFileError(
+            f"the pickled module needs code that is not importable here ({exc}); put its "
+            "module on PYTHONPATH, or save model.state_dict() instead",
+            path=path,
+        ) from None
+    except Exception as exc:  # noqa: BLE001 - arbitrary unpickling code may raise anything
+        raise ModelFileError(f"cannot unpickle: {type(exc).__name__}: {exc}", path=path) from None
+
+
+def _from_payload(path: str, payload: Any) -> Checkpoint:
+    if isinstance(payload, nn.Module):
+        return _from_module(path, payload, "pickled module")
+    if isinstance(payload, Mapping) and payload.get("format") == "rnn2dfa.model/1":
+        raise ModelFileError("already an rnn2dfa model file: use it directly, no import needed",
+                             path=path)
+    tensors = _tensor_dict(payload)
+    if tensors is not None:
+        return Checkpoint(path, "state_dict", tensors)
+    if isinstance(payload, Mapping):
+        for key in WRAPPER_KEYS:
+            inner = payload.get(key)
+            if isinstance(inner, nn.Module):
+                ck = _from_module(path, inner, "pickled module")
+                ck.wrapper_key = key
+                return ck
+            tensors = _tensor_dict(inner)
+            if tensors is not None:
+                return Checkpoint(path, "checkpoint dict", tensors, wrapper_key=key)
+        keys = ", ".join(repr(k) for k in list(payload)[:8])
+        raise ModelFileError(
+            f"a checkpoint dict with no state dict under a known key (keys: {keys}; known: "
+            f"{', '.join(WRAPPER_KEYS)})",
+            path=path,
+        )
+    raise ModelFileError(f"holds a {type(payload).__name__}, not a state dict or a module",
+                         path=path)
+
+
+def _from_module(path: str, module: nn.Module, fmt: str) -> Checkpoint:
+    tensors = {k: v.detach().cpu() for k, v in module.state_dict().items()}
+    return Checkpoint(path, fmt, tensors, module=module.cpu().eval(),
+                      attributes=_module_attributes(module))
+
+
+def _read_torchscript(path: str) -> Checkpoint:
+    try:
+        module = torch.jit.load(path, map_location="cpu")
+    except Exception as exc:  # noqa: BLE001 - torch.jit raises RuntimeError and C++ errors
+        first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ""
+        raise ModelFileError(f"cannot load TorchScript: {first}", path=path) from None
+    return _from_module(path, module, "torchscript")
+
+
+def _read_safetensors(path: str) -> Checkpoint:
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    try:
+        tensors = load_file(path, device="cpu")
+    except (SafetensorError, OSError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ""
+        raise ModelFileError(f"not a readable safetensors file: {first}", path=path) from None
+    return Checkpoint(path, "safetensors", dict(tensors))
