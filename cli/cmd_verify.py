@@ -99,6 +99,9 @@ def print_network_table(net) -> None:  # noqa: ANN001
               help="Sampled words per length bucket and kind (balanced, uniform).")
 @click.option("--threshold", type=click.FloatRange(0, 1), default=0.99, show_default=True,
               help="With only --model: pass when the agreement is at least this.")
+@click.option("--words", "words_file", type=click.Path(dir_okay=False), metavar="FILE",
+              help="With --model: your own words (one per line, or `word<TAB>label`; labels "
+                   "ignored); agreement on them is shown beside the length buckets.")
 @click.option("--plot", "plot_file", metavar="FILE.svg",
               help="Draw agreement by length (svg, png or pdf).")
 @seed_option
@@ -114,6 +117,7 @@ def verify_cmd(
     max_word_length: int,
     samples: int,
     threshold: float,
+    words_file: str | None,
     plot_file: str | None,
     seed: int,
     as_json: bool,
@@ -166,6 +170,13 @@ def verify_cmd(
         if truth is None and meta.get("language") and not as_json:
             err.print(f"tip: the model was trained on {meta['language']}; add --truth "
                       f"{meta['language']} to compare with the ground truth too")
+    words = None
+    if words_file is not None:
+        if acceptor is None:
+            raise InputError("--words needs --model (agreement with the network on your words)")
+        from rnn2dfa.fileio import read_words
+
+        words = read_words(words_file, acceptor.alphabet)
     buckets = tuple((lo, min(hi, max_word_length)) for lo, hi in DEFAULT_BUCKETS
                     if lo <= max_word_length)
     status = (err.status("comparing with the network...")
@@ -174,7 +185,7 @@ def verify_cmd(
         report = verify(dfa, truth=truth, acceptor=acceptor, dfa_name=dfa_file,
                         model_name=model_file, max_length=max_length, buckets=buckets,
                         per_bucket=samples, threshold=threshold, seed=seed,
-                        threads=threads(), source=dfa_file)
+                        threads=threads(), source=dfa_file, words=words)
     if plot_file is not None:
         plot_agreement(report, plot_file)
     if as_json:

@@ -162,3 +162,20 @@ def balance_classes(
                          deadline=deadline)
     return ClassBalance(n_uniform, int(answers.sum()), "accepted" if want else "rejected",
                         found.words, steps + found.network_steps)
+
+
+def with_rare_words(
+    acceptor: Acceptor,
+    words: tuple[Word, ...] | None,
+    max_length: int,
+    seed: int,
+    enabled: bool,
+    deadline: Deadline | None = None,
+) -> tuple[tuple[Word, ...] | None, ClassBalance | None]:
+    """`words` plus the rare class's words when uniform words are nearly all one class."""
+    if not enabled or not hasattr(acceptor, "step"):
+        return words, None
+    balance = balance_classes(acceptor, max_length, seed=seed, deadline=deadline)
+    if not balance.found:
+        return words, balance
+    return tuple(words or ()) + tuple(balance.found), balance

@@ -24,6 +24,18 @@ class ExtractionResult:
     warning: str | None = None
 
     def __post_init__(self) -> None:
+        ev = self.record.evidence
+        side = ev.one_sided if ev is not None else None
+        if side is not None and self.warning is None:
+            # No verdict on one-class evidence: the method's check saw only one answer.
+            other = "rejected" if side == "accepted" else "accepted"
+            self.warning = (
+                f"the final check never saw an {side} word: the network {other} all "
+                f"{ev.describe()}, so nothing shows this DFA is right about {side} words"
+            )
+            if self.record.finished:
+                self.record.finished = False
+                self.record.stopped = f"one-sided evidence (no {side} word seen)"
         # The statistics travel with the automaton, so they land in the DFA file.
         self.dfa = self.dfa.with_extra(stats=self.stats)
 

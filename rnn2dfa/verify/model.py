@@ -65,6 +65,30 @@ class ModelComparison:
     disagreement: str | None = None  # a shortest sampled word where DFA and network differ
     seconds: float = 0.0
     note: str | None = None
+    network_accepted: int = 0  # of the sampled words, how many the network accepts
+    network_rejected: int = 0
+    min_length: int = 0  # lengths of the sampled words
+    max_length: int = 0
+    searched: str | None = None  # "accepted"/"rejected": the rare class was searched for
+    one_sided: str | None = None  # "accepted"/"rejected": the network never gave that answer
+    user_words: int = 0  # the user's own words (--words), agreement on them below
+    user_agreement: float | None = None
+    #: agreement on the words the network accepts, and on those it rejects (None: no such
+    #: word); their mean is the class-balanced agreement a verdict needs
+    accepted_agreement: float | None = None
+    rejected_agreement: float | None = None
+
+    @property
+    def balanced_agreement(self) -> float:
+        parts = [a for a in (self.accepted_agreement, self.rejected_agreement) if a is not None]
+        return float(np.mean(parts)) if parts else 1.0
+
+    def evidence(self) -> str:
+        """The plain line a verdict rests on."""
+        return (
+            f"{self.words:,} words of lengths {self.min_length}-{self.max_length}, of which the "
+            f"network accepts {self.network_accepted:,} and rejects {self.network_rejected:,}"
+        )
 
 
 def uniform_words(k: int, lo: int, hi: int, n: int, rng: np.random.Generator) -> list[Word]:
@@ -139,6 +163,7 @@ def compare_with_model(
     seed: int = 0,
     batch_size: int = 4096,
     threads: int | None = None,
+    words: Sequence[Word] | None = None,
 ) -> ModelComparison:
     """Agreement of `dfa` with the network `acceptor` by length bucket, and with a truth.
 
@@ -146,6 +171,9 @@ def compare_with_model(
     balanced with respect to the truth when there is one, otherwise to `dfa` itself (uniform
     random long words are nearly all in one class for most languages). `threads`: torch
     threads for the network (see `torch_threads`; None keeps the current setting).
+    `words`: the user's own words, a group of their own ("yours"). When the network gives
+    one answer to every sampled word, the other is searched for with the network's guidance
+    (extract.rare); if none is found the comparison is one-sided and says so.
     """
     t0 = time.perf_counter()
     alphabet = tuple(acceptor.alphabet)
@@ -177,13 +205,29 @@ def compare_with_model(
         if hi <= limit:
             groups.append((lo, hi, "balanced", sampler.sample(lo, hi, per_bucket, rng)))
         groups.append((lo, hi, "uniform", uniform_words(len(alphabet), lo, hi, per_bucket, rng)))
+    if words:
+        mine = [tuple(w) for w in words]
+        groups.append((min(map(len, mine)), max(map(len, mine)), "yours", mine))
     words = [w for g in groups for w in g[3]]
     with torch_threads(threads):
         net = accept_logits(acceptor, words, batch_size=batch_size) > 0
+        searched = None
+        minority = min(net.mean(), 1 - net.mean()) if words else 0.0
+        if words and minority < 0.01 and hasattr(acceptor, "step"):
+            from rnn2dfa.extract.rare import search_class
+
+            want = not bool(net.all())
+            found = search_class(acceptor, want, min(limit, 60), n_wanted=per_bucket,
+                                 seed=seed).words
+            searched = "accepted" if want else "rejected"
+            if found:
+                groups.append((min(map(len, found)), max(map(len, found)), "searched", found))
+                words = words + found
+                net = np.concatenate([net, accept_logits(acceptor, found) > 0])
     ext = dfa.accepts_batch(words)
     ref = truth.labels(words) if truth is not None else None
 
-    result = ModelComparison(balanced_against=against, note=note)
+    result = ModelComparison(balanced_against=against, note=note, searched=searched)
     start = 0
     for lo, hi, kind, ws in groups:
         sl = slice(start, start + len(ws))
@@ -200,6 +244,23 @@ def compare_with_model(
             row.accepted_fraction = float(np.mean(ext[sl]))
         result.buckets.append(row)
     result.words = len(words)
+    result.network_accepted = int(net.sum())
+    result.network_rejected = int(net.size - net.sum())
+    if words:
+        result.min_length = min(map(len, words))
+        result.max_length = max(map(len, words))
+        same = net == ext
+        if net.any():
+            result.accepted_agreement = float(same[net].mean())
+        if not net.all():
+            result.rejected_agreement = float(same[~net].mean())
+        if result.network_accepted == 0:
+            result.one_sided = "accepted"
+        elif result.network_rejected == 0:
+            result.one_sided = "rejected"
+    mine = [b for b in result.buckets if b.sample == "yours"]
+    if mine:
+        result.user_words, result.user_agreement = mine[0].words, mine[0].agreement
     if words:
         result.agreement = float(np.mean(net == ext))
         if ref is not None:

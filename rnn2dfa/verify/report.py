@@ -42,6 +42,7 @@ def verify(
     seed: int = 0,
     threads: int | None = 1,
     source: str | None = None,
+    words: Any = None,
 ) -> VerifyReport:
     """Compare with the truth (exact) and/or the network (sampled by length bucket).
 
@@ -61,7 +62,7 @@ def verify(
     cmp_truth = compare_dfas(dfa, truth, max_length) if truth is not None else None
     cmp_net = (
         compare_with_model(dfa, acceptor, truth, buckets=buckets, per_bucket=per_bucket, seed=seed,
-                           threads=threads)
+                           threads=threads, words=words)
         if acceptor is not None
         else None
     )
@@ -80,12 +81,27 @@ def verify(
                 f"{dfa_name} is NOT equivalent to {cmp_truth.truth}: it wrongly {who} "
                 f"{cmp_truth.counterexample_text!r}"
             )
+    elif cmp_net is not None and cmp_net.one_sided is not None:
+        # No verdict on one-class evidence: agreement there says nothing about the other class.
+        side = cmp_net.one_sided
+        passed = False
+        verdict = (
+            f"cannot tell: the network gave no {side} word among {cmp_net.evidence()}"
+            + (f" (a guided search for {side} words found none)" if cmp_net.searched else "")
+            + f", so agreement says nothing about {side} words"
+        )
     else:
         assert cmp_net is not None
-        passed = cmp_net.agreement >= threshold
+        # Both the plain and the class-balanced agreement must reach the threshold: a DFA
+        # that rejects everything agrees on 99.9% of words when the network accepts 0.1%.
+        passed = min(cmp_net.agreement, cmp_net.balanced_agreement) >= threshold
         rel = ">=" if passed else "<"
         verdict = (
             f"{dfa_name} agrees with the network on {cmp_net.agreement:.2%} of "
-            f"{cmp_net.words} sampled words ({rel} threshold {threshold:.2%})"
+            f"{cmp_net.evidence()} ({cmp_net.accepted_agreement or 0:.2%} of the accepted, "
+            f"{cmp_net.rejected_agreement or 0:.2%} of the rejected; {rel} threshold "
+            f"{threshold:.2%})"
         )
+        if cmp_net.user_agreement is not None:
+            verdict += f"; on your {cmp_net.user_words:,} words: {cmp_net.user_agreement:.2%}"
     return VerifyReport(dfa_name, model_name, cmp_truth, cmp_net, threshold, passed, verdict)

@@ -34,6 +34,7 @@ from rnn2dfa.extract.kmeans.sampling import (
     suffix_depth,
     with_words,
 )
+from rnn2dfa.extract.rare import with_rare_words
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor
@@ -128,11 +129,13 @@ def extract_kmeans(
     deadline = Deadline(o.time_limit)
     rng = np.random.default_rng(o.seed)
     n_sym = len(acceptor.alphabet)
+    words, balance = with_rare_words(acceptor, o.words, max(o.max_length, 1), o.seed,
+                                     o.rare_search, deadline)
     sym, lens = network_sample(acceptor, o.n_words, o.max_length, rng)
-    if o.words:
-        sym, lens = with_words(sym, lens, o.words)
+    if words:
+        sym, lens = with_words(sym, lens, words)
     data = collect_prefix_states(acceptor, sym, lens)
-    held = heldout_states(acceptor, o.max_length, o.n_words, o.seed, o.words)
+    held = heldout_states(acceptor, o.max_length, o.n_words, o.seed, words)
 
     obs = data.observable
     span = float(np.linalg.norm(obs.max(axis=0) - obs.min(axis=0))) if obs.size else 0.0
@@ -166,7 +169,8 @@ def extract_kmeans(
         method="kmeans",
         finished=out.finished,
         seconds=deadline.elapsed(),
-        network_steps=data.network_steps + held.network_steps,
+        network_steps=data.network_steps + held.network_steps
+        + (balance.network_steps if balance is not None else 0),
         stopped=out.stopped,
         evidence=held.evidence(),
         details={
@@ -185,6 +189,7 @@ def extract_kmeans(
             "accepted_fraction": round(float(data.accept.mean()), 4),
             "heldout_prefixes": held.n_nodes,
             "seed": o.seed,
+            "rare_words_found": len(balance.found) if balance is not None else 0,
         },
     )
     return ExtractionResult(out.dfa, record, [r["states"] for r in out.tried], out.message)

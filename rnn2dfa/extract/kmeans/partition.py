@@ -21,6 +21,7 @@ from rnn2dfa.extract.base import PartitionOptions, resolve_options
 from rnn2dfa.extract.exact.search import explore
 from rnn2dfa.extract.kmeans.resolution import search_resolutions
 from rnn2dfa.extract.kmeans.sampling import heldout_states
+from rnn2dfa.extract.rare import with_rare_words
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor, state_space
@@ -95,7 +96,8 @@ def extract_partition(
     """
     o = resolve_options(PartitionOptions, options, overrides)
     deadline = Deadline(o.time_limit)
-    sample = heldout_states(acceptor, max_length=30, n_words=1000, seed=o.seed, words=o.words)
+    words, balance = with_rare_words(acceptor, o.words, 30, o.seed, o.rare_search, deadline)
+    sample = heldout_states(acceptor, max_length=30, n_words=1000, seed=o.seed, words=words)
     lo, hi, range_from = activation_range(acceptor, sample.observable)
     schedule = [o.q] if o.q is not None else list(range(2, MAX_Q + 1))
     cap = o.max_states if o.max_states is not None else 10**9
@@ -110,7 +112,8 @@ def extract_partition(
         method="partition",
         finished=out.finished,
         seconds=deadline.elapsed(),
-        network_steps=sample.network_steps,
+        network_steps=sample.network_steps
+        + (balance.network_steps if balance is not None else 0),
         stopped=out.stopped,
         evidence=sample.evidence(),
         details={
@@ -125,6 +128,7 @@ def extract_partition(
             "max_states": o.max_states,
             "sample_prefixes": sample.n_nodes,
             "seed": o.seed,
+            "rare_words_found": len(balance.found) if balance is not None else 0,
         },
     )
     return ExtractionResult(out.dfa, record, [r["states"] for r in out.tried], out.message)

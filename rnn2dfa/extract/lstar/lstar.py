@@ -22,7 +22,7 @@ from rnn2dfa.extract.lstar.equivalence import (
     counterexample_from,
     shortest_examples,
 )
-from rnn2dfa.extract.lstar.noise import RareDisagreements, wilson
+from rnn2dfa.extract.lstar.noise import RareDisagreements, describe_rate, wilson
 from rnn2dfa.extract.lstar.table import ObservationTable
 from rnn2dfa.extract.rare import ClassBalance, balance_classes
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
@@ -99,6 +99,8 @@ class _Run:
     rare_words: list[Word] = field(default_factory=list)
     rare: RareDisagreements = field(default_factory=RareDisagreements)
     rate: tuple[int, int] | None = None  # (disagreements, words) of the rate estimate
+    history: list[DFA] = field(default_factory=list)  # every round's hypothesis
+    selected: tuple[int, int, int] | None = None  # (index, disagreements, words) if selected
     rate_steps: int = 0
 
     # ------------------------------------------------------------------ set-up
@@ -207,6 +209,7 @@ class _Run:
             self.hyp = self.table.hypothesis()
             self.rounds += 1
             self.sizes.append(self.hyp.n_states)
+            self.history.append(self.hyp)
             self.report("hypothesis")
             if self.over_cap():
                 self.stop_reason = f"the hypothesis passed the cap of {self.opts.max_states} states"
@@ -237,6 +240,38 @@ class _Run:
         self.rate = (int((net != self.hyp.accepts_batch(words)).sum()), n)
         self.rate_steps = int(sum(len(w) for w in words))
 
+    def select_within_epsilon(self) -> None:
+        """Hypotheses kept growing: keep the smallest whose disagreement with the network is
+        within epsilon at confidence 1 - delta (upper Wilson bound), on a fresh sample of the
+        PAC distribution; the larger ones were chasing rare disagreements."""
+        o = self.opts
+        n = 20_000
+        rng = np.random.default_rng([o.seed, 3])
+        sym, lens = uniform_words(rng, len(self.acceptor.alphabet), n, 0, o.max_length)
+        words = unpad(sym, lens)
+        pool = list(o.words or ()) + list(self.rare_words)
+        if pool:
+            pick = rng.integers(0, len(pool), size=n // 2)
+            words[: n // 2] = [tuple(pool[i]) for i in pick]
+        self.report(f"rating {len(self.history)} hypotheses on {n:,} words")
+        net = accepts(self.acceptor, words)
+        self.rate_steps += int(sum(len(w) for w in words))
+        seen: set[int] = set()
+        for i, hyp in enumerate(self.history):
+            small = hyp.minimize()
+            if small.n_states in seen:
+                continue
+            seen.add(small.n_states)
+            d = int((small.accepts_batch(words) != net).sum())
+            if wilson(d, n, 1 - 2 * o.delta)[1] <= o.epsilon:
+                self.selected = (i, d, n)
+                self.hyp = small
+                self.finished = True
+                self.stop_reason = (
+                    f"{self.stop_reason}; kept the smallest hypothesis within epsilon"
+                )
+                return
+
     def run(self) -> None:
         try:
             self.loop()
@@ -257,6 +292,8 @@ class _Run:
             )
         elif self.rare.words and self.finished:
             self.estimate_rate()
+        elif not self.finished and self.opts.noise_tolerant and len(self.history) > 1:
+            self.select_within_epsilon()
 
     # ------------------------------------------------------------------ the result
     def details(self) -> dict[str, Any]:
@@ -286,6 +323,9 @@ class _Run:
                 format_word(w, self.acceptor.alphabet)
                 for w in sorted(self.rare.words, key=lambda w: (len(w), w))[:5]
             ]
+        if self.selected is not None:
+            out["selected_round"] = self.selected[0] + 1
+            self.rate = self.selected[1:]
         if self.rate is not None:
             d, n = self.rate
             out["disagreement_rate"] = d / n
@@ -300,17 +340,25 @@ class _Run:
 
     def message(self) -> str | None:
         assert self.hyp is not None
+        if self.selected is not None:
+            i, d, n = self.selected
+            rate = describe_rate(d, n, 1 - self.opts.delta, self.opts.max_length)
+            tail = ", ".join(str(x) for x in self.sizes[-4:])
+            return (
+                f"the network disagrees with this {self.hyp.n_states}-state DFA {rate}; L* went on "
+                f"to {tail} states, chasing rarer disagreements, until "
+                f"{self.stop_reason.split(';')[0]}"
+            )
         if self.finished and self.rate is not None:
             d, n = self.rate
-            lo, hi = wilson(d, n, 1 - self.opts.delta)
+            rate = describe_rate(d, n, 1 - self.opts.delta, self.opts.max_length)
             shown = ", ".join(format_word(w, self.acceptor.alphabet) for w in
                               sorted(self.rare.words, key=lambda w: (len(w), w))[:3])
             return (
-                f"the network agrees with this {self.hyp.minimize().n_states}-state DFA except "
-                f"on about {d / n:.2g} of words ({100 * (1 - self.opts.delta):g}% interval "
-                f"{lo:.2g}-{hi:.2g}, from {n:,} words of lengths 0-{self.opts.max_length}); "
-                f"{len(self.rare.words)} isolated disagreements were set aside, not learned, "
-                f"the shortest: {shown}"
+                f"the network disagrees with this {self.hyp.minimize().n_states}-state DFA "
+                f"{rate}; {len(self.rare.words)} rare disagreements were set aside, not "
+                f"learned (abstraction refinement found no counterexample), the shortest: "
+                f"{shown}"
             )
         if self.finished:
             return None
@@ -344,7 +392,7 @@ class _Run:
             finished=self.finished,
             seconds=self.deadline.elapsed(),
             network_steps=steps,
-            stopped=None if self.finished else self.stop_reason,
+            stopped=self.stop_reason if (not self.finished or self.selected) else None,
             evidence=self.pac.evidence if self.pac is not None and self.pac.rounds else None,
             details=self.details(),
         )

@@ -65,3 +65,14 @@ class RareDisagreements:
         if len(self.words) < 3:
             return False
         return float(np.median([len(w) for w in self.words])) >= 0.8 * max_length
+
+
+def describe_rate(d: int, n: int, confidence: float, max_length: int) -> str:
+    """'on about 0.0012 of words (99% interval ...)', or 'on none of N words (... up to x)'."""
+    lo, hi = wilson(d, n, confidence)
+    pct = f"{100 * confidence:g}%"
+    if d == 0:
+        return (f"on none of {n:,} sampled words of lengths 0-{max_length} ({pct} interval: "
+                f"up to {hi:.2g} of words)")
+    return (f"on about {d / n:.2g} of words ({d:,} of {n:,} sampled, lengths 0-{max_length}; "
+            f"{pct} interval {lo:.2g}-{hi:.2g})")
