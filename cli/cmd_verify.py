@@ -170,6 +170,15 @@ def verify_cmd(
         if truth is None and meta.get("language") and not as_json:
             err.print(f"tip: the model was trained on {meta['language']}; add --truth "
                       f"{meta['language']} to compare with the ground truth too")
+    if acceptor is not None and hasattr(acceptor, "step"):
+        from rnn2dfa.models.sanity import check_outputs
+
+        try:
+            sanity = check_outputs(acceptor, seed=seed)
+        except InputError as exc:
+            raise InputError(exc.message, path=model_file) from None
+        if sanity is not None and not as_json:
+            err.print(f"[yellow]warning: {escape(sanity)}[/yellow]")
     words = None
     if words_file is not None:
         if acceptor is None:

@@ -67,7 +67,15 @@ def extract(
     keyword `values` set single options (`extract(acc, "lstar", oracle="pac")`).
     """
     opts = make_options(method, options, **values)
-    return get_method(method).load()(acceptor, opts, progress=progress)
+    warning = None
+    if hasattr(acceptor, "step"):
+        from rnn2dfa.models.sanity import check_outputs
+
+        warning = check_outputs(acceptor, seed=opts.seed)  # logits at all? (NaN, sigmoid)
+    result = get_method(method).load()(acceptor, opts, progress=progress)
+    if warning is not None:
+        result.warning = warning if result.warning is None else f"{warning}; {result.warning}"
+    return result
 
 
 __all__ = [

@@ -101,6 +101,7 @@ class _Run:
     rate: tuple[int, int] | None = None  # (disagreements, words) of the rate estimate
     history: list[DFA] = field(default_factory=list)  # every round's hypothesis
     selected: tuple[int, int, int] | None = None  # (index, disagreements, words) if selected
+    long_rate: tuple[int, int] | None = None  # disagreements on longer words (see above)
     rate_steps: int = 0
 
     # ------------------------------------------------------------------ set-up
@@ -264,6 +265,8 @@ class _Run:
             seen.add(small.n_states)
             d = int((small.accepts_batch(words) != net).sum())
             if wilson(d, n, 1 - 2 * o.delta)[1] <= o.epsilon:
+                if not self.holds_on_longer_words(small):
+                    return  # a counter running out of range: not finite-state
                 self.selected = (i, d, n)
                 self.hyp = small
                 self.finished = True
@@ -271,6 +274,19 @@ class _Run:
                     f"{self.stop_reason}; kept the smallest hypothesis within epsilon"
                 )
                 return
+
+    def holds_on_longer_words(self, hyp: DFA, n: int = 5000) -> bool:
+        """Whether `hyp` stays within epsilon on words of 1-2x the sampled lengths. A network
+        with rare mistakes does; a counter approximated by a bounded one does not (its
+        disagreement grows with length: the evidence of a network that is not finite-state)."""
+        o = self.opts
+        rng = np.random.default_rng([o.seed, 4])
+        words = unpad(*uniform_words(rng, len(self.acceptor.alphabet), n, o.max_length + 1,
+                                     2 * o.max_length))
+        d = int((accepts(self.acceptor, words) != hyp.accepts_batch(words)).sum())
+        self.rate_steps += int(sum(len(w) for w in words))
+        self.long_rate = (d, n)
+        return wilson(d, n, 1 - 2 * o.delta)[0] <= o.epsilon
 
     def run(self) -> None:
         try:
@@ -367,6 +383,16 @@ class _Run:
                 f"the network does not look finite-state: {self.stop_reason} (it may be "
                 "counting, as an LSTM does for a^n b^n); the DFA written is the last "
                 "hypothesis, an approximation"
+            )
+        if self.long_rate is not None and self.selected is None:
+            d, n = self.long_rate
+            return (
+                f"the network does not look finite-state: the hypotheses kept growing until "
+                f"{self.stop_reason}, and a small one that agrees with it on sampled words "
+                f"disagrees on {d / n:.2%} of {n:,} longer words (lengths "
+                f"{self.opts.max_length + 1}-{2 * self.opts.max_length}): the disagreement grows "
+                f"with length, as for a network that counts; the DFA written is the last "
+                f"hypothesis, an approximation"
             )
         if looks_not_finite_state(self.sizes):
             tail = ", ".join(str(s) for s in self.sizes[-6:])
