@@ -49,6 +49,7 @@ V is not. Weights are stored as exact numerator/denominator int64 pairs.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -438,7 +439,9 @@ def _run_float(net: TuringRNN, words: list[tuple[int, ...]], precision: str, max
                progress: Callable[[int, int], None] | None) -> TuringRun:
     dtype = torch.float32 if precision == "float32" else torch.float64
     rec, w_in, bias, w_out = net.float_weights(dtype)
-    rec_t = rec.t().contiguous()
+    with warnings.catch_warnings():  # "sparse CSR support is in beta" on stderr
+        warnings.simplefilter("ignore")
+        rec_csr = rec.to_sparse_csr()  # ~10% nonzero: 5-10x fewer multiply-adds than dense
     in_tab = (w_in.t() + bias).contiguous()  # (symbols + EOS, units): W x + b per symbol
     dest = net.dest
     n_q = net.spec.n_q
@@ -460,7 +463,7 @@ def _run_float(net: TuringRNN, words: list[tuple[int, ...]], precision: str, max
     while rows.size:
         t += 1
         cur = sym[:, t - 1] if t - 1 < sym.shape[1] else torch.full_like(lens, eos)
-        g = torch.addmm(in_tab[cur], g, rec_t).clamp_(0.0, 1.0)
+        g = torch.sparse.mm(rec_csr, g.t()).t().add_(in_tab[cur]).clamp_(0.0, 1.0)
         after = (t - lens).numpy()  # EOS symbols fed so far, per live row
         y = (g @ w_out).numpy()
         q = torch.zeros(len(rows), n_q, dtype=dtype).index_add_(1, q_of, g[:, state_units])
