@@ -125,7 +125,7 @@ def main(machines: str, encodings: str, precisions: str, max_length: int,
          exact_max_length: int, exhaustive: int, per_length: int, seed: int,
          long_run: bool) -> None:
     torch.set_num_threads(1)
-    console = Console(highlight=False)
+    console = Console(highlight=False, width=200)
     table = Table(title="Theorem 4.6 networks against the simulator, by input length",
                   title_justify="left")
     for col, just in (("machine", "left"), ("stacks", "left"), ("precision", "left"),

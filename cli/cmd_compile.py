@@ -67,10 +67,9 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
 
     if os.path.isdir(output):
         raise InputError("is a folder, cannot write the model there", path=output)
-    from rnn2dfa.turing.machine import FORMAT as TM_FORMAT
     from rnn2dfa.turing.machine import file_format
 
-    if file_format(dfa_file) == TM_FORMAT:
+    if (file_format(dfa_file) or "").startswith("rnn2dfa.tm/"):  # any version: its loader says
         from rnn2dfa_cli.turing_view import compile_turing
 
         if noise > 0:
