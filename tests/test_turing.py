@@ -189,7 +189,8 @@ def _deep_words(n: int, seed: int) -> list[tuple[int, ...]]:
 
 
 # Longest lengths at which benchmarks/turing.py found every tried word agreeing (float64).
-FLOAT64_AGREES_UP_TO = {("anbn", "base3"): 30, ("anbn", "binary"): 25}
+FLOAT64_AGREES_UP_TO = {("anbn", "base3"): 30, ("anbn", "binary"): 25,
+                        ("palindrome", "base3"): 30, ("equal_ab", "binary"): 25}
 
 
 @pytest.mark.parametrize(("name", "encoding"), sorted(FLOAT64_AGREES_UP_TO))

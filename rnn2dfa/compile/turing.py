@@ -303,8 +303,9 @@ class TuringRNN(nn.Module):
 
     Not an Acceptor: it decides only after extra EOS steps, so `step` & co. refuse with a
     one-line error (extractors and verify stop there); run it with `run_turing`.
-    The weights are rebuilt from the machine in `config()`; the state dict holds them as
-    exact numerator/denominator pairs.
+    `config()` holds the machine, the encoding and the EOS symbol, from which the
+    constructor rebuilds the network; the state dict holds the weights V, W, b, s as exact
+    numerator/denominator pairs and U as `dest`.
     """
 
     def __init__(self, machine: dict[str, Any], encoding: str = "base3",
