@@ -322,6 +322,10 @@ def classify_cmd(
     Words are written as symbols joined with nothing when every symbol is one character
     (`0110`), otherwise separated by spaces (quote them). The empty word is '' or ε.
 
+    A network compiled from a Turing machine (`rnn2dfa compile machine.json`) reads the
+    word, then EOS until its output leaves 0: accept, reject or undecided, with the number
+    of EOS steps, beside the machine's own verdict and step count.
+
     \b
     Examples:
       rnn2dfa classify model.pt 0110 111 ''
