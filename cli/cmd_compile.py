@@ -28,9 +28,13 @@ from rnn2dfa_cli.common import emit_json, json_option, out
                    "1/(SIGMA x states) symbols.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the noise (same seed, same network).")
+@click.option("--stack-encoding", type=click.Choice(("base3", "binary")), default="base3",
+              show_default=True,
+              help="Turing machines only: the chapter's base-3 stacks or the slides' binary "
+                   "(base-4) fraction stacks.")
 @json_option
 def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed: int,
-                as_json: bool) -> None:
+                stack_encoding: str, as_json: bool) -> None:
     """Compile a DFA into a simple RNN that recognises exactly its language.
 
     Minsky's construction (Theorem 4.3 with Lemma 4.4 of the RNN chapter): one hidden unit
@@ -48,6 +52,14 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
       rnn2dfa compile truth.json -o compiled.pt --activation slu
       rnn2dfa compile truth.json -o noisy.pt --noise 0.001 --seed 3
       rnn2dfa extract compiled.pt --method exact -o back.json   # gives the minimal DFA
+
+    A Turing machine (an rnn2dfa.tm/1 file, see the README) compiles into the network of
+    Theorem 4.6 (Siegelmann–Sontag): SLU units, rational weights, run with
+    `rnn2dfa classify` (--activation and --noise do not apply).
+
+    \b
+      rnn2dfa compile fixtures/tm/anbn.json -o anbn.pt
+      rnn2dfa classify anbn.pt aabb abb --precision exact
     """
     from rnn2dfa.automata.io import load_dfa
     from rnn2dfa.compile.metadata import compiled_metadata
@@ -56,6 +68,15 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
 
     if os.path.isdir(output):
         raise InputError("is a folder, cannot write the model there", path=output)
+    from rnn2dfa.turing.machine import file_format
+
+    if (file_format(dfa_file) or "").startswith("rnn2dfa.tm/"):  # any version: its loader says
+        from rnn2dfa_cli.turing_view import compile_turing
+
+        if noise > 0:
+            raise InputError("--noise applies to DFAs, not to Turing machines", path=dfa_file)
+        compile_turing(dfa_file, output, stack_encoding, as_json)
+        return
     dfa = load_dfa(dfa_file)
     net = compile_dfa(dfa, activation=activation, noise=noise, seed=seed)
     metadata = compiled_metadata(dfa, net, dfa_file, activation=activation, noise=noise,

@@ -293,9 +293,29 @@ def train_cmd(
     help="Read words from a file, one per line (ε for the empty word; blank lines, "
     "# comments and text after a TAB are ignored).",
 )
+@click.option(
+    "--max-steps",
+    type=click.IntRange(1),
+    default=None,
+    metavar="N",
+    help="Networks compiled from a Turing machine: EOS steps before a word is called "
+    "undecided (default 100000).",
+)
+@click.option(
+    "--precision",
+    type=click.Choice(("float32", "float64", "exact")),
+    default=None,
+    help="Networks compiled from a Turing machine: the arithmetic (default float64; exact "
+    "is rational arithmetic, slow on long words).",
+)
 @json_option
 def classify_cmd(
-    model_file: str, words: tuple[str, ...], words_file: str | None, as_json: bool,
+    model_file: str,
+    words: tuple[str, ...],
+    words_file: str | None,
+    max_steps: int | None,
+    precision: str | None,
+    as_json: bool,
     acceptor_spec: str | None = None,
 ) -> None:
     """Run a model on words: accept or reject, and the accept logit (> 0 accepts).
@@ -303,11 +323,16 @@ def classify_cmd(
     Words are written as symbols joined with nothing when every symbol is one character
     (`0110`), otherwise separated by spaces (quote them). The empty word is '' or ε.
 
+    A network compiled from a Turing machine (`rnn2dfa compile machine.json`) reads the
+    word, then EOS until its output leaves 0: accept, reject or undecided, with the number
+    of EOS steps, beside the machine's own verdict and step count.
+
     \b
     Examples:
       rnn2dfa classify model.pt 0110 111 ''
       rnn2dfa classify model.pt --file words.txt --json
       rnn2dfa classify --acceptor mypkg.nets:make 0110 111   # your own code as the model
+      rnn2dfa classify anbn_tm.pt aabb aab --precision exact --max-steps 500
     """
     from rnn2dfa.fileio import read_words
     from rnn2dfa.models.acceptor import accept_logits
@@ -325,6 +350,14 @@ def classify_cmd(
         parsed += read_words(words_file, alphabet)
     if not parsed:
         raise InputError("no words to classify: give words as arguments or --file FILE")
+    if getattr(model, "architecture", None) == "turing":
+        from rnn2dfa_cli.turing_view import classify_turing
+
+        classify_turing(model, meta, model_file, parsed, max_steps, precision, as_json)
+        return
+    if max_steps is not None or precision is not None:
+        raise InputError("--max-steps and --precision apply to networks compiled from a "
+                         "Turing machine only", path=model_file)
     logits = accept_logits(model, parsed)  # type: ignore[arg-type]
     rows = [
         {"word": format_word(w, alphabet), "accept": bool(lg > 0), "logit": float(lg)}

@@ -1,5 +1,15 @@
-"""DFA -> simple RNN with integer weights (Minsky's construction, Theorem 4.3 + Lemma 4.4)."""
+"""DFA -> simple RNN with integer weights (Minsky's construction, Theorem 4.3 + Lemma 4.4);
+Turing machine -> simple RNN with rational weights (Siegelmann–Sontag, Theorem 4.6)."""
 
 from rnn2dfa.compile.minsky import ACTIVATIONS, MinskyRNN, compile_dfa
+from rnn2dfa.compile.turing import TuringRNN, TuringRun, compile_tm, run_turing
 
-__all__ = ["ACTIVATIONS", "MinskyRNN", "compile_dfa"]
+__all__ = [
+    "ACTIVATIONS",
+    "MinskyRNN",
+    "TuringRNN",
+    "TuringRun",
+    "compile_dfa",
+    "compile_tm",
+    "run_turing",
+]

@@ -40,7 +40,8 @@ def _ensure_registered() -> None:
     # Importing the model modules runs their @register decorators.
     import importlib
 
-    for mod in ("rnn2dfa.models.rnn", "rnn2dfa.compile.minsky", "rnn2dfa.models.imported"):
+    for mod in ("rnn2dfa.models.rnn", "rnn2dfa.compile.minsky", "rnn2dfa.models.imported",
+                "rnn2dfa.compile.turing"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:  # a module not written yet
