@@ -11,7 +11,7 @@ from rich.table import Table
 from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import emit_json, err, json_option, out
 
-METHOD_NAMES = ("lstar", "kmeans", "partition", "exact")
+METHOD_NAMES = ("lstar", "kmeans", "partition", "exact", "wlstar", "ngram")
 
 #: Which command-line options each method takes (the others are refused for it).
 APPLIES: dict[str, tuple[str, ...]] = {
@@ -26,6 +26,7 @@ APPLIES: dict[str, tuple[str, ...]] = {
     "q": ("partition",),
     "max_states": ("lstar", "partition", "exact"),
     "seed": ("lstar", "kmeans", "partition"),
+    "tolerance": ("wlstar",),
 }
 
 _STAT_LABELS = (
@@ -141,6 +142,9 @@ def _stats_table(result: Any, output: str) -> Table:
               help="Stop (lstar, partition) or refuse (exact) beyond this many states.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Random seed (same seed, same result).")
+@click.option("--tolerance", type=click.FloatRange(0, 1, min_open=True), default=0.1,
+              show_default=True, help="wlstar (language models -> PDFA, Weiss et al. 2019): "
+              "states merged when next-symbol probabilities are within this.")
 @click.option("-o", "--output", required=True, metavar="DFA.json",
               help="Where to write the extracted DFA (with its statistics under 'stats').")
 @json_option
@@ -168,6 +172,10 @@ def extract_cmd(ctx: click.Context, model_file: str, method: str, output: str, a
     finite-state (for instance an LSTM counting a^n b^n).
     Exit code: 0 written, 2 bad input (nothing written).
     """
+    if method in ("wlstar", "ngram"):
+        from rnn2dfa_cli.cmd_pdfa import extract_hook
+
+        return extract_hook(ctx)
     from click.core import ParameterSource
 
     given = {

@@ -83,6 +83,8 @@ def print_network_table(net) -> None:  # noqa: ANN001
               help="Sampled words per length bucket and kind (balanced, uniform).")
 @click.option("--threshold", type=click.FloatRange(0, 1), default=0.99, show_default=True,
               help="With only --model: pass when the agreement is at least this.")
+@click.option("--data", metavar="FILE", help="With a PDFA file: test sequences, one per line "
+              "(see rnn2dfa pdfa-verify).")
 @click.option("--plot", "plot_file", metavar="FILE.svg",
               help="Draw agreement by length (svg, png or pdf).")
 @seed_option
@@ -97,6 +99,7 @@ def verify_cmd(
     max_word_length: int,
     samples: int,
     threshold: float,
+    data: str | None,
     plot_file: str | None,
     seed: int,
     as_json: bool,
@@ -120,6 +123,14 @@ def verify_cmd(
     Exit code: 0 equivalent to the truth (with only --model: agreement >= --threshold),
     1 not, 2 bad input.
     """
+    from rnn2dfa.pdfa.io import is_pdfa_file
+
+    if is_pdfa_file(dfa_file):
+        from rnn2dfa_cli.cmd_pdfa import verify_hook
+
+        return verify_hook(click.get_current_context())
+    if data is not None:
+        raise InputError("--data goes with a PDFA file (rnn2dfa.pdfa/1)", path=dfa_file)
     from rnn2dfa.automata.io import load_dfa
     from rnn2dfa.render.plots import PLOT_FORMATS, plot_agreement
     from rnn2dfa.verify import DEFAULT_BUCKETS, resolve_truth, verify

@@ -9,6 +9,7 @@ from rnn2dfa_cli import (
     cmd_automata,
     cmd_compile,
     cmd_extract,
+    cmd_pdfa,
     cmd_render,
     cmd_run,
     cmd_train,
@@ -49,7 +50,8 @@ def cli(threads: int) -> None:
     torch.set_num_threads(threads)
 
 
-for _module in (cmd_automata, cmd_train, cmd_extract, cmd_verify, cmd_render, cmd_run, cmd_compile):
+for _module in (cmd_automata, cmd_train, cmd_extract, cmd_verify, cmd_render, cmd_run, cmd_compile,
+                cmd_pdfa):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

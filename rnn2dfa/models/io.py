@@ -39,7 +39,7 @@ def _ensure_registered() -> None:
     # Importing the model modules runs their @register decorators.
     import importlib
 
-    for mod in ("rnn2dfa.models.rnn", "rnn2dfa.compile.minsky"):
+    for mod in ("rnn2dfa.models.rnn", "rnn2dfa.compile.minsky", "rnn2dfa.models.lm"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:  # a module not written yet
