@@ -40,8 +40,8 @@ class LMTrainConfig:
     epochs: int = 60  # epoch budget
     batch_size: int = 64
     lr: float = 0.01
-    patience: int = 4  # stop after this many epochs without a better held-out loss
-    lr_patience: int = 1  # halve the learning rate after this many epochs without one
+    patience: int = 8  # stop after this many epochs without a better held-out loss
+    lr_patience: int = 3  # halve the learning rate after this many epochs without one
     min_delta: float = 1e-4  # what counts as better (nats per symbol)
     val_fraction: float = 0.1
     time_limit: float | None = None
