@@ -37,7 +37,7 @@ from rnn2dfa.train.lm import LMTrainConfig, train_lm
 #: (label, keyword arguments of wlstar)
 WLSTAR = [
     ("wlstar t=0.05", {"tolerance": 0.05}),
-    ("wlstar t=0.1 unweighted", {"tolerance": 0.1, "weighted": False}),
+    ("wlstar t=0.03 unweighted", {"tolerance": 0.03, "weighted": False}),
 ]
 RANKS = (5, 10, 20, 40, 80, 150)
 

@@ -516,6 +516,8 @@ def extract_hook(ctx: click.Context) -> None:
     _refuse(ctx, {"model_file", "method", "output", "as_json", "tolerance", "max_states",
                   "time_limit", "seed"}, f"--method {p['method']}")
     given = _given(ctx)
+    if p["method"] == "ngram" and "tolerance" in given:
+        raise InputError("--tolerance does not apply to --method ngram (only to: wlstar)")
     kw = {k: p[k] for k in ("tolerance", "max_states", "time_limit") if k in given}
     extract_pdfa(p["model_file"], method=p["method"], output=p["output"], seed=p["seed"],
                  as_json=p["as_json"], **kw)
