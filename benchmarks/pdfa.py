@@ -58,7 +58,7 @@ def network_for(n: int, k: int, seed: int, args: argparse.Namespace):  # noqa: A
             model = RNNLanguageModel(list(truth.alphabet), hidden=args.hidden)
             model.load_state_dict(torch.load(path, weights_only=True))
             return truth, train, model.eval(), None
-    cfg = LMTrainConfig(hidden=args.hidden, epochs=200, patience=10, lr_patience=4,
+    cfg = LMTrainConfig(hidden=args.hidden, epochs=400, patience=args.patience, lr_patience=4,
                         time_limit=args.train_seconds, seed=seed)
     model, summary = train_lm(train, truth.alphabet, cfg)
     if path:
@@ -134,6 +134,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--test-sequences", type=int, default=1000)
     ap.add_argument("--hidden", type=int, default=32)
     ap.add_argument("--train-seconds", type=float, default=90.0)
+    ap.add_argument("--patience", type=int, default=10,
+                    help="training stops after this many epochs without a better held-out loss")
     ap.add_argument("--extract-seconds", type=float, default=45.0)
     ap.add_argument("--basis", type=int, default=150, help="spectral basis size")
     ap.add_argument("--cache", default=None, help="folder to keep trained networks in")

@@ -181,7 +181,8 @@ def extract_pdfa(
     method: str = "wlstar",
     output: str,
     tolerance: float = 0.1,
-    min_probability: float = 1e-4,
+    min_probability: float = 1e-3,
+    max_error_rate: float = 0.01,
     max_states: int | None = 500,
     time_limit: float | None = 60.0,
     check_words: int = 1000,
@@ -214,7 +215,8 @@ def extract_pdfa(
         def run(progress: Any) -> Any:
             return wlstar(teacher, tolerance=tolerance, max_states=max_states,
                           time_limit=time_limit, check_words=check_words,
-                          min_probability=min_probability, seed=seed, progress=progress)
+                          min_probability=min_probability, max_error_rate=max_error_rate,
+                          seed=seed, progress=progress)
 
         if as_json:
             result = run(None)
@@ -604,8 +606,11 @@ def pdfa_train_cmd(**kw: Any) -> None:
 @click.option("--tolerance", type=click.FloatRange(0, 1, min_open=True), default=0.1,
               show_default=True, help="wlstar: next-symbol probabilities within this are "
               "treated as equal (states merged).")
-@click.option("--min-probability", type=click.FloatRange(0, 1), default=1e-4,
+@click.option("--min-probability", type=click.FloatRange(0, 1), default=1e-3,
               show_default=True, help="wlstar: prefixes rarer than this never make new states.")
+@click.option("--max-error-rate", type=click.FloatRange(0, 1), default=0.01, show_default=True,
+              help="wlstar: accept a hypothesis when at most this fraction of sampled "
+              "prefixes differ by more than the tolerance (0: none may).")
 @click.option("--max-states", type=click.IntRange(1), default=500, show_default=True)
 @click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=60.0,
               show_default=True, help="Seconds; the last hypothesis is written, unfinished.")

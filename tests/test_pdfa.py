@@ -312,3 +312,40 @@ def test_cli_chain(tmp_path) -> None:
     dot = (tmp_path / "p.dot").read_text()
     assert "penwidth" in dot and "$ " in dot
     assert Path(tmp_path / "p.dot").exists()
+
+
+def test_training_is_seeded_and_lowers_the_loss() -> None:
+    from rnn2dfa.train.lm import LMTrainConfig, train_lm
+
+    truth = random_pdfa(3, 2, concentration=0.2, seed=0)
+    words = truth.sample(300, np.random.default_rng(0))
+    cfg = LMTrainConfig(hidden=8, epochs=3, seed=5)
+    a, sa = train_lm(words, truth.alphabet, cfg)
+    b, _ = train_lm(words, truth.alphabet, cfg)
+    for (name, x), (_, y) in zip(a.state_dict().items(), b.state_dict().items(), strict=True):
+        assert torch.equal(x, y), name
+    hist = sa.history
+    assert hist[-1]["train_loss"] < hist[0]["train_loss"]
+    assert sa.n_train == 270 and sa.n_val == 30
+
+
+@pytest.mark.slow
+def test_trained_language_model_and_extraction_on_reber() -> None:
+    from rnn2dfa.pdfa.random import reber
+    from rnn2dfa.train.lm import LMTrainConfig, train_lm
+
+    truth = reber()
+    words = truth.sample(3000, np.random.default_rng(0))
+    model, summary = train_lm(words, truth.alphabet, LMTrainConfig(hidden=16, epochs=30))
+    lm = NetworkLM(model)
+    test = truth.sample(300, np.random.default_rng(1))
+    err = np.abs(lm.prefix_distributions(test) - truth.prefix_distributions(test)).max(axis=1)
+    assert err.mean() < 0.05, summary
+    # prefixes rarer than 1% (e.g. after a symbol the grammar forbids, where the network's
+    # outputs are untrained noise) make no states
+    result = wlstar(lm, tolerance=0.15, time_limit=60, max_error_rate=0.01,
+                    min_probability=0.01)
+    assert result.finished, result.message
+    # the Reber grammar's minimal PDFA: its 8 live states (the sink is never reached)
+    assert result.pdfa.n_states == truth.minimize().n_states
+    assert max_difference(truth, result.pdfa) < 0.15
