@@ -58,7 +58,8 @@ def network_for(n: int, k: int, seed: int, args: argparse.Namespace):  # noqa: A
             model = RNNLanguageModel(list(truth.alphabet), hidden=args.hidden)
             model.load_state_dict(torch.load(path, weights_only=True))
             return truth, train, model.eval(), None
-    cfg = LMTrainConfig(hidden=args.hidden, epochs=400, patience=args.patience, lr_patience=4,
+    cfg = LMTrainConfig(hidden=args.hidden, epochs=400, patience=args.patience,
+                        lr_patience=max(4, args.patience // 4),
                         time_limit=args.train_seconds, seed=seed)
     model, summary = train_lm(train, truth.alphabet, cfg)
     if path:
@@ -74,8 +75,8 @@ def bench_one(n: int, k: int, seed: int, args: argparse.Namespace) -> dict:
     cands = [Candidate("network", lm)]
     for label, kw in WLSTAR:
         t0 = time.perf_counter()
-        res = wlstar(lm, time_limit=args.extract_seconds, min_probability=1e-4,
-                     max_error_rate=0.01, seed=seed, **kw)
+        res = wlstar(lm, time_limit=args.extract_seconds, min_probability=1e-3,
+                     max_error_rate=0.01, max_states=2000, seed=seed, **kw)
         cands.append(Candidate(label, res.pdfa, res.pdfa.n_states, time.perf_counter() - t0))
     t0 = time.perf_counter()
     basis = spectral_basis(lm, lm.sample(2000, rng), basis_size=args.basis)
