@@ -8,14 +8,13 @@ and estimated on sequences sampled from the truth for the others (`kl_exact` say
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
-from rnn2dfa.pdfa.automaton import PDFA
+from rnn2dfa.pdfa.automaton import PDFA, word_log_probs
 from rnn2dfa.pdfa.exact import kl_divergence
 from rnn2dfa.pdfa.metrics import Scores, score
 from rnn2dfa.words import Word
@@ -72,7 +71,6 @@ def compare(
     out = Comparison(len(words), sum(len(w) + 1 for w in words), truth_name,
                      kl_samples if kl_words is not None else None)
     for c in candidates:
-        t0 = time.perf_counter()
         dists = c.model.prefix_distributions(words)
         s = score(c.name, dists, words, eos, states=c.states,
                   network=None if c.model is network else net, truth=tru, seconds=c.seconds)
@@ -83,10 +81,7 @@ def compare(
                 s.kl_truth, s.kl_exact = kl_divergence(truth, c.model), True
             else:
                 assert kl_words is not None and kl_truth_logp is not None
-                from rnn2dfa.pdfa.automaton import word_log_probs
-
                 logq = word_log_probs(c.model.prefix_distributions(kl_words), kl_words, eos)
                 s.kl_truth, s.kl_exact = float(np.mean(kl_truth_logp - logq)), False
-        del t0
         out.rows.append(s)
     return out
