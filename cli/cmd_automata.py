@@ -205,6 +205,12 @@ def show_cmd(dfa_file: str, limit: int, as_json: bool) -> None:
       rnn2dfa show big.json --limit 0          # every row
       rnn2dfa show dfa.json --json
     """
+    from rnn2dfa.pdfa.io import is_pdfa_file
+
+    if is_pdfa_file(dfa_file):
+        from rnn2dfa_cli.cmd_pdfa import show_pdfa
+
+        return show_pdfa(dfa_file, limit=limit, as_json=as_json)
     dfa = load_dfa(dfa_file)
     reachable = int(dfa.reachable().sum())
     minimal_states = dfa.minimize().n_states

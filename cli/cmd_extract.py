@@ -13,7 +13,7 @@ from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, METHODS, LStarOptions
 from rnn2dfa_cli.common import emit_json, err, json_option, out
 from rnn2dfa_cli.user_model import acceptor_option, user_model
 
-METHOD_NAMES = tuple(METHODS)
+METHOD_NAMES = (*METHODS, "wlstar", "ngram")  # the last two: PDFAs from language models
 #: Command-line options that are not method options (they decide how options are built).
 CLI_ONLY = ("pac_words",)
 
@@ -22,6 +22,8 @@ def applies_to(name: str) -> tuple[str, ...]:
     """The methods whose options include `name` (from the registry, not a table of our own)."""
     if name == "pac_words":
         return ("lstar",)
+    if name == "tolerance":  # weighted L* of language models (cli/cmd_pdfa.py)
+        return ("wlstar",)
     return tuple(m for m, spec in METHODS.items() if name in spec.option_names())
 
 
@@ -109,6 +111,9 @@ def _stats_table(result: Any, output: str) -> Table:
                    "Answers still come from the network only.")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Random seed (same seed, same result).")
+@click.option("--tolerance", type=click.FloatRange(0, 1, min_open=True), default=0.1,
+              show_default=True, help="wlstar (language models -> PDFA, Weiss et al. 2019): "
+              "states merged when next-symbol probabilities are within this.")
 @click.option("-o", "--output", required=True, metavar="DFA.json",
               help="Where to write the extracted DFA (with its statistics under 'stats').")
 @json_option
@@ -137,6 +142,10 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     finite-state (for instance an LSTM counting a^n b^n).
     Exit code: 0 written, 2 bad input (nothing written).
     """
+    if method in ("wlstar", "ngram"):
+        from rnn2dfa_cli.cmd_pdfa import extract_hook
+
+        return extract_hook(ctx)
     from click.core import ParameterSource
 
     given = {

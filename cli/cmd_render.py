@@ -53,6 +53,12 @@ def render_cmd(
     says why and what to do (e.g. how to install Graphviz), and the exit code is 1:
     the picture asked for was not made.
     """
+    from rnn2dfa.pdfa.io import is_pdfa_file
+
+    if is_pdfa_file(dfa_file):
+        from rnn2dfa_cli.cmd_pdfa import render_hook
+
+        return render_hook(click.get_current_context())
     from rnn2dfa.automata.io import load_dfa
     from rnn2dfa.render import (
         DrawingTooLarge,

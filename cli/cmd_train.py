@@ -65,6 +65,9 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
 
 
 @click.command("train")
+@click.option("--objective", type=click.Choice(("classify", "lm")), default="classify",
+              show_default=True, help="lm: a language model (next symbol + end) on "
+              "--data sequences (one per line) or a named PDFA (see rnn2dfa pdfa-train).")
 @click.option(
     "--language", "-l", metavar="NAME", help="A named language (see `rnn2dfa languages`)."
 )
@@ -162,6 +165,7 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
 @seed_option
 @json_option
 def train_cmd(
+    objective: str,
     language: str | None,
     data: str | None,
     alphabet: str | None,
@@ -198,6 +202,10 @@ def train_cmd(
       rnn2dfa train --data examples.tsv --alphabet a,b --cell tanh -o mine.pt
       rnn2dfa train -l parity --json -o parity.pt | jq .training.seconds
     """
+    if objective == "lm":
+        from rnn2dfa_cli.cmd_pdfa import train_hook
+
+        return train_hook(click.get_current_context())
     from rnn2dfa.models.io import save_model
     from rnn2dfa.train import model_metadata, parse_alphabet, read_tsv, train_model
 

@@ -102,6 +102,8 @@ def print_network_table(net) -> None:  # noqa: ANN001
 @click.option("--words", "words_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="With --model: your own words (one per line, or `word<TAB>label`; labels "
                    "ignored); agreement on them is shown beside the length buckets.")
+@click.option("--data", metavar="FILE", help="With a PDFA file: test sequences, one per line "
+              "(see rnn2dfa pdfa-verify).")
 @click.option("--plot", "plot_file", metavar="FILE.svg",
               help="Draw agreement by length (svg, png or pdf).")
 @seed_option
@@ -118,6 +120,7 @@ def verify_cmd(
     samples: int,
     threshold: float,
     words_file: str | None,
+    data: str | None,
     plot_file: str | None,
     seed: int,
     as_json: bool,
@@ -142,6 +145,14 @@ def verify_cmd(
     Exit code: 0 equivalent to the truth (with only --model: agreement >= --threshold),
     1 not, 2 bad input.
     """
+    from rnn2dfa.pdfa.io import is_pdfa_file
+
+    if is_pdfa_file(dfa_file):
+        from rnn2dfa_cli.cmd_pdfa import verify_hook
+
+        return verify_hook(click.get_current_context())
+    if data is not None:
+        raise InputError("--data goes with a PDFA file (rnn2dfa.pdfa/1)", path=dfa_file)
     from rnn2dfa.automata.io import load_dfa
     from rnn2dfa.render.plots import PLOT_FORMATS, plot_agreement
     from rnn2dfa.verify import DEFAULT_BUCKETS, resolve_truth, verify

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "cmd_run",
     "cmd_compile",
     "cmd_import",
+    "cmd_pdfa",
 )
 
 

@@ -41,7 +41,7 @@ def _ensure_registered() -> None:
     import importlib
 
     for mod in ("rnn2dfa.models.rnn", "rnn2dfa.compile.minsky", "rnn2dfa.models.imported",
-                "rnn2dfa.compile.turing"):
+                "rnn2dfa.compile.turing", "rnn2dfa.models.lm"):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:  # a module not written yet

@@ -1,0 +1,76 @@
+"""Recurrent language models: next-symbol distributions, with an end-of-sequence symbol.
+
+`RNNLanguageModel` is the recurrent network of `RNNAcceptor` (same cells, same state layout,
+same `step`) with a read-out of k + 1 logits: one per alphabet symbol and a last one for the
+end of the sequence (EOS). It also keeps the Acceptor contract, so every DFA tool works on
+it: a word is *accepted* when ending the sequence is the model's most likely next symbol
+after it (accept_logit = EOS logit minus the largest symbol logit). That is a property of
+the state alone, so DFA extraction reads the same finite-state structure the language model
+has; for probabilities use `next_probs` / `next_logits`, or the PDFA tools.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+from rnn2dfa.models.io import register
+from rnn2dfa.models.rnn import RNNAcceptor
+
+
+@register("rnn-lm")
+class RNNLanguageModel(RNNAcceptor):
+    """A recurrent language model over `alphabet` plus an end-of-sequence symbol."""
+
+    def __init__(
+        self,
+        alphabet: list[str] | tuple[str, ...],
+        cell: str = "gru",
+        hidden: int = 32,
+        layers: int = 1,
+        embedding: int | None = None,
+        learn_init: bool = True,
+    ) -> None:
+        super().__init__(alphabet, cell, hidden, layers, embedding, learn_init)
+        self.readout = nn.Linear(self.hidden, len(self.alphabet) + 1)
+
+    @property
+    def eos(self) -> int:
+        """Index of the end-of-sequence logit (= number of symbols)."""
+        return len(self.alphabet)
+
+    def describe(self) -> str:
+        return super().describe() + ", language model"
+
+    # ------------------------------------------------------------- probabilities
+    def state_logits(self, state: Tensor) -> Tensor:
+        """(batch, k + 1) next-symbol logits in a full state (as `step` returns it)."""
+        return self.readout(self.split(state)[-1, 0])
+
+    def state_probs(self, state: Tensor) -> Tensor:
+        return torch.softmax(self.state_logits(state), dim=-1)
+
+    def next_logits(self, symbols: Tensor) -> Tensor:
+        """(B, T + 1, k + 1) logits after every prefix of a padded batch (column 0: empty)."""
+        b = symbols.shape[0]
+        top_init = self._init()[-1, 0].expand(b, -1)[:, None]
+        if symbols.shape[1] == 0:
+            return self.readout(top_init)
+        return self.readout(torch.cat([top_init, self.top_outputs(symbols)], dim=1))
+
+    # ---------------------------------------------------------- Acceptor contract
+    def accept_logit(self, state: Tensor) -> Tensor:
+        """> 0 when ending the sequence is the most likely next symbol."""
+        logits = self.state_logits(state)
+        return logits[:, self.eos] - logits[:, : self.eos].max(dim=1).values
+
+    def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
+        """Accept logits of a padded batch (B,), as for `RNNAcceptor` (training uses
+        `next_logits`)."""
+        lengths = torch.as_tensor(lengths, dtype=torch.long)
+        return self.prefix_logits(symbols)[torch.arange(symbols.shape[0]), lengths]
+
+    def prefix_logits(self, symbols: Tensor) -> Tensor:
+        """Accept logits after every prefix (B, T + 1), as for `RNNAcceptor`."""
+        logits = self.next_logits(symbols)
+        return logits[..., self.eos] - logits[..., : self.eos].max(dim=-1).values

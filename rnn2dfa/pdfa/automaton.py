@@ -1,0 +1,216 @@
+"""The probabilistic DFA (PDFA) value type: a DFA whose states carry next-symbol distributions.
+
+`probabilities[q]` is the distribution over the next symbol in state q: one entry per alphabet
+symbol, in alphabet order, and a last entry for the end of the sequence (EOS). A word's
+probability is the product of the entries along its path times the end entry of its last
+state. Everything here is vectorised over batches of words with numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rnn2dfa.words import Word, pad_words
+
+#: Printed name of the end-of-sequence symbol.
+EOS_TEXT = "$"
+
+
+def flat_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of every prefix position 0..len of every word, word by word.
+
+    The next-symbol distributions of a batch of words are returned flat in this order:
+    for each word, the distribution after its empty prefix, after one symbol, ..., after
+    the whole word (len + 1 positions per word).
+    """
+    lengths = np.asarray(lengths, dtype=np.int64)
+    width = int(lengths.max()) + 1 if lengths.size else 1
+    mask = np.arange(width)[None, :] <= lengths[:, None]
+    rows, cols = np.nonzero(mask)
+    return rows, cols
+
+
+def next_targets(words: Sequence[Word], eos: int) -> np.ndarray:
+    """The symbol that follows each prefix position (flat order of `flat_positions`): the
+    word's next symbol, and `eos` after the whole word."""
+    out = np.empty(sum(len(w) + 1 for w in words), dtype=np.int64)
+    i = 0
+    for w in words:
+        n = len(w)
+        out[i : i + n] = w
+        out[i + n] = eos
+        i += n + 1
+    return out
+
+
+@dataclass
+class PDFA:
+    """A probabilistic deterministic finite automaton (complete: every state has every symbol)."""
+
+    alphabet: tuple[str, ...]
+    transitions: np.ndarray  # int64 (n, k)
+    probabilities: np.ndarray  # float64 (n, k + 1), rows sum to 1, last column = EOS
+    start: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_states(self) -> int:
+        return int(self.transitions.shape[0])
+
+    @property
+    def n_symbols(self) -> int:
+        return len(self.alphabet)
+
+    @property
+    def eos(self) -> int:
+        """Index of the end-of-sequence entry in a distribution (= number of symbols)."""
+        return len(self.alphabet)
+
+    def with_extra(self, **extra: Any) -> PDFA:
+        return PDFA(self.alphabet, self.transitions, self.probabilities, self.start,
+                    {**self.extra, **extra})
+
+    # ------------------------------------------------------------------ runs
+    def state_table(self, padded: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """(B, T + 1) state after every prefix of a padded batch (past a word's end: its last)."""
+        b, t = padded.shape
+        out = np.empty((b, t + 1), dtype=np.int64)
+        q = np.full(b, self.start, dtype=np.int64)
+        out[:, 0] = q
+        for i in range(t):
+            nxt = self.transitions[q, padded[:, i]]
+            q = np.where(lengths > i, nxt, q)
+            out[:, i + 1] = q
+        return out
+
+    def states_after(self, words: Sequence[Word]) -> np.ndarray:
+        """State reached by each word."""
+        if len(words) == 0:
+            return np.zeros(0, dtype=np.int64)
+        padded, lengths = pad_words(words)
+        return self.state_table(padded, lengths)[np.arange(len(words)), lengths]
+
+    def next_probs(self, words: Sequence[Word]) -> np.ndarray:
+        """(B, k + 1) next-symbol distribution after each word."""
+        return self.probabilities[self.states_after(words)]
+
+    def next_table(self, prefixes: Sequence[Word], suffixes: Sequence[Word]) -> np.ndarray:
+        """(P, S, k + 1) next-symbol distributions after every concatenation p·s."""
+        qp = self.states_after(prefixes)
+        out = np.empty((len(prefixes), len(suffixes), self.eos + 1))
+        for j, s in enumerate(suffixes):
+            q = qp.copy()
+            for a in s:
+                q = self.transitions[q, a]
+            out[:, j] = self.probabilities[q]
+        return out
+
+    def prefix_distributions(self, words: Sequence[Word]) -> np.ndarray:
+        """Flat (sum(len + 1), k + 1) distributions after every prefix (see `flat_positions`)."""
+        if len(words) == 0:
+            return np.zeros((0, self.eos + 1))
+        padded, lengths = pad_words(words)
+        states = self.state_table(padded, lengths)
+        rows, cols = flat_positions(lengths)
+        return self.probabilities[states[rows, cols]]
+
+    def log_probs(self, words: Sequence[Word]) -> np.ndarray:
+        """Natural log of each word's probability (-inf for impossible words)."""
+        return word_log_probs(self.prefix_distributions(words), words, self.eos)
+
+    # ------------------------------------------------------------------ sampling
+    def sample(self, n: int, rng: np.random.Generator, max_length: int = 1000) -> list[Word]:
+        """`n` words drawn from the distribution, all at once; words still running at
+        `max_length` are cut there (rare when the end probability is not tiny)."""
+        cum = np.cumsum(self.probabilities, axis=1)
+        cum[:, -1] = 1.0
+        q = np.full(n, self.start, dtype=np.int64)
+        alive = np.ones(n, dtype=bool)
+        cols: list[np.ndarray] = []
+        for _ in range(max_length):
+            if not alive.any():
+                break
+            u = rng.random(n)
+            sym = (cum[q] <= u[:, None]).sum(axis=1)
+            ends = alive & (sym == self.eos)
+            alive &= ~ends
+            sym = np.where(alive, sym, -1)
+            cols.append(sym)
+            q = np.where(alive, self.transitions[q, np.maximum(sym, 0)], q)
+        if not cols:
+            return [() for _ in range(n)]
+        mat = np.stack(cols, axis=1)
+        return [tuple(int(x) for x in row[row >= 0]) for row in mat]
+
+    # ------------------------------------------------------------------ structure
+    def reachable(self) -> np.ndarray:
+        """Bool (n,): states reachable from the start through symbols of positive probability."""
+        seen = np.zeros(self.n_states, dtype=bool)
+        seen[self.start] = True
+        frontier = [self.start]
+        live = self.probabilities[:, : self.eos] > 0
+        while frontier:
+            nxt = self.transitions[frontier][live[frontier]]
+            new = np.unique(nxt[~seen[nxt]])
+            seen[new] = True
+            frontier = new.tolist()
+        return seen
+
+    def minimize(self, atol: float = 1e-9) -> PDFA:
+        """The smallest PDFA with the same distribution: reachable part, then Moore partition
+        refinement starting from states with equal distributions (within `atol`)."""
+        keep = np.flatnonzero(self.reachable())
+        # Transitions on zero-probability symbols never matter: point them at the start's class.
+        n, k = self.n_states, self.n_symbols
+        probs = self.probabilities
+        rounded = np.round(probs / max(atol, 1e-15)).astype(np.int64)
+        _, block = np.unique(rounded, axis=0, return_inverse=True)
+        block = block.reshape(-1)
+        while True:
+            succ = np.where(probs[:, :k] > 0, block[self.transitions], -1)
+            sig = np.concatenate([block[:, None], succ], axis=1)
+            _, new = np.unique(sig[keep], axis=0, return_inverse=True)
+            full = np.full(n, -1, dtype=np.int64)
+            full[keep] = new.reshape(-1)
+            if len(np.unique(full[keep])) == len(np.unique(block[keep])):
+                block = full
+                break
+            block = full
+        # Number blocks breadth-first from the start (canonical).
+        order: dict[int, int] = {int(block[self.start]): 0}
+        rep: dict[int, int] = {int(block[self.start]): self.start}
+        queue = [self.start]
+        while queue:
+            q = queue.pop(0)
+            for a in range(k):
+                if probs[q, a] <= 0:
+                    continue
+                t = int(self.transitions[q, a])
+                b = int(block[t])
+                if b not in order:
+                    order[b] = len(order)
+                    rep[b] = t
+                    queue.append(t)
+        m = len(order)
+        trans = np.zeros((m, k), dtype=np.int64)
+        pr = np.zeros((m, k + 1))
+        for b, i in order.items():
+            q = rep[b]
+            pr[i] = probs[q]
+            for a in range(k):
+                if probs[q, a] > 0:
+                    trans[i, a] = order[int(block[self.transitions[q, a]])]
+        return PDFA(self.alphabet, trans, pr, 0, dict(self.extra))
+
+
+def word_log_probs(dists: np.ndarray, words: Sequence[Word], eos: int) -> np.ndarray:
+    """Per-word log probability from flat prefix distributions (`flat_positions` order)."""
+    targets = next_targets(words, eos)
+    with np.errstate(divide="ignore"):
+        logp = np.log(np.clip(dists[np.arange(targets.size), targets], 0.0, None))
+    bounds = np.cumsum([0] + [len(w) + 1 for w in words])
+    return np.add.reduceat(logp, bounds[:-1]) if len(words) else np.zeros(0)

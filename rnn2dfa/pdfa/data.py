@@ -1,0 +1,59 @@
+"""Sequence files: one sequence per line, symbols written as words are (DESIGN.md).
+
+Symbols are joined with nothing when every symbol is one character, else separated by
+spaces; `ε` is the empty sequence; blank lines and lines starting with `#` are skipped.
+The file's size is checked before it is read (memory is bounded before work starts).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from rnn2dfa.atomic import write_text
+from rnn2dfa.errors import InputError
+from rnn2dfa.fileio import read_text
+from rnn2dfa.words import EMPTY_WORD_TEXT, Word, format_word, parse_word
+
+#: Largest sequence file read.
+MAX_BYTES = 256 * 2**20
+
+
+def read_sequences(
+    path: str | os.PathLike[str], alphabet: Sequence[str] | None = None
+) -> tuple[list[Word], tuple[str, ...]]:
+    """The sequences of a file and the alphabet (given, or the symbols found, sorted)."""
+    path = str(path)
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        size = 0
+    if size > MAX_BYTES:
+        raise InputError(f"too large ({size:,} bytes; limit {MAX_BYTES:,})", path=path)
+    kind = "a sequence file (one sequence per line)"
+    lines = [(n, line.rstrip("\n\r")) for n, line in
+             enumerate(read_text(path, kind).splitlines(), start=1)]
+    lines = [(n, t) for n, t in lines if t.strip() and not t.lstrip().startswith("#")]
+    if not lines:
+        raise InputError("no sequences (expected one sequence per line)", path=path)
+    if "\t" in lines[0][1]:
+        raise InputError(f"line {lines[0][0]}: a TAB: this looks like a word<TAB>label file "
+                         "(use it without --objective lm)", path=path)
+    if alphabet is None:
+        spaced = any(" " in t.strip() for _, t in lines)
+        symbols: set[str] = set()
+        for _, t in lines:
+            if t.strip() != EMPTY_WORD_TEXT:
+                symbols.update(t.split() if spaced else t.strip())
+        if not symbols:
+            raise InputError("every sequence is empty: cannot tell the alphabet", path=path)
+        alphabet = tuple(sorted(symbols))
+    alphabet = tuple(alphabet)
+    words = [parse_word(t, alphabet, source=f"{path}: line {n}") for n, t in lines]
+    return words, alphabet
+
+
+def write_sequences(path: str | os.PathLike[str], words: Sequence[Word],
+                    alphabet: Sequence[str]) -> None:
+    """Write sequences one per line (atomically)."""
+    write_text(path, "".join(format_word(w, alphabet) + "\n" for w in words))

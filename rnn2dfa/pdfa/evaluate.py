@@ -1,0 +1,87 @@
+"""Side-by-side scores of several language models on one test set (`pdfa-verify`, benchmark).
+
+Each model is scored at every prefix of every test sequence against the data (the symbol
+that follows), against the network's predictions when a network is given, and against the
+true distribution when the true PDFA is known; KL(truth || model) is exact for PDFA models
+and estimated on sequences sampled from the truth for the others (`kl_exact` says which).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rnn2dfa.pdfa.automaton import PDFA, word_log_probs
+from rnn2dfa.pdfa.exact import kl_divergence
+from rnn2dfa.pdfa.metrics import Scores, score
+from rnn2dfa.words import Word
+
+
+@dataclass
+class Candidate:
+    """A model to score: its name, the model, its size and how long it took to make."""
+
+    name: str
+    model: Any  # a LanguageModel (PDFA, WFA, NetworkLM)
+    states: int | None = None
+    seconds: float | None = None
+
+
+@dataclass
+class Comparison:
+    """Scores of every model, and the evidence they rest on."""
+
+    sequences: int
+    prefixes: int
+    truth: str | None
+    kl_samples: int | None
+    rows: list[Scores] = field(default_factory=list)
+
+    def row(self, name: str) -> Scores:
+        return next(r for r in self.rows if r.model == name)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def compare(
+    words: Sequence[Word],
+    candidates: Sequence[Candidate],
+    *,
+    network: Any | None = None,
+    truth: PDFA | None = None,
+    truth_name: str | None = None,
+    kl_samples: int = 2000,
+    seed: int = 0,
+) -> Comparison:
+    """Score every candidate on `words` (see module doc); the network itself, when given,
+    should be one of the candidates to appear in the table."""
+    words = list(words)
+    eos = len(candidates[0].model.alphabet) if candidates else 0
+    net = network.prefix_distributions(words) if network is not None else None
+    tru = truth.prefix_distributions(words) if truth is not None else None
+    kl_words: list[Word] | None = None
+    kl_truth_logp = None
+    if truth is not None and any(not isinstance(c.model, PDFA) for c in candidates):
+        kl_words = truth.sample(kl_samples, np.random.default_rng(seed))
+        kl_truth_logp = truth.log_probs(kl_words)
+    out = Comparison(len(words), sum(len(w) + 1 for w in words), truth_name,
+                     kl_samples if kl_words is not None else None)
+    for c in candidates:
+        dists = c.model.prefix_distributions(words)
+        s = score(c.name, dists, words, eos, states=c.states,
+                  network=None if c.model is network else net, truth=tru, seconds=c.seconds)
+        if c.model is network:
+            s.wer_network, s.ndcg_network = 0.0, 1.0
+        if truth is not None:
+            if isinstance(c.model, PDFA):
+                s.kl_truth, s.kl_exact = kl_divergence(truth, c.model), True
+            else:
+                assert kl_words is not None and kl_truth_logp is not None
+                logq = word_log_probs(c.model.prefix_distributions(kl_words), kl_words, eos)
+                s.kl_truth, s.kl_exact = float(np.mean(kl_truth_logp - logq)), False
+        out.rows.append(s)
+    return out

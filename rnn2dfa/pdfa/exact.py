@@ -1,0 +1,137 @@
+"""Exact quantities between PDFAs: expected visits, KL divergence, entropy, equivalence.
+
+For deterministic automata these are linear algebra on the reachable part of the product
+automaton: with v(p, q) the expected number of visits of the pair (p, q) while a word is
+drawn from P, KL(P || Q) = sum over pairs v(p, q) * sum_s P_p(s) log(P_p(s) / Q_q(s)),
+where s runs over the symbols and the end of the sequence (Carrasco 1997; the same
+expected-visits argument gives the entropy with Q = P).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from rnn2dfa.errors import AlphabetError
+from rnn2dfa.pdfa.automaton import PDFA
+
+#: Product states beyond this are not expanded (memory bound before the solve).
+MAX_PRODUCT_STATES = 2_000_000
+
+
+@dataclass
+class Product:
+    """The reachable part of the product of two PDFAs (pairs reachable with positive P)."""
+
+    left: np.ndarray  # (m,) state of P in each pair
+    right: np.ndarray  # (m,) state of Q in each pair
+    succ: np.ndarray  # (m, k) index of the successor pair on each symbol, -1 if P_p(a) = 0
+
+
+def _check(p: PDFA, q: PDFA) -> None:
+    if tuple(p.alphabet) != tuple(q.alphabet):
+        raise AlphabetError(f"different alphabets: {list(p.alphabet)} and {list(q.alphabet)}")
+
+
+def product(p: PDFA, q: PDFA) -> Product:
+    """Breadth-first over pairs, one numpy step per layer (all pairs of a layer at once)."""
+    _check(p, q)
+    k = p.n_symbols
+    nq = q.n_states
+    index: dict[int, int] = {}
+    left: list[int] = []
+    right: list[int] = []
+    succ_rows: list[np.ndarray] = []
+    code0 = p.start * nq + q.start
+    index[code0] = 0
+    left.append(p.start)
+    right.append(q.start)
+    frontier = np.array([0])
+    live = p.probabilities[:, :k] > 0
+    while frontier.size:
+        lp = np.array(left)[frontier]
+        rq = np.array(right)[frontier]
+        tp = p.transitions[lp]  # (f, k)
+        tq = q.transitions[rq]
+        codes = tp * nq + tq
+        rows = np.full((frontier.size, k), -1, dtype=np.int64)
+        new: list[int] = []
+        for i in range(frontier.size):
+            for a in range(k):
+                if not live[lp[i], a]:
+                    continue
+                c = int(codes[i, a])
+                j = index.get(c)
+                if j is None:
+                    j = len(left)
+                    index[c] = j
+                    left.append(int(tp[i, a]))
+                    right.append(int(tq[i, a]))
+                    new.append(j)
+                    if len(left) > MAX_PRODUCT_STATES:
+                        raise ValueError(f"product automaton beyond {MAX_PRODUCT_STATES} states")
+                rows[i, a] = j
+        succ_rows.append(rows)
+        frontier = np.array(new, dtype=np.int64)
+    return Product(np.array(left), np.array(right), np.concatenate(succ_rows, axis=0))
+
+
+def expected_visits(p: PDFA, prod: Product, tol: float = 1e-13,
+                    max_steps: int = 1_000_000) -> np.ndarray:
+    """v solving v = e_start + M^T v, M the pair-to-pair transition probabilities under P.
+
+    Summed as the series sum_t (M^T)^t e_start: the t-th term is the distribution over pairs
+    after t symbols of a still-running word, its total the probability of not having ended
+    yet, so the remainder is bounded by that mass and the loop stops when it drops below
+    `tol`. (A sparse direct solve suffered catastrophic fill-in on n-gram products:
+    137 s against 0.1 s for this series on 15k pairs.)
+    """
+    m, k = prod.succ.shape
+    rows, cols = np.nonzero(prod.succ >= 0)
+    weights = p.probabilities[prod.left[rows], cols]
+    mat_t = sp.csr_matrix((weights, (prod.succ[rows, cols], rows)), shape=(m, m))
+    x = np.zeros(m)
+    x[0] = 1.0
+    v = x.copy()
+    for _ in range(max_steps):
+        x = mat_t @ x
+        v += x
+        if x.sum() < tol:
+            return v
+    raise ValueError("expected visits did not converge: words of this PDFA hardly ever end")
+
+
+def kl_divergence(p: PDFA, q: PDFA) -> float:
+    """KL(P || Q) in nats over whole words (inf when Q gives 0 to a word P can produce)."""
+    prod = product(p, q)
+    v = expected_visits(p, prod)
+    pp = p.probabilities[prod.left]
+    qq = q.probabilities[prod.right]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(pp > 0, pp * (np.log(pp) - np.log(qq)), 0.0)
+    return float(np.sum(v * terms.sum(axis=1)))
+
+
+def entropy(p: PDFA) -> float:
+    """Entropy of P's distribution over words, in nats."""
+    prod = product(p, p)
+    v = expected_visits(p, prod)
+    pp = p.probabilities[prod.left]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(pp > 0, -pp * np.log(pp), 0.0)
+    return float(np.sum(v * terms.sum(axis=1)))
+
+
+def expected_length(p: PDFA) -> float:
+    """Mean word length under P."""
+    prod = product(p, p)
+    return float(expected_visits(p, prod).sum() - 1.0)
+
+
+def max_difference(p: PDFA, q: PDFA) -> float:
+    """Largest difference of next-symbol probabilities over pairs reachable under P: 0 means
+    P and Q give every word P can produce the same next-symbol distributions."""
+    prod = product(p, q)
+    return float(np.abs(p.probabilities[prod.left] - q.probabilities[prod.right]).max())

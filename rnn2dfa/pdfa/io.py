@@ -1,0 +1,179 @@
+"""Read and write the PDFA JSON format (`"format": "rnn2dfa.pdfa/1"`).
+
+    {"format": "rnn2dfa.pdfa/1", "alphabet": ["a", "b"], "start": 0,
+     "transitions": [[1, 0], [0, 1]],
+     "probabilities": [[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]]}
+
+`probabilities[q]` is state q's next-symbol distribution: one entry per symbol in alphabet
+order and a last one for the end of the sequence; each row sums to 1 (within 1e-6; rows are
+renormalised on reading). Every way a file can be wrong is a PDFAFormatError naming the file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any
+
+import numpy as np
+
+from rnn2dfa.atomic import write_text
+from rnn2dfa.errors import InputError
+from rnn2dfa.fileio import json_default, read_text
+from rnn2dfa.pdfa.automaton import PDFA
+
+FORMAT = "rnn2dfa.pdfa/1"
+_KNOWN = ("format", "alphabet", "start", "transitions", "probabilities")
+#: How far a row of probabilities may be from summing to 1.
+SUM_TOLERANCE = 1e-6
+#: Largest automaton read (states x symbols), checked before any array is built.
+MAX_CELLS = 50_000_000
+
+
+class PDFAFormatError(InputError):
+    """A PDFA file that cannot be read: not JSON, missing keys, inconsistent tables."""
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_num(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
+
+
+def pdfa_from_dict(data: Any, source: str | None = None) -> PDFA:
+    """Validate a parsed JSON object and build the PDFA."""
+
+    def fail(msg: str) -> PDFAFormatError:
+        return PDFAFormatError(msg, path=source)
+
+    if not isinstance(data, dict):
+        raise fail("not a PDFA file: the top level must be a JSON object")
+    if "format" not in data:
+        raise fail("missing key 'format'")
+    if data["format"] != FORMAT:
+        hint = " (a DFA file, not a PDFA)" if data["format"] == "rnn2dfa.dfa/1" else ""
+        raise fail(f"unknown format {data['format']!r}{hint} (this version reads {FORMAT!r})")
+    for key in _KNOWN:
+        if key not in data:
+            raise fail(f"missing key {key!r}")
+    alphabet = data["alphabet"]
+    if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
+        raise fail("'alphabet' must be a list of strings")
+    if not alphabet:
+        raise fail("'alphabet' is empty")
+    if any(s == "" for s in alphabet):
+        raise fail("'alphabet' contains an empty symbol")
+    dup = sorted({s for s in alphabet if alphabet.count(s) > 1})
+    if dup:
+        raise fail(f"duplicate symbols in 'alphabet': {dup}")
+    trans, probs = data["transitions"], data["probabilities"]
+    if not isinstance(trans, list) or not trans:
+        raise fail("'transitions' must be a non-empty list of rows")
+    n, k = len(trans), len(alphabet)
+    if n * (k + 1) > MAX_CELLS:
+        raise fail(f"too large: {n} states x {k} symbols (limit {MAX_CELLS:,} table cells)")
+    if not isinstance(probs, list) or len(probs) != n:
+        got = len(probs) if isinstance(probs, list) else type(probs).__name__
+        raise fail(f"'probabilities' must have one row per state ({n}), got {got}")
+    for q, row in enumerate(trans):
+        if not isinstance(row, list):
+            raise fail(f"'transitions' row {q} is not a list")
+        if len(row) != k:
+            raise fail(f"'transitions' row {q} has {len(row)} entries, expected {k} "
+                       "(one per symbol)")
+        for i, t in enumerate(row):
+            if not _is_int(t):
+                raise fail(f"'transitions'[{q}][{i}] is {t!r}, not an integer")
+            if not 0 <= t < n:
+                raise fail(f"'transitions'[{q}][{i}] = {t} is out of range 0..{n - 1}")
+    for q, row in enumerate(probs):
+        if not isinstance(row, list):
+            raise fail(f"'probabilities' row {q} is not a list")
+        if len(row) != k + 1:
+            raise fail(f"'probabilities' row {q} has {len(row)} entries, expected {k + 1} "
+                       "(one per symbol, then the end of the sequence)")
+        for i, p in enumerate(row):
+            if not _is_num(p) or not math.isfinite(p) or p < 0 or p > 1:
+                raise fail(f"'probabilities'[{q}][{i}] is {p!r}, not a probability in [0, 1]")
+        total = math.fsum(row)
+        if abs(total - 1.0) > SUM_TOLERANCE:
+            raise fail(f"'probabilities' row {q} sums to {total:.6g}, not 1")
+    start = data["start"]
+    if not _is_int(start):
+        raise fail(f"'start' is {start!r}, not an integer")
+    if not 0 <= start < n:
+        raise fail(f"'start' = {start} is out of range 0..{n - 1}")
+    p = np.array(probs, dtype=np.float64)
+    p /= p.sum(axis=1, keepdims=True)
+    extra = {key: val for key, val in data.items() if key not in _KNOWN}
+    return PDFA(tuple(alphabet), np.array(trans, dtype=np.int64), p, start, extra)
+
+
+def pdfa_to_dict(pdfa: PDFA) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "format": FORMAT,
+        "alphabet": list(pdfa.alphabet),
+        "start": int(pdfa.start),
+        "transitions": pdfa.transitions.tolist(),
+        "probabilities": [[float(x) for x in row] for row in pdfa.probabilities],
+    }
+    for key, val in pdfa.extra.items():
+        out.setdefault(key, val)
+    return out
+
+
+def dumps(pdfa: PDFA) -> str:
+    """JSON text, one table row per line; probabilities with 12 significant digits (the
+    rows still sum to 1 within far less than SUM_TOLERANCE)."""
+    data = pdfa_to_dict(pdfa)
+    trans = data.pop("transitions")
+    probs = data.pop("probabilities")
+    lines = []
+    for key, val in data.items():
+        nested = isinstance(val, dict | list) and key != "alphabet"
+        text = json.dumps(val, indent=1 if nested else None, default=json_default,
+                          ensure_ascii=False)
+        lines.append(f" {json.dumps(key, ensure_ascii=False)}: " + text.replace("\n", "\n "))
+    lines.append(' "transitions": [\n  ' + ",\n  ".join(json.dumps(r) for r in trans) + "\n ]")
+    rows = ["[" + ", ".join(f"{x:.12g}" for x in r) + "]" for r in probs]
+    lines.append(' "probabilities": [\n  ' + ",\n  ".join(rows) + "\n ]")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def loads(text: str, source: str | None = None) -> PDFA:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PDFAFormatError(f"not JSON ({exc.msg} at line {exc.lineno})", path=source) from None
+    except RecursionError:
+        raise PDFAFormatError("not a PDFA file: JSON nested too deeply", path=source) from None
+    return pdfa_from_dict(data, source)
+
+
+def load_pdfa(path: str | os.PathLike[str]) -> PDFA:
+    """Read a PDFA file; any problem is a PDFAFormatError naming the file."""
+    path = str(path)
+    text = read_text(path, "a PDFA file", error=PDFAFormatError)
+    if not text.strip():
+        raise PDFAFormatError("the file is empty", path=path)
+    return loads(text, source=path)
+
+
+def save_pdfa(pdfa: PDFA, path: str | os.PathLike[str]) -> None:
+    """Write a PDFA file atomically."""
+    write_text(path, dumps(pdfa))
+
+
+def is_pdfa_file(path: str | os.PathLike[str]) -> bool:
+    """True when `path` is a readable JSON file declaring the PDFA format (cheap sniff, so
+    commands that read DFAs can hand PDFA files on; anything else is left to their loaders)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    head = head.lstrip()
+    return head.startswith(b"{") and (FORMAT.encode() in head or b'"probabilities"' in head)

@@ -1,0 +1,112 @@
+"""Scores of language models on test sequences: WER, NDCG@5, perplexity, KL divergence.
+
+Every score is computed at every prefix of every test sequence (its empty prefix, ..., the
+whole sequence, where the right answer is the end of the sequence):
+
+* WER (word error rate, as in Weiss et al. 2019 and SPiCe): the fraction of prefixes where
+  the model's most likely next symbol differs from the reference: the symbol that actually
+  follows in the data, or the most likely next symbol of a reference model.
+* NDCG@5 (SPiCe 2016): with the reference distribution p after the prefix and the model's
+  five most likely symbols â1..â5, sum_j p(âj) / log2(j + 1) divided by the same sum over
+  the five largest values of p; against the data p is the one-hot distribution of the
+  symbol that follows, so the score is 1 / log2(j + 1) for its rank j (0 beyond 5).
+  Averaged over prefixes.
+* Perplexity: exp of the mean negative log probability per predicted symbol (end included).
+* KL(truth || model): exact for a PDFA model against a PDFA truth (rnn2dfa.pdfa.exact), else
+  the mean of log P(w) - log Q(w) over sequences sampled from the truth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from rnn2dfa.pdfa.automaton import word_log_probs
+from rnn2dfa.words import Word
+
+TOP = 5
+_DISCOUNT = 1.0 / np.log2(np.arange(2, TOP + 2))  # 1/log2(j+1), j = 1..5
+
+
+def top_symbols(dists: np.ndarray, n: int = TOP) -> np.ndarray:
+    """(N, n) indices of the n largest entries of each row, largest first (ties: lower index
+    first, so the order does not depend on the sort algorithm)."""
+    order = np.lexsort((np.broadcast_to(np.arange(dists.shape[1]), dists.shape), -dists), axis=1)
+    return order[:, :n]
+
+
+def wer(pred: np.ndarray, reference: np.ndarray) -> float:
+    """Fraction of prefixes whose most likely predicted symbol is wrong. `reference` is
+    either the (N,) symbols that follow, or (N, k + 1) reference distributions (their most
+    likely symbol is the right answer)."""
+    guess = top_symbols(pred, 1)[:, 0]
+    truth = reference if reference.ndim == 1 else top_symbols(reference, 1)[:, 0]
+    return float(np.mean(guess != truth)) if guess.size else 0.0
+
+
+def ndcg5(pred: np.ndarray, reference: np.ndarray) -> float:
+    """Mean NDCG@5 (SPiCe). `reference`: (N,) symbols that follow, or (N, k + 1)
+    distributions giving the relevance of each symbol."""
+    if pred.shape[0] == 0:
+        return 0.0
+    if reference.ndim == 1:
+        ref = np.zeros_like(pred)
+        ref[np.arange(pred.shape[0]), reference] = 1.0
+    else:
+        ref = reference
+    n = min(TOP, pred.shape[1])
+    ranked = top_symbols(pred, n)
+    gain = (np.take_along_axis(ref, ranked, axis=1) * _DISCOUNT[:n]).sum(axis=1)
+    best = (-np.sort(-ref, axis=1)[:, :n] * _DISCOUNT[:n]).sum(axis=1)
+    return float(np.mean(gain / best))
+
+
+def perplexity(dists: np.ndarray, words: Sequence[Word], eos: int) -> float:
+    """exp(mean negative log probability per predicted symbol, the ends included)."""
+    logp = word_log_probs(dists, words, eos)
+    n = sum(len(w) + 1 for w in words)
+    return float(np.exp(-logp.sum() / n))
+
+
+@dataclass
+class Scores:
+    """One model's scores on one test set (None where the reference is not available)."""
+
+    model: str
+    states: int | None
+    wer_data: float
+    ndcg_data: float
+    perplexity: float
+    wer_network: float | None = None
+    ndcg_network: float | None = None
+    wer_truth: float | None = None
+    ndcg_truth: float | None = None
+    kl_truth: float | None = None
+    kl_exact: bool | None = None
+    seconds: float | None = None
+
+
+def score(
+    name: str,
+    dists: np.ndarray,
+    words: Sequence[Word],
+    eos: int,
+    *,
+    states: int | None = None,
+    network: np.ndarray | None = None,
+    truth: np.ndarray | None = None,
+    seconds: float | None = None,
+) -> Scores:
+    """Scores of a model's flat prefix distributions `dists` on `words` (see module doc)."""
+    from rnn2dfa.pdfa.automaton import next_targets
+
+    follow = next_targets(words, eos)
+    s = Scores(name, states, wer(dists, follow), ndcg5(dists, follow),
+               perplexity(dists, words, eos), seconds=seconds)
+    if network is not None:
+        s.wer_network, s.ndcg_network = wer(dists, network), ndcg5(dists, network)
+    if truth is not None:
+        s.wer_truth, s.ndcg_truth = wer(dists, truth), ndcg5(dists, truth)
+    return s

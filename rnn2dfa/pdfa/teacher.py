@@ -1,0 +1,104 @@
+"""What the learners and the metrics ask of a language model, and the network's answers.
+
+A language model here is anything giving next-symbol distributions over the alphabet plus
+the end of the sequence (last entry): a PDFA, a spectral weighted automaton, an n-gram
+model, or a recurrent network through `NetworkLM`. The learners only call `next_table`
+(an L* table fill: the distribution after every concatenation p·s) and `sample`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+import torch
+
+from rnn2dfa.models.lm import RNNLanguageModel
+from rnn2dfa.oracle.trie import MembershipOracle
+from rnn2dfa.pdfa.automaton import flat_positions
+from rnn2dfa.words import Word, pad_words
+
+
+@runtime_checkable
+class LanguageModel(Protocol):
+    """Next-symbol distributions (k + 1 entries, the last one the end of the sequence)."""
+
+    alphabet: tuple[str, ...]
+
+    def next_probs(self, words: Sequence[Word]) -> np.ndarray:
+        """(B, k + 1) distribution after each word."""
+        ...
+
+    def next_table(self, prefixes: Sequence[Word], suffixes: Sequence[Word]) -> np.ndarray:
+        """(P, S, k + 1) distribution after every p·s."""
+        ...
+
+    def prefix_distributions(self, words: Sequence[Word]) -> np.ndarray:
+        """Flat (sum(len + 1), k + 1): after every prefix of every word, word by word."""
+        ...
+
+
+class NetworkLM:
+    """A recurrent language model answering batched queries.
+
+    Table fills go through the membership oracle's prefix trie (`states_table`), so a
+    prefix shared by many queries is stepped once, as in L*; `prefix_distributions` runs
+    the fused sequence module over padded batches (one call per batch, not per symbol).
+    """
+
+    def __init__(self, model: RNNLanguageModel, batch_size: int = 2048) -> None:
+        self.model = model.eval()
+        self.alphabet = tuple(model.alphabet)
+        self.eos = len(self.alphabet)
+        self.oracle = MembershipOracle(model)
+        self.batch_size = batch_size
+
+    @torch.no_grad()
+    def next_table(self, prefixes: Sequence[Word], suffixes: Sequence[Word]) -> np.ndarray:
+        states = self.oracle.states_table(prefixes, suffixes)
+        p, s, d = states.shape
+        probs = self.model.state_probs(states.reshape(p * s, d))
+        return probs.double().numpy().reshape(p, s, self.eos + 1)
+
+    def next_probs(self, words: Sequence[Word]) -> np.ndarray:
+        return self.next_table(words, [()])[:, 0]
+
+    @torch.no_grad()
+    def prefix_distributions(self, words: Sequence[Word]) -> np.ndarray:
+        total = sum(len(w) + 1 for w in words)
+        out = np.empty((total, self.eos + 1))
+        starts = np.cumsum([0] + [len(w) + 1 for w in words])
+        order = np.argsort([len(w) for w in words], kind="stable")
+        for b in range(0, len(order), self.batch_size):
+            idx = order[b : b + self.batch_size]
+            padded, lengths = pad_words([words[i] for i in idx])
+            logits = self.model.next_logits(torch.as_tensor(padded))
+            probs = torch.softmax(logits.double(), dim=-1).numpy()
+            rows, cols = flat_positions(lengths)
+            dest = starts[idx][rows] + cols
+            out[dest] = probs[rows, cols]
+        return out
+
+    @torch.no_grad()
+    def sample(self, n: int, rng: np.random.Generator, max_length: int = 200) -> list[Word]:
+        """`n` words drawn from the network, stepping all of them together."""
+        model = self.model
+        state = model.initial_state(n)
+        alive = np.ones(n, dtype=bool)
+        cols: list[np.ndarray] = []
+        for _ in range(max_length):
+            if not alive.any():
+                break
+            probs = model.state_probs(state).double().numpy()
+            cum = np.cumsum(probs, axis=1)
+            cum[:, -1] = 1.0
+            sym = (cum <= rng.random(n)[:, None]).sum(axis=1)
+            alive &= sym != self.eos
+            sym = np.where(alive, sym, -1)
+            cols.append(sym)
+            state = model.step(state, torch.as_tensor(np.maximum(sym, 0)))
+        if not cols:
+            return [() for _ in range(n)]
+        mat = np.stack(cols, axis=1)
+        return [tuple(int(x) for x in row[row >= 0]) for row in mat]
