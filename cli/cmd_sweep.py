@@ -115,8 +115,8 @@ def _summary(result: Any) -> None:
               help="Run each point as a Ray task on a local Ray instance (pip install "
                    "'rnn2dfa[ray]').")
 @click.option("--ray-address", metavar="ADDR",
-              help="Run on an existing Ray cluster (HOST:PORT of its head, or auto); "
-                   "implies --ray.")
+              help="Run on an existing Ray cluster: HOST:PORT of its head, ray://HOST:10001 "
+                   "(Ray Client) or auto; implies --ray.")
 @click.option("--retry-failed", is_flag=True, help="Run again the points whose rows failed.")
 @json_option
 def sweep_cmd(outdir: str, preset_name: str | None, config: str | None, languages: str | None,

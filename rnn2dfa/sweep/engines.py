@@ -44,9 +44,23 @@ def _lost(task: Task, why: str) -> PointOutcome:
 
 
 def _init_worker() -> None:
+    import signal
+
     import torch
 
+    # Ctrl-C reaches the whole process group: the driver alone handles it (it stops the
+    # workers), instead of every worker printing a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Cancel what has not started and end the workers now (not after their points)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.terminate()
 
 
 def run_pool(tasks: list[Task], settings: Settings, workers: int, on_outcome: OnOutcome,
@@ -87,7 +101,7 @@ def run_pool(tasks: list[Task], settings: Settings, workers: int, on_outcome: On
                         running.clear()
                         break
             except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
+                _stop(pool)
                 raise
 
 

@@ -1,0 +1,117 @@
+"""Sweep benchmark: the weiss2018 preset's wall time and success, and the process pool's
+speed-up from 1 to 2 workers on one small grid (issue targets: weiss2018 in under 15 min on
+2 cores with >= 40 of 42 points equivalent to the truth; --workers 2 >= 1.7x --workers 1).
+
+    python benchmarks/sweep.py                          # both parts (~25 min on 2 idle cores)
+    python benchmarks/sweep.py --part preset --seeds 0  # a third of weiss2018, extrapolated
+    python benchmarks/sweep.py --part speedup
+
+Wall times depend on what else the machine runs: the script prints the load average before
+and after each part, so a figure taken on a busy machine can be read as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+from rnn2dfa.sweep import Grid, Settings, Sweep, preset, run_sweep
+
+
+def _load() -> str:
+    try:
+        return " ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(header)]
+    line = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))
+    out = [line, "-" * len(line)]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    return "\n".join(out)
+
+
+def part_preset(args: argparse.Namespace) -> None:
+    sweep = preset("weiss2018")
+    if args.languages:
+        sweep.grid.languages = [f"tomita{n}" for n in args.languages.split(",")]
+    if args.seeds:
+        sweep.grid.seeds = [int(s) for s in args.seeds.split(",")]
+    full = 7 * 2 * 3
+    n = len(sweep.grid.points())
+    print(f"weiss2018: {n} of its {full} points, --workers {args.workers}, load before: "
+          f"{_load()}", flush=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        res = run_sweep(sweep, tmp, workers=args.workers)
+        wall = time.perf_counter() - t0
+    rows = res.rows
+    eq = sum(r["equivalent"] == "true" for r in rows)
+    table = []
+    for lang in sweep.grid.languages:
+        for cell in sweep.grid.cells:
+            rs = [r for r in rows if r["language"] == lang and r["cell"] == cell]
+            table.append([lang, cell, f"{sum(r['equivalent'] == 'true' for r in rs)}/{len(rs)}",
+                          " ".join(r["states"] or "-" for r in rs),
+                          " ".join(r["train_stopped"][:4] or "fail" for r in rs),
+                          f"{sum(float(r['train_seconds'] or 0) for r in rs):.0f}",
+                          f"{sum(float(r['extract_seconds'] or 0) for r in rs):.0f}",
+                          f"{sum(float(r['verify_seconds'] or 0) for r in rs):.0f}"])
+    print(_table(["language", "cell", "equivalent", "states", "training", "train s",
+                  "extract s", "verify s"], table))
+    print(f"\n{eq} of {n} points equivalent to the truth; wall {wall:.0f} s "
+          f"({wall / 60:.1f} min) with {args.workers} workers; load after: {_load()}")
+    if n < full:
+        print(f"extrapolated to all {full} points: {wall * full / n / 60:.1f} min "
+              f"(x{full / n:.2f}; the languages differ in cost, so this is rough)")
+
+
+def part_speedup(args: argparse.Namespace) -> None:
+    grid = Grid(languages=["tomita2", "tomita3", "tomita4", "tomita6"], cells=["gru"],
+                hidden=[8], seeds=[0, 1], methods=["lstar"])
+    settings = Settings(epochs=60, train_time_limit=600, extract_time_limit=600)
+    n = len(grid.points())
+    print(f"speed-up: {n} points (Tomita 2,3,4,6 x GRU(8) x 2 seeds, <= 60 epochs, L*)",
+          flush=True)
+    rows, results = [], {}
+    for workers in (1, 2):
+        load = _load()
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            res = run_sweep(Sweep(grid, settings), tmp, workers=workers)
+            wall = time.perf_counter() - t0
+        results[workers] = (wall, res.rows)
+        rows.append([str(workers), f"{wall:.1f}", load, _load()])
+    print(_table(["workers", "wall s", "load before", "load after"], rows))
+    w1, w2 = results[1][0], results[2][0]
+    print(f"\nspeed-up 2 workers / 1 worker: {w1 / w2:.2f}x on {os.cpu_count()} cores")
+    key = [c for c in results[1][1][0] if not c.endswith("_seconds")]
+    same = (sorted(tuple(r[c] for c in key) for r in results[1][1])
+            == sorted(tuple(r[c] for c in key) for r in results[2][1]))
+    print(f"same rows (timings aside) with 1 and 2 workers: {'yes' if same else 'NO'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--part", choices=["preset", "speedup", "both"], default="both")
+    ap.add_argument("--languages", help="Tomita numbers for the preset part, e.g. 1,3,5")
+    ap.add_argument("--seeds", help="seeds for the preset part, e.g. 0")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                    help="workers for the preset part (default: the cores)")
+    args = ap.parse_args(argv)
+    if args.part in ("preset", "both"):
+        part_preset(args)
+        print()
+    if args.part in ("speedup", "both"):
+        part_speedup(args)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
