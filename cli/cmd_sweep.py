@@ -57,7 +57,7 @@ def _build_sweep(config: str | None, preset_name: str | None, axes: dict[str, st
     values = sweep.settings.to_dict()
     values.update({k: v for k, v in settings.items() if v is not None})
     sweep.settings = Settings(**values)
-    sweep.check(config)
+    sweep.check()  # the file itself was checked by load_config; this checks the flags
     return sweep
 
 

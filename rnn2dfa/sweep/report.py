@@ -87,7 +87,7 @@ def _plot_success(path: Path, summary: dict[Group, dict], langs: list[str],
     fig.colorbar(im, ax=ax, label="%")
     fig.tight_layout()
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="svg")
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or "svg")
 
 
 def _plot_times(path: Path, summary: dict[Group, dict], langs: list[str],
@@ -107,10 +107,10 @@ def _plot_times(path: Path, summary: dict[Group, dict], langs: list[str],
                 xs.append(i + j * width)
                 train.append(s["train_seconds"] or 0.0)
                 extract.append(s["extract_seconds"] or 0.0)
-        bars = ax.bar(xs, train, width, label=f"{cell} train" if j == 0 else None,
-                      color="tab:gray", alpha=0.6)
-        ax.bar(xs, extract, width, bottom=train, label=f"{cell}/{method} extract",
-               color=f"C{j}", edgecolor=bars[0].get_edgecolor() if len(bars) else None)
+        ax.bar(xs, train, width, label="training" if j == 0 else None, color="tab:gray",
+               alpha=0.6, edgecolor="white")
+        ax.bar(xs, extract, width, bottom=train, label=f"{cell}/{method} extraction",
+               color=f"C{j}", edgecolor="white")
     ax.set_xticks([i + width * (len(columns) - 1) / 2 for i in range(len(langs))], langs,
                   fontsize=8)
     ax.set_ylabel("median seconds")
@@ -118,7 +118,7 @@ def _plot_times(path: Path, summary: dict[Group, dict], langs: list[str],
     ax.legend(fontsize=7)
     fig.tight_layout()
     with atomic_path(path) as tmp:
-        fig.savefig(tmp, format="svg")
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or "svg")
 
 
 def report_markdown(rows: list[Row], sweep: Sweep | None = None) -> str:
