@@ -14,11 +14,18 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import tempfile
 import time
 
 from rnn2dfa.sweep import Grid, Settings, Sweep, preset, run_sweep
+
+
+def _children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished children: the pool's workers."""
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
 
 
 def _load() -> str:
@@ -47,9 +54,9 @@ def part_preset(args: argparse.Namespace) -> None:
     print(f"weiss2018: {n} of its {full} points, --workers {args.workers}, load before: "
           f"{_load()}", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _children_cpu()
         res = run_sweep(sweep, tmp, workers=args.workers)
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, _children_cpu() - c0
     rows = res.rows
     eq = sum(r["equivalent"] == "true" for r in rows)
     table = []
@@ -66,9 +73,14 @@ def part_preset(args: argparse.Namespace) -> None:
                   "extract s", "verify s"], table))
     print(f"\n{eq} of {n} points equivalent to the truth; wall {wall:.0f} s "
           f"({wall / 60:.1f} min) with {args.workers} workers; load after: {_load()}")
+    # The workers' CPU time does not count the time other programs held the cores: divided
+    # by the workers, it estimates the wall time on idle cores (the driver's share aside).
+    print(f"workers' CPU time {cpu:.0f} s: on {args.workers} idle cores about "
+          f"{cpu / args.workers / 60:.1f} min")
     if n < full:
-        print(f"extrapolated to all {full} points: {wall * full / n / 60:.1f} min "
-              f"(x{full / n:.2f}; the languages differ in cost, so this is rough)")
+        print(f"extrapolated to all {full} points (x{full / n:.2f}; the languages differ in "
+              f"cost, so this is rough): wall {wall * full / n / 60:.1f} min at this load, "
+              f"about {cpu * full / n / args.workers / 60:.1f} min on idle cores")
 
 
 def part_speedup(args: argparse.Namespace) -> None:
@@ -82,12 +94,12 @@ def part_speedup(args: argparse.Namespace) -> None:
     for workers in (1, 2):
         load = _load()
         with tempfile.TemporaryDirectory() as tmp:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), _children_cpu()
             res = run_sweep(Sweep(grid, settings), tmp, workers=workers)
-            wall = time.perf_counter() - t0
+            wall, cpu = time.perf_counter() - t0, _children_cpu() - c0
         results[workers] = (wall, res.rows)
-        rows.append([str(workers), f"{wall:.1f}", load, _load()])
-    print(_table(["workers", "wall s", "load before", "load after"], rows))
+        rows.append([str(workers), f"{wall:.1f}", f"{cpu:.1f}", load, _load()])
+    print(_table(["workers", "wall s", "workers' CPU s", "load before", "load after"], rows))
     w1, w2 = results[1][0], results[2][0]
     print(f"\nspeed-up 2 workers / 1 worker: {w1 / w2:.2f}x on {os.cpu_count()} cores")
     key = [c for c in results[1][1][0] if not c.endswith("_seconds")]

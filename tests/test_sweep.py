@@ -181,7 +181,8 @@ def test_a_dead_worker_fails_its_point_and_a_fresh_pool_runs_the_rest(tmp_path):
     sweep = Sweep(Grid(languages=["tomita2"], hidden=[4], seeds=[0, 1, 2]), SETTINGS)
     result = run_sweep(sweep, tmp_path, workers=1, point_fn=dying_point)
     rows = {r["seed"]: r for r in _rows(tmp_path)}
-    assert rows["1"]["status"] == "failed" and "worker process died" in rows["1"]["error"]
+    assert rows["1"]["status"] == "failed"
+    assert "worker process of the pool died" in rows["1"]["error"]
     assert rows["0"]["status"] == rows["2"]["status"] == "ok"
     assert result.failed_rows == 1
 

@@ -28,6 +28,7 @@ PointFn = Callable[[Point, list[str], Settings], PointOutcome]
 #: default (30% of the machine's memory, in /dev/shm) is far too much on a shared machine.
 RAY_OBJECT_STORE_BYTES = 256 * 1024**2
 RAY_CONNECT_TIMEOUT = 10.0
+DIED = "a worker process of the pool died (killed, or out of memory?) while this point ran"
 
 
 def default_workers() -> int:
@@ -88,16 +89,16 @@ def run_pool(tasks: list[Task], settings: Settings, workers: int, on_outcome: On
                             outcome = fut.result()
                         except BrokenProcessPool:
                             broken = True
-                            outcome = _lost(task, "a worker process died while this point ran "
-                                            "(killed, or out of memory?)")
+                            outcome = _lost(task, DIED)
                         except Exception as exc:  # noqa: BLE001 - recorded, the sweep goes on
                             outcome = _lost(task, f"the point could not run: {describe(exc)}")
                         on_outcome(outcome)
-                    if broken:  # the other points in flight died with it
+                    if broken:  # the pool ends all its workers: the points in flight too
                         for fut, task in running.items():
-                            fut.cancel()
-                            on_outcome(_lost(task, "a worker process died while this point "
-                                             "ran (killed, or out of memory?)"))
+                            try:
+                                on_outcome(fut.result(timeout=0))  # it finished just before
+                            except Exception:  # noqa: BLE001
+                                on_outcome(_lost(task, DIED))
                         running.clear()
                         break
             except BaseException:
