@@ -5,6 +5,7 @@ so they are checked against the files each point wrote, not against a good netwo
 from __future__ import annotations
 
 import csv
+import json
 import os
 from pathlib import Path
 
@@ -80,6 +81,9 @@ def test_rows_match_the_files_each_point_wrote(pool_sweep):
         assert r["status"] == "ok" and r["error"] == ""
         folder = out / r["files"]
         assert {"dfa.json", "dfa.svg", "report.md"} <= {p.name for p in folder.iterdir()}
+        report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
+        assert report["config"]["seed"] == int(r["seed"])
+        assert all((folder / name).is_file() for name in report["files"].values())
         dfa = load_dfa(folder / "dfa.json")
         truth = get_language(r["language"]).dfa
         assert int(r["states"]) == dfa.minimize().n_states

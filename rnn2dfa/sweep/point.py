@@ -210,6 +210,17 @@ def describe(exc: BaseException) -> str:
     return text if isinstance(exc, InputError) else f"{type(exc).__name__}: {text}"
 
 
+def _relocate_report(path: Path, folder: str) -> None:
+    """report.json names the files where they were made (a temporary folder): name them
+    where they end up, relative to the sweep folder."""
+    from rnn2dfa.atomic import write_text
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["outdir"] = folder
+    data["files"] = {k: Path(v).name for k, v in data.get("files", {}).items()}
+    write_text(path, json.dumps(data, indent=2) + "\n")
+
+
 def _collect(root: Path, prefix: str) -> dict[str, bytes]:
     found = {}
     for p in sorted(root.rglob("*")):
@@ -244,6 +255,7 @@ def run_point(point: Point, methods: list[str], settings: Settings) -> PointOutc
                 else:
                     (tmp / method).mkdir()
                     run = extract_verify(model_path, training, cfg, tmp / method)
+                _relocate_report(tmp / method / "report.json", folder)
                 row = row_from_run(point, method, run, folder, train_seconds)
                 row["model"] = f"{model_folder}/model.pt"
                 rows.append(row)
