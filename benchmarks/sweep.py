@@ -93,21 +93,30 @@ def part_speedup(args: argparse.Namespace) -> None:
     n = len(grid.points())
     print(f"speed-up: {n} points (Tomita 1,4,5,7 x GRU, LSTM x seed 0, L*; the weiss2018 "
           "settings)", flush=True)
-    rows, results = [], {}
-    for workers in (1, 2):
+    rows, walls, cpus, tables = [], {1: [], 2: []}, {1: [], 2: []}, {}
+    order = [1, 2] + [2, 1, 1, 2] * ((args.rounds - 1) // 2) + ([2, 1] if args.rounds % 2 == 0
+                                                              else [])
+    for workers in order:  # alternating, so that a change in the machine's load hits both
         load = _load()
         with tempfile.TemporaryDirectory() as tmp:
             t0, c0 = time.perf_counter(), _children_cpu()
             res = run_sweep(Sweep(grid, settings), tmp, workers=workers)
             wall, cpu = time.perf_counter() - t0, _children_cpu() - c0
-        results[workers] = (wall, res.rows)
+        walls[workers].append(wall)
+        cpus[workers].append(cpu)
+        tables.setdefault(workers, res.rows)
         rows.append([str(workers), f"{wall:.1f}", f"{cpu:.1f}", load, _load()])
     print(_table(["workers", "wall s", "workers' CPU s", "load before", "load after"], rows))
-    w1, w2 = results[1][0], results[2][0]
-    print(f"\nspeed-up 2 workers / 1 worker: {w1 / w2:.2f}x on {os.cpu_count()} cores")
-    key = [c for c in results[1][1][0] if not c.endswith("_seconds")]
-    same = (sorted(tuple(r[c] for c in key) for r in results[1][1])
-            == sorted(tuple(r[c] for c in key) for r in results[2][1]))
+    w1, w2 = sum(walls[1]), sum(walls[2])
+    print(f"\nspeed-up 2 workers / 1 worker (total wall over {len(walls[1])} run(s) each): "
+          f"{w1 / w2:.2f}x on {os.cpu_count()} cores")
+    c1, c2 = sum(cpus[1]) / len(cpus[1]), sum(cpus[2]) / len(cpus[2])
+    # Idle cores: 1 worker's wall is its CPU time; 2 workers' is at least half of theirs
+    # (more when the points do not split evenly), so this is an upper bound.
+    print(f"on idle cores, from the workers' CPU time: at most {c1 / (c2 / 2):.2f}x")
+    key = [c for c in tables[1][0] if not c.endswith("_seconds")]
+    same = (sorted(tuple(r[c] for c in key) for r in tables[1])
+            == sorted(tuple(r[c] for c in key) for r in tables[2]))
     print(f"same rows (timings aside) with 1 and 2 workers: {'yes' if same else 'NO'}")
 
 
@@ -117,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--part", choices=["preset", "speedup", "both"], default="both")
     ap.add_argument("--languages", help="Tomita numbers for the preset part, e.g. 1,3,5")
     ap.add_argument("--seeds", help="seeds for the preset part, e.g. 0")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="speed-up runs per worker count, alternating 1,2,2,1,... (default 1)")
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1,
                     help="workers for the preset part (default: the cores)")
     args = ap.parse_args(argv)
