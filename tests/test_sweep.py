@@ -206,6 +206,7 @@ def test_a_failing_method_does_not_sink_the_others(monkeypatch):
     assert kmeans["status"] == "failed"
     assert kmeans["error"] == "MemoryError: k-means ran out of memory"
     assert any(name.endswith("lstar/model.pt") for name in outcome.files)
+    assert not any("/kmeans/" in name for name in outcome.files)  # no half-written files
 
 
 @pytest.mark.parametrize(

@@ -261,6 +261,8 @@ def run_point(point: Point, methods: list[str], settings: Settings) -> PointOutc
                 rows.append(row)
             except Exception as exc:  # noqa: BLE001 - recorded in the row, the sweep goes on
                 rows.append(failed_row(point, method, describe(exc)))
+                if model_path is None or model_path.parent != tmp / method:
+                    shutil.rmtree(tmp / method, ignore_errors=True)  # no half-written files
         files = _collect(tmp, point.folder)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
