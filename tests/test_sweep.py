@@ -194,7 +194,8 @@ def test_a_dead_worker_fails_its_point_and_a_fresh_pool_runs_the_rest(tmp_path):
 def test_a_failing_method_does_not_sink_the_others(monkeypatch):
     import rnn2dfa.sweep.point as point_mod
 
-    def broken(*_args, **_kwargs):
+    def broken(model_path, training, cfg, outdir):
+        (Path(outdir) / "dfa.json").write_text("{", encoding="utf-8")  # half-written
         raise MemoryError("k-means ran out of memory")
 
     monkeypatch.setattr(point_mod, "extract_verify", broken)
