@@ -78,7 +78,8 @@ def _summary(result: Any) -> None:
                   "–" if s["extract_seconds"] is None else f"{s['extract_seconds']:.1f}")
     out.print(t)
     n_eq = sum(r["equivalent"] == "true" for r in result.rows)
-    out.print(f"{result.ran} points run now, {result.skipped} already done; "
+    out.print(f"{result.ran} point{'' if result.ran == 1 else 's'} run now, "
+              f"{result.skipped} already done; "
               f"{n_eq} of {len(result.rows)} rows equivalent to the truth; "
               f"{result.failed_rows} rows failed in this run; {result.seconds:.1f} s on "
               f"{result.workers} {'Ray CPUs' if result.engine == 'ray' else 'workers'}.",

@@ -62,12 +62,13 @@ def _sweep(args: list[str]):
 
 @pytest.fixture(scope="module")
 def pool_sweep(tmp_path_factory):
-    """The tiny grid swept once with the process pool (2 workers), through the CLI."""
+    """The tiny grid swept once with the process pool, through the CLI (1 worker: Ray below
+    has 2, so engines and worker counts are compared at once)."""
     base = tmp_path_factory.mktemp("sweep")
     config = base / "tiny.toml"
     config.write_text(TINY, encoding="utf-8")
     out = base / "pool"
-    res = _sweep(["--config", str(config), "--workers", "2", "-o", str(out)])
+    res = _sweep(["--config", str(config), "--workers", "1", "-o", str(out)])
     assert res.exit_code == 0, res.output
     return config, out
 
