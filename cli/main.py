@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "cmd_compile",
     "cmd_import",
     "cmd_pdfa",
+    "cmd_sweep",
 )
 
 

@@ -104,6 +104,20 @@ class RunResult:
         }
 
 
+def extraction_options(cfg: RunConfig) -> ExtractOptions:
+    """The options `run` (and a sweep point) extracts with: the run's seed and time limit,
+    and for L* the language's class-balanced words in half of each PAC sample."""
+    from rnn2dfa.extract import language_words, make_options
+
+    return make_options(cfg.method, ExtractOptions(
+        seed=cfg.seed,
+        time_limit=cfg.extract_time_limit,
+        max_states=METHODS[cfg.method].options.max_states,
+        words=language_words(cfg.language, DEFAULT_MAX_LENGTH, seed=cfg.seed)
+        if cfg.method == "lstar" else None,
+    ))
+
+
 def run_pipeline(
     config: RunConfig | None = None,
     outdir: str | os.PathLike[str] = "rnn2dfa-out",
@@ -117,7 +131,7 @@ def run_pipeline(
     """
     from rnn2dfa.atomic import staged_folder
     from rnn2dfa.automata.io import save_dfa
-    from rnn2dfa.extract import extract, language_words, make_options
+    from rnn2dfa.extract import extract
     from rnn2dfa.languages import get_language
     from rnn2dfa.models.io import save_model
     from rnn2dfa.render import (
@@ -143,15 +157,7 @@ def run_pipeline(
             "units (such as compiled ones: rnn2dfa compile); a trained network has neither: "
             "use lstar, kmeans or partition"
         )
-    # Every method gets the run's seed and time limit; L*'s PAC check also draws half its
-    # words from the language's class-balanced words, so rare members get looked at.
-    extract_options = make_options(cfg.method, ExtractOptions(
-        seed=cfg.seed,
-        time_limit=cfg.extract_time_limit,
-        max_states=METHODS[cfg.method].options.max_states,
-        words=language_words(lang.name, DEFAULT_MAX_LENGTH, seed=cfg.seed)
-        if cfg.method == "lstar" else None,
-    ))
+    extract_options = extraction_options(cfg)
     out = Path(outdir)
     seconds: dict[str, float] = {}
     notes: list[str] = []

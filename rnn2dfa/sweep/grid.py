@@ -1,0 +1,164 @@
+"""What a sweep runs: the grid (languages x cells x hidden x layers x seeds x methods), the
+settings every point shares, and the presets that reproduce published tables."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from rnn2dfa.errors import InputError
+
+CELLS = ("gru", "lstm", "tanh", "relu", "slu")
+#: Methods a sweep can run on a trained network. `exact` needs integer weights and
+#: saturated-linear units (Theorem 4.5), which gradient training never produces.
+SWEEP_METHODS = ("lstar", "kmeans", "partition")
+
+TOMITA = tuple(f"tomita{i}" for i in range(1, 8))
+
+
+@dataclass(frozen=True)
+class Point:
+    """One network to train: its results are one row per extraction method."""
+
+    language: str
+    cell: str
+    hidden: int
+    layers: int
+    seed: int
+
+    def key(self, method: str) -> tuple[str, str, str, str, str, str]:
+        """The identity of a results row, as the strings results.csv holds."""
+        return (self.language, self.cell, str(self.hidden), str(self.layers), str(self.seed),
+                method)
+
+    @property
+    def folder(self) -> str:
+        """Where the point's files go, relative to the sweep folder."""
+        return f"points/{self.language}/{self.cell}-h{self.hidden}-l{self.layers}/seed{self.seed}"
+
+    def label(self) -> str:
+        return f"{self.language} {self.cell} h{self.hidden} l{self.layers} seed {self.seed}"
+
+
+@dataclass
+class Grid:
+    """The axes of a sweep; every combination of the first five is one point."""
+
+    languages: list[str] = field(default_factory=lambda: ["tomita3"])
+    cells: list[str] = field(default_factory=lambda: ["gru"])
+    hidden: list[int] = field(default_factory=lambda: [16])
+    layers: list[int] = field(default_factory=lambda: [1])
+    seeds: list[int] = field(default_factory=lambda: [0])
+    methods: list[str] = field(default_factory=lambda: ["lstar"])
+
+    def points(self) -> list[Point]:
+        """Every point, in grid order (languages outermost, seeds innermost)."""
+        return [Point(*combo) for combo in itertools.product(
+            self.languages, self.cells, self.hidden, self.layers, self.seeds)]
+
+    def check(self, path: str | None = None) -> None:
+        """Raise InputError for an empty axis, a repeated value or an unknown name."""
+        from rnn2dfa.languages import language_names
+
+        for f in fields(self):
+            values = getattr(self, f.name)
+            if not values:
+                raise InputError(f"the grid's {f.name} list is empty", path=path)
+            if len(set(values)) != len(values):
+                raise InputError(f"the grid's {f.name} list repeats a value: {values}", path=path)
+        known = language_names()
+        for name in self.languages:
+            if name not in known:
+                raise InputError(f"unknown language {name!r}; known languages: "
+                                 f"{', '.join(known)}", path=path)
+        for cell in self.cells:
+            if cell not in CELLS:
+                raise InputError(f"unknown cell {cell!r} (known: {', '.join(CELLS)})", path=path)
+        for method in self.methods:
+            if method == "exact":
+                raise InputError("method 'exact' applies only to integer saturated-linear "
+                                 "networks, never to trained ones: use lstar, kmeans or "
+                                 "partition", path=path)
+            if method not in SWEEP_METHODS:
+                raise InputError(f"unknown method {method!r} (known: "
+                                 f"{', '.join(SWEEP_METHODS)})", path=path)
+        for name, lo, hi in (("hidden", 1, 4096), ("layers", 1, 16), ("seeds", 0, 2**32 - 1)):
+            for v in getattr(self, name):
+                if not lo <= v <= hi:
+                    raise InputError(f"{name} must be within {lo}..{hi} (got {v})", path=path)
+
+
+@dataclass
+class Settings:
+    """What every point of a sweep shares (stored in DIR/sweep.json; a resumed sweep must
+    use the same, or its rows would not be comparable).
+
+    Training stops on its epoch budget or once perfect; the time limits are safety nets. A
+    point stopped by a time limit depends on the machine's speed, so it is not reproducible
+    from its seed: results.csv says so in `train_stopped` and `finished`.
+    """
+
+    epochs: int = 400
+    train_max_length: int = 30
+    train_time_limit: float = 120.0
+    extract_time_limit: float = 60.0
+    verify_max_length: int = 20
+    verify_per_bucket: int = 100
+
+    def check(self, path: str | None = None) -> None:
+        if self.epochs < 1:
+            raise InputError(f"epochs must be >= 1 (got {self.epochs})", path=path)
+        if self.train_max_length < 1:
+            raise InputError(f"train_max_length must be >= 1 (got {self.train_max_length})",
+                             path=path)
+        for name in ("train_time_limit", "extract_time_limit"):
+            if not getattr(self, name) > 0:
+                raise InputError(f"{name} must be > 0 (got {getattr(self, name)})", path=path)
+        if self.verify_max_length < 1:
+            raise InputError(f"verify_max_length must be >= 1 (got {self.verify_max_length})",
+                             path=path)
+        if self.verify_per_bucket < 2:
+            raise InputError(f"verify_per_bucket must be >= 2 (got {self.verify_per_bucket})",
+                             path=path)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class Sweep:
+    """A grid and its settings: everything `run_sweep` needs besides the engine."""
+
+    grid: Grid = field(default_factory=Grid)
+    settings: Settings = field(default_factory=Settings)
+
+    def check(self, path: str | None = None) -> None:
+        self.grid.check(path)
+        self.settings.check(path)
+
+
+#: name -> (what it reproduces, the sweep)
+PRESETS: dict[str, tuple[str, Sweep]] = {
+    "weiss2018": (
+        "Weiss, Goldberg & Yahav 2018: L* from GRUs and LSTMs on every Tomita grammar "
+        "(7 languages x 2 cells x 3 seeds = 42 points)",
+        Sweep(Grid(languages=list(TOMITA), cells=["gru", "lstm"], seeds=[0, 1, 2],
+                   methods=["lstar"])),
+    ),
+    "methods": (
+        "every extraction method on GRUs on every Tomita grammar "
+        "(7 languages x 3 seeds = 21 points, 3 methods each)",
+        Sweep(Grid(languages=list(TOMITA), cells=["gru"], seeds=[0, 1, 2],
+                   methods=list(SWEEP_METHODS))),
+    ),
+}
+
+
+def preset(name: str) -> Sweep:
+    """A fresh copy of a named preset (InputError for an unknown name)."""
+    if name not in PRESETS:
+        raise InputError(f"unknown preset {name!r} (known: {', '.join(PRESETS)})")
+    sweep = PRESETS[name][1]
+    return Sweep(Grid(**{f.name: list(getattr(sweep.grid, f.name)) for f in fields(Grid)}),
+                 Settings(**sweep.settings.to_dict()))

@@ -1,0 +1,280 @@
+"""One grid point: train once, then extract with each method and verify, as `rnn2dfa run` does.
+
+The first method goes through `run_pipeline` (train -> extract -> verify -> render), which
+writes model.pt; every further method reuses that model (`extract_verify`) instead of
+training again. A point runs in a private temporary folder and returns its rows and the
+bytes of its files, so a worker on another machine (a Ray cluster) needs no shared disk:
+the driver alone writes into the sweep folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rnn2dfa.pipeline import RunConfig, RunResult
+from rnn2dfa.sweep.grid import Point, Settings
+
+#: results.csv columns, in order. One row per (point, method).
+COLUMNS = (
+    "language", "cell", "hidden", "layers", "seed", "method",
+    "status",                # ok | failed
+    "train_stopped",         # converged | epoch budget | time limit
+    "train_epochs",
+    "train_accuracy",        # on the training words
+    "test_accuracy_1x",      # class-balanced test words of the training lengths 0..L
+    "test_accuracy_2x",      # lengths L+1..2L
+    "test_accuracy_4x",      # lengths 2L+1..4L
+    "finished",              # the method ended by its own rule, not a time limit
+    "states",                # the extracted DFA, minimized
+    "truth_states",
+    "equivalent",            # to the ground truth (non-regular: on all words up to the bound)
+    "truth_exact",           # false: the truth is a bounded DFA of a non-regular language
+    "agreement_long",        # DFA = network on the longest balanced bucket
+    "agreement_long_words",  # ... over this many words
+    "agreement_long_lengths",
+    "error",                 # why a failed row failed
+    "files",                 # the row's folder under the sweep folder
+    "model",                 # the point's model.pt (trained once, shared by its methods)
+    "train_seconds", "extract_seconds", "verify_seconds",
+)
+#: Columns that depend on the machine's speed, not on the seed.
+TIMING_COLUMNS = ("train_seconds", "extract_seconds", "verify_seconds")
+KEY_COLUMNS = COLUMNS[:6]
+
+
+@dataclass
+class PointOutcome:
+    """What a worker hands back: one row per method and the files (relative path -> bytes)."""
+
+    point: Point
+    rows: list[dict[str, str]]
+    files: dict[str, bytes] = field(default_factory=dict)
+
+
+def run_config(point: Point, method: str, settings: Settings) -> RunConfig:
+    return RunConfig(
+        language=point.language, cell=point.cell, hidden=point.hidden, layers=point.layers,
+        method=method, seed=point.seed, epochs=settings.epochs,
+        train_max_length=settings.train_max_length,
+        train_time_limit=settings.train_time_limit,
+        extract_time_limit=settings.extract_time_limit,
+        verify_max_length=settings.verify_max_length,
+        verify_per_bucket=settings.verify_per_bucket, threads=1,
+    )
+
+
+def extract_verify(model_path: str | os.PathLike[str], training: Any, cfg: RunConfig,
+                   outdir: str | os.PathLike[str]) -> RunResult:
+    """Steps 2-6 of `run_pipeline` on an already trained model: extract with `cfg.method`,
+    minimize, verify against the truth and the network, draw, and write dfa.json, dfa.svg,
+    agreement.svg, report.json and report.md into `outdir` (which must exist)."""
+    from rnn2dfa.atomic import write_text
+    from rnn2dfa.automata.io import save_dfa
+    from rnn2dfa.extract import extract
+    from rnn2dfa.fileio import json_default_or_str
+    from rnn2dfa.models import load_model
+    from rnn2dfa.models.threads import torch_threads
+    from rnn2dfa.pipeline import extraction_options, report_markdown
+    from rnn2dfa.render import RenderError, draw_dfa, plot_agreement, write_drawing
+    from rnn2dfa.verify import truth_from_language, verify
+
+    out = Path(outdir)
+    seconds: dict[str, float] = {}
+    notes: list[str] = []
+    files: dict[str, str] = {}
+    with torch_threads(cfg.threads):
+        model, _meta = load_model(model_path)
+        t0 = time.perf_counter()
+        result = extract(model, cfg.method, extraction_options(cfg))
+        if not result.finished:
+            notes.append(f"extraction ({cfg.method}) stopped early; the DFA is its last "
+                         "hypothesis" + (f": {result.message}" if result.message else ""))
+        elif result.message:
+            notes.append(result.message)
+        seconds["extract"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        dfa = result.dfa.minimize().with_extra(
+            name=f"{cfg.language} ({cfg.cell}, {cfg.method})",
+            provenance={"language": cfg.language, "cell": cfg.cell, "hidden": cfg.hidden,
+                        "method": cfg.method, "seed": cfg.seed},
+            stats=json.loads(json.dumps(dict(result.stats), default=json_default_or_str)))
+        save_dfa(dfa, out / "dfa.json")
+        files["dfa"] = "dfa.json"
+        seconds["minimize"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        verification = verify(
+            dfa, truth=truth_from_language(cfg.language, cfg.verify_max_length),
+            acceptor=model, dfa_name="the extracted DFA", model_name="model.pt",
+            max_length=cfg.verify_max_length, per_bucket=cfg.verify_per_bucket, seed=cfg.seed)
+        seconds["verify"] = time.perf_counter() - t0
+
+        t0 = time.perf_counter()
+        drawing = draw_dfa(dfa, show_sink=cfg.show_sink,
+                           title=f"{cfg.language}: {cfg.cell} network, {cfg.method} extraction")
+        try:
+            write_drawing(drawing, out / "dfa.svg", "svg")
+            files["svg"] = "dfa.svg"
+        except RenderError as exc:
+            notes.append(f"dfa.svg was not drawn: {exc.reason}")
+        plot_agreement(verification, out / "agreement.svg")
+        files["plot"] = "agreement.svg"
+        seconds["render"] = time.perf_counter() - t0
+
+    files["report_json"] = "report.json"
+    files["report_md"] = "report.md"
+    run = RunResult(str(out), {k: str(out / v) for k, v in files.items()}, cfg, training,
+                    result, dfa, verification, seconds, notes, drawing.sink_hidden)
+    write_text(out / "report.json",
+               json.dumps(run.to_dict(), indent=2, default=json_default_or_str) + "\n")
+    write_text(out / "report.md", report_markdown(run))
+    return run
+
+
+def _fmt(x: float | None, digits: int = 6) -> str:
+    return "" if x is None else f"{x:.{digits}f}"
+
+
+def _row_base(point: Point, method: str, folder: str) -> dict[str, str]:
+    row = dict.fromkeys(COLUMNS, "")
+    row.update(zip(KEY_COLUMNS, point.key(method), strict=True))
+    row["files"] = folder
+    return row
+
+
+def row_from_run(point: Point, method: str, run: RunResult, folder: str,
+                 train_seconds: float) -> dict[str, str]:
+    """The results.csv row of one finished method."""
+    row = _row_base(point, method, folder)
+    tr, ver = run.training, run.verification
+    L = run.config.train_max_length
+    row.update(
+        status="ok", train_stopped=tr.stopped, train_epochs=str(tr.epochs),
+        train_accuracy=_fmt(tr.train_accuracy),
+        test_accuracy_1x=_fmt(tr.test_accuracy(0, L)),
+        test_accuracy_2x=_fmt(tr.test_accuracy(L + 1, 2 * L)),
+        test_accuracy_4x=_fmt(tr.test_accuracy(2 * L + 1, 4 * L)),
+        finished=str(bool(run.extraction.finished)).lower(),
+        states=str(run.dfa.n_states),
+        train_seconds=_fmt(train_seconds, 2),
+        extract_seconds=_fmt(run.seconds.get("extract"), 2),
+        verify_seconds=_fmt(run.seconds.get("verify"), 2),
+    )
+    cmp = ver.truth
+    if cmp is not None:
+        row.update(truth_states=str(cmp.truth_minimal_states),
+                   equivalent=str(bool(cmp.equivalent)).lower(),
+                   truth_exact=str(bool(cmp.truth_exact)).lower())
+    net = ver.network
+    if net is not None and net.buckets:
+        top = max(b.hi for b in net.buckets)
+        longest = [b for b in net.buckets if b.hi == top]
+        pick = next((b for b in longest if b.sample == "balanced"), longest[0])
+        row.update(agreement_long=_fmt(pick.agreement), agreement_long_words=str(pick.words),
+                   agreement_long_lengths=f"{pick.lo}-{pick.hi} ({pick.sample})")
+    return row
+
+
+def failed_row(point: Point, method: str, error: str, folder: str = "") -> dict[str, str]:
+    """The results.csv row of a method that could not be run: the error, nothing else."""
+    row = _row_base(point, method, folder)
+    row.update(status="failed", error=" ".join(error.split())[:500])
+    return row
+
+
+def describe(exc: BaseException) -> str:
+    """An exception as one line: its message, prefixed by its type unless it is bad input."""
+    from rnn2dfa.errors import InputError
+
+    text = " ".join(str(exc).split()) or "(no message)"
+    return text if isinstance(exc, InputError) else f"{type(exc).__name__}: {text}"
+
+
+def _relocate_report(path: Path, folder: str) -> None:
+    """report.json names the files where they were made (a temporary folder): name them
+    where they end up, relative to the sweep folder."""
+    from rnn2dfa.atomic import write_text
+
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["outdir"] = folder
+    data["files"] = {k: Path(v).name for k, v in data.get("files", {}).items()}
+    write_text(path, json.dumps(data, indent=2) + "\n")
+
+
+def _collect(root: Path, prefix: str) -> dict[str, bytes]:
+    found = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts):
+            found[f"{prefix}/{p.relative_to(root).as_posix()}"] = p.read_bytes()
+    return found
+
+
+def run_point(point: Point, methods: list[str], settings: Settings) -> PointOutcome:
+    """Train the point's network once and run every method on it; never raises for a
+    failing method or training: the error goes into that method's row."""
+    from rnn2dfa.pipeline import run_pipeline
+
+    rows: list[dict[str, str]] = []
+    tmp = Path(tempfile.mkdtemp(prefix="rnn2dfa-sweep-"))
+    try:
+        model_path: Path | None = None
+        training: Any = None
+        train_seconds = 0.0
+        model_folder = ""
+        for method in methods:
+            folder = f"{point.folder}/{method}"
+            cfg = run_config(point, method, settings)
+            try:
+                if model_path is None:
+                    # Train (and extract with this method); a failure here means the next
+                    # method trains again, so one bad method does not sink the others.
+                    run = run_pipeline(cfg, tmp / method)
+                    model_path = tmp / method / "model.pt"
+                    model_folder, training = folder, run.training
+                    train_seconds = run.seconds.get("train", 0.0)
+                else:
+                    (tmp / method).mkdir()
+                    run = extract_verify(model_path, training, cfg, tmp / method)
+                _relocate_report(tmp / method / "report.json", folder)
+                row = row_from_run(point, method, run, folder, train_seconds)
+                row["model"] = f"{model_folder}/model.pt"
+                rows.append(row)
+            except Exception as exc:  # noqa: BLE001 - recorded in the row, the sweep goes on
+                rows.append(failed_row(point, method, describe(exc)))
+                if model_path is None or model_path.parent != tmp / method:
+                    shutil.rmtree(tmp / method, ignore_errors=True)  # no half-written files
+        files = _collect(tmp, point.folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return PointOutcome(point, rows, files)
+
+
+_warm = False
+
+
+def _warm_up() -> None:
+    """Pay a process's one-time import costs (torch's optimizers pull in torch._dynamo,
+    seconds) before the first point, so that its train_seconds measure training only."""
+    global _warm
+    if not _warm:
+        import torch
+
+        torch.optim.Adam([torch.zeros(1, requires_grad=True)])
+        _warm = True
+
+
+def run_point_task(point: Point, methods: list[str], settings: Settings) -> PointOutcome:
+    """`run_point` as a worker's task: torch on one thread, whatever the host's defaults."""
+    import torch
+
+    torch.set_num_threads(1)
+    _warm_up()
+    return run_point(point, methods, settings)

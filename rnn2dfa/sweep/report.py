@@ -1,0 +1,225 @@
+"""report.md for a sweep folder: success rate and median times per language x cell x method,
+the failures with their errors, and two plots (success.svg, times.svg)."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from pathlib import Path
+
+from rnn2dfa.atomic import atomic_path, write_text
+from rnn2dfa.sweep.grid import Sweep
+
+Row = dict[str, str]
+Group = tuple[str, str, str]  # language, cell, method
+
+
+def _order(rows: list[Row], key: str, first: list[str] | None = None) -> list[str]:
+    seen = list(first or [])
+    for r in rows:
+        if r[key] not in seen:
+            seen.append(r[key])
+    return [v for v in seen if any(r[key] == v for r in rows)]
+
+
+def _median(rows: list[Row], col: str) -> float | None:
+    vals = [float(r[col]) for r in rows if r[col] not in ("", None)]
+    return statistics.median(vals) if vals else None
+
+
+def _num(x: float | None, fmt: str = "{:.1f}") -> str:
+    return "–" if x is None else fmt.format(x)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
+
+
+def summarize(rows: list[Row]) -> dict[Group, dict[str, float | int | None]]:
+    """Per (language, cell, method): rows, successes (equivalent to the truth), failures,
+    unfinished extractions, and medians of states and seconds (over the rows that ran)."""
+    groups: dict[Group, list[Row]] = defaultdict(list)
+    for r in rows:
+        groups[(r["language"], r["cell"], r["method"])].append(r)
+    out: dict[Group, dict[str, float | int | None]] = {}
+    for g, rs in groups.items():
+        ok = [r for r in rs if r["status"] == "ok"]
+        out[g] = {
+            "rows": len(rs),
+            "equivalent": sum(r["equivalent"] == "true" for r in ok),
+            "failed": len(rs) - len(ok),
+            "unfinished": sum(r["finished"] == "false" for r in ok),
+            "states": _median(ok, "states"),
+            "train_seconds": _median(ok, "train_seconds"),
+            "extract_seconds": _median(ok, "extract_seconds"),
+        }
+    return out
+
+
+def _plot_success(path: Path, summary: dict[Group, dict], langs: list[str],
+                  columns: list[tuple[str, str]]) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(1.6 + 1.1 * len(columns), 1.2 + 0.45 * len(langs)))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    grid = [[None] * len(columns) for _ in langs]
+    for i, lang in enumerate(langs):
+        for j, (cell, method) in enumerate(columns):
+            s = summary.get((lang, cell, method))
+            if s and s["rows"]:
+                grid[i][j] = s["equivalent"] / s["rows"]
+    import numpy as np
+
+    data = np.array([[np.nan if v is None else 100 * v for v in row] for row in grid])
+    im = ax.imshow(data, vmin=0, vmax=100, cmap="RdYlGn", aspect="auto")
+    for i in range(len(langs)):
+        for j in range(len(columns)):
+            s = summary.get((langs[i], *columns[j]))
+            if s and s["rows"]:
+                ax.text(j, i, f"{s['equivalent']}/{s['rows']}", ha="center", va="center",
+                        fontsize=8)
+    ax.set_xticks(range(len(columns)), [f"{c}\n{m}" for c, m in columns], fontsize=8)
+    ax.set_yticks(range(len(langs)), langs, fontsize=8)
+    ax.set_title("equivalent to the truth (rows: seeds x sizes)", fontsize=9)
+    fig.colorbar(im, ax=ax, label="%")
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or "svg")
+
+
+def _plot_times(path: Path, summary: dict[Group, dict], langs: list[str],
+                columns: list[tuple[str, str]]) -> None:
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(max(5.0, 0.9 * len(langs) * max(1, len(columns)) ** 0.5 + 2), 3.8))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    width = 0.8 / max(1, len(columns))
+    for j, (cell, method) in enumerate(columns):
+        xs, train, extract = [], [], []
+        for i, lang in enumerate(langs):
+            s = summary.get((lang, cell, method))
+            if s:
+                xs.append(i + j * width)
+                train.append(s["train_seconds"] or 0.0)
+                extract.append(s["extract_seconds"] or 0.0)
+        ax.bar(xs, train, width, label="training" if j == 0 else None, color="tab:gray",
+               alpha=0.6, edgecolor="white")
+        ax.bar(xs, extract, width, bottom=train, label=f"{cell}/{method} extraction",
+               color=f"C{j}", edgecolor="white")
+    ax.set_xticks([i + width * (len(columns) - 1) / 2 for i in range(len(langs))], langs,
+                  fontsize=8)
+    ax.set_ylabel("median seconds")
+    ax.set_title("median training + extraction time", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=path.suffix.lstrip(".") or "svg")
+
+
+def report_markdown(rows: list[Row], sweep: Sweep | None = None) -> str:
+    """The sweep's report in Markdown (the plots are referenced beside it)."""
+    summary = summarize(rows)
+    first = sweep.grid if sweep else None
+    langs = _order(rows, "language", first.languages if first else None)
+    cells = _order(rows, "cell", first.cells if first else None)
+    methods = _order(rows, "method", first.methods if first else None)
+    columns = [(c, m) for c in cells for m in methods
+               if any((lang, c, m) in summary for lang in langs)]
+    n_eq = sum(r["equivalent"] == "true" for r in rows)
+    n_failed = sum(r["status"] != "ok" for r in rows)
+    points = {tuple(r[k] for k in ("language", "cell", "hidden", "layers", "seed"))
+              for r in rows}
+    parts = [
+        "# rnn2dfa sweep",
+        "",
+        f"{len(rows)} rows ({len(points)} trained networks x their methods): **{n_eq} "
+        f"equivalent to the ground truth**, {len(rows) - n_eq - n_failed} not, "
+        f"{n_failed} failed to run.",
+        "",
+        "Equivalent means the extracted, minimized DFA is equivalent to the language's "
+        "ground-truth DFA, decided exactly on the product automaton (for a non-regular "
+        "language: equal on every word up to the verification bound). Every row, with "
+        "test accuracy by length and agreement with the network on long words, is in "
+        "`results.csv`; each network's files are under `points/`.",
+        "",
+    ]
+    if sweep is not None:
+        s = sweep.settings
+        parts += [
+            f"Settings: training words of lengths 0–{s.train_max_length}, at most "
+            f"{s.epochs} epochs (time limit {s.train_time_limit:g} s), extraction time limit "
+            f"{s.extract_time_limit:g} s, verification up to length {s.verify_max_length} "
+            f"exactly and {s.verify_per_bucket} sampled words per bucket up to 1000.",
+            "",
+        ]
+    parts += ["## Success by language, cell and method", "",
+              "![success rate](success.svg)", ""]
+    table = []
+    for lang in langs:
+        for cell, method in columns:
+            s = summary.get((lang, cell, method))
+            if not s:
+                continue
+            rate = s["equivalent"] / s["rows"] if s["rows"] else 0.0
+            table.append([lang, cell, method, f"{s['equivalent']}/{s['rows']}",
+                          f"{100 * rate:.0f}%", str(s["failed"]), str(s["unfinished"]),
+                          _num(s["states"], "{:g}"), _num(s["train_seconds"]),
+                          _num(s["extract_seconds"])])
+    parts += [_table(["language", "cell", "method", "equivalent", "rate", "failed",
+                      "unfinished", "median states", "median train s",
+                      "median extract s"], table), ""]
+    parts += ["## Totals by cell and method", ""]
+    totals = []
+    for cell, method in columns:
+        rs = [r for r in rows if r["cell"] == cell and r["method"] == method]
+        eq = sum(r["equivalent"] == "true" for r in rs)
+        totals.append([cell, method, f"{eq}/{len(rs)}", f"{100 * eq / len(rs):.0f}%",
+                       _num(_median(rs, "train_seconds")), _num(_median(rs, "extract_seconds"))])
+    parts += [_table(["cell", "method", "equivalent", "rate", "median train s",
+                      "median extract s"], totals), "", "![median times](times.svg)", ""]
+    caveats = [r for r in rows if r["status"] == "ok"
+               and (r["train_stopped"] == "time limit" or r["finished"] == "false")]
+    if caveats:
+        parts += ["## Stopped by a time limit", "",
+                  "These rows depend on the machine's speed, not only on the seed: a rerun "
+                  "may differ.", "",
+                  _table(["language", "cell", "h", "layers", "seed", "method", "training",
+                          "extraction finished"],
+                         [[r["language"], r["cell"], r["hidden"], r["layers"], r["seed"],
+                           r["method"], r["train_stopped"], r["finished"]] for r in caveats]),
+                  ""]
+    failed = [r for r in rows if r["status"] != "ok"]
+    if failed:
+        parts += ["## Failed", "",
+                  "Rerun with `--retry-failed` to run these again.", "",
+                  _table(["language", "cell", "h", "layers", "seed", "method", "error"],
+                         [[r["language"], r["cell"], r["hidden"], r["layers"], r["seed"],
+                           r["method"], r["error"].replace("|", "\\|")] for r in failed]), ""]
+    return "\n".join(parts)
+
+
+def write_report(outdir: str | Path, rows: list[Row], sweep: Sweep | None = None
+                 ) -> dict[str, str]:
+    """Write report.md, success.svg and times.svg into the sweep folder; returns their paths."""
+    out = Path(outdir)
+    files = {"report": str(out / "report.md")}
+    if rows:
+        summary = summarize(rows)
+        first = sweep.grid if sweep else None
+        langs = _order(rows, "language", first.languages if first else None)
+        cells = _order(rows, "cell", first.cells if first else None)
+        methods = _order(rows, "method", first.methods if first else None)
+        columns = [(c, m) for c in cells for m in methods
+                   if any((lang, c, m) in summary for lang in langs)]
+        _plot_success(out / "success.svg", summary, langs, columns)
+        _plot_times(out / "times.svg", summary, langs, columns)
+        files["success_plot"] = str(out / "success.svg")
+        files["times_plot"] = str(out / "times.svg")
+    write_text(out / "report.md", report_markdown(rows, sweep) if rows
+               else "# rnn2dfa sweep\n\nNo rows yet.\n")
+    return files

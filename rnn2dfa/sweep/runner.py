@@ -1,0 +1,135 @@
+"""`run_sweep`: every pending point of a grid on an engine, rows appended as points finish,
+then the report. The driver alone writes into the sweep folder."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rnn2dfa.atomic import write_bytes
+from rnn2dfa.errors import InputError
+from rnn2dfa.sweep.engines import (
+    PointFn,
+    Task,
+    check_ray,
+    default_workers,
+    run_pool,
+    run_ray,
+)
+from rnn2dfa.sweep.grid import Sweep
+from rnn2dfa.sweep.point import PointOutcome, run_point_task
+from rnn2dfa.sweep.store import ResultsStore
+
+#: Progress callback: {"event": "start", "total": points, "skipped": points} once, then
+#: {"event": "point", "done": n, "total": ..., "point": label, "failed": rows} per point.
+Progress = Callable[[dict[str, Any]], None]
+
+ENGINES = ("pool", "ray")
+
+
+@dataclass
+class SweepResult:
+    """What a sweep did: counts, and the rows of the whole folder (this run and before)."""
+
+    outdir: str
+    engine: str
+    workers: int
+    points: int  # in the grid
+    skipped: int  # already recorded
+    ran: int  # run now
+    failed_rows: int  # rows of this run that failed
+    seconds: float
+    rows: list[dict[str, str]] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": "rnn2dfa.sweep-result/1", "outdir": self.outdir,
+                "engine": self.engine, "workers": self.workers, "points": self.points,
+                "skipped": self.skipped, "ran": self.ran, "failed_rows": self.failed_rows,
+                "seconds": self.seconds, "files": self.files, "rows": self.rows}
+
+
+def pending_tasks(sweep: Sweep, done: set[tuple[str, ...]]) -> list[Task]:
+    """The points with a method not yet recorded, each with just those methods."""
+    tasks = []
+    for point in sweep.grid.points():
+        methods = [m for m in sweep.grid.methods if point.key(m) not in done]
+        if methods:
+            tasks.append((point, methods))
+    return tasks
+
+
+def _write_files(outdir: Path, files: dict[str, bytes]) -> None:
+    for rel, data in files.items():
+        target = outdir / rel
+        if ".." in Path(rel).parts or Path(rel).is_absolute():
+            raise InputError("a worker returned a path outside the sweep folder", path=rel)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes(target, data)
+
+
+def run_sweep(
+    sweep: Sweep,
+    outdir: str | os.PathLike[str],
+    *,
+    engine: str = "pool",
+    workers: int | None = None,
+    ray_address: str | None = None,
+    retry_failed: bool = False,
+    progress: Progress | None = None,
+    point_fn: PointFn = run_point_task,
+) -> SweepResult:
+    """Run every point of `sweep` not yet in `outdir`/results.csv, then write report.md.
+
+    InputError for a bad grid, an unusable folder, or a folder holding a sweep with other
+    settings. A failing point never raises: its rows say why it failed. `point_fn` is what
+    each worker runs for a point (a module-level function, importable by the workers).
+    """
+    from rnn2dfa.sweep.report import write_report
+
+    if engine not in ENGINES:
+        raise InputError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
+    if ray_address and engine != "ray":
+        raise InputError("--ray-address needs --ray")
+    sweep.check()
+    n_workers = workers or default_workers()
+    if n_workers < 1:
+        raise InputError(f"workers must be >= 1 (got {n_workers})")
+    if engine == "ray":
+        check_ray(ray_address)  # before anything is written
+    report = progress or (lambda _info: None)
+    out = Path(outdir)
+    store = ResultsStore(out)
+    store.open(sweep)
+    tasks = pending_tasks(sweep, store.done(retry_failed))
+    total = len(sweep.grid.points())
+    skipped = total - len(tasks)
+    report({"event": "start", "total": total, "skipped": skipped, "pending": len(tasks)})
+    t0 = time.perf_counter()
+    counts = {"done": skipped, "failed": 0}
+
+    def on_outcome(outcome: PointOutcome) -> None:
+        _write_files(out, outcome.files)
+        store.append(outcome.rows)  # after the files: a recorded row always has its files
+        counts["done"] += 1
+        failed = sum(r["status"] != "ok" for r in outcome.rows)
+        counts["failed"] += failed
+        report({"event": "point", "done": counts["done"], "total": total,
+                "point": outcome.point.label(), "failed": counts["failed"],
+                "point_failed": failed})
+
+    if engine == "ray":
+        run_ray(tasks, sweep.settings, n_workers, on_outcome, address=ray_address,
+                point_fn=point_fn)
+    else:
+        run_pool(tasks, sweep.settings, n_workers, on_outcome, point_fn=point_fn)
+    seconds = time.perf_counter() - t0
+    rows = store.latest()
+    files = write_report(out, rows, sweep)
+    files = {"results": str(store.csv), "record": str(store.meta), **files}
+    return SweepResult(str(out), engine, n_workers, total, skipped, len(tasks),
+                       counts["failed"], seconds, rows, files)
