@@ -8,6 +8,7 @@ from rnn2dfa import __version__
 from rnn2dfa_cli import (
     cmd_automata,
     cmd_compile,
+    cmd_expressivity,
     cmd_extract,
     cmd_render,
     cmd_run,
@@ -49,7 +50,8 @@ def cli(threads: int) -> None:
     torch.set_num_threads(threads)
 
 
-for _module in (cmd_automata, cmd_train, cmd_extract, cmd_verify, cmd_render, cmd_run, cmd_compile):
+for _module in (cmd_automata, cmd_train, cmd_extract, cmd_verify, cmd_render, cmd_run, cmd_compile,
+                cmd_expressivity):
     for _command in _module.COMMANDS:
         cli.add_command(_command)
 

@@ -39,7 +39,13 @@ def _ensure_registered() -> None:
     # Importing the model modules runs their @register decorators.
     import importlib
 
-    for mod in ("rnn2dfa.models.rnn", "rnn2dfa.compile.minsky"):
+    for mod in (
+        "rnn2dfa.models.rnn",
+        "rnn2dfa.compile.minsky",
+        "rnn2dfa.models.qrnn",
+        "rnn2dfa.models.stack",
+        "rnn2dfa.models.predictive",
+    ):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:  # a module not written yet

@@ -21,6 +21,7 @@ import torch.nn.functional as F
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
+from rnn2dfa.models.cells import build_acceptor
 from rnn2dfa.models.rnn import RNNAcceptor
 from rnn2dfa.models.threads import torch_threads
 from rnn2dfa.train.data import Dataset, language_sample, split_holdout, without
@@ -58,6 +59,12 @@ class TrainConfig:
     # and the same seed then gives the same weights whatever the machine's core count)
     restart_patience: int = 50  # restart from fresh weights after this many epochs stuck
     seed: int = 0
+    # "auto": next-symbol prediction on members for non-regular languages (rnn2dfa.train.lm),
+    # word classification otherwise; or "classify" / "predict"
+    objective: str = "auto"
+    window: int = 2  # qrnn: convolution window
+    pooling: str = "ifo"  # qrnn: f, fo or ifo pooling
+    stack_depth: int = 64  # stack: cells in the stack
 
     def check(self) -> None:
         """Raise InputError for settings that cannot work."""
@@ -199,6 +206,14 @@ def train_model(
     cfg.check()
     if (language is None) == (data is None):
         raise ValueError("give exactly one of language= or data=")
+    from rnn2dfa.train.lm import resolve_objective, train_predictive
+
+    if resolve_objective(language, cfg.objective) == "predict":
+        if isinstance(language, str):
+            from rnn2dfa.languages import get_language
+
+            language = get_language(language)
+        return train_predictive(language, cfg, progress, source)  # type: ignore[return-value]
     rng = np.random.default_rng(cfg.seed)
     lang_name = None
     prefix_targets = None
@@ -237,9 +252,7 @@ def _train(
     alphabet = train.alphabet
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(cfg.seed)
-        model = RNNAcceptor(
-            alphabet, cfg.cell, cfg.hidden, cfg.layers, cfg.embedding, cfg.learn_init
-        )
+        model = build_acceptor(alphabet, cfg)
         summary = TrainSummary(
             source=src,
             language=lang_name,
