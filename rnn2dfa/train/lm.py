@@ -36,10 +36,18 @@ PREDICT_MAX_LENGTH = 100
 #: Minibatches per epoch of the predict recipe (positive words are few: a^n b^n has 51 up
 #: to length 100), so that an epoch budget means about as much work as in the classifier.
 STEPS_PER_EPOCH = 4
-#: Initial bias of the gates that keep a unit's value (LSTM forget, GRU update, QRNN forget):
-#: a counter must hold its value for hundreds of steps, and starting near sigmoid(5) = 0.993
-#: lets training reach exact counting within minutes (Jozefowicz et al. 2015 start at 1).
-REMEMBER_BIAS = 5.0
+#: Epochs without a lower loss before the learning rate is halved.
+LR_PATIENCE = 15
+#: Initial bias of the gates that keep a unit's value (LSTM forget, QRNN forget). In
+#: float32 sigmoid(20) == 1 exactly: every cell starts as a perfect integrator that does not
+#: leak. A counter that must hold n = 500 needs 1 - f < 1e-6; the usual +1 (Jozefowicz et
+#: al. 2015) or even +5 left trained LSTMs off by one count near n = 100-200.
+REMEMBER_BIAS = 20.0
+#: First-layer input weights of the LSTM's input gate and cell candidate (QRNN: input gate
+#: and candidate z) start at +-INPUT_SATURATE (signs of torch's random init): saturated
+#: gates add exactly +-1 per symbol, so some units start as exact counters of #a - #b;
+#: unsaturated ones drifted by ~0.3% per step (off by one near n = 200).
+INPUT_SATURATE = 10.0
 
 
 def resolve_objective(language: Any, objective: str = "auto") -> str:
@@ -167,19 +175,27 @@ def build_core_model(alphabet: tuple[str, ...], cfg: Any) -> torch.nn.Module:
 
 
 @torch.no_grad()
-def remember_bias(core: torch.nn.Module, value: float) -> None:
-    """Start the keep-your-value gates at `value` (see REMEMBER_BIAS); other cells as they are."""
+def counting_init(core: torch.nn.Module) -> None:
+    """REMEMBER_BIAS and INPUT_SATURATE (above) for LSTM and QRNN; other cells unchanged
+    (a GRU's update gate also gates what it writes: at sigmoid(20) it could not change)."""
     cell = getattr(core, "cell", None)
     h = getattr(core, "hidden", 0)
-    if cell in ("lstm", "gru"):
-        gate = 1  # torch's order: LSTM i, f, g, o; GRU r, z, n (z keeps the old value)
+    if cell == "lstm":  # torch's gate order: i, f, g, o
         for layer in range(core.layers):
-            _, _, b_ih, b_hh = core.layer_weights(layer)
-            b_ih[gate * h : (gate + 1) * h] = value
-            b_hh[gate * h : (gate + 1) * h] = 0.0
-    elif cell == "qrnn":
-        for conv in core.conv:
-            conv.bias[h : 2 * h] = value  # gates z, f, ...: f is the second block
+            w_ih, _, b_ih, b_hh = core.layer_weights(layer)
+            b_ih[h : 2 * h] = REMEMBER_BIAS
+            b_hh[h : 2 * h] = 0.0
+            if layer == 0:
+                for g in (0, 2):
+                    blk = w_ih[g * h : (g + 1) * h]
+                    blk.copy_(torch.sign(blk) * INPUT_SATURATE)
+    elif cell == "qrnn" and core.pooling == "ifo":  # blocks z, f, i, o
+        for i, conv in enumerate(core.conv):
+            conv.bias[h : 2 * h] = REMEMBER_BIAS
+            if i == 0:
+                for g in (0, 2):
+                    blk = conv.weight[g * h : (g + 1) * h]
+                    blk.copy_(torch.sign(blk) * INPUT_SATURATE)
 
 
 def train_predictive(
@@ -199,7 +215,7 @@ def train_predictive(
     with torch_threads(cfg.threads), torch.random.fork_rng(devices=[]):
         torch.manual_seed(cfg.seed)
         core = build_core_model(tuple(language.alphabet), cfg)
-        remember_bias(core, REMEMBER_BIAS)
+        counting_init(core)
         model = PredictiveAcceptor(core.architecture, core.config())
         model.core.load_state_dict(core.state_dict())
         summary = TrainSummary(
@@ -239,7 +255,7 @@ def _fit_predict(
     mask = (torch.arange(t1)[None, :] <= lens[:, None]).float()  # (B, T + 1)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     sched = torch.optim.lr_scheduler.ReduceLROnPlateau(
-        opt, mode="min", factor=0.5, patience=15, min_lr=cfg.min_lr
+        opt, mode="min", factor=0.5, patience=LR_PATIENCE, min_lr=cfg.min_lr
     )
     start = time.perf_counter()
     best_key: tuple[float, float] | None = None
