@@ -134,7 +134,9 @@ def activations(model: Any, word: Word, *, r2_min: float = 0.99) -> ActivationRe
             share = float((np.abs(y) >= SATURATION_LEVEL).mean())
             if share >= SATURATION_SHARE:
                 report.saturating.append(SaturatingUnit(u, share, float(np.sign(y).mean())))
-    report.counting.sort(key=lambda c: -c.r2)
+    # up-and-down counters (#a - #b) first: the slides' unit that rises with each a and
+    # falls with each b; then by R^2
+    report.counting.sort(key=lambda c: (" - " not in c.counter, -c.r2))
     report.verdict = _verdict(report)
     return report
 
