@@ -38,8 +38,9 @@ SLIDES = {("gru", "anbn"): 39, ("gru", "anbncn"): 9, ("lstm", "anbn"): ">= 500 (
 
 
 def run_one(cell: str, lang: str, seed: int, budget: float | None, epochs: int, hidden: int,
-            max_n: int | None):
+            max_n: int | None, train_length: int | None = None):
     length, cap = SETUP[lang]
+    length = train_length or length
     cfg = TrainConfig(cell=cell, hidden=hidden, max_length=length, seed=seed, epochs=epochs,
                       time_limit=budget, objective="predict")
     language = get_language(lang)
@@ -66,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, default=None, help="also stop after these seconds")
     ap.add_argument("--hidden", type=int, default=16)
     ap.add_argument("--max-n", type=int, default=None, help="override every language's cap")
+    ap.add_argument("--train-length", type=int, default=None,
+                    help="override every language's training length")
     ap.add_argument("--plots", default=None, metavar="DIR",
                     help="write LSTM vs GRU figures on a^n b^n here (seed 0)")
     ap.add_argument("--save", default=None, metavar="DIR",
@@ -82,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         for cell in cells:
             for seed in seeds:
                 model, rep, row = run_one(cell, lang, seed, args.budget, args.epochs, args.hidden,
-                                          args.max_n)
+                                          args.max_n, args.train_length)
                 rows.append(row)
                 if args.save:
                     from rnn2dfa.models.io import save_model

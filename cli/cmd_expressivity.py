@@ -87,8 +87,9 @@ def generalization_cmd(model_file: str, language: str | None, max_n: int,
     if as_json:
         emit_json({"model": model_file, **report.to_dict(), "plot": plot})
         return
-    out.print(f"[bold]{escape(report.model)}[/bold] on {escape(lang.name)} "
-              f"(trained on lengths <= {report.trained_max_length})")
+    trained = ("" if report.trained_max_length is None
+               else f" (trained on lengths <= {report.trained_max_length})")
+    out.print(f"[bold]{escape(report.model)}[/bold] on {escape(lang.name)}{trained}")
     ok = report.first_failing_n is None
     out.print(("[green]" if ok else "[yellow]") + escape(report.verdict) + ("[/green]" if ok
               else "[/yellow]"))
