@@ -142,3 +142,23 @@ def test_predictive_acceptor_logic_on_a_hand_built_counter() -> None:
     sym, lens = pad_words(words)
     fused = pred(torch.from_numpy(sym), torch.from_numpy(lens)).detach().numpy() > 0
     assert fused.tolist() == list(cases.values())
+
+
+def test_counting_init_makes_forget_gates_exactly_one_and_increments_unit() -> None:
+    """sigmoid(20) is 1.0 in float32: the cells start as leak-free integrators, and the
+    saturated input/candidate weights make the first increments +-1 or 0 (to 1e-4)."""
+    from rnn2dfa.models.rnn import RNNAcceptor
+    from rnn2dfa.train.lm import counting_init
+
+    torch.manual_seed(0)
+    m = RNNAcceptor(("a", "b"), "lstm", hidden=8, learn_init=False)
+    counting_init(m)
+    w_ih, w_hh, b_ih, b_hh = m.layer_weights(0)
+    h = 8
+    for s in (0, 1):
+        x = torch.nn.functional.one_hot(torch.tensor([s]), 2).float()
+        f = torch.sigmoid(x @ w_ih[h : 2 * h].T + b_ih[h : 2 * h] + b_hh[h : 2 * h])
+        assert bool((f == 1.0).all())
+    c = m.initial_state(1)
+    c = m.step(c, torch.tensor([0]))[0, h:].detach().numpy()  # the c half after one a
+    assert np.all(np.min(np.abs(c[:, None] - np.array([-1.0, 0.0, 1.0])[None]), axis=1) < 1e-3)
