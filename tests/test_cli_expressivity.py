@@ -139,3 +139,21 @@ def test_default_recipe_counts_on_anbn(tmp_path, seed: int) -> None:
     assert result.exit_code == 0, result.stderr
     gen = run("generalization", out, "--max-n", "500", "--per-length", "4", "--json")
     assert json.loads(gen.stdout)["first_failing_n"] is None
+
+
+def test_generalization_of_a_dfa_that_stops_counting_at_10() -> None:
+    """The bounded a^n b^n DFA (exact up to length 20) posing as a network: right for n <= 10
+    (its near-misses of length <= 20 too), and wrong on every n from 11 (it rejects a^n b^n)."""
+    from rnn2dfa.analysis import generalization
+    from rnn2dfa.languages import get_language
+    from rnn2dfa.models import DFAAcceptor
+
+    lang = get_language("anbn")
+    dfa = lang.bounded_dfa(20)
+    rep = generalization(DFAAcceptor(dfa), lang, max_n=14, per_length=4, points=5)
+    # near-misses of a^10 b^10 of length 21 are non-members the DFA rejects anyway, so the
+    # first error is the member a^11 b^11
+    assert rep.first_failing_n == 11 and rep.wrong_from_n == 11
+    assert all(e["member"] == 1 for e in rep.errors_by_n)
+    assert [x > 0 for x in rep.member_logit] == [True] * 10 + [False] * 4
+    assert "at every n from 11 on" in rep.verdict

@@ -95,6 +95,7 @@ class GeneralizationReport:
     family: str | None
     max_n: int
     first_failing_n: int | None  # None: right on every member and near-miss up to max_n
+    wrong_from_n: int | None = None  # wrong on every n from here to max_n (None: not so)
     members_checked: int = 0
     near_misses_checked: int = 0
     near_miss_lengths: tuple[int, int] = (0, 0)
@@ -195,6 +196,11 @@ def generalization(
                                        "near_miss": int((at & ~kinds_arr).sum())})
         if wrong.any():
             report.first_failing_n = int(ns_arr[wrong].min())
+            bad = {e["n"] for e in report.errors_by_n}
+            n0 = max_n
+            while n0 in bad:
+                n0 -= 1
+            report.wrong_from_n = n0 + 1 if n0 < max_n else None
         for i in np.flatnonzero(wrong)[:10].tolist():
             report.failures.append(Failure(
                 n=int(ns_arr[i]), word=_short(format_word(words[i], language.alphabet)),
@@ -236,4 +242,7 @@ def _verdict(r: GeneralizationReport) -> str:
                f"near-misses, lengths {r.near_miss_lengths[0]}-{r.near_miss_lengths[1]}")
     if r.first_failing_n is None:
         return f"right on every n <= {r.max_n}: {checked}; {far}"
-    return f"first error at n = {r.first_failing_n} ({checked}); {far}"
+    how = f"first error at n = {r.first_failing_n}, wrong at {len(r.errors_by_n)} of {r.max_n} n"
+    if r.wrong_from_n is not None:
+        how += f", at every n from {r.wrong_from_n} on"
+    return f"{how} ({checked}); {far}"
