@@ -103,6 +103,9 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
               help="qrnn: convolution window (inputs each gate sees).")
 @click.option("--pooling", type=click.Choice(("f", "fo", "ifo")), default=_DEFAULT.pooling,
               show_default=True, help="qrnn: pooling (f and fo cannot count without bound).")
+@click.option("--bidirectional", is_flag=True,
+              help="Read each word both ways (tanh, relu, lstm, gru): a whole-word classifier "
+                   "that cannot be stepped, so state extraction refuses it.")
 @click.option("--stack-depth", type=click.IntRange(2), default=_DEFAULT.stack_depth,
               show_default=True, help="stack: cells in the differentiable stack.")
 @click.option(
@@ -188,6 +191,7 @@ def train_cmd(
     objective: str,
     window: int,
     pooling: str,
+    bidirectional: bool,
     stack_depth: int,
     hidden: int,
     layers: int,
@@ -236,13 +240,14 @@ def train_cmd(
         raise InputError("--alphabet goes with --data (a language has its own alphabet)")
     _check_output(output)
     if max_length is None:
-        predicts = resolve_objective(language, objective) == "predict"
+        predicts = not bidirectional and resolve_objective(language, objective) == "predict"
         max_length = PREDICT_MAX_LENGTH if predicts else _DEFAULT.max_length
     cfg = TrainConfig(
         objective=objective,
         window=window,
         pooling=pooling,
         stack_depth=stack_depth,
+        bidirectional=bidirectional,
         cell=cell,
         hidden=hidden,
         layers=layers,

@@ -157,3 +157,30 @@ def test_generalization_of_a_dfa_that_stops_counting_at_10() -> None:
     assert all(e["member"] == 1 for e in rep.errors_by_n)
     assert [x > 0 for x in rep.member_logit] == [True] * 10 + [False] * 4
     assert "at every n from 11 on" in rep.verdict
+
+
+def test_bidirectional_matches_per_word_torch_and_refuses_extraction(tmp_path) -> None:
+    from rnn2dfa.models.acceptor import accept_logits
+    from rnn2dfa.models.bidirectional import BidirectionalAcceptor
+
+    torch.manual_seed(0)
+    m = BidirectionalAcceptor(("0", "1"), "gru", hidden=3)
+    words = [(0, 1, 1), (1,), (1, 0, 0, 0, 1), ()]
+    got = accept_logits(m, words)
+    with torch.no_grad():  # one word at a time, no packing: the final states of both ways
+        for w, g in zip(words, got, strict=True):
+            if not w:
+                want = m.readout(torch.zeros(1, 6)).item()
+            else:
+                x = torch.nn.functional.one_hot(torch.tensor([w]), 2).float()
+                _, h_n = m.rnn(x)
+                want = m.readout(torch.cat([h_n[-2], h_n[-1]], dim=1)).item()
+            assert abs(g - want) < 1e-5
+    out = tmp_path / "bi.pt"
+    result = run("train", "-l", "tomita1", "--bidirectional", "--cell", "lstm", "--hidden", "3",
+                 "--max-length", "6", "--per-length", "10", "--epochs", "3", "-o", out)
+    assert result.exit_code == 0, result.stderr
+    assert run("classify", out, "111").exit_code == 0
+    line = assert_bad_input(run("extract", out, "-o", tmp_path / "d.json"), "bidirectional")
+    assert "membership-only" in line and not (tmp_path / "d.json").exists()
+    assert_bad_input(run("activations", out, "11"), "bidirectional")

@@ -68,10 +68,15 @@ def accept_logits(
     out = np.zeros(len(words), dtype=np.float64)
     if not words:
         return out
+    whole = getattr(acceptor, "whole_word", False)  # bidirectional: no states, forward only
     order = np.argsort([len(w) for w in words], kind="stable")
     for s in range(0, len(order), batch_size):
         idx = order[s : s + batch_size]
         padded, lengths = pad_words([words[i] for i in idx])
+        if whole:
+            sym, lens = torch.from_numpy(padded), torch.from_numpy(lengths)
+            out[idx] = acceptor(sym, lens).double().cpu().numpy()  # type: ignore[operator]
+            continue
         state = run_padded(acceptor, padded, lengths)
         out[idx] = acceptor.accept_logit(state).double().cpu().numpy()
     return out

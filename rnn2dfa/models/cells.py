@@ -22,6 +22,10 @@ ALL_CELLS = RNN_CELLS + EXTRA_CELLS
 def build_acceptor(alphabet: tuple[str, ...], cfg: Any) -> nn.Module:
     """A fresh network for `cfg.cell` (random weights from torch's current seed)."""
     cell = cfg.cell
+    if getattr(cfg, "bidirectional", False):
+        from rnn2dfa.models.bidirectional import BidirectionalAcceptor
+
+        return BidirectionalAcceptor(alphabet, cell, cfg.hidden, cfg.layers)
     if cell in RNN_CELLS:
         return RNNAcceptor(alphabet, cell, cfg.hidden, cfg.layers, cfg.embedding, cfg.learn_init)
     if cell == "qrnn":

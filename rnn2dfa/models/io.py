@@ -45,6 +45,7 @@ def _ensure_registered() -> None:
         "rnn2dfa.models.qrnn",
         "rnn2dfa.models.stack",
         "rnn2dfa.models.predictive",
+        "rnn2dfa.models.bidirectional",
     ):
         try:
             importlib.import_module(mod)

@@ -65,6 +65,7 @@ class TrainConfig:
     window: int = 2  # qrnn: convolution window
     pooling: str = "ifo"  # qrnn: f, fo or ifo pooling
     stack_depth: int = 64  # stack: cells in the stack
+    bidirectional: bool = False  # whole-word classifier (no prefix labels, no stepping)
 
     def check(self) -> None:
         """Raise InputError for settings that cannot work."""
@@ -208,6 +209,11 @@ def train_model(
         raise ValueError("give exactly one of language= or data=")
     from rnn2dfa.train.lm import resolve_objective, train_predictive
 
+    if cfg.bidirectional:
+        if cfg.objective == "predict":
+            raise InputError("a bidirectional network cannot predict the next symbol: it "
+                             "reads the whole word (use --objective classify)")
+        cfg.objective, cfg.prefix_labels = "classify", False
     if resolve_objective(language, cfg.objective) == "predict":
         if isinstance(language, str):
             from rnn2dfa.languages import get_language
