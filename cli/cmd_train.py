@@ -14,8 +14,9 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.rnn import CELLS
+from rnn2dfa.models.cells import ALL_CELLS
 from rnn2dfa.train.config import TrainConfig
+from rnn2dfa.train.predict import PREDICT_MAX_LENGTH, resolve_objective
 from rnn2dfa_cli.common import (
     emit_json,
     err,
@@ -65,9 +66,6 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
 
 
 @click.command("train")
-@click.option("--objective", type=click.Choice(("classify", "lm")), default="classify",
-              show_default=True, help="lm: a language model (next symbol + end) on "
-              "--data sequences (one per line) or a named PDFA (see rnn2dfa pdfa-train).")
 @click.option(
     "--language", "-l", metavar="NAME", help="A named language (see `rnn2dfa languages`)."
 )
@@ -84,11 +82,31 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
 )
 @click.option(
     "--cell",
-    type=click.Choice(CELLS),
+    type=click.Choice(ALL_CELLS),
     default="gru",
     show_default=True,
-    help="Recurrent cell: Elman tanh / relu / slu (clipped to [0,1]), lstm, gru.",
+    help="Recurrent cell: Elman tanh / relu / slu (clipped to [0,1]), lstm, gru, qrnn "
+    "(quasi-recurrent), stack (RNN + superposition stack).",
 )
+@click.option(
+    "--objective",
+    type=click.Choice(("auto", "classify", "predict", "lm")),
+    default="auto",
+    show_default=True,
+    help="predict: next-symbol prediction on members (how LSTMs learn to count); classify: "
+    "word labels. auto: predict for non-regular languages, classify otherwise. lm: a "
+    "language model (next symbol + end) on --data sequences (one per line) or a named PDFA "
+    "(see rnn2dfa pdfa-train).",
+)
+@click.option("--window", type=click.IntRange(1), default=_DEFAULT.window, show_default=True,
+              help="qrnn: convolution window (inputs each gate sees).")
+@click.option("--pooling", type=click.Choice(("f", "fo", "ifo")), default=_DEFAULT.pooling,
+              show_default=True, help="qrnn: pooling (f and fo cannot count without bound).")
+@click.option("--bidirectional", is_flag=True,
+              help="Read each word both ways (tanh, relu, lstm, gru): a whole-word classifier "
+                   "that cannot be stepped, so state extraction refuses it.")
+@click.option("--stack-depth", type=click.IntRange(2), default=_DEFAULT.stack_depth,
+              show_default=True, help="stack: cells in the differentiable stack.")
 @click.option(
     "--hidden",
     type=click.IntRange(1),
@@ -111,9 +129,9 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
 @click.option(
     "--max-length",
     type=click.IntRange(1),
-    default=_DEFAULT.max_length,
-    show_default=True,
-    help="Train on word lengths 0..N; the test set reaches 4N.",
+    default=None,
+    help=f"Train on word lengths 0..N; the test set reaches 4N. Default: {_DEFAULT.max_length}, "
+    f"{PREDICT_MAX_LENGTH} with the predict objective.",
 )
 @click.option(
     "--per-length",
@@ -165,16 +183,20 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
 @seed_option
 @json_option
 def train_cmd(
-    objective: str,
     language: str | None,
     data: str | None,
     alphabet: str | None,
     cell: str,
+    objective: str,
+    window: int,
+    pooling: str,
+    bidirectional: bool,
+    stack_depth: int,
     hidden: int,
     layers: int,
     embedding: int | None,
     fixed_init: bool,
-    max_length: int,
+    max_length: int | None,
     per_length: int,
     epochs: int,
     lr: float,
@@ -191,13 +213,19 @@ def train_cmd(
     validation set, and a test set up to 4N for length generalisation) or from your own
     TSV file. With a language the network also learns the label of every prefix of each
     training word (from the ground truth), which makes it learn faster and generalise to
-    longer words. Training stops once every training word is classified right with a small
+    longer words. For non-regular languages (a^n b^n, Dyck, ...) the default objective is
+    next-symbol prediction instead: the network reads members only (lengths 0..100), learns
+    after every prefix which symbols may follow and whether the word may end, and accepts a
+    word when every prediction along it allowed what came next; this is how an LSTM learns
+    to count. Training stops once every training word is classified right with a small
     loss; a run stuck on a plateau restarts from fresh weights. The model file holds
     everything later commands need. Ctrl-C stops without writing anything.
 
     \b
     Examples:
       rnn2dfa train --language tomita3 -o model.pt
+      rnn2dfa train --language anbn --cell lstm -o counter.pt   # learns to count
+      rnn2dfa train --language anbnw --cell qrnn --window 2 -o q.pt
       rnn2dfa train --language tomita5 --cell lstm --hidden 32 --seed 1 -o t5.pt
       rnn2dfa train --data examples.tsv --alphabet a,b --cell tanh -o mine.pt
       rnn2dfa train -l parity --json -o parity.pt | jq .training.seconds
@@ -214,7 +242,15 @@ def train_cmd(
     if alphabet is not None and data is None:
         raise InputError("--alphabet goes with --data (a language has its own alphabet)")
     _check_output(output)
+    if max_length is None:
+        predicts = not bidirectional and resolve_objective(language, objective) == "predict"
+        max_length = PREDICT_MAX_LENGTH if predicts else _DEFAULT.max_length
     cfg = TrainConfig(
+        objective=objective,
+        window=window,
+        pooling=pooling,
+        stack_depth=stack_depth,
+        bidirectional=bidirectional,
         cell=cell,
         hidden=hidden,
         layers=layers,

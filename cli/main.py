@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "cmd_import",
     "cmd_pdfa",
     "cmd_sweep",
+    "cmd_expressivity",
 )
 
 

@@ -27,6 +27,9 @@ class Language:
     member: Callable[[Word], bool]
     dfa: DFA | None = None  # minimal canonical ground truth (regular languages only)
     bounded: Callable[[int], DFA] | None = None  # n -> DFA exact up to length n (non-regular)
+    # (length, count, accepted, rng) -> words of one class, for languages whose bounded DFAs
+    # grow exponentially (palindromes, Dyck-2): balanced_sample and members() use it instead.
+    sampler: Callable[[int, int, bool, np.random.Generator], list[Word]] | None = None
 
     @property
     def regular(self) -> bool:
@@ -44,6 +47,8 @@ class Language:
         """Vectorized membership of many words (through the DFA or the bounded DFA)."""
         if len(words) == 0:
             return np.zeros(0, dtype=bool)
+        if self.sampler is not None:  # no small bounded DFA: the membership function itself
+            return np.fromiter((self.member(tuple(w)) for w in words), bool, count=len(words))
         longest = max(len(w) for w in words)
         return self.bounded_dfa(longest).accepts_batch(words)
 

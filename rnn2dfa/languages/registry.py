@@ -11,11 +11,15 @@ from rnn2dfa.languages.base import Language
 @lru_cache(maxsize=1)
 def _registry() -> dict[str, Language]:
     # Built once on first use: the ground-truth DFAs are small but need minimizing.
+    from rnn2dfa.languages.expressivity import expressivity_languages
     from rnn2dfa.languages.nonregular import nonregular_languages
     from rnn2dfa.languages.regular import regular_languages
     from rnn2dfa.languages.tomita import tomita_languages
 
-    langs = tomita_languages() + regular_languages() + nonregular_languages()
+    langs = (
+        tomita_languages() + regular_languages() + nonregular_languages()
+        + expressivity_languages()
+    )
     return {lang.name: lang for lang in langs}
 
 

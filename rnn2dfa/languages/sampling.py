@@ -126,6 +126,8 @@ def balanced_sample(
         return [], np.zeros(0, dtype=bool)
     if lengths[0] < 0:
         raise InputError(f"word lengths must be >= 0, got {lengths[0]}")
+    if not isinstance(lang, DFA) and lang.sampler is not None:
+        return _sampled(lang, lengths, per_length, rng)
     dfa = lang if isinstance(lang, DFA) else lang.bounded_dfa(lengths[-1])
     top = lengths[-1]
     # One counting table per class, computed once for the longest length and reused.
@@ -154,5 +156,22 @@ def balanced_sample(
                 picked += [distinct[i] for i in rng.choice(len(distinct), rest, replace=False)]
             words.extend(picked)
             labels.extend([c] * len(picked))
+    order = rng.permutation(len(words))
+    return [words[i] for i in order], np.asarray(labels, dtype=bool)[order]
+
+
+def _sampled(
+    lang: Language, lengths: list[int], per_length: int, rng: np.random.Generator
+) -> tuple[list[Word], np.ndarray]:
+    """Balanced words from a language's own sampler (see Language.sampler): half accepted and
+    half rejected per length; a length with no members keeps its rejected share."""
+    assert lang.sampler is not None
+    words: list[Word] = []
+    labels: list[bool] = []
+    for L in lengths:
+        for c, n in ((True, per_length // 2), (False, per_length - per_length // 2)):
+            got = lang.sampler(L, n, c, rng)
+            words.extend(got)
+            labels.extend([c] * len(got))
     order = rng.permutation(len(words))
     return [words[i] for i in order], np.asarray(labels, dtype=bool)[order]

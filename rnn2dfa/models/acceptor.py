@@ -126,10 +126,15 @@ def accept_logits(
     if not words:
         return out
     fused = getattr(acceptor, "padded_logits", None)
+    whole = getattr(acceptor, "whole_word", False)  # bidirectional: no states, forward only
     order = np.argsort([len(w) for w in words], kind="stable")
     for s in range(0, len(order), batch_size):
         idx = order[s : s + batch_size]
         padded, lengths = pad_words([words[i] for i in idx])
+        if whole:
+            sym, lens = torch.from_numpy(padded), torch.from_numpy(lengths)
+            out[idx] = acceptor(sym, lens).double().cpu().numpy()  # type: ignore[operator]
+            continue
         if fused is not None:
             logits = fused(torch.from_numpy(padded), torch.from_numpy(lengths))
         else:

@@ -40,8 +40,17 @@ def _ensure_registered() -> None:
     # Importing the model modules runs their @register decorators.
     import importlib
 
-    for mod in ("rnn2dfa.models.rnn", "rnn2dfa.compile.minsky", "rnn2dfa.models.imported",
-                "rnn2dfa.compile.turing", "rnn2dfa.models.lm"):
+    for mod in (
+        "rnn2dfa.models.rnn",
+        "rnn2dfa.compile.minsky",
+        "rnn2dfa.models.imported",
+        "rnn2dfa.compile.turing",
+        "rnn2dfa.models.lm",
+        "rnn2dfa.models.qrnn",
+        "rnn2dfa.models.stack",
+        "rnn2dfa.models.predictive",
+        "rnn2dfa.models.bidirectional",
+    ):
         try:
             importlib.import_module(mod)
         except ModuleNotFoundError as exc:  # a module not written yet

@@ -182,6 +182,17 @@ class RNNAcceptor(nn.Module):
         top = self.split(state)[-1, 0]
         return self.readout(top).squeeze(-1)
 
+    def top_hidden(self, state: Tensor) -> Tensor:
+        """The top layer's h in a state (batch, hidden): what a read-out sees."""
+        return self.split(state)[-1, 0]
+
+    def unit_names(self) -> list[str]:
+        """A name per state component (h3, c3; L2.h3 with several layers)."""
+        kinds = ("h", "c") if self.cell == "lstm" else ("h",)
+        pre = (lambda i: f"L{i + 1}.") if self.layers > 1 else (lambda i: "")
+        return [f"{pre(i)}{k}{j}" for i in range(self.layers) for k in kinds
+                for j in range(self.hidden)]
+
     def observable(self, state: Tensor) -> Tensor:
         """The h vectors of every layer (for LSTM the cell states c are left out)."""
         s = self.split(state)[:, 0]  # (layers, batch, hidden)

@@ -36,6 +36,13 @@ class TrainConfig:
     # and the same seed then gives the same weights whatever the machine's core count)
     restart_patience: int = 50  # restart from fresh weights after this many epochs stuck
     seed: int = 0
+    # "auto": next-symbol prediction on members for non-regular languages
+    # (rnn2dfa.train.predict), word classification otherwise; or "classify" / "predict"
+    objective: str = "auto"
+    window: int = 2  # qrnn: convolution window
+    pooling: str = "ifo"  # qrnn: f, fo or ifo pooling
+    stack_depth: int = 64  # stack: cells in the stack
+    bidirectional: bool = False  # whole-word classifier (no prefix labels, no stepping)
 
     def check(self) -> None:
         """Raise InputError for settings that cannot work (naming the field, not a CLI flag)."""

@@ -21,6 +21,7 @@ import torch.nn.functional as F
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.models.acceptor import accept_logits
+from rnn2dfa.models.cells import build_acceptor
 from rnn2dfa.models.rnn import RNNAcceptor
 from rnn2dfa.models.threads import torch_threads
 from rnn2dfa.train.config import TrainConfig
@@ -137,6 +138,19 @@ def train_model(
     cfg.check()
     if (language is None) == (data is None):
         raise ValueError("give exactly one of language= or data=")
+    from rnn2dfa.train.predict import resolve_objective, train_predictive
+
+    if cfg.bidirectional:
+        if cfg.objective == "predict":
+            raise InputError("a bidirectional network cannot predict the next symbol: it "
+                             "reads the whole word (use --objective classify)")
+        cfg.objective, cfg.prefix_labels = "classify", False
+    if resolve_objective(language, cfg.objective) == "predict":
+        if isinstance(language, str):
+            from rnn2dfa.languages import get_language
+
+            language = get_language(language)
+        return train_predictive(language, cfg, progress, source)  # type: ignore[return-value]
     rng = np.random.default_rng(cfg.seed)
     lang_name = None
     prefix_targets = None
@@ -175,9 +189,7 @@ def _train(
     alphabet = train.alphabet
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(cfg.seed)
-        model = RNNAcceptor(
-            alphabet, cfg.cell, cfg.hidden, cfg.layers, cfg.embedding, cfg.learn_init
-        )
+        model = build_acceptor(alphabet, cfg)
         summary = TrainSummary(
             source=src,
             language=lang_name,

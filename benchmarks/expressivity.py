@@ -1,0 +1,137 @@
+"""Expressivity benchmark: cells x languages x seeds at one epoch budget; the longest n
+on which each network is fully right (the family member a^n b^n, ... and all its checked
+near-misses, for every n' <= n), as in the slides "Theoretical Properties of RNNs".
+
+Every run trains with `rnn2dfa train`'s defaults for the language (next-symbol prediction
+on members; LSTM forget / GRU update / QRNN forget gates start at +5) and stops at the
+epoch budget. The slides' figures are printed beside: GRU first fails at n = 39 on a^n b^n and at
+n = 9 on a^n b^n c^n (trained on positive words up to length 100).
+
+    python benchmarks/expressivity.py                                     # 5 x 5 x 3 (long)
+    python benchmarks/expressivity.py --seeds 0 --epochs 200 --cells lstm,gru --languages anbn
+    python benchmarks/expressivity.py --plots docs     # also LSTM vs GRU figures on a^n b^n
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from rnn2dfa.analysis import activations, generalization
+from rnn2dfa.languages import get_language
+from rnn2dfa.train import TrainConfig, train_model
+
+#: language -> (training length, largest n checked)
+SETUP = {
+    "anbn": (100, 500),
+    "anbncn": (99, 200),
+    "anbnw": (100, 300),
+    "palindrome": (21, 40),
+    "dyck2": (40, 100),
+}
+SLIDES = {("gru", "anbn"): 39, ("gru", "anbncn"): 9, ("lstm", "anbn"): ">= 500 (1000 shown)"}
+
+
+def run_one(cell: str, lang: str, seed: int, budget: float | None, epochs: int, hidden: int,
+            max_n: int | None, train_length: int | None = None):
+    length, cap = SETUP[lang]
+    length = train_length or length
+    cfg = TrainConfig(cell=cell, hidden=hidden, max_length=length, seed=seed, epochs=epochs,
+                      time_limit=budget, objective="predict")
+    language = get_language(lang)
+    model, summary = train_model(language=language, config=cfg)
+    rep = generalization(model, language, max_n=max_n or cap, trained_max_length=length,
+                         per_length=4, points=10)
+    longest = rep.max_n if rep.first_failing_n is None else rep.first_failing_n - 1
+    return model, rep, {
+        "cell": cell, "language": lang, "seed": seed, "train_length": length,
+        "checked_n": rep.max_n, "longest_n": longest, "all_checked": rep.first_failing_n is None,
+        "train_seconds": round(summary.seconds, 1), "epochs": summary.epochs,
+        "train_accuracy": summary.train_accuracy, "stopped": summary.stopped,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--cells", default="tanh,gru,lstm,qrnn,stack")
+    ap.add_argument("--languages", default=",".join(SETUP))
+    ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--epochs", type=int, default=TrainConfig().epochs,
+                    help="epoch budget per run (the same for every cell: a GRU step costs "
+                         "~2.6x an LSTM step on CPU, so a time budget would starve it)")
+    ap.add_argument("--budget", type=float, default=None, help="also stop after these seconds")
+    ap.add_argument("--hidden", type=int, default=16)
+    ap.add_argument("--max-n", type=int, default=None, help="override every language's cap")
+    ap.add_argument("--train-length", type=int, default=None,
+                    help="override every language's training length")
+    ap.add_argument("--plots", default=None, metavar="DIR",
+                    help="write LSTM vs GRU figures on a^n b^n here (seed 0)")
+    ap.add_argument("--save", default=None, metavar="DIR",
+                    help="write every trained model here as LANG_CELL_sSEED.pt")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    cells = args.cells.split(",")
+    langs = args.languages.split(",")
+    seeds = [int(s) for s in args.seeds.split(",")]
+    rows, kept = [], {}
+    start = time.perf_counter()
+    for lang in langs:
+        for cell in cells:
+            for seed in seeds:
+                model, rep, row = run_one(cell, lang, seed, args.budget, args.epochs, args.hidden,
+                                          args.max_n, args.train_length)
+                rows.append(row)
+                if args.save:
+                    from rnn2dfa.models.io import save_model
+
+                    save_model(model, Path(args.save) / f"{lang}_{cell}_s{seed}.pt",
+                               {"language": lang, "benchmark_row": row})
+                if seed == seeds[0]:
+                    kept[(cell, lang)] = (model, rep)
+                print(f"  {lang:10s} {cell:5s} seed {seed}: longest n {row['longest_n']}"
+                      f"{'' if not row['all_checked'] else ' (all checked)'}, "
+                      f"{row['train_seconds']} s", file=sys.stderr, flush=True)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        cap = f", at most {args.budget:.0f} s" if args.budget else ""
+        print(f"longest n fully right (member + near-misses for every n' <= n), "
+              f"{args.epochs} epochs{cap} per run, seeds {seeds}")
+        head = f"{'cell':6s} " + " ".join(f"{lang:>16s}" for lang in langs)
+        print(head)
+        for cell in cells:
+            cols = []
+            for lang in langs:
+                got = [r for r in rows if r["cell"] == cell and r["language"] == lang]
+                cols.append("/".join(f"{r['longest_n']}{'+' if r['all_checked'] else ''}"
+                                     for r in got))
+            print(f"{cell:6s} " + " ".join(f"{c:>16s}" for c in cols))
+        print("('+': right on every n checked; training lengths "
+              + ", ".join(f"{k} {v[0]}" for k, v in SETUP.items() if k in langs) + ")")
+        print("slides: " + "; ".join(f"{c} {lg}: first fails at n = {v}"
+                                     if isinstance(v, int) else f"{c} {lg}: {v}"
+                                     for (c, lg), v in SLIDES.items()))
+        print(f"total {time.perf_counter() - start:.0f} s")
+    if args.plots and ("lstm", "anbn") in kept and ("gru", "anbn") in kept:
+        from rnn2dfa.analysis.plots import plot_activations, plot_generalization
+
+        out = Path(args.plots)
+        plot_generalization([kept[("lstm", "anbn")][1], kept[("gru", "anbn")][1]],
+                            out / "anbn_lstm_vs_gru.svg", labels=["LSTM", "GRU"])
+        word = (0,) * 500 + (1,) * 500
+        for cell in ("lstm", "gru"):
+            plot_activations(activations(kept[(cell, "anbn")][0], word),
+                             out / f"anbn_{cell}_activations.svg")
+        print(f"wrote {out}/anbn_lstm_vs_gru.svg, anbn_lstm_activations.svg, "
+              f"anbn_gru_activations.svg", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

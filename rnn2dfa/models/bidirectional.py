@@ -1,0 +1,107 @@
+"""Bidirectional recurrent classifiers: the word is read left to right and right to left and
+the two final states are concatenated for the read-out (a whole-word classifier).
+
+Such a network has no state after a prefix, so it cannot be stepped: `initial_state`,
+`step` and `accept_logit` raise NotSteppableError (one line on the command line), and state
+extraction refuses it; only its membership answers (`forward`, used by `accept_logits`) are
+available, for membership-only extraction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch.nn.utils.rnn import pack_padded_sequence
+
+from rnn2dfa.errors import InputError
+from rnn2dfa.models.io import register
+
+BIDIRECTIONAL_CELLS = ("tanh", "relu", "lstm", "gru")
+
+
+class NotSteppableError(InputError):
+    """The network reads whole words only (bidirectional): it has no per-prefix states."""
+
+
+NOT_STEPPABLE = (
+    "a bidirectional network reads the whole word at once and cannot be stepped one symbol "
+    "at a time, so it has no states to extract an automaton from; use membership-only "
+    "extraction (queries of whole words)"
+)
+
+
+@register("birnn")
+class BidirectionalAcceptor(nn.Module):
+    """nn.LSTM / nn.GRU / nn.RNN with bidirectional=True, one-hot input, linear read-out."""
+
+    whole_word = True
+
+    def __init__(
+        self,
+        alphabet: list[str] | tuple[str, ...],
+        cell: str = "lstm",
+        hidden: int = 16,
+        layers: int = 1,
+    ) -> None:
+        super().__init__()
+        if cell not in BIDIRECTIONAL_CELLS:
+            raise InputError(f"--bidirectional works with {', '.join(BIDIRECTIONAL_CELLS)}, "
+                             f"not {cell!r}")
+        self.alphabet: tuple[str, ...] = tuple(str(a) for a in alphabet)
+        self.cell, self.hidden, self.layers = cell, int(hidden), int(layers)
+        k = len(self.alphabet)
+        if cell == "lstm":
+            self.rnn: nn.RNNBase = nn.LSTM(k, hidden, layers, batch_first=True,
+                                           bidirectional=True)
+        elif cell == "gru":
+            self.rnn = nn.GRU(k, hidden, layers, batch_first=True, bidirectional=True)
+        else:
+            self.rnn = nn.RNN(k, hidden, layers, nonlinearity=cell, batch_first=True,
+                              bidirectional=True)
+        self.readout = nn.Linear(2 * self.hidden, 1)
+        self.register_buffer("init", torch.zeros(1))  # the training loop's restart zeroes it
+
+    def config(self) -> dict[str, Any]:
+        return {"alphabet": list(self.alphabet), "cell": self.cell, "hidden": self.hidden,
+                "layers": self.layers}
+
+    def describe(self) -> str:
+        s = "s" if self.layers > 1 else ""
+        return (f"bidirectional {self.cell.upper()}, {self.layers} layer{s} x {self.hidden} "
+                f"per direction, one-hot input (whole-word classifier)")
+
+    def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
+        """Accept logits of a padded batch; the empty word reads as a zero summary."""
+        lengths = torch.as_tensor(lengths, dtype=torch.long)
+        b = symbols.shape[0]
+        summary = torch.zeros(b, 2 * self.hidden)
+        live = lengths > 0
+        if symbols.shape[1] and bool(live.any()):
+            x = F.one_hot(symbols[live].long(), len(self.alphabet)).float()
+            packed = pack_padded_sequence(x, lengths[live].cpu(), batch_first=True,
+                                          enforce_sorted=False)
+            _, h_n = self.rnn(packed)
+            if isinstance(h_n, tuple):
+                h_n = h_n[0]
+            summary[live] = torch.cat([h_n[-2], h_n[-1]], dim=1)  # top layer: fwd, bwd
+        return self.readout(summary).squeeze(-1)
+
+    # The Acceptor contract cannot be met: say so in one line wherever it is asked for.
+    @property
+    def state_dim(self) -> int:
+        raise NotSteppableError(NOT_STEPPABLE)
+
+    def initial_state(self, batch: int) -> Tensor:
+        raise NotSteppableError(NOT_STEPPABLE)
+
+    def step(self, state: Tensor, symbols: Tensor) -> Tensor:
+        raise NotSteppableError(NOT_STEPPABLE)
+
+    def accept_logit(self, state: Tensor) -> Tensor:
+        raise NotSteppableError(NOT_STEPPABLE)
+
+    def observable(self, state: Tensor) -> Tensor:
+        raise NotSteppableError(NOT_STEPPABLE)
