@@ -18,8 +18,8 @@ sys.path.insert(0, str(ROOT))
 from rnn2dfa.languages import get_language  # noqa: E402
 from rnn2dfa.models.acceptor import accepts  # noqa: E402
 from rnn2dfa.models.io import save_model  # noqa: E402
-from rnn2dfa.train.predict import PREDICT_MAX_LENGTH  # noqa: E402
 from rnn2dfa.train.loop import TrainConfig, model_metadata, train_model  # noqa: E402
+from rnn2dfa.train.predict import PREDICT_MAX_LENGTH  # noqa: E402
 
 OUT = ROOT / "fixtures" / "models" / "anbn_lstm_counter.pt"
 

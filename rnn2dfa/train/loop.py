@@ -20,6 +20,7 @@ import torch
 import torch.nn.functional as F
 
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import accept_logits
 from rnn2dfa.models.cells import build_acceptor
 from rnn2dfa.models.rnn import RNNAcceptor
