@@ -295,17 +295,13 @@ def _table(header: list[str], rows: list[list[str]]) -> str:
 
 def accuracy_buckets(rows: list[dict[str, Any]], train_max: int) -> list[tuple[str, int, float]]:
     """Test accuracy grouped into length ranges: within, twice and four times the training
-    length (length generalisation)."""
-    edges = [(0, train_max // 2), (train_max // 2 + 1, train_max), (train_max + 1, 2 * train_max),
-             (2 * train_max + 1, 4 * train_max)]
-    out = []
+    length (length generalisation), as (label, words, accuracy) rows for the report."""
+    from rnn2dfa.train.buckets import accuracy_buckets as buckets
+    from rnn2dfa.train.buckets import generalisation_edges
+
     top = max((r["length"] for r in rows), default=0)
-    for lo, hi in edges:
-        sel = [r for r in rows if lo <= r["length"] <= hi]
-        n = sum(r["n"] for r in sel)
-        if n:
-            out.append((f"{lo}–{min(hi, top)}", n, sum(r["correct"] for r in sel) / n))
-    return out
+    return [(f"{b.lo}–{min(b.hi, top)}", b.words, b.accuracy)
+            for b in buckets(rows, generalisation_edges(train_max))]
 
 
 def report_markdown(run: RunResult) -> str:

@@ -72,7 +72,7 @@ def search_class(
     for depth in range(1, max_length + 1):
         if len(found) >= n_wanted or (deadline is not None and deadline.expired()):
             break
-        if first_hit is not None and len(found) >= 20 and depth > 2 * first_hit + 4:
+        if first_hit is not None and len(found) >= n_wanted // 2 and depth > 2 * first_hit + 8:
             break  # enough words, and lengths well past the shortest: diverse enough
         b = states.shape[0]
         nxt = acceptor.step(states.repeat_interleave(k, dim=0), syms.repeat(b))

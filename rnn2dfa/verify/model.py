@@ -19,7 +19,7 @@ import numpy as np
 
 from rnn2dfa.automata.counting import count_accepted
 from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.errors import AlphabetError
+from rnn2dfa.errors import check_alphabets
 from rnn2dfa.models.acceptor import Acceptor, accept_logits
 from rnn2dfa.models.threads import torch_threads
 from rnn2dfa.verify.truth import Truth
@@ -177,10 +177,7 @@ def compare_with_model(
     """
     t0 = time.perf_counter()
     alphabet = tuple(acceptor.alphabet)
-    if set(alphabet) != set(dfa.alphabet):
-        raise AlphabetError(
-            f"the DFA's alphabet {list(dfa.alphabet)} differs from the network's {list(alphabet)}"
-        )
+    check_alphabets(dfa.alphabet, "the DFA", alphabet, "the network")
     dfa = dfa.with_alphabet_order(alphabet)
     if truth is not None:
         truth = truth.aligned(alphabet, "the network's")

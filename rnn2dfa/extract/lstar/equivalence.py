@@ -139,12 +139,7 @@ class PACOracle:
         # that whole words alone miss (as AALpy's random-walk oracle does step by step).
         net = self.oracle.query_prefixes_padded(symbols, lengths)
         width = net.shape[1] - 1
-        q = np.full(n, hypothesis.start, dtype=np.int64)
-        hyp = np.empty_like(net)
-        hyp[:, 0] = hypothesis.accepting[q]
-        for t in range(width):
-            q = hypothesis.transitions[q, symbols[:, t]]
-            hyp[:, t + 1] = hypothesis.accepting[q]
+        hyp = hypothesis.accepting[hypothesis.prefix_states(symbols[:, :width])]
         valid = np.arange(width + 1)[None, :] <= lengths[:, None]
         self.evidence = Evidence()
         pos = np.nonzero(valid)

@@ -24,7 +24,7 @@ from rnn2dfa.extract.lstar.equivalence import (
 )
 from rnn2dfa.extract.lstar.noise import RareDisagreements, describe_rate, wilson
 from rnn2dfa.extract.lstar.table import ObservationTable
-from rnn2dfa.extract.rare import ClassBalance, balance_classes
+from rnn2dfa.extract.rare import ClassBalance, balance_classes, search_class
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
 from rnn2dfa.extract.timing import Deadline, TimeUp
 from rnn2dfa.models.acceptor import Acceptor, accepts
@@ -102,6 +102,7 @@ class _Run:
     history: list[DFA] = field(default_factory=list)  # every round's hypothesis
     selected: tuple[int, int, int] | None = None  # (index, disagreements, words) if selected
     long_rate: tuple[int, int] | None = None  # disagreements on longer words (see above)
+    curve: list[tuple[int, float]] = field(default_factory=list)  # (states, disagreement)
     rate_steps: int = 0
 
     # ------------------------------------------------------------------ set-up
@@ -250,7 +251,15 @@ class _Run:
         rng = np.random.default_rng([o.seed, 3])
         sym, lens = uniform_words(rng, len(self.acceptor.alphabet), n, 0, o.max_length)
         words = unpad(sym, lens)
-        pool = list(o.words or ()) + list(self.rare_words)
+        pool = list(o.words or ())
+        if self.balance is not None and self.balance.searched is not None:
+            # held-out words of the rare class: the same guided search with another seed,
+            # so a hypothesis is not rated on the very words it was taught
+            held = search_class(self.acceptor, self.balance.searched == "accepted",
+                                o.max_length, n_wanted=200, seed=o.seed + 1,
+                                deadline=None)
+            pool += held.words
+            self.rate_steps += held.network_steps
         if pool:
             pick = rng.integers(0, len(pool), size=n // 2)
             words[: n // 2] = [tuple(pool[i]) for i in pick]
@@ -264,6 +273,7 @@ class _Run:
                 continue
             seen.add(small.n_states)
             d = int((small.accepts_batch(words) != net).sum())
+            self.curve.append((small.n_states, d / n))
             if wilson(d, n, 1 - 2 * o.delta)[1] <= o.epsilon:
                 if not self.holds_on_longer_words(small):
                     return  # a counter running out of range: not finite-state
@@ -339,6 +349,8 @@ class _Run:
                 format_word(w, self.acceptor.alphabet)
                 for w in sorted(self.rare.words, key=lambda w: (len(w), w))[:5]
             ]
+        if self.curve:
+            out["size_error_curve"] = [[size, round(r, 6)] for size, r in self.curve]
         if self.selected is not None:
             out["selected_round"] = self.selected[0] + 1
             self.rate = self.selected[1:]
@@ -393,6 +405,15 @@ class _Run:
                 f"{self.opts.max_length + 1}-{2 * self.opts.max_length}): the disagreement grows "
                 f"with length, as for a network that counts; the DFA written is the last "
                 f"hypothesis, an approximation"
+            )
+        if len(self.curve) >= 2 and self.curve[-1][1] < 0.5 * self.curve[0][1]:
+            size, rate = self.curve[-1]
+            return (
+                f"stopped early: {self.stop_reason}, while the hypotheses were still improving "
+                f"(disagreement with the network {self.curve[0][1]:.2%} at {self.curve[0][0]} "
+                f"states, {rate:.2%} at {size}); none is within epsilon = {self.opts.epsilon:g} "
+                f"yet: the DFA is the last hypothesis, an approximation (a larger time limit "
+                f"may get further)"
             )
         if looks_not_finite_state(self.sizes):
             tail = ", ".join(str(s) for s in self.sizes[-6:])

@@ -1,0 +1,240 @@
+"""Never silently wrong: rare classes, rare errors, probability heads, one-sided evidence.
+
+The networks here are built to have those properties: a trained sparse-language LSTM over 26
+symbols (plain PyTorch code, scripts/make_sparse_fixture.py), DFAs posing as networks that
+flip a fixed pseudo-random share of answers, a sigmoid read-out, NaN weights, and a network
+that rejects everything.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from click.testing import CliRunner
+
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.io import save_dfa
+from rnn2dfa.errors import InputError
+from rnn2dfa.extract import extract
+from rnn2dfa.extract.base import Evidence
+from rnn2dfa.extract.lstar.noise import wilson
+from rnn2dfa.extract.rare import rare_class, search_class
+from rnn2dfa.languages import get_language
+from rnn2dfa.models.acceptor import accepts
+from rnn2dfa.models.dfa_acceptor import DFAAcceptor
+from rnn2dfa.models.io import load_model
+from rnn2dfa.models.noisy import NoisyDFAAcceptor
+from rnn2dfa.models.rnn import RNNAcceptor
+from rnn2dfa_cli.main import cli
+
+ROOT = Path(__file__).resolve().parents[1]
+EMAIL = ROOT / "fixtures" / "models" / "email_lstm.pt"
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def empty_language(alphabet: tuple[str, ...]) -> DFA:
+    return DFA(alphabet, np.zeros((1, len(alphabet)), dtype=np.int64), [False])
+
+
+# ----------------------------------------------------------------------------- pieces
+def test_evidence_counts_and_one_sidedness() -> None:
+    ev = Evidence()
+    ev.add([3, 5, 1], [False, False, False])
+    assert (ev.words, ev.accepted, ev.rejected, ev.min_length, ev.max_length) == (3, 0, 3, 1, 5)
+    assert ev.one_sided == "accepted"
+    ev.add([2], [True])
+    assert ev.one_sided is None and "1 accepted, 3 rejected" in ev.describe()
+
+
+def test_wilson_interval_covers_the_rate() -> None:
+    lo, hi = wilson(10, 100_000, 0.99)
+    assert lo < 1e-4 < hi and hi < 3e-4
+    assert wilson(0, 1000, 0.95)[0] < 1e-12 and 0 < wilson(0, 1000, 0.95)[1] < 0.005
+
+
+def test_rare_class_choice() -> None:
+    assert rare_class(np.zeros(1000, dtype=bool)) is True
+    assert rare_class(np.ones(1000, dtype=bool)) is False
+    assert rare_class(np.array([True, False] * 500)) is None
+
+
+def test_noisy_acceptor_flips_about_its_rate() -> None:
+    truth = get_language("tomita3").dfa
+    net = NoisyDFAAcceptor(truth, 0.01, seed=3)
+    rng = np.random.default_rng(0)
+    words = [tuple(rng.integers(0, 2, size=int(n))) for n in rng.integers(8, 30, size=20_000)]
+    flipped = np.mean(accepts(net, words) != truth.accepts_batch(words))
+    assert 0.007 < flipped < 0.013
+    again = np.mean(accepts(net, words[::-1])[::-1] != truth.accepts_batch(words))
+    assert again == flipped  # the same words are flipped whatever the batching
+
+
+# ----------------------------------------------------------------------------- rare class
+def test_guided_search_finds_members_of_a_sparse_language() -> None:
+    net, meta = load_model(EMAIL)
+    rng = np.random.default_rng(1)
+    uniform = [tuple(rng.integers(0, 26, size=int(n))) for n in rng.integers(1, 30, size=2000)]
+    assert accepts(net, uniform).mean() < 0.01  # members are rare among uniform words
+    found = search_class(net, True, 30, n_wanted=50, seed=0)
+    assert found.words and accepts(net, found.words).all()
+    from rnn2dfa.automata.regex import regex_to_dfa
+
+    pattern = regex_to_dfa(meta["pattern"], net.alphabet)
+    assert pattern.accepts_batch(found.words).any()  # real members among them, not only slips
+
+
+def test_sparse_language_is_not_a_one_state_reject_all_dfa() -> None:
+    """The issue's case: with no --words every method used to return a 1-state reject-all
+    DFA marked finished. Now L* looks for the rare class itself."""
+    net, meta = load_model(EMAIL)
+    result = extract(net, "lstar", time_limit=8.0, seed=0)
+    assert result.dfa.n_states > 1
+    ev = result.stats["evidence"]
+    assert ev["accepted"] > 0 and ev["rejected"] > 0  # the check saw both classes
+    assert result.stats["rare_class_searched"] == "accepted"
+    # class-balanced agreement with the network (half it accepts, half it rejects)
+    from rnn2dfa.automata.regex import regex_to_dfa
+    from rnn2dfa.languages import balanced_sample
+
+    words, _ = balanced_sample(regex_to_dfa(meta["pattern"], net.alphabet), range(7, 25), 40,
+                               np.random.default_rng(5))
+    ans = accepts(net, words)
+    got = result.dfa.accepts_batch(words)
+    balanced = (np.mean(got[ans] == ans[ans]) + np.mean(got[~ans] == ans[~ans])) / 2
+    # the issue's target is 99%; measured 98.5-98.9% on this fixture (see benchmarks/honest.py)
+    assert balanced >= 0.95, (balanced, result.message)
+
+
+def test_kmeans_and_partition_get_the_rare_words_too() -> None:
+    net, _ = load_model(EMAIL)
+    for method in ("kmeans", "partition"):
+        result = extract(net, method, seed=0)
+        assert result.stats["rare_words_found"] > 0
+        assert result.dfa.n_states > 1, method
+
+
+# ----------------------------------------------------------------------------- one-sided
+def test_a_network_that_rejects_everything_gets_no_verdict() -> None:
+    net = DFAAcceptor(empty_language(("a", "b")))
+    result = extract(net, "lstar", time_limit=10.0)
+    assert not result.finished
+    assert result.warning is not None and "never saw an accepted word" in result.warning
+    assert result.stats["warning"] == result.warning
+    assert "one-sided" in result.stats["stopped"]
+
+
+def test_verify_cannot_tell_on_one_sided_evidence(tmp_path: Path) -> None:
+    dfa = empty_language(("a", "b"))
+    save_dfa(dfa, tmp_path / "dfa.json")
+    save_dfa(dfa.with_extra(name="nothing"), tmp_path / "net.json")  # a network that rejects all
+    from rnn2dfa.compile import compile_dfa
+    from rnn2dfa.models.io import save_model
+
+    save_model(compile_dfa(dfa), tmp_path / "net.pt", {})
+    res = run("verify", tmp_path / "dfa.json", "--model", tmp_path / "net.pt", "--json")
+    assert res.exit_code == 1, res.output
+    doc = json.loads(res.stdout)
+    assert doc["network"]["one_sided"] == "accepted"
+    assert doc["verdict"].startswith("cannot tell")
+    assert doc["network"]["network_accepted"] == 0
+
+
+def test_verify_reject_all_against_the_sparse_network_fails(tmp_path: Path) -> None:
+    net, _ = load_model(EMAIL)
+    save_dfa(empty_language(net.alphabet), tmp_path / "nothing.json")
+    res = run("verify", tmp_path / "nothing.json", "--model", EMAIL, "--json")
+    assert res.exit_code == 1, res.output
+    doc = json.loads(res.stdout)
+    assert doc["network"]["network_accepted"] > 0  # the guided search found accepted words
+    assert doc["network"]["accepted_agreement"] == 0.0
+    assert not doc["passed"]
+
+
+# ----------------------------------------------------------------------------- rare errors
+def test_planted_errors_keep_the_planted_dfa() -> None:
+    truth = DFA.random(10, ("a", "b"), np.random.default_rng(4)).minimize()
+    result = extract(NoisyDFAAcceptor(truth, 1e-4, seed=4), "lstar", seed=0, time_limit=30.0)
+    assert result.finished
+    assert result.dfa == truth
+
+
+def test_rare_disagreements_are_set_aside_and_rated() -> None:
+    """A network that is a DFA except on rare words: the PAC rounds' rare disagreements are
+    arbitrated by refinement (which sees the DFA's states) and reported with a rate."""
+    truth = get_language("tomita4").dfa
+    net = NoisyDFAAcceptor(truth, 2e-3, seed=1)
+    result = extract(net, "lstar", seed=0, epsilon=0.05, time_limit=30.0)
+    assert result.dfa == truth.minimize(), result.message
+    if result.stats.get("rare_disagreements"):
+        rate = result.stats["disagreement_rate"]
+        assert 2e-3 / 3 < rate < 3 * 2e-3
+        assert "rare disagreements were set aside" in result.message
+
+
+def test_counting_network_is_still_not_finite_state() -> None:
+    from test_lstar import BalancedCounter
+
+    result = extract(BalancedCounter(), "lstar", time_limit=2.0)
+    assert not result.finished
+    assert "not look finite-state" in (result.message or "")
+
+
+# ----------------------------------------------------------------------------- outputs
+class SigmoidHead(RNNAcceptor):
+    """A user's network whose last layer is a sigmoid: probabilities, not logits."""
+
+    def accept_logit(self, state: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(super().accept_logit(state))
+
+    def padded_logits(self, symbols: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(super().padded_logits(symbols, lengths))
+
+
+def test_probability_head_is_called_out() -> None:
+    torch.manual_seed(0)
+    net = SigmoidHead(("0", "1"), cell="gru", hidden=8)
+    result = extract(net, "lstar", time_limit=5.0)
+    assert result.warning is not None and "probability" in result.warning
+    assert result.dfa.n_states == 1  # what a silent tool would have called finished
+
+
+def test_nan_outputs_are_an_error() -> None:
+    net = RNNAcceptor(("0", "1"), cell="gru", hidden=4)
+    with torch.no_grad():
+        net.readout.weight.fill_(float("nan"))
+    with pytest.raises(InputError, match="NaN"):
+        extract(net, "kmeans")
+
+
+def test_constant_outputs_are_an_error() -> None:
+    net = RNNAcceptor(("0", "1"), cell="gru", hidden=4)
+    with torch.no_grad():
+        net.readout.weight.zero_()
+        net.readout.bias.fill_(-2.0)
+    with pytest.raises(InputError, match="same"):
+        extract(net, "lstar")
+
+
+# ----------------------------------------------------------------------------- --words
+def test_words_file_on_extract_and_verify(tmp_path: Path) -> None:
+    words = tmp_path / "words.tsv"
+    words.write_text("a@a.com\t1\nbc@de.net\t1\nabc\t0\n", encoding="utf-8")
+    out = tmp_path / "dfa.json"
+    res = run("extract", EMAIL, "--method", "partition", "--words", words, "-o", out, "--json")
+    assert res.exit_code == 0, res.output
+    res = run("verify", out, "--model", EMAIL, "--words", words, "--json")
+    doc = json.loads(res.stdout)
+    assert doc["network"]["user_words"] == 3
+    assert any(b["sample"] == "yours" for b in doc["network"]["buckets"])
+    bad = tmp_path / "bad.txt"
+    bad.write_text("a@a.c%m\n", encoding="utf-8")
+    res = run("extract", EMAIL, "--words", bad, "-o", tmp_path / "x.json")
+    assert res.exit_code == 2 and "bad.txt" in res.stderr and "line 1" in res.stderr
+    assert not (tmp_path / "x.json").exists()
