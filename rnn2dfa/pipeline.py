@@ -258,6 +258,12 @@ def run_pipeline(
             notes.append(f"dfa.svg was not drawn: {exc.reason}; wrote dfa.dot instead{hint}")
         plot_agreement(verification, tmp / "agreement.svg")
         files["plot"] = "agreement.svg"
+        curve = result.stats.get("size_error_curve")
+        if curve and len(curve) > 1:
+            from rnn2dfa.render.plots import plot_size_error
+
+            plot_size_error(curve, tmp / "hypotheses.svg", result.stats.get("epsilon"))
+            files["hypotheses_plot"] = "hypotheses.svg"
         seconds["render"] = time.perf_counter() - t0
 
         # 6. reports, then move everything into place
@@ -349,6 +355,9 @@ def report_markdown(run: RunResult) -> str:
     parts += [_table(["", ""], rows), ""]
     if ex["message"]:
         parts += [f"> {ex['message']}", ""]
+    if "hypotheses_plot" in run.files:
+        parts += ["Hypothesis size against disagreement with the network (sampled words):", "",
+                  "![hypotheses](hypotheses.svg)", ""]
     parts += ["## Verification", ""]
     cmp = ver.truth
     if cmp is not None:

@@ -238,3 +238,13 @@ def test_words_file_on_extract_and_verify(tmp_path: Path) -> None:
     res = run("extract", EMAIL, "--words", bad, "-o", tmp_path / "x.json")
     assert res.exit_code == 2 and "bad.txt" in res.stderr and "line 1" in res.stderr
     assert not (tmp_path / "x.json").exists()
+
+
+def test_size_error_plot(tmp_path: Path) -> None:
+    from rnn2dfa.render.plots import plot_size_error
+
+    plot_size_error([[8, 0.02], [43, 0.01], [300, 0.004]], tmp_path / "c.svg", 0.01)
+    text = (tmp_path / "c.svg").read_text(encoding="utf-8")
+    assert text.lstrip().startswith("<?xml") and "<svg" in text
+    with pytest.raises(InputError, match="svg"):
+        plot_size_error([[1, 0.1], [2, 0.05]], tmp_path / "c.txt")

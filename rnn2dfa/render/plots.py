@@ -58,3 +58,30 @@ def plot_agreement(report: VerifyReport, path: str | os.PathLike[str]) -> None:
     fig.tight_layout()
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format=fmt)
+
+
+def plot_size_error(curve: list[list[float]], path: str | os.PathLike[str],
+                    epsilon: float | None = None) -> None:
+    """L*'s hypotheses: states against disagreement with the network (the noise-tolerant
+    verdict's evidence). A falling curve that reaches epsilon is a finite-state network
+    with rare mistakes; a curve that stays high as the states grow is not finite-state."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fmt = Path(path).suffix.lower().lstrip(".")
+    if fmt not in PLOT_FORMATS:
+        raise InputError("the plot must be a .svg, .png or .pdf file", path=str(path))
+    fig = Figure(figsize=(6.0, 3.6))
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.plot([c[0] for c in curve], [100 * c[1] for c in curve], "-o", color="tab:blue")
+    if epsilon is not None:
+        ax.axhline(100 * epsilon, color="tab:red", linestyle="--", label=f"epsilon = {epsilon:g}")
+        ax.legend(fontsize=8)
+    ax.set_xscale("log")
+    ax.set_xlabel("hypothesis states (log scale)")
+    ax.set_ylabel("% of sampled words where DFA != network")
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=fmt)
