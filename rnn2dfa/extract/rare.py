@@ -129,6 +129,10 @@ class ClassBalance:
     searched: str | None  # "accepted", "rejected" or None (both classes common)
     found: list[Word]
     network_steps: int
+    #: the rare words found are isolated points (every one-symbol substitution of each has
+    #: the common answer): a network's scattered mistakes, not a sparse language's members;
+    #: they are kept here but not put into samples (they would be learned as states)
+    isolated: list[Word] | None = None
 
 
 def balance_classes(
@@ -160,8 +164,26 @@ def balance_classes(
         return ClassBalance(n_uniform, int(answers.sum()), None, [], steps)
     found = search_class(acceptor, want, max_length, n_wanted=n_wanted, seed=seed,
                          deadline=deadline)
-    return ClassBalance(n_uniform, int(answers.sum()), "accepted" if want else "rejected",
-                        found.words, steps + found.network_steps)
+    kind = "accepted" if want else "rejected"
+    steps += found.network_steps
+    if found.words and all_isolated(acceptor, found.words, want):
+        return ClassBalance(n_uniform, int(answers.sum()), kind, [], steps, found.words)
+    return ClassBalance(n_uniform, int(answers.sum()), kind, found.words, steps)
+
+
+def all_isolated(acceptor: Acceptor, words: list[Word], want: bool) -> bool:
+    """Whether every word's one-symbol substitutions all get the other answer: scattered
+    exceptions, like the flipped words of models.noisy (a sparse language's members have
+    members among their neighbours: a@a.com and b@a.com)."""
+    from rnn2dfa.models.acceptor import accepts
+
+    long = [w for w in words if len(w) >= 3][:30]
+    if not long:
+        return False
+    k = len(acceptor.alphabet)
+    near = [w[:i] + (a,) + w[i + 1 :] for w in long for i in range(len(w)) for a in range(k)
+            if a != w[i]]
+    return not bool((accepts(acceptor, near) == want).any())
 
 
 def with_rare_words(

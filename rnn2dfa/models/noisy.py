@@ -4,7 +4,9 @@ For testing what extraction says about networks with rare errors: the acceptor a
 the DFA does, except on words whose hash falls below `rate`, where it flips the answer.
 The hash is a rolling hash of the word carried in the state (exact in float32), so the
 flipped words are the same on every call and for every batching, like a trained network's
-mistakes, and about `rate` of any large sample of words is flipped.
+mistakes. Only words of at least `min_length` symbols are flipped: short words recur in
+every sample, and one flipped short word would be a share of the language, not a rare
+mistake. About `rate` of any large sample of such words is flipped.
 """
 
 from __future__ import annotations
@@ -27,10 +29,11 @@ class NoisyDFAAcceptor:
     one-hot part, so white-box methods see the DFA's states and only the answers are noisy.
     """
 
-    def __init__(self, dfa: DFA, rate: float, seed: int = 0) -> None:
+    def __init__(self, dfa: DFA, rate: float, seed: int = 0, min_length: int = 8) -> None:
         if not 0.0 <= rate <= 1.0:
             raise ValueError(f"rate must lie in [0, 1], got {rate}")
         self.dfa, self.rate, self.seed = dfa, float(rate), int(seed)
+        self.min_length = int(min_length)
         self.alphabet = dfa.alphabet
         self._trans = torch.tensor(dfa.transitions, dtype=torch.long)
         self._sign = torch.where(torch.tensor(dfa.accepting), 1.0, -1.0).float()
@@ -39,37 +42,38 @@ class NoisyDFAAcceptor:
 
     @property
     def state_dim(self) -> int:
-        return self.dfa.n_states + 1
+        return self.dfa.n_states + 2  # one-hot state, hash, length (capped)
 
     def initial_state(self, batch: int) -> Tensor:
         s = torch.zeros(batch, self.state_dim)
         s[:, self.dfa.start] = 1.0
-        s[:, -1] = float(self.seed % _MOD)
+        s[:, -2] = float(self.seed % _MOD)
         return s
 
     def step(self, state: Tensor, symbols: Tensor) -> Tensor:
-        q = state[:, :-1].argmax(dim=1)
-        h = state[:, -1].long()
+        q = state[:, :-2].argmax(dim=1)
+        h = state[:, -2].long()
         nxt = torch.empty_like(state)
-        nxt[:, :-1] = self._eye[self._trans[q, symbols]]
-        nxt[:, -1] = ((h * _MUL + symbols + 1) % _MOD).float()
+        nxt[:, :-2] = self._eye[self._trans[q, symbols]]
+        nxt[:, -2] = ((h * _MUL + symbols + 1) % _MOD).float()
+        nxt[:, -1] = torch.clamp(state[:, -1] + 1, max=float(self.min_length))
         return nxt
 
     def flipped(self, state: Tensor) -> Tensor:
         """Whether the word that led to each state has its answer flipped."""
-        x = state[:, -1].long() ^ (self.seed * 0x9E3779B1 & 0xFFFFFFFF)
+        x = state[:, -2].long() ^ (self.seed * 0x9E3779B1 & 0xFFFFFFFF)
         x = (x * 0x85EBCA6B) & 0xFFFFFFFF  # a 32-bit integer mix (murmur3's finaliser)
         x = x ^ (x >> 13)
         x = (x * 0xC2B2AE35) & 0xFFFFFFFF
         x = x ^ (x >> 16)
-        return x < self._threshold
+        return (x < self._threshold) & (state[:, -1] >= self.min_length)
 
     def accept_logit(self, state: Tensor) -> Tensor:
-        base = self._sign[state[:, :-1].argmax(dim=1)]
+        base = self._sign[state[:, :-2].argmax(dim=1)]
         return torch.where(self.flipped(state), -base, base)
 
     def observable(self, state: Tensor) -> Tensor:
-        return state[:, :-1]
+        return state[:, :-2]
 
     def state_space(self) -> StateSpace:
         return StateSpace("one-hot", 0.0, 1.0, exact=False,

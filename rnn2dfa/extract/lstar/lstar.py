@@ -19,7 +19,6 @@ from rnn2dfa.extract.base import ExtractionProgress, LStarOptions, resolve_optio
 from rnn2dfa.extract.lstar.equivalence import (
     PACOracle,
     RefinementOracle,
-    counterexample_from,
     shortest_examples,
 )
 from rnn2dfa.extract.lstar.noise import RareDisagreements, describe_rate, wilson
@@ -141,17 +140,27 @@ class _Run:
     def find_counterexample(self, examples: list[Word] | None) -> Word | None:
         """A word the hypothesis gets wrong: the shortest examples first, then each oracle."""
         assert self.hyp is not None
-        cex = counterexample_from(examples, self.mq, self.hyp) if examples else None
-        if cex is not None:
-            return cex
         pending: list[Word] = []
+        if examples:
+            net = self.mq.query(list(examples))
+            wrong = [w for w, a in zip(examples, net, strict=True)
+                     if bool(a) != self.hyp.accepts(w)]
+            # (the examples are the shortest of each class among thousands of sampled words,
+            # so a few wrong ones are a rare share of what was sampled)
+            rare = (self.opts.noise_tolerant and self.refine is not None
+                    and 0 < len(wrong) <= 2)
+            if wrong and not rare:
+                return wrong[0]
+            pending = [w for w in wrong if len(w) > 1]  # refinement arbitrates, as below
+            if len(pending) < len(wrong):
+                return next(w for w in wrong if len(w) <= 1)
         for checker in self.checkers:
             self.equivalence_queries += 1
             self.report("equivalence")
             cex = checker.find_counterexample(self.hyp, self.deadline)
             if cex is not None and checker is self.pac and self.rare_round():
                 # A rare round: let the white-box check decide (noise.py).
-                pending = list(self.pac.last_disagreements)
+                pending += list(self.pac.last_disagreements)
                 continue
             if cex is not None:
                 return cex
@@ -199,6 +208,8 @@ class _Run:
         self.balance = balance_classes(self.acceptor, self.opts.max_length, seed=self.opts.seed,
                                        deadline=self.deadline, query=self.mq.query_padded)
         self.rare_words = list(self.balance.found)
+        for w in self.balance.isolated or ():
+            self.rare.add(w)  # scattered exceptions: reported, not learned
 
     def loop(self) -> None:
         self.table = ObservationTable(self.mq, self.acceptor.alphabet)
@@ -364,6 +375,8 @@ class _Run:
             out["uniform_accepted"] = f"{bal.uniform_accepted}/{bal.uniform_words}"
             out["rare_class_searched"] = self.balance.searched
             out["rare_words_found"] = len(self.balance.found)
+            if self.balance.isolated:
+                out["rare_class_isolated"] = len(self.balance.isolated)
         return out
 
     def message(self) -> str | None:
