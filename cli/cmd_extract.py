@@ -93,6 +93,10 @@ def _stats_table(result: Any, output: str) -> Table:
               help="PAC sample: 'auto' draws half of it from class-balanced words of the "
                    "language named in the model file (when there is one), so rare members "
                    "such as a^n b^n get checked; 'uniform' uses uniform random words only.")
+@click.option("--estimate-rate", type=click.Choice(("auto", "always", "never")), default=None,
+              help="L*: estimate how often the network and the DFA disagree, on a fresh "
+                   "sample of up to 100,000 words (auto: when rare disagreements were set "
+                   "aside; always costs a few seconds).")
 @click.option("--max-length", type=click.IntRange(1, 100_000), default=None,
               help=f"Longest sampled word (lstar default {DEFAULT_MAX_LENGTH}; kmeans: 30).")
 @click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None,

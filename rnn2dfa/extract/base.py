@@ -71,6 +71,9 @@ class LStarOptions(ExtractOptions):
     #: (a network's own mistakes; rnn2dfa.extract.lstar.noise)
     noise_tolerant: bool = True
     rate_words: int = 100_000  # most words sampled to estimate a rare disagreement rate
+    #: estimate the final DFA's disagreement rate with the network on a fresh sample:
+    #: "auto" when rare disagreements were set aside, "always", or "never"
+    estimate_rate: str = "auto"
 
     def validate(self) -> None:
         super().validate()
@@ -82,6 +85,9 @@ class LStarOptions(ExtractOptions):
                 raise InputError(f"{name} must lie strictly between 0 and 1, got {v}")
         if self.max_length < 1:
             raise InputError(f"the longest sampled word must be >= 1, got {self.max_length}")
+        if self.estimate_rate not in ("auto", "always", "never"):
+            raise InputError(f"estimate_rate must be auto, always or never, got "
+                             f"{self.estimate_rate!r}")
 
 
 @dataclass(frozen=True)

@@ -239,8 +239,11 @@ class _Run:
         """How often the network and the final hypothesis disagree, on a fresh sample of the
         PAC distribution sized to see about 30 disagreements (within `rate_words`)."""
         assert self.hyp is not None and self.pac is not None
-        rough = max(len(self.rare.words), 1) / max(self.pac.samples, 1)
-        n = int(min(self.opts.rate_words, max(20_000, 30 / rough)))
+        if self.rare.words:  # about 30 disagreements expected, within rate_words
+            rough = len(self.rare.words) / max(self.pac.samples, 1)
+            n = int(min(self.opts.rate_words, max(20_000, 30 / rough)))
+        else:  # none seen yet: the rate is under 1 / samples, so take the whole budget
+            n = self.opts.rate_words
         rng = np.random.default_rng([self.opts.seed, 2])
         sym, lens = uniform_words(rng, len(self.acceptor.alphabet), n, 0, self.opts.max_length)
         words = unpad(sym, lens)
@@ -327,7 +330,10 @@ class _Run:
                 "the network's disagreements with every hypothesis sit at the longest words "
                 "sampled and move out as the hypotheses grow"
             )
-        elif self.rare.words and self.finished:
+        elif self.finished and self.pac is not None and (
+            self.opts.estimate_rate == "always"
+            or (self.rare.words and self.opts.estimate_rate == "auto")
+        ):
             self.estimate_rate()
         elif not self.finished and self.opts.noise_tolerant and len(self.history) > 1:
             self.select_within_epsilon()
@@ -390,7 +396,7 @@ class _Run:
                 f"to {tail} states, chasing rarer disagreements, until "
                 f"{self.stop_reason.split(';')[0]}"
             )
-        if self.finished and self.rate is not None:
+        if self.finished and self.rate is not None and self.rare.words:
             d, n = self.rate
             rate = describe_rate(d, n, 1 - self.opts.delta, self.opts.max_length)
             shown = ", ".join(format_word(w, self.acceptor.alphabet) for w in
