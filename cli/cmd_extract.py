@@ -188,8 +188,11 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
 
         words = list(read_words(words_file, loaded.acceptor.alphabet))
     if method == "lstar" and options["pac_words"] == "auto" and options["oracle"] != "refine":
+        # up to twice the sampled length: the longer ones test a small hypothesis beyond the
+        # sampled lengths (is the network counting?), the rest join the PAC sample
         words += list(language_words(
-            loaded.language, options["max_length"] or DEFAULT_MAX_LENGTH, seed=options["seed"]
+            loaded.language, 2 * (options["max_length"] or DEFAULT_MAX_LENGTH),
+            seed=options["seed"]
         ) or ())
     if words:
         values["words"] = tuple(words)

@@ -113,7 +113,7 @@ def extraction_options(cfg: RunConfig) -> ExtractOptions:
         seed=cfg.seed,
         time_limit=cfg.extract_time_limit,
         max_states=METHODS[cfg.method].options.max_states,
-        words=language_words(cfg.language, DEFAULT_MAX_LENGTH, seed=cfg.seed)
+        words=language_words(cfg.language, 2 * DEFAULT_MAX_LENGTH, seed=cfg.seed)
         if cfg.method == "lstar" else None,
     ))
 

@@ -109,7 +109,7 @@ class _Run:
         """The equivalence oracles the options ask for, PAC first (it is cheaper)."""
         o = self.opts
         if o.oracle in ("pac", "both"):
-            pool = list(o.words or ()) + list(self.rare_words)
+            pool = [w for w in o.words or () if len(w) <= o.max_length] + list(self.rare_words)
             self.pac = PACOracle(
                 self.mq, epsilon=o.epsilon, delta=o.delta, max_length=o.max_length,
                 rng=self.rng, prefixes=o.pac_prefixes,
@@ -247,7 +247,8 @@ class _Run:
         rng = np.random.default_rng([self.opts.seed, 2])
         sym, lens = uniform_words(rng, len(self.acceptor.alphabet), n, 0, self.opts.max_length)
         words = unpad(sym, lens)
-        pool = list(self.opts.words or ()) + list(self.rare_words)
+        pool = [w for w in self.opts.words or () if len(w) <= self.opts.max_length]
+        pool += list(self.rare_words)
         if pool:  # half from the pool, as in the PAC rounds
             pick = rng.integers(0, len(pool), size=n // 2)
             words[: n // 2] = [tuple(pool[i]) for i in pick]
@@ -265,7 +266,7 @@ class _Run:
         rng = np.random.default_rng([o.seed, 3])
         sym, lens = uniform_words(rng, len(self.acceptor.alphabet), n, 0, o.max_length)
         words = unpad(sym, lens)
-        pool = list(o.words or ())
+        pool = [w for w in o.words or () if len(w) <= o.max_length]
         if self.balance is not None and self.balance.searched is not None:
             # held-out words of the rare class: the same guided search with another seed,
             # so a hypothesis is not rated on the very words it was taught
@@ -307,6 +308,10 @@ class _Run:
         rng = np.random.default_rng([o.seed, 4])
         words = unpad(*uniform_words(rng, len(self.acceptor.alphabet), n, o.max_length + 1,
                                      2 * o.max_length))
+        longer = [w for w in o.words or () if len(w) > o.max_length]
+        if longer:  # the task's own longer words (a language's members are rare in uniform)
+            pick = rng.integers(0, len(longer), size=n // 2)
+            words[: n // 2] = [tuple(longer[i]) for i in pick]
         d = int((accepts(self.acceptor, words) != hyp.accepts_batch(words)).sum())
         self.rate_steps += int(sum(len(w) for w in words))
         self.long_rate = (d, n)
