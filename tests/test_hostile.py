@@ -359,6 +359,8 @@ TAMPERED = {
         "alphabet"),
     "top-level alphabet differs": (_rnn_case(lambda p: p.update(alphabet=["a", "b"])),
                                    "differs"),
+    "lone surrogate symbol": (_rnn_case(lambda p: p["config"].update(alphabet=["\ud800", "1"])),
+                              "surrogate"),
     "empty alphabet": (_rnn_case(lambda p: p["config"].update(alphabet=[])), "alphabet"),
     "unknown cell": (_rnn_case(lambda p: p["config"].update(cell="mamba")), "mamba"),
     "unknown architecture": (_rnn_case(lambda p: p.update(architecture="mamba")), "mamba"),

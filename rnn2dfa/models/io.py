@@ -154,6 +154,11 @@ def _checked_payload(
         if not isinstance(sym, str):
             raise fail(f"the config's 'alphabet' holds {sym!r} ({type(sym).__name__}), "
                        "not a string symbol")
+        try:
+            sym.encode("utf-8")
+        except UnicodeEncodeError:
+            raise fail(f"the config's 'alphabet' holds {ascii(sym)}, a lone surrogate (no "
+                       "character)") from None
     if len(set(alphabet)) != len(alphabet):
         raise fail("the config's 'alphabet' repeats a symbol")
     top = payload.get("alphabet")
