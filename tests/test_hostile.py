@@ -142,19 +142,31 @@ def test_enospc_in_a_writer_is_one_error_and_keeps_the_old_file(tmp_path: Path) 
     assert os.listdir(tmp_path) == ["out.json"]
 
 
-@pytest.mark.parametrize("command", ["minimize", "truth", "render-dot", "convert"])
+@pytest.mark.parametrize(
+    "command", ["minimize", "truth", "render-dot", "render-svg", "convert", "verify-plot", "train"]
+)
 def test_enospc_in_every_dfa_writer_via_the_cli(
     tmp_path: Path, t3_file: str, monkeypatch: pytest.MonkeyPatch, command: str
 ) -> None:
-    out = tmp_path / ("out.dot" if command in ("render-dot", "convert") else "out.json")
+    import matplotlib.figure
+
+    suffix = {"render-dot": ".dot", "convert": ".dot", "render-svg": ".svg",
+              "verify-plot": ".svg", "train": ".pt"}.get(command, ".json")
+    out = tmp_path / ("out" + suffix)
     out.write_text("precious")
     monkeypatch.setattr(Path, "write_text", _enospc)
     monkeypatch.setattr(Path, "write_bytes", _enospc)
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", _enospc)
+    monkeypatch.setattr(torch, "save", _enospc)
     args = {
         "minimize": ("minimize", t3_file, "-o", out),
         "truth": ("truth", "tomita3", "-o", out),
         "render-dot": ("render", t3_file, "-o", out),
+        "render-svg": ("render", t3_file, "-o", out),
         "convert": ("convert", t3_file, "-o", out),
+        "verify-plot": ("verify", t3_file, "--truth", "tomita3", "--plot", out),
+        "train": ("train", "-l", "tomita3", "--hidden", "2", "--max-length", "3",
+                  "--per-length", "2", "--epochs", "1", "-o", out),
     }[command]
     line = assert_one_line_error(run(*args), str(out))
     assert "no space left" in line
