@@ -92,7 +92,7 @@ class Rnn2dfaGroup(click.Group):
         for param in cmd.params:
             if isinstance(param.type, click.FloatRange | click.types.FloatParamType) and not \
                     isinstance(param.type, FiniteFloat):
-                param.type = FiniteFloat(param.type)
+                param.type = FiniteFloat.like(param.type)
         super().add_command(cmd, name)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -115,27 +115,23 @@ class Rnn2dfaGroup(click.Group):
             ctx.exit(130)
 
 
-class FiniteFloat(click.ParamType):
-    """A float option's type (range and all) that also refuses NaN and infinities."""
+class FiniteFloat(click.FloatRange):
+    """A float option's range that also refuses NaN and infinities (click's ranges let NaN
+    through: every comparison with it is false). Still a FloatRange, so --help shows it."""
 
-    def __init__(self, inner: click.ParamType) -> None:
-        self.inner = inner
-        self.name = inner.name
+    @classmethod
+    def like(cls, inner: click.ParamType) -> FiniteFloat:
+        """The finite version of a FloatRange (same bounds) or of plain FLOAT."""
+        if isinstance(inner, click.FloatRange):
+            return cls(inner.min, inner.max, min_open=inner.min_open, max_open=inner.max_open,
+                       clamp=inner.clamp)
+        return cls()
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        number = self.inner.convert(value, param, ctx)
+        number = super().convert(value, param, ctx)
         if isinstance(number, float) and not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         return number
-
-    def get_metavar(self, *args: Any, **kwargs: Any) -> str | None:
-        return self.inner.get_metavar(*args, **kwargs)
-
-    def __repr__(self) -> str:
-        return repr(self.inner)
-
-    def __str__(self) -> str:
-        return str(self.inner)
 
 
 def _wants_json(args: Sequence[str]) -> bool:
