@@ -10,7 +10,7 @@ from rich.table import Table
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, METHODS, LStarOptions
-from rnn2dfa_cli.common import emit_json, err, json_option, out
+from rnn2dfa_cli.common import emit_json, err, json_option, options_for, out
 from rnn2dfa_cli.user_model import acceptor_option, user_model
 
 METHOD_NAMES = (*METHODS, "wlstar", "ngram")  # the last two: PDFAs from language models
@@ -182,6 +182,13 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
                                   options["oracle"] if "oracle" in given else None)
     values = {name: options[name] for name in given if name not in CLI_ONLY}
     words_file = values.pop("words", None)
+    from rnn2dfa.limits import check_extract_budget
+
+    pool = method == "lstar" and options["pac_words"] == "auto" and loaded.language is not None
+    with options_for(epsilon="--epsilon/--delta", max_length="--max-length",
+                     max_states="--max-states"):  # memory bounded before work starts
+        check_extract_budget(method, make_options(method, **values),
+                             int(getattr(loaded.acceptor, "state_dim", 1)), language_pool=pool)
     words: list[tuple[int, ...]] = []
     if words_file is not None:
         from rnn2dfa.fileio import read_words

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import numpy as np
 from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -266,6 +267,10 @@ def train_cmd(
         batch_size=batch_size,
         threads=threads(),  # the global --threads (the library's default is 1)
     )
+    with options_for(hidden="--hidden", layers="--layers", embedding="--embedding",
+                     max_length="--max-length", per_length="--per-length", lr="--lr",
+                     time_limit="--time-limit", batch_size="--batch-size"):
+        cfg.check()  # ranges and a memory estimate, before any work
     kwargs: dict[str, Any] = {}
     if language is not None:
         from rnn2dfa.languages import get_language
@@ -403,6 +408,15 @@ def classify_cmd(
         raise InputError("--max-steps and --precision apply to networks compiled from a "
                          "Turing machine only", path=model_file)
     logits = accept_logits(model, parsed)  # type: ignore[arg-type]
+    finite = np.isfinite(np.asarray(logits, dtype=np.float64))
+    if not finite.all():  # never print "reject +nan" as if it were a verdict
+        i = int(np.flatnonzero(~finite)[0])
+        raise InputError(
+            f"the network's output is {float(logits[i])} on the word "
+            f"{format_word(parsed[i], alphabet)!r} ({int((~finite).sum())} of {len(parsed)} "
+            "words): its weights overflow, so it gives no verdict",
+            path=model_file,
+        )
     rows = [
         {"word": format_word(w, alphabet), "accept": bool(lg > 0), "logit": float(lg)}
         for w, lg in zip(parsed, logits, strict=True)

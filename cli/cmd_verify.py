@@ -171,6 +171,7 @@ def verify_cmd(
         truth = resolve_truth(name=truth_name, file=truth_file, regex=truth_regex,
                               alphabet=dfa.alphabet, max_length=max_length)
     acceptor = None
+    tip = None  # printed after the report, never before an error
     if model_file is not None:
         from rnn2dfa.models.io import load_model
 
@@ -179,8 +180,8 @@ def verify_cmd(
         else:
             acceptor, meta = load_model(model_file)
         if truth is None and meta.get("language") and not as_json:
-            err.print(f"tip: the model was trained on {meta['language']}; add --truth "
-                      f"{meta['language']} to compare with the ground truth too")
+            tip = (f"tip: the model was trained on {meta['language']}; add --truth "
+                   f"{meta['language']} to compare with the ground truth too")
     if acceptor is not None and hasattr(acceptor, "step"):
         from rnn2dfa.models.sanity import check_outputs
 
@@ -219,6 +220,8 @@ def verify_cmd(
         out.print(f"[bold {colour}]{escape(report.verdict)}[/bold {colour}]", soft_wrap=True)
         if plot_file is not None:
             err.print(f"wrote {plot_file}")
+        if tip is not None:
+            err.print(escape(tip))
     click.get_current_context().exit(EXIT_OK if report.passed else EXIT_FAIL)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import math
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
@@ -17,9 +18,38 @@ from rnn2dfa.fileio import json_default_or_str
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: Control characters other than newline and tab, shown escaped (a DFA's name or symbols
+#: must not send ANSI escape codes to the terminal).
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(0x09), *range(0x0B, 0x20), 0x7F)}
+_CONTROL.update({c: f"\\x{c:02x}" for c in range(0x80, 0xA0)})
+
+
+def printable(text: str) -> str:
+    """`text` with control characters escaped (\\x1b) and lone surrogates replaced."""
+    text = text.translate(_CONTROL)
+    return text.encode("utf-8", "backslashreplace").decode("utf-8") if _has_surrogate(text) \
+        else text
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+class SafeConsole(Console):
+    """A rich Console that escapes control characters in every string it renders (table
+    cells included), so that file contents cannot drive the terminal."""
+
+    def render_str(self, text: str, *args: Any, **kwargs: Any) -> Any:
+        return super().render_str(printable(text), *args, **kwargs)
+
+
 #: Results go to stdout; progress and messages to stderr so `--json` output stays clean.
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+out = SafeConsole(highlight=False)
+err = SafeConsole(stderr=True, highlight=False)
 
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -56,15 +86,62 @@ class Rnn2dfaGroup(click.Group):
             pass
         return super().list_commands(ctx)
 
+    def add_command(self, cmd: click.Command, name: str | None = None) -> None:
+        """Add a command; its float options refuse NaN and infinities (click's ranges let
+        NaN through: every comparison with it is false)."""
+        for param in cmd.params:
+            if isinstance(param.type, click.FloatRange | click.types.FloatParamType) and not \
+                    isinstance(param.type, FiniteFloat):
+                param.type = FiniteFloat.like(param.type)
+        super().add_command(cmd, name)
+
     def invoke(self, ctx: click.Context) -> Any:
+        as_json = _wants_json([*ctx._protected_args, *ctx.args])
         try:
             return super().invoke(ctx)
         except InputError as exc:
-            click.echo(f"rnn2dfa: error: {exc}", err=True)
+            click.echo(printable(f"rnn2dfa: error: {exc}"), err=True)
+            if as_json:
+                emit_json({"error": exc.message, "file": exc.path,
+                           "type": type(exc).__name__})
             ctx.exit(EXIT_BAD_INPUT)
+        except click.UsageError as exc:
+            if as_json:
+                emit_json({"error": exc.format_message(), "file": None,
+                           "type": "UsageError"})
+            raise
         except KeyboardInterrupt:
             click.echo("rnn2dfa: interrupted; no partial output was written", err=True)
             ctx.exit(130)
+
+
+class FiniteFloat(click.FloatRange):
+    """A float option's range that also refuses NaN and infinities (click's ranges let NaN
+    through: every comparison with it is false). Still a FloatRange, so --help shows it."""
+
+    @classmethod
+    def like(cls, inner: click.ParamType) -> FiniteFloat:
+        """The finite version of a FloatRange (same bounds) or of plain FLOAT."""
+        if isinstance(inner, click.FloatRange):
+            return cls(inner.min, inner.max, min_open=inner.min_open, max_open=inner.max_open,
+                       clamp=inner.clamp)
+        return cls()
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if isinstance(number, float) and not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        return number
+
+
+def _wants_json(args: Sequence[str]) -> bool:
+    """Whether the command line of the subcommand asks for --json (before any `--`)."""
+    for arg in args:
+        if arg == "--":
+            return False
+        if arg == "--json":
+            return True
+    return False
 
 
 def emit_json(obj: Any) -> None:
@@ -85,7 +162,7 @@ def json_option(f: F) -> F:
 def seed_option(f: F) -> F:
     return click.option(
         "--seed",
-        type=int,
+        type=click.IntRange(0, 2**32 - 1),
         default=0,
         show_default=True,
         help="Random seed (same seed, same result).",

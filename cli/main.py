@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import click
 
 from rnn2dfa import __version__
@@ -67,7 +69,18 @@ def cli(threads: int) -> None:
 
 
 def main() -> None:
-    cli(prog_name="rnn2dfa")
+    import signal
+    import sys
+
+    # From here Ctrl-C raises KeyboardInterrupt again, handled by the group (exit 130,
+    # temporary files removed); before, cli/__init__.py's start-up handler answered it.
+    with contextlib.suppress(ValueError):  # not the main thread
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        cli(prog_name="rnn2dfa")
+    except KeyboardInterrupt:
+        click.echo("rnn2dfa: interrupted; no partial output was written", err=True)
+        sys.exit(130)
 
 
 if __name__ == "__main__":

@@ -10,29 +10,27 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.limits import MAX_TEXT_BYTES, read_bounded
 from rnn2dfa.words import Word, parse_word
 
 
 def read_text(
     path: str | os.PathLike[str], kind: str, *, error: type[InputError] = InputError
 ) -> str:
-    """The text of a UTF-8 file; a missing file, a folder or binary data is an InputError.
+    """The text of a UTF-8 file; a missing file, a folder, a FIFO or device, a file over
+    MAX_TEXT_BYTES or binary data is an InputError (a leading byte-order mark is skipped).
 
     `kind` names what the file should be ("a DFA file", "a word list") for the messages;
     `error` is the class raised when the file exists but is not text.
     """
     path = str(path)
+    data = read_bounded(path, kind, MAX_TEXT_BYTES)
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark (Windows editors): skip it
+        data = data[3:]
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except FileNotFoundError:
-        raise InputError("no such file", path=path) from None
-    except IsADirectoryError:
-        raise InputError(f"is a folder, not {kind}", path=path) from None
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         raise error(f"not {kind}: not UTF-8 text", path=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
 
 
 def read_words(path: str | os.PathLike[str], alphabet: Sequence[str]) -> list[Word]:

@@ -111,6 +111,17 @@ class MinskyRNN(nn.Module):
         self._plan: _Plan | None = None
 
     # ----------------------------------------------------------------- plumbing
+    def validate_loaded(self) -> None:
+        """Called by load_model after the weights are read: every `dest` must be a state."""
+        dest = self.dest
+        bad = (dest < 0) | (dest >= self.n_states)
+        if bool(bad.any()):
+            j = int(torch.nonzero(bad)[0, 0])
+            raise InputError(
+                f"'dest'[{j}] is {int(dest[j])}, not a state of the {self.n_states}-state DFA "
+                f"(0..{self.n_states - 1})"
+            )
+
     def config(self) -> dict[str, Any]:
         """Constructor keyword arguments (JSON-able), stored in model files."""
         return {

@@ -89,6 +89,9 @@ def read_checkpoint(path: str | os.PathLike[str], *, trust_pickle: bool = False)
         raise InputError("no such file", path=path)
     if os.path.isdir(path):
         raise InputError("is a folder, not a checkpoint file", path=path)
+    from rnn2dfa.limits import MAX_MODEL_BYTES, check_regular_file
+
+    check_regular_file(path, "a checkpoint file", MAX_MODEL_BYTES)  # no FIFO, no /dev/zero
     try:
         with open(path, "rb") as fh:
             head = fh.read(64)

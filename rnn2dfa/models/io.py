@@ -8,8 +8,9 @@ Loading uses `torch.load(weights_only=True)`, so no pickled code is ever execute
 from __future__ import annotations
 
 import datetime as _dt
+import math
 import os
-import pickle
+import warnings
 import zipfile
 from typing import Any
 
@@ -80,15 +81,29 @@ def save_model(model: nn.Module, path: str | os.PathLike[str], metadata: dict[st
 
 
 def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
-    """Rebuild a saved model; returns (the acceptor, in eval mode, and its metadata)."""
+    """Rebuild a saved model; returns (the acceptor, in eval mode, and its metadata).
+
+    Untrusted files are checked before anything is allocated: a regular file of bounded size,
+    the payload's shape, every size in the config against `rnn2dfa.limits` (a few-KB file
+    must not ask for 10^9 units), the parameter shapes the config implies (built on torch's
+    meta device, which allocates nothing) against those in the file, finite weights.
+    Every problem is a ModelFileError (or InputError) naming the file.
+    """
     path = str(path)
     if not os.path.exists(path):
         raise InputError("no such file", path=path)
     if os.path.isdir(path):
         raise InputError("is a folder, not a model file", path=path)
+    from rnn2dfa.limits import MAX_MODEL_BYTES, check_regular_file
+
+    check_regular_file(path, "a model file", MAX_MODEL_BYTES)
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except (zipfile.BadZipFile, pickle.UnpicklingError, EOFError, RuntimeError, ValueError):
+        with warnings.catch_warnings():  # torch's UserWarnings about odd files: we say it
+            warnings.simplefilter("ignore")
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    except Exception:  # noqa: BLE001 - torch.load on a foreign file raises many kinds
         with open(path, "rb") as fh:
             head = fh.read(64).lstrip()
         if not head:
@@ -100,21 +115,28 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
         else:
             why = "not a torch checkpoint (corrupt or another kind of file)"
         raise ModelFileError(f"not a rnn2dfa model file: {why}", path=path) from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
     if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
         raise ModelFileError("not a rnn2dfa model file (no rnn2dfa.model/1 header)", path=path)
     _ensure_registered()
     arch = payload.get("architecture")
-    cls = ARCHITECTURES.get(arch)  # type: ignore[arg-type]
+    cls = ARCHITECTURES.get(arch) if isinstance(arch, str) else None
     if cls is None:
         known = ", ".join(sorted(ARCHITECTURES))
         raise ModelFileError(f"unknown architecture {arch!r} (known: {known})", path=path)
+    config, state, metadata = _checked_payload(payload, path)
     try:
-        model = cls(**payload["config"])
-        model.load_state_dict(payload["state_dict"])
-    except (TypeError, KeyError, RuntimeError) as exc:
-        first = str(exc).strip().splitlines()[0]
+        _check_shapes(cls, config, state, path)
+        model = cls(**config)
+        model.load_state_dict(state)
+        validate = getattr(model, "validate_loaded", None)
+        if validate is not None:
+            validate()
+    except ModelFileError:
+        raise
+    except InputError as exc:  # the constructor's own checks: name the file
+        raise ModelFileError(exc.message, path=path) from None
+    except (TypeError, KeyError, ValueError, RuntimeError, IndexError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise ModelFileError(f"inconsistent model file: {first[:160]}", path=path) from None
     model.eval()
     # (a class-level look: isinstance on the Protocol would evaluate properties such as a
@@ -122,4 +144,95 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
     if not callable(getattr(type(model), "accept_logit", None)):
         raise ModelFileError(f"architecture {arch!r} does not implement the Acceptor contract",
                              path=path)
-    return model, dict(payload.get("metadata", {}))  # type: ignore[return-value]
+    return model, metadata
+
+
+def _checked_payload(
+    payload: dict[str, Any], path: str
+) -> tuple[dict[str, Any], dict[str, torch.Tensor], dict[str, Any]]:
+    """The config, state dict and metadata of a payload, their types and sizes checked."""
+    from rnn2dfa.limits import CONFIG_BOUNDS, OTHER_INT_BOUND
+
+    def fail(msg: str) -> ModelFileError:
+        return ModelFileError(msg, path=path)
+
+    config = payload.get("config")
+    if not isinstance(config, dict) or not all(isinstance(k, str) for k in config):
+        raise fail("'config' must be a mapping of constructor arguments")
+    alphabet = config.get("alphabet")
+    if not isinstance(alphabet, list | tuple) or not alphabet:
+        raise fail("the config's 'alphabet' must be a non-empty list of symbols")
+    for sym in alphabet:
+        if not isinstance(sym, str):
+            raise fail(f"the config's 'alphabet' holds {sym!r} ({type(sym).__name__}), "
+                       "not a string symbol")
+        try:
+            sym.encode("utf-8")
+        except UnicodeEncodeError:
+            raise fail(f"the config's 'alphabet' holds {ascii(sym)}, a lone surrogate (no "
+                       "character)") from None
+    if len(set(alphabet)) != len(alphabet):
+        raise fail("the config's 'alphabet' repeats a symbol")
+    top = payload.get("alphabet")
+    if top is not None and (not isinstance(top, list) or top != list(alphabet)):
+        raise fail(f"the file's 'alphabet' {top!r} differs from the config's {list(alphabet)!r}")
+    for key, val in config.items():
+        if isinstance(val, bool) or not isinstance(val, int):
+            if isinstance(val, float) and not math.isfinite(val):
+                raise fail(f"config field {key!r} is {val!r}")
+            continue
+        bound = CONFIG_BOUNDS.get(key, OTHER_INT_BOUND)
+        if abs(val) > bound:
+            raise fail(f"config field {key!r} = {val} is beyond the sane bound {bound} "
+                       "(a tampered or foreign file?)")
+    state = payload.get("state_dict")
+    if not isinstance(state, dict) or not all(
+        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()
+    ):
+        raise fail("'state_dict' must map parameter names to tensors")
+    for name, tensor in state.items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            what = "NaN" if bool(torch.isnan(tensor).any()) else "infinite values"
+            raise fail(f"parameter {name!r} holds {what} (a diverged or damaged network)")
+    metadata = payload.get("metadata", {})
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, dict):
+        raise fail(f"'metadata' must be a mapping, not a {type(metadata).__name__}")
+    return config, state, dict(metadata)
+
+
+def _check_shapes(
+    cls: type[nn.Module], config: dict[str, Any], state: dict[str, torch.Tensor], path: str
+) -> None:
+    """Build the model on the meta device (no memory) and compare its size and its tensors'
+    shapes with the file's, so that the real construction allocates no more than the file."""
+    from rnn2dfa.limits import MAX_MODEL_VALUES, human_bytes
+
+    try:
+        with torch.device("meta"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            meta = cls(**config)
+    except (InputError, TypeError):
+        raise
+    except Exception:  # noqa: BLE001 - a constructor that cannot run on meta: shapes unchecked
+        return
+    expected = {**dict(meta.named_parameters()), **dict(meta.named_buffers())}
+    total = sum(t.numel() for t in expected.values())
+    if total > MAX_MODEL_VALUES:
+        biggest = max(
+            ((k, v) for k, v in config.items() if isinstance(v, int) and not isinstance(v, bool)),
+            key=lambda kv: kv[1], default=("?", 0),
+        )
+        raise ModelFileError(
+            f"the config asks for {total:,} parameters (~{human_bytes(total * 4)}; the limit is "
+            f"{MAX_MODEL_VALUES:,}): field {biggest[0]!r} = {biggest[1]}",
+            path=path,
+        )
+    for name, tensor in expected.items():
+        if name in state and tuple(state[name].shape) != tuple(tensor.shape):
+            raise ModelFileError(
+                f"parameter {name!r} has shape {tuple(state[name].shape)} in the file, "
+                f"{tuple(tensor.shape)} from the config",
+                path=path,
+            )

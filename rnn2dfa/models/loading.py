@@ -32,6 +32,9 @@ def sniff(path: str) -> str:
         raise InputError("no such file", path=path)
     if os.path.isdir(path):
         raise InputError("is a folder, not a model file", path=path)
+    from rnn2dfa.limits import MAX_MODEL_BYTES, check_regular_file
+
+    check_regular_file(path, "a model file", MAX_MODEL_BYTES)  # a FIFO would block the sniff
     try:
         with open(path, "rb") as fh:
             head = fh.read(256).lstrip()

@@ -3,6 +3,7 @@ defaults without importing torch."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from rnn2dfa.errors import InputError
@@ -58,3 +59,50 @@ class TrainConfig:
             if not ok:
                 value = getattr(self, name)
                 raise InputError(f"{name} must be {rule} (got {value})", param=name)
+        for name in ("lr", "min_lr", "time_limit"):
+            value = getattr(self, name)
+            if value is not None and not math.isfinite(value):
+                raise InputError(f"{name} must be a finite number (got {value})", param=name)
+        self.check_memory()
+
+    def check_memory(self, symbols: int = 2) -> None:
+        """Refuse, before any work, sizes whose network or word sets would not fit in memory
+        (rnn2dfa.limits); the message says what it would need and which field changes it."""
+        from rnn2dfa.limits import MAX_MODEL_VALUES, MAX_SAMPLE_VALUES, human_bytes
+
+        gates = {"gru": 3, "lstm": 4}.get(self.cell, 1)
+        width = self.embedding if self.embedding is not None else symbols
+        params = self.layers * gates * self.hidden * (width + self.hidden + 2) + self.hidden
+        if self.embedding is not None:
+            params += symbols * self.embedding
+        if params > MAX_MODEL_VALUES:
+            field = max(("hidden", self.hidden), ("layers", self.layers),
+                        ("embedding", self.embedding or 0), key=lambda kv: kv[1])[0]
+            raise InputError(
+                f"a {self.cell} network of {self.layers} layer(s) x {self.hidden} units"
+                + (f", embedding {self.embedding}" if self.embedding else "")
+                + f" has {params:,} parameters (~{human_bytes(params * 4 * 4)} to train; the "
+                f"limit is {MAX_MODEL_VALUES:,}): lower {field}",
+                param=field,
+            )
+        longest = self.test_factor * self.max_length
+        # padded word tables: training words, each with its prefix labels, and the test set
+        values = (self.per_length * (self.max_length + 1) * (self.max_length + 1) * 2
+                  + self.test_per_length * (longest + 1) * (longest + 1))
+        if values > MAX_SAMPLE_VALUES:
+            field = "max_length" if self.max_length > 1000 or self.per_length < 10_000 \
+                else "per_length"
+            raise InputError(
+                f"words of lengths up to {self.max_length} ({longest} for the test set), "
+                f"{self.per_length} per length, need ~{human_bytes(values * 8)} of memory "
+                f"(the limit is {human_bytes(MAX_SAMPLE_VALUES * 8)}): lower {field}",
+                param=field,
+            )
+        activations = self.batch_size * (self.max_length + 1) * self.hidden * gates * self.layers
+        if activations > MAX_SAMPLE_VALUES:
+            raise InputError(
+                f"a batch of {self.batch_size} words of length {self.max_length} through "
+                f"{self.layers} x {self.hidden} units needs ~{human_bytes(activations * 8)} "
+                "of activations: lower batch_size",
+                param="batch_size",
+            )

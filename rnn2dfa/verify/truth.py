@@ -9,6 +9,7 @@ can say "agrees up to length N" rather than "equivalent".
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -94,8 +95,31 @@ def truth_from_language(name: str, max_length: int | None) -> Truth:
             "bound N for a DFA exact on words up to length N",
             param="max_length",
         )
+    check_bounded_size(lang, max_length)
     bounded = lang.bounded_dfa(max_length).minimize()
     return Truth(lang.name, bounded, False, max_length, lang.member, lang)
+
+
+#: The most states a length-bounded truth DFA may get (its table and minimisation must fit).
+MAX_BOUNDED_STATES = 250_000
+
+
+def check_bounded_size(lang: Any, max_length: int) -> None:
+    """Refuse, before building it, a bounded DFA with more than MAX_BOUNDED_STATES states.
+
+    Its size is extrapolated from two small bounds (the bounded DFAs grow polynomially in
+    the length: O(n) for a^n b^n and Dyck-1, O(n^2) for a^n b^n c^n)."""
+    if max_length <= 240:
+        return
+    small, large = lang.bounded_dfa(120).n_states, lang.bounded_dfa(240).n_states
+    degree = max(1.0, math.log2(max(large, 1) / max(small, 1)))
+    estimate = large * (max_length / 240) ** degree
+    if estimate > MAX_BOUNDED_STATES:
+        raise InputError(
+            f"a DFA exact for {lang.name} up to length {max_length} needs about "
+            f"{estimate:.3g} states (the limit is {MAX_BOUNDED_STATES:,}); lower the length bound",
+            param="max_length",
+        )
 
 
 def truth_from_file(path: str) -> Truth:
