@@ -185,10 +185,13 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     from rnn2dfa.limits import check_extract_budget
 
     pool = method == "lstar" and options["pac_words"] == "auto" and loaded.language is not None
+    try:
+        width = int(getattr(loaded.acceptor, "state_dim", 1))
+    except InputError as exc:  # a whole-word network has no states: say why, name the file
+        raise InputError(exc.message, path=model_file) from None
     with options_for(epsilon="--epsilon/--delta", max_length="--max-length",
                      max_states="--max-states"):  # memory bounded before work starts
-        check_extract_budget(method, make_options(method, **values),
-                             int(getattr(loaded.acceptor, "state_dim", 1)), language_pool=pool)
+        check_extract_budget(method, make_options(method, **values), width, language_pool=pool)
     words: list[tuple[int, ...]] = []
     if words_file is not None:
         from rnn2dfa.fileio import read_words

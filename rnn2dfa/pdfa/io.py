@@ -170,7 +170,11 @@ def save_pdfa(pdfa: PDFA, path: str | os.PathLike[str]) -> None:
 def is_pdfa_file(path: str | os.PathLike[str]) -> bool:
     """True when `path` is a readable JSON file declaring the PDFA format (cheap sniff, so
     commands that read DFAs can hand PDFA files on; anything else is left to their loaders)."""
+    import stat
+
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block; /dev/zero never ends
+            return False
         with open(path, "rb") as fh:
             head = fh.read(4096)
     except OSError:

@@ -233,7 +233,11 @@ def load_tm(path: str | os.PathLike[str]) -> TuringMachine:
 
 def file_format(path: str | os.PathLike[str]) -> str | None:
     """The `format` field of a JSON file, or None when it is not a JSON object with one."""
+    import stat
+
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block; leave it to the loader
+            return None
         with open(path, "rb") as fh:
             head = fh.read(256).lstrip()
             if os.path.getsize(path) > MAX_FILE_BYTES or not head.startswith(b"{"):
