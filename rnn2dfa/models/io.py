@@ -159,22 +159,26 @@ def _checked_payload(
     config = payload.get("config")
     if not isinstance(config, dict) or not all(isinstance(k, str) for k in config):
         raise fail("'config' must be a mapping of constructor arguments")
-    alphabet = config.get("alphabet")
+    # the alphabet sits in the config of most architectures; wrappers (a predictor around a
+    # cell, a Turing network) nest it, and then the file's top-level alphabet is checked
+    top = payload.get("alphabet")
+    alphabet = config.get("alphabet", top)
     if not isinstance(alphabet, list | tuple) or not alphabet:
-        raise fail("the config's 'alphabet' must be a non-empty list of symbols")
+        raise fail("the model's 'alphabet' must be a non-empty list of symbols")
     for sym in alphabet:
         if not isinstance(sym, str):
-            raise fail(f"the config's 'alphabet' holds {sym!r} ({type(sym).__name__}), "
+            raise fail(f"the model's 'alphabet' holds {sym!r} ({type(sym).__name__}), "
                        "not a string symbol")
         try:
             sym.encode("utf-8")
         except UnicodeEncodeError:
-            raise fail(f"the config's 'alphabet' holds {ascii(sym)}, a lone surrogate (no "
+            raise fail(f"the model's 'alphabet' holds {ascii(sym)}, a lone surrogate (no "
                        "character)") from None
     if len(set(alphabet)) != len(alphabet):
-        raise fail("the config's 'alphabet' repeats a symbol")
-    top = payload.get("alphabet")
-    if top is not None and (not isinstance(top, list) or top != list(alphabet)):
+        raise fail("the model's 'alphabet' repeats a symbol")
+    if "alphabet" in config and top is not None and (
+        not isinstance(top, list) or top != list(alphabet)
+    ):
         raise fail(f"the file's 'alphabet' {top!r} differs from the config's {list(alphabet)!r}")
     for key, val in config.items():
         if isinstance(val, bool) or not isinstance(val, int):
