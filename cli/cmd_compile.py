@@ -82,12 +82,7 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
     metadata = compiled_metadata(dfa, net, dfa_file, activation=activation, noise=noise,
                                  seed=seed)
     name, info = metadata["language"], metadata["compiled"]
-    try:
-        save_model(net, output, metadata)
-    except IsADirectoryError:
-        raise InputError("is a folder, cannot write the model there", path=output) from None
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", path=output) from None
+    save_model(net, output, metadata)  # atomic_path: a folder or a full disk is one line
     info["output"] = output
     if as_json:
         emit_json(info)

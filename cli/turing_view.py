@@ -11,7 +11,6 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import emit_json, err, out
 
 #: EOS steps a TM network may run per word when --max-steps is not given.
@@ -42,12 +41,7 @@ def compile_turing(path: str, output: str, encoding: str, as_json: bool) -> None
     }
     metadata = {"language": name, "compiled": info,
                 "turing": {"machine": tm.to_dict(), "eos": net.eos, "encoding": encoding}}
-    try:
-        save_model(net, output, metadata)
-    except IsADirectoryError:
-        raise InputError("is a folder, cannot write the model there", path=output) from None
-    except OSError as exc:
-        raise InputError(f"cannot write: {exc.strerror}", path=output) from None
+    save_model(net, output, metadata)  # atomic_path: a folder or a full disk is one line
     info["output"] = output
     if as_json:
         emit_json(info)
