@@ -8,8 +8,9 @@ The names below are imported on first use (PEP 562), so that `rnn2dfa.verify.tru
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from rnn2dfa.lazy import lazy_exports
 
 _WHERE = {
     "DFAComparison": "dfas",
@@ -51,17 +52,7 @@ __all__ = [
 assert sorted(__all__) == sorted(_WHERE)
 
 
-def __getattr__(name: str) -> Any:
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
 
 
 if TYPE_CHECKING:
