@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import asdict, is_dataclass
@@ -67,3 +68,34 @@ def json_default_or_str(x: Any) -> Any:
         return json_default(x)
     except TypeError:
         return str(x)
+
+
+def parse_json(
+    text: str, kind: str, *, error: type[InputError] = InputError, source: str | None = None
+) -> Any:
+    """The JSON value of a file's text, for every JSON format (DFA, PDFA, TM): bad JSON, too
+    deep nesting, an integer of thousands of digits and a lone surrogate in its text (which
+    could never be written back as UTF-8) are one-line `error`s naming `source`."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"not JSON ({exc.msg} at line {exc.lineno})", path=source) from None
+    except RecursionError:
+        raise error(f"not {kind}: JSON nested too deeply", path=source) from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        first = str(exc).split(";")[0].split("\n")[0][:120]
+        raise error(f"not {kind}: {first}", path=source) from None
+    if isinstance(data, dict):
+        # the alphabet, the name, any text beside the (large, numeric) transition table
+        rest = {key: val for key, val in data.items() if key != "transitions"}
+        try:
+            json.dumps(rest, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            bad = exc.object[exc.start : exc.end].encode("unicode_escape").decode("ascii")
+            raise error(
+                f"holds the lone surrogate {bad} (escaped in the JSON), which is no character",
+                path=source,
+            ) from None
+        except (TypeError, ValueError, RecursionError):
+            pass
+    return data

@@ -14,7 +14,7 @@ import numpy as np
 from rnn2dfa.atomic import write_text
 from rnn2dfa.automata.dfa import DFA, check_state_numbers
 from rnn2dfa.errors import DFAFormatError
-from rnn2dfa.fileio import json_default, read_text
+from rnn2dfa.fileio import json_default, parse_json, read_text
 
 FORMAT = "rnn2dfa.dfa/1"
 _KNOWN = ("format", "alphabet", "start", "accepting", "transitions")
@@ -112,35 +112,8 @@ def dumps(dfa: DFA) -> str:
 
 
 def loads(text: str, source: str | None = None) -> DFA:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DFAFormatError(f"not JSON ({exc.msg} at line {exc.lineno})", path=source) from None
-    except RecursionError:
-        raise DFAFormatError("not a DFA file: JSON nested too deeply", path=source) from None
-    except ValueError as exc:  # e.g. an integer of more than 4300 digits
-        first = str(exc).split(";")[0].split("\n")[0][:120]
-        raise DFAFormatError(f"not a DFA file: {first}", path=source) from None
-    _check_encodable(data, source)
-    return dfa_from_dict(data, source)
-
-
-def _check_encodable(data: Any, source: str | None) -> None:
-    """Refuse strings that cannot be written back as UTF-8 (a lone surrogate "\\ud800"):
-    the alphabet, the name, any text beside the transition table."""
-    if not isinstance(data, dict):
-        return
-    rest = {key: val for key, val in data.items() if key != "transitions"}
-    try:
-        json.dumps(rest, ensure_ascii=False).encode("utf-8")
-    except UnicodeEncodeError as exc:
-        bad = exc.object[exc.start : exc.end].encode("unicode_escape").decode("ascii")
-        raise DFAFormatError(
-            f"holds the lone surrogate {bad} (escaped in the JSON), which is no character",
-            path=source,
-        ) from None
-    except (TypeError, ValueError, RecursionError):
-        pass
+    return dfa_from_dict(parse_json(text, "a DFA file", error=DFAFormatError, source=source),
+                         source)
 
 
 def load_dfa(path: str | os.PathLike[str]) -> DFA:

@@ -20,7 +20,7 @@ import numpy as np
 
 from rnn2dfa.atomic import write_text
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import json_default, read_text
+from rnn2dfa.fileio import json_default, parse_json, read_text
 from rnn2dfa.pdfa.automaton import PDFA
 
 FORMAT = "rnn2dfa.pdfa/1"
@@ -144,13 +144,8 @@ def dumps(pdfa: PDFA) -> str:
 
 
 def loads(text: str, source: str | None = None) -> PDFA:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise PDFAFormatError(f"not JSON ({exc.msg} at line {exc.lineno})", path=source) from None
-    except RecursionError:
-        raise PDFAFormatError("not a PDFA file: JSON nested too deeply", path=source) from None
-    return pdfa_from_dict(data, source)
+    return pdfa_from_dict(parse_json(text, "a PDFA file", error=PDFAFormatError, source=source),
+                          source)
 
 
 def load_pdfa(path: str | os.PathLike[str]) -> PDFA:

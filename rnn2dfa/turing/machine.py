@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import read_text
+from rnn2dfa.fileio import parse_json, read_text
 
 FORMAT = "rnn2dfa.tm/1"
 _REQUIRED = (
@@ -211,13 +211,7 @@ def tm_from_dict(data: Any, source: str | None = None) -> TuringMachine:
 
 def tm_loads(text: str, source: str | None = None) -> TuringMachine:
     """Parse the JSON text of a machine."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TMFormatError(f"not JSON ({exc.msg} at line {exc.lineno})", path=source) from None
-    except RecursionError:
-        raise TMFormatError("not a TM file: JSON nested too deeply", path=source) from None
-    return tm_from_dict(data, source)
+    return tm_from_dict(parse_json(text, "a TM file", error=TMFormatError, source=source), source)
 
 
 def load_tm(path: str | os.PathLike[str]) -> TuringMachine:
