@@ -86,3 +86,46 @@ def unpad(symbols: np.ndarray, lengths: np.ndarray) -> list[Word]:
     """The words of a padded batch as tuples."""
     rows = zip(symbols.tolist(), lengths.tolist(), strict=True)
     return [tuple(row[:length]) for row, length in rows]
+
+
+def edit_words(
+    rng: np.random.Generator,
+    symbols: np.ndarray,
+    lengths: np.ndarray,
+    n_symbols: int,
+    max_edits: int = 2,
+    max_length: int | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each padded word with 0..`max_edits` random edits (substitute, insert or delete one
+    symbol at a random place), all words at once: the neighbourhood of a few known words.
+
+    Sampling near the rare class's words finds both its other members and its near-misses
+    (a@a.com → b@a.com, a@a.cm), where uniform words find neither.
+    """
+    n = symbols.shape[0]
+    width = symbols.shape[1] + max_edits
+    out = np.zeros((n, width), dtype=np.int64)
+    out[:, : symbols.shape[1]] = symbols
+    lens = lengths.astype(np.int64).copy()
+    cols = np.arange(width)[None, :]
+    rows = np.arange(n)[:, None]
+    n_edits = rng.integers(0, max_edits + 1, size=n)
+    for e in range(max_edits):
+        todo = n_edits > e
+        kind = rng.integers(0, 3, size=n)  # 0 substitute, 1 insert, 2 delete
+        kind[(lens == 0) & (kind != 1)] = 1  # the empty word can only grow
+        if max_length is not None:
+            kind[(lens >= max_length) & (kind == 1)] = 0
+        pos = (rng.random(n) * (lens + (kind == 1))).astype(np.int64)  # insert may append
+        new = rng.integers(0, n_symbols, size=n)
+        p, k = pos[:, None], kind[:, None]
+        src = np.where(cols < p, cols, np.where(k == 1, cols - 1, np.where(k == 2, cols + 1,
+                                                                           cols)))
+        src = np.clip(src, 0, width - 1)
+        edited = out[rows, src]
+        put = (cols == p) & (k != 2)
+        edited = np.where(put, new[:, None], edited)
+        out = np.where(todo[:, None], edited, out)
+        lens = np.where(todo, lens + (kind == 1) - (kind == 2), lens)
+    out[cols >= lens[:, None]] = 0
+    return out, lens

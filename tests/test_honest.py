@@ -94,8 +94,12 @@ def test_sparse_language_is_not_a_one_state_reject_all_dfa() -> None:
     """The issue's case: with no --words every method used to return a 1-state reject-all
     DFA marked finished. Now L* looks for the rare class itself."""
     net, meta = load_model(EMAIL)
-    result = extract(net, "lstar", time_limit=8.0, seed=0)
+    # a state cap, not a time limit, ends the run: the same result on a busy machine
+    result = extract(net, "lstar", time_limit=None, max_states=150, seed=0)
     assert result.dfa.n_states > 1
+    assert not result.finished
+    # the hypotheses grow without erring more on longer words: no counter verdict
+    assert "cannot tell whether the network is finite-state" in result.message
     ev = result.stats["evidence"]
     assert ev["accepted"] > 0 and ev["rejected"] > 0  # the check saw both classes
     assert result.stats["rare_class_searched"] == "accepted"
@@ -108,16 +112,71 @@ def test_sparse_language_is_not_a_one_state_reject_all_dfa() -> None:
     ans = accepts(net, words)
     got = result.dfa.accepts_batch(words)
     balanced = (np.mean(got[ans] == ans[ans]) + np.mean(got[~ans] == ans[~ans])) / 2
-    # the issue's target is 99%; measured 98.5-98.9% on this fixture (see benchmarks/honest.py)
-    assert balanced >= 0.95, (balanced, result.message)
+    # the issue's target: 99% (benchmarks/honest.py measures the default run)
+    assert balanced >= 0.99, (balanced, result.message)
+
+
+def _balanced_agreement(net, pattern: str, dfa) -> float:
+    """Agreement with the network on pattern-like words, half it accepts, half it rejects."""
+    from rnn2dfa.automata.regex import regex_to_dfa
+    from rnn2dfa.languages import balanced_sample
+
+    words, _ = balanced_sample(regex_to_dfa(pattern, net.alphabet), range(7, 25), 40,
+                               np.random.default_rng(5))
+    ans = accepts(net, words)
+    got = dfa.accepts_batch(words)
+    return float((np.mean(got[ans] == ans[ans]) + np.mean(got[~ans] == ans[~ans])) / 2)
 
 
 def test_kmeans_and_partition_get_the_rare_words_too() -> None:
+    net, meta = load_model(EMAIL)
+    part = extract(net, "partition", seed=0)
+    assert part.stats["rare_words_found"] > 0 and part.dfa.n_states > 1
+    km = extract(net, "kmeans", seed=0)
+    assert km.stats["rare_words_found"] > 0
+    # k-means used to stop at a 3-state DFA that agreed on 99.9% of held-out prefixes and
+    # on 9 of their 16 accepted ones; a stable DFA must get the rare class right too
+    assert km.stats["balanced_agreement"] >= 0.9
+    assert _balanced_agreement(net, meta["pattern"], km.dfa) >= 0.99
+
+
+def test_rare_class_grows_from_edits_of_the_words_found() -> None:
+    """The beam search returns few, similar words; edits of the shortest fill the class in."""
+    from rnn2dfa.extract.rare import grow_by_edits, search_class
+
     net, _ = load_model(EMAIL)
-    for method in ("kmeans", "partition"):
-        result = extract(net, method, seed=0)
-        assert result.stats["rare_words_found"] > 0
-        assert result.dfa.n_states > 1, method
+    first = search_class(net, True, 30, n_wanted=40, seed=3)
+    grown = grow_by_edits(net, first, 30, n_wanted=200, seed=3)
+    assert len(grown.words) > len(first.words)
+    assert len(set(grown.words)) == len(grown.words)
+    assert all(len(w) <= 30 for w in grown.words)
+    assert accepts(net, grown.words).all()  # every word kept is of the class searched
+
+
+def test_edit_words_makes_at_most_two_edits() -> None:
+    from rnn2dfa.words import edit_words, pad_words, unpad
+
+    words = [(1, 2, 3), (), (4, 4, 4, 4, 4), (0,)]
+    sym, lens = pad_words(words)
+    rng = np.random.default_rng(0)
+    changed = 0
+    for _ in range(50):
+        out, out_lens = edit_words(rng, sym, lens, 5, max_edits=2, max_length=5)
+        for before, after in zip(words, unpad(out, out_lens), strict=True):
+            assert abs(len(after) - len(before)) <= 2 and len(after) <= 5
+            assert all(0 <= a < 5 for a in after)
+            assert _edit_distance(before, after) <= 2
+            changed += before != after
+    assert changed > 50  # most words change, and none by more than two edits
+
+
+def _edit_distance(a: tuple, b: tuple) -> int:
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
 
 
 # ----------------------------------------------------------------------------- one-sided

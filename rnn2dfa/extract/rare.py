@@ -166,9 +166,63 @@ def balance_classes(
                          deadline=deadline)
     kind = "accepted" if want else "rejected"
     steps += found.network_steps
+    if found.words and not all_isolated(acceptor, found.words, want):
+        found = grow_by_edits(acceptor, found, max_length, n_wanted=n_wanted, seed=seed)
+        steps += found.network_steps
     if found.words and all_isolated(acceptor, found.words, want):
         return ClassBalance(n_uniform, int(answers.sum()), kind, [], steps, found.words)
     return ClassBalance(n_uniform, int(answers.sum()), kind, found.words, steps)
+
+
+def grow_by_edits(
+    acceptor: Acceptor,
+    found: RareSearch,
+    max_length: int,
+    *,
+    n_wanted: int = 200,
+    rounds: int = 4,
+    tries: int = 4000,
+    seed: int = 0,
+) -> RareSearch:
+    """More of the rare class from its neighbourhood: random 1-2 symbol edits of the words
+    found (shortest first), kept when the network still answers `wanted`, for a few rounds.
+
+    The beam search's novelty drive reaches the class at some depth but returns few and
+    similar words (a network's long out-of-distribution oddities among them); a sparse
+    language's members have members among their neighbours (a@a.com, b@a.com, a@ab.com),
+    so edits of the shortest found words fill in the class where it is dense, and the
+    result keeps the `n_wanted` shortest distinct words.
+    """
+    from rnn2dfa.models.acceptor import accepts
+    from rnn2dfa.words import edit_words, pad_words, unpad
+
+    rng = np.random.default_rng([seed, 7919])
+    k = len(acceptor.alphabet)
+    have: dict[Word, None] = dict.fromkeys(found.words)
+    steps = 0
+    for _ in range(rounds):
+        if len(have) >= 4 * n_wanted:
+            break
+        # parents: the shortest words so far, each equally likely (short words are where a
+        # pattern's members are dense; long ones are where a network's oddities are)
+        parents = sorted(have, key=lambda w: (len(w), w))[: max(n_wanted // 4, 8)]
+        sym, lens = pad_words([parents[i] for i in rng.integers(0, len(parents), tries)])
+        sym, lens = edit_words(rng, sym, lens, k, max_length=max_length)
+        keep = lens > 0
+        cand = list(dict.fromkeys(w for w in unpad(sym[keep], lens[keep]) if w not in have))
+        if not cand:
+            break
+        ans = accepts(acceptor, cand)
+        steps += int(sum(len(w) for w in cand))
+        have.update(dict.fromkeys(w for w, a in zip(cand, ans, strict=True)
+                                  if bool(a) == found.wanted))
+    words = sorted(have, key=lambda w: (len(w), w))
+    if len(words) > n_wanted:  # the shortest half, and an even spread over the rest
+        half = n_wanted // 2
+        rest = words[half:]
+        words = words[:half] + [rest[i] for i in np.linspace(0, len(rest) - 1,
+                                                               n_wanted - half).astype(int)]
+    return RareSearch(found.wanted, words, steps, found.depth)
 
 
 def all_isolated(acceptor: Acceptor, words: list[Word], want: bool) -> bool:

@@ -24,7 +24,7 @@ from sklearn.cluster import KMeans
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.extract.base import KMeansOptions, resolve_options
-from rnn2dfa.extract.kmeans.resolution import search_resolutions
+from rnn2dfa.extract.kmeans.resolution import own_words_check, search_resolutions
 from rnn2dfa.extract.kmeans.sampling import (
     PrefixStates,
     collect_prefix_states,
@@ -163,8 +163,11 @@ def extract_kmeans(
         labels = model.predict(feats)
         return clusters_to_dfa(acceptor, data, feats, labels, model, featurize).minimize(), {}
 
+    # a sparse language: also check each DFA on the words it itself accepts (resolution.py)
+    own = (own_words_check(acceptor, max(o.max_length, 1), o.seed)
+           if balance is not None and balance.found else None)
     out = search_resolutions("kmeans", "K", schedule, build, held, deadline, progress,
-                             fixed=o.k is not None)
+                             fixed=o.k is not None, own=own)
     record = ExtractionStats(
         method="kmeans",
         finished=out.finished,
@@ -177,9 +180,7 @@ def extract_kmeans(
             "k": out.row["k"],
             "k_chosen": "fixed" if o.k is not None else "auto",
             "k_tried": [r["k"] for r in out.tried],
-            "agreement": out.row["agreement"],
-            "balanced_agreement": out.row["balanced_agreement"],
-            "consistent": out.stopped == "consistent",
+            **out.summary(),
             "words": int(lens.size),
             "max_length": o.max_length,
             "suffix_depth": depth,

@@ -19,7 +19,7 @@ import torch
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.extract.base import PartitionOptions, resolve_options
 from rnn2dfa.extract.exact.search import explore
-from rnn2dfa.extract.kmeans.resolution import search_resolutions
+from rnn2dfa.extract.kmeans.resolution import own_words_check, search_resolutions
 from rnn2dfa.extract.kmeans.sampling import heldout_states
 from rnn2dfa.extract.rare import with_rare_words
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
@@ -106,8 +106,11 @@ def extract_partition(
         raw = partition_dfa(acceptor, q, lo, hi, cap)
         return raw.minimize(), {"cells": raw.n_states}
 
+    # a sparse language: also check each DFA on the words it itself accepts (resolution.py)
+    own = (own_words_check(acceptor, 30, o.seed)
+           if balance is not None and balance.found else None)
     out = search_resolutions("partition", "q", schedule, build, sample, deadline, progress,
-                             fixed=o.q is not None)
+                             fixed=o.q is not None, own=own)
     record = ExtractionStats(
         method="partition",
         finished=out.finished,
@@ -121,9 +124,7 @@ def extract_partition(
             "q_chosen": "fixed" if o.q is not None else "auto",
             "q_tried": [r["q"] for r in out.tried],
             "cells": out.row["cells"],
-            "agreement": out.row["agreement"],
-            "balanced_agreement": out.row["balanced_agreement"],
-            "consistent": out.stopped == "consistent",
+            **out.summary(),
             "range": range_from,
             "max_states": o.max_states,
             "sample_prefixes": sample.n_nodes,

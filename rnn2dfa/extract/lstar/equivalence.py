@@ -18,7 +18,7 @@ from rnn2dfa.extract.base import Evidence
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.oracle import MembershipOracle, pac_sample_size
-from rnn2dfa.words import Word, all_words, uniform_words
+from rnn2dfa.words import Word, all_words, edit_words, pad_words, uniform_words
 
 
 def random_words(
@@ -94,9 +94,14 @@ class PACOracle:
         rng: np.random.Generator,
         prefixes: bool = False,
         task_words: tuple[np.ndarray, np.ndarray] | None = None,
+        edit_task_words: bool = False,
     ) -> None:
         self.oracle = oracle
         self.task_words = task_words
+        # With a rare class's few found words as the pool, each pick gets 0-2 random edits
+        # (words.edit_words): the PAC sample then covers the class's other members and its
+        # near-misses, not only the very words the search returned.
+        self.edit_task_words = edit_task_words
         self.epsilon, self.delta, self.max_length = epsilon, delta, max_length
         self.rng = rng
         self.prefixes = prefixes
@@ -107,6 +112,34 @@ class PACOracle:
         self.last_count = 0  # ... on which the network and the hypothesis disagreed
         self.last_disagreements: list[Word] = []  # the shortest 50 of them
 
+    def with_hypothesis_words(
+        self, hypothesis: DFA, symbols: np.ndarray, lengths: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """A quarter of the round replaced by words the hypothesis accepts and rejects,
+        uniform within each class and length: the rare-class search finds what the network
+        accepts; this finds what the hypothesis accepts and the network may not (a sparse
+        language's uniform words never show a hypothesis that accepts too much)."""
+        from rnn2dfa.languages import balanced_sample
+
+        q = lengths.size // 4
+        if q == 0 or self.max_length < 1:
+            return symbols, lengths
+        per_length = -(-q // self.max_length)
+        words, _ = balanced_sample(hypothesis, range(1, self.max_length + 1), per_length,
+                                   self.rng)
+        if not words:
+            return symbols, lengths
+        pick = self.rng.permutation(len(words))[:q]
+        own, own_lengths = pad_words([words[i] for i in pick])
+        width = max(symbols.shape[1], own.shape[1])
+        out = np.zeros((lengths.size, width), dtype=np.int64)
+        out[:, : symbols.shape[1]] = symbols
+        out[: pick.size] = 0
+        out[: pick.size, : own.shape[1]] = own
+        lengths = lengths.copy()
+        lengths[: pick.size] = own_lengths
+        return out, lengths
+
     def find_counterexample(self, hypothesis: DFA, deadline: Deadline) -> Word | None:
         self.rounds += 1
         n = pac_sample_size(self.epsilon, self.delta, self.rounds)
@@ -116,12 +149,20 @@ class PACOracle:
             pool_symbols, pool_lengths = self.task_words
             m = n // 2
             pick = self.rng.integers(0, len(pool_lengths), size=m)
+            pool_symbols, pool_lengths = pool_symbols[pick], pool_lengths[pick]
+            if self.edit_task_words:
+                pool_symbols, pool_lengths = edit_words(self.rng, pool_symbols, pool_lengths,
+                                                        self.oracle.k,
+                                                        max_length=self.max_length)
+            pick = np.arange(m)
             width = max(symbols.shape[1], pool_symbols.shape[1])
             merged = np.zeros((n, width), dtype=np.int64)
             merged[: n - m, : symbols.shape[1]] = symbols[: n - m]
             merged[n - m :, : pool_symbols.shape[1]] = pool_symbols[pick]
             symbols = merged
             lengths = np.concatenate([lengths[: n - m], pool_lengths[pick]])
+        if self.edit_task_words:
+            symbols, lengths = self.with_hypothesis_words(hypothesis, symbols, lengths)
         if not self.prefixes:
             net = self.oracle.query_padded(symbols, lengths)
             self.evidence = Evidence()

@@ -23,12 +23,12 @@ from rnn2dfa.extract.lstar.equivalence import (
 )
 from rnn2dfa.extract.lstar.noise import RareDisagreements, describe_rate, wilson
 from rnn2dfa.extract.lstar.table import ObservationTable
-from rnn2dfa.extract.rare import ClassBalance, balance_classes, search_class
+from rnn2dfa.extract.rare import ClassBalance, balance_classes, grow_by_edits, search_class
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
 from rnn2dfa.extract.timing import Deadline, TimeUp
 from rnn2dfa.models.acceptor import Acceptor, accepts
 from rnn2dfa.oracle import MembershipOracle
-from rnn2dfa.words import Word, format_word, pad_words, uniform_words, unpad
+from rnn2dfa.words import Word, edit_words, format_word, pad_words, uniform_words, unpad
 
 ORACLES = ("refine", "pac", "both")
 
@@ -103,6 +103,7 @@ class _Run:
     long_rate: tuple[int, int] | None = None  # disagreements on longer words (see above)
     curve: list[tuple[int, float]] = field(default_factory=list)  # (states, disagreement)
     rate_steps: int = 0
+    last_long_rate: tuple[int, int] | None = None  # the last hypothesis on longer words
 
     # ------------------------------------------------------------------ set-up
     def make_checkers(self) -> None:
@@ -114,6 +115,7 @@ class _Run:
                 self.mq, epsilon=o.epsilon, delta=o.delta, max_length=o.max_length,
                 rng=self.rng, prefixes=o.pac_prefixes,
                 task_words=pad_words(pool) if pool else None,
+                edit_task_words=bool(self.rare_words),
             )
             self.checkers.append(self.pac)
         if o.oracle in ("refine", "both"):
@@ -248,14 +250,23 @@ class _Run:
         sym, lens = uniform_words(rng, len(self.acceptor.alphabet), n, 0, self.opts.max_length)
         words = unpad(sym, lens)
         pool = [w for w in self.opts.words or () if len(w) <= self.opts.max_length]
-        pool += list(self.rare_words)
-        if pool:  # half from the pool, as in the PAC rounds
-            pick = rng.integers(0, len(pool), size=n // 2)
-            words[: n // 2] = [tuple(pool[i]) for i in pick]
+        self.mix_pool(words, pool + list(self.rare_words), rng)
         self.report(f"estimating the disagreement rate on {n:,} words")
         net = accepts(self.acceptor, words)
         self.rate = (int((net != self.hyp.accepts_batch(words)).sum()), n)
         self.rate_steps = int(sum(len(w) for w in words))
+
+    def mix_pool(self, words: list[Word], pool: list[Word], rng: np.random.Generator) -> None:
+        """Replace the first half of `words` by picks from `pool`, as the PAC rounds do (with
+        their 0-2 random edits when the pool holds a rare class's words)."""
+        if not pool:
+            return
+        m = len(words) // 2
+        sym, lens = pad_words([pool[i] for i in rng.integers(0, len(pool), size=m)])
+        if self.rare_words:
+            sym, lens = edit_words(rng, sym, lens, len(self.acceptor.alphabet),
+                                   max_length=self.opts.max_length)
+        words[:m] = unpad(sym, lens)
 
     def select_within_epsilon(self) -> None:
         """Hypotheses kept growing: keep the smallest whose disagreement with the network is
@@ -273,11 +284,12 @@ class _Run:
             held = search_class(self.acceptor, self.balance.searched == "accepted",
                                 o.max_length, n_wanted=200, seed=o.seed + 1,
                                 deadline=None)
+            if self.rare_words and held.words:
+                self.rate_steps += held.network_steps
+                held = grow_by_edits(self.acceptor, held, o.max_length, seed=o.seed + 1)
             pool += held.words
             self.rate_steps += held.network_steps
-        if pool:
-            pick = rng.integers(0, len(pool), size=n // 2)
-            words[: n // 2] = [tuple(pool[i]) for i in pick]
+        self.mix_pool(words, pool, rng)
         self.report(f"rating {len(self.history)} hypotheses on {n:,} words")
         net = accepts(self.acceptor, words)
         self.rate_steps += int(sum(len(w) for w in words))
@@ -317,6 +329,32 @@ class _Run:
         self.long_rate = (d, n)
         return wilson(d, n, 1 - 2 * o.delta)[0] <= o.epsilon
 
+    def compare_lengths(self, n: int = 5000) -> None:
+        """The last hypothesis's disagreement on words of 1-2x the sampled lengths, beside
+        its disagreement within them (the curve's last point): growth with length is the
+        evidence of a counter; without it, growing hypotheses say nothing either way."""
+        assert self.hyp is not None
+        o = self.opts
+        rng = np.random.default_rng([o.seed, 5])
+        words = unpad(*uniform_words(rng, len(self.acceptor.alphabet), n, o.max_length + 1,
+                                     2 * o.max_length))
+        longer = [w for w in o.words or () if len(w) > o.max_length]
+        if longer:
+            pick = rng.integers(0, len(longer), size=n // 2)
+            words[: n // 2] = [tuple(longer[i]) for i in pick]
+        d = int((accepts(self.acceptor, words) != self.hyp.accepts_batch(words)).sum())
+        self.rate_steps += int(sum(len(w) for w in words))
+        self.last_long_rate = (d, n)
+
+    def grows_with_length(self) -> bool:
+        """Whether the last hypothesis errs clearly more on longer words than on sampled ones
+        (lower Wilson bound on longer words above twice the in-range rate and epsilon)."""
+        if self.last_long_rate is None or not self.curve:
+            return False
+        d, n = self.last_long_rate
+        low = wilson(d, n, 1 - 2 * self.opts.delta)[0]
+        return low > max(2 * self.curve[-1][1], self.opts.epsilon)
+
     def run(self) -> None:
         try:
             self.loop()
@@ -342,6 +380,8 @@ class _Run:
             self.estimate_rate()
         elif not self.finished and self.opts.noise_tolerant and len(self.history) > 1:
             self.select_within_epsilon()
+            if self.selected is None and self.long_rate is None and self.curve:
+                self.compare_lengths()
 
     # ------------------------------------------------------------------ the result
     def details(self) -> dict[str, Any]:
@@ -438,6 +478,19 @@ class _Run:
                 f"states, {rate:.2%} at {size}); none is within epsilon = {self.opts.epsilon:g} "
                 f"yet: the DFA is the last hypothesis, an approximation (a larger time limit "
                 f"may get further)"
+            )
+        if self.last_long_rate is not None and not self.grows_with_length():
+            d, n = self.last_long_rate
+            size, rate = self.curve[-1]
+            return (
+                f"cannot tell whether the network is finite-state: the hypotheses grew to "
+                f"{self.sizes[-1]} states until {self.stop_reason}, and the last one rated "
+                f"({size} states) still disagrees with the network on {rate:.2%} of sampled "
+                f"words, yet it does not err more on longer "
+                f"ones ({d / n:.2%} of {n:,} words of lengths {self.opts.max_length + 1}-"
+                f"{2 * self.opts.max_length}) as a counter's approximation would; the DFA "
+                f"written is the last hypothesis, an approximation (a larger time limit or "
+                f"state cap may get further)"
             )
         if looks_not_finite_state(self.sizes):
             tail = ", ".join(str(s) for s in self.sizes[-6:])
