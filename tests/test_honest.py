@@ -137,6 +137,13 @@ def test_kmeans_and_partition_get_the_rare_words_too() -> None:
     # k-means used to stop at a 3-state DFA that agreed on 99.9% of held-out prefixes and
     # on 9 of their 16 accepted ones; a stable DFA must get the rare class right too
     assert km.stats["balanced_agreement"] >= 0.9
+    # ... and on the words the DFA itself accepts and rejects (what verify samples): never
+    # finished when that check fails, whatever the held-out sample says
+    own = km.stats["own_words_agreement"]
+    assert 0.0 <= own <= 1.0
+    assert km.finished == (own >= 0.9), (own, km.message)
+    if not km.finished:
+        assert "agrees with the network on only" in km.message
     assert _balanced_agreement(net, meta["pattern"], km.dfa) >= 0.99
 
 
@@ -307,3 +314,41 @@ def test_size_error_plot(tmp_path: Path) -> None:
     assert text.lstrip().startswith("<?xml") and "<svg" in text
     with pytest.raises(InputError, match="svg"):
         plot_size_error([[1, 0.1], [2, 0.05]], tmp_path / "c.txt")
+
+
+def test_pac_rounds_near_a_rare_class_sample_the_hypothesis_own_words() -> None:
+    """A hypothesis that accepts words the network rejects is caught even when uniform words
+    are never in either language: a quarter of the round is the hypothesis's own words."""
+    from rnn2dfa.extract.lstar.equivalence import Deadline, PACOracle
+    from rnn2dfa.models.dfa_acceptor import DFAAcceptor
+    from rnn2dfa.oracle import MembershipOracle
+    from rnn2dfa.words import pad_words
+
+    k = 16
+    sigma = tuple("abcdefghijklmnop")
+
+    def prefix_dfa(tail_loops: bool) -> DFA:
+        """Accepts "abc", and with `tail_loops` also "abc" followed by 3 or more symbols."""
+        t = np.full((8, k), 7, dtype=np.int64)  # 7: sink
+        t[0, 0], t[1, 1], t[2, 2] = 1, 2, 3
+        if tail_loops:
+            t[3], t[4], t[5], t[6] = 4, 5, 6, 6
+        acc = np.zeros(8, dtype=bool)
+        acc[3] = True
+        acc[6] = tail_loops
+        return DFA(sigma, t, acc, 0)
+
+    # the network accepts only "abc"; the hypothesis also accepts abc + 3 or more symbols,
+    # which 0-2 edits of "abc" never reach and uniform words almost never do
+    net, hyp = prefix_dfa(False), prefix_dfa(True)
+    pool = pad_words([(0, 1, 2)])
+    found = {}
+    for edit in (False, True):
+        pac = PACOracle(MembershipOracle(DFAAcceptor(net)), epsilon=0.01, delta=0.01,
+                        max_length=12, rng=np.random.default_rng(0), task_words=pool,
+                        edit_task_words=edit)
+        found[edit] = pac.find_counterexample(hyp, Deadline(None))
+    assert found[False] is None  # uniform words and edits of "abc" alone miss it (seed 0)
+    cex = found[True]
+    assert cex is not None and hyp.accepts(cex) and not net.accepts(cex)
+    assert len(cex) >= 6  # beyond two edits of "abc": one of the hypothesis's own words
