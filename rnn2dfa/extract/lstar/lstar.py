@@ -367,6 +367,12 @@ class _Run:
         if self.hyp is None:  # the limit ran out before the first table existed
             k = len(self.acceptor.alphabet)
             self.hyp = DFA(tuple(self.acceptor.alphabet), np.zeros((1, k), np.int64), [False])
+        if self.rare.words:
+            # only words the final hypothesis still gets wrong are disagreements (the rare
+            # search's isolated words were set aside before any hypothesis existed)
+            net = self.mq.query(list(self.rare.words))
+            self.rare.words = [w for w, a in zip(self.rare.words, net, strict=True)
+                               if bool(a) != self.hyp.accepts(w)]
         if self.rare.words and self.rare.at_longest(self.opts.max_length):
             self.finished = False
             self.stop_reason = (
