@@ -312,39 +312,35 @@ class _Run:
                 )
                 return
 
-    def holds_on_longer_words(self, hyp: DFA, n: int = 5000) -> bool:
-        """Whether `hyp` stays within epsilon on words of 1-2x the sampled lengths. A network
-        with rare mistakes does; a counter approximated by a bounded one does not (its
-        disagreement grows with length: the evidence of a network that is not finite-state)."""
+    def disagreement_on_longer_words(self, hyp: DFA, stream: int, n: int = 5000
+                                     ) -> tuple[int, int]:
+        """(disagreements, words) of `hyp` against the network on words of 1-2x the sampled
+        lengths: uniform, half replaced by the task's own longer words when it has some (a
+        language's members are rare among uniform words)."""
         o = self.opts
-        rng = np.random.default_rng([o.seed, 4])
-        words = unpad(*uniform_words(rng, len(self.acceptor.alphabet), n, o.max_length + 1,
-                                     2 * o.max_length))
-        longer = [w for w in o.words or () if len(w) > o.max_length]
-        if longer:  # the task's own longer words (a language's members are rare in uniform)
-            pick = rng.integers(0, len(longer), size=n // 2)
-            words[: n // 2] = [tuple(longer[i]) for i in pick]
-        d = int((accepts(self.acceptor, words) != hyp.accepts_batch(words)).sum())
-        self.rate_steps += int(sum(len(w) for w in words))
-        self.long_rate = (d, n)
-        return wilson(d, n, 1 - 2 * o.delta)[0] <= o.epsilon
-
-    def compare_lengths(self, n: int = 5000) -> None:
-        """The last hypothesis's disagreement on words of 1-2x the sampled lengths, beside
-        its disagreement within them (the curve's last point): growth with length is the
-        evidence of a counter; without it, growing hypotheses say nothing either way."""
-        assert self.hyp is not None
-        o = self.opts
-        rng = np.random.default_rng([o.seed, 5])
+        rng = np.random.default_rng([o.seed, stream])
         words = unpad(*uniform_words(rng, len(self.acceptor.alphabet), n, o.max_length + 1,
                                      2 * o.max_length))
         longer = [w for w in o.words or () if len(w) > o.max_length]
         if longer:
             pick = rng.integers(0, len(longer), size=n // 2)
             words[: n // 2] = [tuple(longer[i]) for i in pick]
-        d = int((accepts(self.acceptor, words) != self.hyp.accepts_batch(words)).sum())
         self.rate_steps += int(sum(len(w) for w in words))
-        self.last_long_rate = (d, n)
+        return int((accepts(self.acceptor, words) != hyp.accepts_batch(words)).sum()), n
+
+    def holds_on_longer_words(self, hyp: DFA) -> bool:
+        """Whether `hyp` stays within epsilon on words of 1-2x the sampled lengths. A network
+        with rare mistakes does; a counter approximated by a bounded one does not (its
+        disagreement grows with length: the evidence of a network that is not finite-state)."""
+        self.long_rate = self.disagreement_on_longer_words(hyp, 4)
+        return wilson(*self.long_rate, 1 - 2 * self.opts.delta)[0] <= self.opts.epsilon
+
+    def compare_lengths(self) -> None:
+        """The last hypothesis's disagreement on longer words, beside its disagreement within
+        the sampled lengths (the curve's last point): growth with length is the evidence of a
+        counter; without it, growing hypotheses say nothing either way."""
+        assert self.hyp is not None
+        self.last_long_rate = self.disagreement_on_longer_words(self.hyp, 5)
 
     def grows_with_length(self) -> bool:
         """Whether the last hypothesis errs clearly more on longer words than on sampled ones
