@@ -33,6 +33,7 @@ from rnn2dfa_cli.main import cli
 
 ROOT = Path(__file__).resolve().parents[1]
 EMAIL = ROOT / "fixtures" / "models" / "email_lstm.pt"
+ANBN = ROOT / "fixtures" / "models" / "anbn_lstm_counter.pt"
 
 
 def run(*args: str):
@@ -352,3 +353,20 @@ def test_pac_rounds_near_a_rare_class_sample_the_hypothesis_own_words() -> None:
     cex = found[True]
     assert cex is not None and hyp.accepts(cex) and not net.accepts(cex)
     assert len(cex) >= 6  # beyond two edits of "abc": one of the hypothesis's own words
+
+
+def test_a_counter_without_words_is_not_finished_silently() -> None:
+    """The counting LSTM with no language and no words: uniform words hold enough short
+    members (ab) for a small DFA to pass PAC, but a^n b^n is rare among the longer words;
+    the finished DFA's message names the members it gets wrong."""
+    from rnn2dfa.words import parse_word
+
+    net, _ = load_model(ANBN)
+    result = extract(net, "lstar", seed=0)
+    assert result.stats["rare_among_longer_words"] == "accepted"
+    assert result.stats["probed_wrong"] > 0
+    shown = result.message.split("the shortest: ")[-1].split(":")[0].split(", ")
+    assert any(w in shown for w in ("aabb", "aaabbb", "aaaabbbb")), result.message
+    for text in shown:  # each word named is one the network accepts and the DFA rejects
+        w = parse_word(text, net.alphabet)
+        assert accepts(net, [w])[0] and not result.dfa.accepts(w)

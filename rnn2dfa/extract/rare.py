@@ -133,6 +133,10 @@ class ClassBalance:
     #: the common answer): a network's scattered mistakes, not a sparse language's members;
     #: they are kept here but not put into samples (they would be learned as states)
     isolated: list[Word] | None = None
+    #: when both classes are common overall: the class that is rare among the longer half of
+    #: the sample (a^n b^n: "ab" is 1 in 4 words of length 2, a^20 b^20 1 in 10^12 of length
+    #: 40), else None; L* probes it after the fact (lstar._Run.probe_long_rare_class)
+    rare_among_long: bool | None = None
 
 
 def balance_classes(
@@ -161,16 +165,18 @@ def balance_classes(
         answers, steps = accepts(acceptor, unpad(sym, lens)), int(lens.sum())
     want = rare_class(answers)
     if want is None:
-        return ClassBalance(n_uniform, int(answers.sum()), None, [], steps)
+        long_rare = rare_class(answers[lens > max_length // 2]) if max_length >= 2 else None
+        return ClassBalance(n_uniform, int(answers.sum()), None, [], steps,
+                            rare_among_long=long_rare)
     found = search_class(acceptor, want, max_length, n_wanted=n_wanted, seed=seed,
                          deadline=deadline)
     kind = "accepted" if want else "rejected"
     steps += found.network_steps
-    if found.words and not all_isolated(acceptor, found.words, want):
-        found = grow_by_edits(acceptor, found, max_length, n_wanted=n_wanted, seed=seed)
-        steps += found.network_steps
     if found.words and all_isolated(acceptor, found.words, want):
         return ClassBalance(n_uniform, int(answers.sum()), kind, [], steps, found.words)
+    if found.words:
+        found = grow_by_edits(acceptor, found, max_length, n_wanted=n_wanted, seed=seed)
+        steps += found.network_steps
     return ClassBalance(n_uniform, int(answers.sum()), kind, found.words, steps)
 
 

@@ -104,6 +104,8 @@ class _Run:
     curve: list[tuple[int, float]] = field(default_factory=list)  # (states, disagreement)
     rate_steps: int = 0
     last_long_rate: tuple[int, int] | None = None  # the last hypothesis on longer words
+    probed: tuple[int, int] | None = None  # (words, wrong) of probe_long_rare_class
+    probe_wrong: list[Word] = field(default_factory=list)  # ... the words it got wrong
 
     # ------------------------------------------------------------------ set-up
     def make_checkers(self) -> None:
@@ -201,6 +203,27 @@ class _Run:
             self.hyp = self.table.hypothesis()
             if self.over_cap():
                 return
+
+    def probe_long_rare_class(self) -> None:
+        """Both classes were common in the uniform sample, but one is rare among its longer
+        words (a counter's a^n b^n, a^n b^n c^n): search that class now and set aside the
+        words the finished hypothesis gets wrong. They are reported, not learned: learning
+        them would chase a network's near-misses far from the distribution the PAC
+        guarantee is about, but a finished DFA must not hide them."""
+        bal = self.balance
+        if bal is None or bal.rare_among_long is None or self.deadline.expired():
+            return
+        assert self.hyp is not None
+        self.report("probing the rare class of the longer words")
+        found = search_class(self.acceptor, bal.rare_among_long, self.opts.max_length,
+                             n_wanted=100, seed=self.opts.seed + 2, deadline=self.deadline)
+        self.rate_steps += found.network_steps
+        if found.words:
+            found = grow_by_edits(self.acceptor, found, self.opts.max_length, n_wanted=100,
+                                  seed=self.opts.seed + 2)
+            self.rate_steps += found.network_steps
+        self.probe_wrong = [w for w in found.words if self.hyp.accepts(w) != bal.rare_among_long]
+        self.probed = (len(found.words), len(self.probe_wrong))
 
     def find_rare(self) -> None:
         """When uniform words are nearly all one class, search for the other (rare.py)."""
@@ -363,6 +386,8 @@ class _Run:
         if self.hyp is None:  # the limit ran out before the first table existed
             k = len(self.acceptor.alphabet)
             self.hyp = DFA(tuple(self.acceptor.alphabet), np.zeros((1, k), np.int64), [False])
+        if self.finished:
+            self.probe_long_rare_class()
         if self.rare.words:
             # only words the final hypothesis still gets wrong are disagreements (the rare
             # search's isolated words were set aside before any hypothesis existed)
@@ -430,9 +455,31 @@ class _Run:
             out["rare_words_found"] = len(self.balance.found)
             if self.balance.isolated:
                 out["rare_class_isolated"] = len(self.balance.isolated)
+            if self.balance.rare_among_long is not None:
+                out["rare_among_longer_words"] = (
+                    "accepted" if self.balance.rare_among_long else "rejected")
+        if self.probed is not None:
+            out["probed_words"], out["probed_wrong"] = self.probed
         return out
 
     def message(self) -> str | None:
+        base = self.verdict()
+        if not self.probe_wrong or self.probed is None:
+            return base
+        n, wrong = self.probed
+        kind = "accepted" if self.balance and self.balance.rare_among_long else "rejected"
+        shown = ", ".join(format_word(w, self.acceptor.alphabet) for w in
+                          sorted(self.probe_wrong, key=lambda w: (len(w), w))[:3])
+        probe = (
+            f"of {n} words the network {kind[:-2]}s, found by a search for that class (rare among "
+            f"the longer sampled words), this DFA answers {wrong} otherwise, the shortest: "
+            f"{shown}: the network's mistakes near that class, or a pattern the sampled "
+            f"lengths hide (a counter?); check with verify --words"
+        )
+        return probe if base is None else f"{base}; {probe}"
+
+    def verdict(self) -> str | None:
+        """The plain-words diagnosis of how the run ended."""
         assert self.hyp is not None
         if self.selected is not None:
             i, d, n = self.selected
