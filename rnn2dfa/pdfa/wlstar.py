@@ -139,6 +139,9 @@ def wlstar(
     weighted: bool = True,
     max_error_rate: float = 0.0,
     refit: bool = True,
+    target: float | None = None,
+    shrink: float = 0.5,
+    min_tolerance: float = 1e-3,
     seed: int = 0,
     progress: Progress | None = None,
 ) -> PDFAExtraction:
@@ -167,11 +170,23 @@ def wlstar(
     teacher's distributions at the prefixes of a fresh sample that reach it (states reached
     fewer than 5 times keep their representative's); the final agreement is then measured
     on another fresh sample and reported in `message` and `stats`.
+
+    `target` (our addition; needs a teacher that samples) makes the tolerance adaptive: a
+    tolerance fit for the teacher is not known in advance, and what users compare is the
+    teacher's predictions. Each hypothesis the check accepts (or that gets stuck: its
+    counterexamples are rows within t of two states, which only a smaller t separates) is
+    scored on a held-out sample of the teacher's own words: WER against the teacher's most
+    likely next symbols and 1 - NDCG@5 against its distributions. Above `target`, learning
+    goes on from the same table (its rows do not depend on t) with the tolerance times
+    `shrink`, down to `min_tolerance`, until the time limit or the state cap; the best
+    hypothesis scored (then the smaller) is returned.
     """
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
     alphabet = tuple(teacher.alphabet)
     k = len(alphabet)
+    can_sample = hasattr(teacher, "sample")
+    adaptive = target is not None and can_sample
     table = _Table(teacher, k, weighted)
     prefixes: list[Word] = [()]
     in_p: set[Word] = {()}
@@ -180,13 +195,54 @@ def wlstar(
     sizes: list[int] = []
     rounds = 0
     n_cex = 0
-    checked_words = checked_prefixes = last_prefixes = last_bad = 0
+    checked_words = checked_prefixes = last_prefixes = last_bad = last_words = 0
     stop_reason = ""
     finished = False
     hyp: PDFA | None = None
+    held: tuple[list[Word], np.ndarray] | None = None
+    if adaptive:
+        held_words = teacher.sample(check_words, rng, max_length)  # type: ignore[attr-defined]
+        held = (held_words, teacher.prefix_distributions(held_words))
+    trials: list[dict[str, Any]] = []  # one per tolerance tried (adaptive)
+    scored_last = False
+    best: tuple[tuple[float, int], PDFA, float] | None = None  # (score, states), pdfa, t
 
     def out_of_time() -> bool:
         return time_limit is not None and time.perf_counter() - t0 > time_limit
+
+    def fitted(h: PDFA) -> PDFA:
+        """`h` with each state's distribution the mean of the teacher's at the prefixes of a
+        fresh sample that reach it (see `refit`)."""
+        if not (refit and can_sample):
+            return h
+        fit_words = teacher.sample(check_words, rng, max_length)  # type: ignore[attr-defined]
+        got = teacher.prefix_distributions(fit_words)
+        padded, lengths = pad_words(fit_words)
+        rows, cols = flat_positions(lengths)
+        visited = h.state_table(padded, lengths)[rows, cols]
+        sums = np.zeros_like(h.probabilities)
+        np.add.at(sums, visited, got)
+        counts = np.bincount(visited, minlength=h.n_states)
+        probs = h.probabilities.copy()
+        enough = counts >= 5
+        probs[enough] = sums[enough] / counts[enough, None]
+        return PDFA(h.alphabet, h.transitions, probs, h.start)
+
+    def score(h: PDFA, t: float, why: str) -> bool:
+        """Score `h` on the held-out sample; keep the best; True when within the target."""
+        nonlocal best
+        assert held is not None and target is not None
+        from rnn2dfa.pdfa.metrics import ndcg5, wer
+
+        want = h.prefix_distributions(held[0])
+        w_err, n_err = wer(want, held[1]), 1.0 - ndcg5(want, held[1])
+        key = (max(w_err, n_err), h.n_states)
+        trials.append({"tolerance": t, "states": h.n_states, "ended": why,
+                       "wer": round(w_err, 6), "ndcg": round(1.0 - n_err, 6),
+                       "seconds": round(time.perf_counter() - t0, 3)})
+        if best is None or key < best[0]:
+            best = (key, h, t)
+        return key[0] <= target
 
     while True:
         rounds += 1
@@ -260,7 +316,7 @@ def wlstar(
         if progress is not None:
             progress({"round": rounds, "hypothesis_states": n, "prefixes": len(prefixes),
                       "suffixes": len(table.suffixes), "table_cells": table.cells,
-                      "seconds": time.perf_counter() - t0})
+                      "tolerance": tolerance, "seconds": time.perf_counter() - t0})
         if stop_reason:
             break
         if out_of_time():
@@ -268,50 +324,62 @@ def wlstar(
             break
         # ---- equivalence check by sampling (counterexamples: prefixes differing by > t)
         half = check_words // 2
-        sample = hyp.sample(check_words - half if hasattr(teacher, "sample") else check_words,
-                            rng, max_length)
-        if hasattr(teacher, "sample"):
+        sample = hyp.sample(check_words - half if can_sample else check_words, rng, max_length)
+        if can_sample:
             sample += teacher.sample(half, rng, max_length)  # type: ignore[attr-defined]
         got = teacher.prefix_distributions(sample)
         want = hyp.prefix_distributions(sample)
         bad = np.abs(got - want).max(axis=1) > tolerance
         checked_words += len(sample)
         checked_prefixes += int(bad.size)
-        last_prefixes, last_bad = int(bad.size), int(bad.sum())
-        if last_bad <= max_error_rate * bad.size:
+        last_prefixes, last_bad, last_words = int(bad.size), int(bad.sum()), len(sample)
+        accepted = last_bad <= max_error_rate * bad.size
+        stuck = False
+        if not accepted:
+            _, lengths = pad_words(sample)
+            rows, cols = flat_positions(lengths)
+            cex = {sample[r][:c] for r, c in zip(rows[bad], cols[bad], strict=True)}
+            chosen = _shortlex(list(cex))[:counterexamples_per_round]
+            n_cex += len(chosen)
+            before = len(prefixes)
+            for w in chosen:
+                for i in range(len(w) + 1):
+                    if w[:i] not in in_p:
+                        in_p.add(w[:i])
+                        prefixes.append(w[:i])
+            stuck = len(prefixes) == before
+        if not (accepted or stuck):
+            continue
+        if adaptive:
+            # the held-out score decides: within the target ends, else a finer tolerance
+            scored_last = True
+            if score(fitted(hyp), tolerance, "accepted" if accepted else "stuck"):
+                break
+            if tolerance * shrink < min_tolerance:
+                stop_reason = (f"the tolerance reached its floor ({min_tolerance:g}) before "
+                               f"the held-out target ({target:g})")
+                break
+            tolerance *= shrink
+            scored_last = False
+            continue
+        if accepted:
             finished = True
-            break
-        _, lengths = pad_words(sample)
-        rows, cols = flat_positions(lengths)
-        cex = {sample[r][:c] for r, c in zip(rows[bad], cols[bad], strict=True)}
-        chosen = _shortlex(list(cex))[:counterexamples_per_round]
-        n_cex += len(chosen)
-        before = len(prefixes)
-        for w in chosen:
-            for i in range(len(w) + 1):
-                if w[:i] not in in_p:
-                    in_p.add(w[:i])
-                    prefixes.append(w[:i])
-        if len(prefixes) == before:
+        else:
             stop_reason = ("counterexamples within the table already: rows within the "
                            "tolerance of two states (try a smaller --tolerance)")
-            break
+        break
     assert hyp is not None
-    if refit and hasattr(teacher, "sample"):
-        fit_words = teacher.sample(check_words, rng, max_length)  # type: ignore[attr-defined]
-        got = teacher.prefix_distributions(fit_words)
-        padded, lengths = pad_words(fit_words)
-        rows, cols = flat_positions(lengths)
-        visited = hyp.state_table(padded, lengths)[rows, cols]
-        sums = np.zeros_like(hyp.probabilities)
-        np.add.at(sums, visited, got)
-        counts = np.bincount(visited, minlength=hyp.n_states)
-        probs = hyp.probabilities.copy()
-        enough = counts >= 5
-        probs[enough] = sums[enough] / counts[enough, None]
-        hyp = PDFA(hyp.alphabet, hyp.transitions, probs, hyp.start)
+    if adaptive:
+        if not scored_last:
+            score(fitted(hyp), tolerance, stop_reason)
+        assert best is not None and target is not None
+        hyp, tolerance = best[1], best[2]
+        # finished: the kept hypothesis is within the target on the held-out sample
+        finished = best[0][0] <= target
+    else:
+        hyp = fitted(hyp)
     final_check: dict[str, Any] = {}
-    if hasattr(teacher, "sample"):
+    if can_sample:
         words = teacher.sample(check_words, rng, max_length)  # type: ignore[attr-defined]
         diff = np.abs(teacher.prefix_distributions(words) - hyp.prefix_distributions(words))
         worst = diff.max(axis=1)
@@ -334,8 +402,22 @@ def wlstar(
         "final_check": final_check,
         "seconds": round(seconds, 3),
     }
-    if finished:
-        message = (f"{last_bad:,} of {last_prefixes:,} prefixes of the last {len(sample):,} "
+    if adaptive:
+        stats["target"] = target
+        stats["tolerances"] = trials
+    if adaptive:
+        assert held is not None
+        kept = trials[[t["states"] == hyp.n_states and t["tolerance"] == tolerance
+                       for t in trials].index(True)]
+        verdict = "within" if finished else "NOT within"
+        message = (f"{verdict} the target {target:g} on {len(held[0]):,} held-out samples of "
+                   f"the teacher ({held[1].shape[0]:,} prefixes): WER {kept['wer']:.2%}, "
+                   f"NDCG@5 {kept['ndcg']:.4f} against its predictions at tolerance "
+                   f"{tolerance:g} ({len(trials)} tolerance(s) tried"
+                   + (f"; stopped: {stop_reason})" if stop_reason and not finished else ")")
+                   + "; a sampled check, not a proof")
+    elif finished:
+        message = (f"{last_bad:,} of {last_prefixes:,} prefixes of the last {last_words:,} "
                    f"sampled words differ by more than {tolerance:g} (allowed: "
                    f"{max_error_rate:.2%}; a sampled check, not a proof)")
     else:
