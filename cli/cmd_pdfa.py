@@ -82,6 +82,22 @@ def load_source(source: str) -> tuple[Any, dict[str, Any], str, Any]:
     return p, {"language": source}, "named PDFA", p
 
 
+def load_teacher(source: str | None, acceptor: str | None) -> tuple[Any, dict[str, Any], str,
+                                                                  Any, str]:
+    """`load_source`, or your own module declared a language model (`--acceptor`): (model,
+    metadata, kind, truth, name)."""
+    if acceptor is not None:
+        if source is not None:
+            raise InputError(f"give either a model ({source}) or --acceptor {acceptor}, "
+                             "not both")
+        from rnn2dfa.pdfa.user_lm import load_user_lm
+
+        return load_user_lm(acceptor), {}, "your code", None, acceptor
+    if source is None:
+        raise InputError("give a model file, a PDFA file or name, or --acceptor MODULE:FUNCTION")
+    return (*load_source(source), source)
+
+
 def _truth(name: str | None, alphabet: tuple[str, ...]) -> tuple[Any, str | None]:
     if name is None:
         return None, None
@@ -176,8 +192,9 @@ def train_lm(
 
 # ----------------------------------------------------------------------------- extract
 def extract_pdfa(
-    source: str,
+    source: str | None,
     *,
+    acceptor: str | None = None,
     method: str = "wlstar",
     output: str,
     tolerance: float = 0.1,
@@ -207,7 +224,7 @@ def extract_pdfa(
     if method not in PDFA_METHODS:
         raise InputError(f"unknown method {method!r} (PDFA methods: {', '.join(PDFA_METHODS)})")
     _check_output(output)
-    teacher, meta, kind, _ = load_source(source)
+    teacher, meta, kind, _, source = load_teacher(source, acceptor)
     rng = np.random.default_rng(seed)
     stats: dict[str, Any]
     if method == "wlstar":
@@ -340,6 +357,7 @@ def verify_pdfa(
     *,
     model: str | None,
     data: str | None,
+    acceptor: str | None = None,
     truth: str | None = None,
     train_data: str | None = None,
     ngrams: str = "1-6",
@@ -368,8 +386,8 @@ def verify_pdfa(
     network = None
     truth_pdfa, truth_name = _truth(truth, pdfa.alphabet)
     notes: list[str] = []
-    if model is not None:
-        network, meta, kind, model_truth = load_source(model)
+    if model is not None or acceptor is not None:
+        network, meta, kind, model_truth, model = load_teacher(model, acceptor)
         if tuple(network.alphabet) != tuple(pdfa.alphabet):
             raise InputError(f"the {what}'s alphabet {list(pdfa.alphabet)} differs from the "
                              f"model's {list(network.alphabet)}", path=pdfa_file)
@@ -633,23 +651,24 @@ def extract_hook(ctx: click.Context) -> None:
     """`rnn2dfa extract MODEL --method wlstar|ngram|spectral ...`."""
     p = ctx.params
     own = {"tolerance", "max_states", "time_limit"} if p["method"] == "wlstar" else set()
-    _refuse(ctx, {"model_file", "method", "output", "as_json", "seed", *own},
+    _refuse(ctx, {"model_file", "acceptor_spec", "method", "output", "as_json", "seed", *own},
             f"--method {p['method']}")
     given = _given(ctx)
     kw = {k: p[k] for k in ("tolerance", "max_states", "time_limit") if k in given}
-    extract_pdfa(p["model_file"], method=p["method"], output=p["output"], seed=p["seed"],
-                 as_json=p["as_json"], **kw)
+    extract_pdfa(p["model_file"], acceptor=p.get("acceptor_spec"), method=p["method"],
+                 output=p["output"], seed=p["seed"], as_json=p["as_json"], **kw)
 
 
 def verify_hook(ctx: click.Context) -> None:
     """`rnn2dfa verify PDFA.json --model lm.pt --data test.txt ...`."""
     p = ctx.params
-    _refuse(ctx, {"dfa_file", "model_file", "data", "truth_name", "truth_file", "samples",
-                  "seed", "as_json"}, "a PDFA file (see rnn2dfa pdfa-verify --help)")
+    _refuse(ctx, {"dfa_file", "model_file", "acceptor_spec", "data", "truth_name", "truth_file",
+                  "samples", "seed", "as_json"}, "a PDFA file (see rnn2dfa pdfa-verify --help)")
     if p["truth_name"] and p["truth_file"]:
         raise InputError("give one of --truth NAME or --truth-file FILE")
     given = _given(ctx)
-    verify_pdfa(p["dfa_file"], model=p["model_file"], data=p["data"],
+    verify_pdfa(p["dfa_file"], model=p["model_file"], acceptor=p.get("acceptor_spec"),
+                data=p["data"],
                 truth=p["truth_name"] or p["truth_file"], seed=p["seed"], as_json=p["as_json"],
                 **({"samples": p["samples"]} if "samples" in given else {}))
 
@@ -714,8 +733,14 @@ def pdfa_train_cmd(**kw: Any) -> None:
     train_lm(**kw)
 
 
+_LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module or a .py "
+            "file) returning rnn2dfa.pdfa.user_lm.NextSymbolLM(module, alphabet=..., "
+            "start_token=..., end_token=...). Runs that code.")
+
+
 @click.command("pdfa-extract")
-@click.argument("source", metavar="MODEL")
+@click.argument("source", metavar="MODEL", required=False)
+@click.option("--acceptor", metavar="MODULE:FUNCTION", help=_LM_CODE)
 @click.option("--method", type=click.Choice(PDFA_METHODS), default="wlstar",
               show_default=True, help="wlstar: weighted L* (Weiss et al. 2019); ngram: an "
               "n-gram model of sampled sequences; spectral: a weighted automaton from a "
@@ -750,7 +775,7 @@ def pdfa_train_cmd(**kw: Any) -> None:
 @click.option("-o", "--output", required=True, metavar="FILE.json")
 @seed_option
 @json_option
-def pdfa_extract_cmd(source: str, **kw: Any) -> None:
+def pdfa_extract_cmd(source: str | None, **kw: Any) -> None:
     """Extract a PDFA from a language model (a model file, a PDFA file or a PDFA name).
 
     Weighted L* asks the network for next-symbol distributions in batches (a prefix trie
@@ -770,6 +795,7 @@ def pdfa_extract_cmd(source: str, **kw: Any) -> None:
       rnn2dfa pdfa-extract lm.pt --tolerance 0.05 --target 0 -o pdfa.json   # fixed
       rnn2dfa extract lm.pt --method wlstar -o pdfa.json       # the same as the first
       rnn2dfa extract lm.pt --method spectral -o wfa.json      # a weighted automaton
+      rnn2dfa extract --acceptor mylm.py:make --method wlstar -o pdfa.json   # your module
       rnn2dfa pdfa-extract lm.pt --method spectral --rank 30 -o wfa.json
       rnn2dfa pdfa-extract lm.pt --method ngram --n 4 -o 4gram.json
       rnn2dfa verify wfa.json --model lm.pt --data test.txt
@@ -780,6 +806,7 @@ def pdfa_extract_cmd(source: str, **kw: Any) -> None:
 @click.command("pdfa-verify")
 @click.argument("pdfa_file", metavar="PDFA.json")
 @click.option("--model", metavar="MODEL.pt", help="The language model it was extracted from.")
+@click.option("--acceptor", metavar="MODULE:FUNCTION", help=_LM_CODE)
 @click.option("--data", metavar="FILE", help="Test sequences, one per line (default: sampled "
               "from the model, else from the truth).")
 @click.option("--truth", metavar="NAME|FILE", help="The true PDFA (default: the named PDFA "
@@ -809,6 +836,7 @@ def pdfa_verify_cmd(pdfa_file: str, **kw: Any) -> None:
       rnn2dfa pdfa-verify pdfa.json --model lm.pt --data test.txt
       rnn2dfa verify pdfa.json --model lm.pt --data test.txt        # the same
       rnn2dfa pdfa-verify pdfa.json --truth rpdfa-12-5-0 --json
+      rnn2dfa verify pdfa.json --acceptor mylm.py:make --data test.txt   # your module
 
     Exit code: 0 passed (or nothing to compare with), 1 the PDFA disagrees with the network
     on more than --max-wer of the prefixes, 2 bad input.
