@@ -182,3 +182,32 @@ def test_the_target_floor_is_reported_not_hidden() -> None:
     assert not res.finished
     assert res.pdfa.n_states == 1
     assert "NOT within the target" in res.message and "floor (0.05)" in res.message
+
+
+# ------------------------------------------------------------------------------ training
+def test_batching_is_checked() -> None:
+    from rnn2dfa.errors import InputError
+    from rnn2dfa.train.lm import LMTrainConfig
+
+    with pytest.raises(InputError, match="batching must be 'random' or 'length'"):
+        LMTrainConfig(batching="sorted").check()
+
+
+@pytest.mark.slow
+def test_random_batches_learn_the_end_probability() -> None:
+    """Length-sorted batches put all of a batch's end targets at one position; random
+    batches do not, and the network's end probability lands nearer the source's."""
+    from rnn2dfa.pdfa.teacher import NetworkLM
+    from rnn2dfa.train.lm import LMTrainConfig, train_lm
+
+    truth = random_pdfa(5, 3, concentration=0.2, seed=1)
+    words = truth.sample(3000, np.random.default_rng(0))
+    test = truth.sample(500, np.random.default_rng(1))
+    want = truth.prefix_distributions(test)[:, -1]
+    errors = {}
+    for batching in ("random", "length"):
+        model, _ = train_lm(words, truth.alphabet,
+                            LMTrainConfig(hidden=16, epochs=15, batching=batching, seed=0))
+        got = NetworkLM(model).prefix_distributions(test)[:, -1]
+        errors[batching] = float(np.abs(got - want).mean())
+    assert errors["random"] < errors["length"], errors
