@@ -176,6 +176,14 @@ def test_coarse_tolerance_merges_the_twins_and_the_target_separates_them() -> No
     assert "within the target 0.01" in res.message and "3 tolerance(s) tried" in res.message
 
 
+def test_split_predictions_keeps_the_twins_apart_at_a_coarse_tolerance() -> None:
+    # within 0.1 of each other, but a is the most likely symbol in one and b in the other
+    res = wlstar(near_twins(), tolerance=0.1, split_predictions=True, seed=0)
+    assert res.finished and res.pdfa.n_states == 2
+    test = near_twins().sample(300, np.random.default_rng(5))
+    assert wer(res.pdfa.prefix_distributions(test), near_twins().prefix_distributions(test)) == 0
+
+
 def test_the_target_floor_is_reported_not_hidden() -> None:
     # a floor above 0.04 can never separate the twins: unfinished, and the message says why
     res = wlstar(near_twins(), tolerance=0.1, target=0.01, min_tolerance=0.05, seed=0)

@@ -131,8 +131,9 @@ class _Distances:
     (half the memory; distances are compared with tolerances far above its rounding).
     """
 
-    def __init__(self, table: _Table) -> None:
+    def __init__(self, table: _Table, split_predictions: bool = False) -> None:
         self.table = table
+        self.split = split_predictions
         self.n_suffixes = -1
         self.col: dict[Word, int] = {}
         self.col_words: list[Word] = []
@@ -168,7 +169,12 @@ class _Distances:
             self.mat = np.concatenate([self.mat, block.astype(np.float32)], axis=1)
         r = np.array([t.index[w] for w in rows], dtype=np.int64)
         c = np.array([self.col[w] for w in cols], dtype=np.int64)
-        return self.mat[np.ix_(r, c)].astype(np.float64)
+        out = self.mat[np.ix_(r, c)].astype(np.float64)
+        if self.split:  # rows predicting different next symbols are never within t
+            top = t.rows[:, 0].argmax(axis=1)
+            ci = np.array([t.index[w] for w in cols], dtype=np.int64)
+            out[top[r][:, None] != top[ci][None, :]] = np.inf
+        return out
 
 
 def _linf(rows: np.ndarray, reps: np.ndarray) -> np.ndarray:
@@ -229,6 +235,7 @@ def wlstar(
     weighted: bool = True,
     max_error_rate: float = 0.0,
     refit: bool = True,
+    split_predictions: bool = False,
     target: float | None = None,
     shrink: float = 0.5,
     min_tolerance: float = 1e-3,
@@ -261,6 +268,9 @@ def wlstar(
     fewer than 5 times keep their representative's); the final agreement is then measured
     on another fresh sample and reported in `message` and `stats`.
 
+    `split_predictions` (our addition) keeps prefixes whose most likely next symbols differ
+    in different states, however close their distributions: WER counts exactly those.
+
     `target` (our addition; needs a teacher that samples) makes the tolerance adaptive: a
     tolerance fit for the teacher is not known in advance, and what users compare is the
     teacher's predictions. Each hypothesis the check accepts (or that gets stuck: its
@@ -278,7 +288,7 @@ def wlstar(
     can_sample = hasattr(teacher, "sample")
     adaptive = target is not None and can_sample
     table = _Table(teacher, k, weighted)
-    dists = _Distances(table)
+    dists = _Distances(table, split_predictions)
     prefixes: list[Word] = [()]
     in_p: set[Word] = {()}
     table.add_words([()] + [(a,) for a in range(k)])
