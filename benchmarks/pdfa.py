@@ -1,7 +1,8 @@
 """PDFA benchmark: random PDFAs -> networks trained on their samples -> every method's scores.
 
 For each random PDFA (N states, K symbols, peaked distributions: Dirichlet 0.2): sample
-training sequences, train a GRU language model (a time budget per network), then score on
+training sequences, train a GRU language model (random minibatches, early stopping, a time
+budget per network), then score on
 test sequences sampled from the truth: the network; weighted L* (a few tolerance
 settings); spectral automata of several ranks (Hankel filled by querying the network);
 n-grams n = 1..6 (trained on the network's training data); the truth itself. Columns:
@@ -10,6 +11,7 @@ truth; per-symbol perplexity; KL(truth || model) (exact for PDFAs, ~ sampled); s
 seconds to build. The summary checks the issue's targets for every network.
 
     python benchmarks/pdfa.py --sizes 10x4,15x6,20x8            # the target grid
+    python benchmarks/pdfa.py --sizes 10x4,15x6,20x8,5x4,50x6 --cache /tmp/pdfa-nets
     python benchmarks/pdfa.py --sizes 5x4,50x6 --train-seconds 60
     python benchmarks/pdfa.py --cache /tmp/pdfa-nets --json > pdfa.json
 """
@@ -132,7 +134,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="STATESxSYMBOLS, comma-separated")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--concentration", type=float, default=0.2)
-    ap.add_argument("--train-sequences", type=int, default=10_000)
+    ap.add_argument("--train-sequences", type=int, default=30_000,
+                    help="sequences sampled from the truth to train each network on (10,000 "
+                         "left the 20x8 network overfit: held-out loss 1.57 against the "
+                         "truth's 1.49)")
     ap.add_argument("--test-sequences", type=int, default=1000)
     ap.add_argument("--hidden", type=int, default=32)
     ap.add_argument("--train-seconds", type=float, default=300.0,
