@@ -1,7 +1,8 @@
 """PDFA benchmark: random PDFAs -> networks trained on their samples -> every method's scores.
 
 For each random PDFA (N states, K symbols, peaked distributions: Dirichlet 0.2): sample
-training sequences, train a GRU language model (a time budget per network), then score on
+training sequences, train a GRU language model (random minibatches, early stopping, a time
+budget per network), then score on
 test sequences sampled from the truth: the network; weighted L* (a few tolerance
 settings); spectral automata of several ranks (Hankel filled by querying the network);
 n-grams n = 1..6 (trained on the network's training data); the truth itself. Columns:
@@ -10,6 +11,7 @@ truth; per-symbol perplexity; KL(truth || model) (exact for PDFAs, ~ sampled); s
 seconds to build. The summary checks the issue's targets for every network.
 
     python benchmarks/pdfa.py --sizes 10x4,15x6,20x8            # the target grid
+    python benchmarks/pdfa.py --sizes 10x4,15x6,20x8,5x4,50x6 --cache /tmp/pdfa-nets
     python benchmarks/pdfa.py --sizes 5x4,50x6 --train-seconds 60
     python benchmarks/pdfa.py --cache /tmp/pdfa-nets --json > pdfa.json
 """
@@ -34,10 +36,11 @@ from rnn2dfa.pdfa.teacher import NetworkLM
 from rnn2dfa.pdfa.wlstar import wlstar
 from rnn2dfa.train.lm import LMTrainConfig, train_lm
 
-#: (label, keyword arguments of wlstar)
+#: (label, keyword arguments of wlstar): the tolerance adapts (0.1, 0.05, ...) until WER and
+#: 1 - NDCG@5 against the network on its own held-out samples are within 1%, or time is up
 WLSTAR = [
-    ("wlstar t=0.05", {"tolerance": 0.05}),
-    ("wlstar t=0.03 unweighted", {"tolerance": 0.03, "weighted": False}),
+    ("wlstar adaptive", {"tolerance": 0.1, "target": 0.01}),
+    ("wlstar adaptive unweighted", {"tolerance": 0.1, "target": 0.01, "weighted": False}),
 ]
 RANKS = (5, 10, 20, 40, 80, 150)
 
@@ -53,7 +56,7 @@ def network_for(n: int, k: int, seed: int, args: argparse.Namespace):  # noqa: A
     if args.cache:
         os.makedirs(args.cache, exist_ok=True)
         path = os.path.join(args.cache, f"lm-{n}x{k}-{seed}-{args.train_sequences}-"
-                            f"{args.hidden}-{args.train_seconds:g}.pt")
+                            f"{args.hidden}-{args.train_seconds:g}-random-batches.pt")
         if os.path.exists(path):
             model = RNNLanguageModel(list(truth.alphabet), hidden=args.hidden)
             model.load_state_dict(torch.load(path, weights_only=True))
@@ -131,13 +134,17 @@ def main(argv: list[str] | None = None) -> int:
                     help="STATESxSYMBOLS, comma-separated")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--concentration", type=float, default=0.2)
-    ap.add_argument("--train-sequences", type=int, default=10_000)
+    ap.add_argument("--train-sequences", type=int, default=30_000,
+                    help="sequences sampled from the truth to train each network on (10,000 "
+                         "left the 20x8 network overfit: held-out loss 1.57 against the "
+                         "truth's 1.49)")
     ap.add_argument("--test-sequences", type=int, default=1000)
     ap.add_argument("--hidden", type=int, default=32)
-    ap.add_argument("--train-seconds", type=float, default=90.0)
+    ap.add_argument("--train-seconds", type=float, default=300.0,
+                    help="time budget per network (most converge before it: early stopping)")
     ap.add_argument("--patience", type=int, default=10,
                     help="training stops after this many epochs without a better held-out loss")
-    ap.add_argument("--extract-seconds", type=float, default=45.0)
+    ap.add_argument("--extract-seconds", type=float, default=50.0)
     ap.add_argument("--basis", type=int, default=150, help="spectral basis size")
     ap.add_argument("--cache", default=None, help="folder to keep trained networks in")
     ap.add_argument("--json", action="store_true")

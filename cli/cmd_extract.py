@@ -10,10 +10,11 @@ from rich.table import Table
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, METHODS, LStarOptions
+from rnn2dfa_cli.cmd_pdfa import PDFA_METHODS
 from rnn2dfa_cli.common import emit_json, err, json_option, options_for, out
 from rnn2dfa_cli.user_model import acceptor_option, user_model
 
-METHOD_NAMES = (*METHODS, "wlstar", "ngram")  # the last two: PDFAs from language models
+METHOD_NAMES = (*METHODS, *PDFA_METHODS)  # the last ones: cli/cmd_pdfa.py (language models)
 #: Command-line options that are not method options (they decide how options are built).
 CLI_ONLY = ("pac_words",)
 
@@ -146,7 +147,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     finite-state (for instance an LSTM counting a^n b^n).
     Exit code: 0 written, 2 bad input (nothing written).
     """
-    if method in ("wlstar", "ngram"):
+    if method in PDFA_METHODS:
         from rnn2dfa_cli.cmd_pdfa import extract_hook
 
         return extract_hook(ctx)

@@ -30,7 +30,7 @@ from rnn2dfa_cli.common import (
 )
 
 #: Extraction methods handled here (also accepted by `rnn2dfa extract --method`).
-PDFA_METHODS = ("wlstar", "ngram")
+PDFA_METHODS = ("wlstar", "ngram", "spectral")
 DEFAULT_SEQUENCES = 10_000
 
 
@@ -80,6 +80,22 @@ def load_source(source: str) -> tuple[Any, dict[str, Any], str, Any]:
         raise InputError("no such file", path=source)
     p = get_pdfa(source)
     return p, {"language": source}, "named PDFA", p
+
+
+def load_teacher(source: str | None, acceptor: str | None) -> tuple[Any, dict[str, Any], str,
+                                                                  Any, str]:
+    """`load_source`, or your own module declared a language model (`--acceptor`): (model,
+    metadata, kind, truth, name)."""
+    if acceptor is not None:
+        if source is not None:
+            raise InputError(f"give either a model ({source}) or --acceptor {acceptor}, "
+                             "not both")
+        from rnn2dfa.pdfa.user_lm import load_user_lm
+
+        return load_user_lm(acceptor), {}, "your code", None, acceptor
+    if source is None:
+        raise InputError("give a model file, a PDFA file or name, or --acceptor MODULE:FUNCTION")
+    return (*load_source(source), source)
 
 
 def _truth(name: str | None, alphabet: tuple[str, ...]) -> tuple[Any, str | None]:
@@ -176,8 +192,9 @@ def train_lm(
 
 # ----------------------------------------------------------------------------- extract
 def extract_pdfa(
-    source: str,
+    source: str | None,
     *,
+    acceptor: str | None = None,
     method: str = "wlstar",
     output: str,
     tolerance: float = 0.1,
@@ -189,13 +206,14 @@ def extract_pdfa(
     n: int = 3,
     data: str | None = None,
     samples: int = 5000,
+    target: float | None = 0.01,
+    rank: int = 20,
+    basis: int = 100,
     seed: int = 0,
     as_json: bool = False,
 ) -> None:
-    """Extract a PDFA from a language model (weighted L* or an n-gram baseline), write it.
-
-    (The spectral baseline gives a weighted automaton, not a PDFA: `verify_pdfa` scores it.)
-    """
+    """Extract an automaton from a language model and write it: a PDFA (weighted L*, an
+    n-gram baseline) or a weighted automaton (the spectral baseline, rnn2dfa.wfa/1)."""
     import time
 
     import numpy as np
@@ -206,7 +224,7 @@ def extract_pdfa(
     if method not in PDFA_METHODS:
         raise InputError(f"unknown method {method!r} (PDFA methods: {', '.join(PDFA_METHODS)})")
     _check_output(output)
-    teacher, meta, kind, _ = load_source(source)
+    teacher, meta, kind, _, source = load_teacher(source, acceptor)
     rng = np.random.default_rng(seed)
     stats: dict[str, Any]
     if method == "wlstar":
@@ -216,7 +234,7 @@ def extract_pdfa(
             return wlstar(teacher, tolerance=tolerance, max_states=max_states,
                           time_limit=time_limit, check_words=check_words,
                           min_probability=min_probability, max_error_rate=max_error_rate,
-                          seed=seed, progress=progress)
+                          target=target or None, seed=seed, progress=progress)
 
         if as_json:
             result = run(None)
@@ -224,12 +242,16 @@ def extract_pdfa(
             with err.status("extracting…") as status:
                 def progress(d: dict[str, Any]) -> None:
                     status.update(f"weighted L*: round {d['round']} · {d['hypothesis_states']} "
-                                  f"states · {d['table_cells']:,} table cells · "
-                                  f"{d['seconds']:.1f} s")
+                                  f"states · tolerance {d['tolerance']:g} · "
+                                  f"{d['table_cells']:,} table cells · {d['seconds']:.1f} s")
 
                 result = run(progress)
         pdfa, finished, message, stats = result.pdfa, result.finished, result.message, \
             result.stats
+    elif method == "spectral":
+        return _extract_spectral(source, teacher, meta, kind, output=output, rank=rank,
+                                 basis=basis, samples=samples, check_words=check_words,
+                                 seed=seed, as_json=as_json)
     else:
         t0 = time.perf_counter()
         if data is not None:
@@ -269,12 +291,73 @@ def extract_pdfa(
     err.print(f"[{'dim' if finished else 'yellow'}]{escape(message)}[/]")
 
 
+def _extract_spectral(source: str, teacher: Any, meta: dict[str, Any], kind: str, *,
+                      output: str, rank: int, basis: int, samples: int, check_words: int,
+                      seed: int, as_json: bool) -> None:
+    """The spectral baseline: Hankel blocks over the frequent prefixes and suffixes of
+    `samples` sequences drawn from the model, a rank-`rank` weighted automaton, scored
+    against the model's predictions on `check_words` other sequences it samples."""
+    import numpy as np
+
+    from rnn2dfa.pdfa.metrics import ndcg5, wer
+    from rnn2dfa.pdfa.spectral import spectral_basis
+    from rnn2dfa.pdfa.wfa_io import save_wfa
+
+    if not hasattr(teacher, "sample"):
+        raise InputError("this model cannot sample sequences for the Hankel basis")
+    rng = np.random.default_rng(seed)
+    from contextlib import nullcontext
+
+    with err.status("spectral: filling the Hankel blocks…") if not as_json else nullcontext():
+        sb = spectral_basis(teacher, teacher.sample(samples, rng), basis_size=basis)
+        wfa = sb.wfa(rank)
+        held = teacher.sample(check_words, rng)
+        want = teacher.prefix_distributions(held)
+        got = wfa.prefix_distributions(held)
+    w_err, ndcg = wer(got, want), ndcg5(got, want)
+    used = wfa.n_states
+    stats: dict[str, Any] = {
+        "rank": used, "requested_rank": rank, "hankel_rank": sb.max_rank,
+        "basis_prefixes": int(sb.hankel.shape[0]), "basis_suffixes": int(sb.hankel.shape[1]),
+        "basis_samples": samples, "held_out": {"words": len(held), "prefixes": int(len(want)),
+                                               "wer": round(w_err, 6), "ndcg": round(ndcg, 6)},
+        "seconds": round(sb.seconds, 3)}
+    message = (f"rank-{used} weighted automaton (Hankel {sb.hankel.shape[0]} x "
+               f"{sb.hankel.shape[1]}, numerical rank {sb.max_rank}) from {samples:,} sampled "
+               f"sequences; on {len(held):,} other samples of the model ({len(want):,} "
+               f"prefixes): WER {w_err:.2%}, NDCG@5 {ndcg:.4f} against its predictions "
+               "(a sampled check, not a proof)")
+    if used < rank:
+        message += f"; rank capped at the Hankel matrix's numerical rank {sb.max_rank}"
+    provenance = {"source": os.path.basename(source), "kind": kind, "method": "spectral"}
+    if meta.get("language"):
+        provenance["language"] = meta["language"]
+    wfa.extra.update(stats=stats, provenance=provenance)
+    save_wfa(wfa, output)
+    if as_json:
+        emit_json({"output": output, "method": "spectral", "format": "rnn2dfa.wfa/1",
+                   "states": used, "message": message, "stats": stats})
+        return
+    t = Table(title="Extraction (spectral)", show_header=False, title_justify="left")
+    t.add_column(style="bold")
+    t.add_column(justify="right")
+    t.add_row("weighted automaton states (rank)", str(used))
+    t.add_row("Hankel basis", f"{sb.hankel.shape[0]} prefixes x {sb.hankel.shape[1]} suffixes")
+    t.add_row("held-out WER vs model", f"{w_err:.4f}")
+    t.add_row("held-out NDCG@5 vs model", f"{ndcg:.4f}")
+    t.add_row("seconds", f"{sb.seconds:.2f}")
+    t.add_row("written to", escape(output))
+    out.print(t)
+    err.print(f"[dim]{escape(message)}[/]")
+
+
 # ----------------------------------------------------------------------------- verify
 def verify_pdfa(
     pdfa_file: str,
     *,
     model: str | None,
     data: str | None,
+    acceptor: str | None = None,
     truth: str | None = None,
     train_data: str | None = None,
     ngrams: str = "1-6",
@@ -294,16 +377,19 @@ def verify_pdfa(
     from rnn2dfa.pdfa.data import read_sequences
     from rnn2dfa.pdfa.evaluate import Candidate, compare
     from rnn2dfa.pdfa.ngram import ngram_pdfa
+    from rnn2dfa.pdfa.wfa_io import is_wfa_file, load_wfa
 
-    pdfa = load_pdfa(pdfa_file)
+    # a weighted automaton (the spectral baseline's file) is scored the same way
+    pdfa = load_wfa(pdfa_file) if is_wfa_file(pdfa_file) else load_pdfa(pdfa_file)
+    what = "PDFA" if hasattr(pdfa, "transitions") else "weighted automaton"
     rng = np.random.default_rng(seed)
     network = None
     truth_pdfa, truth_name = _truth(truth, pdfa.alphabet)
     notes: list[str] = []
-    if model is not None:
-        network, meta, kind, model_truth = load_source(model)
+    if model is not None or acceptor is not None:
+        network, meta, kind, model_truth, model = load_teacher(model, acceptor)
         if tuple(network.alphabet) != tuple(pdfa.alphabet):
-            raise InputError(f"the PDFA's alphabet {list(pdfa.alphabet)} differs from the "
+            raise InputError(f"the {what}'s alphabet {list(pdfa.alphabet)} differs from the "
                              f"model's {list(network.alphabet)}", path=pdfa_file)
         if truth_pdfa is None and model_truth is not None and kind == "model":
             truth_pdfa, truth_name = model_truth, meta.get("language")
@@ -365,7 +451,7 @@ def verify_pdfa(
         assert row.wer_network is not None
         passed = row.wer_network <= max_wer
         agree = 1 - row.wer_network
-        verdict = (f"the PDFA's most likely next symbol agrees with the network's on "
+        verdict = (f"the {what}'s most likely next symbol agrees with the network's on "
                    f"{agree:.2%} of {cmp.prefixes:,} prefixes of {where} "
                    f"({'at least' if passed else 'below'} the required {1 - max_wer:.2%})")
     else:
@@ -412,7 +498,10 @@ def show_pdfa(path: str, *, limit: int = 40, as_json: bool = False) -> None:
     """Print a PDFA file: alphabet, states, start, the transition and probability table."""
     from rnn2dfa.pdfa import EOS_TEXT, load_pdfa, pdfa_to_dict
     from rnn2dfa.pdfa.exact import entropy, expected_length
+    from rnn2dfa.pdfa.wfa_io import is_wfa_file
 
+    if is_wfa_file(path):
+        return _show_wfa(path, limit=limit, as_json=as_json)
     p = load_pdfa(path)
     minimal = p.minimize().n_states
     reachable = int(p.reachable().sum())
@@ -455,14 +544,60 @@ def show_pdfa(path: str, *, limit: int = 40, as_json: bool = False) -> None:
         out.print(f"... {p.n_states - rows} more states (--limit 0 shows all)")
 
 
+def _show_wfa(path: str, *, limit: int, as_json: bool) -> None:
+    """Print a weighted-automaton file: alphabet, rank, the initial and final weights, one
+    weight matrix per symbol (the first `limit` rows and columns), and how it was made."""
+    import numpy as np
+
+    from rnn2dfa.pdfa.wfa_io import load_wfa, wfa_to_dict
+
+    w = load_wfa(path)
+    # where its weights take the empty word: f(ε) = initial · final should be 1
+    total = float(w.alpha0 @ w.alpha_inf)
+    if as_json:
+        emit_json({"file": path, **wfa_to_dict(w), "states": w.n_states,
+                   "prefix_probability_of_empty_word": total})
+        return
+    r = w.n_states
+    out.print(f"[bold]{escape(path)}[/bold] (weighted automaton, rnn2dfa.wfa/1)")
+    out.print(f"alphabet:  {{{escape(', '.join(w.alphabet))}}}", highlight=False)
+    out.print(f"states:    {r} (rank); it computes prefix probabilities f(x) = P(x Σ*), "
+              f"f(ε) = {total:.4f}")
+    shown = r if limit == 0 else min(limit, r)
+
+    def vec(v: np.ndarray) -> str:
+        return " ".join(f"{x:+.3f}" for x in v[:shown]) + (" …" if shown < r else "")
+
+    out.print(f"initial:   {vec(w.alpha0)}", highlight=False)
+    out.print(f"final:     {vec(w.alpha_inf)}", highlight=False)
+    for a, sym in enumerate(w.alphabet):
+        t = Table(title=f"weights on {escape(sym)}", show_header=False)
+        for _ in range(shown):
+            t.add_column(justify="right")
+        for row in w.matrices[a, :shown, :shown]:
+            t.add_row(*(f"{x:+.3f}" for x in row))
+        out.print(t)
+    if shown < r:
+        out.print(f"... {r - shown} more rows and columns (--limit 0 shows all)")
+    stats = w.extra.get("stats")
+    if isinstance(stats, dict) and isinstance(stats.get("held_out"), dict):
+        h = stats["held_out"]
+        out.print(f"[dim]held-out check when made: WER {h.get('wer')}, NDCG@5 {h.get('ndcg')} "
+                  f"against the model on {h.get('words')} sampled sequences[/dim]")
+
+
 def render_pdfa(path: str, output: str, *, fmt: str | None = None, title: str | None = None,
                 max_states: int = 100, min_probability: float = 0.01,
                 minimize: bool = True, as_json: bool = False) -> None:
     """Draw a PDFA file (edge labels with probabilities, pen width by probability)."""
     from rnn2dfa.pdfa import load_pdfa
     from rnn2dfa.pdfa.render import draw_pdfa
+    from rnn2dfa.pdfa.wfa_io import is_wfa_file
     from rnn2dfa.render import RenderError, output_format, write_drawing
 
+    if is_wfa_file(path):
+        raise InputError("a weighted automaton (rnn2dfa.wfa/1) has no state graph to draw; "
+                         "`show` prints its weights", path=path)
     fmt = output_format(output, fmt)
     p = load_pdfa(path)
     drawing = draw_pdfa(p, min_probability=min_probability, title=title, minimize=minimize)
@@ -513,27 +648,27 @@ def train_hook(ctx: click.Context) -> None:
 
 
 def extract_hook(ctx: click.Context) -> None:
-    """`rnn2dfa extract MODEL --method wlstar|ngram ...`."""
+    """`rnn2dfa extract MODEL --method wlstar|ngram|spectral ...`."""
     p = ctx.params
-    _refuse(ctx, {"model_file", "method", "output", "as_json", "tolerance", "max_states",
-                  "time_limit", "seed"}, f"--method {p['method']}")
+    own = {"tolerance", "max_states", "time_limit"} if p["method"] == "wlstar" else set()
+    _refuse(ctx, {"model_file", "acceptor_spec", "method", "output", "as_json", "seed", *own},
+            f"--method {p['method']}")
     given = _given(ctx)
-    if p["method"] == "ngram" and "tolerance" in given:
-        raise InputError("--tolerance does not apply to --method ngram (only to: wlstar)")
     kw = {k: p[k] for k in ("tolerance", "max_states", "time_limit") if k in given}
-    extract_pdfa(p["model_file"], method=p["method"], output=p["output"], seed=p["seed"],
-                 as_json=p["as_json"], **kw)
+    extract_pdfa(p["model_file"], acceptor=p.get("acceptor_spec"), method=p["method"],
+                 output=p["output"], seed=p["seed"], as_json=p["as_json"], **kw)
 
 
 def verify_hook(ctx: click.Context) -> None:
     """`rnn2dfa verify PDFA.json --model lm.pt --data test.txt ...`."""
     p = ctx.params
-    _refuse(ctx, {"dfa_file", "model_file", "data", "truth_name", "truth_file", "samples",
-                  "seed", "as_json"}, "a PDFA file (see rnn2dfa pdfa-verify --help)")
+    _refuse(ctx, {"dfa_file", "model_file", "acceptor_spec", "data", "truth_name", "truth_file",
+                  "samples", "seed", "as_json"}, "a PDFA file (see rnn2dfa pdfa-verify --help)")
     if p["truth_name"] and p["truth_file"]:
         raise InputError("give one of --truth NAME or --truth-file FILE")
     given = _given(ctx)
-    verify_pdfa(p["dfa_file"], model=p["model_file"], data=p["data"],
+    verify_pdfa(p["dfa_file"], model=p["model_file"], acceptor=p.get("acceptor_spec"),
+                data=p["data"],
                 truth=p["truth_name"] or p["truth_file"], seed=p["seed"], as_json=p["as_json"],
                 **({"samples": p["samples"]} if "samples" in given else {}))
 
@@ -598,14 +733,25 @@ def pdfa_train_cmd(**kw: Any) -> None:
     train_lm(**kw)
 
 
+_LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module or a .py "
+            "file) returning rnn2dfa.pdfa.user_lm.NextSymbolLM(module, alphabet=..., "
+            "start_token=..., end_token=...). Runs that code.")
+
+
 @click.command("pdfa-extract")
-@click.argument("source", metavar="MODEL")
-@click.option("--method", type=click.Choice(("wlstar", "ngram")), default="wlstar",
+@click.argument("source", metavar="MODEL", required=False)
+@click.option("--acceptor", metavar="MODULE:FUNCTION", help=_LM_CODE)
+@click.option("--method", type=click.Choice(PDFA_METHODS), default="wlstar",
               show_default=True, help="wlstar: weighted L* (Weiss et al. 2019); ngram: an "
-              "n-gram model of sampled sequences (a baseline).")
+              "n-gram model of sampled sequences; spectral: a weighted automaton from a "
+              "Hankel matrix (rnn2dfa.wfa/1). The last two are baselines.")
 @click.option("--tolerance", type=click.FloatRange(0, 1, min_open=True), default=0.1,
               show_default=True, help="wlstar: next-symbol probabilities within this are "
-              "treated as equal (states merged).")
+              "treated as equal (states merged); with --target, the first tolerance tried.")
+@click.option("--target", type=click.FloatRange(0, 1), default=0.01, show_default=True,
+              help="wlstar: halve the tolerance until the PDFA's WER and 1 - NDCG@5 against "
+              "the model, on sequences the model samples, are at most this (0: keep "
+              "--tolerance fixed).")
 @click.option("--min-probability", type=click.FloatRange(0, 1), default=1e-3,
               show_default=True, help="wlstar: prefixes rarer than this never make new states.")
 @click.option("--max-error-rate", type=click.FloatRange(0, 1), default=0.01, show_default=True,
@@ -621,23 +767,38 @@ def pdfa_train_cmd(**kw: Any) -> None:
 @click.option("--data", metavar="FILE", help="ngram: train on these sequences instead of "
               "sampling from the model.")
 @click.option("--samples", type=click.IntRange(1), default=5000, show_default=True,
-              help="ngram: sequences sampled from the model.")
-@click.option("-o", "--output", required=True, metavar="PDFA.json")
+              help="ngram, spectral: sequences sampled from the model.")
+@click.option("--rank", type=click.IntRange(1), default=20, show_default=True,
+              help="spectral: the number of states (capped at the Hankel matrix's rank).")
+@click.option("--basis", type=click.IntRange(1), default=100, show_default=True,
+              help="spectral: the most frequent prefixes and suffixes in the Hankel matrix.")
+@click.option("-o", "--output", required=True, metavar="FILE.json")
 @seed_option
 @json_option
-def pdfa_extract_cmd(source: str, **kw: Any) -> None:
+def pdfa_extract_cmd(source: str | None, **kw: Any) -> None:
     """Extract a PDFA from a language model (a model file, a PDFA file or a PDFA name).
 
     Weighted L* asks the network for next-symbol distributions in batches (a prefix trie
     caches its states), merges states whose distributions are within --tolerance, and checks
-    each hypothesis on sampled sequences; it is `finished` when no sampled prefix shows a
-    larger difference (a sampled check, not a proof).
+    each hypothesis on sampled sequences. With --target (default) each accepted hypothesis is
+    scored on other sequences the network samples: above the target, the tolerance is
+    halved and learning goes on from the same table; it is `finished` when the target is met
+    (a sampled check, not a proof). --target 0: one fixed tolerance, `finished` when no
+    sampled prefix differs by more than it.
+
+    The spectral baseline writes a weighted automaton (rnn2dfa.wfa/1: initial vector, one
+    matrix per symbol, final vector) that `show` prints and `verify` scores like a PDFA.
 
     \b
     Examples:
-      rnn2dfa pdfa-extract lm.pt --tolerance 0.05 -o pdfa.json
-      rnn2dfa extract lm.pt --method wlstar --tolerance 0.05 -o pdfa.json   # the same
+      rnn2dfa pdfa-extract lm.pt -o pdfa.json                  # adaptive tolerance
+      rnn2dfa pdfa-extract lm.pt --tolerance 0.05 --target 0 -o pdfa.json   # fixed
+      rnn2dfa extract lm.pt --method wlstar -o pdfa.json       # the same as the first
+      rnn2dfa extract lm.pt --method spectral -o wfa.json      # a weighted automaton
+      rnn2dfa extract --acceptor mylm.py:make --method wlstar -o pdfa.json   # your module
+      rnn2dfa pdfa-extract lm.pt --method spectral --rank 30 -o wfa.json
       rnn2dfa pdfa-extract lm.pt --method ngram --n 4 -o 4gram.json
+      rnn2dfa verify wfa.json --model lm.pt --data test.txt
     """
     extract_pdfa(source, **kw)
 
@@ -645,6 +806,7 @@ def pdfa_extract_cmd(source: str, **kw: Any) -> None:
 @click.command("pdfa-verify")
 @click.argument("pdfa_file", metavar="PDFA.json")
 @click.option("--model", metavar="MODEL.pt", help="The language model it was extracted from.")
+@click.option("--acceptor", metavar="MODULE:FUNCTION", help=_LM_CODE)
 @click.option("--data", metavar="FILE", help="Test sequences, one per line (default: sampled "
               "from the model, else from the truth).")
 @click.option("--truth", metavar="NAME|FILE", help="The true PDFA (default: the named PDFA "
@@ -674,6 +836,7 @@ def pdfa_verify_cmd(pdfa_file: str, **kw: Any) -> None:
       rnn2dfa pdfa-verify pdfa.json --model lm.pt --data test.txt
       rnn2dfa verify pdfa.json --model lm.pt --data test.txt        # the same
       rnn2dfa pdfa-verify pdfa.json --truth rpdfa-12-5-0 --json
+      rnn2dfa verify pdfa.json --acceptor mylm.py:make --data test.txt   # your module
 
     Exit code: 0 passed (or nothing to compare with), 1 the PDFA disagrees with the network
     on more than --max-wer of the prefixes, 2 bad input.

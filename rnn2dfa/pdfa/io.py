@@ -54,7 +54,9 @@ def pdfa_from_dict(data: Any, source: str | None = None) -> PDFA:
     if "format" not in data:
         raise fail("missing key 'format'")
     if data["format"] != FORMAT:
-        hint = " (a DFA file, not a PDFA)" if data["format"] == "rnn2dfa.dfa/1" else ""
+        hint = {"rnn2dfa.dfa/1": " (a DFA file, not a PDFA)",
+                "rnn2dfa.wfa/1": " (a weighted automaton, not a PDFA)"}.get(
+                    str(data["format"]), "")
         raise fail(f"unknown format {data['format']!r}{hint} (this version reads {FORMAT!r})")
     for key in _KNOWN:
         if key not in data:
@@ -163,8 +165,9 @@ def save_pdfa(pdfa: PDFA, path: str | os.PathLike[str]) -> None:
 
 
 def is_pdfa_file(path: str | os.PathLike[str]) -> bool:
-    """True when `path` is a readable JSON file declaring the PDFA format (cheap sniff, so
-    commands that read DFAs can hand PDFA files on; anything else is left to their loaders)."""
+    """True when `path` is a readable JSON file declaring the PDFA format or the weighted-
+    automaton format rnn2dfa.wfa/1 (cheap sniff, so commands that read DFAs can hand both on
+    to the probabilistic commands; anything else is left to their loaders)."""
     import stat
 
     try:
@@ -175,4 +178,5 @@ def is_pdfa_file(path: str | os.PathLike[str]) -> bool:
     except OSError:
         return False
     head = head.lstrip()
-    return head.startswith(b"{") and (FORMAT.encode() in head or b'"probabilities"' in head)
+    return head.startswith(b"{") and (FORMAT.encode() in head or b'"probabilities"' in head
+                                      or b"\"rnn2dfa.wfa/" in head)

@@ -15,7 +15,8 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -34,6 +35,7 @@ class WFA:
     alpha0: np.ndarray  # (r,)
     matrices: np.ndarray  # (k, r, r)
     alpha_inf: np.ndarray  # (r,)
+    extra: dict[str, Any] = field(default_factory=dict)  # stats, provenance (in its file)
 
     @property
     def n_states(self) -> int:

@@ -1,0 +1,185 @@
+"""Your own PyTorch language model as a teacher: declare that its outputs are next-symbol logits.
+
+A plain `nn.Module` written the usual way, `forward(tokens: LongTensor (B, T)) -> logits
+(B, T, V)` where position t scores the token that follows tokens[:, : t + 1], becomes a
+`LanguageModel` that weighted L*, the spectral baseline and `verify` use:
+
+    from rnn2dfa.pdfa.user_lm import NextSymbolLM
+
+    def make():                      # rnn2dfa extract --acceptor mylm.py:make --method wlstar
+        net = MyLM(vocab=6)          # your module, your weights
+        net.load_state_dict(torch.load("mylm.pt"))
+        return NextSymbolLM(net, alphabet=["a", "b", "c"], token_ids=[1, 2, 3],
+                            start_token=0, end_token=4)
+
+Symbol i of the alphabet is token `token_ids[i]` (default: i) on the input and the output
+side; `end_token` is the output that ends the sequence; `start_token` is read before every
+word, so that the first position predicts the first symbol (a model without one cannot say
+how words begin). The next-symbol distribution is the softmax restricted to the symbols'
+tokens and the end token (the mass on any other token, such as padding, is dropped and the
+rest renormalised). The module must be causal (a unidirectional RNN, a masked transformer):
+words are right-padded with `pad_token` and read in one batched forward pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from rnn2dfa.errors import InputError
+from rnn2dfa.pdfa.automaton import flat_positions
+from rnn2dfa.words import Word, pad_words
+
+
+@dataclass
+class NextSymbolLM:
+    """The declaration: this module's outputs are next-symbol logits (see module doc)."""
+
+    module: Any  # a torch.nn.Module (or any callable on a LongTensor)
+    alphabet: Sequence[str]
+    start_token: int
+    end_token: int
+    token_ids: Sequence[int] | None = None
+    pad_token: int | None = None  # default: the start token (never read at a scored place)
+    batch_size: int = 512
+    name: str = "your language model"
+
+    def __post_init__(self) -> None:
+        self.alphabet = tuple(str(a) for a in self.alphabet)
+        k = len(self.alphabet)
+        if k == 0:
+            raise InputError(f"{self.name}: the alphabet is empty")
+        if len(set(self.alphabet)) != k:
+            raise InputError(f"{self.name}: the alphabet repeats a symbol")
+        ids = list(range(k)) if self.token_ids is None else [int(t) for t in self.token_ids]
+        if len(ids) != k:
+            raise InputError(f"{self.name}: {len(ids)} token ids for {k} symbols")
+        if len(set(ids + [int(self.end_token)])) != k + 1:
+            raise InputError(f"{self.name}: the symbols' token ids and the end token must all "
+                             f"differ (got {ids} and end {self.end_token})")
+        self.token_ids = ids
+        self.start_token, self.end_token = int(self.start_token), int(self.end_token)
+        self.pad_token = self.start_token if self.pad_token is None else int(self.pad_token)
+        if hasattr(self.module, "eval"):
+            self.module.eval()
+        self._in = torch.as_tensor(ids, dtype=torch.long)
+        self._out = torch.as_tensor(ids + [self.end_token], dtype=torch.long)
+
+    @property
+    def eos(self) -> int:
+        return len(self.alphabet)
+
+    # ------------------------------------------------------------------ the forward pass
+    @torch.no_grad()
+    def _logits(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
+        """(B, T + 1, k + 1) log-probabilities after every prefix of each word (column 0:
+        after the start token alone), and the lengths."""
+        padded, lengths = pad_words(words)
+        b, t = padded.shape
+        tokens = torch.full((b, t + 1), self.pad_token, dtype=torch.long)
+        tokens[:, 0] = self.start_token
+        if t:
+            body = self._in[torch.as_tensor(padded)]
+            mask = torch.as_tensor(np.arange(t)[None, :] < lengths[:, None])
+            tokens[:, 1:] = torch.where(mask, body, tokens[:, 1:])
+        try:
+            raw = self.module(tokens)
+        except Exception as exc:  # noqa: BLE001 - user code may raise anything
+            raise InputError(f"{self.name} failed on a batch of shape {tuple(tokens.shape)}: "
+                             f"{type(exc).__name__}: {exc}") from None
+        if isinstance(raw, tuple | list):  # e.g. (logits, hidden) as nn.RNN-style returns
+            raw = raw[0]
+        if not isinstance(raw, torch.Tensor) or raw.dim() != 3 or raw.shape[:2] != (b, t + 1):
+            shape = tuple(raw.shape) if isinstance(raw, torch.Tensor) else type(raw).__name__
+            raise InputError(f"{self.name} returned {shape} for tokens of shape "
+                             f"{(b, t + 1)}; a language model returns (batch, time, vocab) "
+                             "logits")
+        if raw.shape[2] <= int(self._out.max()):
+            raise InputError(f"{self.name} has {raw.shape[2]} outputs, but token "
+                             f"{int(self._out.max())} was declared")
+        picked = raw.double()[..., self._out]
+        if not torch.isfinite(picked).all():
+            raise InputError(f"{self.name} returned NaN or infinite logits")
+        return torch.softmax(picked, dim=-1).numpy(), lengths
+
+    def _batched(self, words: Sequence[Word]) -> list[tuple[list[int], np.ndarray, np.ndarray]]:
+        order = np.argsort([len(w) for w in words], kind="stable")  # less padding
+        out = []
+        for s in range(0, len(order), self.batch_size):
+            idx = [int(i) for i in order[s : s + self.batch_size]]
+            probs, lengths = self._logits([words[i] for i in idx])
+            out.append((idx, probs, lengths))
+        return out
+
+    # ------------------------------------------------------------------ LanguageModel
+    def next_probs(self, words: Sequence[Word]) -> np.ndarray:
+        out = np.empty((len(words), self.eos + 1))
+        for idx, probs, lengths in self._batched(words):
+            out[idx] = probs[np.arange(len(idx)), lengths]
+        return out
+
+    def next_table(self, prefixes: Sequence[Word], suffixes: Sequence[Word]) -> np.ndarray:
+        words = [p + s for p in prefixes for s in suffixes]
+        distinct = list(dict.fromkeys(words))  # L* tables repeat many concatenations
+        where = {w: i for i, w in enumerate(distinct)}
+        probs = self.next_probs(distinct)[[where[w] for w in words]]
+        return probs.reshape(len(prefixes), len(suffixes), self.eos + 1)
+
+    def prefix_distributions(self, words: Sequence[Word]) -> np.ndarray:
+        out = np.empty((sum(len(w) + 1 for w in words), self.eos + 1))
+        starts = np.cumsum([0] + [len(w) + 1 for w in words])
+        for idx, probs, lengths in self._batched(words):
+            rows, cols = flat_positions(lengths)
+            out[starts[np.asarray(idx)][rows] + cols] = probs[rows, cols]
+        return out
+
+    def sample(self, n: int, rng: np.random.Generator, max_length: int = 200) -> list[Word]:
+        """`n` words drawn from the model: all unfinished words extended together, one
+        batched forward pass per position (the module gives no state to step)."""
+        words: list[list[int]] = [[] for _ in range(n)]
+        alive = list(range(n))
+        for _ in range(max_length):
+            if not alive:
+                break
+            probs = self.next_probs([tuple(words[i]) for i in alive])
+            cum = np.cumsum(probs, axis=1)
+            cum[:, -1] = 1.0
+            sym = (cum <= rng.random(len(alive))[:, None]).sum(axis=1)
+            still = []
+            for i, a in zip(alive, sym, strict=True):
+                if a != self.eos:
+                    words[i].append(int(a))
+                    still.append(i)
+            alive = still
+        return [tuple(w) for w in words]
+
+
+def load_user_lm(spec: str) -> NextSymbolLM:
+    """Import `module:function` (as `--acceptor` does) and call it; it must return a
+    `NextSymbolLM` declaration (one plain line otherwise)."""
+    from rnn2dfa.models.user_code import _import_module
+
+    mod_name, sep, fn_name = spec.rpartition(":")
+    if not sep or not mod_name or not fn_name:
+        raise InputError(f"--acceptor {spec!r}: write MODULE:FUNCTION (e.g. ./mylm.py:make)")
+    module = _import_module(spec, mod_name)
+    fn = getattr(module, fn_name, None)
+    if fn is None or not callable(fn):
+        raise InputError(f"--acceptor {spec}: {mod_name} has no function {fn_name!r}")
+    try:
+        obj = fn()
+    except InputError:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        raise InputError(f"--acceptor {spec}: calling {fn_name}() failed: "
+                         f"{type(exc).__name__}: {exc}") from None
+    if not isinstance(obj, NextSymbolLM):
+        raise InputError(f"--acceptor {spec} returned a {type(obj).__name__}; for language-"
+                         "model methods return NextSymbolLM(module, alphabet=..., "
+                         "start_token=..., end_token=...) from rnn2dfa.pdfa.user_lm")
+    obj.name = spec
+    return obj

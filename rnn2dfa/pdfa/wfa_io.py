@@ -1,0 +1,161 @@
+"""Read and write weighted automata (`"format": "rnn2dfa.wfa/1"`): the spectral baseline.
+
+    {"format": "rnn2dfa.wfa/1", "alphabet": ["a", "b"],
+     "initial": [0.9, 0.1], "final": [1.0, 0.2],
+     "matrices": [[[0.5, 0.1], [0.0, 0.3]], [[0.2, 0.0], [0.1, 0.4]]]}
+
+With r states, `initial` and `final` have r entries and `matrices` one r x r matrix per
+symbol, in alphabet order. The automaton computes prefix probabilities f(x) = P(x Σ*) =
+initial · A_x1 ··· A_xn · final (Hsu, Kakade & Zhang 2009; Balle et al. 2014); its
+next-symbol distribution after x is f(xa) / f(x) for each symbol a and
+(f(x) - Σ_a f(xa)) / f(x) for the end, clipped at a small floor (see `spectral.WFA`).
+Weights may be negative. Every way a file can be wrong is a WFAFormatError naming the file,
+and the sizes are checked before any array is built.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any
+
+import numpy as np
+
+from rnn2dfa.atomic import write_text
+from rnn2dfa.errors import InputError
+from rnn2dfa.fileio import json_default, parse_json, read_text
+from rnn2dfa.pdfa.spectral import WFA
+
+WFA_FORMAT = "rnn2dfa.wfa/1"
+_KNOWN = ("format", "alphabet", "initial", "matrices", "final")
+#: Largest automaton read (symbols x states x states), checked before any array is built.
+MAX_CELLS = 20_000_000
+
+
+class WFAFormatError(InputError):
+    """A weighted-automaton file that cannot be read: not JSON, missing keys, bad shapes."""
+
+
+def _vector(value: Any, name: str, r: int | None, fail: Any) -> list[float]:
+    if not isinstance(value, list):
+        raise fail(f"{name} must be a list of numbers")
+    if r is not None and len(value) != r:
+        raise fail(f"{name} has {len(value)} entries, expected {r} (one per state)")
+    for i, x in enumerate(value):
+        if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x):
+            raise fail(f"{name}[{i}] is {x!r}, not a finite number")
+    return value
+
+
+def wfa_from_dict(data: Any, source: str | None = None) -> WFA:
+    """Validate a parsed JSON object and build the weighted automaton."""
+
+    def fail(msg: str) -> WFAFormatError:
+        return WFAFormatError(msg, path=source)
+
+    if not isinstance(data, dict):
+        raise fail("not a weighted-automaton file: the top level must be a JSON object")
+    if "format" not in data:
+        raise fail("missing key 'format'")
+    if data["format"] != WFA_FORMAT:
+        raise fail(f"unknown format {data['format']!r} (this reader takes {WFA_FORMAT!r})")
+    for key in _KNOWN:
+        if key not in data:
+            raise fail(f"missing key {key!r}")
+    alphabet = data["alphabet"]
+    if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
+        raise fail("'alphabet' must be a list of strings")
+    if not alphabet:
+        raise fail("'alphabet' is empty")
+    if any(s == "" for s in alphabet):
+        raise fail("'alphabet' contains an empty symbol")
+    dup = sorted({s for s in alphabet if alphabet.count(s) > 1})
+    if dup:
+        raise fail(f"duplicate symbols in 'alphabet': {dup}")
+    k = len(alphabet)
+    initial = data["initial"]
+    if not isinstance(initial, list) or not initial:
+        raise fail("'initial' must be a non-empty list of numbers (one per state)")
+    r = len(initial)
+    if k * r * r > MAX_CELLS:
+        raise fail(f"too large: {r} states x {k} symbols (limit {MAX_CELLS:,} matrix cells)")
+    _vector(initial, "'initial'", r, fail)
+    _vector(data["final"], "'final'", r, fail)
+    mats = data["matrices"]
+    if not isinstance(mats, list) or len(mats) != k:
+        got = len(mats) if isinstance(mats, list) else type(mats).__name__
+        raise fail(f"'matrices' must hold one matrix per symbol ({k}), got {got}")
+    for a, mat in enumerate(mats):
+        if not isinstance(mat, list) or len(mat) != r:
+            raise fail(f"'matrices'[{a}] (symbol {alphabet[a]!r}) must have {r} rows")
+        for i, row in enumerate(mat):
+            _vector(row, f"'matrices'[{a}][{i}]", r, fail)
+    extra = {key: val for key, val in data.items() if key not in _KNOWN}
+    wfa = WFA(tuple(alphabet), np.array(initial, dtype=np.float64),
+              np.array(mats, dtype=np.float64).reshape(k, r, r),
+              np.array(data["final"], dtype=np.float64), extra)
+    return wfa
+
+
+def wfa_to_dict(wfa: WFA) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "format": WFA_FORMAT,
+        "alphabet": list(wfa.alphabet),
+        "initial": [float(x) for x in wfa.alpha0],
+        "final": [float(x) for x in wfa.alpha_inf],
+        "matrices": [[[float(x) for x in row] for row in mat] for mat in wfa.matrices],
+    }
+    for key, val in wfa.extra.items():
+        out.setdefault(key, val)
+    return out
+
+
+def dumps_wfa(wfa: WFA) -> str:
+    """JSON text, one matrix row per line; weights written exactly (repr of each float)."""
+    data = wfa_to_dict(wfa)
+    mats = data.pop("matrices")
+    lines = []
+    for key, val in data.items():
+        text = json.dumps(val, default=json_default, ensure_ascii=False,
+                          indent=1 if isinstance(val, dict) else None)
+        lines.append(f" {json.dumps(key, ensure_ascii=False)}: " + text.replace("\n", "\n "))
+    blocks = ["[\n   " + ",\n   ".join(json.dumps(row) for row in mat) + "\n  ]" for mat in mats]
+    lines.append(' "matrices": [\n  ' + ",\n  ".join(blocks) + "\n ]")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def loads_wfa(text: str, source: str | None = None) -> WFA:
+    return wfa_from_dict(
+        parse_json(text, "a weighted-automaton file", error=WFAFormatError, source=source),
+        source)
+
+
+def load_wfa(path: str | os.PathLike[str]) -> WFA:
+    """Read a weighted-automaton file; any problem is a WFAFormatError naming the file."""
+    path = str(path)
+    text = read_text(path, "a weighted-automaton file", error=WFAFormatError)
+    if not text.strip():
+        raise WFAFormatError("the file is empty", path=path)
+    return loads_wfa(text, source=path)
+
+
+def save_wfa(wfa: WFA, path: str | os.PathLike[str]) -> None:
+    """Write a weighted-automaton file atomically."""
+    write_text(path, dumps_wfa(wfa))
+
+
+def is_wfa_file(path: str | os.PathLike[str]) -> bool:
+    """True when `path` is a regular file whose start declares the weighted-automaton format
+    (a cheap sniff; the loader says what is wrong with it)."""
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block
+            return False
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    # any version: the loader names the one it reads
+    return head.lstrip().startswith(b"{") and b"\"rnn2dfa.wfa/" in head
