@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -56,6 +57,33 @@ def run_one(cell: str, lang: str, seed: int, budget: float | None, epochs: int, 
     }
 
 
+def markdown_table(rows: list[dict], cells: list[str], langs: list[str], seeds: list[int],
+                   args: argparse.Namespace, argv: list[str] | None) -> str:
+    """The table as Markdown: one cell per (cell, language), the seeds' longest n joined by /."""
+    cmd = "python benchmarks/expressivity.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    cap = f", at most {args.budget:g} s (wall clock)" if args.budget else ""
+    lines = [f"Longest n fully right (the member and every checked near-miss for every n' <= n),"
+             f" seeds {'/'.join(map(str, seeds))}; {args.epochs} epochs{cap} per run; "
+             f"`+`: right on every n checked.", "", f"    {cmd}", "",
+             "| cell | " + " | ".join(f"{lg} (train {SETUP[lg][0]}, checked to n = "
+                                     f"{args.max_n or SETUP[lg][1]})" for lg in langs) + " |",
+             "|---" * (len(langs) + 1) + "|"]
+    for cell in cells:
+        cols = []
+        for lang in langs:
+            got = [r for r in rows if r["cell"] == cell and r["language"] == lang]
+            cols.append("/".join(f"{r['longest_n']}{'+' if r['all_checked'] else ''}"
+                                 for r in got) or "not run")
+        lines.append(f"| {cell} | " + " | ".join(cols) + " |")
+    lines += ["", "| cell | language | seed | longest n | train s | epochs | stopped | "
+              "train acc | load |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['cell']} | {r['language']} | {r['seed']} | {r['longest_n']}"
+                     f"{'+' if r['all_checked'] else ''} | {r['train_seconds']} | {r['epochs']} "
+                     f"| {r['stopped']} | {r['train_accuracy']:.3f} | {r.get('load_1min', '')} |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--cells", default="tanh,gru,lstm,qrnn,stack")
@@ -74,6 +102,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save", default=None, metavar="DIR",
                     help="write every trained model here as LANG_CELL_sSEED.pt")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--jsonl", default=None, metavar="FILE",
+                    help="append every row here as soon as its run ends (partial tables survive)")
+    ap.add_argument("--markdown", default=None, metavar="FILE",
+                    help="also write the table as Markdown here (with the command line)")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     cells = args.cells.split(",")
@@ -86,7 +118,11 @@ def main(argv: list[str] | None = None) -> int:
             for seed in seeds:
                 model, rep, row = run_one(cell, lang, seed, args.budget, args.epochs, args.hidden,
                                           args.max_n, args.train_length)
+                row["load_1min"] = round(os.getloadavg()[0], 2)
                 rows.append(row)
+                if args.jsonl:
+                    with open(args.jsonl, "a", encoding="utf-8") as fh:
+                        fh.write(json.dumps(row) + "\n")
                 if args.save:
                     from rnn2dfa.models.io import save_model
 
@@ -118,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
                                      if isinstance(v, int) else f"{c} {lg}: {v}"
                                      for (c, lg), v in SLIDES.items()))
         print(f"total {time.perf_counter() - start:.0f} s")
+    if args.markdown:
+        Path(args.markdown).write_text(markdown_table(rows, cells, langs, seeds, args, argv),
+                                       encoding="utf-8")
     if args.plots and ("lstm", "anbn") in kept and ("gru", "anbn") in kept:
         from rnn2dfa.analysis.plots import plot_activations, plot_generalization
 
