@@ -11,8 +11,9 @@ from rnn2dfa.models.qrnn import QRNNAcceptor
 from rnn2dfa.models.scan import linear_loop, linear_scan
 
 
-@pytest.mark.parametrize("t", [0, 1, 2, 3, 7, 64, 129])
-def test_scan_matches_loop_on_random_recurrences(t: int) -> None:
+@pytest.mark.parametrize("chunk", [1, 3, 8])
+@pytest.mark.parametrize("t", [0, 1, 2, 3, 7, 8, 9, 64, 129])
+def test_scan_matches_loop_on_random_recurrences(t: int, chunk: int) -> None:
     g = torch.Generator().manual_seed(t)
     a = torch.rand(3, t, 4, generator=g, dtype=torch.float64)
     b = torch.randn(3, t, 4, generator=g, dtype=torch.float64)
@@ -20,7 +21,7 @@ def test_scan_matches_loop_on_random_recurrences(t: int) -> None:
     a[0] = 1.0  # a perfect integrator: c is c0 plus the running sum of b
     a[1, :, 0] = 1e-30  # an almost-forgetting unit: c_t is about b_t
     want = linear_loop(a, b, c0)
-    got = linear_scan(a, b, c0)
+    got = linear_scan(a, b, c0, chunk=chunk)
     assert got.shape == (3, t, 4)
     torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
     if t:
