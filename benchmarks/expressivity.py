@@ -39,11 +39,11 @@ SLIDES = {("gru", "anbn"): 39, ("gru", "anbncn"): 9, ("lstm", "anbn"): ">= 500 (
 
 
 def run_one(cell: str, lang: str, seed: int, budget: float | None, epochs: int, hidden: int,
-            max_n: int | None, train_length: int | None = None):
+            max_n: int | None, train_length: int | None = None, cpu_time: bool = False):
     length, cap = SETUP[lang]
     length = train_length or length
     cfg = TrainConfig(cell=cell, hidden=hidden, max_length=length, seed=seed, epochs=epochs,
-                      time_limit=budget, objective="predict")
+                      time_limit=budget, cpu_time=cpu_time, objective="predict")
     language = get_language(lang)
     model, summary = train_model(language=language, config=cfg)
     rep = generalization(model, language, max_n=max_n or cap, trained_max_length=length,
@@ -61,7 +61,8 @@ def markdown_table(rows: list[dict], cells: list[str], langs: list[str], seeds: 
                    args: argparse.Namespace, argv: list[str] | None) -> str:
     """The table as Markdown: one cell per (cell, language), the seeds' longest n joined by /."""
     cmd = "python benchmarks/expressivity.py " + " ".join(sys.argv[1:] if argv is None else argv)
-    cap = f", at most {args.budget:g} s (wall clock)" if args.budget else ""
+    clock = "CPU" if args.cpu_time else "wall-clock"
+    cap = f", at most {args.budget:g} {clock} s" if args.budget else ""
     lines = [f"Longest n fully right (the member and every checked near-miss for every n' <= n),"
              f" seeds {'/'.join(map(str, seeds))}; {args.epochs} epochs{cap} per run; "
              f"`+`: right on every n checked.", "", f"    {cmd}", "",
@@ -93,6 +94,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="epoch budget per run (the same for every cell: a GRU step costs "
                          "~2.6x an LSTM step on CPU, so a time budget would starve it)")
     ap.add_argument("--budget", type=float, default=None, help="also stop after these seconds")
+    ap.add_argument("--cpu-time", action="store_true",
+                    help="--budget counts this process's CPU seconds, not wall-clock seconds "
+                         "(the same training on a loaded, shared machine; slower to finish)")
     ap.add_argument("--hidden", type=int, default=16)
     ap.add_argument("--max-n", type=int, default=None, help="override every language's cap")
     ap.add_argument("--train-length", type=int, default=None,
@@ -117,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         for cell in cells:
             for seed in seeds:
                 model, rep, row = run_one(cell, lang, seed, args.budget, args.epochs, args.hidden,
-                                          args.max_n, args.train_length)
+                                          args.max_n, args.train_length, args.cpu_time)
                 row["load_1min"] = round(os.getloadavg()[0], 2)
                 rows.append(row)
                 if args.jsonl:
