@@ -110,6 +110,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="append every row here as soon as its run ends (partial tables survive)")
     ap.add_argument("--markdown", default=None, metavar="FILE",
                     help="also write the table as Markdown here (with the command line)")
+    ap.add_argument("--render", default=None, metavar="JSONL[,JSONL...]",
+                    help="train nothing: make the table from rows that --jsonl wrote (runs "
+                         "split over several processes), in --cells / --languages order")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     cells = args.cells.split(",")
@@ -117,7 +120,15 @@ def main(argv: list[str] | None = None) -> int:
     seeds = [int(s) for s in args.seeds.split(",")]
     rows, kept = [], {}
     start = time.perf_counter()
-    for lang in langs:
+    if args.render:
+        for name in args.render.split(","):
+            with open(name, encoding="utf-8") as fh:
+                rows += [json.loads(line) for line in fh if line.strip()]
+        rows = [r for r in rows if r["cell"] in cells and r["language"] in langs
+                and r["seed"] in seeds]
+        rows.sort(key=lambda r: (langs.index(r["language"]), cells.index(r["cell"]),
+                                 seeds.index(r["seed"])))
+    for lang in langs if not args.render else []:
         for cell in cells:
             for seed in seeds:
                 model, rep, row = run_one(cell, lang, seed, args.budget, args.epochs, args.hidden,
