@@ -6,6 +6,11 @@ the largest difference between the two outputs.
 
     python benchmarks/qrnn_scan.py
     python benchmarks/qrnn_scan.py --lengths 100,1000 --batch 64 --hidden 16 --repeats 5
+    python benchmarks/qrnn_scan.py --train-epochs 20    # also: training + checking, end to end
+
+End to end (`--train-epochs`): the predict recipe on a^n b^n (words up to length 100) for that
+many epochs, then `generalization` up to n = 100, once with each pooling; CPU seconds of
+this process, so that other jobs on the machine do not count.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hidden", type=int, default=16)
     ap.add_argument("--pooling", default="ifo", choices=("f", "fo", "ifo"))
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--train-epochs", type=int, default=0,
+                    help="also time training + generalization end to end (0: skip)")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     torch.manual_seed(0)
@@ -61,7 +68,39 @@ def main(argv: list[str] | None = None) -> int:
                     - model.top_outputs(sym, method="scan")).abs().max().item()
         print(f"{t:6d} {times[0]:9.4f} {times[1]:9.4f} {times[0] / times[1]:5.1f}x "
               f"{times[2]:9.4f} {times[3]:9.4f} {times[2] / times[3]:5.1f}x {diff:11.2e}")
+    if args.train_epochs:
+        end_to_end(args.train_epochs, args.hidden)
     return 0
+
+
+def end_to_end(epochs: int, hidden: int) -> None:
+    """Train (predict recipe, a^n b^n up to length 100) and check to n = 100 with each
+    pooling method; the same seed, so both runs see the same minibatches."""
+    from functools import partialmethod
+
+    from rnn2dfa.analysis import generalization
+    from rnn2dfa.languages import get_language
+    from rnn2dfa.train import TrainConfig, train_model
+
+    original = QRNNAcceptor.top_outputs
+    lang = get_language("anbn")
+    print(f"end to end: QRNN on anbn, {epochs} epochs, then generalization to n = 100 "
+          "(CPU seconds)")
+    print(f"{'pooling':>8s} {'train':>8s} {'check':>8s} {'longest n':>9s}")
+    try:
+        for method in ("loop", "scan"):
+            QRNNAcceptor.top_outputs = partialmethod(original, method=method)  # type: ignore
+            cfg = TrainConfig(cell="qrnn", hidden=hidden, max_length=100, epochs=epochs,
+                              objective="predict", seed=0)
+            t0 = time.process_time()
+            model, _ = train_model(language=lang, config=cfg)
+            t1 = time.process_time()
+            rep = generalization(model, lang, max_n=100, per_length=4, points=10)
+            t2 = time.process_time()
+            longest = 100 if rep.first_failing_n is None else rep.first_failing_n - 1
+            print(f"{method:>8s} {t1 - t0:8.1f} {t2 - t1:8.1f} {longest:9d}", flush=True)
+    finally:
+        QRNNAcceptor.top_outputs = original  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":
