@@ -124,7 +124,10 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.render.split(","):
             with open(name, encoding="utf-8") as fh:
                 rows += [json.loads(line) for line in fh if line.strip()]
-        rows = [r for r in rows if r["cell"] in cells and r["language"] in langs
+        first: dict[tuple, dict] = {}  # a run repeated in a later file: the first one counts
+        for r in rows:
+            first.setdefault((r["cell"], r["language"], r["seed"]), r)
+        rows = [r for r in first.values() if r["cell"] in cells and r["language"] in langs
                 and r["seed"] in seeds]
         rows.sort(key=lambda r: (langs.index(r["language"]), cells.index(r["cell"]),
                                  seeds.index(r["seed"])))
