@@ -1,15 +1,26 @@
-"""Expressivity benchmark: cells x languages x seeds at one epoch budget; the longest n
+"""Expressivity benchmark: cells x languages x seeds at one training budget; the longest n
 on which each network is fully right (the family member a^n b^n, ... and all its checked
 near-misses, for every n' <= n), as in the slides "Theoretical Properties of RNNs".
 
 Every run trains with `rnn2dfa train`'s defaults for the language (next-symbol prediction
-on members; LSTM forget / GRU update / QRNN forget gates start at +5) and stops at the
-epoch budget. The slides' figures are printed beside: GRU first fails at n = 39 on a^n b^n and at
-n = 9 on a^n b^n c^n (trained on positive words up to length 100).
+on members; LSTM / QRNN forget gates start at sigmoid(20)) and stops at the epoch budget or
+after --budget seconds (wall-clock, or CPU with --cpu-time). The slides' figures are printed
+beside: GRU first fails at n = 39 on a^n b^n and at n = 9 on a^n b^n c^n (trained on
+positive words up to length 100).
 
     python benchmarks/expressivity.py                                     # 5 x 5 x 3 (long)
     python benchmarks/expressivity.py --seeds 0 --epochs 200 --cells lstm,gru --languages anbn
     python benchmarks/expressivity.py --plots docs     # also LSTM vs GRU figures on a^n b^n
+
+The table in docs/expressivity_table.md: the same budget for every run, split over processes
+(one per language group) and put together with --render:
+
+    python benchmarks/expressivity.py --languages anbn,palindrome,anbncn --epochs 100000 \
+        --budget 60 --jsonl a.jsonl
+    python benchmarks/expressivity.py --languages dyck2 --epochs 100000 --budget 60 --jsonl b.jsonl
+    python benchmarks/expressivity.py --languages anbnw --epochs 100000 --budget 60 --jsonl c.jsonl
+    python benchmarks/expressivity.py --render a.jsonl,b.jsonl,c.jsonl --budget 60 \
+        --epochs 100000 --languages anbn,palindrome,anbncn,anbnw,dyck2 --markdown table.md
 """
 
 from __future__ import annotations
