@@ -9,6 +9,7 @@ prints the longest n fully right (see benchmarks/expressivity.py), soft / discre
 
     python benchmarks/stack_palindrome.py --budget 60 --seeds 0,1,2
     python benchmarks/stack_palindrome.py --hidden 16,32 --lr 0.01,0.003 --budget 120
+    python benchmarks/stack_palindrome.py --train-length 11 --max-n 20 --push-bias 2
 """
 
 from __future__ import annotations
@@ -27,6 +28,22 @@ from rnn2dfa.languages import get_language
 from rnn2dfa.train import TrainConfig, train_model
 
 
+def _bias_push(bias: float) -> None:
+    """Wrap the predict recipe's initialisation: stack RNNs start with action biases
+    (push, pop, no-op) = (bias, 0, 0)."""
+    import rnn2dfa.train.predict as recipe
+
+    original = recipe.counting_init
+
+    @torch.no_grad()
+    def init(core: torch.nn.Module) -> None:
+        original(core)
+        if getattr(core, "cell", None) == "stack":
+            core.action.bias.copy_(torch.tensor([bias, 0.0, 0.0]))
+
+    recipe.counting_init = init
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--cell", default="stack")
@@ -40,7 +57,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--train-length", type=int, default=21)
     ap.add_argument("--max-n", type=int, default=40)
     ap.add_argument("--jsonl", default=None, metavar="FILE", help="append every row here")
+    ap.add_argument("--push-bias", type=float, default=None,
+                    help="start the stack's action layer biased to push by this much (an "
+                         "experiment: before the $ every symbol should be pushed)")
     args = ap.parse_args(argv)
+    if args.push_bias is not None:
+        _bias_push(args.push_bias)
     torch.set_num_threads(1)
     language = get_language("palindrome")
     grid = itertools.product([int(h) for h in args.hidden.split(",")],
