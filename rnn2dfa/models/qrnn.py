@@ -117,18 +117,22 @@ class QRNNAcceptor(FusedPassesMixin, nn.Module):
         return names
 
     # ------------------------------------------------------------------- maths
-    def _pool(self, gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
-        """One pooling step from the convolution output (batch, gates * hidden)."""
+    def _coefficients(self, gates: Tensor) -> tuple[Tensor, Tensor, Tensor | None]:
+        """(a, b, o) of the pooling recurrence c_t = a * c_{t-1} + b, h_t = o * c_t (o None
+        for f-pooling, where h = c), from the convolution output (..., gates * hidden)."""
         parts = gates.chunk(len(self.pooling) + 1, dim=-1)
         z, f = torch.tanh(parts[0]), torch.sigmoid(parts[1])
         if self.pooling == "f":
-            c = f * c + (1 - f) * z
-            return c, c
+            return f, (1 - f) * z, None
         if self.pooling == "fo":
-            c = f * c + (1 - f) * z
-            return c, torch.sigmoid(parts[2]) * c
-        c = f * c + torch.sigmoid(parts[2]) * z
-        return c, torch.sigmoid(parts[3]) * c
+            return f, (1 - f) * z, torch.sigmoid(parts[2])
+        return f, torch.sigmoid(parts[2]) * z, torch.sigmoid(parts[3])
+
+    def _pool(self, gates: Tensor, c: Tensor) -> tuple[Tensor, Tensor]:
+        """One pooling step from the convolution output (batch, gates * hidden)."""
+        a, b, o = self._coefficients(gates)
+        c = a * c + b
+        return c, c if o is None else o * c
 
     def step(self, state: Tensor, symbols: Tensor) -> Tensor:
         x = F.one_hot(symbols.long(), len(self.alphabet)).to(self.init.dtype)
@@ -143,9 +147,14 @@ class QRNNAcceptor(FusedPassesMixin, nn.Module):
     def accept_logit(self, state: Tensor) -> Tensor:
         return self.readout(self.top_hidden(state)).squeeze(-1)
 
-    def top_outputs(self, symbols: Tensor) -> Tensor:
+    def top_outputs(self, symbols: Tensor, method: str = "scan") -> Tensor:
         """Top h after every prefix (B, T, hidden): the convolution for all steps at once,
-        then the element-wise pooling recurrence."""
+        then the element-wise pooling recurrence, by a parallel prefix scan over time
+        (`models/scan.py`, log2 T vectorized steps) or, with method="loop", one step at a
+        time (the reference the scan is tested against)."""
+        from rnn2dfa.models.scan import linear_loop, linear_scan
+
+        pool = {"scan": linear_scan, "loop": linear_loop}[method]
         b, t = symbols.shape
         x = F.one_hot(symbols.long(), len(self.alphabet)).to(self.init.dtype)
         for i in range(self.layers):
@@ -154,11 +163,7 @@ class QRNNAcceptor(FusedPassesMixin, nn.Module):
             # window rows [x_t, x_{t-1}, ..., x_{t-w+1}], as in `step`
             wins = torch.cat([xp[:, self.window - 1 - j : self.window - 1 - j + t]
                               for j in range(self.window)], dim=2)
-            gates = self.conv[i](wins)
-            c = self.init[i, 0].expand(b, -1)
-            hs = []
-            for s in range(t):
-                c, h = self._pool(gates[:, s], c)
-                hs.append(h)
-            x = torch.stack(hs, dim=1)
+            fa, fb, o = self._coefficients(self.conv[i](wins))
+            c = pool(fa, fb, self.init[i, 0].expand(b, -1), dim=1)
+            x = c if o is None else o * c
         return x

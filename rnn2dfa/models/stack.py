@@ -12,6 +12,10 @@ The stack has a fixed depth (cells below it read as empty, -1, as in the paper);
 replaces the paper's sigmoid hidden units (it trains more readily here). The output the
 read-out sees is [h_t, s_t[0]]: the new top of the stack, so that after popping the network
 can name the symbol it expects next (palindromes). State: [h, stack cells top first].
+
+With `discrete` (the rounding of Joulin & Mikolov 2015 at test time), an
+evaluating network (not `training`) takes the most likely action outright and pushes rounded
+values, so the stack does not blur over long words; training is unchanged.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ class StackRNNAcceptor(FusedPassesMixin, nn.Module):
         depth: int = 64,
         learn_init: bool = True,
         width: int = 2,
+        discrete: bool = False,
     ) -> None:
         super().__init__()
         if hidden < 1 or depth < READ or width < 1:
@@ -48,7 +53,7 @@ class StackRNNAcceptor(FusedPassesMixin, nn.Module):
                              f"(got {hidden}, {depth}, {width})")
         self.alphabet: tuple[str, ...] = tuple(str(a) for a in alphabet)
         self.hidden, self.depth, self.width = int(hidden), int(depth), int(width)
-        self.learn_init = bool(learn_init)
+        self.learn_init, self.discrete = bool(learn_init), bool(discrete)
         self.cell = "stack"
         k = len(self.alphabet)
         self.inp = nn.Linear(k, self.hidden)
@@ -69,10 +74,11 @@ class StackRNNAcceptor(FusedPassesMixin, nn.Module):
 
     def config(self) -> dict[str, Any]:
         return {"alphabet": list(self.alphabet), "hidden": self.hidden, "depth": self.depth,
-                "learn_init": self.learn_init, "width": self.width}
+                "learn_init": self.learn_init, "width": self.width, "discrete": self.discrete}
 
     def describe(self) -> str:
-        return (f"stack RNN (superposition stack, depth {self.depth} x {self.width}), "
+        hard = ", discretized at test time" if self.discrete else ""
+        return (f"stack RNN (superposition stack, depth {self.depth} x {self.width}{hard}), "
                 f"1 layer x {self.hidden}, one-hot input")
 
     @property
@@ -102,8 +108,11 @@ class StackRNNAcceptor(FusedPassesMixin, nn.Module):
     def _advance(self, h: Tensor, s: Tensor, x: Tensor) -> tuple[Tensor, Tensor]:
         h = torch.tanh(self.inp(x) + self.rec(h) + self.read(s[:, :READ].flatten(1)))
         act = torch.softmax(self.action(h), dim=-1)
-        push, pop, noop = (act[:, i, None, None] for i in range(3))
         value = torch.sigmoid(self.push_value(h))[:, None]
+        if self.discrete and not self.training:
+            act = F.one_hot(act.argmax(-1), 3).to(act.dtype)
+            value = value.round()
+        push, pop, noop = (act[:, i, None, None] for i in range(3))
         below = torch.cat([s[:, 1:], s.new_full((s.shape[0], 1, self.width), EMPTY)], dim=1)
         above = torch.cat([value, s[:, :-1]], dim=1)
         return h, push * above + pop * below + noop * s

@@ -30,6 +30,7 @@ class TrainConfig:
     min_lr: float = 1e-4
     loss_threshold: float = 5e-4  # early stop: 100% training accuracy and mean loss below this
     time_limit: float | None = None  # seconds; stop with the best weights so far
+    cpu_time: bool = False  # predict recipe: time_limit counts CPU seconds, not wall-clock
     prefix_labels: bool = True  # with a language: also learn the label of every prefix
     repeat_scarce: bool = True  # repeat a scarce class's words rather than cut the other class
     length_batches: bool = True  # minibatches of similar lengths (less padding, faster)
