@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, is_dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.limits import MAX_TEXT_BYTES, read_bounded
 from rnn2dfa.words import Word, parse_word
+
+T = TypeVar("T")
 
 
 def read_text(
@@ -32,6 +34,37 @@ def read_text(
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise error(f"not {kind}: not UTF-8 text", path=path) from None
+
+
+def load_json_file(
+    path: str | os.PathLike[str],
+    kind: str,
+    error: type[InputError],
+    from_text: Callable[..., T],
+) -> T:
+    """Read a JSON file format (DFA, PDFA, weighted automaton, Turing machine): the text
+    through `read_text`, an empty file as one line, then `from_text(text, source=path)`."""
+    path = str(path)
+    text = read_text(path, kind, error=error)
+    if not text.strip():
+        raise error("the file is empty", path=path)
+    return from_text(text, source=path)
+
+
+def json_head(path: str | os.PathLike[str], size: int = 4096) -> bytes | None:
+    """The first `size` bytes of a regular file that starts as a JSON object (leading white
+    space dropped), else None: a cheap sniff of a file's format that never blocks on a FIFO
+    or reads a device without end; the loaders say what is wrong with a file."""
+    import stat
+
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
+        with open(path, "rb") as fh:
+            head = fh.read(size).lstrip()
+    except OSError:
+        return None
+    return head if head.startswith(b"{") else None
 
 
 def read_words(path: str | os.PathLike[str], alphabet: Sequence[str]) -> list[Word]:

@@ -14,7 +14,7 @@ import numpy as np
 from rnn2dfa.atomic import write_text
 from rnn2dfa.automata.dfa import DFA, check_state_numbers
 from rnn2dfa.errors import DFAFormatError
-from rnn2dfa.fileio import json_default, parse_json, read_text
+from rnn2dfa.fileio import json_default, load_json_file, parse_json
 
 FORMAT = "rnn2dfa.dfa/1"
 _KNOWN = ("format", "alphabet", "start", "accepting", "transitions")
@@ -118,11 +118,7 @@ def loads(text: str, source: str | None = None) -> DFA:
 
 def load_dfa(path: str | os.PathLike[str]) -> DFA:
     """Read a DFA file; any problem is a DFAFormatError naming the file."""
-    path = str(path)
-    text = read_text(path, "a DFA file", error=DFAFormatError)
-    if not text.strip():
-        raise DFAFormatError("the file is empty", path=path)
-    return loads(text, source=path)
+    return load_json_file(path, "a DFA file", DFAFormatError, loads)
 
 
 def save_dfa(dfa: DFA, path: str | os.PathLike[str]) -> None:

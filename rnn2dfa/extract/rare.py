@@ -55,6 +55,8 @@ def search_class(
 ) -> RareSearch:
     """Up to `n_wanted` distinct words of length <= `max_length` that the network answers
     `wanted` (accept or reject), found by the guided beam search of the module docstring."""
+    if not hasattr(acceptor, "step"):  # a whole-word classifier: no prefixes to walk
+        return RareSearch(wanted, [], 0, 0)
     rng = np.random.default_rng([seed, 104729])
     k = len(acceptor.alphabet)
     space = state_space(acceptor)

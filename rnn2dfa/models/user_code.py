@@ -119,25 +119,31 @@ def _import_module(spec: str, mod_name: str) -> Any:
                          f"{type(exc).__name__}: {exc}") from None
 
 
-def load_user_model(spec: str) -> Any:
-    """Import `module:function` (module importable, or a path to a .py file), call it.
-
-    Returns an Acceptor or a BatchClassifier; InputError (one line) for anything else.
-    """
+def call_user_function(spec: str, example: str = "mypkg.models:make or ./net.py:make") -> Any:
+    """Import `module:function` (module importable, or a path to a .py file) and call it
+    with no arguments; every failure is one InputError line naming `spec`."""
     mod_name, sep, fn_name = spec.rpartition(":")
     if not sep or not mod_name or not fn_name:
-        raise InputError(f"--acceptor {spec!r}: write MODULE:FUNCTION (e.g. mypkg.models:make "
-                         "or ./net.py:make)")
+        raise InputError(f"--acceptor {spec!r}: write MODULE:FUNCTION (e.g. {example})")
     module = _import_module(spec, mod_name)
     fn = getattr(module, fn_name, None)
     if fn is None or not callable(fn):
         raise InputError(f"--acceptor {spec}: {mod_name} has no function {fn_name!r}")
     try:
-        obj = fn()
+        return fn()
+    except InputError:
+        raise
     except Exception as exc:  # noqa: BLE001
         raise InputError(f"--acceptor {spec}: calling {fn_name}() failed: "
                          f"{type(exc).__name__}: {exc}") from None
-    return as_model(obj, spec)
+
+
+def load_user_model(spec: str) -> Any:
+    """Import `module:function` (module importable, or a path to a .py file), call it.
+
+    Returns an Acceptor or a BatchClassifier; InputError (one line) for anything else.
+    """
+    return as_model(call_user_function(spec), spec)
 
 
 def as_model(obj: Any, name: str = "the model") -> Any:

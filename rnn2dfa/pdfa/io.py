@@ -20,7 +20,7 @@ import numpy as np
 
 from rnn2dfa.atomic import write_text
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import json_default, parse_json, read_text
+from rnn2dfa.fileio import json_default, json_head, load_json_file, parse_json
 from rnn2dfa.pdfa.automaton import PDFA
 
 FORMAT = "rnn2dfa.pdfa/1"
@@ -152,11 +152,7 @@ def loads(text: str, source: str | None = None) -> PDFA:
 
 def load_pdfa(path: str | os.PathLike[str]) -> PDFA:
     """Read a PDFA file; any problem is a PDFAFormatError naming the file."""
-    path = str(path)
-    text = read_text(path, "a PDFA file", error=PDFAFormatError)
-    if not text.strip():
-        raise PDFAFormatError("the file is empty", path=path)
-    return loads(text, source=path)
+    return load_json_file(path, "a PDFA file", PDFAFormatError, loads)
 
 
 def save_pdfa(pdfa: PDFA, path: str | os.PathLike[str]) -> None:
@@ -168,15 +164,6 @@ def is_pdfa_file(path: str | os.PathLike[str]) -> bool:
     """True when `path` is a readable JSON file declaring the PDFA format or the weighted-
     automaton format rnn2dfa.wfa/1 (cheap sniff, so commands that read DFAs can hand both on
     to the probabilistic commands; anything else is left to their loaders)."""
-    import stat
-
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block; /dev/zero never ends
-            return False
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return False
-    head = head.lstrip()
-    return head.startswith(b"{") and (FORMAT.encode() in head or b'"probabilities"' in head
-                                      or b"\"rnn2dfa.wfa/" in head)
+    head = json_head(path)
+    return head is not None and (FORMAT.encode() in head or b'"probabilities"' in head
+                                 or b"\"rnn2dfa.wfa/" in head)

@@ -161,22 +161,9 @@ class NextSymbolLM:
 def load_user_lm(spec: str) -> NextSymbolLM:
     """Import `module:function` (as `--acceptor` does) and call it; it must return a
     `NextSymbolLM` declaration (one plain line otherwise)."""
-    from rnn2dfa.models.user_code import _import_module
+    from rnn2dfa.models.user_code import call_user_function
 
-    mod_name, sep, fn_name = spec.rpartition(":")
-    if not sep or not mod_name or not fn_name:
-        raise InputError(f"--acceptor {spec!r}: write MODULE:FUNCTION (e.g. ./mylm.py:make)")
-    module = _import_module(spec, mod_name)
-    fn = getattr(module, fn_name, None)
-    if fn is None or not callable(fn):
-        raise InputError(f"--acceptor {spec}: {mod_name} has no function {fn_name!r}")
-    try:
-        obj = fn()
-    except InputError:
-        raise
-    except Exception as exc:  # noqa: BLE001
-        raise InputError(f"--acceptor {spec}: calling {fn_name}() failed: "
-                         f"{type(exc).__name__}: {exc}") from None
+    obj = call_user_function(spec, example="./mylm.py:make")
     if not isinstance(obj, NextSymbolLM):
         raise InputError(f"--acceptor {spec} returned a {type(obj).__name__}; for language-"
                          "model methods return NextSymbolLM(module, alphabet=..., "

@@ -24,7 +24,7 @@ import numpy as np
 
 from rnn2dfa.atomic import write_text
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import json_default, parse_json, read_text
+from rnn2dfa.fileio import json_default, json_head, load_json_file, parse_json
 from rnn2dfa.pdfa.spectral import WFA
 
 WFA_FORMAT = "rnn2dfa.wfa/1"
@@ -133,11 +133,7 @@ def loads_wfa(text: str, source: str | None = None) -> WFA:
 
 def load_wfa(path: str | os.PathLike[str]) -> WFA:
     """Read a weighted-automaton file; any problem is a WFAFormatError naming the file."""
-    path = str(path)
-    text = read_text(path, "a weighted-automaton file", error=WFAFormatError)
-    if not text.strip():
-        raise WFAFormatError("the file is empty", path=path)
-    return loads_wfa(text, source=path)
+    return load_json_file(path, "a weighted-automaton file", WFAFormatError, loads_wfa)
 
 
 def save_wfa(wfa: WFA, path: str | os.PathLike[str]) -> None:
@@ -148,14 +144,6 @@ def save_wfa(wfa: WFA, path: str | os.PathLike[str]) -> None:
 def is_wfa_file(path: str | os.PathLike[str]) -> bool:
     """True when `path` is a regular file whose start declares the weighted-automaton format
     (a cheap sniff; the loader says what is wrong with it)."""
-    import stat
-
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block
-            return False
-        with open(path, "rb") as fh:
-            head = fh.read(4096)
-    except OSError:
-        return False
-    # any version: the loader names the one it reads
-    return head.lstrip().startswith(b"{") and b"\"rnn2dfa.wfa/" in head
+    head = json_head(path)
+    return head is not None and b"\"rnn2dfa.wfa/" in head  # any version: the loader names
+    # the one it reads

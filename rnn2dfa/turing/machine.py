@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import parse_json, read_text
+from rnn2dfa.fileio import load_json_file, parse_json
 
 FORMAT = "rnn2dfa.tm/1"
 _REQUIRED = (
@@ -219,10 +219,7 @@ def load_tm(path: str | os.PathLike[str]) -> TuringMachine:
     path = str(path)
     if os.path.isfile(path) and os.path.getsize(path) > MAX_FILE_BYTES:
         raise TMFormatError(f"larger than {MAX_FILE_BYTES // 2**20} MiB", path=path)
-    text = read_text(path, "a Turing-machine file", error=TMFormatError)
-    if not text.strip():
-        raise TMFormatError("the file is empty", path=path)
-    return tm_loads(text, source=path)
+    return load_json_file(path, "a Turing-machine file", TMFormatError, tm_loads)
 
 
 def file_format(path: str | os.PathLike[str]) -> str | None:
