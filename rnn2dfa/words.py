@@ -23,6 +23,19 @@ def single_char(alphabet: Sequence[str]) -> bool:
     return all(len(s) == 1 for s in alphabet)
 
 
+def alphabet_problem(alphabet: Sequence[str]) -> str | None:
+    """What is wrong with a file's alphabet (empty, an empty symbol, duplicates), or None:
+    one check for the DFA, PDFA and weighted-automaton formats."""
+    if len(alphabet) == 0:
+        return "'alphabet' is empty"
+    if "" in alphabet:
+        return "'alphabet' contains an empty symbol"
+    if len(set(alphabet)) != len(alphabet):
+        dup = sorted({s for s in alphabet if list(alphabet).count(s) > 1})
+        return f"duplicate symbols in 'alphabet': {dup}"
+    return None
+
+
 def parse_word(text: str, alphabet: Sequence[str], *, source: str | None = None) -> Word:
     """Turn the text form of a word into symbol indices; a foreign symbol is an AlphabetError."""
     index = {s: i for i, s in enumerate(alphabet)}

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.errors import AlphabetError, DFAFormatError, alphabets_differ
-from rnn2dfa.words import Word, pad_words, parse_word
+from rnn2dfa.words import Word, alphabet_problem, pad_words, parse_word
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -63,13 +63,9 @@ class DFA:
         raw_acc = np.asarray(self.accepting)
         frozen_acc = raw_acc.dtype == bool and not raw_acc.flags.writeable
         acc = raw_acc if frozen_acc else raw_acc.astype(bool)
-        if len(alphabet) == 0:
-            raise DFAFormatError("'alphabet' is empty")
-        if len(set(alphabet)) != len(alphabet):
-            dup = sorted({s for s in alphabet if alphabet.count(s) > 1})
-            raise DFAFormatError(f"duplicate symbols in 'alphabet': {dup}")
-        if "" in alphabet:
-            raise DFAFormatError("'alphabet' contains an empty symbol")
+        problem = alphabet_problem(alphabet)
+        if problem is not None:
+            raise DFAFormatError(problem)
         if trans.size == 0 and (trans.ndim != 2 or trans.shape[0] == 0):
             raise DFAFormatError(
                 "a DFA needs at least one state: 'transitions' must be a non-empty list of rows"

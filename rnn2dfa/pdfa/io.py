@@ -22,6 +22,7 @@ from rnn2dfa.atomic import write_text
 from rnn2dfa.errors import InputError
 from rnn2dfa.fileio import json_default, json_head, load_json_file, parse_json
 from rnn2dfa.pdfa.automaton import PDFA
+from rnn2dfa.words import alphabet_problem
 
 FORMAT = "rnn2dfa.pdfa/1"
 _KNOWN = ("format", "alphabet", "start", "transitions", "probabilities")
@@ -64,13 +65,9 @@ def pdfa_from_dict(data: Any, source: str | None = None) -> PDFA:
     alphabet = data["alphabet"]
     if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
         raise fail("'alphabet' must be a list of strings")
-    if not alphabet:
-        raise fail("'alphabet' is empty")
-    if any(s == "" for s in alphabet):
-        raise fail("'alphabet' contains an empty symbol")
-    dup = sorted({s for s in alphabet if alphabet.count(s) > 1})
-    if dup:
-        raise fail(f"duplicate symbols in 'alphabet': {dup}")
+    problem = alphabet_problem(alphabet)
+    if problem is not None:
+        raise fail(problem)
     trans, probs = data["transitions"], data["probabilities"]
     if not isinstance(trans, list) or not trans:
         raise fail("'transitions' must be a non-empty list of rows")
