@@ -54,6 +54,26 @@ err = SafeConsole(stderr=True, highlight=False)
 EXIT_OK, EXIT_FAIL, EXIT_BAD_INPUT = 0, 1, 2
 
 
+@contextlib.contextmanager
+def exit_on_interrupt() -> Iterator[None]:
+    """Ctrl-C while modules load (torch's native ones above all) is answered like one at
+    start-up (one line, exit 130): a KeyboardInterrupt raised inside their initialisation
+    aborts the process (pybind11 terminates); nothing has been written yet."""
+    import signal
+
+    from rnn2dfa_cli import _interrupted_at_start_up
+
+    try:
+        previous = signal.signal(signal.SIGINT, _interrupted_at_start_up)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class Rnn2dfaGroup(click.Group):
     """A click group that turns bad input into a one-line message and exit code 2.
 
@@ -71,7 +91,8 @@ class Rnn2dfaGroup(click.Group):
         """Import the next command module and add its commands; False when none is left."""
         if not self._pending:
             return False
-        module = importlib.import_module(f"rnn2dfa_cli.{self._pending.pop(0)}")
+        with exit_on_interrupt():
+            module = importlib.import_module(f"rnn2dfa_cli.{self._pending.pop(0)}")
         for command in module.COMMANDS:
             self.add_command(command)
         return True

@@ -7,7 +7,7 @@ import contextlib
 import click
 
 from rnn2dfa import __version__
-from rnn2dfa_cli.common import AUTOMATA_COMMANDS, Rnn2dfaGroup
+from rnn2dfa_cli.common import AUTOMATA_COMMANDS, Rnn2dfaGroup, exit_on_interrupt
 
 #: The modules holding the commands (each exposes COMMANDS), imported only when needed:
 #: those of automata-only commands first, so that they start without importing torch.
@@ -63,7 +63,8 @@ def cli(threads: int) -> None:
     # verify also hand the count to the library (common.threads()), which would otherwise
     # run on its own default of one thread.
     if click.get_current_context().invoked_subcommand not in AUTOMATA_COMMANDS:
-        import torch
+        with exit_on_interrupt():
+            import torch
 
         torch.set_num_threads(threads)
 
