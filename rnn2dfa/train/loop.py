@@ -227,6 +227,79 @@ def _batches(
     return [batches[i] for i in order]
 
 
+@dataclass
+class EpochBook:
+    """What every trainer keeps per epoch: the summary, the best weights by (training
+    accuracy, -loss), the progress event, and when to stop (classifier and predict recipes)."""
+
+    model: torch.nn.Module
+    cfg: Any
+    summary: Any
+    progress: Progress | None
+    val: Dataset
+    clock: Callable[[], float] = time.perf_counter
+    start: float = 0.0
+    best_key: tuple[float, float] | None = None
+    best_state: dict[str, torch.Tensor] | None = None
+
+    def __post_init__(self) -> None:
+        self.start = self.clock()
+        self.summary.stopped = "epoch budget"
+
+    def record(self, epoch: int, train_loss: float, train_acc: float,
+               opt: torch.optim.Optimizer, sched: Any, restarts: int) -> float:
+        """Book one epoch (validation accuracy, best weights, learning-rate schedule,
+        progress); returns the seconds elapsed."""
+        val_acc = None
+        if len(self.val):
+            val_acc = float(((predict_logits(self.model, self.val.words) > 0)  # type: ignore[arg-type]
+                             == self.val.labels).mean())
+        elapsed = self.clock() - self.start
+        summary = self.summary
+        summary.epochs = epoch
+        if train_acc == 1.0 and summary.seconds_to_perfect is None:
+            summary.seconds_to_perfect = elapsed
+        key = (train_acc, -train_loss)
+        if self.best_key is None or key > self.best_key:
+            self.best_key = key
+            self.best_state = copy.deepcopy(self.model.state_dict())
+            summary.best_epoch = epoch
+            summary.train_loss, summary.train_accuracy = train_loss, train_acc
+            summary.val_accuracy = val_acc
+        sched.step(train_loss)
+        if self.progress is not None:
+            self.progress(
+                {
+                    "epoch": epoch,
+                    "epochs": self.cfg.epochs,
+                    "loss": train_loss,
+                    "accuracy": train_acc,
+                    "val_accuracy": val_acc,
+                    "lr": opt.param_groups[0]["lr"],
+                    "restarts": restarts,
+                    "seconds": elapsed,
+                }
+            )
+        return elapsed
+
+    def stop(self, train_loss: float, train_acc: float, elapsed: float) -> bool:
+        """Whether training ends here (converged, or the time limit passed); says why."""
+        if train_acc == 1.0 and train_loss < self.cfg.loss_threshold:
+            self.summary.stopped = "converged"
+            return True
+        if self.cfg.time_limit is not None and elapsed > self.cfg.time_limit:
+            self.summary.stopped = "time limit"
+            return True
+        return False
+
+    def finish(self) -> None:
+        """The run's seconds, and the best weights back in the model."""
+        self.summary.seconds = self.clock() - self.start
+        if self.best_state is not None:
+            self.model.load_state_dict(self.best_state)
+        self.model.eval()
+
+
 def _reset(model: RNNAcceptor) -> None:
     """Fresh random weights (torch's default initialisation) and a zero initial state."""
     for module in model.modules():
@@ -253,10 +326,7 @@ def _fit(
     the best weights over all attempts are kept.
     """
     sym, lens, y = train.tensors()
-    start = time.perf_counter()
-    best_key: tuple[float, float] | None = None
-    best_state: dict[str, torch.Tensor] | None = None
-    summary.stopped = "epoch budget"
+    book = EpochBook(model, cfg, summary, progress, val)
 
     def fresh_optimizer() -> tuple[torch.optim.Optimizer, Any]:
         opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
@@ -294,39 +364,8 @@ def _fit(
             logits = model(sym, lens)
             train_loss = float(F.binary_cross_entropy_with_logits(logits, y))
             train_acc = float(((logits > 0).float() == y).float().mean())
-        val_acc = None
-        if len(val):
-            val_acc = float(((predict_logits(model, val.words) > 0) == val.labels).mean())
-        elapsed = time.perf_counter() - start
-        summary.epochs = epoch
-        if train_acc == 1.0 and summary.seconds_to_perfect is None:
-            summary.seconds_to_perfect = elapsed
-        key = (train_acc, -train_loss)
-        if best_key is None or key > best_key:
-            best_key = key
-            best_state = copy.deepcopy(model.state_dict())
-            summary.best_epoch = epoch
-            summary.train_loss, summary.train_accuracy = train_loss, train_acc
-            summary.val_accuracy = val_acc
-        sched.step(train_loss)
-        if progress is not None:
-            progress(
-                {
-                    "epoch": epoch,
-                    "epochs": cfg.epochs,
-                    "loss": train_loss,
-                    "accuracy": train_acc,
-                    "val_accuracy": val_acc,
-                    "lr": opt.param_groups[0]["lr"],
-                    "restarts": summary.restarts,
-                    "seconds": elapsed,
-                }
-            )
-        if train_acc == 1.0 and train_loss < cfg.loss_threshold:
-            summary.stopped = "converged"
-            break
-        if cfg.time_limit is not None and elapsed > cfg.time_limit:
-            summary.stopped = "time limit"
+        elapsed = book.record(epoch, train_loss, train_acc, opt, sched, summary.restarts)
+        if book.stop(train_loss, train_acc, elapsed):
             break
         if train_acc > attempt_best + 0.002:  # a real improvement, not noise
             attempt_best, attempt_best_epoch = train_acc, epoch
@@ -340,10 +379,7 @@ def _fit(
             opt, sched = fresh_optimizer()
             summary.restarts += 1
             attempt_best, attempt_best_epoch = -1.0, epoch
-    summary.seconds = time.perf_counter() - start
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    model.eval()
+    book.finish()
 
 
 def model_metadata(summary: TrainSummary) -> dict[str, Any]:

@@ -13,7 +13,6 @@ cues that do not count, while the prediction targets force an exact count at eve
 
 from __future__ import annotations
 
-import copy
 import math
 import time
 from dataclasses import asdict
@@ -247,7 +246,7 @@ def _fit_predict(
 ) -> None:
     """Adam on the multi-label next-symbol loss; keep the weights with the best
     (fraction of training words predicted right everywhere, -loss)."""
-    from rnn2dfa.train.loop import predict_logits
+    from rnn2dfa.train.loop import EpochBook
 
     sym_np, lens_np = pad_words(words)
     sym, lens = torch.from_numpy(sym_np), torch.from_numpy(lens_np)
@@ -260,10 +259,7 @@ def _fit_predict(
     # cpu_time: the budget counts this process's CPU seconds, so that runs on a loaded,
     # shared machine get the same training however many other jobs run beside them
     clock = time.process_time if getattr(cfg, "cpu_time", False) else time.perf_counter
-    start = clock()
-    best_key: tuple[float, float] | None = None
-    best_state = None
-    summary.stopped = "epoch budget"
+    book = EpochBook(model, cfg, summary, progress, val, clock)
     n = len(words)
     size = min(cfg.batch_size, n)
     for epoch in range(1, cfg.epochs + 1):
@@ -288,43 +284,9 @@ def _fit_predict(
             train_loss = float((raw * mask).sum() / mask.sum())
             right = ((pred > 0) == (targets > 0.5)).all(-1) | (mask == 0)
             train_acc = float(right.all(-1).float().mean())
-        val_acc = None
-        if len(val):
-            val_acc = float(((predict_logits(model, val.words) > 0) == val.labels).mean())
-        elapsed = clock() - start
-        summary.epochs = epoch
-        if train_acc == 1.0 and summary.seconds_to_perfect is None:
-            summary.seconds_to_perfect = elapsed
-        key = (train_acc, -train_loss)
-        if best_key is None or key > best_key:
-            best_key = key
-            best_state = copy.deepcopy(model.state_dict())
-            summary.best_epoch = epoch
-            summary.train_loss, summary.train_accuracy = train_loss, train_acc
-            summary.val_accuracy = val_acc
-        sched.step(train_loss)
-        if progress is not None:
-            progress(
-                {
-                    "epoch": epoch,
-                    "epochs": cfg.epochs,
-                    "loss": train_loss,
-                    "accuracy": train_acc,
-                    "val_accuracy": val_acc,
-                    "lr": opt.param_groups[0]["lr"],
-                    "restarts": 0,
-                    "seconds": elapsed,
-                }
-            )
-        if train_acc == 1.0 and train_loss < cfg.loss_threshold:
-            summary.stopped = "converged"
+        elapsed = book.record(epoch, train_loss, train_acc, opt, sched, restarts=0)
+        if book.stop(train_loss, train_acc, elapsed):
             break
-        if cfg.time_limit is not None and elapsed > cfg.time_limit:
-            summary.stopped = "time limit"
-            break
-    summary.seconds = clock() - start
+    book.finish()
     if not math.isfinite(summary.train_loss):  # pragma: no cover - diverged from the start
         summary.stopped = "diverged"
-    if best_state is not None:
-        model.load_state_dict(best_state)
-    model.eval()
