@@ -121,8 +121,10 @@ def _plot_times(path: Path, summary: dict[Group, dict], langs: list[str],
         fig.savefig(tmp, format=path.suffix.lstrip(".") or "svg")
 
 
-def report_markdown(rows: list[Row], sweep: Sweep | None = None) -> str:
-    """The sweep's report in Markdown (the plots are referenced beside it)."""
+def _layout(rows: list[Row], sweep: Sweep | None
+            ) -> tuple[dict[Group, dict], list[str], list[tuple[str, str]]]:
+    """The summary by (language, cell, method), the languages (rows of the report) and the
+    (cell, method) columns that have rows, in the grid's order where a sweep file gives it."""
     summary = summarize(rows)
     first = sweep.grid if sweep else None
     langs = _order(rows, "language", first.languages if first else None)
@@ -130,6 +132,12 @@ def report_markdown(rows: list[Row], sweep: Sweep | None = None) -> str:
     methods = _order(rows, "method", first.methods if first else None)
     columns = [(c, m) for c in cells for m in methods
                if any((lang, c, m) in summary for lang in langs)]
+    return summary, langs, columns
+
+
+def report_markdown(rows: list[Row], sweep: Sweep | None = None) -> str:
+    """The sweep's report in Markdown (the plots are referenced beside it)."""
+    summary, langs, columns = _layout(rows, sweep)
     n_eq = sum(r["equivalent"] == "true" for r in rows)
     n_failed = sum(r["status"] != "ok" for r in rows)
     points = {tuple(r[k] for k in ("language", "cell", "hidden", "layers", "seed"))
@@ -209,13 +217,7 @@ def write_report(outdir: str | Path, rows: list[Row], sweep: Sweep | None = None
     out = Path(outdir)
     files = {"report": str(out / "report.md")}
     if rows:
-        summary = summarize(rows)
-        first = sweep.grid if sweep else None
-        langs = _order(rows, "language", first.languages if first else None)
-        cells = _order(rows, "cell", first.cells if first else None)
-        methods = _order(rows, "method", first.methods if first else None)
-        columns = [(c, m) for c in cells for m in methods
-                   if any((lang, c, m) in summary for lang in langs)]
+        summary, langs, columns = _layout(rows, sweep)
         _plot_success(out / "success.svg", summary, langs, columns)
         _plot_times(out / "times.svg", summary, langs, columns)
         files["success_plot"] = str(out / "success.svg")
