@@ -73,9 +73,9 @@ def generalization_cmd(model_file: str, language: str | None, max_n: int,
         raise InputError("the model file names no language: give --language NAME",
                          path=model_file)
     if plot is not None:
-        from rnn2dfa_cli.cmd_train import _check_output
+        from rnn2dfa.atomic import check_writable
 
-        _check_output(plot)
+        check_writable(plot, "the plot")
     with err.status(f"checking {escape(lang.name)} up to n = {max_n} ..."):
         report = generalization(model, lang, max_n=max_n, max_length=max_length,
                                 per_length=per_length, trained_max_length=_trained_length(meta),
@@ -144,9 +144,9 @@ def activations_cmd(model_file: str, word: str, plot: str | None, r2_min: float,
     text = expand_powers(word) if single_char(alphabet) and "^" not in alphabet else word
     parsed = parse_word(text, alphabet, source="command line")
     if plot is not None:
-        from rnn2dfa_cli.cmd_train import _check_output
+        from rnn2dfa.atomic import check_writable
 
-        _check_output(plot)
+        check_writable(plot, "the plot")
     report = activations(model, parsed, r2_min=r2_min)
     if plot is not None:
         from rnn2dfa.analysis.plots import plot_activations

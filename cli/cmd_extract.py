@@ -8,6 +8,7 @@ from typing import Any
 import click
 from rich.table import Table
 
+from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, METHODS, LStarOptions
 from rnn2dfa_cli.cmd_pdfa import PDFA_METHODS
@@ -163,9 +164,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
             raise InputError(
                 f"{flag} does not apply to --method {method} (only to: {', '.join(where)})"
             )
-    folder = os.path.dirname(os.path.abspath(output))
-    if not os.path.isdir(folder):
-        raise InputError("cannot write: folder does not exist", path=output)
+    check_writable(output, "the DFA")
 
     from rnn2dfa.extract import extract, language_words, make_options
     from rnn2dfa.models.loading import LoadedAcceptor, load_acceptor

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 import click
 from rich.markup import escape
 from rich.table import Table
 
+from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import emit_json, err, json_option, out
 
@@ -89,9 +88,7 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
     from rnn2dfa.models.imported import ImportOptions, import_checkpoint
     from rnn2dfa.models.io import save_model
 
-    folder = os.path.dirname(os.path.abspath(output_file))
-    if not os.path.isdir(folder):
-        raise InputError("cannot write: folder does not exist", path=output_file)
+    check_writable(output_file, "the model")
     if language is not None:
         from rnn2dfa.languages import language_names
 

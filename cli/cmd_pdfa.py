@@ -18,6 +18,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
+from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import (
     EXIT_FAIL,
@@ -35,13 +36,6 @@ DEFAULT_SEQUENCES = 10_000
 
 
 # ----------------------------------------------------------------------------- shared
-def _check_output(path: str) -> None:
-    p = Path(path)
-    if p.is_dir():
-        raise InputError("is a folder; give a file name", path=path)
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise InputError("cannot write: folder does not exist", path=path)
 
 
 def load_source(source: str) -> tuple[Any, dict[str, Any], str, Any]:
@@ -149,7 +143,7 @@ def train_lm(
 
     if (language is None) == (data is None):
         raise InputError("give one of --language NAME (a PDFA) or --data FILE (sequences)")
-    _check_output(output)
+    check_writable(output)
     lang_name = None
     if language is not None:
         if alphabet is not None:
@@ -223,7 +217,7 @@ def extract_pdfa(
 
     if method not in PDFA_METHODS:
         raise InputError(f"unknown method {method!r} (PDFA methods: {', '.join(PDFA_METHODS)})")
-    _check_output(output)
+    check_writable(output)
     teacher, meta, kind, _, source = load_teacher(source, acceptor)
     rng = np.random.default_rng(seed)
     stats: dict[str, Any]
@@ -866,7 +860,7 @@ def pdfa_sample_cmd(source: str, count: int, max_length: int, output: str, seed:
 
     from rnn2dfa.pdfa.data import write_sequences
 
-    _check_output(output)
+    check_writable(output)
     lm, _, kind, _ = load_source(source)
     words = lm.sample(count, np.random.default_rng(seed), max_length)
     write_sequences(output, words, lm.alphabet)
@@ -902,7 +896,7 @@ def pdfa_random_cmd(states: int, symbols: int, end: float, concentration: float,
     from rnn2dfa.pdfa import save_pdfa
     from rnn2dfa.pdfa.random import random_pdfa
 
-    _check_output(output)
+    check_writable(output)
     p = random_pdfa(states, symbols, end=end, concentration=concentration, seed=seed)
     save_pdfa(p, output)
     if as_json:

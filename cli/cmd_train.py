@@ -14,6 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.cells import ALL_CELLS
 from rnn2dfa.train.config import TrainConfig
@@ -36,14 +37,6 @@ _DEFAULT = TrainConfig()
 BUCKET = 10
 
 
-def _check_output(path: str) -> None:
-    """Refuse an unwritable output before training starts, not after."""
-    p = Path(path)
-    if p.is_dir():
-        raise InputError("is a folder; give a file name for the model", path=path)
-    parent = p.parent if str(p.parent) else Path(".")
-    if not parent.is_dir():
-        raise InputError("cannot write: folder does not exist", path=path)
 
 
 def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
@@ -242,7 +235,7 @@ def train_cmd(
         raise InputError("give one of --language NAME or --data FILE (see rnn2dfa train --help)")
     if alphabet is not None and data is None:
         raise InputError("--alphabet goes with --data (a language has its own alphabet)")
-    _check_output(output)
+    check_writable(output, "the model")
     if max_length is None:
         predicts = not bidirectional and resolve_objective(language, objective) == "predict"
         max_length = PREDICT_MAX_LENGTH if predicts else _DEFAULT.max_length

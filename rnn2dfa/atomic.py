@@ -14,6 +14,17 @@ from pathlib import Path
 from rnn2dfa.errors import InputError
 
 
+def check_writable(path: str | os.PathLike[str], what: str = "the output") -> None:
+    """Refuse an output path before any work is done, with the messages `atomic_path` would
+    give at the end: a folder, or a file in a folder that does not exist."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(f"is a folder; give a file name for {what}", path=str(path))
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise InputError("cannot write: folder does not exist", path=str(path))
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside `path`; rename it onto `path` only if the block succeeds.
