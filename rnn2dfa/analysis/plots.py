@@ -4,34 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
 from rnn2dfa.analysis.activations import ActivationReport
 from rnn2dfa.analysis.generalization import GeneralizationReport
-from rnn2dfa.atomic import atomic_path
-from rnn2dfa.errors import InputError
-
-PLOT_FORMATS = ("svg", "png", "pdf")
-
-
-def _figure(path: str | os.PathLike[str], size: tuple[float, float], rows: int = 1):
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fmt = Path(path).suffix.lower().lstrip(".")
-    if fmt not in PLOT_FORMATS:
-        raise InputError("the plot must be a .svg, .png or .pdf file", path=str(path))
-    fig = Figure(figsize=size)
-    FigureCanvasAgg(fig)
-    return fig, fmt
-
-
-def _save(fig, fmt: str, path: str | os.PathLike[str]) -> None:
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=fmt)
+from rnn2dfa.render.plots import new_figure, save_figure
 
 
 def plot_generalization(
@@ -41,7 +19,7 @@ def plot_generalization(
     """Per n: the member's accept logit (solid) and the highest near-miss logit (dotted),
     squashed by arcsinh; a network is right at n while solid > 0 > dotted. One colour per
     report; the first failing n is marked."""
-    fig, fmt = _figure(path, (7.5, 4.2))
+    fig, fmt = new_figure(path, (7.5, 4.2))
     ax = fig.add_subplot(1, 1, 1)
     labels = list(labels) if labels else [r.model for r in reports]
     for i, (r, label) in enumerate(zip(reports, labels, strict=True)):
@@ -64,14 +42,14 @@ def plot_generalization(
                  fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="best")
-    _save(fig, fmt, path)
+    save_figure(fig, fmt, path)
 
 
 def plot_activations(report: ActivationReport, path: str | os.PathLike[str],
                      max_lines: int = 8) -> None:
     """Top: the counting units (or the most varying ones) over the word, beside the running
     count they follow; bottom: every unit, each scaled to [-1, 1], as a heat map."""
-    fig, fmt = _figure(path, (8.0, 6.0))
+    fig, fmt = new_figure(path, (8.0, 6.0))
     ax = fig.add_subplot(2, 1, 1)
     t = np.arange(report.length + 1)
     idx = {u: i for i, u in enumerate(report.units)}
@@ -102,4 +80,4 @@ def plot_activations(report: ActivationReport, path: str | os.PathLike[str],
     ax2.set_yticks(range(0, len(report.units), step))
     ax2.set_yticklabels(report.units[::step], fontsize=6)
     ax2.set_xlabel("symbols read (every unit scaled to [-1, 1])")
-    _save(fig, fmt, path)
+    save_figure(fig, fmt, path)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rnn2dfa.atomic import atomic_path
 from rnn2dfa.errors import InputError
@@ -15,18 +15,32 @@ if TYPE_CHECKING:  # the report module imports torch; drawing a DFA must not
 PLOT_FORMATS = ("svg", "png", "pdf")
 
 
-def plot_agreement(report: VerifyReport, path: str | os.PathLike[str]) -> None:
-    """Agreement by length: DFA vs network per bucket (balanced and uniform samples), the
-    network's and the DFA's accuracy against the truth, and the exact per-length agreement
-    of the DFA with the truth. Written atomically; format from the suffix (svg, png, pdf)."""
+def new_figure(path: str | os.PathLike[str], size: tuple[float, float]) -> tuple[Any, str]:
+    """A matplotlib Figure on the Agg canvas (no display needed) and the format the path's
+    suffix asks for; an unknown suffix is a one-line error before anything is drawn."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     fmt = Path(path).suffix.lower().lstrip(".")
     if fmt not in PLOT_FORMATS:
         raise InputError("the plot must be a .svg, .png or .pdf file", path=str(path))
-    fig = Figure(figsize=(7.5, 4.2))
+    fig = Figure(figsize=size)
     FigureCanvasAgg(fig)
+    return fig, fmt
+
+
+def save_figure(fig: Any, fmt: str, path: str | os.PathLike[str]) -> None:
+    """Lay the figure out and write it atomically (no half-written plot on failure)."""
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, format=fmt)
+
+
+def plot_agreement(report: VerifyReport, path: str | os.PathLike[str]) -> None:
+    """Agreement by length: DFA vs network per bucket (balanced and uniform samples), the
+    network's and the DFA's accuracy against the truth, and the exact per-length agreement
+    of the DFA with the truth. Written atomically; format from the suffix (svg, png, pdf)."""
+    fig, fmt = new_figure(path, (7.5, 4.2))
     ax = fig.add_subplot(1, 1, 1)
     net = report.network
     if net is not None:
@@ -55,9 +69,7 @@ def plot_agreement(report: VerifyReport, path: str | os.PathLike[str]) -> None:
     ax.set_title(report.verdict if len(report.verdict) < 90 else report.verdict[:87] + "...",
                  fontsize=9)
     ax.legend(fontsize=8, loc="lower left")
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=fmt)
+    save_figure(fig, fmt, path)
 
 
 def plot_size_error(curve: list[list[float]], path: str | os.PathLike[str],
@@ -65,14 +77,7 @@ def plot_size_error(curve: list[list[float]], path: str | os.PathLike[str],
     """L*'s hypotheses: states against disagreement with the network (the noise-tolerant
     verdict's evidence). A falling curve that reaches epsilon is a finite-state network
     with rare mistakes; a curve that stays high as the states grow is not finite-state."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fmt = Path(path).suffix.lower().lstrip(".")
-    if fmt not in PLOT_FORMATS:
-        raise InputError("the plot must be a .svg, .png or .pdf file", path=str(path))
-    fig = Figure(figsize=(6.0, 3.6))
-    FigureCanvasAgg(fig)
+    fig, fmt = new_figure(path, (6.0, 3.6))
     ax = fig.add_subplot(1, 1, 1)
     ax.plot([c[0] for c in curve], [100 * c[1] for c in curve], "-o", color="tab:blue")
     if epsilon is not None:
@@ -82,6 +87,4 @@ def plot_size_error(curve: list[list[float]], path: str | os.PathLike[str],
     ax.set_xlabel("hypothesis states (log scale)")
     ax.set_ylabel("% of sampled words where DFA != network")
     ax.grid(True, alpha=0.3)
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=fmt)
+    save_figure(fig, fmt, path)

@@ -7,7 +7,8 @@ import statistics
 from collections import defaultdict
 from pathlib import Path
 
-from rnn2dfa.atomic import atomic_path, write_text
+from rnn2dfa.atomic import write_text
+from rnn2dfa.render.plots import new_figure, save_figure
 from rnn2dfa.sweep.grid import Sweep
 
 Row = dict[str, str]
@@ -59,11 +60,7 @@ def summarize(rows: list[Row]) -> dict[Group, dict[str, float | int | None]]:
 
 def _plot_success(path: Path, summary: dict[Group, dict], langs: list[str],
                   columns: list[tuple[str, str]]) -> None:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(1.6 + 1.1 * len(columns), 1.2 + 0.45 * len(langs)))
-    FigureCanvasAgg(fig)
+    fig, fmt = new_figure(path, (1.6 + 1.1 * len(columns), 1.2 + 0.45 * len(langs)))
     ax = fig.add_subplot(1, 1, 1)
     grid = [[None] * len(columns) for _ in langs]
     for i, lang in enumerate(langs):
@@ -85,18 +82,13 @@ def _plot_success(path: Path, summary: dict[Group, dict], langs: list[str],
     ax.set_yticks(range(len(langs)), langs, fontsize=8)
     ax.set_title("equivalent to the truth (rows: seeds x sizes)", fontsize=9)
     fig.colorbar(im, ax=ax, label="%")
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix.lstrip(".") or "svg")
+    save_figure(fig, fmt, path)
 
 
 def _plot_times(path: Path, summary: dict[Group, dict], langs: list[str],
                 columns: list[tuple[str, str]]) -> None:
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(max(5.0, 0.9 * len(langs) * max(1, len(columns)) ** 0.5 + 2), 3.8))
-    FigureCanvasAgg(fig)
+    width_in = max(5.0, 0.9 * len(langs) * max(1, len(columns)) ** 0.5 + 2)
+    fig, fmt = new_figure(path, (width_in, 3.8))
     ax = fig.add_subplot(1, 1, 1)
     width = 0.8 / max(1, len(columns))
     for j, (cell, method) in enumerate(columns):
@@ -116,9 +108,7 @@ def _plot_times(path: Path, summary: dict[Group, dict], langs: list[str],
     ax.set_ylabel("median seconds")
     ax.set_title("median training + extraction time", fontsize=9)
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, format=path.suffix.lstrip(".") or "svg")
+    save_figure(fig, fmt, path)
 
 
 def _layout(rows: list[Row], sweep: Sweep | None
