@@ -278,11 +278,32 @@ def extract_pdfa(
     t.add_row("PDFA states", str(pdfa.n_states))
     t.add_row("finished", "yes" if finished else "[yellow]no[/yellow]")
     for key, val in stats.items():
-        if key != "states":
-            t.add_row(key.replace("_", " "), f"{val:,}" if isinstance(val, int) else str(val))
+        if key in ("states", "tolerances"):
+            continue
+        if isinstance(val, dict):
+            val = ", ".join(f"{k.replace('_', ' ')} {v:,}" if isinstance(v, int) else
+                            f"{k.replace('_', ' ')} {v}" for k, v in val.items())
+        if isinstance(val, bool):
+            val = "yes" if val else "no"
+        t.add_row(key.replace("_", " "), f"{val:,}" if isinstance(val, int) else str(val))
     t.add_row("written to", escape(output))
     out.print(t)
+    if stats.get("tolerances"):
+        out.print(_tolerance_table(stats["tolerances"], stats.get("tolerance")))
     err.print(f"[{'dim' if finished else 'yellow'}]{escape(message)}[/]")
+
+
+def _tolerance_table(trials: list[dict[str, Any]], kept: float | None) -> Table:
+    """The adaptive run's size-quality curve: one row per tolerance tried (a smaller PDFA of
+    nearly the same quality is one `--tolerance T --target 0` away)."""
+    t = Table(title="Tolerances tried (held-out samples of the network)", title_justify="left")
+    for col in ("tolerance", "states", "WER", "NDCG@5", "ended", "seconds"):
+        t.add_column(col, justify="left" if col == "ended" else "right")
+    for r in trials:
+        mark = " (kept)" if r["tolerance"] == kept else ""
+        t.add_row(f"{r['tolerance']:g}{mark}", f"{r['states']:,}", f"{r['wer']:.2%}",
+                  f"{r['ndcg']:.4f}", escape(str(r["ended"])), f"{r['seconds']:.1f}")
+    return t
 
 
 def _extract_spectral(source: str, teacher: Any, meta: dict[str, Any], kind: str, *,

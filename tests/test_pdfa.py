@@ -120,6 +120,20 @@ def test_word_probabilities_by_hand() -> None:
     assert np.allclose(np.exp(p.log_probs(words)), [HAND[w] for w in words])
 
 
+def test_prefix_states_and_visit_means_by_hand() -> None:
+    p = two_state()
+    # "ab": start 0, a -> 1, b stays in 1; "b": 0, b -> 0
+    words = [(0, 1), (1,)]
+    assert p.prefix_states(words).tolist() == [0, 1, 1, 0, 0]
+    dists = np.arange(15, dtype=float).reshape(5, 3)  # one row per prefix, in that order
+    means, counts = p.visit_means(words, dists)
+    assert counts.tolist() == [3, 2]
+    # state 0: rows 0, 3, 4; state 1: rows 1, 2
+    assert np.allclose(means[0], (dists[0] + dists[3] + dists[4]) / 3)
+    assert np.allclose(means[1], (dists[1] + dists[2]) / 2)
+    assert p.prefix_states([]).shape == (0,)
+
+
 def test_sampling_frequencies_match_the_distribution() -> None:
     p = two_state()
     n = 40_000
@@ -296,6 +310,13 @@ def test_cli_chain(tmp_path) -> None:
     assert r.exit_code == 0, r.stderr
     report = json.loads(r.stdout)
     assert report["states"] == load_pdfa(pdfa).n_states >= 1
+    # without --json: the size-quality curve of the adaptive tolerance, the kept one marked
+    r = run("extract", lm, "--method", "wlstar", "--tolerance", "0.4", "--time-limit", "10",
+            "-o", pdfa)
+    assert r.exit_code == 0, r.stderr
+    tried = json.loads(Path(pdfa).read_text())["stats"]["tolerances"]
+    assert "Tolerances tried" in r.stdout and r.stdout.count("(kept)") == 1
+    assert f"{tried[0]['tolerance']:g}" in r.stdout.split("Tolerances tried")[1]
     r = run("verify", pdfa, "--model", lm, "--data", test, "--truth-file", truth, "--samples",
             "200", "--json")
     assert r.exit_code in (0, 1), r.stderr

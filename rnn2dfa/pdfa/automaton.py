@@ -109,14 +109,30 @@ class PDFA:
             out[:, j] = self.probabilities[q]
         return out
 
+    def prefix_states(self, words: Sequence[Word]) -> np.ndarray:
+        """Flat (sum(len + 1),) state after every prefix of every word (see `flat_positions`)."""
+        if len(words) == 0:
+            return np.zeros(0, dtype=np.int64)
+        padded, lengths = pad_words(words)
+        rows, cols = flat_positions(lengths)
+        return self.state_table(padded, lengths)[rows, cols]
+
     def prefix_distributions(self, words: Sequence[Word]) -> np.ndarray:
         """Flat (sum(len + 1), k + 1) distributions after every prefix (see `flat_positions`)."""
         if len(words) == 0:
             return np.zeros((0, self.eos + 1))
-        padded, lengths = pad_words(words)
-        states = self.state_table(padded, lengths)
-        rows, cols = flat_positions(lengths)
-        return self.probabilities[states[rows, cols]]
+        return self.probabilities[self.prefix_states(words)]
+
+    def visit_means(self, words: Sequence[Word], dists: np.ndarray) -> tuple[np.ndarray,
+                                                                             np.ndarray]:
+        """The mean of `dists` (flat, one row per prefix of `words`, as `prefix_distributions`
+        gives) over the prefixes reaching each state, and how many reach it (zero rows where
+        none do). Fits a state structure's distributions to a teacher's answers."""
+        visited = self.prefix_states(words)
+        sums = np.zeros((self.n_states, dists.shape[1]))
+        np.add.at(sums, visited, dists)
+        counts = np.bincount(visited, minlength=self.n_states)
+        return sums / np.maximum(counts, 1)[:, None], counts
 
     def log_probs(self, words: Sequence[Word]) -> np.ndarray:
         """Natural log of each word's probability (-inf for impossible words)."""

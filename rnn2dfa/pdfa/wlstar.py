@@ -43,6 +43,9 @@ class PDFAExtraction:
     message: str  # one line: what the verdict rests on, or why it stopped
     stats: dict[str, Any] = field(default_factory=dict)
     hypothesis_sizes: list[int] = field(default_factory=list)
+    #: adaptive runs: every (tolerance, scored hypothesis), coarsest first: a size-quality
+    #: curve to compare with other learners at equal size
+    tried: list[tuple[float, PDFA]] = field(default_factory=list)
 
 
 def _shortlex(words: Sequence[Word]) -> list[Word]:
@@ -305,6 +308,7 @@ def wlstar(
         held_words = teacher.sample(check_words, rng, max_length)  # type: ignore[attr-defined]
         held = (held_words, teacher.prefix_distributions(held_words))
     trials: list[dict[str, Any]] = []  # one per tolerance tried (adaptive)
+    tried: list[tuple[float, PDFA]] = []  # and its hypothesis
     scored_last = False
     best: tuple[tuple[float, int], PDFA, float] | None = None  # (score, states), pdfa, t
 
@@ -317,16 +321,10 @@ def wlstar(
         if not (refit and can_sample):
             return h
         fit_words = teacher.sample(check_words, rng, max_length)  # type: ignore[attr-defined]
-        got = teacher.prefix_distributions(fit_words)
-        padded, lengths = pad_words(fit_words)
-        rows, cols = flat_positions(lengths)
-        visited = h.state_table(padded, lengths)[rows, cols]
-        sums = np.zeros_like(h.probabilities)
-        np.add.at(sums, visited, got)
-        counts = np.bincount(visited, minlength=h.n_states)
+        means, counts = h.visit_means(fit_words, teacher.prefix_distributions(fit_words))
         probs = h.probabilities.copy()
         enough = counts >= 5
-        probs[enough] = sums[enough] / counts[enough, None]
+        probs[enough] = means[enough]
         return PDFA(h.alphabet, h.transitions, probs, h.start)
 
     def score(h: PDFA, t: float, why: str) -> bool:
@@ -341,6 +339,7 @@ def wlstar(
         trials.append({"tolerance": t, "states": h.n_states, "ended": why,
                        "wer": round(w_err, 6), "ndcg": round(1.0 - n_err, 6),
                        "seconds": round(time.perf_counter() - t0, 3)})
+        tried.append((t, h))
         if best is None or key < best[0]:
             best = (key, h, t)
         return key[0] <= target
@@ -516,4 +515,4 @@ def wlstar(
                     f"{final_check['words']:,} fresh samples: "
                     f"{final_check['beyond_tolerance']:,} differ by more than {tolerance:g}")
     pdfa = hyp.with_extra(stats=stats)
-    return PDFAExtraction(pdfa, "wlstar", finished, message, stats, sizes)
+    return PDFAExtraction(pdfa, "wlstar", finished, message, stats, sizes, tried)
