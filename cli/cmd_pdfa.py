@@ -462,18 +462,27 @@ def verify_pdfa(
                   seed=seed)
     row = cmp.row(Path(pdfa_file).name)
     passed = None
+    ties: dict[str, Any] | None = None
     if network is not None:
+        from rnn2dfa.pdfa.metrics import NEAR_TIE, near_tie_differences
+
         assert row.wer_network is not None
         passed = row.wer_network <= max_wer
         agree = 1 - row.wer_network
         verdict = (f"the {what}'s most likely next symbol agrees with the network's on "
                    f"{agree:.2%} of {cmp.prefixes:,} prefixes of {where} "
                    f"({'at least' if passed else 'below'} the required {1 - max_wer:.2%})")
+        differ, at_ties = near_tie_differences(pdfa.prefix_distributions(words),
+                                               network.prefix_distributions(words))
+        ties = {"margin": NEAR_TIE, "differing": differ, "at_near_ties": at_ties}
+        if differ:
+            verdict += (f"; {at_ties:,} of the {differ:,} differing prefixes are near-ties of "
+                        f"the network (its two most likely symbols within {NEAR_TIE:g})")
     else:
         verdict = f"scored on {cmp.prefixes:,} prefixes of {where} (no network to compare with)"
     if as_json:
         emit_json({"pdfa": pdfa_file, "model": model, "test": where, "notes": notes,
-                   "passed": passed, "verdict": verdict, **cmp.to_dict()})
+                   "passed": passed, "verdict": verdict, "near_ties": ties, **cmp.to_dict()})
     else:
         t = Table(title=f"Next-symbol prediction on {escape(where)} ({cmp.prefixes:,} prefixes)",
                   title_justify="left")

@@ -23,7 +23,7 @@ from rnn2dfa.models.io import load_model, save_model
 from rnn2dfa.models.lm import RNNLanguageModel
 from rnn2dfa.pdfa import PDFA, PDFAFormatError, dumps, load_pdfa, loads, random_pdfa, save_pdfa
 from rnn2dfa.pdfa.exact import entropy, expected_length, kl_divergence, max_difference
-from rnn2dfa.pdfa.metrics import ndcg5, perplexity, wer
+from rnn2dfa.pdfa.metrics import ndcg5, near_tie_differences, perplexity, wer
 from rnn2dfa.pdfa.ngram import ngram_pdfa
 from rnn2dfa.pdfa.spectral import spectral_basis
 from rnn2dfa.pdfa.teacher import NetworkLM
@@ -246,6 +246,17 @@ def test_wer_by_hand() -> None:
     assert wer(pred, ref) == pytest.approx(0.5)  # wrong at rows 0 and 3
 
 
+def test_near_tie_differences_by_hand() -> None:
+    pred = np.array([[0.6, 0.4, 0.0], [0.1, 0.2, 0.7], [0.2, 0.5, 0.3], [0.3, 0.3, 0.4]])
+    # reference tops: 1 (0.52 vs 0.48: a near-tie), 2 (agrees), 0 (0.9: clear), 0 (0.41 vs
+    # 0.39 for 2: a near-tie): rows 0, 2, 3 differ, rows 0 and 3 at near-ties
+    ref = np.array([[0.48, 0.52, 0.0], [0.0, 0.0, 1.0], [0.9, 0.05, 0.05], [0.41, 0.2, 0.39]])
+    assert near_tie_differences(pred, ref) == (3, 2)
+    assert near_tie_differences(pred, ref, margin=0.01) == (3, 0)
+    assert near_tie_differences(ref, ref) == (0, 0)
+    assert near_tie_differences(np.zeros((0, 3)), np.zeros((0, 3))) == (0, 0)
+
+
 def test_ndcg5_as_defined_by_spice() -> None:
     # Reference p = (0.5, 0.3, 0.2, 0, 0, 0); the model ranks 1, 0, 2, 3, 4:
     # gain = 0.3/log2(2) + 0.5/log2(3) + 0.2/log2(4) + 0 + 0 = 0.3 + 0.315465 + 0.1
@@ -321,6 +332,11 @@ def test_cli_chain(tmp_path) -> None:
             "200", "--json")
     assert r.exit_code in (0, 1), r.stderr
     out = json.loads(r.stdout)
+    ties = out["near_ties"]
+    differing = round(out["rows"][1]["wer_network"] * out["prefixes"])
+    assert ties["differing"] == differing and 0 <= ties["at_near_ties"] <= differing
+    assert (f"{ties['at_near_ties']:,} of the {differing:,} differing prefixes are near-ties"
+            in out["verdict"]) == (differing > 0)
     names = [row["model"] for row in out["rows"]]
     assert names[:2] == ["network", "pdfa.json"] and "6-gram" in names and names[-1] == "truth"
     assert out["sequences"] == 200 and out["passed"] == (out["rows"][1]["wer_network"] <= 0.01)

@@ -190,6 +190,11 @@ def test_the_target_floor_is_reported_not_hidden() -> None:
     assert not res.finished
     assert res.pdfa.n_states == 1
     assert "NOT within the target" in res.message and "floor (0.05)" in res.message
+    # every difference is at a near-tie: the twins' top two are 0.04 apart (< 0.05)
+    kept = next(t for t in res.stats["tolerances"] if t["tolerance"] == res.stats["tolerance"])
+    assert kept["differing"] > 0 and kept["at_near_ties"] == kept["differing"]
+    assert (f"{kept['differing']:,} of the {kept['differing']:,} prefixes where the top "
+            "predictions differ are near-ties of the teacher") in res.message
 
 
 # ------------------------------------------------------------------------------ training

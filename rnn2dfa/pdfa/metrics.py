@@ -46,6 +46,26 @@ def wer(pred: np.ndarray, reference: np.ndarray) -> float:
     return float(np.mean(guess != truth)) if guess.size else 0.0
 
 
+#: A reference distribution whose two largest entries are within this is a near-tie: its top
+#: prediction could flip with a change of that size (see `near_tie_differences`).
+NEAR_TIE = 0.05
+
+
+def near_tie_differences(pred: np.ndarray, reference: np.ndarray,
+                         margin: float = NEAR_TIE) -> tuple[int, int]:
+    """How many prefixes' most likely symbols differ between `pred` and the `reference`
+    distributions, and how many of those are near-ties of the reference (its two largest
+    entries within `margin`). WER counts a difference at a near-tie as fully as any other,
+    but a trained network's choice there rests on its own small errors, which may vary with
+    the history in ways no small automaton follows: the share tells a user how much of a
+    WER is that."""
+    if pred.shape[0] == 0:
+        return 0, 0
+    differ = top_symbols(pred, 1)[:, 0] != top_symbols(reference, 1)[:, 0]
+    top2 = np.sort(reference[differ], axis=1)[:, -2:]
+    return int(differ.sum()), int(((top2[:, 1] - top2[:, 0]) < margin).sum())
+
+
 def ndcg5(pred: np.ndarray, reference: np.ndarray) -> float:
     """Mean NDCG@5 (SPiCe). `reference`: (N,) symbols that follow, or (N, k + 1)
     distributions giving the relevance of each symbol."""

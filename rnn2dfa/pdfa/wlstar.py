@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.pdfa.automaton import PDFA, flat_positions
+from rnn2dfa.pdfa.metrics import NEAR_TIE, ndcg5, near_tie_differences, wer
 from rnn2dfa.pdfa.teacher import LanguageModel
 from rnn2dfa.words import Word, pad_words
 
@@ -225,6 +226,15 @@ def _cluster(dist: np.ndarray, tolerance: float) -> tuple[list[int], np.ndarray]
     return reps, assign
 
 
+def _near_tie_note(differ: int, at_ties: int, finished: bool) -> str:
+    """For a run that missed its target: how much of the WER is at the teacher's near-ties."""
+    if finished or differ == 0:
+        return ""
+    return (f"; {at_ties:,} of the {differ:,} prefixes where the top predictions differ are "
+            f"near-ties of the teacher (its two most likely symbols within {NEAR_TIE:g}), "
+            "where a network's choice rests on its own small errors")
+
+
 def wlstar(
     teacher: LanguageModel,
     *,
@@ -331,13 +341,13 @@ def wlstar(
         """Score `h` on the held-out sample; keep the best; True when within the target."""
         nonlocal best
         assert held is not None and target is not None
-        from rnn2dfa.pdfa.metrics import ndcg5, wer
-
         want = h.prefix_distributions(held[0])
         w_err, n_err = wer(want, held[1]), 1.0 - ndcg5(want, held[1])
         key = (max(w_err, n_err), h.n_states)
+        differ, at_ties = near_tie_differences(want, held[1])
         trials.append({"tolerance": t, "states": h.n_states, "ended": why,
                        "wer": round(w_err, 6), "ndcg": round(1.0 - n_err, 6),
+                       "differing": differ, "at_near_ties": at_ties,
                        "seconds": round(time.perf_counter() - t0, 3)})
         tried.append((t, h))
         if best is None or key < best[0]:
@@ -503,6 +513,7 @@ def wlstar(
                    f"NDCG@5 {kept['ndcg']:.4f} against its predictions at tolerance "
                    f"{tolerance:g} ({len(trials)} tolerance(s) tried"
                    + (f"; stopped: {stop_reason})" if stop_reason and not finished else ")")
+                   + _near_tie_note(kept["differing"], kept["at_near_ties"], finished)
                    + "; a sampled check, not a proof")
     elif finished:
         message = (f"{last_bad:,} of {last_prefixes:,} prefixes of the last {last_words:,} "
