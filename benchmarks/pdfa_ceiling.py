@@ -54,10 +54,3 @@ def context_pdfa(truth: PDFA, network_lm, j: int, fit_words: list[Word]) -> PDFA
     base[base_counts == 0] = truth.probabilities[base_counts == 0]
     probs = np.where(counts[:, None] > 0, means, base[true_of])
     return PDFA(truth.alphabet, trans, probs / probs.sum(axis=1, keepdims=True), 0)
-
-
-def near_ties(truth_dists: np.ndarray, gap: float = 0.02) -> np.ndarray:
-    """Prefixes whose true next-symbol distribution has its two largest entries within
-    `gap`: there a network's top prediction is decided by its own errors."""
-    top2 = np.sort(truth_dists, axis=1)[:, -2:]
-    return (top2[:, 1] - top2[:, 0]) < gap

@@ -23,7 +23,7 @@ from rnn2dfa.models.io import load_model, save_model
 from rnn2dfa.models.lm import RNNLanguageModel
 from rnn2dfa.pdfa import PDFA, PDFAFormatError, dumps, load_pdfa, loads, random_pdfa, save_pdfa
 from rnn2dfa.pdfa.exact import entropy, expected_length, kl_divergence, max_difference
-from rnn2dfa.pdfa.metrics import ndcg5, near_tie_differences, perplexity, wer
+from rnn2dfa.pdfa.metrics import ndcg5, near_tie_differences, near_ties, perplexity, wer
 from rnn2dfa.pdfa.ngram import ngram_pdfa
 from rnn2dfa.pdfa.spectral import spectral_basis
 from rnn2dfa.pdfa.teacher import NetworkLM
@@ -255,6 +255,10 @@ def test_near_tie_differences_by_hand() -> None:
     assert near_tie_differences(pred, ref, margin=0.01) == (3, 0)
     assert near_tie_differences(ref, ref) == (0, 0)
     assert near_tie_differences(np.zeros((0, 3)), np.zeros((0, 3))) == (0, 0)
+    # the mask itself: gaps 0.04, 0.4, 0.06 (tops 0.6 and 0.2 in row 1, not the two 0.2s)
+    d = np.array([[0.48, 0.44, 0.08], [0.2, 0.2, 0.6], [0.5, 0.44, 0.06]])
+    assert near_ties(d).tolist() == [True, False, False]
+    assert near_ties(d, margin=0.07).tolist() == [True, False, True]
 
 
 def test_ndcg5_as_defined_by_spice() -> None:

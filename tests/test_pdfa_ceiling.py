@@ -1,5 +1,5 @@
 """The PDFA benchmark's ceiling rows: PDFAs on a truth's states (and recent symbols) fit to a
-teacher, and the near-ties of a distribution.
+teacher.
 
 With the truth itself as the teacher, the fit must give back the truth's distributions
 exactly (every state's mean is over identical rows), whatever the number of recent symbols
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.pdfa_ceiling import context_pdfa, near_ties
+from benchmarks.pdfa_ceiling import context_pdfa
 from rnn2dfa.pdfa import PDFA, random_pdfa
 
 
@@ -36,9 +36,3 @@ def test_fit_to_the_truth_gives_the_truth_back() -> None:
     for j in (0, 1, 2):
         got = context_pdfa(truth, truth, j, fit).prefix_distributions(test)
         assert np.allclose(got, want), j
-
-
-def test_near_ties() -> None:
-    d = np.array([[0.40, 0.39, 0.21], [0.6, 0.3, 0.1], [0.2, 0.2, 0.6], [0.5, 0.45, 0.05]])
-    assert near_ties(d).tolist() == [True, False, False, False]
-    assert near_ties(d, gap=0.06).tolist() == [True, False, False, True]

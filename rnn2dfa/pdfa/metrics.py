@@ -59,11 +59,16 @@ def near_tie_differences(pred: np.ndarray, reference: np.ndarray,
     but a trained network's choice there rests on its own small errors, which may vary with
     the history in ways no small automaton follows: the share tells a user how much of a
     WER is that."""
-    if pred.shape[0] == 0:
-        return 0, 0
     differ = top_symbols(pred, 1)[:, 0] != top_symbols(reference, 1)[:, 0]
-    top2 = np.sort(reference[differ], axis=1)[:, -2:]
-    return int(differ.sum()), int(((top2[:, 1] - top2[:, 0]) < margin).sum())
+    return int(differ.sum()), int(near_ties(reference[differ], margin).sum())
+
+
+def near_ties(dists: np.ndarray, margin: float = NEAR_TIE) -> np.ndarray:
+    """Bool (N,): rows whose two largest entries are less than `margin` apart."""
+    if dists.shape[0] == 0:
+        return np.zeros(0, dtype=bool)
+    top2 = np.sort(dists, axis=1)[:, -2:]
+    return (top2[:, 1] - top2[:, 0]) < margin
 
 
 def ndcg5(pred: np.ndarray, reference: np.ndarray) -> float:
