@@ -44,13 +44,8 @@ def _product(truth: PDFA, j: int) -> tuple[np.ndarray, np.ndarray]:
 
 def context_pdfa(truth: PDFA, network_lm, j: int, fit_words: list[Word]) -> PDFA:  # noqa: ANN001
     """The PDFA on (true state, last `j` symbols) fit to the network on `fit_words` (see the
-    module doc); a state no fit prefix reaches gets the mean over its true state."""
+    module doc); a state no fit prefix reaches gets the fit of its true state."""
     trans, true_of = _product(truth, j)
-    n, k = trans.shape
-    shape = PDFA(truth.alphabet, trans, np.full((n, k + 1), 1.0 / (k + 1)), 0)
     got = network_lm.prefix_distributions(fit_words)
-    means, counts = shape.visit_means(fit_words, got)
-    base, base_counts = truth.visit_means(fit_words, got)
-    base[base_counts == 0] = truth.probabilities[base_counts == 0]
-    probs = np.where(counts[:, None] > 0, means, base[true_of])
-    return PDFA(truth.alphabet, trans, probs / probs.sum(axis=1, keepdims=True), 0)
+    base = truth.refit(fit_words, got).probabilities  # the truth's states fit: j = 0
+    return PDFA(truth.alphabet, trans, base[true_of], 0).refit(fit_words, got)

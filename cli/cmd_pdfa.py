@@ -390,7 +390,7 @@ def verify_pdfa(
 
     from rnn2dfa.pdfa import load_pdfa
     from rnn2dfa.pdfa.data import read_sequences
-    from rnn2dfa.pdfa.evaluate import Candidate, compare
+    from rnn2dfa.pdfa.evaluate import TRUTH_SHAPE, Candidate, compare, truth_shape_candidate
     from rnn2dfa.pdfa.ngram import ngram_pdfa
     from rnn2dfa.pdfa.wfa_io import is_wfa_file, load_wfa
 
@@ -458,6 +458,9 @@ def verify_pdfa(
             cands.append(Candidate(f"{order}-gram", g, g.n_states, time.perf_counter() - t0))
     if truth_pdfa is not None:
         cands.append(Candidate("truth", truth_pdfa, truth_pdfa.n_states))
+        if network is not None and hasattr(network, "sample"):
+            cands.append(truth_shape_candidate(truth_pdfa, network,
+                                               network.sample(samples, rng)))
     cmp = compare(words, cands, network=network, truth=truth_pdfa, truth_name=truth_name,
                   seed=seed)
     row = cmp.row(Path(pdfa_file).name)
@@ -478,6 +481,13 @@ def verify_pdfa(
         if differ:
             verdict += (f"; {at_ties:,} of the {differ:,} differing prefixes are near-ties of "
                         f"the network (its two most likely symbols within {NEAR_TIE:g})")
+        shape = next((r for r in cmp.rows if r.model == TRUTH_SHAPE), None)
+        if shape is not None and not passed:
+            assert shape.wer_network is not None
+            verdict += (f"; the true automaton's states, fit to the network, agree with it on "
+                        f"{1 - shape.wer_network:.2%}" + (
+                            ", below the requirement too" if shape.wer_network > max_wer
+                            else ", which meets it"))
     else:
         verdict = f"scored on {cmp.prefixes:,} prefixes of {where} (no network to compare with)"
     if as_json:

@@ -132,6 +132,21 @@ def test_prefix_states_and_visit_means_by_hand() -> None:
     assert np.allclose(means[0], (dists[0] + dists[3] + dists[4]) / 3)
     assert np.allclose(means[1], (dists[1] + dists[2]) / 2)
     assert p.prefix_states([]).shape == (0,)
+    # refit: state 0 reached 3 times, state 1 twice: with min_count 3 only state 0 changes
+    fitted = p.refit(words, dists, min_count=3)
+    assert np.allclose(fitted.probabilities[0], means[0])
+    assert np.allclose(fitted.probabilities[1], p.probabilities[1])
+    assert (fitted.transitions == p.transitions).all()
+
+
+def test_the_truth_fit_to_itself_is_the_truth() -> None:
+    from rnn2dfa.pdfa.evaluate import TRUTH_SHAPE, truth_shape_candidate
+
+    truth = random_pdfa(6, 3, seed=4)
+    c = truth_shape_candidate(truth, truth, truth.sample(500, np.random.default_rng(0)))
+    assert c.name == TRUTH_SHAPE and c.states == 6
+    test = truth.sample(200, np.random.default_rng(1))
+    assert np.allclose(c.model.prefix_distributions(test), truth.prefix_distributions(test))
 
 
 def test_sampling_frequencies_match_the_distribution() -> None:
@@ -342,9 +357,14 @@ def test_cli_chain(tmp_path) -> None:
     assert (f"{ties['at_near_ties']:,} of the {differing:,} differing prefixes are near-ties"
             in out["verdict"]) == (differing > 0)
     names = [row["model"] for row in out["rows"]]
-    assert names[:2] == ["network", "pdfa.json"] and "6-gram" in names and names[-1] == "truth"
+    assert names[:2] == ["network", "pdfa.json"] and "6-gram" in names
+    assert names[-2:] == ["truth", "truth's states, fit to network"]
+    shape = out["rows"][-1]
+    assert shape["states"] == load_pdfa(truth).n_states
+    assert ("the true automaton's states, fit to the network, agree with it on "
+            f"{1 - shape['wer_network']:.2%}" in out["verdict"]) == (not out["passed"])
     assert out["sequences"] == 200 and out["passed"] == (out["rows"][1]["wer_network"] <= 0.01)
-    truth_row = out["rows"][-1]
+    truth_row = out["rows"][-2]
     assert truth_row["kl_truth"] == pytest.approx(0.0, abs=1e-9) and truth_row["kl_exact"]
     r = run("show", pdfa, "--json")
     assert r.exit_code == 0 and json.loads(r.stdout)["format"] == "rnn2dfa.pdfa/1"

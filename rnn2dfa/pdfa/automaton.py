@@ -134,6 +134,16 @@ class PDFA:
         counts = np.bincount(visited, minlength=self.n_states)
         return sums / np.maximum(counts, 1)[:, None], counts
 
+    def refit(self, words: Sequence[Word], dists: np.ndarray, min_count: int = 1) -> PDFA:
+        """This structure with each state's distribution the mean of `dists` over the prefixes
+        of `words` reaching it (`visit_means`); states reached fewer than `min_count` times
+        keep theirs."""
+        means, counts = self.visit_means(words, dists)
+        probs = self.probabilities.copy()
+        enough = counts >= min_count
+        probs[enough] = means[enough]
+        return PDFA(self.alphabet, self.transitions, probs, self.start, dict(self.extra))
+
     def log_probs(self, words: Sequence[Word]) -> np.ndarray:
         """Natural log of each word's probability (-inf for impossible words)."""
         return word_log_probs(self.prefix_distributions(words), words, self.eos)

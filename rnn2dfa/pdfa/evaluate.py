@@ -47,6 +47,22 @@ class Comparison:
         return asdict(self)
 
 
+#: The name of `truth_shape_candidate`'s row.
+TRUTH_SHAPE = "truth's states, fit to network"
+
+
+def truth_shape_candidate(truth: PDFA, network: Any, words: Sequence[Word]) -> Candidate:
+    """The true automaton's states with the network's mean distributions (over the prefixes
+    of `words` reaching each state): how close a PDFA of the truth's shape can come to the
+    network's predictions. When it too misses a target, the network, not the extractor,
+    is what no small PDFA follows."""
+    import time
+
+    t0 = time.perf_counter()
+    shaped = truth.refit(words, network.prefix_distributions(words))
+    return Candidate(TRUTH_SHAPE, shaped, shaped.n_states, time.perf_counter() - t0)
+
+
 def compare(
     words: Sequence[Word],
     candidates: Sequence[Candidate],

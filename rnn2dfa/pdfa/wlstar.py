@@ -331,11 +331,7 @@ def wlstar(
         if not (refit and can_sample):
             return h
         fit_words = teacher.sample(check_words, rng, max_length)  # type: ignore[attr-defined]
-        means, counts = h.visit_means(fit_words, teacher.prefix_distributions(fit_words))
-        probs = h.probabilities.copy()
-        enough = counts >= 5
-        probs[enough] = means[enough]
-        return PDFA(h.alphabet, h.transitions, probs, h.start)
+        return h.refit(fit_words, teacher.prefix_distributions(fit_words), min_count=5)
 
     def score(h: PDFA, t: float, why: str) -> bool:
         """Score `h` on the held-out sample; keep the best; True when within the target."""
