@@ -18,6 +18,7 @@ prediction is decided by its own small errors.
     python benchmarks/pdfa.py --sizes 10x4,15x6,20x8,5x4,50x6 --cache /tmp/pdfa-nets
     python benchmarks/pdfa.py --sizes 5x4,50x6 --train-seconds 60
     python benchmarks/pdfa.py --cache /tmp/pdfa-nets --json > pdfa.json
+    python benchmarks/pdfa.py --render pdfa.json more.json      # their tables, all networks
 """
 
 from __future__ import annotations
@@ -191,6 +192,31 @@ def summarize(res: dict) -> list[str]:
     return lines
 
 
+def report(res: dict) -> None:
+    """One network's table of every model's scores, and the summary lines."""
+    c = res["comparison"]
+    train = ("cached network" if res["train_seconds"] is None else
+             f"network trained {res['train_seconds']:.0f} s, {res['train_epochs']} epochs, "
+             f"held-out loss {res['val_loss']:.4f}")
+    print(f"\n## random PDFA {res['states']} states x {res['symbols']} symbols (seed "
+          f"{res['seed']}); {train}; {c['sequences']} test sequences, {c['prefixes']} prefixes")
+    head = ("model", "states", "WER", "NDCG@5", "WER net", "NDCG net", "WER truth",
+            "NDCG truth", "perplexity", "KL", "seconds")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in c["rows"]:
+        kl = "-" if r["kl_truth"] is None else f"{r['kl_truth']:.4f}" + (
+            "" if r["kl_exact"] else "~")
+        print("| " + " | ".join([
+            r["model"], "-" if r["states"] is None else str(r["states"]),
+            _f(r["wer_data"]), _f(r["ndcg_data"]), _f(r["wer_network"]),
+            _f(r["ndcg_network"]), _f(r["wer_truth"]), _f(r["ndcg_truth"]),
+            _f(r["perplexity"], 3), kl, _f(r["seconds"], 2)]) + " |")
+    for line in summarize(res):
+        print(line)
+    sys.stdout.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
@@ -222,37 +248,26 @@ def main(argv: list[str] | None = None) -> int:
                     help="network samples the ceiling PDFAs are fit on")
     ap.add_argument("--cache", default=None, help="folder to keep trained networks in")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--render", nargs="+", metavar="FILE",
+                    help="print the tables of earlier --json outputs instead of running")
     args = ap.parse_args(argv)
     torch.set_num_threads(1)
     results = []
-    runs = [(size, int(seed)) for size in args.sizes.split(",") for seed in args.seeds.split(",")]
+    if args.render:
+        for path in args.render:
+            with open(path, encoding="utf-8") as fh:
+                results += json.load(fh)
+        results.sort(key=lambda r: (r["states"], r["symbols"], r["seed"]))
+        for res in results:
+            report(res)
+    runs = [] if args.render else [(size, int(seed)) for size in args.sizes.split(",")
+                                   for seed in args.seeds.split(",")]
     for size, seed in runs:
         n, k = (int(x) for x in size.lower().split("x"))
         res = bench_one(n, k, seed, args)
         results.append(res)
-        if args.json:
-            continue
-        c = res["comparison"]
-        train = ("cached network" if res["train_seconds"] is None else
-                 f"network trained {res['train_seconds']:.0f} s, {res['train_epochs']} epochs, "
-                 f"held-out loss {res['val_loss']:.4f}")
-        print(f"\n## random PDFA {n} states x {k} symbols (seed {seed}); {train}; "
-              f"{c['sequences']} test sequences, {c['prefixes']} prefixes")
-        head = ("model", "states", "WER", "NDCG@5", "WER net", "NDCG net", "WER truth",
-                "NDCG truth", "perplexity", "KL", "seconds")
-        print("| " + " | ".join(head) + " |")
-        print("|" + "---|" * len(head))
-        for r in c["rows"]:
-            kl = "-" if r["kl_truth"] is None else f"{r['kl_truth']:.4f}" + (
-                "" if r["kl_exact"] else "~")
-            print("| " + " | ".join([
-                r["model"], "-" if r["states"] is None else str(r["states"]),
-                _f(r["wer_data"]), _f(r["ndcg_data"]), _f(r["wer_network"]),
-                _f(r["ndcg_network"]), _f(r["wer_truth"]), _f(r["ndcg_truth"]),
-                _f(r["perplexity"], 3), kl, _f(r["seconds"], 2)]) + " |")
-        for line in summarize(res):
-            print(line)
-        sys.stdout.flush()
+        if not args.json:
+            report(res)
     if args.json:
         json.dump(results, sys.stdout, indent=1)
         print()
