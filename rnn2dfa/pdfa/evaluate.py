@@ -8,6 +8,7 @@ and estimated on sequences sampled from the truth for the others (`kl_exact` say
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -54,10 +55,8 @@ TRUTH_SHAPE = "truth's states, fit to network"
 def truth_shape_candidate(truth: PDFA, network: Any, words: Sequence[Word]) -> Candidate:
     """The true automaton's states with the network's mean distributions (over the prefixes
     of `words` reaching each state): how close a PDFA of the truth's shape can come to the
-    network's predictions. When it too misses a target, the network, not the extractor,
-    is what no small PDFA follows."""
-    import time
-
+    network's predictions. When it too misses a target, the shortfall is the network's
+    distance from a finite-state model, not only the extractor's."""
     t0 = time.perf_counter()
     shaped = truth.refit(words, network.prefix_distributions(words))
     return Candidate(TRUTH_SHAPE, shaped, shaped.n_states, time.perf_counter() - t0)
