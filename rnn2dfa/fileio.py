@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, is_dataclass
 from typing import Any, TypeVar
 
@@ -93,6 +93,20 @@ def json_default(x: Any) -> Any:
     if is_dataclass(x) and not isinstance(x, type):
         return asdict(x)
     raise TypeError(f"not JSON serializable: {type(x).__name__}")
+
+
+def json_object_text(head: dict[str, Any], tail: Sequence[str] = (),
+                     inline: Collection[str] = ()) -> str:
+    """A file format's JSON text, one member per line (diff-friendly): each member of `head`
+    on one line, except dicts and lists whose key is not in `inline` (indented below their
+    key); then the `tail` members, already formatted (' "rows": [...]'), in order."""
+    lines = []
+    for key, val in head.items():
+        nested = isinstance(val, dict | list) and key not in inline
+        text = json.dumps(val, indent=1 if nested else None, default=json_default,
+                          ensure_ascii=False)
+        lines.append(f" {json.dumps(key, ensure_ascii=False)}: " + text.replace("\n", "\n "))
+    return "{\n" + ",\n".join([*lines, *tail]) + "\n}\n"
 
 
 def json_default_or_str(x: Any) -> Any:

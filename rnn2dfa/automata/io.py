@@ -14,7 +14,7 @@ import numpy as np
 from rnn2dfa.atomic import write_text
 from rnn2dfa.automata.dfa import DFA, check_state_numbers
 from rnn2dfa.errors import DFAFormatError
-from rnn2dfa.fileio import json_default, load_json_file, parse_json
+from rnn2dfa.fileio import json_object_text, load_json_file, parse_json
 
 FORMAT = "rnn2dfa.dfa/1"
 _KNOWN = ("format", "alphabet", "start", "accepting", "transitions")
@@ -99,16 +99,10 @@ def dumps(dfa: DFA) -> str:
     """JSON text: short keys on one line each, one transition row per line (diff-friendly)."""
     data = dfa_to_dict(dfa)
     rows = data.pop("transitions")
-    lines = []
-    for key, val in data.items():
-        nested = isinstance(val, dict | list) and key not in ("alphabet", "accepting")
-        indent = 1 if nested else None
-        text = json.dumps(val, indent=indent, default=json_default, ensure_ascii=False)
-        lines.append(f" {json.dumps(key, ensure_ascii=False)}: " + text.replace("\n", "\n "))
     # rows hold only integers, so splitting the one-line dump at "], [" is safe (and fast)
     body = json.dumps(rows)[1:-1].replace("], [", "],\n  [")
-    lines.append(' "transitions": [\n  ' + body + "\n ]")
-    return "{\n" + ",\n".join(lines) + "\n}\n"
+    return json_object_text(data, [' "transitions": [\n  ' + body + "\n ]"],
+                            inline=("alphabet", "accepting"))
 
 
 def loads(text: str, source: str | None = None) -> DFA:

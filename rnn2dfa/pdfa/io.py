@@ -20,7 +20,7 @@ import numpy as np
 
 from rnn2dfa.atomic import write_text
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import json_default, json_head, load_json_file, parse_json
+from rnn2dfa.fileio import json_head, json_object_text, load_json_file, parse_json
 from rnn2dfa.pdfa.automaton import PDFA
 from rnn2dfa.words import alphabet_problem
 
@@ -130,16 +130,10 @@ def dumps(pdfa: PDFA) -> str:
     data = pdfa_to_dict(pdfa)
     trans = data.pop("transitions")
     probs = data.pop("probabilities")
-    lines = []
-    for key, val in data.items():
-        nested = isinstance(val, dict | list) and key != "alphabet"
-        text = json.dumps(val, indent=1 if nested else None, default=json_default,
-                          ensure_ascii=False)
-        lines.append(f" {json.dumps(key, ensure_ascii=False)}: " + text.replace("\n", "\n "))
-    lines.append(' "transitions": [\n  ' + ",\n  ".join(json.dumps(r) for r in trans) + "\n ]")
     rows = ["[" + ", ".join(f"{x:.12g}" for x in r) + "]" for r in probs]
-    lines.append(' "probabilities": [\n  ' + ",\n  ".join(rows) + "\n ]")
-    return "{\n" + ",\n".join(lines) + "\n}\n"
+    return json_object_text(data, [
+        ' "transitions": [\n  ' + ",\n  ".join(json.dumps(r) for r in trans) + "\n ]",
+        ' "probabilities": [\n  ' + ",\n  ".join(rows) + "\n ]"], inline=("alphabet",))
 
 
 def loads(text: str, source: str | None = None) -> PDFA:

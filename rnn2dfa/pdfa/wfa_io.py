@@ -24,7 +24,7 @@ import numpy as np
 
 from rnn2dfa.atomic import write_text
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import json_default, json_head, load_json_file, parse_json
+from rnn2dfa.fileio import json_head, json_object_text, load_json_file, parse_json
 from rnn2dfa.pdfa.spectral import WFA
 from rnn2dfa.words import alphabet_problem
 
@@ -112,14 +112,10 @@ def dumps_wfa(wfa: WFA) -> str:
     """JSON text, one matrix row per line; weights written exactly (repr of each float)."""
     data = wfa_to_dict(wfa)
     mats = data.pop("matrices")
-    lines = []
-    for key, val in data.items():
-        text = json.dumps(val, default=json_default, ensure_ascii=False,
-                          indent=1 if isinstance(val, dict) else None)
-        lines.append(f" {json.dumps(key, ensure_ascii=False)}: " + text.replace("\n", "\n "))
     blocks = ["[\n   " + ",\n   ".join(json.dumps(row) for row in mat) + "\n  ]" for mat in mats]
-    lines.append(' "matrices": [\n  ' + ",\n  ".join(blocks) + "\n ]")
-    return "{\n" + ",\n".join(lines) + "\n}\n"
+    # lists (the initial and final weights) on one line, dicts (stats) indented
+    return json_object_text(data, [' "matrices": [\n  ' + ",\n  ".join(blocks) + "\n ]"],
+                            inline=[k for k, v in data.items() if isinstance(v, list)])
 
 
 def loads_wfa(text: str, source: str | None = None) -> WFA:
