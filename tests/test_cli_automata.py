@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_checks import assert_bad_input
 from click.testing import CliRunner
 
 from rnn2dfa.automata import DFA, load_dfa, save_dfa
@@ -27,19 +28,6 @@ TOMITA_STATES = {1: 2, 2: 3, 3: 5, 4: 4, 5: 4, 6: 3, 7: 5}  # issue 2
 
 def run(*args: str, **kwargs):
     return CliRunner().invoke(cli, [str(a) for a in args], **kwargs)
-
-
-def assert_bad_input(result, path: str | None = None) -> str:
-    """Exit 2, exactly one line on stderr, `rnn2dfa: error:` naming the file, no traceback."""
-    assert result.exit_code == 2, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("rnn2dfa: error: ")
-    if path is not None:
-        assert str(path) in lines[0]
-    assert "Traceback" not in result.stdout + result.stderr
-    assert result.exception is None or isinstance(result.exception, SystemExit)
-    return lines[0]
 
 
 def tomita4_bloated() -> DFA:

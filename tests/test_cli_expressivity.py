@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from cli_checks import assert_bad_input
 from click.testing import CliRunner
 
 from rnn2dfa.models import load_model
@@ -26,15 +27,6 @@ TOMITA = Path(__file__).resolve().parent.parent / "fixtures" / "models" / "tomit
 
 def run(*args: str):
     return CliRunner().invoke(cli, [str(a) for a in args])
-
-
-def assert_bad_input(result, *fragments: str) -> str:
-    assert result.exit_code == 2, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("rnn2dfa: error: "), result.stderr
-    for f in fragments:
-        assert f in lines[0], lines[0]
-    return lines[0]
 
 
 def _fused_accepts(model, words) -> np.ndarray:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import torch
+from cli_checks import assert_bad_input
 from click.testing import CliRunner
 
 from rnn2dfa.automata import save_dfa
@@ -25,18 +26,6 @@ QUICK = ["--hidden", "4", "--max-length", "8", "--per-length", "20", "--lr", "0.
 
 def run(*args: str, **kwargs):
     return CliRunner().invoke(cli, [str(a) for a in args], **kwargs)
-
-
-def assert_bad_input(result, *fragments: str) -> str:
-    """Exit 2, exactly one line on stderr starting `rnn2dfa: error:`, no traceback."""
-    assert result.exit_code == 2, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("rnn2dfa: error: ")
-    for f in fragments:
-        assert f in lines[0], lines[0]
-    assert "Traceback" not in result.stdout + result.stderr
-    return lines[0]
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from cli_checks import assert_bad_input
 from click.testing import CliRunner
 
 from rnn2dfa.models.io import load_model, save_model
@@ -52,15 +53,6 @@ HAND = {
 
 def run(*args: str):
     return CliRunner().invoke(cli, [str(a) for a in args])
-
-
-def assert_bad_input(result, *fragments: str) -> None:
-    assert result.exit_code == 2, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("rnn2dfa: error: ")
-    for f in fragments:
-        assert f in lines[0], lines[0]
 
 
 # ------------------------------------------------------------------------------ format

@@ -13,6 +13,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from cli_checks import assert_bad_input
 from click.testing import CliRunner
 
 from rnn2dfa.models.io import save_model
@@ -27,14 +28,6 @@ from rnn2dfa_cli.main import cli
 
 def run(*args: object):
     return CliRunner().invoke(cli, [str(a) for a in args])
-
-
-def assert_bad_input(result, *fragments: str) -> None:
-    assert result.exit_code == 2, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    for f in fragments:
-        assert f in lines[0], lines[0]
 
 
 def small_wfa_dict() -> dict:

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from cli_checks import assert_bad_input
 from click.testing import CliRunner
 
 from rnn2dfa.automata.dfa import DFA
@@ -39,18 +40,6 @@ LANGUAGES = {
 
 def run(*args, **kwargs):
     return CliRunner().invoke(cli, [str(a) for a in args], **kwargs)
-
-
-def assert_bad_input(result, path=None) -> str:
-    """Exit 2, exactly one line on stderr, `rnn2dfa: error:` naming the file, no traceback."""
-    assert result.exit_code == 2, (result.stdout, result.stderr)
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
-    assert lines[0].startswith("rnn2dfa: error: ")
-    if path is not None:
-        assert str(path) in lines[0]
-    assert "Traceback" not in result.stdout + result.stderr
-    return lines[0]
 
 
 def words_up_to(n: int) -> list[tuple[int, ...]]:
