@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, is_dataclass
 from typing import Any, TypeVar
 
@@ -93,6 +93,30 @@ def json_default(x: Any) -> Any:
     if is_dataclass(x) and not isinstance(x, type):
         return asdict(x)
     raise TypeError(f"not JSON serializable: {type(x).__name__}")
+
+
+def check_format_head(
+    data: Any,
+    *,
+    what: str,
+    fmt: str,
+    required: Sequence[str],
+    fail: Callable[[str], Exception],
+    hints: Mapping[str, str] | None = None,
+) -> None:
+    """The head every rnn2dfa JSON format shares: a JSON object (`what`: "a DFA file"), whose
+    'format' is `fmt` (`hints` add a word for known other formats), with every `required`
+    key. Raises `fail(message)` at the first problem."""
+    if not isinstance(data, dict):
+        raise fail(f"not {what}: the top level must be a JSON object")
+    if "format" not in data:
+        raise fail("missing key 'format'")
+    if data["format"] != fmt:
+        hint = (hints or {}).get(str(data["format"]), "")
+        raise fail(f"unknown format {data['format']!r}{hint} (this version reads {fmt!r})")
+    for key in required:
+        if key not in data:
+            raise fail(f"missing key {key!r}")
 
 
 def json_object_text(head: dict[str, Any], tail: Sequence[str] = (),

@@ -14,7 +14,7 @@ import numpy as np
 from rnn2dfa.atomic import write_text
 from rnn2dfa.automata.dfa import DFA, check_state_numbers
 from rnn2dfa.errors import DFAFormatError
-from rnn2dfa.fileio import json_object_text, load_json_file, parse_json
+from rnn2dfa.fileio import check_format_head, json_object_text, load_json_file, parse_json
 
 FORMAT = "rnn2dfa.dfa/1"
 _KNOWN = ("format", "alphabet", "start", "accepting", "transitions")
@@ -35,13 +35,7 @@ def dfa_from_dict(data: Any, source: str | None = None) -> DFA:
     def fail(msg: str) -> DFAFormatError:
         return DFAFormatError(msg, path=source)
 
-    if not isinstance(data, dict):
-        raise fail("not a DFA file: the top level must be a JSON object")
-    for key in _KNOWN:
-        if key not in data:
-            raise fail(f"missing key {key!r}")
-    if data["format"] != FORMAT:
-        raise fail(f"unknown format {data['format']!r} (this version reads {FORMAT!r})")
+    check_format_head(data, what="a DFA file", fmt=FORMAT, required=_KNOWN, fail=fail)
     alphabet = data["alphabet"]
     if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
         raise fail("'alphabet' must be a list of strings")

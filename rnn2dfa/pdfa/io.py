@@ -20,7 +20,13 @@ import numpy as np
 
 from rnn2dfa.atomic import write_text
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import json_head, json_object_text, load_json_file, parse_json
+from rnn2dfa.fileio import (
+    check_format_head,
+    json_head,
+    json_object_text,
+    load_json_file,
+    parse_json,
+)
 from rnn2dfa.pdfa.automaton import PDFA
 from rnn2dfa.words import alphabet_problem
 
@@ -50,18 +56,9 @@ def pdfa_from_dict(data: Any, source: str | None = None) -> PDFA:
     def fail(msg: str) -> PDFAFormatError:
         return PDFAFormatError(msg, path=source)
 
-    if not isinstance(data, dict):
-        raise fail("not a PDFA file: the top level must be a JSON object")
-    if "format" not in data:
-        raise fail("missing key 'format'")
-    if data["format"] != FORMAT:
-        hint = {"rnn2dfa.dfa/1": " (a DFA file, not a PDFA)",
-                "rnn2dfa.wfa/1": " (a weighted automaton, not a PDFA)"}.get(
-                    str(data["format"]), "")
-        raise fail(f"unknown format {data['format']!r}{hint} (this version reads {FORMAT!r})")
-    for key in _KNOWN:
-        if key not in data:
-            raise fail(f"missing key {key!r}")
+    check_format_head(data, what="a PDFA file", fmt=FORMAT, required=_KNOWN, fail=fail,
+                      hints={"rnn2dfa.dfa/1": " (a DFA file, not a PDFA)",
+                             "rnn2dfa.wfa/1": " (a weighted automaton, not a PDFA)"})
     alphabet = data["alphabet"]
     if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
         raise fail("'alphabet' must be a list of strings")

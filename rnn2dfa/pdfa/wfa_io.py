@@ -24,7 +24,13 @@ import numpy as np
 
 from rnn2dfa.atomic import write_text
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import json_head, json_object_text, load_json_file, parse_json
+from rnn2dfa.fileio import (
+    check_format_head,
+    json_head,
+    json_object_text,
+    load_json_file,
+    parse_json,
+)
 from rnn2dfa.pdfa.spectral import WFA
 from rnn2dfa.words import alphabet_problem
 
@@ -55,15 +61,8 @@ def wfa_from_dict(data: Any, source: str | None = None) -> WFA:
     def fail(msg: str) -> WFAFormatError:
         return WFAFormatError(msg, path=source)
 
-    if not isinstance(data, dict):
-        raise fail("not a weighted-automaton file: the top level must be a JSON object")
-    if "format" not in data:
-        raise fail("missing key 'format'")
-    if data["format"] != WFA_FORMAT:
-        raise fail(f"unknown format {data['format']!r} (this reader takes {WFA_FORMAT!r})")
-    for key in _KNOWN:
-        if key not in data:
-            raise fail(f"missing key {key!r}")
+    check_format_head(data, what="a weighted-automaton file", fmt=WFA_FORMAT, required=_KNOWN,
+                      fail=fail)
     alphabet = data["alphabet"]
     if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
         raise fail("'alphabet' must be a list of strings")

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import load_json_file, parse_json
+from rnn2dfa.fileio import check_format_head, load_json_file, parse_json
 
 FORMAT = "rnn2dfa.tm/1"
 _REQUIRED = (
@@ -123,15 +123,8 @@ def tm_from_dict(data: Any, source: str | None = None) -> TuringMachine:
     def fail(msg: str) -> TMFormatError:
         return TMFormatError(msg, path=source)
 
-    if not isinstance(data, dict):
-        raise fail("not a Turing-machine file: the top level must be a JSON object")
-    if "format" not in data:
-        raise fail("missing key 'format'")
-    if data["format"] != FORMAT:
-        raise fail(f"unknown format {data['format']!r} (this version reads {FORMAT!r})")
-    for key in _REQUIRED:
-        if key not in data:
-            raise fail(f"missing key {key!r}")
+    check_format_head(data, what="a Turing-machine file", fmt=FORMAT, required=_REQUIRED,
+                      fail=fail)
     sigma = _symbols(data, "input_alphabet", fail)
     gamma = _symbols(data, "tape_alphabet", fail)
     blank = data["blank"]
