@@ -467,7 +467,7 @@ def verify_pdfa(
     passed = None
     ties: dict[str, Any] | None = None
     if network is not None:
-        from rnn2dfa.pdfa.metrics import NEAR_TIE, near_tie_differences
+        from rnn2dfa.pdfa.metrics import NEAR_TIE
 
         assert row.wer_network is not None
         passed = row.wer_network <= max_wer
@@ -475,8 +475,7 @@ def verify_pdfa(
         verdict = (f"the {what}'s most likely next symbol agrees with the network's on "
                    f"{agree:.2%} of {cmp.prefixes:,} prefixes of {where} "
                    f"({'at least' if passed else 'below'} the required {1 - max_wer:.2%})")
-        differ, at_ties = near_tie_differences(pdfa.prefix_distributions(words),
-                                               network.prefix_distributions(words))
+        differ, at_ties = row.differ_network, row.near_ties_network
         ties = {"margin": NEAR_TIE, "differing": differ, "at_near_ties": at_ties}
         if differ:
             verdict += (f"; {at_ties:,} of the {differ:,} differing prefixes are near-ties of "

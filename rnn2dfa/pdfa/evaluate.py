@@ -91,6 +91,7 @@ def compare(
                   network=None if c.model is network else net, truth=tru, seconds=c.seconds)
         if c.model is network:
             s.wer_network, s.ndcg_network = 0.0, 1.0
+            s.differ_network, s.near_ties_network = 0, 0
         if truth is not None:
             if isinstance(c.model, PDFA):
                 s.kl_truth, s.kl_exact = kl_divergence(truth, c.model), True

@@ -106,6 +106,10 @@ class Scores:
     perplexity: float
     wer_network: float | None = None
     ndcg_network: float | None = None
+    # prefixes whose top prediction differs from the network's, and how many of those are
+    # near-ties of the network (`near_tie_differences`)
+    differ_network: int | None = None
+    near_ties_network: int | None = None
     wer_truth: float | None = None
     ndcg_truth: float | None = None
     kl_truth: float | None = None
@@ -132,6 +136,7 @@ def score(
                perplexity(dists, words, eos), seconds=seconds)
     if network is not None:
         s.wer_network, s.ndcg_network = wer(dists, network), ndcg5(dists, network)
+        s.differ_network, s.near_ties_network = near_tie_differences(dists, network)
     if truth is not None:
         s.wer_truth, s.ndcg_truth = wer(dists, truth), ndcg5(dists, truth)
     return s
