@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 import click
+import numpy as np
 from rich.table import Table
 
 from rnn2dfa.atomic import check_writable
@@ -23,7 +24,7 @@ CLI_ONLY = ("pac_words",)
 def applies_to(name: str) -> tuple[str, ...]:
     """The methods whose options include `name` (from the registry, not a table of our own)."""
     if name == "pac_words":
-        return ("lstar",)
+        return ("lstar", "kv")
     if name == "tolerance":  # weighted L* of language models (cli/cmd_pdfa.py)
         return ("wlstar",)
     return tuple(m for m, spec in METHODS.items() if name in spec.option_names())
@@ -71,11 +72,34 @@ def _stats_table(result: Any, output: str) -> Table:
     return t
 
 
+def _curve_table(result: Any, rows: int = 8) -> Table | None:
+    """The size-agreement curve of the hypotheses, a few rows, the answer marked."""
+    curve = result.stats.get("size_agreement_curve")
+    if not curve or len(curve) < 2:
+        return None
+    held = result.stats.get("heldout", {})
+    t = Table(title=f"Hypotheses on {held.get('words', 0):,} held-out words "
+                    f"({held.get('source', 'sampled')})", title_justify="left")
+    t.add_column("states", justify="right")
+    t.add_column("held-out agreement", justify="right")
+    t.add_column("")
+    pick = np.unique(np.linspace(0, len(curve) - 1, rows).astype(int)).tolist()
+    chosen = result.dfa.n_states
+    marked = False
+    for i, (states, agree) in enumerate(curve):
+        is_answer = not marked and int(states) >= chosen
+        if i in pick or is_answer:
+            t.add_row(f"{int(states):,}", f"{agree:.2%}", "← answer" if is_answer else "")
+        marked = marked or is_answer
+    return t
+
+
 @click.command("extract")
 @click.argument("model_file", metavar="MODEL.pt", required=False)
 @acceptor_option
 @click.option("--method", type=click.Choice(METHOD_NAMES), default="lstar", show_default=True,
-              help="lstar: Angluin's L* with a network oracle; kmeans: cluster the states; "
+              help="lstar: Angluin's L* with a network oracle; kv: Kearns-Vazirani "
+                   "discrimination tree, same checks; kmeans: cluster the states; "
                    "partition: interval partitions (Omlin & Giles); exact: exact state search "
                    "for saturated integer networks and compiled DFAs.")
 @click.option("--oracle", type=click.Choice(("refine", "pac", "both")),
@@ -115,6 +139,15 @@ def _stats_table(result: Any, output: str) -> Table:
               help="Your words (one per line, or `word<TAB>label` lines; labels ignored): "
                    "they join the PAC sample and the words k-means and partition cluster. "
                    "Answers still come from the network only.")
+@click.option("--holdout", type=click.FloatRange(0, 1, max_open=True),
+              default=LStarOptions.holdout, show_default=True,
+              help="lstar/kv: share of your --words kept from learning; every hypothesis is "
+                   "scored on them and the result reports that out-of-sample agreement.")
+@click.option("--select", type=click.Choice(("occam", "faithful")),
+              default=LStarOptions.select, show_default=True,
+              help="lstar/kv, when the run does not converge: occam = the smallest hypothesis "
+                   "whose held-out agreement cannot be told apart from the best (Wilson "
+                   "interval, overall and per class); faithful = the best one.")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
               help="Random seed (same seed, same result).")
 @click.option("--tolerance", type=click.FloatRange(0, 1, min_open=True), default=0.1,
@@ -184,7 +217,8 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     words_file = values.pop("words", None)
     from rnn2dfa.limits import check_extract_budget
 
-    pool = method == "lstar" and options["pac_words"] == "auto" and loaded.language is not None
+    learner = method in ("lstar", "kv")
+    pool = learner and options["pac_words"] == "auto" and loaded.language is not None
     try:
         width = int(getattr(loaded.acceptor, "state_dim", 1))
     except InputError as exc:  # a whole-word network has no states: say why, name the file
@@ -197,12 +231,11 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
         from rnn2dfa.fileio import read_words
 
         words = list(read_words(words_file, loaded.acceptor.alphabet))
-    if method == "lstar" and options["pac_words"] == "auto" and options["oracle"] != "refine":
-        # up to twice the sampled length: the longer ones test a small hypothesis beyond the
-        # sampled lengths (is the network counting?), the rest join the PAC sample
+    if learner and options["pac_words"] == "auto" and options["oracle"] != "refine":
+        # the language's words at the sampled lengths join the words that matter (the
+        # longer-word check looks past them by itself)
         words += list(language_words(
-            loaded.language, 2 * (options["max_length"] or DEFAULT_MAX_LENGTH),
-            seed=options["seed"]
+            loaded.language, options["max_length"] or DEFAULT_MAX_LENGTH, seed=options["seed"]
         ) or ())
     if words:
         values["words"] = tuple(words)
@@ -215,10 +248,10 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
 
         def run(progress: Any = None) -> Any:
             if membership is not None:
-                from rnn2dfa.extract.lstar.lstar import extract_lstar
+                from rnn2dfa.extract.lstar.lstar import extract_kv, extract_lstar
 
-                return extract_lstar(loaded.acceptor, opts, progress=progress,
-                                     membership=membership)
+                fn = extract_kv if method == "kv" else extract_lstar
+                return fn(loaded.acceptor, opts, progress=progress, membership=membership)
             return extract(loaded.acceptor, method, opts, progress=progress)
 
         if as_json:
@@ -254,6 +287,9 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
         })
         return
     out.print(_stats_table(result, output))
+    curve = _curve_table(result)
+    if curve is not None:
+        out.print(curve)
     if result.warning:
         err.print(f"[yellow]warning: {result.warning}[/yellow]")
     if result.message:

@@ -76,7 +76,9 @@ def _summary(run: Any) -> None:
                             + f", sizes {size_trail(ex['hypothesis_sizes'])}")
     if ver.truth is not None:
         cmp = ver.truth
-        line = "equivalent" if cmp.equivalent else f"NOT equivalent ({cmp.counterexample_text})"
+        line = cmp.what().replace(f" to {cmp.truth}", "")
+        if not cmp.agrees:
+            line += f" ({cmp.counterexample_text})"
         t.add_row("vs truth", f"{line}; truth has {cmp.truth_minimal_states} states")
     if ver.network is not None:
         longest = [b for b in ver.network.buckets if b.hi == max(x.hi for x in ver.network.buckets)]
@@ -103,7 +105,7 @@ def _summary(run: Any) -> None:
 @click.option("--hidden", type=click.IntRange(1, 4096), default=16, show_default=True,
               help="Hidden units per layer.")
 @click.option("--layers", type=click.IntRange(1, 16), default=1, show_default=True)
-@click.option("--method", type=click.Choice(["lstar", "kmeans", "partition", "exact"]),
+@click.option("--method", type=click.Choice(["lstar", "kv", "kmeans", "partition", "exact"]),
               default="lstar", show_default=True, help="Extraction method.")
 @click.option("--epochs", type=click.IntRange(1), default=RunConfig.epochs, show_default=True,
               help="Training epoch budget (training stops earlier once perfect).")

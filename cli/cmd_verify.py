@@ -31,7 +31,9 @@ def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: A
     # escape: a pattern such as [ab]* is the user's text, not rich markup
     t.add_row("truth", escape(cmp.truth)
               + ("" if cmp.truth_exact else " (not regular: bounded DFA)"))
-    t.add_row("equivalent", "yes" if cmp.equivalent else "[red]no[/red]")
+    # A non-regular truth has no equivalent DFA: say what was compared instead.
+    label = "equivalent" if cmp.truth_exact else f"equal up to length {cmp.max_length}"
+    t.add_row(label, "yes" if cmp.agrees else "[red]no[/red]")
     if cmp.counterexample_text is not None:
         who = "accepts" if cmp.dfa_accepts_counterexample else "rejects"
         t.add_row("shortest counterexample",
@@ -41,7 +43,7 @@ def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: A
     out.print(t)
     if cmp.note:
         out.print(f"[dim]{cmp.note}[/dim]")
-    if not cmp.equivalent:
+    if not cmp.agrees:
         d = Table(title="Disagreement by length (exact: all words)",
                   title_justify="left")
         d.add_column("length", justify="right")
@@ -53,7 +55,53 @@ def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: A
         out.print(d)
 
 
-def print_network_table(net) -> None:  # noqa: ANN001
+def print_past_bound(rows, max_length: int) -> None:  # noqa: ANN001
+    """The DFA against a non-regular truth on sampled words past the exact check."""
+    title = f"Against the truth past length {max_length} (sampled words)"
+    t = Table(title=title, title_justify="left", min_width=len(title))
+    t.add_column("lengths", justify="right")
+    t.add_column("words", justify="right")
+    t.add_column("DFA error", justify="right")
+    for r in rows:
+        t.add_row(f"{r.lo}-{r.hi}", str(r.words),
+                  f"{r.dfa_error:.2%}" if r.dfa_error == 0 else f"[red]{r.dfa_error:.2%}[/red]")
+    out.print(t)
+
+
+def _class_cell(group, side: str, threshold: float | None) -> str:  # noqa: ANN001
+    n, rate = group.count(side), group.rate(side)
+    if rate is None:
+        return "[dim]none[/dim]"
+    text = f"{rate:.2%} of {n}"
+    if not group.judged(side):
+        return f"[dim]{text} (too few)[/dim]"
+    if threshold is not None and rate < threshold:
+        return f"[red]{text}[/red]"
+    return text
+
+
+def print_class_table(net, threshold: float | None = None) -> None:  # noqa: ANN001
+    """DFA = network on the words the network accepts, and on those it rejects: each length
+    bucket with its samples pooled, all sampled words, and the user's words."""
+    if not net.class_agreement:
+        return
+    title = "DFA = network on each class of the network's answers (samples pooled)"
+    t = Table(title=title, title_justify="left", min_width=len(title))
+    t.add_column("lengths", justify="right")
+    t.add_column("words", justify="left")
+    t.add_column("network accepts", justify="right")
+    t.add_column("network rejects", justify="right")
+    for g in net.class_agreement:
+        kind = {"bucket": "sampled", "all": "all sampled", "yours": "yours"}[g.group]
+        t.add_row(g.lengths(), kind, _class_cell(g, "accepted", threshold),
+                  _class_cell(g, "rejected", threshold))
+    out.print(t)
+    need = next((g.min_words for g in net.class_agreement if g.group == "bucket"), None)
+    if need and net.unjudged():
+        out.print(f"[dim]too few: fewer than {need} words in the bucket, not judged[/dim]")
+
+
+def print_network_table(net, threshold: float | None = None) -> None:  # noqa: ANN001
     """The Omlin & Giles table for a ModelComparison (also used by `run`)."""
     has_truth = net.network_error is not None
     t = Table(title=f"Against the network ({net.words} sampled words, balanced w.r.t. the "
@@ -78,6 +126,7 @@ def print_network_table(net) -> None:  # noqa: ANN001
         if len(word) > 60:
             word = f"{word[:60]}... ({len(word)} characters)"
         out.print(f"shortest sampled word where they differ: {word}", soft_wrap=True)
+    print_class_table(net, threshold)
 
 
 @click.command("verify")
@@ -98,7 +147,9 @@ def print_network_table(net) -> None:  # noqa: ANN001
 @click.option("--samples", type=click.IntRange(2, 1_000_000), default=200, show_default=True,
               help="Sampled words per length bucket and kind (balanced, uniform).")
 @click.option("--threshold", type=click.FloatRange(0, 1), default=0.99, show_default=True,
-              help="With only --model: pass when the agreement is at least this.")
+              help="With --model: pass only when the DFA agrees with the network on at least "
+                   "this share of the words the network accepts, and of those it rejects, in "
+                   "every length bucket (and on your --words).")
 @click.option("--words", "words_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="With --model: your own words (one per line, or `word<TAB>label`; labels "
                    "ignored); agreement on them is shown beside the length buckets.")
@@ -130,9 +181,13 @@ def verify_cmd(
     Against a truth the answer is exact: equivalent or not, the shortest word they
     disagree on, both minimal sizes, and the fraction of all words of each length
     1..N on which they disagree (counted on the product automaton, not sampled).
+    A non-regular truth (anbn, dyck1, ...) has no equivalent DFA: the check is
+    "equal on every word up to --max-length", and the DFA's error on longer sampled
+    words is shown beside it.
     Against a network: agreement by length bucket up to long words, on class-balanced
-    and on uniformly random words; with a truth too, the network's own error beside
-    the DFA's (the extracted automaton often beats the network on long words).
+    and on uniformly random words, and on the words the network accepts and those it
+    rejects separately; with a truth too, the network's own error beside the DFA's
+    (the extracted automaton often beats the network on long words).
 
     \b
     Examples:
@@ -142,7 +197,9 @@ def verify_cmd(
       rnn2dfa verify dfa.json --truth tomita3 --model model.pt --plot agreement.svg
       rnn2dfa verify dfa.json --model model.pt --threshold 0.999 --json
 
-    Exit code: 0 equivalent to the truth (with only --model: agreement >= --threshold),
+    Exit code: 0 when the DFA passes every check given: equivalent to the truth
+    (non-regular: equal up to --max-length), and with --model agreement >= --threshold
+    on each class of the network's answers in every length bucket and on --words;
     1 not, 2 bad input.
     """
     from rnn2dfa.pdfa.io import is_pdfa_file
@@ -206,7 +263,8 @@ def verify_cmd(
         report = verify(dfa, truth=truth, acceptor=acceptor, dfa_name=dfa_file,
                         model_name=model_file, max_length=max_length, buckets=buckets,
                         per_bucket=samples, threshold=threshold, seed=seed,
-                        threads=threads(), source=dfa_file, words=words)
+                        threads=threads(), source=dfa_file, words=words,
+                        trust_exact_truth=False)  # with --model the network is judged too
     if plot_file is not None:
         plot_agreement(report, plot_file)
     if as_json:
@@ -214,8 +272,10 @@ def verify_cmd(
     else:
         if report.truth is not None:
             print_truth_table(report.truth)
+            if report.past_bound and report.network is None:
+                print_past_bound(report.past_bound, report.truth.max_length)
         if report.network is not None:
-            print_network_table(report.network)
+            print_network_table(report.network, report.threshold)
         colour = "green" if report.passed else "red"
         out.print(f"[bold {colour}]{escape(report.verdict)}[/bold {colour}]", soft_wrap=True)
         if plot_file is not None:

@@ -117,7 +117,7 @@ def check_extract_budget(
     clusters (words × length × state width), the states exact search may hold (its state cap
     × state width). The error names the parameter that changes it."""
     get = options.__dict__.get if hasattr(options, "__dict__") else dict(options).get
-    if method == "lstar" and get("rare_search", False):
+    if method in ("lstar", "kv") and get("rare_search", False):
         longest = int(get("max_length"))
         # rnn2dfa.extract.rare.balance_classes: RARE_UNIFORM_WORDS uniform words, padded,
         # each stepped through the network and its prefix trie
@@ -130,7 +130,7 @@ def check_extract_budget(
                 f"{MAX_STEPPED_VALUES // RARE_UNIFORM_WORDS - 1})",
                 param="max_length",
             )
-    if method == "lstar" and get("oracle", "both") in ("pac", "both"):
+    if method in ("lstar", "kv") and get("oracle", "both") in ("pac", "both"):
         longest = int(get("max_length"))
         check_pac_budget(float(get("epsilon")), float(get("delta")), longest)
         # the class-balanced words of the network's language joined to the PAC sample:

@@ -113,8 +113,8 @@ def extraction_options(cfg: RunConfig) -> ExtractOptions:
         seed=cfg.seed,
         time_limit=cfg.extract_time_limit,
         max_states=METHODS[cfg.method].options.max_states,
-        words=language_words(cfg.language, 2 * DEFAULT_MAX_LENGTH, seed=cfg.seed)
-        if cfg.method == "lstar" else None,
+        words=language_words(cfg.language, DEFAULT_MAX_LENGTH, seed=cfg.seed)
+        if cfg.method in ("lstar", "kv") else None,
     ))
 
 
@@ -362,7 +362,8 @@ def report_markdown(run: RunResult) -> str:
     cmp = ver.truth
     if cmp is not None:
         rows = [["truth", cmp.truth + ("" if cmp.truth_exact else " (bounded: not regular)")],
-                ["equivalent", "yes" if cmp.equivalent else "**no**"],
+                ["equivalent" if cmp.truth_exact else f"equal up to length {cmp.max_length}",
+                 "yes" if cmp.agrees else "**no**"],
                 ["states (DFA / truth, minimal)",
                  f"{cmp.dfa_minimal_states} / {cmp.truth_minimal_states}"]]
         if cmp.counterexample_text is not None:
@@ -370,7 +371,7 @@ def report_markdown(run: RunResult) -> str:
             cex = f"`{cmp.counterexample_text}` (the DFA {who} it)"
             rows.append(["shortest counterexample", cex])
         parts += [_table(["", ""], rows), ""]
-        if not cmp.equivalent:
+        if not cmp.agrees:
             parts += [
                 "Exact disagreement with the truth by length (all words, counted on the product "
                 "automaton):",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -127,3 +128,87 @@ def test_truth_and_model_give_the_omlin_giles_table(files, compiled_model):
 def test_model_with_a_foreign_alphabet(files, compiled_model):
     res = run(files["ab"], "--model", compiled_model)
     assert res.exit_code == 2 and "alphabet" in res.output
+
+
+# ----------------------------------------------------------------- never pass a wrong DFA
+ANBN_NET = (__import__("pathlib").Path(__file__).resolve().parent.parent / "fixtures" / "models"
+            / "anbn_lstm_counter.pt")
+
+
+@pytest.fixture()
+def counters(tmp_path):
+    from rnn2dfa.languages import get_language
+
+    lang = get_language("anbn")
+    paths = {}
+    for n in (50, 1000):
+        paths[n] = tmp_path / f"c{n}.json"
+        save_dfa(lang.bounded_dfa(n).minimize(), paths[n])
+    return paths
+
+
+def test_a_dfa_counting_to_50_fails_against_the_counting_lstm(counters):
+    args = ["--truth", "anbn", "--model", ANBN_NET, "--samples", "40", "--max-word-length", "200"]
+    res = run(counters[50], *args, "--json")
+    assert res.exit_code == 1, res.output
+    doc = json.loads(res.stdout)
+    assert doc["passed"] is False
+    # The JSON has each class of each bucket, pooled, and per row.
+    groups = {(g["group"], g["lo"], g["hi"]): g for g in doc["network"]["class_agreement"]}
+    long = groups["bucket", 51, 100]
+    # c50 accepts no word longer than 50: it agrees on none the network accepts there.
+    assert long["accepted_words"] >= 10 and long["accepted_agreement"] == 0.0
+    assert long["rejected_agreement"] == 1.0  # it rejects them all, as the network does
+    assert long["min_words"] == 10
+    for row in doc["network"]["buckets"]:
+        assert row["accepted_words"] + row["rejected_words"] == row["words"]
+    assert doc["verdict"].startswith(
+        f"{counters[50]} agrees with the network on only 0.00% of the "
+        f"{long['accepted_words']} words of lengths 51-100 that the network accepts "
+        "(threshold 99%)")
+    # A non-regular truth: what was compared, never "equivalent".
+    assert "equivalent" not in doc["verdict"].replace(str(counters[50]), "c50.json")
+    assert "equivalent" not in doc["truth"]
+    assert doc["truth"]["equal_up_to"] == 20
+    assert "is equal to anbn on every word up to length 20" in doc["verdict"]
+
+    res = run(counters[1000], *args, "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert all(g["accepted_agreement"] == g["rejected_agreement"] == 1.0
+               for g in doc["network"]["class_agreement"])
+    assert "equivalent" not in doc["verdict"].replace(str(counters[1000]), "c1000.json")
+
+
+def test_a_bounded_truth_row_says_equal_up_to(counters, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "250")
+    res = run(counters[50], "--truth", "anbn", "--max-length", "12", "--max-word-length", "100",
+              "--samples", "20")
+    assert res.exit_code == 0, res.output  # equal up to 12, the check asked for
+    assert "equivalent" not in res.stdout.replace(str(counters[50]), "c50.json")
+    assert re.search(r"│ equal up to length 12 +│ yes +│", res.stdout), res.stdout
+    # Past the exact check, sampled: right to 50, wrong past it (it rejects a^n b^n there).
+    assert "past length 12, on sampled words, it is wrong on 0.00% at lengths 11-20" in res.stdout
+    assert "Against the truth past length 12" in res.stdout
+    res = run(counters[50], "--truth", "tomita4")
+    assert res.exit_code == 2  # alphabet {a, b} vs {0, 1}: bad input, not a verdict
+
+
+def test_your_words_are_judged_per_class(files, compiled_model, tmp_path):
+    # t4.pt is tomita 4 compiled; ALL accepts everything: on your words "0" and "1" (both in
+    # tomita 4) they agree, on "000" (not in it) they do not.
+    words = tmp_path / "words.txt"
+    words.write_text("0\n1\n000\n", encoding="utf-8")
+    res = run(files["all"], "--model", compiled_model, "--words", words, "--samples", "20",
+              "--json")
+    assert res.exit_code == 1
+    doc = json.loads(res.stdout)
+    mine = doc["network"]["class_agreement"][-1]
+    assert mine["group"] == "yours"
+    assert (mine["accepted_words"], mine["rejected_words"]) == (2, 1)
+    assert (mine["accepted_agreement"], mine["rejected_agreement"]) == (1.0, 0.0)
+    res = run(files["t4"], "--model", compiled_model, "--words", words, "--samples", "20",
+              "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert "on your 3 words: 100.00% of the 2 accepted, 100.00% of the 1 rejected" in doc["verdict"]

@@ -122,8 +122,10 @@ def test_non_regular_truth_is_bounded_and_says_so():
         anbn = {(0,) * half + (1,) * half} if row.length % 2 == 0 else set()
         expected = sum(astar.accepts(w) != (w in anbn) for w in words_of(2, row.length))
         assert row.disagreements == expected
-    # The bounded DFA itself agrees on every word up to the bound.
-    assert compare_dfas(truth.dfa, truth, max_length=12).equivalent
+    # The bounded DFA itself agrees on every word up to the bound; no DFA is "equivalent".
+    cmp = compare_dfas(truth.dfa, truth, max_length=12)
+    assert cmp.equal_up_to == 12 and cmp.agrees and cmp.equivalent is None
+    assert compare_dfas(astar, truth, max_length=12).equal_up_to is None
 
 
 def test_model_agreement_with_a_dfa_posing_as_network():
@@ -181,3 +183,150 @@ def test_plot_is_valid_svg(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["agreement.svg"]  # no temporary left
     with pytest.raises(InputError):
         plot_agreement(rep, tmp_path / "agreement.txt")
+
+
+# ----------------------------------------------------------------- never pass a wrong DFA
+def at_most(n: int) -> DFA:
+    """Every word of length <= n over {0, 1} (states count the length, n + 1 is the sink)."""
+    trans = np.array([[min(i + 1, n + 1)] * 2 for i in range(n + 2)])
+    return DFA(("0", "1"), trans, np.arange(n + 2) <= n, 0)
+
+
+def test_each_class_of_each_bucket_is_judged_whatever_the_truth_says():
+    # The DFA is tomita 4 itself, but the "network" rejects every word longer than 50: on
+    # lengths 51-100 it rejects the words tomita 4 accepts, so the DFA, although equivalent
+    # to the truth, does not describe the network and must not pass.
+    net = DFAAcceptor(T4.intersection(at_most(50)))
+    buckets = ((1, 10), (11, 50), (51, 100))
+    rep = verify(T4, truth=Truth("t4", T4, True), acceptor=net, per_bucket=40,
+                 buckets=buckets, trust_exact_truth=False)
+    assert rep.truth.equivalent is True and not rep.passed
+    groups = {(g.group, g.lo, g.hi): g for g in rep.network.class_agreement}
+    long = groups["bucket", 51, 100]
+    assert long.accepted_words == 0 and long.accepted_agreement is None  # net accepts none
+    # Half of the 40 balanced words are accepted by tomita 4 (so by the DFA, not the net):
+    # at least 20 of the at most 80 words disagree.
+    assert long.rejected_agreement <= 1 - 20 / 80
+    for lo, hi in ((1, 10), (11, 50)):  # there the network is tomita 4
+        g = groups["bucket", lo, hi]
+        assert g.accepted_agreement == g.rejected_agreement == 1.0
+    assert rep.verdict.startswith(
+        f"dfa agrees with the network on only {long.rejected_agreement:.2%} of the "
+        f"{long.rejected_words} words of lengths 51-100 that the network rejects (threshold 99%)")
+    assert rep.verdict.endswith("; it is equivalent to t4")
+    # The rows keep their own per-class counts: a balanced row of 51-100 is all rejected.
+    row = next(b for b in rep.network.buckets if (b.lo, b.sample) == (51, "balanced"))
+    assert row.accepted_words == 0 and row.rejected_words == row.words
+    # By default (what `run` uses) a DFA proven equivalent to a regular truth passes, and
+    # the verdict puts the disagreement on the network.
+    lenient = verify(T4, truth=Truth("t4", T4, True), acceptor=net, per_bucket=40,
+                     buckets=buckets)
+    assert lenient.passed
+    assert lenient.verdict.startswith("dfa is equivalent to t4; it is right where the network "
+                                      "is not: the network is wrong (against t4) on ")
+    assert "of lengths 51-100 that the network rejects" in lenient.verdict
+
+
+def test_classes_with_too_few_words_are_named_not_judged():
+    # Buckets of lengths 1-3 and 4-40 with 4 balanced + 4 uniform words each: fewer than 10
+    # words per bucket, so no class of any bucket is judged, and the verdict says so.
+    rep = verify(T4, acceptor=DFAAcceptor(T4), per_bucket=4, buckets=((1, 3), (4, 40)))
+    assert rep.passed
+    assert all(g.words <= 8 for g in rep.network.buckets)
+    assert "not judged, fewer than 10 words: accepted words at lengths 1-3" in rep.verdict
+    assert "rejected words at lengths 1-3" in rep.verdict
+
+
+def test_class_agreement_rules_by_hand():
+    from rnn2dfa.verify import ClassAgreement, ModelComparison
+
+    few = ClassAgreement("bucket", 1, 10, 9, 100, 0.0, 1.0)  # 9 accepted words: not judged
+    assert not few.judged("accepted") and few.judged("rejected") and few.failing(0.99) is None
+    bad = ClassAgreement("bucket", 11, 20, 50, 50, 1.0, 0.98)
+    assert bad.failing(0.99) == "rejected" and bad.failing(0.98) is None
+    mine = ClassAgreement("yours", 3, 7, 1, 0, 0.0, None, min_words=1)
+    assert mine.failing(0.99) == "accepted"
+    assert mine.describe("accepted") == "your 1 word that the network accepts"
+    cmp = ModelComparison(class_agreement=[few, bad, mine])
+    assert cmp.failure(0.99) == (bad, "rejected")
+    assert [(g.lo, s) for g, s in cmp.unjudged()] == [(1, "accepted")]
+    assert bad.describe("rejected") == "the 50 words of lengths 11-20 that the network rejects"
+
+
+def test_your_words_are_scored_per_class_and_can_fail():
+    # The DFA is tomita 4 up to length 20 and rejects every longer word; the buckets stop at
+    # 20, so only your words show it: "01" * 15 (no "000", length 30) the network accepts.
+    dfa = T4.intersection(at_most(20))
+    net = DFAAcceptor(T4)
+    ok = verify(dfa, acceptor=net, per_bucket=40, buckets=((1, 20),),
+                words=[(0, 0, 0), (0,), (1,)])
+    mine = ok.network.class_agreement[-1]
+    assert ok.passed and mine.group == "yours"
+    assert (mine.accepted_words, mine.rejected_words) == (2, 1)  # "0", "1" / "000"
+    assert mine.accepted_agreement == mine.rejected_agreement == 1.0
+    assert "on your 3 words: 100.00% of the 2 accepted, 100.00% of the 1 rejected" in ok.verdict
+    bad = verify(dfa, acceptor=net, per_bucket=40, buckets=((1, 20),),
+                 words=[(0, 1) * 15, (1,)])
+    # Tomita 4 (the network) accepts both; the DFA only "1".
+    assert not bad.passed
+    assert "on only 50.00% of your 2 words that the network accepts (threshold 99%)" in bad.verdict
+
+
+def test_a_non_regular_truth_is_never_called_equivalent():
+    from rnn2dfa.languages import get_language
+
+    truth = truth_from_language("anbn", 12)
+    right_to_30 = get_language("anbn").bounded_dfa(30).minimize()
+    rep = verify(right_to_30, truth=truth, max_length=12, per_bucket=20,
+                 buckets=((1, 10), (11, 30), (31, 60)))
+    assert rep.passed and rep.truth.equivalent is None and rep.truth.equal_up_to == 12
+    assert "equivalent" not in rep.verdict
+    assert rep.verdict.startswith("dfa is equal to anbn on every word up to length 12")
+    # Past the exact check, sampled: right up to 30 by construction, wrong beyond (it
+    # rejects every a^n b^n longer than 30, and half the balanced words are those).
+    past = {(p.lo, p.hi): p.dfa_error for p in rep.past_bound}
+    assert past[11, 30] == 0.0 and past[31, 60] > 0
+    assert "past length 12, on sampled words, it is wrong on 0.00% at lengths 11-30" in rep.verdict
+    doc = rep.to_dict()
+    assert "equivalent" not in doc["truth"] and doc["truth"]["equal_up_to"] == 12
+    # a*b* is wrong on "a" already.
+    astar = DFA(("a", "b"), np.array([[0, 1], [2, 1], [2, 2]]), np.array([1, 1, 0]), 0)
+    bad = verify(astar, truth=truth, max_length=12, per_bucket=20)
+    assert not bad.passed and bad.truth.equal_up_to is None and bad.past_bound is None
+    assert bad.verdict == ("dfa is NOT equal to anbn on every word up to length 12: it wrongly "
+                           "accepts 'a'")
+    # A regular truth keeps its "equivalent" key, and has no equal_up_to.
+    doc = verify(T4, truth=Truth("t4", T4, True)).to_dict()
+    assert doc["truth"]["equivalent"] is True and "equal_up_to" not in doc["truth"]
+
+
+ANBN_NET = __import__("pathlib").Path(__file__).resolve().parent.parent / "fixtures" / "models" \
+    / "anbn_lstm_counter.pt"
+
+
+def test_a_dfa_counting_to_50_against_the_counting_lstm_fails_past_50():
+    from rnn2dfa.languages import get_language
+    from rnn2dfa.models.io import load_model
+
+    net, _ = load_model(ANBN_NET)
+    lang = get_language("anbn")
+    buckets = ((1, 10), (11, 20), (21, 50), (51, 100), (101, 200))
+    truth = truth_from_language("anbn", 20)
+    rep = verify(lang.bounded_dfa(50).minimize(), truth=truth, acceptor=net, per_bucket=40,
+                 buckets=buckets)
+    assert not rep.passed
+    g = next(g for g in rep.network.class_agreement if (g.group, g.lo) == ("bucket", 51))
+    # The DFA accepts no word longer than 50, so it agrees on none the network accepts there.
+    assert g.accepted_words >= 10 and g.accepted_agreement == 0.0
+    assert rep.verdict.startswith(
+        f"dfa agrees with the network on only 0.00% of the {g.accepted_words} words of lengths "
+        "51-100 that the network accepts (threshold 99%)")
+    assert "equivalent" not in rep.verdict
+    # Right on a^n b^n up to length 1000 (and the network is, per its training, up to 1000):
+    # every class of every bucket agrees.
+    good = verify(lang.bounded_dfa(1000).minimize(), truth=truth, acceptor=net, per_bucket=40,
+                  buckets=buckets)
+    assert good.passed, good.verdict
+    assert all(r.network_error == 0 for r in good.network.buckets)
+    assert "equivalent" not in good.verdict
+    assert good.verdict.startswith("dfa is equal to anbn on every word up to length 20")

@@ -74,9 +74,22 @@ class LStarOptions(ExtractOptions):
     #: estimate the final DFA's disagreement rate with the network on a fresh sample:
     #: "auto" when rare disagreements were set aside, "always", or "never"
     estimate_rate: str = "auto"
+    #: share of the user's words held out from learning to score every hypothesis
+    holdout: float = 0.2
+    #: the answer among the hypotheses seen: "occam" (the smallest whose held-out
+    #: agreement cannot be told apart from the best) or "faithful" (the best)
+    select: str = "occam"
+    #: the longer-word check covers lengths up to this many times the sampled length
+    long_factor: int = 4
 
     def validate(self) -> None:
         super().validate()
+        if not 0 <= self.holdout < 1:
+            raise InputError(f"the held-out share must be in [0, 1), got {self.holdout}")
+        if self.select not in ("occam", "faithful"):
+            raise InputError(f"select must be occam or faithful, got {self.select!r}")
+        if not 1 <= self.long_factor <= 20:
+            raise InputError(f"the longer-word factor must be 1-20, got {self.long_factor}")
         if self.oracle not in ("refine", "pac", "both"):
             raise InputError(f"the L* oracle must be refine, pac or both, got {self.oracle!r}")
         for name in ("epsilon", "delta"):
@@ -260,6 +273,8 @@ METHODS: dict[str, Method] = {
     for m in (
         Method("lstar", LStarOptions, "rnn2dfa.extract.lstar.lstar", "extract_lstar",
                "states", "Angluin's L* with the network as teacher (Weiss et al. 2018)"),
+        Method("kv", LStarOptions, "rnn2dfa.extract.lstar.lstar", "extract_kv",
+               "states", "Kearns-Vazirani discrimination tree, same checks as lstar"),
         Method("kmeans", KMeansOptions, "rnn2dfa.extract.kmeans.cluster", "extract_kmeans",
                "states", "k-means clusters of hidden states, K grown until consistent"),
         Method("partition", PartitionOptions, "rnn2dfa.extract.kmeans.partition",

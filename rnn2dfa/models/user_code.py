@@ -170,7 +170,7 @@ def black_box_options(model: Any, method: str, oracle: str | None) -> dict[str, 
     """
     if not isinstance(model, BatchClassifier):
         return {}
-    if method != "lstar":
+    if method not in ("lstar", "kv"):
         require_acceptor(model, f"--method {method}")
     if oracle not in (None, "pac"):
         raise InputError(

@@ -31,7 +31,9 @@ class DFAComparison:
 
     truth: str
     truth_exact: bool  # False: the truth is a bounded DFA of a non-regular language
-    equivalent: bool  # for a bounded truth: agrees on every word up to `max_length`
+    #: a regular truth: whether the DFA is equivalent to it; None for a non-regular truth,
+    #: which no DFA is equivalent to (see `equal_up_to`)
+    equivalent: bool | None
     counterexample: list[str] | None  # a shortest word they disagree on (symbols)
     counterexample_text: str | None
     dfa_accepts_counterexample: bool | None
@@ -41,6 +43,24 @@ class DFAComparison:
     max_length: int
     by_length: list[LengthDisagreement] = field(default_factory=list)
     note: str | None = None
+    #: a non-regular truth: `max_length` when the DFA agrees with it on every word up to that
+    #: length, else None (the counterexample says where it fails); None for a regular truth
+    equal_up_to: int | None = None
+
+    @property
+    def agrees(self) -> bool:
+        """Passed the exact check: equivalent to a regular truth, or equal to a non-regular
+        one on every word up to `max_length`."""
+        return bool(self.equivalent) if self.truth_exact else self.equal_up_to is not None
+
+    def what(self) -> str:
+        """What was established, in plain words: "equivalent to tomita3", "NOT equivalent
+        to tomita3", "equal to anbn on every word up to length 20", "NOT equal to anbn on
+        every word up to length 20"."""
+        if self.truth_exact:
+            return ("" if self.agrees else "NOT ") + f"equivalent to {self.truth}"
+        return (("" if self.agrees else "NOT ")
+                + f"equal to {self.truth} on every word up to length {self.max_length}")
 
     @property
     def total_disagreements(self) -> int:
@@ -64,8 +84,8 @@ def compare_dfas(dfa: DFA, truth: Truth | DFA, max_length: int = 20) -> DFACompa
     if not truth.exact:
         horizon = min(max_length, truth.bound or max_length)
         note = (
-            f"{truth.name} is not regular: no DFA is equivalent to it; compared with its "
-            f"bounded DFA on words up to length {horizon}"
+            f"{truth.name} is not regular: no DFA matches it at every length; compared "
+            f"with its bounded DFA on every word up to length {horizon}"
         )
         if cex is not None and len(cex) > horizon:
             cex = None
@@ -78,7 +98,7 @@ def compare_dfas(dfa: DFA, truth: Truth | DFA, max_length: int = 20) -> DFACompa
     return DFAComparison(
         truth=truth.name,
         truth_exact=truth.exact,
-        equivalent=cex is None,
+        equivalent=(cex is None) if truth.exact else None,
         counterexample=None if cex is None else [dfa.alphabet[a] for a in cex],
         counterexample_text=None if cex is None else format_word(cex, dfa.alphabet),
         dfa_accepts_counterexample=None if cex is None else bool(minimal.accepts(cex)),
@@ -88,4 +108,5 @@ def compare_dfas(dfa: DFA, truth: Truth | DFA, max_length: int = 20) -> DFACompa
         max_length=horizon,
         by_length=rows,
         note=note,
+        equal_up_to=horizon if not truth.exact and cex is None else None,
     )

@@ -50,6 +50,65 @@ class BucketAgreement:
     network_error: float | None = None  # network vs truth (None without a truth)
     dfa_error: float | None = None  # DFA vs truth
     accepted_fraction: float = 0.0  # share of the sample the reference accepts
+    #: of this sample, the words the network accepts and rejects, and the agreement on each
+    #: (None: the network gave no such answer here)
+    accepted_words: int = 0
+    rejected_words: int = 0
+    accepted_agreement: float | None = None
+    rejected_agreement: float | None = None
+
+
+#: A class of the network's answers with fewer sampled words than this in a bucket is not
+#: judged there (too few to tell 99% from 90%); it is reported as not judged. The user's own
+#: words are each judged, however few.
+MIN_CLASS_WORDS = 10
+
+
+@dataclass
+class ClassAgreement:
+    """Agreement on each class of the network's answers for one group of words: a length
+    bucket with all its samples pooled (balanced, uniform, searched), every sampled word
+    ("all"), or the user's own words ("yours")."""
+
+    group: str  # "bucket", "all" or "yours"
+    lo: int
+    hi: int
+    accepted_words: int  # words of the group the network accepts
+    rejected_words: int
+    accepted_agreement: float | None  # DFA = network on them (None: no such word)
+    rejected_agreement: float | None
+    min_words: int = MIN_CLASS_WORDS  # a class with fewer words is not judged
+    dfa_error: float | None = None  # DFA vs the truth on the whole group (None: no truth)
+
+    def lengths(self) -> str:
+        return f"{self.lo}-{self.hi}"
+
+    def count(self, side: str) -> int:
+        return self.accepted_words if side == "accepted" else self.rejected_words
+
+    def rate(self, side: str) -> float | None:
+        return self.accepted_agreement if side == "accepted" else self.rejected_agreement
+
+    def judged(self, side: str) -> bool:
+        """Whether the group has enough words of this class to judge it."""
+        return self.count(side) > 0 and self.count(side) >= self.min_words
+
+    def failing(self, threshold: float) -> str | None:
+        """The first judged class ("accepted", then "rejected") below `threshold`, or None."""
+        for side in ("accepted", "rejected"):
+            rate = self.rate(side)
+            if self.judged(side) and rate is not None and rate < threshold:
+                return side
+        return None
+
+    def describe(self, side: str) -> str:
+        """ "the 40 words of lengths 51-100 that the network accepts" """
+        n = self.count(side)
+        verb = "accepts" if side == "accepted" else "rejects"
+        if self.group == "yours":
+            return f"your {n:,} word{'s' if n != 1 else ''} that the network {verb}"
+        where = "sampled words" if self.group == "all" else "words"
+        return f"the {n:,} {where} of lengths {self.lengths()} that the network {verb}"
 
 
 @dataclass
@@ -77,11 +136,28 @@ class ModelComparison:
     #: word); their mean is the class-balanced agreement a verdict needs
     accepted_agreement: float | None = None
     rejected_agreement: float | None = None
+    #: per class of the network's answers: each length bucket (its samples pooled), then
+    #: every sampled word ("all"), then the user's words ("yours") when given
+    class_agreement: list[ClassAgreement] = field(default_factory=list)
 
     @property
     def balanced_agreement(self) -> float:
         parts = [a for a in (self.accepted_agreement, self.rejected_agreement) if a is not None]
         return float(np.mean(parts)) if parts else 1.0
+
+    def failure(self, threshold: float) -> tuple[ClassAgreement, str] | None:
+        """The first group and class whose agreement is below `threshold` (buckets by
+        length, then all sampled words, then the user's), or None."""
+        for group in self.class_agreement:
+            side = group.failing(threshold)
+            if side is not None:
+                return group, side
+        return None
+
+    def unjudged(self) -> list[tuple[ClassAgreement, str]]:
+        """The (bucket, class) pairs with too few words to judge."""
+        return [(g, side) for g in self.class_agreement if g.group == "bucket"
+                for side in ("accepted", "rejected") if not g.judged(side)]
 
     def evidence(self) -> str:
         """The plain line a verdict rests on."""
@@ -153,6 +229,116 @@ def _balanced_limit(truth: Truth, buckets: Sequence[tuple[int, int]]) -> int:
     return limit
 
 
+def _sampler(
+    dfa: DFA, truth: Truth | None, alphabet: tuple[str, ...], buckets: Sequence[tuple[int, int]]
+) -> tuple[BalancedSampler, str, int, str | None]:
+    """The balanced sampler (w.r.t. the truth, else the DFA), what it is balanced against,
+    the longest length it samples, and a note when that is shorter than the buckets."""
+    limit = max(hi for _, hi in buckets)
+    if truth is not None and truth.exact:
+        return BalancedSampler(truth.dfa, alphabet, limit), "truth", limit, None
+    if truth is not None and truth.language is not None:
+        top, limit = limit, _balanced_limit(truth, buckets)
+        note = None
+        if limit < top:
+            note = (
+                f"balanced words only up to length {limit}: the bounded DFA of "
+                f"{truth.name} grows too fast to count longer words exactly"
+            )
+        return BalancedSampler(truth.language, alphabet, limit), "truth", limit, note
+    return BalancedSampler(dfa, alphabet, limit), "dfa", limit, None
+
+
+def _samples(
+    sampler: BalancedSampler, limit: int, k: int, buckets: Sequence[tuple[int, int]],
+    per_bucket: int, rng: np.random.Generator,
+) -> list[tuple[int, int, str, list[Word]]]:
+    """(lo, hi, "balanced"/"uniform", words) for each bucket (balanced up to `limit`)."""
+    groups: list[tuple[int, int, str, list[Word]]] = []
+    for lo, hi in buckets:
+        if hi <= limit:
+            groups.append((lo, hi, "balanced", sampler.sample(lo, hi, per_bucket, rng)))
+        groups.append((lo, hi, "uniform", uniform_words(k, lo, hi, per_bucket, rng)))
+    return groups
+
+
+@dataclass
+class TruthSample:
+    """The DFA against a non-regular truth on sampled words of one length bucket (past the
+    exact check): balanced and uniform samples pooled."""
+
+    lo: int
+    hi: int
+    words: int
+    dfa_error: float  # fraction of them on which the DFA and the truth differ
+
+
+def sample_against_truth(
+    dfa: DFA,
+    truth: Truth,
+    *,
+    buckets: Sequence[tuple[int, int]] = DEFAULT_BUCKETS,
+    per_bucket: int = 200,
+    seed: int = 0,
+) -> list[TruthSample]:
+    """The DFA's error against `truth` on sampled words of each bucket, without a network
+    (class-balanced words w.r.t. the truth, and uniform words): what a bounded exact check
+    cannot see of a non-regular language."""
+    if not buckets:
+        return []
+    alphabet = tuple(truth.alphabet)
+    dfa = dfa.with_alphabet_order(alphabet)
+    rng = np.random.default_rng(seed)
+    sampler, _, limit, _ = _sampler(dfa, truth, alphabet, buckets)
+    out: list[TruthSample] = []
+    groups = _samples(sampler, limit, len(alphabet), buckets, per_bucket, rng)
+    for lo, hi in buckets:
+        ws = [w for g in groups if (g[0], g[1]) == (lo, hi) for w in g[3]]
+        if ws:
+            wrong = dfa.accepts_batch(ws) != truth.labels(ws)
+            out.append(TruthSample(lo, hi, len(ws), float(np.mean(wrong))))
+    return out
+
+
+def _class_group(group: str, lo: int, hi: int, net: np.ndarray, same: np.ndarray,
+                 wrong: np.ndarray | None, min_words: int) -> ClassAgreement:
+    acc, rej = net, ~net
+    return ClassAgreement(
+        group, lo, hi, int(acc.sum()), int(rej.sum()),
+        float(same[acc].mean()) if acc.any() else None,
+        float(same[rej].mean()) if rej.any() else None,
+        min_words,
+        float(wrong.mean()) if wrong is not None and wrong.size else None,
+    )
+
+
+def _class_agreement(
+    groups: list[tuple[int, int, str, list[Word]]], words: list[Word], net: np.ndarray,
+    ext: np.ndarray, ref: np.ndarray | None, buckets: Sequence[tuple[int, int]],
+) -> list[ClassAgreement]:
+    """Per class of the network's answers: each bucket pooling every sample whose words have
+    its lengths (balanced, uniform, searched), every sampled word, and the user's words."""
+    kinds = np.array([g[2] for g in groups for _ in g[3]], dtype=object)
+    lengths = np.array([len(w) for w in words])
+    sampled = kinds != "yours"
+    same = net == ext
+    wrong = None if ref is None else ext != ref
+    out = []
+    for lo, hi in buckets:
+        m = sampled & (lengths >= lo) & (lengths <= hi)
+        out.append(_class_group("bucket", lo, hi, net[m], same[m],
+                                None if wrong is None else wrong[m], MIN_CLASS_WORDS))
+    if sampled.any():
+        out.append(_class_group("all", int(lengths[sampled].min()), int(lengths[sampled].max()),
+                                net[sampled], same[sampled],
+                                None if wrong is None else wrong[sampled], MIN_CLASS_WORDS))
+    if (~sampled).any():
+        m = ~sampled
+        out.append(_class_group("yours", int(lengths[m].min()), int(lengths[m].max()), net[m],
+                                same[m], None if wrong is None else wrong[m], 1))
+    return out
+
+
 def compare_with_model(
     dfa: DFA,
     acceptor: Acceptor,
@@ -182,26 +368,9 @@ def compare_with_model(
     if truth is not None:
         truth = truth.aligned(alphabet, "the network's")
     rng = np.random.default_rng(seed)
-    note = None
-    limit = max(hi for _, hi in buckets)
-    if truth is not None and truth.exact:
-        sampler, against = BalancedSampler(truth.dfa, alphabet, limit), "truth"
-    elif truth is not None and truth.language is not None:
-        limit = _balanced_limit(truth, buckets)
-        sampler, against = BalancedSampler(truth.language, alphabet, limit), "truth"
-        if limit < max(hi for _, hi in buckets):
-            note = (
-                f"balanced words only up to length {limit}: the bounded DFA of "
-                f"{truth.name} grows too fast to count longer words exactly"
-            )
-    else:
-        sampler, against = BalancedSampler(dfa, alphabet, limit), "dfa"
+    sampler, against, limit, note = _sampler(dfa, truth, alphabet, buckets)
 
-    groups: list[tuple[int, int, str, list[Word]]] = []
-    for lo, hi in buckets:
-        if hi <= limit:
-            groups.append((lo, hi, "balanced", sampler.sample(lo, hi, per_bucket, rng)))
-        groups.append((lo, hi, "uniform", uniform_words(len(alphabet), lo, hi, per_bucket, rng)))
+    groups = _samples(sampler, limit, len(alphabet), buckets, per_bucket, rng)
     if words:
         mine = [tuple(w) for w in words]
         groups.append((min(map(len, mine)), max(map(len, mine)), "yours", mine))
@@ -233,6 +402,12 @@ def compare_with_model(
         if n == 0:
             continue
         row = BucketAgreement(lo, hi, kind, n, float(np.mean(net[sl] == ext[sl])))
+        here, agree = net[sl], net[sl] == ext[sl]
+        row.accepted_words, row.rejected_words = int(here.sum()), int((~here).sum())
+        if here.any():
+            row.accepted_agreement = float(agree[here].mean())
+        if not here.all():
+            row.rejected_agreement = float(agree[~here].mean())
         if ref is not None:
             row.network_error = float(np.mean(net[sl] != ref[sl]))
             row.dfa_error = float(np.mean(ext[sl] != ref[sl]))
@@ -258,6 +433,8 @@ def compare_with_model(
     mine = [b for b in result.buckets if b.sample == "yours"]
     if mine:
         result.user_words, result.user_agreement = mine[0].words, mine[0].agreement
+    if words:
+        result.class_agreement = _class_agreement(groups, words, net, ext, ref, buckets)
     if words:
         result.agreement = float(np.mean(net == ext))
         if ref is not None:

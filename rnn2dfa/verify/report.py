@@ -8,7 +8,13 @@ from typing import Any
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import check_alphabets
 from rnn2dfa.verify.dfas import DFAComparison, compare_dfas
-from rnn2dfa.verify.model import DEFAULT_BUCKETS, ModelComparison, compare_with_model
+from rnn2dfa.verify.model import (
+    DEFAULT_BUCKETS,
+    ModelComparison,
+    TruthSample,
+    compare_with_model,
+    sample_against_truth,
+)
 from rnn2dfa.verify.truth import Truth
 
 
@@ -23,9 +29,19 @@ class VerifyReport:
     threshold: float
     passed: bool
     verdict: str  # one sentence
+    #: a non-regular truth the DFA equals up to the exact check's length: the DFA against
+    #: the truth on sampled words of the longer buckets (from the network's samples when
+    #: there is a network); None otherwise
+    past_bound: list[TruthSample] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Plain data; the truth carries `equivalent` for a regular truth only, and
+        `equal_up_to` for a non-regular one."""
+        out = asdict(self)
+        cmp = out.get("truth")
+        if cmp is not None:
+            cmp.pop("equal_up_to" if cmp["truth_exact"] else "equivalent")
+        return out
 
 
 def verify(
@@ -43,11 +59,19 @@ def verify(
     threads: int | None = 1,
     source: str | None = None,
     words: Any = None,
+    trust_exact_truth: bool = True,
 ) -> VerifyReport:
     """Compare with the truth (exact) and/or the network (sampled by length bucket).
 
-    Passed means: equivalent to the truth when one is given (for a non-regular truth, equal
-    on every word up to `max_length`); otherwise agreement with the network >= threshold.
+    Passed means both: equivalent to the truth when one is given (for a non-regular truth,
+    which no DFA is equivalent to: equal on every word up to `max_length`; its errors on
+    longer sampled words are reported, not judged); and, with a network, agreement >=
+    `threshold` on the words the network accepts and on those it rejects, in every length
+    bucket (a class with fewer than MIN_CLASS_WORDS words there is named, not judged), over
+    all sampled words, and on the user's `words` (each class, however few).
+    `trust_exact_truth`: a DFA equivalent to a regular truth is right by proof, so where the
+    network disagrees with it the network is wrong: reported in the verdict, not failed
+    (False: fail then too).
     `threads`: torch threads while the network runs (None keeps the current setting).
     Alphabets are checked before any work; an AlphabetError names `source` (the DFA's file).
     """
@@ -66,42 +90,136 @@ def verify(
         if acceptor is not None
         else None
     )
+    past = None
+    if cmp_truth is not None and not cmp_truth.truth_exact and cmp_truth.agrees:
+        later = [(lo, hi) for lo, hi in buckets if hi > cmp_truth.max_length]
+        if cmp_net is not None:
+            past = [TruthSample(g.lo, g.hi, g.accepted_words + g.rejected_words, g.dfa_error)
+                    for g in cmp_net.class_agreement
+                    if g.group == "bucket" and g.hi > cmp_truth.max_length
+                    and g.dfa_error is not None]
+        elif later and truth is not None and truth.language is not None:
+            past = sample_against_truth(dfa, truth, buckets=later, per_bucket=per_bucket,
+                                        seed=seed)
+    # Failures first, so the verdict opens with what is wrong.
+    failed: list[str] = []
+    held: list[str] = []
     if cmp_truth is not None:
-        passed = cmp_truth.equivalent
-        if passed and cmp_truth.truth_exact:
-            verdict = f"{dfa_name} is equivalent to {cmp_truth.truth}"
-        elif passed:
-            verdict = (
-                f"{dfa_name} agrees with {cmp_truth.truth} on every word up to length "
-                f"{cmp_truth.max_length} (the language is not regular)"
-            )
+        (held if cmp_truth.agrees else failed).append(_truth_clause(cmp_truth, past))
+    proven = (trust_exact_truth and cmp_truth is not None and cmp_truth.truth_exact
+              and cmp_truth.agrees)
+    if cmp_net is not None:
+        ok, text = _network_clause(cmp_net, threshold, dfa_name)
+        if not ok and proven:
+            # The DFA is equivalent to a regular truth: where it and the network differ, the
+            # network is the one that is wrong. Reported, not failed.
+            text = _network_wrong_clause(cmp_net, threshold, cmp_truth.truth)
+            ok = True
+        (held if ok else failed).append(text)
+    verdict = ""
+    subject = dfa_name
+    for clause in failed + held:
+        if verdict:
+            verdict += "; "
+        if clause.startswith(CANNOT_TELL):
+            verdict += clause
+            subject = dfa_name  # "it" would now be the network
         else:
-            who = "accepts" if cmp_truth.dfa_accepts_counterexample else "rejects"
-            verdict = (
-                f"{dfa_name} is NOT equivalent to {cmp_truth.truth}: it wrongly {who} "
-                f"{cmp_truth.counterexample_text!r}"
-            )
-    elif cmp_net is not None and cmp_net.one_sided is not None:
-        # No verdict on one-class evidence: agreement there says nothing about the other class.
-        side = cmp_net.one_sided
-        passed = False
-        verdict = (
-            f"cannot tell: the network gave no {side} word among {cmp_net.evidence()}"
-            + (f" (a guided search for {side} words found none)" if cmp_net.searched else "")
+            verdict += f"{subject} {clause}"
+            subject = "it"
+    return VerifyReport(dfa_name, model_name, cmp_truth, cmp_net, threshold, not failed,
+                        verdict, past)
+
+
+CANNOT_TELL = "cannot tell"
+
+
+def _pct(t: float) -> str:
+    """A threshold as people write it: 0.99 -> "99%", 0.999 -> "99.9%"."""
+    return f"{100 * t:.10g}%"
+
+
+def _truth_clause(cmp: DFAComparison, past: list[TruthSample] | None) -> str:
+    """What the exact check established, as a predicate ("is equivalent to tomita3")."""
+    text = f"is {cmp.what()}"
+    if not cmp.agrees:
+        who = "accepts" if cmp.dfa_accepts_counterexample else "rejects"
+        return f"{text}: it wrongly {who} {cmp.counterexample_text!r}"
+    if cmp.truth_exact:
+        return text
+    text += f" ({cmp.truth} is not regular: no DFA matches it at every length)"
+    if past:
+        n = sum(p.words for p in past)
+        lengths = f"{past[0].lo}-{past[-1].hi}"
+        if all(p.dfa_error == 0 for p in past):
+            text += (f"; past length {cmp.max_length} it is also right on all {n:,} sampled "
+                     f"words of lengths {lengths}")
+        else:
+            text += (f"; past length {cmp.max_length}, on sampled words, it is wrong on "
+                     + ", ".join(f"{p.dfa_error:.2%} at lengths {p.lo}-{p.hi}" for p in past))
+    return text
+
+
+def _network_wrong_clause(net: ModelComparison, threshold: float, truth: str) -> str:
+    """The network's own mistakes, seen against a DFA proven equivalent to the truth."""
+    fail = net.failure(threshold)
+    if fail is None:  # one-sided evidence: nothing to judge, nothing against the DFA
+        return "cannot be compared with the network on both classes (it gave one answer only)"
+    group, side = fail
+    return (f"is right where the network is not: the network is wrong (against {truth}) on "
+            f"{1 - group.rate(side):.2%} of {group.describe(side)}, so they agree there on "
+            f"{group.rate(side):.2%} (threshold {_pct(threshold)})")
+
+
+def _network_clause(net: ModelComparison, threshold: float, dfa_name: str) -> tuple[bool, str]:
+    """(passed, predicate) for the comparison with the network: every judged class of every
+    length bucket (samples pooled), of all sampled words and of the user's words must reach
+    `threshold`; classes with too few words are named, not counted as agreement."""
+    if net.one_sided is not None:
+        side = net.one_sided
+        return False, (
+            f"{CANNOT_TELL} whether {dfa_name} matches the network: the network gave no "
+            f"{side} word among {net.evidence()}"
+            + (f" (a guided search for {side} words found none)" if net.searched else "")
             + f", so agreement says nothing about {side} words"
         )
-    else:
-        assert cmp_net is not None
-        # Both the plain and the class-balanced agreement must reach the threshold: a DFA
-        # that rejects everything agrees on 99.9% of words when the network accepts 0.1%.
-        passed = min(cmp_net.agreement, cmp_net.balanced_agreement) >= threshold
-        rel = ">=" if passed else "<"
-        verdict = (
-            f"{dfa_name} agrees with the network on {cmp_net.agreement:.2%} of "
-            f"{cmp_net.evidence()} ({cmp_net.accepted_agreement or 0:.2%} of the accepted, "
-            f"{cmp_net.rejected_agreement or 0:.2%} of the rejected; {rel} threshold "
-            f"{threshold:.2%})"
-        )
-        if cmp_net.user_agreement is not None:
-            verdict += f"; on your {cmp_net.user_words:,} words: {cmp_net.user_agreement:.2%}"
-    return VerifyReport(dfa_name, model_name, cmp_truth, cmp_net, threshold, passed, verdict)
+    thr = _pct(threshold)
+    fail = net.failure(threshold)
+    if fail is not None:
+        group, side = fail
+        return False, (f"agrees with the network on only {group.rate(side):.2%} of "
+                       f"{group.describe(side)} (threshold {thr})")
+    buckets = [g for g in net.class_agreement if g.group == "bucket"]
+    judged = [(g, side) for g in buckets for side in ("accepted", "rejected")
+              if g.judged(side)]
+    text = (f"agrees with the network on at least {thr} of the words the network accepts "
+            f"and of those it rejects")
+    missing = net.unjudged()
+    need = buckets[0].min_words if buckets else 0
+    if buckets:
+        text += (f", in each of the {len(buckets)} length buckets from {buckets[0].lo} to "
+                 f"{buckets[-1].hi}")
+        if missing:
+            text += f" that have {need} or more such words"
+    text += f" ({net.evidence()}"
+    if judged:
+        g, side = min(judged, key=lambda gs: gs[0].rate(gs[1]))
+        if g.rate(side) < 1:
+            text += f"; lowest: {g.rate(side):.2%} of {g.describe(side)}"
+        else:
+            text += "; it agrees on every one"
+    text += ")"
+    if missing:
+        parts = []
+        for side in ("accepted", "rejected"):
+            here = [g for g, s in missing if s == side]
+            if here:
+                parts.append(f"{side} words at lengths "
+                             + ", ".join(f"{g.lengths()} ({g.count(side)})" for g in here))
+        text += f"; not judged, fewer than {need} words: " + "; ".join(parts)
+    mine = next((g for g in net.class_agreement if g.group == "yours"), None)
+    if mine is not None:
+        per = [f"{mine.rate(side):.2%} of the {mine.count(side):,} {side}"
+               for side in ("accepted", "rejected") if mine.count(side)]
+        text += f"; on your {net.user_words:,} words: " + ", ".join(per)
+    return True, text

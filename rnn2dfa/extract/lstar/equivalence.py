@@ -15,7 +15,7 @@ import torch
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.extract.base import Evidence
-from rnn2dfa.extract.timing import Deadline
+from rnn2dfa.extract.timing import Deadline, TimeUp
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.oracle import MembershipOracle, pac_sample_size
 from rnn2dfa.words import Word, all_words, edit_words, pad_words, uniform_words
@@ -207,6 +207,47 @@ def separating_word(dfa: DFA, p: int, q: int) -> Word:
     return word
 
 
+def native_predictor(clf: Any, x_check: np.ndarray) -> Any:
+    """`clf.predict` as plain numpy: the partition classifies every explored state, one
+    small batch per tree node, and scikit-learn's input validation costs ~0.3 ms a call,
+    most of a refinement's time. A linear SVM is X·Wᵀ + b; a two-class RBF SVC is
+    Σ α_i exp(-γ|x - s_i|²) + b. The native labels are checked against `predict` on the
+    fitting points; any mismatch keeps scikit-learn's own predict."""
+    classes = np.asarray(clf.classes_, dtype=np.int64)
+
+    def sklearn_predict(x: np.ndarray) -> np.ndarray:
+        return np.asarray(clf.predict(x), dtype=np.int64)
+
+    if hasattr(clf, "coef_") and getattr(clf, "kernel", "linear") == "linear":
+        w, b = np.asarray(clf.coef_, dtype=float), np.asarray(clf.intercept_, dtype=float)
+
+        def predict(x: np.ndarray) -> np.ndarray:
+            scores = x @ w.T + b
+            if w.shape[0] == 1:
+                return classes[(scores[:, 0] > 0).astype(np.int64)]
+            return classes[np.argmax(scores, axis=1)]
+    elif getattr(clf, "kernel", None) == "rbf" and classes.size == 2:
+        sv = np.asarray(clf.support_vectors_, dtype=float)
+        alpha = np.asarray(clf.dual_coef_, dtype=float)[0]
+        b0, gamma = float(clf.intercept_[0]), float(clf._gamma)
+        sv_sq = (sv * sv).sum(axis=1)
+
+        def predict(x: np.ndarray) -> np.ndarray:
+            d2 = (x * x).sum(axis=1)[:, None] + sv_sq[None, :] - 2.0 * (x @ sv.T)
+            dec = np.exp(-gamma * np.maximum(d2, 0.0)) @ alpha + b0
+            return classes[(dec > 0).astype(np.int64)]
+    else:
+        return sklearn_predict
+    ref = sklearn_predict(x_check)
+    if np.array_equal(predict(x_check), ref):
+        return predict
+    flipped = classes[::-1]
+    if classes.size == 2 and np.array_equal(flipped[np.searchsorted(classes, predict(x_check))],
+                                            ref):
+        return lambda x: flipped[np.searchsorted(classes, predict(x))]
+    return sklearn_predict
+
+
 @dataclass
 class _Node:
     """A cell of the partition (leaf) or a split of one (inner node)."""
@@ -214,7 +255,7 @@ class _Node:
     leaf: int = -1  # cell id when this is a leaf
     dims: np.ndarray | None = None  # dimension split: dimensions and midpoints
     thresholds: np.ndarray | None = None
-    clf: object | None = None  # SVC split
+    clf: Any = None  # SVC split: a function from rows to labels (native_predictor)
     children: dict[int, _Node] = field(default_factory=dict)
 
 
@@ -270,7 +311,7 @@ class Partition:
                 bits = x[np.ix_(idx, node.dims)] > node.thresholds
                 labels = bits @ (1 << np.arange(node.dims.size, dtype=np.int64))
             else:
-                labels = np.asarray(node.clf.predict(x[idx]), dtype=np.int64)  # type: ignore[attr-defined]
+                labels = node.clf(x[idx])
             for lab in np.unique(labels):
                 stack.append((self._child(node, int(lab)), idx[labels == lab]))
         return out
@@ -315,7 +356,7 @@ class Partition:
                 clf.fit(x_fit, y_fit)
             pred = clf.predict(x[[a, b]])
             if pred[0] != pred[1]:
-                node.clf = clf
+                node.clf = native_predictor(clf, x_fit)
                 return
         # The classifier could not separate the pair: fall back to one midpoint cut.
         self._dim_split(node, x[a], x[b], 1)
@@ -341,9 +382,15 @@ class RefinementOracle:
         *,
         initial_split_depth: int = 10,
         seed: int = 0,
+        budget: float | None = None,
     ) -> None:
         self.acceptor = acceptor
         self.oracle = oracle
+        #: seconds one call may spend; past it the call ends without a verdict (a counting
+        #: network's state space has no finite abstraction, so refinement would not end)
+        self.budget = budget
+        self.inconclusive = 0
+        self.conclusive = False  # the last call ended with an answer, not out of budget
         self.partition = Partition(initial_split_depth=initial_split_depth, seed=seed)
         self.explorations = 0
         self.visited = 0
@@ -358,13 +405,24 @@ class RefinementOracle:
         # An L* hypothesis with Rivest–Schapire suffixes need not be minimal; two of its
         # states must be inequivalent for a conflict between them to mean anything.
         hypothesis = hypothesis.minimize()
+        own = deadline if self.budget is None else Deadline(
+            self.budget if deadline.seconds is None
+            else min(self.budget, max(deadline.seconds - deadline.elapsed(), 0.0)))
+        self.conclusive = False
         while True:
             deadline.check()
-            found, word = self._explore(hypothesis, deadline)
-            if found:
-                return word
-            if word is None:
+            if own.expired():
+                self.inconclusive += 1
                 return None
+            try:
+                found, word = self._explore(hypothesis, own)
+            except TimeUp:
+                deadline.check()
+                self.inconclusive += 1
+                return None
+            if found or word is None:
+                self.conclusive = True
+                return word
             # else: the partition was split; explore again
 
     def _explore(self, hyp: DFA, deadline: Deadline) -> tuple[bool, Word | None]:

@@ -1,10 +1,17 @@
-"""L* extraction (Angluin 1987) with Rivest–Schapire counterexample processing (1993).
+"""Active learning with the network as teacher: the driver of a learner and its checks.
 
-Loop: close the observation table (each pass one batched fill), build the hypothesis, ask
-the equivalence oracle; a counterexample w gives, by binary search over the positions of
-w, one suffix that tells two table rows apart (Rivest & Schapire): it becomes a new column
-and at least one new state. A counterexample is re-used while the hypothesis still gets it
-wrong, saving equivalence queries.
+A learner (`learner.TableLearner`, Angluin's L* with Rivest–Schapire counterexamples; or
+`kv.KVLearner`, Kearns–Vazirani's discrimination tree) proposes hypotheses; equivalence
+oracles look for a word a hypothesis gets wrong, cheapest first: the shortest words of each
+class (first round), PAC sampling of the words that matter (uniform words and the user's
+words, their prefixes and 1-2 symbol edits), abstraction refinement (white box, Weiss et
+al. 2018), then the checks behind "finished" (`checks.py`): each class of the network's
+answers separately, and longer words. Every word found is learned, or, when a round's
+disagreements are rare and the white-box check finds the hypothesis consistent with the
+network's states, set aside as the network's own mistakes (`noise.py`) and reported: the
+result is then not finished. Every hypothesis is scored on held-out words (`occam.py`); the
+answer is the smallest one as faithful as any, unless the run converged. The plain-words
+verdict is `verdict.py`'s.
 """
 
 from __future__ import annotations
@@ -16,54 +23,39 @@ import numpy as np
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.extract.base import ExtractionProgress, LStarOptions, resolve_options
-from rnn2dfa.extract.lstar.equivalence import (
-    PACOracle,
-    RefinementOracle,
-    shortest_examples,
-)
-from rnn2dfa.extract.lstar.noise import RareDisagreements, describe_rate, wilson
+from rnn2dfa.extract.lstar import checks
+from rnn2dfa.extract.lstar.checks import CheckRecord, ClassOracle, words_needed
+from rnn2dfa.extract.lstar.equivalence import PACOracle, RefinementOracle, shortest_examples
+from rnn2dfa.extract.lstar.learner import Learner, TableLearner, rivest_schapire_breakpoint
+from rnn2dfa.extract.lstar.noise import RareDisagreements, wilson
+from rnn2dfa.extract.lstar.occam import Curve, HeldOut, Point
 from rnn2dfa.extract.lstar.table import ObservationTable
+from rnn2dfa.extract.lstar.verdict import Outcome, verdict
 from rnn2dfa.extract.rare import ClassBalance, balance_classes, grow_by_edits, search_class
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
 from rnn2dfa.extract.timing import Deadline, TimeUp
-from rnn2dfa.models.acceptor import Acceptor, accepts
+from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.oracle import MembershipOracle
-from rnn2dfa.words import Word, edit_words, format_word, pad_words, uniform_words, unpad
+from rnn2dfa.words import Word, format_word, pad_words
 
 ORACLES = ("refine", "pac", "both")
+#: rounds in which words past the sampled lengths are learned (then reported)
+LONG_ROUNDS = 3
 
 
 def rivest_schapire_suffix(table: ObservationTable, hyp: DFA, word: Word, answer: bool) -> Word:
-    """The suffix w[i+1:] at a breakpoint i where α(i) ≠ α(i+1), by binary search.
-
-    α(i) = M(access(hyp state after w[:i]) · w[i:]); α(0) = M(w) = `answer` and α(|w|) is the
-    hypothesis's answer, which differ because w is a counterexample.
-    """
-    m = len(word)
-    states = [hyp.start]
-    for a in word:
-        states.append(int(hyp.transitions[states[-1], a]))
-
-    def alpha(i: int) -> bool:
-        return table.oracle.accepts(table.access(states[i]) + word[i:])
-
-    lo, hi = 0, m  # invariant: alpha(lo) == answer != alpha(hi)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if alpha(mid) == answer:
-            lo = mid
-        else:
-            hi = mid
-    return word[hi:]
+    """The suffix w[i:] at the Rivest–Schapire breakpoint (see learner.py)."""
+    return word[rivest_schapire_breakpoint(hyp, table.access, table.oracle.query, word,
+                                           answer):]
 
 
 def looks_not_finite_state(sizes: list[int], window: int = 4) -> bool:
     """True when the hypothesis sizes keep growing without slowing down.
 
-    L* adds at least one state per round, so growth alone says nothing; on a finite-state
-    network the increments shrink as the hypothesis nears the true size, while a counting
-    network gives steady or accelerating growth: the last `window` rounds added at least
-    as much in their second half as in their first.
+    A learner adds at least one state per round, so growth alone says nothing; on a
+    finite-state network the increments shrink as the hypothesis nears the true size, while
+    a counting network gives steady or accelerating growth: the last `window` rounds added
+    at least as much in their second half as in their first.
     """
     if len(sizes) < window + 2:
         return False
@@ -73,347 +65,473 @@ def looks_not_finite_state(sizes: list[int], window: int = 4) -> bool:
 
 
 @dataclass
+class Counter:
+    """The evidence that the network counts: a hypothesis right within the sampled lengths
+    and wrong on one class of the longer words."""
+
+    states: int
+    cls: str  # "accepted" or "rejected"
+    wrong: int
+    words: int
+    in_range_rate: float
+    lo: int
+    hi: int
+    exact_up_to: int  # longest length at which the hypothesis got every checked word right
+    shortest: Word
+
+
+@dataclass
 class _Run:
-    """The state of one L* run: the table, the current hypothesis and the counters."""
+    """One extraction: the learner, its oracles, the held-out curve and the counters."""
 
     acceptor: Acceptor
     opts: LStarOptions
     mq: MembershipOracle
+    learner_name: str
     progress: Progress | None
     deadline: Deadline
     rng: np.random.Generator
     base: dict[str, int]
+    learner: Learner | None = None
     checkers: list[Any] = field(default_factory=list)
     pac: PACOracle | None = None
     refine: RefinementOracle | None = None
-    table: ObservationTable | None = None
+    in_range: ClassOracle | None = None
+    longer: ClassOracle | None = None
+    curve: Curve | None = None
     hyp: DFA | None = None
     sizes: list[int] = field(default_factory=list)
     rounds: int = 0
     equivalence_queries: int = 0
     counterexamples: int = 0
-    finished: bool = False
+    converged: bool = False
     stop_reason: str | None = None
     balance: ClassBalance | None = None
     rare_words: list[Word] = field(default_factory=list)
     rare: RareDisagreements = field(default_factory=RareDisagreements)
-    rate: tuple[int, int] | None = None  # (disagreements, words) of the rate estimate
-    history: list[DFA] = field(default_factory=list)  # every round's hypothesis
-    selected: tuple[int, int, int] | None = None  # (index, disagreements, words) if selected
-    long_rate: tuple[int, int] | None = None  # disagreements on longer words (see above)
-    curve: list[tuple[int, float]] = field(default_factory=list)  # (states, disagreement)
-    rate_steps: int = 0
-    last_long_rate: tuple[int, int] | None = None  # the last hypothesis on longer words
-    probed: tuple[int, int] | None = None  # (words, wrong) of probe_long_rare_class
-    probe_wrong: list[Word] = field(default_factory=list)  # ... the words it got wrong
+    learn_words: list[Word] = field(default_factory=list)
+    max_length: int = 0
+    long_wrong: bool = False  # converged, but wrong on longer words (reported)
+    long_failures: int = 0
+    counter: Counter | None = None
+    last_counter_check: int = 0
+    extra_steps: int = 0
+    rate: tuple[int, int] | None = None
 
     # ------------------------------------------------------------------ set-up
+    def split_words(self) -> list[Word]:
+        """The user's words: a `holdout` share kept for scoring, the rest for learning."""
+        words = list(dict.fromkeys(tuple(w) for w in self.opts.words or ()))
+        self.max_length = max([self.opts.max_length] + [len(w) for w in words])
+        if len(words) < 10 or self.opts.holdout <= 0:
+            self.learn_words = words
+            return []
+        order = np.random.default_rng([self.opts.seed, 11]).permutation(len(words))
+        n_hold = int(round(self.opts.holdout * len(words)))
+        self.learn_words = [words[i] for i in order[n_hold:]]
+        return [words[i] for i in order[:n_hold]]
+
+    def find_rare(self) -> None:
+        """When uniform words are nearly all one class, search for the other (rare.py)."""
+        if not self.opts.rare_search or not hasattr(self.acceptor, "step"):
+            return
+        self.report("looking for the rare class")
+        self.balance = balance_classes(self.acceptor, self.max_length, seed=self.opts.seed,
+                                       deadline=self.deadline, query=self.mq.query_padded)
+        self.rare_words = list(self.balance.found)
+        for w in self.balance.isolated or ():
+            self.rare.add(w)  # scattered exceptions: reported, not learned
+
+    def make_heldout(self, held: list[Word]) -> None:
+        """The held-out words that score every hypothesis: the user's share; under 1,000 of
+        them (too few to tell hypotheses apart), class-balanced sampled words join them:
+        uniform words, and the rare class from a second search."""
+        if len(held) >= 1000:
+            self.curve = Curve(HeldOut(held, self.mq.query(held), "yours"))
+            return
+        o, k = self.opts, len(self.acceptor.alphabet)
+        rng = np.random.default_rng([o.seed, 3])
+        words = checks.uniform(rng, k, 2000, 0, self.max_length)
+        if self.balance is not None and self.balance.searched is not None and hasattr(
+                self.acceptor, "step"):
+            found = search_class(self.acceptor, self.balance.searched == "accepted",
+                                 self.max_length, n_wanted=200, seed=o.seed + 1)
+            self.extra_steps += found.network_steps
+            if found.words:
+                found = grow_by_edits(self.acceptor, found, self.max_length, n_wanted=200,
+                                      seed=o.seed + 1)
+                self.extra_steps += found.network_steps
+                words += list(found.words) + checks.mix(rng, found.words, 400, k,
+                                                        self.max_length)
+        if held:
+            words += checks.mix(rng, held, 1000, k, self.max_length)
+        words = list(dict.fromkeys(list(held) + words))
+        answers = self.mq.query(words)
+        minority = bool(answers.mean() < 0.5)
+        if (answers == minority).sum() < 200 and hasattr(self.acceptor, "step"):
+            # too few of one class to tell hypotheses apart on it: search for more
+            found = search_class(self.acceptor, minority, self.max_length, n_wanted=200,
+                                 seed=o.seed + 5)
+            self.extra_steps += found.network_steps
+            if found.words:
+                found = grow_by_edits(self.acceptor, found, self.max_length, n_wanted=200,
+                                      seed=o.seed + 5)
+                self.extra_steps += found.network_steps
+            words = list(dict.fromkeys(words + list(found.words)))
+        source = "yours and sampled" if held else "sampled"
+        self.curve = Curve(HeldOut(words, self.mq.query(words), source, balanced=True))
+
     def make_checkers(self) -> None:
-        """The equivalence oracles the options ask for, PAC first (it is cheaper)."""
-        o = self.opts
+        """The equivalence oracles, cheapest first; the class checks always come last."""
+        o, k = self.opts, len(self.acceptor.alphabet)
+        pool = list(self.learn_words) + list(self.rare_words)
         if o.oracle in ("pac", "both"):
-            pool = [w for w in o.words or () if len(w) <= o.max_length] + list(self.rare_words)
             self.pac = PACOracle(
-                self.mq, epsilon=o.epsilon, delta=o.delta, max_length=o.max_length,
+                self.mq, epsilon=o.epsilon, delta=o.delta, max_length=self.max_length,
                 rng=self.rng, prefixes=o.pac_prefixes,
                 task_words=pad_words(pool) if pool else None,
-                edit_task_words=bool(self.rare_words),
+                edit_task_words=bool(pool),
             )
             self.checkers.append(self.pac)
-        if o.oracle in ("refine", "both"):
+        if o.oracle in ("refine", "both") and hasattr(self.acceptor, "step"):
+            # each call gets a tenth of the time limit (2 s at least): the checks after it
+            # still run on a network that refinement cannot finish (a counter)
+            budget = None if o.time_limit is None else max(2.0, o.time_limit / 10)
             self.refine = RefinementOracle(
-                self.acceptor, self.mq, initial_split_depth=o.initial_split_depth, seed=o.seed
-            )
+                self.acceptor, self.mq, initial_split_depth=o.initial_split_depth, seed=o.seed,
+                budget=budget)
             self.checkers.append(self.refine)
+        need = words_needed(o.epsilon, o.delta)
+        L = self.max_length
+        rng_in = np.random.default_rng([o.seed, 21])
+        rng_long = np.random.default_rng([o.seed, 22])
+
+        def in_range_words(hyp: DFA) -> list[Word]:
+            words = checks.uniform(rng_in, k, 2 * need, 0, L)
+            own = checks.own_words(hyp, 0, L, need, rng_in)
+            # the hypothesis's words and their near-misses (10101011 near (10)^4)
+            words += own + checks.mix(rng_in, own, need, k, L)
+            words += checks.mix(rng_in, pool, 2 * need, k, L)
+            words += list(self.rare_words) + [()]
+            return words + self.fresh_rare(L, rng_in)
+
+        def longer_words(hyp: DFA) -> list[Word]:
+            hi = o.long_factor * L
+            words = checks.uniform(rng_long, k, need, L + 1, hi)
+            words += checks.own_words(hyp, L + 1, hi, need, rng_long)
+            members = list(self.in_range.members if self.in_range else []) + [
+                w for w in pool if len(w) >= 2]
+            pumped = checks.pump_words(members, L + 1, hi, 2 * need, rng_long)
+            words += pumped + checks.mix(rng_long, pumped, need, k, hi + 2)
+            words += [w for w in self.opts.words or () if len(w) > L]
+            return [w for w in words if L < len(w) <= hi + 8]
+
+        self.in_range = ClassOracle("sampled lengths", 0, L, self.mq.query, in_range_words,
+                                    self.arbitrate)
+        self.longer = ClassOracle("longer words", L + 1, o.long_factor * L, self.query_long,
+                                  longer_words, self.arbitrate_long)
+        self.checkers += [self.in_range, self.longer]
+
+    def fresh_rare(self, max_length: int, rng: np.random.Generator) -> list[Word]:
+        """A new network-guided search for the rare class (another seed each run), grown by
+        edits: the class checks see members and near-misses the first search missed."""
+        bal = self.balance
+        if bal is None or not hasattr(self.acceptor, "step"):
+            return []
+        want = (bal.searched == "accepted" if bal.searched is not None
+                else bal.rare_among_long)
+        if want is None:
+            return []
+        seed = int(rng.integers(1 << 30))
+        found = search_class(self.acceptor, want, max_length, n_wanted=200, seed=seed,
+                             deadline=self.deadline)
+        self.extra_steps += found.network_steps
+        if found.words:
+            found = grow_by_edits(self.acceptor, found, max_length, n_wanted=200, seed=seed)
+            self.extra_steps += found.network_steps
+        return list(found.words)
+
+    def query_long(self, words: list[Word]) -> np.ndarray:
+        """Longer words go to the network directly, not into the trie (they are asked once)."""
+        from rnn2dfa.models.acceptor import accepts
+
+        self.extra_steps += int(sum(len(w) for w in words))
+        return np.asarray(accepts(self.acceptor, words), dtype=bool)
 
     def report(self, phase: str) -> None:
         if self.progress is None:
             return
         st = self.mq.stats
         self.progress(ExtractionProgress(
-            "lstar", self.rounds, self.hyp.n_states if self.hyp is not None else 0, phase,
-            self.deadline.elapsed(), st.queries - self.base["queries"],
+            self.learner_name, self.rounds, self.hyp.n_states if self.hyp is not None else 0,
+            phase, self.deadline.elapsed(), st.queries - self.base["queries"],
             st.network_steps - self.base["network_steps"],
         ))
 
-    def over_cap(self) -> bool:
-        cap = self.opts.max_states
-        return cap is not None and self.hyp is not None and self.hyp.n_states > cap
+    # ------------------------------------------------------------------ arbitration
+    def rare_enough(self, wrong: int, words: int, judged: bool = True) -> bool:
+        """Few enough to be the network's own mistakes (under half of ε, ten at most), and
+        the white-box check found the hypothesis consistent with the network's states
+        (`judged=False`: it has yet to run this round)."""
+        return (self.opts.noise_tolerant and self.refine is not None
+                and (self.refine.conclusive or not judged)
+                and 0 < wrong <= min(10, 0.5 * self.opts.epsilon * words))
+
+    def arbitrate(self, bad: list[Word], n: int) -> Word | None:
+        """A class check's disagreements: set aside when rare in each class, else learned."""
+        assert self.in_range is not None
+        rec = self.in_range.record
+        if all(t.wrong == 0 or self.rare_enough(t.wrong, t.words)
+               for t in (rec.accepted, rec.rejected)):
+            for w in bad:
+                self.rare.add(w)
+            self.rare.rounds_with_rare += 1
+            return None
+        return bad[0]
+
+    def arbitrate_long(self, bad: list[Word], n: int) -> Word | None:
+        """Longer words the hypothesis gets wrong. Rare ones are set aside. Members the
+        network accepts and the hypothesis rejects, clearly and at all lengths past the
+        sampled ones, are a counter's mark (the signature below): reported, since learning
+        them only counts further. Otherwise (a hypothesis that over-generalises past the
+        sampled lengths, a bounded language) they are learned, for `LONG_ROUNDS` rounds;
+        what is still wrong then is reported."""
+        assert self.longer is not None
+        rec = self.longer.record
+        if all(t.wrong == 0 or self.rare_enough(t.wrong, t.words)
+               for t in (rec.accepted, rec.rejected)):
+            for w in bad:
+                self.rare.add(w)
+            return None
+        if self.signature(rec, accepted_only=True):
+            self.counter = self.counter_from(rec)
+            raise _Stop(self.counter_reason())
+        self.long_failures += 1
+        late = self.deadline.seconds is not None and (
+            self.deadline.elapsed() > 0.5 * self.deadline.seconds)
+        if self.long_failures <= LONG_ROUNDS and not late:
+            return bad[0]
+        if self.signature(rec):
+            self.counter = self.counter_from(rec)
+            raise _Stop(self.counter_reason())
+        self.long_wrong = True
+        return None
+
+    def signature(self, rec: CheckRecord, accepted_only: bool = False) -> bool:
+        """A counter's mark: one class of the longer words clearly wrong (lower Wilson bound
+        over 10% and over 4x the in-range disagreement), not a scatter of drift."""
+        assert self.in_range is not None
+        inr = self.in_range.record
+        in_rate = inr.wrong / max(inr.accepted.words + inr.rejected.words, 1)
+        tallies = (rec.accepted,) if accepted_only else (rec.accepted, rec.rejected)
+        return any(t.words >= 5 and wilson(t.wrong, t.words)[0] > max(0.1, 4 * in_rate)
+                   for t in tallies)
+
+    # ------------------------------------------------------------------ counters
+    def counter_from(self, rec: CheckRecord) -> Counter:
+        assert self.hyp is not None and self.in_range is not None
+        acc, rej = rec.accepted, rec.rejected
+        cls, t = ("accepted", acc) if acc.wrong * max(rej.words, 1) >= rej.wrong * max(
+            acc.words, 1) else ("rejected", rej)
+        inr = self.in_range.record
+        in_rate = inr.wrong / max(inr.accepted.words + inr.rejected.words, 1)
+        shortest = rec.wrong_words[0] if rec.wrong_words else ()
+        wrong = inr.wrong_words + rec.wrong_words
+        exact = min(len(w) for w in wrong) - 1 if wrong else self.max_length
+        return Counter(self.hyp.n_states, cls, t.wrong, t.words, in_rate, rec.lo, rec.hi,
+                       exact, shortest)
+
+    def counter_reason(self) -> str:
+        c = self.counter
+        assert c is not None
+        return f"it counts past length {c.exact_up_to}"
+
+    def counts(self) -> bool:
+        """Early test while hypotheses grow by a steady one or two states a round: is the
+        current one, right on most sampled words, wrong on one class of longer words?"""
+        if (self.longer is None or self.in_range is None
+                or not looks_not_finite_state(self.sizes, window=6)
+                or self.rounds - self.last_counter_check < 6):
+            return False
+        self.last_counter_check = self.rounds
+        assert self.hyp is not None
+        self.report("checking longer words (is it counting?)")
+        inr = self.in_range.measure(self.hyp)
+        if inr.wrong > self.opts.epsilon * (inr.accepted.words + inr.rejected.words):
+            return False  # still learning the sampled lengths: nothing to say yet
+        rec = self.longer.measure(self.hyp)
+        if self.signature(rec, accepted_only=True):
+            self.counter = self.counter_from(rec)
+            return True
+        return False
 
     # ------------------------------------------------------------------ the loop
     def find_counterexample(self, examples: list[Word] | None) -> Word | None:
         """A word the hypothesis gets wrong: the shortest examples first, then each oracle."""
         assert self.hyp is not None
-        pending: list[Word] = []
         if examples:
             net = self.mq.query(list(examples))
             wrong = [w for w, a in zip(examples, net, strict=True)
                      if bool(a) != self.hyp.accepts(w)]
-            # (the examples are the shortest of each class among thousands of sampled words,
-            # so a few wrong ones are a rare share of what was sampled)
-            rare = (self.opts.noise_tolerant and self.refine is not None
-                    and 0 < len(wrong) <= 2)
-            if wrong and not rare:
-                return wrong[0]
-            pending = [w for w in wrong if len(w) > 1]  # refinement arbitrates, as below
-            if len(pending) < len(wrong):
-                return next(w for w in wrong if len(w) <= 1)
+            if wrong:
+                return min(wrong, key=len)
+        pending: list[Word] = []
         for checker in self.checkers:
             self.equivalence_queries += 1
-            self.report("equivalence")
+            self.report(f"equivalence ({type(checker).__name__}"
+                        f"{' ' + checker.record.name if isinstance(checker, ClassOracle) else ''})")
             cex = checker.find_counterexample(self.hyp, self.deadline)
             if cex is not None and checker is self.pac and self.rare_round():
-                # A rare round: let the white-box check decide (noise.py).
+                # A rare round: the white-box check after PAC decides (noise.py).
                 pending += list(self.pac.last_disagreements)
                 continue
             if cex is not None:
                 return cex
-        if pending:
-            for w in pending:
-                self.rare.add(w)
-            self.rare.rounds_with_rare += 1
+            if checker is self.refine and pending:
+                if not self.refine.conclusive:  # no arbiter this round: learn them
+                    return min(pending, key=len)
+                for w in pending:
+                    self.rare.add(w)
+                self.rare.rounds_with_rare += 1
+                pending = []
         return None
 
     def rare_round(self) -> bool:
-        """Whether the last PAC round's disagreements may be the network's own mistakes:
-        noise tolerance is on, abstraction refinement runs after PAC to arbitrate, and they
-        were under half of epsilon of the round's words (10 at most)."""
         assert self.pac is not None
-        pac = self.pac
-        return (
-            self.opts.noise_tolerant
-            and self.refine is not None
-            and 0 < pac.last_count <= min(10, 0.5 * self.opts.epsilon * pac.last_n)
-        )
-
-    def learn_from(self, cex: Word) -> None:
-        """Add Rivest–Schapire suffixes until the hypothesis gets `cex` right (re-using it
-        saves equivalence queries)."""
-        assert self.table is not None and self.hyp is not None
-        answer = self.mq.accepts(cex)
-        while self.hyp.accepts(cex) != answer:
-            self.deadline.check()
-            suffix = rivest_schapire_suffix(self.table, self.hyp, cex, answer)
-            if not self.table.add_suffix(suffix):
-                # Only a network whose answers change between calls gets here; adding
-                # every suffix of the counterexample still makes progress.
-                for i in range(len(cex) + 1):
-                    self.table.add_suffix(cex[i:])
-            self.table.close(self.deadline.check)
-            self.hyp = self.table.hypothesis()
-            if self.over_cap():
-                return
-
-    def probe_long_rare_class(self) -> None:
-        """Both classes were common in the uniform sample, but one is rare among its longer
-        words (a counter's a^n b^n, a^n b^n c^n): search that class now and set aside the
-        words the finished hypothesis gets wrong. They are reported, not learned: learning
-        them would chase a network's near-misses far from the distribution the PAC
-        guarantee is about, but a finished DFA must not hide them."""
-        bal = self.balance
-        if bal is None or bal.rare_among_long is None or self.deadline.expired():
-            return
-        assert self.hyp is not None
-        self.report("probing the rare class of the longer words")
-        found = search_class(self.acceptor, bal.rare_among_long, self.opts.max_length,
-                             n_wanted=100, seed=self.opts.seed + 2, deadline=self.deadline)
-        self.rate_steps += found.network_steps
-        if found.words:
-            found = grow_by_edits(self.acceptor, found, self.opts.max_length, n_wanted=100,
-                                  seed=self.opts.seed + 2)
-            self.rate_steps += found.network_steps
-        self.probe_wrong = [w for w in found.words if self.hyp.accepts(w) != bal.rare_among_long]
-        self.probed = (len(found.words), len(self.probe_wrong))
-
-    def find_rare(self) -> None:
-        """When uniform words are nearly all one class, search for the other (rare.py)."""
-        if not self.opts.rare_search:
-            return
-        self.report("looking for the rare class")
-        self.balance = balance_classes(self.acceptor, self.opts.max_length, seed=self.opts.seed,
-                                       deadline=self.deadline, query=self.mq.query_padded)
-        self.rare_words = list(self.balance.found)
-        for w in self.balance.isolated or ():
-            self.rare.add(w)  # scattered exceptions: reported, not learned
+        return self.rare_enough(self.pac.last_count, self.pac.last_n, judged=False)
 
     def loop(self) -> None:
-        self.table = ObservationTable(self.mq, self.acceptor.alphabet)
-        examples: list[Word] | None = shortest_examples(self.mq, self.rng, self.opts.max_length)
-        # the rare class's shortest words are tried first, like the shortest examples
+        assert self.learner is not None and self.curve is not None
+        examples: list[Word] | None = shortest_examples(self.mq, self.rng, self.max_length)
         examples += sorted(self.rare_words, key=len)[:20]
         while True:
             self.deadline.check()
-            self.table.close(self.deadline.check)
-            self.hyp = self.table.hypothesis()
+            self.hyp = self.learner.hypothesis()
             self.rounds += 1
             self.sizes.append(self.hyp.n_states)
-            self.history.append(self.hyp)
+            self.curve.add(self.rounds, self.hyp)
             self.report("hypothesis")
-            if self.over_cap():
-                self.stop_reason = f"the hypothesis passed the cap of {self.opts.max_states} states"
+            cap = self.opts.max_states
+            if cap is not None and self.hyp.n_states > cap:
+                self.stop_reason = f"the hypothesis passed the cap of {cap} states"
+                return
+            if self.counts():
+                self.stop_reason = self.counter_reason()
                 return
             cex = self.find_counterexample(examples)
-            examples = None  # the shortest examples are tried once, on the first hypothesis
+            examples = None
             if cex is None:
-                self.finished = True
+                self.converged = True
                 return
             self.counterexamples += 1
-            self.learn_from(cex)
-
-    def estimate_rate(self) -> None:
-        """How often the network and the final hypothesis disagree, on a fresh sample of the
-        PAC distribution sized to see about 30 disagreements (within `rate_words`)."""
-        assert self.hyp is not None and self.pac is not None
-        if self.rare.words:  # about 30 disagreements expected, within rate_words
-            rough = len(self.rare.words) / max(self.pac.samples, 1)
-            n = int(min(self.opts.rate_words, max(20_000, 30 / rough)))
-        else:  # none seen yet: the rate is under 1 / samples, so take the whole budget
-            n = self.opts.rate_words
-        rng = np.random.default_rng([self.opts.seed, 2])
-        sym, lens = uniform_words(rng, len(self.acceptor.alphabet), n, 0, self.opts.max_length)
-        words = unpad(sym, lens)
-        pool = [w for w in self.opts.words or () if len(w) <= self.opts.max_length]
-        self.mix_pool(words, pool + list(self.rare_words), rng)
-        self.report(f"estimating the disagreement rate on {n:,} words")
-        net = accepts(self.acceptor, words)
-        self.rate = (int((net != self.hyp.accepts_batch(words)).sum()), n)
-        self.rate_steps = int(sum(len(w) for w in words))
-
-    def mix_pool(self, words: list[Word], pool: list[Word], rng: np.random.Generator) -> None:
-        """Replace the first half of `words` by picks from `pool`, as the PAC rounds do (with
-        their 0-2 random edits when the pool holds a rare class's words)."""
-        if not pool:
-            return
-        m = len(words) // 2
-        sym, lens = pad_words([pool[i] for i in rng.integers(0, len(pool), size=m)])
-        if self.rare_words:
-            sym, lens = edit_words(rng, sym, lens, len(self.acceptor.alphabet),
-                                   max_length=self.opts.max_length)
-        words[:m] = unpad(sym, lens)
-
-    def select_within_epsilon(self) -> None:
-        """Hypotheses kept growing: keep the smallest whose disagreement with the network is
-        within epsilon at confidence 1 - delta (upper Wilson bound), on a fresh sample of the
-        PAC distribution; the larger ones were chasing rare disagreements."""
-        o = self.opts
-        n = 20_000
-        rng = np.random.default_rng([o.seed, 3])
-        sym, lens = uniform_words(rng, len(self.acceptor.alphabet), n, 0, o.max_length)
-        words = unpad(sym, lens)
-        pool = [w for w in o.words or () if len(w) <= o.max_length]
-        if self.balance is not None and self.balance.searched is not None:
-            # held-out words of the rare class: the same guided search with another seed,
-            # so a hypothesis is not rated on the very words it was taught
-            held = search_class(self.acceptor, self.balance.searched == "accepted",
-                                o.max_length, n_wanted=200, seed=o.seed + 1,
-                                deadline=None)
-            if self.rare_words and held.words:
-                self.rate_steps += held.network_steps
-                held = grow_by_edits(self.acceptor, held, o.max_length, seed=o.seed + 1)
-            pool += held.words
-            self.rate_steps += held.network_steps
-        self.mix_pool(words, pool, rng)
-        self.report(f"rating {len(self.history)} hypotheses on {n:,} words")
-        net = accepts(self.acceptor, words)
-        self.rate_steps += int(sum(len(w) for w in words))
-        seen: set[int] = set()
-        for i, hyp in enumerate(self.history):
-            small = hyp.minimize()
-            if small.n_states in seen:
-                continue
-            seen.add(small.n_states)
-            d = int((small.accepts_batch(words) != net).sum())
-            self.curve.append((small.n_states, d / n))
-            if wilson(d, n, 1 - 2 * o.delta)[1] <= o.epsilon:
-                if not self.holds_on_longer_words(small):
-                    return  # a counter running out of range: not finite-state
-                self.selected = (i, d, n)
-                self.hyp = small
-                self.finished = True
-                self.stop_reason = (
-                    f"{self.stop_reason}; kept the smallest hypothesis within epsilon"
-                )
-                return
-
-    def disagreement_on_longer_words(self, hyp: DFA, stream: int, n: int = 5000
-                                     ) -> tuple[int, int]:
-        """(disagreements, words) of `hyp` against the network on words of 1-2x the sampled
-        lengths: uniform, half replaced by the task's own longer words when it has some (a
-        language's members are rare among uniform words)."""
-        o = self.opts
-        rng = np.random.default_rng([o.seed, stream])
-        words = unpad(*uniform_words(rng, len(self.acceptor.alphabet), n, o.max_length + 1,
-                                     2 * o.max_length))
-        longer = [w for w in o.words or () if len(w) > o.max_length]
-        if longer:
-            pick = rng.integers(0, len(longer), size=n // 2)
-            words[: n // 2] = [tuple(longer[i]) for i in pick]
-        self.rate_steps += int(sum(len(w) for w in words))
-        return int((accepts(self.acceptor, words) != hyp.accepts_batch(words)).sum()), n
-
-    def holds_on_longer_words(self, hyp: DFA) -> bool:
-        """Whether `hyp` stays within epsilon on words of 1-2x the sampled lengths. A network
-        with rare mistakes does; a counter approximated by a bounded one does not (its
-        disagreement grows with length: the evidence of a network that is not finite-state)."""
-        self.long_rate = self.disagreement_on_longer_words(hyp, 4)
-        return wilson(*self.long_rate, 1 - 2 * self.opts.delta)[0] <= self.opts.epsilon
-
-    def compare_lengths(self) -> None:
-        """The last hypothesis's disagreement on longer words, beside its disagreement within
-        the sampled lengths (the curve's last point): growth with length is the evidence of a
-        counter; without it, growing hypotheses say nothing either way."""
-        assert self.hyp is not None
-        self.last_long_rate = self.disagreement_on_longer_words(self.hyp, 5)
-
-    def grows_with_length(self) -> bool:
-        """Whether the last hypothesis errs clearly more on longer words than on sampled ones
-        (lower Wilson bound on longer words above twice the in-range rate and epsilon)."""
-        if self.last_long_rate is None or not self.curve:
-            return False
-        d, n = self.last_long_rate
-        low = wilson(d, n, 1 - 2 * self.opts.delta)[0]
-        return low > max(2 * self.curve[-1][1], self.opts.epsilon)
+            self.learner.learn(cex, self.mq.accepts(cex))
 
     def run(self) -> None:
         try:
-            self.loop()
+            if self.learner is not None:
+                self.loop()
+        except _Stop as stop:
+            self.stop_reason = str(stop)
         except TimeUp:
             self.stop_reason = f"the time limit of {self.deadline.seconds:g} s ran out"
-            if self.table is not None:
-                self.hyp = self.table.hypothesis()
-                if not self.sizes or self.sizes[-1] != self.hyp.n_states:
-                    self.sizes.append(self.hyp.n_states)
-        if self.hyp is None:  # the limit ran out before the first table existed
+            if self.learner is not None:
+                hyp = self.learner.anytime()
+                if self.hyp is None or hyp.n_states != self.hyp.n_states:
+                    self.hyp = hyp
+                    self.rounds += 1
+                    self.sizes.append(hyp.n_states)
+                    if self.curve is not None:
+                        self.curve.add(self.rounds, hyp)
+        if self.hyp is None:  # the limit ran out before the first hypothesis existed
             k = len(self.acceptor.alphabet)
             self.hyp = DFA(tuple(self.acceptor.alphabet), np.zeros((1, k), np.int64), [False])
-        if self.finished:
-            self.probe_long_rare_class()
-        if self.rare.words:
-            # only words the final hypothesis still gets wrong are disagreements (the rare
-            # search's isolated words were set aside before any hypothesis existed)
-            net = self.mq.query(list(self.rare.words))
-            self.rare.words = [w for w, a in zip(self.rare.words, net, strict=True)
-                               if bool(a) != self.hyp.accepts(w)]
-        if self.rare.words and self.rare.at_longest(self.opts.max_length):
-            self.finished = False
-            self.stop_reason = (
-                "the network's disagreements with every hypothesis sit at the longest words "
-                "sampled and move out as the hypotheses grow"
-            )
-        elif self.finished and self.pac is not None and (
-            self.opts.estimate_rate == "always"
-            or (self.rare.words and self.opts.estimate_rate == "auto")
-        ):
-            self.estimate_rate()
-        elif not self.finished and self.opts.noise_tolerant and len(self.history) > 1:
-            self.select_within_epsilon()
-            if self.selected is None and self.long_rate is None and self.curve:
-                self.compare_lengths()
 
-    # ------------------------------------------------------------------ the result
-    def details(self) -> dict[str, Any]:
+    # ------------------------------------------------------------------ the answer
+    def answer(self) -> tuple[DFA, Point | None]:
+        """The last hypothesis when the run converged (the only one every check passed),
+        else Occam's choice on the held-out curve."""
+        assert self.hyp is not None
+        if self.converged or self.curve is None or not self.curve.points:
+            return self.hyp, None
+        point = self.curve.select(self.opts.select)
+        return self.curve.front[point.round], point
+
+    def remaining(self, dfa: DFA) -> list[Word]:
+        """The set-aside disagreements the answer still has."""
+        if not self.rare.words:
+            return []
+        net = self.mq.query(list(self.rare.words))
+        return [w for w, a in zip(self.rare.words, net, strict=True) if bool(a) != dfa.accepts(w)]
+
+    def estimate_rate(self, dfa: DFA) -> None:
+        """How often the network and the answer disagree, on a fresh sample of the checks'
+        distribution sized to see about 30 disagreements (within `rate_words`)."""
+        o, k = self.opts, len(self.acceptor.alphabet)
+        n = o.rate_words
+        if self.rare.words and self.pac is not None and self.pac.samples:
+            n = int(min(n, max(20_000, 30 * self.pac.samples / len(self.rare.words))))
+        rng = np.random.default_rng([o.seed, 2])
+        pool = list(self.learn_words) + list(self.rare_words)
+        words = checks.uniform(rng, k, n - n // 2 if pool else n, 0, self.max_length)
+        words += checks.mix(rng, pool, n // 2, k, self.max_length)
+        self.report(f"estimating the disagreement rate on {n:,} words")
+        from rnn2dfa.models.acceptor import accepts
+
+        net = accepts(self.acceptor, words)
+        self.extra_steps += int(sum(len(w) for w in words))
+        self.rate = (int((net != dfa.accepts_batch(words)).sum()), len(words))
+
+    def result(self) -> ExtractionResult:
+        assert self.hyp is not None
+        dfa, point = self.answer()
+        if point is not None and self.counter is None:
+            # the verdict describes the answer, not the last hypothesis
+            for check in (self.in_range, self.longer):
+                if check is not None and check.record.runs:
+                    check.measure(dfa)
+        left = self.remaining(dfa)
+        if left and self.opts.estimate_rate != "never" or self.opts.estimate_rate == "always":
+            self.estimate_rate(dfa)
+        o = self.opts
+        outcome = Outcome(
+            alphabet=tuple(self.acceptor.alphabet), states=dfa.minimize().n_states,
+            last_states=self.hyp.n_states, sizes=self.sizes, converged=self.converged,
+            stop_reason=self.stop_reason, counter=self.counter,
+            in_range=self.in_range.record if self.in_range and self.in_range.record.runs else None,
+            longer=self.longer.record if self.longer and self.longer.record.runs else None,
+            set_aside=left, rate=self.rate, selected=point,
+            best=self.curve.best() if self.curve and self.curve.points else None,
+            heldout_source=self.curve.heldout.source if self.curve else "sampled",
+            heldout_words=len(self.curve.heldout) if self.curve else 0,
+            heldout_point=(point if point is not None else self.curve.points[-1])
+            if self.curve and self.curve.points else None,
+            needed=words_needed(o.epsilon, o.delta), max_length=self.max_length,
+            long_hi=o.long_factor * self.max_length, epsilon=o.epsilon, delta=o.delta,
+            select=o.select,
+        )
+        finished, stopped, message = verdict(outcome)
+        steps = self.mq.stats.network_steps - self.base["network_steps"] + self.extra_steps
+        if self.balance is not None:
+            steps += self.balance.network_steps
+        record = ExtractionStats(
+            method=self.learner_name, finished=finished, seconds=self.deadline.elapsed(),
+            network_steps=steps, stopped=stopped,
+            evidence=self.pac.evidence if self.pac is not None and self.pac.rounds else None,
+            details=self.details(point, left),
+        )
+        if self.in_range is not None and self.in_range.record.runs and record.evidence is None:
+            from rnn2dfa.extract.base import Evidence
+
+            rec = self.in_range.record
+            ev = Evidence(rec.accepted.words + rec.rejected.words, rec.accepted.words,
+                          rec.rejected.words, rec.lo, rec.hi)
+            record.evidence = ev
+        return ExtractionResult(dfa.minimize(), record, self.sizes, message)
+
+    def details(self, point: Point | None, left: list[Word]) -> dict[str, Any]:
         st, o = self.mq.stats.as_dict(), self.opts
         out: dict[str, Any] = {
+            "learner": self.learner_name,
             "oracle": o.oracle,
             "rounds": self.rounds,
             "membership_queries": st["queries"] - self.base["queries"],
@@ -421,155 +539,101 @@ class _Run:
             "cache_hits": st["cache_hits"] - self.base["cache_hits"],
             "equivalence_queries": self.equivalence_queries,
             "counterexamples": self.counterexamples,
-            "table_rows": self.table.n_rows if self.table is not None else 0,
-            "table_suffixes": self.table.n_cols if self.table is not None else 0,
         }
+        if self.learner is not None:
+            out.update(self.learner.details())
+        out["epsilon"], out["delta"], out["max_length"] = o.epsilon, o.delta, self.max_length
         if self.pac is not None:
             out["pac_samples"] = self.pac.samples
-            out["epsilon"], out["delta"], out["max_length"] = o.epsilon, o.delta, o.max_length
             out["pac_prefixes"] = o.pac_prefixes
-            out["pac_task_words"] = len(o.words) if o.words else 0
+            out["pac_task_words"] = len(self.learn_words)
         if self.refine is not None:
             out["partition_cells"] = self.refine.partition.n_cells
             out["explorations"] = self.refine.explorations
-        if self.rare.words:
-            out["rare_disagreements"] = len(self.rare.words)
+            if self.refine.inconclusive:
+                out["refinement_inconclusive"] = self.refine.inconclusive
+        out["words_needed_per_class"] = words_needed(o.epsilon, o.delta)
+        for rec in (self.in_range.record if self.in_range else None,
+                    self.longer.record if self.longer else None):
+            if rec is not None and rec.runs:
+                key = "check_sampled_lengths" if rec.lo == 0 else "check_longer_words"
+                out[key] = rec.as_dict(self.acceptor.alphabet)
+        if self.curve is not None and self.curve.points:
+            c = self.curve
+            out["heldout"] = {"source": c.heldout.source, "words": len(c.heldout),
+                              "accepted": int(c.heldout.answers.sum())}
+            out["size_agreement_curve"] = c.as_list()
+            out["size_error_curve"] = [[s, round(1 - a, 6)] for s, a in c.as_list()]
+            chosen = point if point is not None else c.points[-1]
+            out["heldout_agreement"] = round(chosen.agreement, 6)
+            out["heldout_agreement_by_class"] = [round(chosen.accepted, 6),
+                                                 round(chosen.rejected, 6)]
+            out["selected_round"] = chosen.round
+            out["selected_by"] = ("converged: the last hypothesis" if point is None else
+                                  "smallest as faithful as any" if o.select == "occam" else
+                                  "most faithful")
+        if left:
+            out["rare_disagreements"] = len(left)
             out["shortest_rare_disagreements"] = [
                 format_word(w, self.acceptor.alphabet)
-                for w in sorted(self.rare.words, key=lambda w: (len(w), w))[:5]
-            ]
-        if self.curve:
-            out["size_error_curve"] = [[size, round(r, 6)] for size, r in self.curve]
-        if self.selected is not None:
-            out["selected_round"] = self.selected[0] + 1
-            self.rate = self.selected[1:]
+                for w in sorted(left, key=lambda w: (len(w), w))[:5]]
         if self.rate is not None:
             d, n = self.rate
             out["disagreement_rate"] = d / n
-            out["disagreement_interval"] = list(wilson(d, n, 1 - self.opts.delta))
+            out["disagreement_interval"] = list(wilson(d, n, 1 - o.delta))
             out["rate_words"] = n
         if self.balance is not None:
             bal = self.balance
             out["uniform_accepted"] = f"{bal.uniform_accepted}/{bal.uniform_words}"
-            out["rare_class_searched"] = self.balance.searched
-            out["rare_words_found"] = len(self.balance.found)
-            if self.balance.isolated:
-                out["rare_class_isolated"] = len(self.balance.isolated)
-            if self.balance.rare_among_long is not None:
-                out["rare_among_longer_words"] = (
-                    "accepted" if self.balance.rare_among_long else "rejected")
-        if self.probed is not None:
-            out["probed_words"], out["probed_wrong"] = self.probed
+            out["rare_class_searched"] = bal.searched if bal.searched else "no"
+            out["rare_words_found"] = len(bal.found)
+            if bal.isolated:
+                out["rare_class_isolated"] = len(bal.isolated)
+        if self.counter is not None:
+            c = self.counter
+            out["counts_past"] = c.exact_up_to
+            out["longer_words_wrong"] = [c.cls, c.wrong, c.words]
         return out
 
-    def message(self) -> str | None:
-        base = self.verdict()
-        if not self.probe_wrong or self.probed is None:
-            return base
-        n, wrong = self.probed
-        kind = "accepted" if self.balance and self.balance.rare_among_long else "rejected"
-        shown = ", ".join(format_word(w, self.acceptor.alphabet) for w in
-                          sorted(self.probe_wrong, key=lambda w: (len(w), w))[:3])
-        probe = (
-            f"of {n} words the network {kind[:-2]}s, found by a search for that class (rare among "
-            f"the longer sampled words), this DFA answers {wrong} otherwise, the shortest: "
-            f"{shown}: the network's mistakes near that class, or a pattern the sampled "
-            f"lengths hide (a counter?); check with verify --words"
-        )
-        return probe if base is None else f"{base}; {probe}"
 
-    def verdict(self) -> str | None:
-        """The plain-words diagnosis of how the run ended."""
-        assert self.hyp is not None
-        if self.selected is not None:
-            i, d, n = self.selected
-            rate = describe_rate(d, n, 1 - self.opts.delta, self.opts.max_length)
-            tail = ", ".join(str(x) for x in self.sizes[-4:])
-            return (
-                f"the network disagrees with this {self.hyp.n_states}-state DFA {rate}; L* went on "
-                f"to {tail} states, chasing rarer disagreements, until "
-                f"{self.stop_reason.split(';')[0]}"
-            )
-        if self.finished and self.rate is not None and self.rare.words:
-            d, n = self.rate
-            rate = describe_rate(d, n, 1 - self.opts.delta, self.opts.max_length)
-            shown = ", ".join(format_word(w, self.acceptor.alphabet) for w in
-                              sorted(self.rare.words, key=lambda w: (len(w), w))[:3])
-            return (
-                f"the network disagrees with this {self.hyp.minimize().n_states}-state DFA "
-                f"{rate}; {len(self.rare.words)} rare disagreements were set aside, not "
-                f"learned (abstraction refinement found no counterexample), the shortest: "
-                f"{shown}"
-            )
-        if self.finished:
-            return None
-        if self.rare.words and self.rare.at_longest(self.opts.max_length):
-            return (
-                f"the network does not look finite-state: {self.stop_reason} (it may be "
-                "counting, as an LSTM does for a^n b^n); the DFA written is the last "
-                "hypothesis, an approximation"
-            )
-        if self.long_rate is not None and self.selected is None:
-            d, n = self.long_rate
-            return (
-                f"the network does not look finite-state: the hypotheses kept growing until "
-                f"{self.stop_reason}, and a small one that agrees with it on sampled words "
-                f"disagrees on {d / n:.2%} of {n:,} longer words (lengths "
-                f"{self.opts.max_length + 1}-{2 * self.opts.max_length}): the disagreement grows "
-                f"with length, as for a network that counts; the DFA written is the last "
-                f"hypothesis, an approximation"
-            )
-        if len(self.curve) >= 2 and self.curve[-1][1] < 0.5 * self.curve[0][1]:
-            size, rate = self.curve[-1]
-            return (
-                f"stopped early: {self.stop_reason}, while the hypotheses were still improving "
-                f"(disagreement with the network {self.curve[0][1]:.2%} at {self.curve[0][0]} "
-                f"states, {rate:.2%} at {size}); none is within epsilon = {self.opts.epsilon:g} "
-                f"yet: the DFA is the last hypothesis, an approximation (a larger time limit "
-                f"may get further)"
-            )
-        if self.last_long_rate is not None and not self.grows_with_length():
-            d, n = self.last_long_rate
-            size, rate = self.curve[-1]
-            return (
-                f"cannot tell whether the network is finite-state: the hypotheses grew to "
-                f"{self.sizes[-1]} states until {self.stop_reason}, and the last one rated "
-                f"({size} states) still disagrees with the network on {rate:.2%} of sampled "
-                f"words, yet it does not err more on longer "
-                f"ones ({d / n:.2%} of {n:,} words of lengths {self.opts.max_length + 1}-"
-                f"{2 * self.opts.max_length}) as a counter's approximation would; the DFA "
-                f"written is the last hypothesis, an approximation (a larger time limit or "
-                f"state cap may get further)"
-            )
-        if looks_not_finite_state(self.sizes):
-            tail = ", ".join(str(s) for s in self.sizes[-6:])
-            return (
-                f"the hypothesis kept growing without slowing down ({tail} states) until "
-                f"{self.stop_reason}: the network does not look finite-state (it may be "
-                "counting, as an LSTM does for a^n b^n), so no DFA matches it exactly; the DFA "
-                "written is the last hypothesis, an approximation"
-            )
-        return (
-            f"stopped early: {self.stop_reason}; the DFA is the last hypothesis "
-            f"({self.hyp.n_states} states)"
-        )
+class _Stop(Exception):
+    """A check ended the run with a verdict (a counter)."""
 
-    def result(self) -> ExtractionResult:
-        assert self.hyp is not None
-        steps = self.mq.stats.network_steps - self.base["network_steps"]
-        if self.balance is not None:
-            steps += self.balance.network_steps
-        steps += self.rate_steps
-        record = ExtractionStats(
-            method="lstar",
-            finished=self.finished,
-            seconds=self.deadline.elapsed(),
-            network_steps=steps,
-            stopped=self.stop_reason if (not self.finished or self.selected) else None,
-            evidence=self.pac.evidence if self.pac is not None and self.pac.rounds else None,
-            details=self.details(),
-        )
-        return ExtractionResult(self.hyp.minimize(), record, self.sizes, self.message())
+
+def _learner(name: str, mq: MembershipOracle, alphabet: tuple[str, ...], deadline: Deadline,
+             cap: int | None) -> Learner:
+    if name == "kv":
+        from rnn2dfa.extract.lstar.kv import KVLearner
+
+        return KVLearner(mq, alphabet, deadline.check, cap)
+    return TableLearner(mq, alphabet, deadline.check, cap)
+
+
+def _extract(
+    learner: str,
+    acceptor: Acceptor,
+    options: LStarOptions | None,
+    progress: Progress | None,
+    membership: MembershipOracle | None,
+    overrides: dict[str, Any],
+) -> ExtractionResult:
+    opts = resolve_options(LStarOptions, options, overrides)
+    mq = membership if membership is not None else MembershipOracle(acceptor)
+    run = _Run(acceptor, opts, mq, learner, progress, Deadline(opts.time_limit),
+               np.random.default_rng(opts.seed), mq.stats.as_dict())
+    try:
+        held = run.split_words()
+        run.find_rare()
+        run.make_heldout(held)
+        run.make_checkers()
+        run.learner = _learner(learner, mq, tuple(acceptor.alphabet), run.deadline,
+                               opts.max_states)
+    except TimeUp:
+        run.stop_reason = f"the time limit of {run.deadline.seconds:g} s ran out"
+        if run.curve is None:
+            run.curve = Curve(HeldOut([], np.zeros(0, bool), "sampled"))
+    run.run()
+    return run.result()
 
 
 def extract_lstar(
@@ -580,18 +644,23 @@ def extract_lstar(
     membership: MembershipOracle | None = None,
     **overrides: Any,
 ) -> ExtractionResult:
-    """Extract the DFA of a network by L* (see the module docstring and `LStarOptions`).
+    """Extract the DFA of a network by L* (Angluin's table; see the module docstring).
 
-    The first equivalence check also tries the shortest accepted and shortest rejected words
-    found by sampling. A time limit or the state cap stops early with the last hypothesis,
+    A time limit or the state cap stops early with Occam's choice among the hypotheses,
     marked unfinished. `membership` lets a caller share (and inspect) the oracle's cache.
     Keyword overrides set single options (`extract_lstar(net, oracle="pac")`).
     """
-    opts = resolve_options(LStarOptions, options, overrides)
-    mq = membership if membership is not None else MembershipOracle(acceptor)
-    run = _Run(acceptor, opts, mq, progress, Deadline(opts.time_limit),
-               np.random.default_rng(opts.seed), mq.stats.as_dict())
-    run.find_rare()
-    run.make_checkers()
-    run.run()
-    return run.result()
+    return _extract("lstar", acceptor, options, progress, membership, overrides)
+
+
+def extract_kv(
+    acceptor: Acceptor,
+    options: LStarOptions | None = None,
+    *,
+    progress: Progress | None = None,
+    membership: MembershipOracle | None = None,
+    **overrides: Any,
+) -> ExtractionResult:
+    """Extract the DFA of a network by Kearns–Vazirani's discrimination tree, with the same
+    oracles, checks and verdicts as `extract_lstar`."""
+    return _extract("kv", acceptor, options, progress, membership, overrides)
