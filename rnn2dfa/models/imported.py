@@ -325,7 +325,7 @@ def import_checkpoint(path: str | os.PathLike[str], opts: ImportOptions | None =
             "head_final": model.head_final,
             "cell": arch.cell,
             "bidirectional": arch.bidirectional,
-            "nonlinearity": nonlin if any(la.cell == "rnn" for la in arch.recurrent_layers) else None,
+            "nonlinearity": nonlin if "rnn" in model.layer_cells else None,
             "token_ids": ids,
             "start_token": opts.start_token,
             "end_token": opts.end_token,
