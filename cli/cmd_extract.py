@@ -209,8 +209,11 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
         raise InputError("no model: give MODEL.pt (or --acceptor MODULE:FUNCTION)")
     else:
         loaded = load_acceptor(model_file)
-    from rnn2dfa.models.user_code import black_box_options
+    from rnn2dfa.models.user_code import black_box_options, whole_word_classifier
 
+    if getattr(loaded.acceptor, "whole_word", False):  # bidirectional: whole words only
+        loaded = LoadedAcceptor(whole_word_classifier(loaded.acceptor), loaded.metadata,
+                                "whole-word network", loaded.path)
     black_box = black_box_options(loaded.acceptor, method,
                                   options["oracle"] if "oracle" in given else None)
     values = {name: options[name] for name in given if name not in CLI_ONLY}

@@ -8,7 +8,16 @@ from rich.table import Table
 
 from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
-from rnn2dfa_cli.common import emit_json, err, json_option, out
+from rnn2dfa_cli.common import emit_json, err, json_option, options_for, out
+
+#: library parameters of the importer's messages -> the options that set them
+OPTIONS = {
+    "rnn": "--rnn PREFIX,PREFIX,...", "embedding": "--embedding NAME or --one-hot",
+    "head": "--head NAME,ACTIVATION,NAME,...", "accept_class": "--accept-class I",
+    "token_ids": "--token-ids", "start_token": "--start-token", "end_token": "--end-token",
+    "tokens": "--start-token/--end-token, or --token-ids", "alphabet": "--alphabet",
+    "trust_code": "--trust-code", "code": "--code DIR", "output": "--output",
+}
 
 
 def _int_list(text: str | None, flag: str) -> list[int] | None:
@@ -43,34 +52,51 @@ def _int_list(text: str | None, flag: str) -> list[int] | None:
                    "holds a runnable module (TorchScript, --trust-pickle).")
 @click.option("--nonlinearity", type=click.Choice(("tanh", "relu")), default=None,
               help="nn.RNN's activation (a state dict does not record it; default tanh).")
-@click.option("--rnn", "rnn_prefix", metavar="PREFIX",
-              help="Which recurrent layer, when several fit (e.g. encoder.rnn).")
+@click.option("--rnn", "rnn_prefix", metavar="PREFIX[,PREFIX...]",
+              help="Which recurrent modules or cells, in the order the data flows, when the "
+                   "shapes cannot tell (e.g. encoder.rnn, or mach.0,mach.1).")
 @click.option("--embedding", metavar="NAME",
               help="Which embedding table, when several fit (e.g. emb.weight).")
 @click.option("--one-hot", is_flag=True, help="The input is one-hot even if a table fits.")
-@click.option("--head", metavar="NAME", help="Which read-out, when several fit (e.g. fc).")
+@click.option("--head", metavar="NAME[,ACT,NAME...]",
+              help="The head's Linear layers in order, with the activations between them "
+                   "(relu, tanh, sigmoid, none) and optionally a final sigmoid/softmax, "
+                   "when the file cannot tell (e.g. fc, or dense.0,relu,dense.1).")
 @click.option("--language", metavar="NAME",
               help="A registered language the network was trained on (recorded; extract then "
                    "samples its class-balanced words too).")
-@click.option("--trust-pickle", is_flag=True,
-              help="Allow a whole pickled module (torch.save(model)). Unpickling RUNS CODE "
-                   "named in the file: use it only for files you trust.")
+@click.option("--trust-code", "--trust-pickle", "trust_code", is_flag=True,
+              help="Allow files that are code: TorchScript, a whole pickled module "
+                   "(torch.save(model)), an MLflow PyTorch folder. Loading them RUNS CODE from "
+                   "the file: use it only for files you trust. (--trust-pickle: the same.)")
+@click.option("--code", "code_dir", metavar="DIR",
+              type=click.Path(file_okay=False),
+              help="The folder holding the classes of a pickled module (put on the import "
+                   "path while it loads and runs).")
+@click.option("--bidirectional-readout", type=click.Choice(("final", "last_output")),
+              default=None,
+              help="A bidirectional network's head reads both directions' final states "
+                   "(final: h_n) or the last position's output (last_output: out[:, -1]). "
+                   "Detected when the file holds the module.")
 @json_option
 def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_ids: str | None,
                start_token: int | None, end_token: int | None, accept_class: int | None,
                output_kind: str, nonlinearity: str | None, rnn_prefix: str | None,
                embedding: str | None, one_hot: bool, head: str | None, language: str | None,
-               trust_pickle: bool, as_json: bool) -> None:
+               trust_code: bool, code_dir: str | None, bidirectional_readout: str | None,
+               as_json: bool) -> None:
     """Turn a PyTorch recurrent classifier trained by your own code into an rnn2dfa model.
 
     Reads a state dict (torch.save(model.state_dict(), ...)), a checkpoint dict holding one
-    under "state_dict", "model" or "model_state_dict", a TorchScript file, a safetensors
-    file, or (only with --trust-pickle) a whole pickled module. Tensors saved on a GPU load
+    under "state_dict", "model" or "model_state_dict", a safetensors file, or (only with
+    --trust-code, as they run code) a TorchScript file, a whole pickled module (--code DIR:
+    the folder of its classes) or an MLflow PyTorch model folder. Tensors saved on a GPU load
     on the CPU. The architecture comes from parameter names and shapes, under any prefix:
-    nn.Embedding or one-hot input -> nn.RNN / nn.LSTM / nn.GRU (any number of layers, with
-    or without biases) -> nn.Linear with 1 output (a logit), 2 (softmax, accept = class 1)
-    or k (--accept-class). The model file written computes exactly what PyTorch computes,
-    one symbol at a time, and records where it came from.
+    nn.Embedding or one-hot input -> nn.RNN / nn.LSTM / nn.GRU modules or RNNCell /
+    LSTMCell / GRUCell cells, stacked in the order the data flows (bidirectional: a
+    whole-word classifier) -> Linear layers ending in 1 output (a logit), 2 (softmax,
+    accept = class 1) or k (--accept-class). When the file holds the module, its own forward
+    is run on a batch of words and the import is refused unless it agrees on every one.
 
     \b
     Examples:
@@ -78,7 +104,8 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
       rnn2dfa import ckpt.pt -o model.pt --alphabet '(,)' --token-ids 1,2 --start-token 0
       rnn2dfa import net.safetensors -o model.pt --alphabet 0,1 --rnn encoder.rnn
       rnn2dfa import scripted.pt -o model.pt --alphabet a,b      # TorchScript: checked too
-      rnn2dfa import full.pt -o model.pt --trust-pickle          # runs the file's code!
+      rnn2dfa import full.pt -o model.pt --trust-code --code src/  # runs the file's code!
+      rnn2dfa import mlflow_model/ -o model.pt --trust-code         # an MLflow folder
     then:
       rnn2dfa extract model.pt -o dfa.json
 
@@ -99,9 +126,11 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
         alphabet=names, token_ids=_int_list(token_ids, "--token-ids"),
         start_token=start_token, end_token=end_token, accept_class=accept_class,
         output=output_kind, nonlinearity=nonlinearity, rnn=rnn_prefix, embedding=embedding,
-        head=head, one_hot=one_hot, trust_pickle=trust_pickle, language=language,
+        head=head, one_hot=one_hot, trust_code=trust_code, code_dir=code_dir,
+        language=language, bidirectional_readout=bidirectional_readout,
     )
-    result = import_checkpoint(checkpoint, opts)
+    with options_for(**OPTIONS):
+        result = import_checkpoint(checkpoint, opts)
     save_model(result.model, output_file, result.metadata)
     imp = result.metadata["import"]
     if as_json:
@@ -121,26 +150,32 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
     t.add_row("format", result.checkpoint_format
               + (f" (under {imp['wrapper_key']!r})" if imp["wrapper_key"] else ""))
     t.add_row("network", escape(result.model.describe()))
-    t.add_row("recurrent layer", escape(a.rnn_prefix.rstrip(".") or "(top level)")
-              + f"  ({a.layers} x {a.hidden}, bias {'yes' if a.bias else 'no'})")
+    units = ", ".join(f"{u.name} ({u.kind}, {len(u.layers)} x {u.layers[-1].hidden}"
+                      f"{', bidirectional' if u.bidirectional else ''})" for u in a.units)
+    t.add_row("recurrent layers", escape(units) + f"  (bias {'yes' if a.bias else 'no'})")
     t.add_row("input", escape(a.embedding) if a.embedding else f"one-hot ({a.vocab} wide)")
     head_text = {1: "1 output (a logit)", 2: f"2 outputs (accept = class {imp['accept_class']})"}
-    t.add_row("read-out", escape(a.head) + "  " + head_text.get(
+    head_chain = " -> ".join(
+        [h.name for h in a.head_layers[:1]]
+        + [f"{act} -> {h.name}" for act, h in zip(imp["head_activations"], a.head_layers[1:],
+                                                  strict=False)])
+    t.add_row("read-out", escape(head_chain) + "  " + head_text.get(
         a.head_outputs, f"{a.head_outputs} outputs (class {imp['accept_class']} vs the rest)"))
     pairs = ", ".join(f"{s}={i}" for s, i in zip(result.model.alphabet, imp["token_ids"],
                                                    strict=True))
     t.add_row("symbols = token ids", escape(pairs))
     if imp["start_token"] is not None or imp["end_token"] is not None:
         t.add_row("start / end token", f"{imp['start_token']} / {imp['end_token']}")
-    t.add_row("outputs", imp["output"])
+    t.add_row("outputs", imp["output"] + ("" if imp["head_final"] == "none"
+                                          else f" (ends in {imp['head_final']})"))
+    if imp["module_input"]:
+        t.add_row("module's input", escape(imp["module_input"]))
     if imp["forward_check"]:
         t.add_row("check", escape(imp["forward_check"]))
     t.add_row("written to", escape(output_file))
     out.print(t)
     for note in result.notes:
         err.print(f"[dim]note: {escape(note)}[/dim]")
-    if result.check is not None and result.check.words == 0:
-        err.print(f"[yellow]note: {escape(result.check.note)}[/yellow]")
 
 
 COMMANDS: list[click.Command] = [import_cmd]

@@ -162,8 +162,9 @@ def test_k_outputs_one_against_the_rest(tmp_path: Path) -> None:
     torch.manual_seed(2)
     net = UserClassifier("gru", 3, 1, True, True, True, 4, False).eval()
     torch.save({"model": net.state_dict()}, tmp_path / "k.pt")
-    with pytest.raises(InputError, match="--accept-class"):
+    with pytest.raises(InputError, match="which class means accept") as info:
         import_checkpoint(tmp_path / "k.pt", ImportOptions(alphabet=["a", "b", "c"]))
+    assert info.value.param == "accept_class"
     res = import_checkpoint(tmp_path / "k.pt", ImportOptions(alphabet=["a", "b", "c"],
                                                              accept_class=2))
     words = random_words(3, 40, 12, seed=2)
@@ -194,7 +195,10 @@ def test_torchscript_safetensors_and_probability_head(tmp_path: Path) -> None:
     net = SigmoidLSTM().eval()
     torch.jit.save(torch.jit.script(net), tmp_path / "s.pt")
     save_file(net.state_dict(), tmp_path / "w.safetensors")
-    ts = import_checkpoint(tmp_path / "s.pt", ImportOptions(alphabet=list("abcd")))
+    with pytest.raises(ModelFileError, match="TorchScript"):  # code: only when trusted
+        import_checkpoint(tmp_path / "s.pt", ImportOptions(alphabet=list("abcd")))
+    ts = import_checkpoint(tmp_path / "s.pt", ImportOptions(alphabet=list("abcd"),
+                                                            trust_code=True))
     assert ts.checkpoint_format == "torchscript"
     assert ts.check is not None and ts.check.output == "probability" and ts.check.words > 0
     assert ts.model.output == "probability"
@@ -211,15 +215,16 @@ def test_torchscript_safetensors_and_probability_head(tmp_path: Path) -> None:
     # forcing the wrong reading on a runnable module is refused: it disagrees with the module
     with pytest.raises(ModelFileError, match="differs from the module"):
         import_checkpoint(tmp_path / "s.pt", ImportOptions(alphabet=list("abcd"),
-                                                           output="logit"))
+                                                           output="logit", trust_code=True))
 
 
 def test_pickled_module_only_when_trusted(tmp_path: Path) -> None:
     torch.manual_seed(4)
     net = SigmoidLSTM().eval()
     torch.save(net, tmp_path / "full.pt")
-    with pytest.raises(ModelFileError, match="--trust-pickle"):
+    with pytest.raises(ModelFileError, match="pickled Python objects") as info:
         read_checkpoint(tmp_path / "full.pt")
+    assert info.value.param == "trust_code"
     res = import_checkpoint(tmp_path / "full.pt", ImportOptions(alphabet=list("abcd"),
                                                                 trust_pickle=True))
     assert res.checkpoint_format == "pickled module" and res.check is not None
@@ -304,8 +309,9 @@ def test_bad_checkpoints_one_line_exit_2_nothing_written(tmp_path: Path) -> None
     two = good | {"dec.weight_ih_l0": gru["rnn.weight_ih_l0"],
                   "dec.weight_hh_l0": gru["rnn.weight_hh_l0"]}
     _bad(tmp_path, two, [], "--rnn", "'rnn'", "'dec'")
-    bi = {"rnn." + k: v for k, v in nn.LSTM(3, 4, bidirectional=True).state_dict().items()}
-    _bad(tmp_path, bi | {"fc.weight": torch.zeros(1, 8)}, [], "weight_ih_l0_reverse")
+    gru_nan = dict(gru)
+    gru_nan["rnn.weight_hh_l0"] = gru["rnn.weight_hh_l0"].clone().fill_(float("nan"))
+    _bad(tmp_path, gru_nan | {"fc.weight": torch.zeros(1, 4)}, [], "rnn.weight_hh_l0", "NaN")
     # not a checkpoint at all
     (tmp_path / "text.pt").write_text("hello")
     r = CliRunner().invoke(cli, ["import", str(tmp_path / "text.pt"), "-o",
@@ -318,7 +324,7 @@ def test_large_vocabulary_needs_the_alphabet(tmp_path: Path) -> None:
     sd = {"rnn." + k: v for k, v in nn.GRU(3, 4).state_dict().items()}
     sd |= {"emb.weight": torch.zeros(500, 3), "fc.weight": torch.zeros(1, 4)}
     torch.save(sd, tmp_path / "big.pt")
-    with pytest.raises(InputError, match="500 tokens.*--alphabet"):
+    with pytest.raises(InputError, match="500 tokens.*say which are the symbols"):
         import_checkpoint(tmp_path / "big.pt")
     res = import_checkpoint(tmp_path / "big.pt", ImportOptions(token_ids=[7, 9]))
     assert res.model.alphabet == ("7", "9")
@@ -330,7 +336,7 @@ def test_ambiguous_head_names_candidates_and_option_picks(tmp_path: Path) -> Non
     a, b = nn.Linear(4, 1), nn.Linear(4, 2)
     sd |= {"fc.weight": a.weight, "fc.bias": a.bias, "aux.weight": b.weight, "aux.bias": b.bias}
     torch.save(sd, tmp_path / "amb.pt")
-    with pytest.raises(ModelFileError, match=r"fc\.weight.*aux\.weight.*--head"):
+    with pytest.raises(ModelFileError, match=r"fc\.weight.*aux\.weight.*name the head"):
         import_checkpoint(tmp_path / "amb.pt")
     res = import_checkpoint(tmp_path / "amb.pt", ImportOptions(head="aux"))
     assert res.architecture.head_outputs == 2 and res.model.alphabet == ("0", "1")

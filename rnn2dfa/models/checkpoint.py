@@ -2,9 +2,12 @@
 
 Formats: a plain `state_dict` (`torch.save(model.state_dict(), ...)`), a checkpoint dict
 wrapping one (`{"state_dict": ...}`, `{"model": ...}`, `{"model_state_dict": ...}`), a
-TorchScript file (`torch.jit.save`), a safetensors file, and a whole pickled module
-(`torch.save(model, ...)`), which is read only when the caller trusts it: unpickling runs
-code named in the file. Every torch file loads with `map_location="cpu"`, so tensors
+safetensors file; and, only when the caller trusts the file (`trust_code`), what is code:
+a TorchScript file (`torch.jit.save`: loading runs its `__setstate__`, its forward is
+compiled code), a whole pickled module (`torch.save(model, ...)`: unpickling runs code named
+in the file), with the folder of its classes (`code_dir`), and an MLflow PyTorch model folder
+(`MLmodel`, `data/model.pth`, `code/`). Without trust nothing in the file runs: tensors are
+read with `weights_only=True`. Every torch file loads with `map_location="cpu"`, so tensors
 saved on a GPU load on a machine without one.
 """
 
@@ -21,6 +24,7 @@ import torch
 from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError, ModelFileError
+from rnn2dfa.models.trusted import running_user_code
 
 #: keys under which training scripts commonly store the state dict (or the module)
 WRAPPER_KEYS = ("state_dict", "model_state_dict", "model", "net", "network", "module",
@@ -39,6 +43,8 @@ class Checkpoint:
     module: nn.Module | None = None  # TorchScript or trusted pickled module (can be run)
     wrapper_key: str | None = None  # the key of a checkpoint dict that held the weights
     attributes: dict[str, Any] = field(default_factory=dict)  # e.g. {"nonlinearity": "relu"}
+    code_dir: str | None = None  # the folder of the module's classes (its forward may import)
+    weights_path: str | None = None  # the file the weights came from (an MLflow folder's)
 
 
 def _tensor_dict(obj: Any) -> dict[str, Tensor] | None:
@@ -79,16 +85,64 @@ def _is_safetensors(path: str, head: bytes) -> bool:
     return len(head) > 9 and head[8:9] == b"{" and int.from_bytes(head[:8], "little") < 2**28
 
 
-def read_checkpoint(path: str | os.PathLike[str], *, trust_pickle: bool = False) -> Checkpoint:
+def _untrusted(path: str, what: str) -> ModelFileError:
+    return ModelFileError(
+        f"{what}; loading it runs code from the file, so it is refused unless you trust the "
+        "file (or save model.state_dict() and import that)", path=path, param="trust_code")
+
+
+def mlflow_model_file(folder: str) -> tuple[str, str | None]:
+    """(the pickled module's file, the code folder) of an MLflow PyTorch model folder."""
+    data = "data"
+    try:
+        with open(os.path.join(folder, "MLmodel"), encoding="utf-8", errors="replace") as fh:
+            text = fh.read(1 << 16)
+    except OSError as exc:
+        raise InputError(f"cannot read MLmodel: {exc.strerror}", path=folder) from None
+    in_pytorch = False
+    for line in text.splitlines():  # the two keys needed; no YAML library
+        stripped = line.strip()
+        if stripped.startswith("pytorch:"):
+            in_pytorch = True
+        elif in_pytorch and stripped.startswith("model_data:"):
+            data = stripped.split(":", 1)[1].strip().strip("'\"") or data
+    if "pytorch:" not in text:
+        raise ModelFileError("an MLflow model folder, but not of the PyTorch flavour (its "
+                             "MLmodel has no 'pytorch:' section)", path=folder)
+    model = os.path.join(folder, data, "model.pth")
+    if os.path.isabs(data) or ".." in data.split("/") or not os.path.isfile(model):
+        raise ModelFileError(f"an MLflow PyTorch folder without {data}/model.pth", path=folder)
+    code = os.path.join(folder, "code")
+    return model, code if os.path.isdir(code) else None
+
+
+def read_checkpoint(path: str | os.PathLike[str], *, trust_code: bool = False,
+                    code_dir: str | os.PathLike[str] | None = None,
+                    trust_pickle: bool = False) -> Checkpoint:
     """Read a checkpoint from another program (see the module docstring for the formats).
 
-    Raises InputError / ModelFileError with a one-line message naming the file.
+    `trust_pickle` is the older name of `trust_code`. Raises InputError / ModelFileError
+    with a one-line message naming the file.
     """
     path = str(path)
+    trust_code = trust_code or trust_pickle
+    code = None if code_dir is None else str(code_dir)
+    if code is not None and not os.path.isdir(code):
+        raise InputError("no such folder (the code of the module's classes)", path=code,
+                         param="code")
     if not os.path.exists(path):
         raise InputError("no such file", path=path)
     if os.path.isdir(path):
-        raise InputError("is a folder, not a checkpoint file", path=path)
+        if not os.path.isfile(os.path.join(path, "MLmodel")):
+            raise InputError("is a folder, not a checkpoint file (nor an MLflow model folder "
+                             "with an MLmodel file)", path=path)
+        model, mlflow_code = mlflow_model_file(path)
+        if not trust_code:
+            raise _untrusted(path, "an MLflow PyTorch model folder: its data/model.pth is a "
+                             "pickled module, and its code/ folder is Python code")
+        ck = _read_pickled(model, code or mlflow_code, path)
+        ck.format = "MLflow pytorch model"
+        return ck
     from rnn2dfa.limits import MAX_MODEL_BYTES, check_regular_file
 
     check_regular_file(path, "a checkpoint file", MAX_MODEL_BYTES)  # no FIFO, no /dev/zero
@@ -102,18 +156,17 @@ def read_checkpoint(path: str | os.PathLike[str], *, trust_pickle: bool = False)
     if _is_safetensors(path, head):
         return _read_safetensors(path)
     if _is_torchscript(path):
+        if not trust_code:
+            raise _untrusted(path, "a TorchScript file (compiled code: its __setstate__ runs "
+                             "while it loads and its forward is the file's own program)")
         return _read_torchscript(path)
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:
-        if not trust_pickle:
-            raise ModelFileError(
-                "holds pickled Python objects (a whole module saved with torch.save(model)?); "
-                "loading it runs code from the file, so it is refused: pass --trust-pickle if "
-                "you trust the file, or save model.state_dict() instead",
-                path=path,
-            ) from None
-        payload = _load_trusted(path)
+        if not trust_code:
+            raise _untrusted(path, "holds pickled Python objects (a whole module saved with "
+                             "torch.save(model)?)") from None
+        return _read_pickled(path, code, path)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
     except Exception as exc:  # noqa: BLE001 - torch.load on a foreign file raises many kinds
@@ -128,17 +181,29 @@ def read_checkpoint(path: str | os.PathLike[str], *, trust_pickle: bool = False)
     return _from_payload(path, payload)
 
 
-def _load_trusted(path: str) -> Any:
+def _read_pickled(model_file: str, code_dir: str | None, shown: str) -> Checkpoint:
+    """A trusted pickled module (its classes' folder importable while it loads)."""
+    payload = _load_trusted(model_file, code_dir, shown)
+    ck = _from_payload(shown, payload)
+    ck.code_dir, ck.weights_path = code_dir, model_file
+    return ck
+
+
+def _load_trusted(path: str, code_dir: str | None = None, shown: str | None = None) -> Any:
+    shown = shown or path
     try:
-        return torch.load(path, map_location="cpu", weights_only=False)
+        with running_user_code(code_dir):
+            return torch.load(path, map_location="cpu", weights_only=False)
     except (ModuleNotFoundError, AttributeError) as exc:
+        where = "" if code_dir is None else f" (nor in {code_dir})"
         raise ModelFileError(
-            f"the pickled module needs code that is not importable here ({exc}); put its "
-            "module on PYTHONPATH, or save model.state_dict() instead",
-            path=path,
+            f"the pickled module needs code that is not importable here{where}: {exc}; give "
+            "the folder that holds its classes, or save model.state_dict() instead",
+            path=shown, param="code",
         ) from None
     except Exception as exc:  # noqa: BLE001 - arbitrary unpickling code may raise anything
-        raise ModelFileError(f"cannot unpickle: {type(exc).__name__}: {exc}", path=path) from None
+        raise ModelFileError(f"cannot unpickle: {type(exc).__name__}: {exc}",
+                             path=shown) from None
 
 
 def _from_payload(path: str, payload: Any) -> Checkpoint:
@@ -171,14 +236,21 @@ def _from_payload(path: str, payload: Any) -> Checkpoint:
 
 
 def _from_module(path: str, module: nn.Module, fmt: str) -> Checkpoint:
-    tensors = {k: v.detach().cpu() for k, v in module.state_dict().items()}
-    return Checkpoint(path, fmt, tensors, module=module.cpu().eval(),
-                      attributes=_module_attributes(module))
+    try:
+        with running_user_code():  # a trusted module's state_dict, hooks and properties
+            tensors = {k: v.detach().cpu() for k, v in module.state_dict().items()
+                       if isinstance(v, Tensor)}
+            return Checkpoint(path, fmt, tensors, module=module.cpu().eval(),
+                              attributes=_module_attributes(module))
+    except Exception as exc:  # noqa: BLE001 - user code may raise anything
+        raise ModelFileError(f"the module's own code failed: {type(exc).__name__}: {exc}",
+                             path=path) from None
 
 
 def _read_torchscript(path: str) -> Checkpoint:
     try:
-        module = torch.jit.load(path, map_location="cpu")
+        with running_user_code():
+            module = torch.jit.load(path, map_location="cpu")
     except Exception as exc:  # noqa: BLE001 - torch.jit raises RuntimeError and C++ errors
         first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ""
         raise ModelFileError(f"cannot load TorchScript: {first}", path=path) from None

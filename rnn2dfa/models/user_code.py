@@ -70,6 +70,18 @@ class BatchClassifier:
         return out
 
 
+WHOLE_WORD = "a whole-word network"
+
+
+def whole_word_classifier(model: Any, name: str = WHOLE_WORD) -> BatchClassifier:
+    """A whole-word network (bidirectional: `whole_word`, forward on padded batches) as a
+    batch classifier: membership queries of whole words, batched."""
+    from rnn2dfa.models.acceptor import accept_logits
+
+    return BatchClassifier(lambda words: accept_logits(model, words), model.alphabet,
+                           words_as="ids", batch_size=4096, name=name)
+
+
 def is_acceptor(obj: Any) -> bool:
     """True for an object with the step-by-step Acceptor methods and an alphabet."""
     return hasattr(obj, "alphabet") and all(callable(getattr(obj, m, None))
@@ -78,6 +90,12 @@ def is_acceptor(obj: Any) -> bool:
 
 def require_acceptor(model: Any, what: str) -> None:
     """Refuse a batch classifier for a method that needs network states (one plain line)."""
+    if isinstance(model, BatchClassifier) and model.name == WHOLE_WORD:
+        raise InputError(
+            f"{what} needs network states; a whole-word (bidirectional) network reads each "
+            "word at once and has none: only L* with the PAC oracle (membership queries of "
+            "whole words) extracts from it (--method lstar --oracle pac)"
+        )
     if isinstance(model, BatchClassifier):
         raise InputError(
             f"{what} needs a step-by-step Acceptor (initial_state/step/accept_logit/"

@@ -1,0 +1,212 @@
+"""Check an imported network against the module it came from, on a batch of words.
+
+When the file holds a runnable module (TorchScript, a trusted pickled module, an MLflow
+folder), its own `forward` is run on words of lengths 1..12 and a few up to 100, in the
+input forms modules take (token ids, ids shifted past a padding id 0, one-hot, one-hot with
+a padding column), and compared with the imported network under every reading the weights
+leave open (the activations between head layers, a final sigmoid/softmax). The reading that
+gives the module's answers on every word is kept; when none does, the first word where the
+best one differs is named.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from rnn2dfa.models.torch_rnn import ACTIVATIONS, FINALS, TorchRNNAcceptor
+from rnn2dfa.models.trusted import running_user_code
+
+#: absolute + relative tolerance on the module's outputs (float32 kernels differ a little)
+TOLERANCE = 1e-4
+LENGTHS = (*range(1, 13), 25, 50, 100)
+PER_LENGTH = 16
+LONG_PER_LENGTH = 4
+#: more hidden head layers than this are not searched for their activations
+MAX_SEARCHED_HEAD_LAYERS = 3
+
+InputForm = Callable[[Tensor, int], Tensor]
+
+#: how a module may want its input, from token ids (B, T) and the input width
+FORMS: dict[str, InputForm] = {
+    "token ids": lambda t, v: t,
+    "token ids, id 0 is padding (column = id - 1)": lambda t, v: t + 1,
+    "one-hot": lambda t, v: F.one_hot(t, v).float(),
+    "one-hot with a padding column first": lambda t, v: F.one_hot(t + 1, v + 1).float(),
+    "one-hot with a padding column last": lambda t, v: F.one_hot(t, v + 1).float(),
+}
+
+
+@dataclass
+class ForwardCheck:
+    """How the imported network compared with the module's own forward."""
+
+    words: int  # words compared (0: the module could not be run)
+    max_difference: float | None  # largest |difference| of the module's outputs
+    output: str | None  # "logit" or "probability" when the outputs agreed, else None
+    note: str
+    input_form: str | None = None
+    head_activations: list[str] = field(default_factory=list)
+    head_final: str = "none"
+    first_difference: str | None = None  # the first word where they differ
+
+
+@dataclass
+class _Batch:
+    symbols: Tensor  # (B, T) alphabet indices, one length per batch
+    tokens: Tensor  # (B, T') token ids with start/end tokens
+    features: Tensor  # what the imported head reads
+
+
+def _words(k: int, seed: int) -> list[Tensor]:
+    """Batches of words of one length each: every word when few, else a random sample."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for length in LENGTHS:
+        n = PER_LENGTH if length <= 12 else LONG_PER_LENGTH
+        if k**length <= n:
+            grid = np.array(list(itertools.product(range(k), repeat=length)))
+        else:
+            grid = rng.integers(0, k, size=(n, length))
+        out.append(torch.as_tensor(grid, dtype=torch.long))
+    return out
+
+
+def _normalize(y: object, b: int) -> Tensor | None:
+    """The module's answer as (B, n) floats, or None when it is not one per word."""
+    if isinstance(y, (tuple, list)) and y:
+        y = y[0]
+    if not isinstance(y, Tensor) or not y.is_floating_point():
+        return None
+    y = y.detach().float().cpu()
+    if y.ndim == 3:  # per-step outputs: the last step of each word
+        y = y[:, -1] if y.shape[0] == b else y[-1]
+    if y.ndim == 1:
+        y = y[:, None]
+    return y if y.ndim == 2 and y.shape[0] == b else None
+
+
+def _calls(module: nn.Module, x: Tensor, lengths: Tensor) -> list[Callable[[], object]]:
+    bt = x.transpose(0, 1)
+    return [lambda: module(x), lambda: module(bt), lambda: module(x, lengths),
+            lambda: module(bt, lengths)]
+
+
+def _run_module(module: nn.Module, x: Tensor, call: int, b: int) -> Tensor | None:
+    lengths = torch.full((b,), x.shape[1], dtype=torch.long)
+    try:
+        with torch.no_grad():
+            return _normalize(_calls(module, x, lengths)[call](), b)
+    except Exception:  # noqa: BLE001 - a user forward may raise anything on a wrong form
+        return None
+
+
+def _readings(model: TorchRNNAcceptor, activations: Sequence[str] | None, final: str | None,
+              output: str) -> list[tuple[list[str], str]]:
+    """Every (activations between head layers, final activation) the check may try."""
+    n = len(model.head_hidden)
+    acts = [list(activations)] if activations is not None else [
+        list(a) for a in itertools.product(ACTIVATIONS, repeat=n)]
+    if final is not None:
+        finals = [final]
+    elif output == "logit":
+        finals = ["none"]
+    elif output == "probability":
+        finals = [f for f in FINALS if f != "none"]
+    else:
+        finals = list(FINALS)
+    if model.head_outputs == 1:
+        finals = [f for f in finals if "softmax" not in f]
+    return [(a, f) for f in finals for a in acts]
+
+
+def _word_text(model: TorchRNNAcceptor, symbols: Tensor) -> str:
+    syms = [model.alphabet[int(i)] for i in symbols]
+    sep = "" if all(len(s) == 1 for s in model.alphabet) else " "
+    return repr(sep.join(syms))
+
+
+def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
+                  activations: Sequence[str] | None = None, final: str | None = None,
+                  output: str = "auto", seed: int = 0,
+                  code_dir: str | None = None) -> ForwardCheck:
+    """Run the module's own forward on words and compare with the imported network.
+
+    `activations` (between head layers) and `final` are the ones the user named (None: try
+    every one); `output` "logit" or "probability" restricts the final activation.
+    """
+    n_hidden = len(model.head_hidden)
+    if activations is None and n_hidden > MAX_SEARCHED_HEAD_LAYERS:
+        return ForwardCheck(0, None, None, f"a head with {n_hidden} hidden layers: the "
+                            "activations between them are not searched; name them")
+    readings = _readings(model, activations, final, output)
+    batches = []
+    with torch.no_grad():
+        for sym in _words(len(model.alphabet), seed):
+            lengths = torch.full((sym.shape[0],), sym.shape[1], dtype=torch.long)
+            tokens, _ = model._with_specials(model.ids[sym], lengths)
+            batches.append(_Batch(sym, tokens, model.features(sym, lengths)))
+    width = model.vocab
+    forms = {n: f for n, f in FORMS.items() if not model.use_embedding or "one-hot" not in n}
+    answers: dict[tuple[str, int], list[Tensor]] = {}
+    with running_user_code(code_dir):
+        first = batches[0]
+        for (name, form), call in itertools.product(forms.items(), range(4)):
+            y = _run_module(module, form(first.tokens, width), call, first.tokens.shape[0])
+            if y is not None:
+                answers[(name, call)] = [y]
+        for key in list(answers):
+            form = forms[key[0]]
+            for batch in batches[1:]:
+                y = _run_module(module, form(batch.tokens, width), key[1],
+                                batch.tokens.shape[0])
+                if y is None:
+                    del answers[key]
+                    break
+                answers[key].append(y)
+    if not answers:
+        return ForwardCheck(0, None, None, "the module's own forward could not be run on a "
+                            "batch of token ids or one-hot vectors (with or without a padding "
+                            "column, batch or time first)")
+    best: tuple[int, float, str, list[str], str, list[Tensor]] | None = None
+    with torch.no_grad():
+        for key, ys in answers.items():
+            for acts, fin in readings:
+                outs = [model.read_out(b.features, acts, fin)[1] for b in batches]
+                if any(o.shape != y.shape for o, y in zip(outs, ys, strict=True)):
+                    continue
+                diffs = [((o - y).abs() / (1 + y.abs())).max(1).values
+                         for o, y in zip(outs, ys, strict=True)]
+                worst = max(float(d.max()) for d in diffs)
+                wrong = sum(int((d > TOLERANCE).sum()) for d in diffs)
+                if best is None or (wrong, worst) < (best[0], best[1]):
+                    best = (wrong, worst, key[0], acts, fin, diffs)
+    words = sum(b.symbols.shape[0] for b in batches)
+    if best is None:
+        n_out = next(iter(answers.values()))[0].shape[1]
+        return ForwardCheck(0, None, None, f"the module's forward returns {n_out} values per "
+                            f"word, the imported head {model.head_outputs}: not comparable")
+    _, worst, form_name, acts, fin, diffs = best
+    out_kind = "logit" if fin == "none" else "probability"
+    if worst <= TOLERANCE:
+        note = (f"agrees with the module's own forward on all {words} words of the check "
+                f"(lengths {LENGTHS[0]}..{LENGTHS[-1]}; largest difference {worst:.1e}); "
+                f"its input: {form_name}")
+        if fin != "none":
+            note += f"; its outputs end in {fin.replace('_', ' then ')} (accept when p > 0.5)"
+        return ForwardCheck(words, worst, out_kind, note, form_name, acts, fin)
+    for batch, d in zip(batches, diffs, strict=True):
+        bad = (d > TOLERANCE).nonzero()
+        if len(bad):
+            word = _word_text(model, batch.symbols[int(bad[0])])
+            return ForwardCheck(words, worst, None, f"differs from the module's own forward "
+                                f"by {float(d[int(bad[0])]):.3g} on the word {word} (the "
+                                f"closest reading: input {form_name})", form_name, acts, fin,
+                                word)
+    raise AssertionError("unreachable: a difference above the tolerance was found")

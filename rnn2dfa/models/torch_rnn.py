@@ -1,0 +1,421 @@
+"""`TorchRNNAcceptor`: an imported network (rnn2dfa.models.imported) as an Acceptor.
+
+An embedding (or one-hot input), a chain of recurrent layers (nn.RNN/LSTM/GRU modules or
+RNNCell/LSTMCell/GRUCell modules, each layer its own cell and width), and a head of Linear
+layers with activations between them. It steps with the `torch.*_cell` kernels that
+PyTorch's own modules run, on the same weights, so it computes what PyTorch computes.
+
+State layout (what `step` consumes and returns): [h_1, ..., h_L] then the cell states c of
+the LSTM layers in order; `observable` is the h part. A bidirectional network has no state
+after a prefix: it is a whole-word classifier (`whole_word`, `forward` on padded batches),
+and the step-by-step methods raise NotSteppableError.
+
+Parameter names are those of a single nn.RNN/LSTM/GRU (`rnn.weight_ih_l<k>`, `_reverse`)
+and `head.weight`/`head.bias` for the last Linear layer (`head_hidden.<i>.*` before it),
+so model files written before stacks and deep heads were read load unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+
+from rnn2dfa.errors import InputError
+from rnn2dfa.models.bidirectional import NOT_STEPPABLE, NotSteppableError
+from rnn2dfa.models.io import register
+
+OUTPUTS = ("logit", "probability")
+CELLS = ("rnn", "lstm", "gru")
+ACTIVATIONS = ("none", "relu", "tanh", "sigmoid")
+FINALS = ("none", "sigmoid", "softmax", "sigmoid_softmax")
+READOUTS = ("final", "last_output")
+_GATES = {"rnn": 1, "gru": 3, "lstm": 4}
+
+
+def activate(x: Tensor, name: str) -> Tensor:
+    """One of ACTIVATIONS or FINALS applied to x (batch, width)."""
+    if name == "relu":
+        return torch.relu(x)
+    if name == "tanh":
+        return torch.tanh(x)
+    if name == "sigmoid":
+        return torch.sigmoid(x)
+    if name == "softmax":
+        return torch.softmax(x, dim=1)
+    if name == "sigmoid_softmax":
+        return torch.softmax(torch.sigmoid(x), dim=1)
+    return x
+
+
+def _positive(name: str, value: int) -> int:
+    value = int(value)
+    if value < 1:
+        raise InputError(f"{name} is {value}: a network part of width 0 computes nothing")
+    return value
+
+
+@register("torch_rnn")
+class TorchRNNAcceptor(nn.Module):
+    """An embedding (or one-hot input), recurrent layers and a Linear head.
+
+    Symbol i of `alphabet` is token `token_ids[i]` (an embedding row or one-hot column);
+    `start_token` is read before every word and `end_token` after it, before the head.
+    The last head layer's outputs z give the accept logit: z0 (one output), z[c] - z[1-c]
+    (two, softmax: accept = class c), z[c] - max of the others (k outputs, one against the
+    rest). A final sigmoid/softmax accepts when p > 0.5 (the largest class), the same
+    decision as on z, so the logit is read before it.
+    """
+
+    architecture = "torch_rnn"
+
+    def __init__(
+        self,
+        alphabet: Sequence[str],
+        cell: str,
+        input_size: int,
+        hidden: int,
+        layers: int = 1,
+        bias: bool = True,
+        nonlinearity: str = "tanh",
+        vocab: int | None = None,
+        embedding: bool = False,
+        head_outputs: int = 1,
+        head_bias: bool = True,
+        accept_class: int = 1,
+        token_ids: Sequence[int] | None = None,
+        start_token: int | None = None,
+        end_token: int | None = None,
+        output: str = "logit",
+        layer_cells: Sequence[str] | None = None,
+        layer_hidden: Sequence[int] | None = None,
+        layer_bias: Sequence[bool] | None = None,
+        bidirectional: bool = False,
+        readout: str = "final",
+        head_hidden: Sequence[int] | None = None,
+        head_hidden_bias: Sequence[bool] | None = None,
+        head_activations: Sequence[str] | None = None,
+        head_final: str = "none",
+    ) -> None:
+        super().__init__()
+        self.alphabet: tuple[str, ...] = tuple(str(a) for a in alphabet)
+        self.layers = _positive("the number of recurrent layers", layers)
+        self.cell = str(cell)
+        self.layer_cells = [str(c) for c in (layer_cells or [cell] * self.layers)]
+        self.layer_hidden = [int(h) for h in (layer_hidden or [hidden] * self.layers)]
+        self.layer_bias = [bool(b) for b in (layer_bias or [bias] * self.layers)]
+        self.head_hidden = [int(h) for h in (head_hidden or [])]
+        self.head_hidden_bias = [bool(b) for b in (head_hidden_bias or
+                                                   [True] * len(self.head_hidden))]
+        self.head_activations = [str(a) for a in (head_activations or
+                                                  ["none"] * len(self.head_hidden))]
+        self._check_names(nonlinearity, output, readout, head_final)
+        self.nonlinearity, self.output, self.readout = nonlinearity, output, readout
+        self.head_final = head_final
+        self.input_size = _positive("the input width", input_size)
+        self.hidden = _positive("the hidden size", hidden)
+        for h in (*self.layer_hidden, *self.head_hidden):
+            _positive("a layer's width", h)
+        self.bias, self.head_bias = bool(bias), bool(head_bias)
+        self.bidirectional = bool(bidirectional)
+        self.whole_word = self.bidirectional  # accept_logits runs forward() on whole words
+        self.vocab = _positive("the vocabulary", vocab if vocab is not None else input_size)
+        self.use_embedding = bool(embedding)
+        self.head_outputs = _positive("the number of head outputs", head_outputs)
+        self.accept_class = int(accept_class)
+        self._check_accept_class()
+        ids = list(range(len(self.alphabet))) if token_ids is None else [int(t) for t in token_ids]
+        self.token_ids = ids
+        self.start_token = None if start_token is None else int(start_token)
+        self.end_token = None if end_token is None else int(end_token)
+        self._check_tokens()
+        self.embed = nn.Embedding(self.vocab, self.input_size) if self.use_embedding else None
+        self.rnn = nn.Module()
+        self._build_layers()
+        width = self.layer_hidden[-1] * (2 if self.bidirectional else 1)
+        self.head_layers = nn.ModuleList()
+        for h, b in zip(self.head_hidden, self.head_hidden_bias, strict=True):
+            self.head_layers.append(nn.Linear(width, h, bias=b))
+            width = h
+        self.head = nn.Linear(width, self.head_outputs, bias=self.head_bias)
+        self.register_buffer("ids", torch.tensor(ids, dtype=torch.long), persistent=False)
+        # state offsets: h of every layer, then c of the LSTM layers
+        self._h_at = [sum(self.layer_hidden[:k]) for k in range(self.layers)]
+        self._h_total = sum(self.layer_hidden)
+        c_at, at = [], self._h_total
+        for k in range(self.layers):
+            c_at.append(at)
+            at += self.layer_hidden[k] if self.layer_cells[k] == "lstm" else 0
+        self._c_at, self._state_dim = c_at, at
+
+    # ----------------------------------------------------------------- checks
+    def _check_names(self, nonlinearity: str, output: str, readout: str, final: str) -> None:
+        lists = {"layer cells": self.layer_cells, "layer sizes": self.layer_hidden,
+                 "layer biases": self.layer_bias}
+        for name, values in lists.items():
+            if len(values) != self.layers:
+                raise InputError(f"{len(values)} {name} for {self.layers} layers")
+        for c in self.layer_cells:
+            if c not in CELLS:
+                raise InputError(f"unknown cell {c!r} (known: {', '.join(CELLS)})")
+        if nonlinearity not in ("tanh", "relu"):
+            raise InputError(f"unknown nonlinearity {nonlinearity!r} (known: tanh, relu)")
+        if output not in OUTPUTS:
+            raise InputError(f"unknown output kind {output!r} (known: {', '.join(OUTPUTS)})")
+        if readout not in READOUTS:
+            raise InputError(f"unknown read-out {readout!r} (known: {', '.join(READOUTS)})")
+        if final not in FINALS:
+            raise InputError(f"unknown final activation {final!r} (known: {', '.join(FINALS)})")
+        if len(self.head_activations) != len(self.head_hidden) or len(
+                self.head_hidden_bias) != len(self.head_hidden):
+            raise InputError(f"{len(self.head_activations)} head activations for "
+                             f"{len(self.head_hidden)} hidden head layers")
+        for a in self.head_activations:
+            if a not in ACTIVATIONS:
+                raise InputError(f"unknown activation {a!r} (known: {', '.join(ACTIVATIONS)})")
+
+    def _check_accept_class(self) -> None:
+        k, c = self.head_outputs, self.accept_class
+        if k == 1 and c != 1:
+            raise InputError(f"accept class {c}: the head has one output (a logit, > 0 "
+                             "accepts)")
+        if k > 1 and not 0 <= c < k:
+            raise InputError(f"accept class {c} is outside the head's {k} outputs")
+        if k == 1 and self.head_final in ("softmax", "sigmoid_softmax"):
+            raise InputError("a softmax over one output is constant: it decides nothing")
+
+    def _check_tokens(self) -> None:
+        if len(self.token_ids) != len(self.alphabet):
+            raise InputError(f"{len(self.token_ids)} token ids for {len(self.alphabet)} "
+                             "symbols")
+        for t in (*self.token_ids, self.start_token, self.end_token):
+            if t is not None and not 0 <= t < self.vocab:
+                raise InputError(f"token id {t} is outside the {self.vocab} input tokens")
+
+    def _build_layers(self) -> None:
+        width = self.input_size
+        for k in range(self.layers):
+            hid, g = self.layer_hidden[k], _GATES[self.layer_cells[k]]
+            for suffix in ("", "_reverse") if self.bidirectional else ("",):
+                shapes = {f"weight_ih_l{k}{suffix}": (g * hid, width),
+                          f"weight_hh_l{k}{suffix}": (g * hid, hid)}
+                if self.layer_bias[k]:
+                    shapes |= {f"bias_ih_l{k}{suffix}": (g * hid,),
+                               f"bias_hh_l{k}{suffix}": (g * hid,)}
+                for name, shape in shapes.items():
+                    self.rnn.register_parameter(name, nn.Parameter(torch.zeros(shape)))
+            width = hid * (2 if self.bidirectional else 1)
+
+    # ----------------------------------------------------------------- plumbing
+    def config(self) -> dict[str, Any]:
+        """Constructor keyword arguments (JSON-able), stored in model files."""
+        return {
+            "alphabet": list(self.alphabet), "cell": self.cell, "input_size": self.input_size,
+            "hidden": self.hidden, "layers": self.layers, "bias": self.bias,
+            "nonlinearity": self.nonlinearity, "vocab": self.vocab,
+            "embedding": self.use_embedding, "head_outputs": self.head_outputs,
+            "head_bias": self.head_bias, "accept_class": self.accept_class,
+            "token_ids": list(self.token_ids), "start_token": self.start_token,
+            "end_token": self.end_token, "output": self.output,
+            "layer_cells": list(self.layer_cells), "layer_hidden": list(self.layer_hidden),
+            "layer_bias": list(self.layer_bias), "bidirectional": self.bidirectional,
+            "readout": self.readout, "head_hidden": list(self.head_hidden),
+            "head_hidden_bias": list(self.head_hidden_bias),
+            "head_activations": list(self.head_activations), "head_final": self.head_final,
+        }
+
+    def describe(self) -> str:
+        """One line for reports: e.g. 'imported LSTM, 2 layers x 32, embedding 100x8'."""
+        names = {"rnn": f"RNN-{self.nonlinearity}", "lstm": "LSTM", "gru": "GRU"}
+        cells = dict.fromkeys(self.layer_cells)
+        name = "/".join(names[c] for c in cells)
+        inp = (f"embedding {self.vocab}x{self.input_size}" if self.use_embedding
+               else f"one-hot {self.input_size}")
+        sizes = set(self.layer_hidden)
+        width = str(sizes.pop()) if len(sizes) == 1 else "/".join(map(str, self.layer_hidden))
+        s = "s" if self.layers > 1 else ""
+        bi = "bidirectional " if self.bidirectional else ""
+        head = ""
+        if self.head_hidden:
+            head = f", head {' -> '.join(map(str, [*self.head_hidden, self.head_outputs]))}"
+        whole = " (whole-word classifier)" if self.bidirectional else ""
+        return f"imported {bi}{name}, {self.layers} layer{s} x {width}, {inp}{head}{whole}"
+
+    @property
+    def state_dim(self) -> int:
+        if self.bidirectional:
+            raise NotSteppableError(NOT_STEPPABLE)
+        return self._state_dim
+
+    @property
+    def final(self) -> str:
+        """What follows the last head layer (files before `head_final` say `output`)."""
+        if self.head_final != "none" or self.output == "logit":
+            return self.head_final
+        return "sigmoid" if self.head_outputs == 1 else "softmax"
+
+    def _inputs(self, ids: Tensor) -> Tensor:
+        if self.embed is not None:
+            return self.embed(ids)
+        return F.one_hot(ids, self.input_size).to(self.head.weight.dtype)
+
+    def _weights(self, k: int, suffix: str = "") -> tuple[Tensor, Tensor, Tensor | None,
+                                                          Tensor | None]:
+        r = self.rnn
+        w = (getattr(r, f"weight_ih_l{k}{suffix}"), getattr(r, f"weight_hh_l{k}{suffix}"))
+        if self.layer_bias[k]:
+            return (*w, getattr(r, f"bias_ih_l{k}{suffix}"), getattr(r, f"bias_hh_l{k}{suffix}"))
+        return (*w, None, None)
+
+    def _cell(self, k: int, x: Tensor, h: Tensor, c: Tensor | None,
+              suffix: str = "") -> tuple[Tensor, Tensor | None]:
+        # torch.*_cell are the kernels nn.RNN/LSTM/GRU's own cells run on (same gate
+        # order, same arithmetic), so stepping agrees with the fused forward.
+        w_ih, w_hh, b_ih, b_hh = self._weights(k, suffix)
+        cell = self.layer_cells[k]
+        if cell == "lstm":
+            assert c is not None
+            return torch.lstm_cell(x, (h, c), w_ih, w_hh, b_ih, b_hh)
+        if cell == "gru":
+            return torch.gru_cell(x, h, w_ih, w_hh, b_ih, b_hh), None
+        if self.nonlinearity == "tanh":
+            return torch.rnn_tanh_cell(x, h, w_ih, w_hh, b_ih, b_hh), None
+        return torch.rnn_relu_cell(x, h, w_ih, w_hh, b_ih, b_hh), None
+
+    def step_tokens(self, state: Tensor, ids: Tensor) -> Tensor:
+        """Next states after reading token ids (not alphabet indices), one per row."""
+        x = self._inputs(ids)
+        hs, cs = [], []
+        for k in range(self.layers):
+            hid = self.layer_hidden[k]
+            h = state[:, self._h_at[k] : self._h_at[k] + hid]
+            lstm = self.layer_cells[k] == "lstm"
+            c = state[:, self._c_at[k] : self._c_at[k] + hid] if lstm else None
+            x, c = self._cell(k, x, h, c)
+            hs.append(x)
+            if c is not None:
+                cs.append(c)
+        return torch.cat(hs + cs, dim=1)
+
+    # ---------------------------------------------------------- Acceptor contract
+    def initial_state(self, batch: int) -> Tensor:
+        state = torch.zeros(batch, self.state_dim, dtype=self.head.weight.dtype)
+        if self.start_token is not None:
+            state = self.step_tokens(state, torch.full((batch,), self.start_token))
+        return state
+
+    def step(self, state: Tensor, symbols: Tensor) -> Tensor:
+        if self.bidirectional:
+            raise NotSteppableError(NOT_STEPPABLE)
+        return self.step_tokens(state, self.ids[symbols])
+
+    def top(self, state: Tensor) -> Tensor:
+        """What the head reads of a state: the last layer's h, after the end token if any."""
+        if self.end_token is not None:
+            state = self.step_tokens(state, torch.full((state.shape[0],), self.end_token))
+        return state[:, self._h_at[-1] : self._h_at[-1] + self.layer_hidden[-1]]
+
+    def read_out(self, features: Tensor, activations: Sequence[str] | None = None,
+                 final: str | None = None) -> tuple[Tensor, Tensor]:
+        """(z: the last head layer's outputs, the head's outputs after the final activation)."""
+        acts = self.head_activations if activations is None else activations
+        x = features
+        for layer, act in zip(self.head_layers, acts, strict=True):
+            x = activate(layer(x), act)
+        z = self.head(x)
+        return z, activate(z, self.final if final is None else final)
+
+    def outputs(self, state: Tensor) -> Tensor:
+        """The last head layer's raw outputs z (batch, head_outputs), after the end token."""
+        return self.read_out(self.top(state))[0]
+
+    def logit_from_outputs(self, z: Tensor) -> Tensor:
+        """Accept logit from the last head layer's outputs (see the class docstring)."""
+        if self.head_outputs == 1:
+            return z[:, 0]
+        c = self.accept_class
+        others = torch.cat([z[:, :c], z[:, c + 1 :]], dim=1)
+        return z[:, c] - others.max(dim=1).values
+
+    def accept_logit(self, state: Tensor) -> Tensor:
+        if self.bidirectional:
+            raise NotSteppableError(NOT_STEPPABLE)
+        return self.logit_from_outputs(self.outputs(state))
+
+    def observable(self, state: Tensor) -> Tensor:
+        """The h vectors of every layer (an LSTM's cell states c are left out)."""
+        if self.bidirectional:
+            raise NotSteppableError(NOT_STEPPABLE)
+        return state[:, : self._h_total]
+
+    # ------------------------------------------------------------ whole words
+    def features(self, symbols: Tensor, lengths: Tensor) -> Tensor:
+        """What the head reads for a padded batch (alphabet indices (B, T), lengths (B,))."""
+        lengths = torch.as_tensor(lengths, dtype=torch.long)
+        if not self.bidirectional:
+            state = self.initial_state(symbols.shape[0])
+            for t in range(symbols.shape[1]):
+                nxt = self.step(state, symbols[:, t])
+                state = torch.where((lengths > t)[:, None], nxt, state)
+            return self.top(state)
+        tokens, lengths = self._with_specials(self.ids[symbols.long()], lengths)
+        return self._bidirectional_summary(tokens, lengths)
+
+    def _with_specials(self, tokens: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
+        """Token ids with the start token before and the end token after every word."""
+        b = tokens.shape[0]
+        if self.start_token is not None:
+            tokens = torch.cat([torch.full((b, 1), self.start_token), tokens], dim=1)
+            lengths = lengths + 1
+        if self.end_token is not None:
+            tokens = torch.cat([tokens, torch.zeros((b, 1), dtype=torch.long)], dim=1)
+            tokens[torch.arange(b), lengths] = self.end_token
+            lengths = lengths + 1
+        return tokens, lengths
+
+    def _direction(self, k: int, x: Tensor, lengths: Tensor, reverse: bool,
+                   ) -> tuple[Tensor, Tensor]:
+        """(outputs (B, T, H) at every position, the state after the last one read)."""
+        b, t_max = x.shape[0], x.shape[1]
+        pos = torch.arange(t_max)[None, :].expand(b, t_max)
+        live = pos < lengths[:, None]
+        if reverse:  # read each word from its end: position t holds symbol len-1-t
+            idx = torch.where(live, lengths[:, None] - 1 - pos, pos)
+            x = x.gather(1, idx[:, :, None].expand_as(x))
+        hid = self.layer_hidden[k]
+        h = torch.zeros(b, hid, dtype=x.dtype)
+        c = torch.zeros(b, hid, dtype=x.dtype) if self.layer_cells[k] == "lstm" else None
+        outs = []
+        suffix = "_reverse" if reverse else ""
+        for t in range(t_max):
+            h2, c2 = self._cell(k, x[:, t], h, c, suffix)
+            keep = live[:, t, None]
+            h = torch.where(keep, h2, h)
+            if c is not None and c2 is not None:
+                c = torch.where(keep, c2, c)
+            outs.append(h)
+        out = torch.stack(outs, dim=1) if outs else torch.zeros(b, 0, hid)
+        if reverse and t_max:
+            out = out.gather(1, idx[:, :, None].expand_as(out))
+        return out, h
+
+    def _bidirectional_summary(self, tokens: Tensor, lengths: Tensor) -> Tensor:
+        x = self._inputs(tokens)
+        fwd = bwd = torch.zeros(tokens.shape[0], self.layer_hidden[-1])
+        for k in range(self.layers):
+            out_f, fwd = self._direction(k, x, lengths, reverse=False)
+            out_b, bwd = self._direction(k, x, lengths, reverse=True)
+            x = torch.cat([out_f, out_b], dim=2)
+        if self.readout == "final":  # h_n of both directions
+            return torch.cat([fwd, bwd], dim=1)
+        if x.shape[1] == 0:  # out[:, -1] of the last position read
+            return torch.zeros(tokens.shape[0], 2 * self.layer_hidden[-1])
+        last = x[torch.arange(x.shape[0]), (lengths - 1).clamp(min=0)]
+        return torch.where((lengths > 0)[:, None], last, torch.zeros_like(last))
+
+    def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
+        """Accept logits of a padded batch (alphabet indices (B, T), lengths (B,)) -> (B,)."""
+        return self.logit_from_outputs(self.read_out(self.features(symbols, lengths))[0])
