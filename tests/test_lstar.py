@@ -240,7 +240,7 @@ def test_task_words_let_pac_find_rare_members() -> None:
                               holdout=0.0)
     assert with_task.stats["pac_task_words"] == len(set(words))
     assert with_task.dfa.accepts_batch(members).all()
-    both = extract_lstar(net, oracle="both", max_length=40, words=words, seed=0)
+    both = extract_lstar(net, oracle="both", max_length=40, words=words, seed=0, holdout=0.0)
     # the bounded truth is a^n b^n only up to length 40; beyond, any answer is allowed
     assert sum(count_disagreements(both.dfa, truth, 40)) == 0
 
