@@ -18,7 +18,8 @@ from rnn2dfa.models.io import load_model
 from rnn2dfa_cli.main import cli
 
 SVG = "{http://www.w3.org/2000/svg}"
-FILES = {"model.pt", "dfa.json", "dfa.svg", "agreement.svg", "report.json", "report.md"}
+FILES = {"model.pt", "dfa.json", "dfa.svg", "agreement.svg", "hypotheses.svg", "report.json",
+         "report.md"}
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' not installed")

@@ -45,7 +45,11 @@ def test_worked_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
                 continue
             args = [str(ROOT / a) if a.startswith("examples/") else a for a in cmd[1:]]
             r = CliRunner().invoke(cli, args)
-            assert r.exit_code == 0, (cmd, r.output)
+            # verify may give a negative answer (exit 1: a class of some length bucket
+            # under the threshold), never an error
+            ok = (0, 1) if cmd[1] == "verify" else (0,)
+            assert r.exit_code in ok and (
+                r.exception is None or isinstance(r.exception, SystemExit)), (cmd, r.output)
             outputs.append(r.stdout)
     finally:
         torch.set_num_threads(before)
