@@ -95,10 +95,39 @@ def uniform_words(
     return symbols, lengths
 
 
+def uniform_word_list(
+    rng: np.random.Generator, n_symbols: int, n: int, lo: int, hi: int
+) -> list[Word]:
+    """`uniform_words` as a list of tuples."""
+    return unpad(*uniform_words(rng, n_symbols, n, lo, hi))
+
+
 def unpad(symbols: np.ndarray, lengths: np.ndarray) -> list[Word]:
     """The words of a padded batch as tuples."""
     rows = zip(symbols.tolist(), lengths.tolist(), strict=True)
     return [tuple(row[:length]) for row, length in rows]
+
+
+def one_edits(words: np.ndarray, n_symbols: int) -> list[np.ndarray]:
+    """Every one-symbol substitution, insertion and deletion of equal-length words (n, L),
+    as up to three arrays of lengths L, L+1 and L-1 (duplicates and the words themselves
+    included): the exhaustive neighbourhood that `edit_words` samples."""
+    n, length = words.shape
+    out = []
+    if length:
+        subs = []
+        for p in range(length):
+            for s in range(n_symbols):
+                w = words.copy()
+                w[:, p] = s
+                subs.append(w)
+        out.append(np.concatenate(subs))
+    out.append(np.concatenate([
+        np.concatenate([words[:, :p], np.full((n, 1), s, dtype=np.int64), words[:, p:]], axis=1)
+        for p in range(length + 1) for s in range(n_symbols)]))
+    if length:
+        out.append(np.concatenate([np.delete(words, p, axis=1) for p in range(length)]))
+    return out
 
 
 def edit_words(

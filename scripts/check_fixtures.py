@@ -36,7 +36,7 @@ from rnn2dfa.automata.counting import suffix_counts
 from rnn2dfa.languages import balanced_sample, get_language
 from rnn2dfa.languages.sampling import unrank_words
 from rnn2dfa.models import accept_logits, load_model
-from rnn2dfa.words import all_words
+from rnn2dfa.words import all_words, one_edits
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures" / "models"
@@ -123,30 +123,6 @@ class WordSet:
 
     def __len__(self) -> int:
         return sum(self.words(L).shape[0] for L in self.lengths())
-
-
-def one_edits(words: np.ndarray, k: int) -> list[np.ndarray]:
-    """Every one-symbol substitution, insertion and deletion of equal-length words (n, L),
-    as arrays of lengths L, L+1 and L-1 (duplicates and the word itself included)."""
-    n, length = words.shape
-    out = []
-    subs = []
-    for p in range(length):
-        for s in range(k):
-            w = words.copy()
-            w[:, p] = s
-            subs.append(w)
-    if subs:
-        out.append(np.concatenate(subs))
-    ins = []
-    for p in range(length + 1):
-        for s in range(k):
-            col = np.full((n, 1), s, dtype=np.int64)
-            ins.append(np.concatenate([words[:, :p], col, words[:, p:]], axis=1))
-    out.append(np.concatenate(ins))
-    if length:
-        out.append(np.concatenate([np.delete(words, p, axis=1) for p in range(length)]))
-    return out
 
 
 def accepted_words(dfa, counts, length: int, cap: int, rng) -> np.ndarray:

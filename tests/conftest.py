@@ -20,6 +20,18 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 @pytest.fixture
+def one_thread():
+    """Small networks run fastest on one torch thread (as the command line does by default);
+    the previous setting is restored afterwards. Use with `pytest.mark.usefixtures`."""
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture
 def write_file(tmp_path: Path):
     """Write text (or bytes) to a file under tmp_path and return its path as a string."""
 

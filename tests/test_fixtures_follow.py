@@ -19,29 +19,12 @@ from rnn2dfa.automata.counting import suffix_counts
 from rnn2dfa.languages import get_language
 from rnn2dfa.languages.sampling import unrank_words
 from rnn2dfa.models import accepts, load_model
-from rnn2dfa.words import Word, all_words
+from rnn2dfa.words import Word, all_words, one_edits
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "models"
 ALL_UP_TO = 10  # every word up to this length
 NEAR_UP_TO = 20  # one-symbol edits of accepted words up to this length
 PER_LENGTH = 100  # accepted words per length whose edits are checked (all, where fewer)
-
-
-def one_edits(words: np.ndarray, k: int) -> list[np.ndarray]:
-    """Every one-symbol substitution, insertion and deletion of equal-length words (n, L)."""
-    n, length = words.shape
-    out = []
-    for p in range(length):
-        for s in range(k):
-            w = words.copy()
-            w[:, p] = s
-            out.append(w)
-    for p in range(length + 1):
-        for s in range(k):
-            col = np.full((n, 1), s, dtype=np.int64)
-            out.append(np.concatenate([words[:, :p], col, words[:, p:]], axis=1))
-    out.extend(np.delete(words, p, axis=1) for p in range(length))
-    return out
 
 
 @cache

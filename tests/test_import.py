@@ -28,13 +28,7 @@ from rnn2dfa_cli.main import cli
 CELLS = {"rnn": nn.RNN, "lstm": nn.LSTM, "gru": nn.GRU}
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small networks run fastest on one thread (as the command line does by default)."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 class Encoder(nn.Module):

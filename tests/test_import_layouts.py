@@ -30,12 +30,7 @@ from rnn2dfa_cli.main import cli
 MAX_LEN = 8
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_thread")
 
 
 def run(*args: object):

@@ -233,6 +233,26 @@ def grow_by_edits(
     return RareSearch(found.wanted, words, steps, found.depth)
 
 
+def search_grown(
+    acceptor: Acceptor,
+    wanted: bool,
+    max_length: int,
+    *,
+    n_wanted: int = 200,
+    seed: int = 0,
+    deadline: Deadline | None = None,
+) -> RareSearch:
+    """`search_class`, then `grow_by_edits` from what it found: the class's members and
+    their neighbourhood; `network_steps` counts both."""
+    found = search_class(acceptor, wanted, max_length, n_wanted=n_wanted, seed=seed,
+                         deadline=deadline)
+    if not found.words:
+        return found
+    grown = grow_by_edits(acceptor, found, max_length, n_wanted=n_wanted, seed=seed)
+    grown.network_steps += found.network_steps
+    return grown
+
+
 def all_isolated(acceptor: Acceptor, words: list[Word], want: bool) -> bool:
     """Whether every word's one-symbol substitutions all get the other answer: scattered
     exceptions, like the flipped words of models.noisy (a sparse language's members have

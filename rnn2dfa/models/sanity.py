@@ -11,7 +11,7 @@ import numpy as np
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import Acceptor, accept_logits, state_space
-from rnn2dfa.words import uniform_words, unpad
+from rnn2dfa.words import uniform_word_list
 
 
 def check_outputs(acceptor: Acceptor, *, n: int = 256, max_length: int = 20,
@@ -20,7 +20,7 @@ def check_outputs(acceptor: Acceptor, *, n: int = 256, max_length: int = 20,
     networks; a DFA may well answer one way); a warning (returned) when all lie in (0, 1),
     which is what a probability head read as a logit gives (an untrained net may too)."""
     rng = np.random.default_rng([seed, 31337])
-    words = unpad(*uniform_words(rng, len(acceptor.alphabet), n, 0, max_length))
+    words = uniform_word_list(rng, len(acceptor.alphabet), n, 0, max_length)
     out = accept_logits(acceptor, words)
     bad = ~np.isfinite(out)
     if bad.any():

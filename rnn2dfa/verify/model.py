@@ -23,8 +23,7 @@ from rnn2dfa.errors import check_alphabets
 from rnn2dfa.models.acceptor import Acceptor, accept_logits
 from rnn2dfa.models.threads import torch_threads
 from rnn2dfa.verify.truth import Truth
-from rnn2dfa.words import Word, format_word, unpad
-from rnn2dfa.words import uniform_words as words_uniform
+from rnn2dfa.words import Word, format_word, uniform_word_list
 
 #: Length buckets (inclusive) reaching 1000: short words the network trained on, and far beyond.
 DEFAULT_BUCKETS: tuple[tuple[int, int], ...] = (
@@ -167,13 +166,6 @@ class ModelComparison:
         )
 
 
-def uniform_words(k: int, lo: int, hi: int, n: int, rng: np.random.Generator) -> list[Word]:
-    """`n` words with lengths uniform in [lo, hi] and symbols uniform (`words.uniform_words`)."""
-    if n <= 0:
-        return []
-    return unpad(*words_uniform(rng, k, n, lo, hi))
-
-
 #: Balanced sampling counts paths on the truth's (bounded) DFA: states x length operations
 #: on big integers. Above this budget (a^n b^n c^n: its bounded DFA grows quadratically)
 #: the long buckets get uniform words only, and the report says so.
@@ -258,7 +250,7 @@ def _samples(
     for lo, hi in buckets:
         if hi <= limit:
             groups.append((lo, hi, "balanced", sampler.sample(lo, hi, per_bucket, rng)))
-        groups.append((lo, hi, "uniform", uniform_words(k, lo, hi, per_bucket, rng)))
+        groups.append((lo, hi, "uniform", uniform_word_list(rng, k, per_bucket, lo, hi)))
     return groups
 
 

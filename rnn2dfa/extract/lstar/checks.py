@@ -25,7 +25,7 @@ import numpy as np
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.extract.timing import Deadline
-from rnn2dfa.words import Word, edit_words, pad_words, uniform_words, unpad
+from rnn2dfa.words import Word, edit_words, pad_words, unpad
 
 #: Hypotheses of more states x longest length than this are not sampled class by class (the
 #: path counts behind `balanced_sample` grow as states x length big integers).
@@ -225,7 +225,3 @@ def mix(rng: np.random.Generator, pool: Sequence[Word], n: int, k: int,
     sym, lens = pad_words(picks)
     sym, lens = edit_words(rng, sym, lens, k, max_length=max_length)
     return unpad(sym, lens)
-
-
-def uniform(rng: np.random.Generator, k: int, n: int, lo: int, hi: int) -> list[Word]:
-    return unpad(*uniform_words(rng, k, n, lo, hi))

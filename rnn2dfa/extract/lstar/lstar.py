@@ -31,12 +31,12 @@ from rnn2dfa.extract.lstar.noise import RareDisagreements, wilson
 from rnn2dfa.extract.lstar.occam import Curve, HeldOut, Point
 from rnn2dfa.extract.lstar.table import ObservationTable
 from rnn2dfa.extract.lstar.verdict import Outcome, verdict
-from rnn2dfa.extract.rare import ClassBalance, balance_classes, grow_by_edits, search_class
+from rnn2dfa.extract.rare import ClassBalance, balance_classes, search_grown
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
 from rnn2dfa.extract.timing import Deadline, TimeUp
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.oracle import MembershipOracle
-from rnn2dfa.words import Word, format_word, pad_words
+from rnn2dfa.words import Word, format_word, pad_words, uniform_word_list
 
 ORACLES = ("refine", "pac", "both")
 #: rounds in which words past the sampled lengths are learned (then reported)
@@ -111,7 +111,6 @@ class _Run:
     rare: RareDisagreements = field(default_factory=RareDisagreements)
     learn_words: list[Word] = field(default_factory=list)
     max_length: int = 0
-    long_wrong: bool = False  # converged, but wrong on longer words (reported)
     long_failures: int = 0
     counter: Counter | None = None
     last_counter_check: int = 0
@@ -151,35 +150,25 @@ class _Run:
             return
         o, k = self.opts, len(self.acceptor.alphabet)
         rng = np.random.default_rng([o.seed, 3])
-        words = checks.uniform(rng, k, 2000, 0, self.max_length)
-        if self.balance is not None and self.balance.searched is not None and hasattr(
-                self.acceptor, "step"):
-            found = search_class(self.acceptor, self.balance.searched == "accepted",
-                                 self.max_length, n_wanted=200, seed=o.seed + 1)
-            self.extra_steps += found.network_steps
-            if found.words:
-                found = grow_by_edits(self.acceptor, found, self.max_length, n_wanted=200,
-                                      seed=o.seed + 1)
-                self.extra_steps += found.network_steps
-                words += list(found.words) + checks.mix(rng, found.words, 400, k,
-                                                        self.max_length)
+        words = uniform_word_list(rng, k, 2000, 0, self.max_length)
+        if self.balance is not None and self.balance.searched is not None:
+            found = self.search(self.balance.searched == "accepted", self.max_length,
+                                o.seed + 1, None)
+            words += found + checks.mix(rng, found, 400, k, self.max_length)
         if held:
             words += checks.mix(rng, held, 1000, k, self.max_length)
         words = list(dict.fromkeys(list(held) + words))
         answers = self.mq.query(words)
         minority = bool(answers.mean() < 0.5)
-        if (answers == minority).sum() < 200 and hasattr(self.acceptor, "step"):
+        if (answers == minority).sum() < 200:
             # too few of one class to tell hypotheses apart on it: search for more
-            found = search_class(self.acceptor, minority, self.max_length, n_wanted=200,
-                                 seed=o.seed + 5)
-            self.extra_steps += found.network_steps
-            if found.words:
-                found = grow_by_edits(self.acceptor, found, self.max_length, n_wanted=200,
-                                      seed=o.seed + 5)
-                self.extra_steps += found.network_steps
-            words = list(dict.fromkeys(words + list(found.words)))
+            seen = set(words)
+            more = [w for w in dict.fromkeys(self.search(minority, self.max_length, o.seed + 5,
+                                                         None)) if w not in seen]
+            words += more
+            answers = np.concatenate([answers, self.mq.query(more)])
         source = "yours and sampled" if held else "sampled"
-        self.curve = Curve(HeldOut(words, self.mq.query(words), source, balanced=True))
+        self.curve = Curve(HeldOut(words, answers, source, balanced=True))
 
     def make_checkers(self) -> None:
         """The equivalence oracles, cheapest first; the class checks always come last."""
@@ -207,7 +196,7 @@ class _Run:
         rng_long = np.random.default_rng([o.seed, 22])
 
         def in_range_words(hyp: DFA) -> list[Word]:
-            words = checks.uniform(rng_in, k, 2 * need, 0, L)
+            words = uniform_word_list(rng_in, k, 2 * need, 0, L)
             own = checks.own_words(hyp, 0, L, need, rng_in)
             # the hypothesis's words and their near-misses (10101011 near (10)^4)
             words += own + checks.mix(rng_in, own, need, k, L)
@@ -217,7 +206,7 @@ class _Run:
 
         def longer_words(hyp: DFA) -> list[Word]:
             hi = o.long_factor * L
-            words = checks.uniform(rng_long, k, need, L + 1, hi)
+            words = uniform_word_list(rng_long, k, need, L + 1, hi)
             words += checks.own_words(hyp, L + 1, hi, need, rng_long)
             members = list(self.in_range.members if self.in_range else []) + [
                 w for w in pool if len(w) >= 2]
@@ -236,19 +225,23 @@ class _Run:
         """A new network-guided search for the rare class (another seed each run), grown by
         edits: the class checks see members and near-misses the first search missed."""
         bal = self.balance
-        if bal is None or not hasattr(self.acceptor, "step"):
+        if bal is None:
             return []
         want = (bal.searched == "accepted" if bal.searched is not None
                 else bal.rare_among_long)
         if want is None:
             return []
-        seed = int(rng.integers(1 << 30))
-        found = search_class(self.acceptor, want, max_length, n_wanted=200, seed=seed,
-                             deadline=self.deadline)
+        return self.search(want, max_length, int(rng.integers(1 << 30)), self.deadline)
+
+    def search(self, want: bool, max_length: int, seed: int,
+               deadline: Deadline | None) -> list[Word]:
+        """Words the network answers `want`, by the guided search grown by edits (none for a
+        whole-word classifier: it has no prefixes to walk); its steps are counted."""
+        if not hasattr(self.acceptor, "step"):
+            return []
+        found = search_grown(self.acceptor, want, max_length, n_wanted=200, seed=seed,
+                             deadline=deadline)
         self.extra_steps += found.network_steps
-        if found.words:
-            found = grow_by_edits(self.acceptor, found, max_length, n_wanted=200, seed=seed)
-            self.extra_steps += found.network_steps
         return list(found.words)
 
     def query_long(self, words: list[Word]) -> np.ndarray:
@@ -285,7 +278,6 @@ class _Run:
                for t in (rec.accepted, rec.rejected)):
             for w in bad:
                 self.rare.add(w)
-            self.rare.rounds_with_rare += 1
             return None
         return bad[0]
 
@@ -314,29 +306,31 @@ class _Run:
         if self.signature(rec):
             self.counter = self.counter_from(rec)
             raise _Stop(self.counter_reason())
-        self.long_wrong = True
-        return None
+        return None  # reported by the verdict
 
     def signature(self, rec: CheckRecord, accepted_only: bool = False) -> bool:
         """A counter's mark: one class of the longer words clearly wrong (lower Wilson bound
         over 10% and over 4x the in-range disagreement), not a scatter of drift."""
-        assert self.in_range is not None
-        inr = self.in_range.record
-        in_rate = inr.wrong / max(inr.accepted.words + inr.rejected.words, 1)
+        in_rate = self.in_range_rate()
         tallies = (rec.accepted,) if accepted_only else (rec.accepted, rec.rejected)
         return any(t.words >= 5 and wilson(t.wrong, t.words)[0] > max(0.1, 4 * in_rate)
                    for t in tallies)
 
     # ------------------------------------------------------------------ counters
+    def in_range_rate(self) -> float:
+        """The class check's last disagreement rate within the sampled lengths."""
+        assert self.in_range is not None
+        rec = self.in_range.record
+        return rec.wrong / max(rec.accepted.words + rec.rejected.words, 1)
+
     def counter_from(self, rec: CheckRecord) -> Counter:
         assert self.hyp is not None and self.in_range is not None
         acc, rej = rec.accepted, rec.rejected
         cls, t = ("accepted", acc) if acc.wrong * max(rej.words, 1) >= rej.wrong * max(
             acc.words, 1) else ("rejected", rej)
-        inr = self.in_range.record
-        in_rate = inr.wrong / max(inr.accepted.words + inr.rejected.words, 1)
+        in_rate = self.in_range_rate()
         shortest = rec.wrong_words[0] if rec.wrong_words else ()
-        wrong = inr.wrong_words + rec.wrong_words
+        wrong = self.in_range.record.wrong_words + rec.wrong_words
         exact = min(len(w) for w in wrong) - 1 if wrong else self.max_length
         return Counter(self.hyp.n_states, cls, t.wrong, t.words, in_rate, rec.lo, rec.hi,
                        exact, shortest)
@@ -356,8 +350,8 @@ class _Run:
         self.last_counter_check = self.rounds
         assert self.hyp is not None
         self.report("checking longer words (is it counting?)")
-        inr = self.in_range.measure(self.hyp)
-        if inr.wrong > self.opts.epsilon * (inr.accepted.words + inr.rejected.words):
+        self.in_range.measure(self.hyp)
+        if self.in_range_rate() > self.opts.epsilon:
             return False  # still learning the sampled lengths: nothing to say yet
         rec = self.longer.measure(self.hyp)
         if self.signature(rec, accepted_only=True):
@@ -392,7 +386,6 @@ class _Run:
                     return min(pending, key=len)
                 for w in pending:
                     self.rare.add(w)
-                self.rare.rounds_with_rare += 1
                 pending = []
         return None
 
@@ -472,7 +465,7 @@ class _Run:
             n = int(min(n, max(20_000, 30 * self.pac.samples / len(self.rare.words))))
         rng = np.random.default_rng([o.seed, 2])
         pool = list(self.learn_words) + list(self.rare_words)
-        words = checks.uniform(rng, k, n - n // 2 if pool else n, 0, self.max_length)
+        words = uniform_word_list(rng, k, n - n // 2 if pool else n, 0, self.max_length)
         words += checks.mix(rng, pool, n // 2, k, self.max_length)
         self.report(f"estimating the disagreement rate on {n:,} words")
         from rnn2dfa.models.acceptor import accepts
@@ -495,7 +488,7 @@ class _Run:
         o = self.opts
         outcome = Outcome(
             alphabet=tuple(self.acceptor.alphabet), states=dfa.minimize().n_states,
-            last_states=self.hyp.n_states, sizes=self.sizes, converged=self.converged,
+            sizes=self.sizes, converged=self.converged,
             stop_reason=self.stop_reason, counter=self.counter,
             in_range=self.in_range.record if self.in_range and self.in_range.record.runs else None,
             longer=self.longer.record if self.longer and self.longer.record.runs else None,
@@ -506,7 +499,7 @@ class _Run:
             heldout_point=(point if point is not None else self.curve.points[-1])
             if self.curve and self.curve.points else None,
             needed=words_needed(o.epsilon, o.delta), max_length=self.max_length,
-            long_hi=o.long_factor * self.max_length, epsilon=o.epsilon, delta=o.delta,
+            epsilon=o.epsilon, delta=o.delta,
             select=o.select,
         )
         finished, stopped, message = verdict(outcome)

@@ -53,7 +53,6 @@ class RareDisagreements:
     """The isolated disagreements set aside during one L* run."""
 
     words: list[Word] = field(default_factory=list)
-    rounds_with_rare: int = 0
 
     def add(self, word: Word) -> None:
         if word not in self.words:

@@ -28,7 +28,6 @@ class Outcome:
 
     alphabet: tuple[str, ...]
     states: int  # the answer's (minimal) states
-    last_states: int  # the last hypothesis's
     sizes: list[int]
     converged: bool
     stop_reason: str | None
@@ -44,7 +43,6 @@ class Outcome:
     heldout_point: Any  # occam.Point of the answer on the held-out words, or None
     needed: int
     max_length: int
-    long_hi: int
     epsilon: float
     delta: float
     select: str
