@@ -27,9 +27,6 @@ def doc_commands() -> list[list[str]]:
     return [shlex.split(line) for b in blocks for line in b.splitlines() if line.strip()]
 
 
-@pytest.mark.xfail(reason="known regression, open: with the per-class and longer-word checks "
-                   "the worked example's L* run no longer converges and answers with a "
-                   "174-state DFA that render refuses to draw", strict=False)
 def test_worked_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     before = torch.get_num_threads()

@@ -283,11 +283,12 @@ class _Run:
 
     def arbitrate_long(self, bad: list[Word], n: int) -> Word | None:
         """Longer words the hypothesis gets wrong. Rare ones are set aside. Members the
-        network accepts and the hypothesis rejects, clearly and at all lengths past the
-        sampled ones, are a counter's mark (the signature below): reported, since learning
-        them only counts further. Otherwise (a hypothesis that over-generalises past the
-        sampled lengths, a bounded language) they are learned, for `LONG_ROUNDS` rounds;
-        what is still wrong then is reported."""
+        network accepts and the hypothesis rejects, clearly (the signature below), are a
+        counter's mark: reported, since learning them only counts further. Words the network
+        rejects and the hypothesis accepts, as clearly, are a hypothesis over-generalising
+        past the sampled lengths (a bounded language): learned, for `LONG_ROUNDS` rounds.
+        A scatter of disagreements under either mark is a network drifting on long words:
+        reported, not chased (each one learned grows the hypothesis without end)."""
         assert self.longer is not None
         rec = self.longer.record
         if all(t.wrong == 0 or self.rare_enough(t.wrong, t.words)
@@ -298,14 +299,9 @@ class _Run:
         if self.signature(rec, accepted_only=True):
             self.counter = self.counter_from(rec)
             raise _Stop(self.counter_reason())
-        self.long_failures += 1
-        late = self.deadline.seconds is not None and (
-            self.deadline.elapsed() > 0.5 * self.deadline.seconds)
-        if self.long_failures <= LONG_ROUNDS and not late:
+        if self.signature(rec) and self.long_failures < LONG_ROUNDS:
+            self.long_failures += 1
             return bad[0]
-        if self.signature(rec):
-            self.counter = self.counter_from(rec)
-            raise _Stop(self.counter_reason())
         return None  # reported by the verdict
 
     def signature(self, rec: CheckRecord, accepted_only: bool = False) -> bool:
