@@ -128,3 +128,29 @@ def test_method_refusal_names_the_file(tmp_path: Path) -> None:
     line = res.stderr.strip()
     assert "\n" not in line and str(tmp_path / "m.pt") in line
     assert not out.exists()
+
+
+def test_kv_holdout_and_select(dfa_file, tmp_path: Path) -> None:
+    """--method kv learns the same minimal DFA; --holdout keeps that share of --words out of
+    learning and scores on it; --select is refused where it does not apply."""
+    path, dfa = dfa_file
+    rng = np.random.default_rng(3)
+    words = ["".join(rng.choice(["x", "y"], size=int(rng.integers(0, 12))))
+             for _ in range(200)]
+    words_file = tmp_path / "words.txt"
+    words_file.write_text("\n".join(w for w in words if w) + "\n", encoding="utf-8")
+    distinct = len({w for w in words if w})
+    out = tmp_path / "kv.json"
+    res = run("extract", path, "--method", "kv", "--words", str(words_file),
+              "--holdout", "0.5", "-o", str(out), "--json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert load_dfa(out) == dfa.minimize() and doc["finished"] is True
+    assert doc["stats"]["learner"] == "kv"
+    # half of the distinct words held out: the rest are the PAC sample's task words
+    assert doc["stats"]["pac_task_words"] == distinct - round(0.5 * distinct)
+    assert doc["stats"]["heldout_agreement"] == 1.0
+    res = CliRunner().invoke(cli, ["extract", path, "--method", "kmeans", "--select",
+                                   "faithful", "-o", str(tmp_path / "k.json")])
+    assert res.exit_code == 2 and "--select" in res.output
+    assert not (tmp_path / "k.json").exists()
