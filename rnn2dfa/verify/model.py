@@ -166,6 +166,12 @@ class ModelComparison:
         )
 
 
+def uniform_words(k: int, lo: int, hi: int, n: int, rng: np.random.Generator) -> list[Word]:
+    """`n` words with lengths uniform in [lo, hi] and symbols uniform (the public name of
+    `words.uniform_word_list` in `rnn2dfa.verify`)."""
+    return uniform_word_list(rng, k, max(n, 0), lo, hi)
+
+
 #: Balanced sampling counts paths on the truth's (bounded) DFA: states x length operations
 #: on big integers. Above this budget (a^n b^n c^n: its bounded DFA grows quadratically)
 #: the long buckets get uniform words only, and the report says so.
@@ -250,7 +256,7 @@ def _samples(
     for lo, hi in buckets:
         if hi <= limit:
             groups.append((lo, hi, "balanced", sampler.sample(lo, hi, per_bucket, rng)))
-        groups.append((lo, hi, "uniform", uniform_word_list(rng, k, per_bucket, lo, hi)))
+        groups.append((lo, hi, "uniform", uniform_words(k, lo, hi, per_bucket, rng)))
     return groups
 
 
