@@ -61,17 +61,49 @@ def exit_on_interrupt() -> Iterator[None]:
     aborts the process (pybind11 terminates); nothing has been written yet."""
     import signal
 
-    from rnn2dfa_cli import _interrupted_at_start_up
+    from rnn2dfa_cli import STOP_SIGNALS, _interrupted_at_start_up
 
+    previous = {}
     try:
-        previous = signal.signal(signal.SIGINT, _interrupted_at_start_up)
+        for sig in STOP_SIGNALS:
+            previous[sig] = signal.signal(sig, _interrupted_at_start_up)
     except ValueError:  # not the main thread
         yield
         return
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is, so that it unwinds as Ctrl-C does
+    (temporary files removed, workers stopped); a KeyboardInterrupt so that every handler of
+    Ctrl-C also handles these. `signum` gives the exit status, 128 + signum."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def raise_stopped(signum: int, frame: object) -> None:
+    """The handler of SIGTERM and SIGHUP once the command line runs."""
+    raise Stopped(signum)
+
+
+def interrupt_status(exc: KeyboardInterrupt) -> int:
+    """The exit status for an interrupt: 128 + the signal (130 for Ctrl-C)."""
+    return 128 + exc.signum if isinstance(exc, Stopped) else 130
+
+
+def out_of_memory(exc: BaseException) -> bool:
+    """True for a failed allocation: Python's MemoryError, numpy's, or torch's allocator."""
+    if isinstance(exc, MemoryError):
+        return True
+    text = str(exc)
+    return isinstance(exc, RuntimeError) and (
+        "can't allocate memory" in text or "DefaultCPUAllocator" in text)
 
 
 class Rnn2dfaGroup(click.Group):
@@ -131,9 +163,19 @@ class Rnn2dfaGroup(click.Group):
                 emit_json({"error": exc.format_message(), "file": None,
                            "type": "UsageError"})
             raise
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             click.echo("rnn2dfa: interrupted; no partial output was written", err=True)
-            ctx.exit(130)
+            ctx.exit(interrupt_status(exc))
+        except (MemoryError, RuntimeError) as exc:
+            if not out_of_memory(exc):
+                raise
+            # a size no bound foresaw (the machine's memory is smaller than the limits assume)
+            message = ("out of memory; nothing was written (lower the sizes asked for, or run "
+                       "where more memory is free)")
+            click.echo(f"rnn2dfa: error: {message}", err=True)
+            if as_json:
+                emit_json({"error": message, "file": None, "type": "MemoryError"})
+            ctx.exit(EXIT_BAD_INPUT)
 
 
 class FiniteFloat(click.FloatRange):

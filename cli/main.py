@@ -7,7 +7,13 @@ import contextlib
 import click
 
 from rnn2dfa import __version__
-from rnn2dfa_cli.common import AUTOMATA_COMMANDS, Rnn2dfaGroup, exit_on_interrupt
+from rnn2dfa_cli.common import (
+    AUTOMATA_COMMANDS,
+    Rnn2dfaGroup,
+    exit_on_interrupt,
+    interrupt_status,
+    raise_stopped,
+)
 
 #: The modules holding the commands (each exposes COMMANDS), imported only when needed:
 #: those of automata-only commands first, so that they start without importing torch.
@@ -73,15 +79,19 @@ def main() -> None:
     import signal
     import sys
 
-    # From here Ctrl-C raises KeyboardInterrupt again, handled by the group (exit 130,
-    # temporary files removed); before, cli/__init__.py's start-up handler answered it.
+    # From here Ctrl-C raises KeyboardInterrupt again, and SIGTERM / SIGHUP raise its subclass
+    # Stopped: the group handles both (exit 128 + signal, temporary files removed, sweep
+    # workers stopped); before, cli/__init__.py's start-up handler answered them.
     with contextlib.suppress(ValueError):  # not the main thread
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        for name in ("SIGTERM", "SIGHUP"):
+            if hasattr(signal, name):
+                signal.signal(getattr(signal, name), raise_stopped)
     try:
         cli(prog_name="rnn2dfa")
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         click.echo("rnn2dfa: interrupted; no partial output was written", err=True)
-        sys.exit(130)
+        sys.exit(interrupt_status(exc))
 
 
 if __name__ == "__main__":
