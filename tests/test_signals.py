@@ -38,8 +38,8 @@ def test_signal_stops_training_cleanly(tmp_path: Path, signum: int) -> None:
     out = tmp_path / "m.pt"
     out.write_bytes(b"the user's previous model")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rnn2dfa_cli.main", "train", "-l", "tomita5", "--epochs", "5000", "--lr", "1e-6",
-         "-o", str(out)],
+        [sys.executable, "-m", "rnn2dfa_cli.main", "train", "-l", "tomita5", "--epochs", "5000",
+         "--lr", "1e-6", "-o", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
         env=dict(os.environ, OMP_NUM_THREADS="1"),
     )
