@@ -134,7 +134,8 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
               help="partition: intervals per dimension (default: raised from 2 until consistent).")
 @click.option("--max-states", type=click.IntRange(1), default=None,
               help="Stop (lstar, partition), cap K (kmeans) or refuse (exact) beyond this many "
-                   "states.")
+                   "states. exact without it: as many as 800 MB of state table holds (it "
+                   "stops with 'state cap reached (memory)' on a network that counts).")
 @click.option("--words", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="Your words (one per line, or `word<TAB>label` lines; labels ignored): "
                    "they join the PAC sample and the words k-means and partition cluster. "

@@ -37,6 +37,12 @@ MAX_STEPPED_VALUES = 4_000_000
 POOL_PER_LENGTH = 50
 #: Values (symbols) a batch of sampled words may hold: 10^8 int64 values are 800 MB.
 MAX_SAMPLE_VALUES = 100_000_000
+#: The table exact extraction may hold (its states' exact codes, hash entries, transitions):
+#: 800 MB, within the 2 GB a run may take beside torch and the network.
+EXACT_TABLE_BYTES = 800 * 10**6
+#: The least a state of the exact search takes: a one-hot code (9 bytes), its hash entry
+#: (rnn2dfa.extract.exact.search.ENTRY_OVERHEAD) and two transitions.
+EXACT_ENTRY_MIN_BYTES = 153
 
 
 def human_bytes(n: float) -> str:
@@ -155,14 +161,17 @@ def check_extract_budget(
                 param="max_length",
             )
     elif method == "exact":
+        # The search bounds its own table as it grows (rnn2dfa.extract.exact.search stops
+        # with "state cap reached (memory)"); refused here is only a cap the user asks for
+        # that could not fit even if every state took the least a state can take.
         cap = get("max_states")
-        states = int(cap) if cap is not None else 10**9
-        values = 2 * states * state_dim  # a representative and a key per state
-        if values > 2 * MAX_SAMPLE_VALUES:
+        least = EXACT_ENTRY_MIN_BYTES
+        if cap is not None and int(cap) * least > EXACT_TABLE_BYTES:
             raise InputError(
-                f"exact search may hold up to {states:,} states of {state_dim:,} values each, "
-                f"~{human_bytes(values * 4)} (the limit is {human_bytes(MAX_SAMPLE_VALUES * 8)}); "
-                f"lower the state cap (at most {2 * MAX_SAMPLE_VALUES // (2 * state_dim):,} "
-                "for this network)",
+                f"a state cap of {int(cap):,} cannot be reached: each state of the exact "
+                f"search takes at least {least} bytes, ~{human_bytes(int(cap) * least)} in all "
+                f"(the limit is {human_bytes(EXACT_TABLE_BYTES)}); at most "
+                f"{EXACT_TABLE_BYTES // least:,}, or no cap (the search stops when its table "
+                "is full)",
                 param="max_states",
             )

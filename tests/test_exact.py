@@ -10,6 +10,7 @@ import torch
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.exact import StateExplosionError, extract_exact
+from rnn2dfa.extract.exact.search import compact_rows, expand_rows
 from rnn2dfa.models.dfa_acceptor import DFAAcceptor
 from rnn2dfa.models.rnn import RNNAcceptor
 
@@ -129,3 +130,34 @@ def test_counting_relu_network_hits_the_state_cap() -> None:
         net.rnn.weight_ih_l0[0, 0] = 1.0
     with pytest.raises(StateExplosionError, match="more than 50 distinct .*may count"):
         extract_exact(net, max_states=50)
+
+
+def test_counting_network_without_a_cap_stops_when_the_table_is_full(monkeypatch) -> None:
+    # no state cap: the search grows until its table passes the memory bound, then says so
+    net = RNNAcceptor(["a", "b"], cell="relu", hidden=1, learn_init=False)
+    with torch.no_grad():
+        for p in net.parameters():
+            p.zero_()
+        net.rnn.weight_hh_l0.fill_(1.0)
+        net.rnn.weight_ih_l0[0, 0] = 1.0
+    monkeypatch.setattr("rnn2dfa.limits.EXACT_TABLE_BYTES", 200_000)
+    full = r"state cap reached \(memory\): 1,\d\d\d distinct"
+    with pytest.raises(StateExplosionError, match=full) as info:
+        extract_exact(net)
+    assert info.value.param == "max_states"
+
+
+def test_compact_state_codes_round_trip_and_keep_states_apart() -> None:
+    rng = np.random.default_rng(0)
+    sparse = (rng.random((40, 30)) < 0.1) * rng.normal(size=(40, 30))
+    dense = rng.normal(size=(5, 30))
+    rows = np.concatenate([sparse, dense, np.zeros((1, 30))]).astype(np.float32)
+    signed = rows.copy()
+    signed[signed == 0] = -0.0  # -0.0 and 0.0 are the same state
+    codes = compact_rows(rows)
+    assert compact_rows(signed) == codes
+    assert len(set(codes)) == len(np.unique(rows, axis=0))  # equal rows, equal codes only
+    back = expand_rows(codes, 30, repeat=2)
+    assert np.array_equal(back[0::2], rows) and np.array_equal(back[1::2], rows)
+    # a one-hot state is 9 bytes, not 4 * 30
+    assert len(compact_rows(np.eye(30, dtype=np.float32)[:1])[0]) == 9

@@ -463,15 +463,15 @@ def test_option_ranges_and_memory_estimates(tmp_path: Path, t3_file: str, case: 
     assert not (tmp_path / "out").exists()
 
 
-def test_exact_on_a_huge_compiled_network_is_refused_up_front(tmp_path: Path) -> None:
-    n = 30_000  # 60,001 state units: the default state cap would hold ~24 GB
-    table = np.stack([(np.arange(n) + 1) % n, np.arange(n) // 2], axis=1)
-    accepting = np.arange(n) % 7 == 0
-    path = tmp_path / "big.pt"
-    save_model(compile_dfa(DFA(("0", "1"), table, accepting, 0)), path, {})
-    line = assert_one_line_error(
-        run("extract", path, "--method", "exact", "-o", tmp_path / "out.json"))
-    assert "--max-states" in line
+def test_exact_state_cap_that_cannot_fit_is_refused_up_front(tmp_path: Path) -> None:
+    # no cap: the search bounds itself as it grows; a cap the user asks for that could not
+    # fit even at the least a state takes is refused before any work
+    table = np.stack([(np.arange(30) + 1) % 30, np.arange(30) // 2], axis=1)
+    path = tmp_path / "net.pt"
+    save_model(compile_dfa(DFA(("0", "1"), table, np.arange(30) % 7 == 0, 0)), path, {})
+    line = assert_one_line_error(run("extract", path, "--method", "exact", "--max-states",
+                                     "100000000", "-o", tmp_path / "out.json"))
+    assert "--max-states" in line and "cannot be reached" in line
     assert not (tmp_path / "out.json").exists()
 
 
@@ -481,9 +481,10 @@ def test_budget_checks_name_the_parameter() -> None:
     assert info.value.param == "epsilon"
     check_pac_budget(0.01, 0.01, 50)  # the defaults pass
     with pytest.raises(InputError) as info:
-        check_extract_budget("exact", {"max_states": 100_000}, 2_000_001)
+        check_extract_budget("exact", {"max_states": 100_000_000}, 11)
     assert info.value.param == "max_states"
-    check_extract_budget("exact", {"max_states": 100_000}, 11)
+    check_extract_budget("exact", {"max_states": 100_000}, 2_000_001)
+    check_extract_budget("exact", {"max_states": None}, 2_000_001)
     with pytest.raises(InputError) as info:
         TrainConfig(hidden=10**6).check()
     assert info.value.param == "hidden"

@@ -142,7 +142,8 @@ class ExactOptions(ExtractOptions):
     """Breadth-first search over exact states (rnn2dfa.extract.exact)."""
 
     time_limit: float | None = None
-    max_states: int | None = 100_000
+    #: None: as many as the memory bound allows (the search stops when its table is full)
+    max_states: int | None = None
     rare_search: bool = False  # exact search needs no samples
 
 

@@ -67,7 +67,8 @@ def extract_exact(
 
     finished, stopped = True, "every reachable state explored"
     try:
-        raw, steps = explore(acceptor, exact_keys, cap, explode, on_level)
+        raw, steps = explore(acceptor, exact_keys, cap, explode, on_level,
+                             keys_encode_states=True)
     except TimeUp as up:
         raw, steps = up.partial  # type: ignore[misc]
         finished, stopped = False, f"the time limit of {opts.time_limit:g} s ran out"
