@@ -14,6 +14,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from rnn2dfa.limits import rows_per_batch
 from rnn2dfa.words import pad_words
 
 
@@ -127,6 +128,8 @@ def accept_logits(
         return out
     fused = getattr(acceptor, "padded_logits", None)
     whole = getattr(acceptor, "whole_word", False)  # bidirectional: no states, forward only
+    if fused is None and not whole:  # stepped states: fewer words a batch for wide networks
+        batch_size = rows_per_batch(int(acceptor.initial_state(1).shape[1]), batch_size)
     order = np.argsort([len(w) for w in words], kind="stable")
     for s in range(0, len(order), batch_size):
         idx = order[s : s + batch_size]

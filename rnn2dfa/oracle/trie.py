@@ -16,7 +16,7 @@ cached trie is stepped in a per-call scratch tensor that is dropped after the ca
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -24,6 +24,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from rnn2dfa.limits import rows_per_batch
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.words import pad_words
 
@@ -87,8 +88,12 @@ class MembershipOracle:
         if max_cached_states < 1:
             raise ValueError("max_cached_states must be at least 1")
         self.max_cached_states = int(max_cached_states)
-        self.chunk_size = int(chunk_size)
+        # wide networks get fewer words a chunk (limits.BATCH_STATE_BYTES of scratch states)
+        self.chunk_size = rows_per_batch(self.state_dim, chunk_size)
         self.stats = OracleStats()
+        #: Called before each depth of a walk (a deadline's `check`, raising to stop): a walk
+        #: over a wide network can take minutes. Stopped between depths, the trie stays whole.
+        self.interrupt: Callable[[], None] | None = None
         self._init = init[0].clone()
         self.clear()
 
@@ -167,6 +172,8 @@ class MembershipOracle:
             trace_off = np.full((width + 1, b), -1, dtype=np.int8)
             trace[0] = node
         for t in range(width):
+            if self.interrupt is not None and t:
+                self.interrupt()
             nl = int(n_live[t])
             col = sym[t, :nl]
             if any_off:

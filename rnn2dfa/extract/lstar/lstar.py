@@ -16,6 +16,7 @@ verdict is `verdict.py`'s.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -610,18 +611,28 @@ def _extract(
     mq = membership if membership is not None else MembershipOracle(acceptor)
     run = _Run(acceptor, opts, mq, learner, progress, Deadline(opts.time_limit),
                np.random.default_rng(opts.seed), mq.stats.as_dict())
+    # the oracle stops between depths when the time is up (one query over a wide network
+    # can take minutes); the answer's evidence afterwards is asked without it
+    outer, mq.interrupt = mq.interrupt, run.deadline.check
     try:
-        held = run.split_words()
-        run.find_rare()
-        run.make_heldout(held)
-        run.make_checkers()
-        run.learner = _learner(learner, mq, tuple(acceptor.alphabet), run.deadline,
-                               opts.max_states)
-    except TimeUp:
-        run.stop_reason = f"the time limit of {run.deadline.seconds:g} s ran out"
-        if run.curve is None:
-            run.curve = Curve(HeldOut([], np.zeros(0, bool), "sampled"))
-    run.run()
+        try:
+            held = run.split_words()
+            run.find_rare()
+            run.make_heldout(held)
+            run.make_checkers()
+            run.learner = _learner(learner, mq, tuple(acceptor.alphabet), run.deadline,
+                                   opts.max_states)
+        except TimeUp:
+            run.stop_reason = f"the time limit of {run.deadline.seconds:g} s ran out"
+            if run.curve is None:
+                run.curve = Curve(HeldOut([], np.zeros(0, bool), "sampled"))
+            if run.learner is None:  # its first table (words of length <= 1) still gives
+                with contextlib.suppress(TimeUp):  # an anytime hypothesis
+                    run.learner = _learner(learner, mq, tuple(acceptor.alphabet),
+                                           run.deadline, opts.max_states)
+        run.run()
+    finally:
+        mq.interrupt = outer
     return run.result()
 
 
