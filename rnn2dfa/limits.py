@@ -175,3 +175,141 @@ def check_extract_budget(
                 "is full)",
                 param="max_states",
             )
+#: The most tensors a model file may hold: a recurrent classifier has tens, a checkpoint
+#: with its optimizer's state a few thousand; 10^6 tiny tensors took 2 GB and 2 minutes.
+MAX_MODEL_TENSORS = 20_000
+#: The largest description of a model file's tensors, read before them: a torch file's pickle
+#: (data.pkl, ~75 bytes a tensor) or a safetensors header. 4 MB is ~50,000 tensors' worth,
+#: and about 3 s for torch's pure-Python weights_only unpickler at worst.
+MAX_MODEL_INDEX_BYTES = 4 * 2**20
+#: Objects a torch file's pickle may build by calls (each tensor takes 2 or 3): bounds the
+#: time torch's pure-Python weights_only unpickler spends on it (~50 µs a call).
+MAX_MODEL_PICKLE_CALLS = 10 * MAX_MODEL_TENSORS
+#: Entries of a model file's zip archive: one per stored tensor, plus TorchScript's code files.
+MAX_MODEL_ZIP_ENTRIES = MAX_MODEL_TENSORS + 4096
+#: How many times its stored size a compressed entry of a model file (over 1 MB unpacked) may
+#: unpack to: torch.save writes entries uncompressed and trained weights deflate < 2x, while
+#: zeros deflate ~1000x (a zip bomb: 1 MB on disk, 1 GB in memory).
+MAX_MODEL_ZIP_RATIO = 100
+#: PDFA commands (rnn2dfa.pdfa.workflow): sequences one command samples or reads. Each is a
+#: Python tuple (~56 bytes plus 8 a symbol); 2·10^6 short ones are ~200 MB.
+MAX_PDFA_SEQUENCES = 2_000_000
+#: Symbols those sequences may hold (sequences x their budgeted length): ~24 bytes a symbol
+#: in tuples, arrays and distributions on the way, so 2·10^7 stay near 500 MB.
+MAX_PDFA_SYMBOLS = 20_000_000
+#: Words the spectral baseline's Hankel blocks ask the teacher about (basis² x (symbols + 1)):
+#: each is a Python tuple and a row of the teacher's answers; 10^6 are a few hundred MB.
+MAX_HANKEL_WORDS = 1_000_000
+#: Next-symbol probabilities one scoring pass holds per model (prefixes x (symbols + 1)), in
+#: float64: 10^7 are 80 MB, and verification holds a few such arrays at once.
+MAX_PDFA_SCORED_VALUES = 10_000_000
+#: The expected word length beyond which a PDFA's words "hardly ever end": sampling cuts such
+#: words, and exact sums over words (KL, entropy) would not converge in bounded time.
+PDFA_MAX_EXPECTED_LENGTH = 100_000
+#: Symbols the expected-length series runs before giving up (one sparse step each).
+PDFA_END_STEPS = 200_000
+#: Table cells (states x (symbols + 1)) of a random PDFA drawn on request: three float64
+#: tables of 5·10^6 cells are 120 MB, and its JSON file about as much.
+MAX_RANDOM_PDFA_CELLS = 5_000_000
+
+
+#: The largest transition table (states × symbols) a DFA file (JSON or DOT) may ask for:
+#: 10^7 int64 entries are 80 MB, and reading or writing them as text costs a few tens of
+#: bytes per entry at its peak (JSON lists of Python ints, DOT lines); a learned DFA is far
+#: smaller (10^4 states × 10^2 symbols is 10^6). Checked before the table is built.
+MAX_DFA_TABLE = 10_000_000
+#: Nodes a DOT file may hold: the reader keeps ~200 bytes per node (its name, attributes,
+#: where it appears), so 10^6 nodes are ~200 MB; AALpy and LearnLib models are far smaller.
+MAX_DOT_STATES = 1_000_000
+#: Transitions (edges, one per symbol of a label) a DOT file may hold: ~20 bytes each while
+#: reading; more than the largest table cannot describe a DFA without pointless repeats.
+MAX_DOT_TRANSITIONS = MAX_DFA_TABLE
+
+
+#: Seconds one call into user code (MODULE:FUNCTION given as the model: importing it, its
+#: factory, one batch of a classifier, one step of an Acceptor) may run when the command sets
+#: no time limit of its own: a hang then ends with a message instead of never, and 10 minutes
+#: is far beyond one batch of a real network (a slow service answers in seconds).
+USER_CALL_SECONDS = 600.0
+
+
+#: Points (networks to train) one sweep grid may hold, checked before the grid is built:
+#: each point takes seconds to minutes of a core, so 50,000 is weeks on 32 cores, and the
+#: driver holds every point and row in memory.
+MAX_SWEEP_POINTS = 50_000
+#: Rows a sweep's results.csv may hold (a row per point and method, rows of grids resumed
+#: before included): a row read takes ~2 KB as a dict of strings, so 200,000 are ~400 MB.
+MAX_SWEEP_ROWS = 200_000
+#: The largest results.csv read: MAX_SWEEP_ROWS rows of ~300 bytes (a full row's size).
+MAX_SWEEP_RESULTS_BYTES = 64 * 2**20
+#: The largest sweep config (TOML) read: a grid and its settings are a few hundred bytes;
+#: 1 MB holds lists of ~100,000 values, more than a grid within MAX_SWEEP_POINTS needs.
+MAX_SWEEP_CONFIG_BYTES = 2**20
+#: The largest sweep record (DIR/sweep.json) read: settings and the grid, as written for a
+#: grid within MAX_SWEEP_POINTS (indented JSON, ~20 bytes a value).
+MAX_SWEEP_RECORD_BYTES = 4 * 2**20
+#: Training a language model: batch x longest sequence x hidden units x layers, the recurrent
+#: activations one batch keeps for backpropagation (x ~40 bytes with gates and gradients):
+#: 2·10^7 stay under 1 GB (long sequences took 11.5 GB).
+MAX_LM_TRAIN_ACTIVATIONS = 20_000_000
+
+
+#: Memory a batch of network states stepped at once may take (the oracle's chunks, batched
+#: accept logits): 32,768 words are 4 MB of states for 32 units but 8 GB for a compiled
+#: 1,000-state, 64-symbol network (64,001 units), so wide networks get fewer words a batch.
+BATCH_STATE_BYTES = 128 * 2**20
+
+
+def rows_per_batch(state_dim: int, wanted: int, least: int = 64) -> int:
+    """Rows of `state_dim` float32 values a batch may hold: `wanted`, or fewer for wide
+    states (BATCH_STATE_BYTES), never fewer than `least`."""
+    return max(least, min(int(wanted), BATCH_STATE_BYTES // max(1, 4 * int(state_dim))))
+
+
+#: Symbols a word list (rnn2dfa.fileio.read_words) or a training data file (read_tsv) may
+#: hold in all, counted while reading: each becomes 8 bytes of a tuple and one network step;
+#: 5·10^6 are read in a few seconds and classified in well under a minute on one core
+#: (10^7 took minutes with nothing shown).
+MAX_WORD_LIST_SYMBOLS = 5_000_000
+#: The longest word such a file, `classify` or `activations` may give: a network is stepped
+#: once per symbol, one step after the other, and a fused pass keeps ~1.4 KB a step (one
+#: 10^6-symbol word took 30 s and 1.4 GB).
+MAX_WORD_SYMBOLS = 100_000
+#: Padded symbols (words x their longest) one batch run through a network at once may hold
+#: in `classify` and `generalization`: with ~100 float values of activations a symbol this
+#: is ~400 MB at most, and a batch is the unit of progress shown.
+PADDED_BATCH_SYMBOLS = 1_000_000
+#: Memory the weights of a network compiled from a Turing machine may take: the exact
+#: weights (two int64 a unit and state coordinate, also the model file's size) and the float
+#: run's recurrent matrix (units², float64, built dense before it is made sparse).
+MAX_TURING_WEIGHT_BYTES = 1_000_000_000
+#: The most EOS steps `classify` may run a Turing network on one word (--max-steps): step
+#: counts are int64, and at ~0.3 ms a step 10^9 steps are days; the time limit stops sooner.
+MAX_TURING_STEPS = 1_000_000_000
+#: Exact (rational) arithmetic on a Turing network: its work is counted as network steps x
+#: units x digits of the stack values (a stack of depth k needs ~k log10(base) digits);
+#: one core does ~10^7 of these a second (a^40 b^40 on the a^n b^n machine: 8·10^7 in 8 s).
+EXACT_WORK_PER_SECOND = 10_000_000
+#: The most exact work one `classify` may ask for, refused before it starts: ~10 minutes.
+MAX_EXACT_WORK = 600 * EXACT_WORK_PER_SECOND
+#: Values one chunk of words run through a Turing network holds at once, words x (units +
+#: tape cells): 2^20 float64 values are 8 MB (exact runs hold Python integers, ~10x more).
+TURING_CHUNK_VALUES = 2**20
+#: The machine simulator's tape (words x cells, one to four bytes a cell): a machine that
+#: keeps moving right grows it by a cell a step; refused past 256 MB.
+MAX_SIM_TAPE_BYTES = 256 * 2**20
+#: Symbols `generalization` holds in its family members and near-misses (Python tuples, 8
+#: bytes a symbol, then run through the network): 6·10^7 is ~500 MB and a few minutes, the
+#: size of the default --max-n 500 on dyck2 (4.8·10^7).
+MAX_GENERALIZATION_SYMBOLS = 60_000_000
+#: Symbols of the class-balanced words `generalization` samples by length (lengths x words
+#: per length x length): ~24 bytes a symbol while they are sampled and labelled.
+MAX_BALANCED_SYMBOLS = 20_000_000
+
+
+#: Compressed entries of a model file smaller than this unpacked are not held to
+#: MAX_MODEL_ZIP_RATIO (a small pickle of repeated names deflates well, and cannot bomb).
+MODEL_ZIP_RATIO_FLOOR = 2**20
+#: Distinct Python names (globals) a model file's pickle may refer to: a state dict names a
+#: few, torch's weights_only unpickler knows about a hundred.
+MAX_MODEL_PICKLE_GLOBALS = 1024
