@@ -19,6 +19,11 @@ Targets (issue 7): L* recovers the 1000-state, 4-symbol DFA in < 60 s, exact ext
     python benchmarks/scale.py --sizes 10,30,100 --symbols 2 --methods exact,lstar
     python benchmarks/scale.py --kernels      # step kernels of the compiled net, per row
     python benchmarks/scale.py --json scale.json
+    python benchmarks/scale.py --sizes 100,1000,5000,10000 --symbols 3 --methods exact
+    python benchmarks/scale.py --sizes 100,1000 --symbols 2,16,64 --methods lstar,aalpy
+
+Method `aalpy` runs AALpy's L* on the same network (a SUL stepping it one symbol at a time,
+a random-word equivalence oracle over the same lengths), up to `--aalpy-max` states.
 
 L* uses the PAC equivalence oracle by default here: abstraction refinement (Weiss et al.)
 fits SVMs on the (n*k+1)-dimensional states and already takes ~140 s at 100 states
@@ -34,6 +39,7 @@ import argparse
 import json
 import math
 import os
+import random
 import resource
 import sys
 import time
@@ -48,7 +54,7 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.compile.minsky import MinskyRNN, compile_dfa
 from rnn2dfa.errors import InputError
 
-METHODS = ("exact", "lstar", "kmeans", "partition")
+METHODS = ("exact", "lstar", "kmeans", "partition", "aalpy")
 
 
 def random_minimal_dfa(n: int, k: int, rng: np.random.Generator) -> DFA:
@@ -118,6 +124,7 @@ class Row:
     network_steps: int | None = None
     peak_mib: float | None = None
     extracted_states: int | None = None
+    rounds: int | None = None
     note: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
 
@@ -150,8 +157,79 @@ def extractor(method: str, args: argparse.Namespace, n: int) -> Callable[[Minsky
     raise ValueError(method)
 
 
+class _AalpyTimeUp(Exception):
+    """AALpy ran past the time limit (raised from its SUL)."""
+
+
+def aalpy_lstar(net: MinskyRNN, args: argparse.Namespace) -> tuple[DFA | None, dict[str, Any]]:
+    """AALpy's L* on the same network, wired as its users do: a SUL stepping the network one
+    symbol at a time (batch 1; AALpy caches queries), a random-word equivalence oracle of
+    the same length range as ours (words up to 50 symbols). None when the time ran out."""
+    from aalpy.base import SUL
+    from aalpy.learning_algs import run_Lstar
+    from aalpy.oracles import RandomWordEqOracle
+
+    deadline = time.perf_counter() + args.time_limit
+    counts = {"queries": 0, "steps": 0}
+
+    class NetworkSUL(SUL):
+        def pre(self) -> None:
+            self.h = net.initial_state(1)
+
+        def post(self) -> None:
+            pass
+
+        def step(self, letter: Any) -> Any:
+            if letter is None:
+                return bool(net.accept_logit(self.h)[0] > 0)
+            if time.perf_counter() > deadline:
+                raise _AalpyTimeUp
+            counts["steps"] += 1
+            self.h = net.step(self.h, torch.tensor([letter]))
+            return bool(net.accept_logit(self.h)[0] > 0)
+
+    letters = list(range(net.n_symbols))
+    sul = NetworkSUL()
+    random.seed(args.seed)
+    oracle = RandomWordEqOracle(letters, sul, num_walks=2000, min_walk_len=1, max_walk_len=50)
+    try:
+        hyp, info = run_Lstar(letters, sul, oracle, "dfa", return_data=True, print_level=0)
+    except _AalpyTimeUp:
+        return None, counts
+    ids = {st.state_id: i for i, st in enumerate(hyp.states)}
+    trans = np.array([[ids[st.transitions[a].state_id] for a in letters] for st in hyp.states])
+    acc = np.array([st.is_accepting for st in hyp.states])
+    got = DFA(tuple(net.alphabet), trans, acc, ids[hyp.initial_state.state_id]).minimize()
+    counts["queries"] = int(info.get("queries_learning", 0)) + int(info.get("queries_eq_oracle", 0))
+    counts["rounds"] = int(info.get("learning_rounds", 0))
+    return got, counts
+
+
+def measure_aalpy(dfa: DFA, net: MinskyRNN, args: argparse.Namespace) -> Row:
+    n, k = dfa.n_states, dfa.n_symbols
+    try:
+        import aalpy  # noqa: F401
+    except ModuleNotFoundError:
+        return Row(k, n, "aalpy", "skipped", note="aalpy not installed (pip install aalpy)")
+    if n > args.aalpy_max:
+        return Row(k, n, "aalpy", "skipped", note=f"skipped above --aalpy-max {args.aalpy_max}")
+    t0 = time.perf_counter()
+    with PeakMemory() as mem:
+        got, counts = aalpy_lstar(net, args)
+    seconds = time.perf_counter() - t0
+    if got is None:
+        return Row(k, n, "aalpy", "unfinished", seconds=seconds, network_steps=counts["steps"],
+                   peak_mib=mem.mib, note=f"time limit {args.time_limit:g} s")
+    status = "ok" if got == dfa or got.equivalent(dfa) else "differs"
+    return Row(k, n, "aalpy", status, seconds=seconds, membership_queries=counts["queries"],
+               network_steps=counts["steps"], peak_mib=mem.mib, extracted_states=got.n_states,
+               rounds=counts.get("rounds"), note="AALpy L*, random-word oracle")
+
+
 def measure(dfa: DFA, net: MinskyRNN, method: str, args: argparse.Namespace) -> Row:
     n, k = dfa.n_states, dfa.n_symbols
+    if method == "aalpy":
+        return measure_aalpy(dfa, net, args)
     try:
         run = extractor(method, args, n)
     except ModuleNotFoundError as exc:
@@ -179,12 +257,18 @@ def measure(dfa: DFA, net: MinskyRNN, method: str, args: argparse.Namespace) -> 
         network_steps=stats.get("network_steps"),
         peak_mib=mem.mib,
         extracted_states=result.dfa.n_states,
+        rounds=stats.get("rounds"),
         note=f"oracle={oracle}" if oracle else "",
         stats={key: val for key, val in stats.items() if isinstance(val, int | float | str)},
     )
 
 
 # ----------------------------------------------------------------- tables
+def _rate(r: Row) -> float | None:
+    """Network steps per second of a run."""
+    return r.network_steps / r.seconds if r.network_steps and r.seconds else None
+
+
 def fmt(x: Any, spec: str = "") -> str:
     if x is None:
         return "-"
@@ -205,16 +289,17 @@ def growth_exponent(rows: list[Row], min_states: int = 1) -> float | None:
 
 def print_tables(rows: list[Row], mem_mode: str) -> None:
     header = (
-        f"{'k':>2} {'states':>6} {'method':<9} {'result':<10} {'seconds':>8} {'queries':>10} "
-        f"{'steps':>11} {'peak MiB':>9} {'got':>5}  note"
+        f"{'k':>2} {'states':>6} {'method':<9} {'result':<10} {'seconds':>8} {'rounds':>6} "
+        f"{'queries':>10} {'steps':>11} {'steps/s':>9} {'peak MiB':>9} {'got':>5}  note"
     )
     print(header)
     print("-" * len(header))
     for r in rows:
         print(
             f"{r.symbols:>2} {r.states:>6} {r.method:<9} {r.status:<10} "
-            f"{fmt(r.seconds, '8.2f'):>8} "
+            f"{fmt(r.seconds, '8.2f'):>8} {fmt(r.rounds):>6} "
             f"{fmt(r.membership_queries, ',d'):>10} {fmt(r.network_steps, ',d'):>11} "
+            f"{fmt(_rate(r), ',.0f'):>9} "
             f"{fmt(r.peak_mib, '9.1f'):>9} {fmt(r.extracted_states):>5}  {r.note}"
         )
     print(f"\npeak memory: {mem_mode}; steps: network steps counted by the extractor "
@@ -294,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="largest size run with kmeans")
     ap.add_argument("--partition-max", type=int, default=1000,
                     help="largest size run with interval partitions")
+    ap.add_argument("--aalpy-max", type=int, default=1000,
+                    help="largest size run with AALpy's L* (method aalpy)")
     ap.add_argument("--time-limit", type=float, default=300.0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
