@@ -313,3 +313,7 @@ MODEL_ZIP_RATIO_FLOOR = 2**20
 #: Distinct Python names (globals) a model file's pickle may refer to: a state dict names a
 #: few, torch's weights_only unpickler knows about a hundred.
 MAX_MODEL_PICKLE_GLOBALS = 1024
+#: Distinct symbols a DOT file may use: each costs ~300 bytes while reading (its name, the
+#: caches of labels); alphabets of learned automata are small, and even all of Unicode's
+#: assigned characters (~150,000) fit.
+MAX_DOT_SYMBOLS = 1_000_000

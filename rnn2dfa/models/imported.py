@@ -24,7 +24,7 @@ import torch
 from torch import Tensor
 
 from rnn2dfa.errors import InputError, ModelFileError
-from rnn2dfa.models.checkpoint import Checkpoint, read_checkpoint
+from rnn2dfa.models.checkpoint import Checkpoint, check_tensor_sizes, read_checkpoint
 from rnn2dfa.models.import_check import ForwardCheck, check_forward
 from rnn2dfa.models.infer import Architecture, infer_architecture
 from rnn2dfa.models.torch_rnn import OUTPUTS, TorchRNNAcceptor
@@ -283,6 +283,8 @@ def import_checkpoint(path: str | os.PathLike[str], opts: ImportOptions | None =
     if ckpt is None:
         ckpt = read_checkpoint(path, trust_code=opts.trust_code or opts.trust_pickle,
                                code_dir=opts.code_dir)
+    else:  # read elsewhere: the same bounds before anything copies a tensor
+        check_tensor_sizes(ckpt.tensors, path)
     arch = infer_architecture(ckpt.tensors, path=path, rnn=opts.rnn, embedding=opts.embedding,
                               head=opts.head, one_hot=opts.one_hot)
     used = list(_weight_map(arch).values())

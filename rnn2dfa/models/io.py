@@ -84,8 +84,10 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
     """Rebuild a saved model; returns (the acceptor, in eval mode, and its metadata).
 
     Untrusted files are checked before anything is allocated: a regular file of bounded size,
-    the payload's shape, every size in the config against `rnn2dfa.limits` (a few-KB file
-    must not ask for 10^9 units), the parameter shapes the config implies (built on torch's
+    its zip archive and pickle (`checkpoint.check_torch_file`), every tensor's claimed size
+    (`checkpoint.check_tensor_sizes`: a stride-0 view may claim gigabytes), the payload's
+    shape, every size in the config against `rnn2dfa.limits` (a few-KB file must not ask
+    for 10^9 units), the parameter shapes the config implies (built on torch's
     meta device, which allocates nothing) against those in the file, finite weights.
     Every problem is a ModelFileError (or InputError) naming the file.
     """
@@ -95,8 +97,15 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
     if os.path.isdir(path):
         raise InputError("is a folder, not a model file", path=path)
     from rnn2dfa.limits import MAX_MODEL_BYTES, check_regular_file
+    from rnn2dfa.models.checkpoint import check_tensor_sizes, check_torch_file
 
-    check_regular_file(path, "a model file", MAX_MODEL_BYTES)
+    size = check_regular_file(path, "a model file", MAX_MODEL_BYTES)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    check_torch_file(path, size, head)  # the archive and its pickle, before torch reads them
     try:
         with warnings.catch_warnings():  # torch's UserWarnings about odd files: we say it
             warnings.simplefilter("ignore")
@@ -115,6 +124,7 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
         else:
             why = "not a torch checkpoint (corrupt or another kind of file)"
         raise ModelFileError(f"not a rnn2dfa model file: {why}", path=path) from None
+    check_tensor_sizes(payload, path)  # claimed sizes, before any check touches the values
     if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
         raise ModelFileError("not a rnn2dfa model file (no rnn2dfa.model/1 header)", path=path)
     _ensure_registered()
