@@ -364,7 +364,7 @@ def test_tensor_count_bound_on_a_torch_save_file(tmp_path: Path, old_output: Pat
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     src = tmp_path / "sixty.pt"
     torch.save(_gru_dict() | {f"extra.{i}": torch.zeros(1) for i in range(60)}, src)
-    monkeypatch.setattr("rnn2dfa.models.checkpoint.MAX_MODEL_TENSORS", 50)
+    monkeypatch.setattr("rnn2dfa.models.file_bounds.MAX_MODEL_TENSORS", 50)
     _both_refused(src, old_output, "more tensors than the 50", capped=False)
 
 

@@ -24,7 +24,8 @@ import torch
 from torch import Tensor
 
 from rnn2dfa.errors import InputError, ModelFileError
-from rnn2dfa.models.checkpoint import Checkpoint, check_tensor_sizes, read_checkpoint
+from rnn2dfa.models.checkpoint import Checkpoint, read_checkpoint
+from rnn2dfa.models.file_bounds import check_tensor_sizes
 from rnn2dfa.models.import_check import ForwardCheck, check_forward
 from rnn2dfa.models.infer import Architecture, infer_architecture
 from rnn2dfa.models.torch_rnn import OUTPUTS, TorchRNNAcceptor

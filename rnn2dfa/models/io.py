@@ -84,8 +84,8 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
     """Rebuild a saved model; returns (the acceptor, in eval mode, and its metadata).
 
     Untrusted files are checked before anything is allocated: a regular file of bounded size,
-    its zip archive and pickle (`checkpoint.check_torch_file`), every tensor's claimed size
-    (`checkpoint.check_tensor_sizes`: a stride-0 view may claim gigabytes), the payload's
+    its zip archive and pickle (`file_bounds.check_torch_file`), every tensor's claimed size
+    (`file_bounds.check_tensor_sizes`: a stride-0 view may claim gigabytes), the payload's
     shape, every size in the config against `rnn2dfa.limits` (a few-KB file must not ask
     for 10^9 units), the parameter shapes the config implies (built on torch's
     meta device, which allocates nothing) against those in the file, finite weights.
@@ -97,7 +97,7 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
     if os.path.isdir(path):
         raise InputError("is a folder, not a model file", path=path)
     from rnn2dfa.limits import MAX_MODEL_BYTES, check_regular_file
-    from rnn2dfa.models.checkpoint import check_tensor_sizes, check_torch_file
+    from rnn2dfa.models.file_bounds import check_tensor_sizes, check_torch_file
 
     size = check_regular_file(path, "a model file", MAX_MODEL_BYTES)
     try:
