@@ -11,7 +11,7 @@ import click
 from rich.markup import escape
 
 from rnn2dfa.errors import DFAFormatError, InputError
-from rnn2dfa_cli.common import emit_json, err, json_option, out
+from rnn2dfa_cli.common import emit_json, err, json_option, options_for, out
 
 DOT_SUFFIXES = (".dot", ".gv")
 
@@ -33,15 +33,19 @@ def _kind(path: str, what: str) -> str:
 @click.option("--style", type=click.Choice(("aalpy", "learnlib", "rnn2dfa")), default="aalpy",
               show_default=True,
               help="DOT output: AALpy's or LearnLib's layout (states s0, s1, ...; one edge per "
-                   "symbol; a __start0 node), or rnn2dfa's own (merged edge labels).")
+                   "symbol; a __start0 node), or rnn2dfa's own (the look of `render`, the "
+                   "symbols of edges to one state merged in one label). aalpy refuses symbols "
+                   "AALpy's reader would change (commas, quotes, backslashes, blanks at an end).")
 @json_option
 def convert_cmd(input_file: str, output: str, style: str, as_json: bool) -> None:
     """Convert a DFA between rnn2dfa JSON and Graphviz DOT (AALpy / LearnLib style).
 
     Reading DOT: accepting states are drawn as doublecircle, the start state is the target
     of the edge from the `__start0` node, an edge label is one symbol or several separated
-    by commas. A partial DFA (as LearnLib writes) gets a rejecting sink state for its
-    missing transitions, and the command says so.
+    by commas (`\\,` is a comma inside a symbol, `\\\\` a backslash, `\\n` a newline).
+    A partial DFA (as LearnLib writes) gets a rejecting sink state for its missing
+    transitions, and the command says so. Whatever is written reads back as the same DFA;
+    a symbol the chosen style cannot hold is refused.
 
     \b
     Examples:
@@ -51,8 +55,7 @@ def convert_cmd(input_file: str, output: str, style: str, as_json: bool) -> None
 
     Exit code: 0 written, 2 bad input (nothing written).
     """
-    from rnn2dfa.atomic import write_text
-    from rnn2dfa.automata.dot_io import dfa_from_dot, dfa_to_dot
+    from rnn2dfa.automata.dot_io import dfa_from_dot, save_dot
     from rnn2dfa.automata.io import load_dfa, save_dfa
     from rnn2dfa.fileio import read_text
 
@@ -61,13 +64,14 @@ def convert_cmd(input_file: str, output: str, style: str, as_json: bool) -> None
         raise InputError("cannot write: is a folder", path=output)
     if src == "json":
         dfa = load_dfa(input_file)
-    else:
+    else:  # every size is counted while reading, and refused before a table is built
         dfa = dfa_from_dot(read_text(input_file, "a DOT file", error=DFAFormatError),
                            source=input_file)
     if dst == "json":
         save_dfa(dfa, output)
     else:
-        write_text(output, dfa_to_dot(dfa, style=style))
+        with options_for(style="--style"):
+            save_dot(dfa, output, style=style)
     note = dfa.extra.get("dot_notes")
     if as_json:
         emit_json({"input": input_file, "output": output, "states": dfa.n_states,
@@ -75,8 +79,9 @@ def convert_cmd(input_file: str, output: str, style: str, as_json: bool) -> None
         return
     if note:
         err.print(f"[yellow]note: {escape(note)}[/yellow]")
-    out.print(f"wrote {escape(output)}: {dfa.n_states} states, alphabet "
-              f"{{{escape(', '.join(dfa.alphabet))}}}")
+    shown = ", ".join(s if s.isprintable() and s.strip() == s and "," not in s else repr(s)
+                      for s in dfa.alphabet)
+    out.print(f"wrote {escape(output)}: {dfa.n_states} states, alphabet {{{escape(shown)}}}")
 
 
 COMMANDS: list[click.Command] = [convert_cmd]

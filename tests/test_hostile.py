@@ -158,6 +158,20 @@ def test_enospc_in_every_dfa_writer_via_the_cli(
     monkeypatch.setattr(Path, "write_bytes", _enospc)
     monkeypatch.setattr(matplotlib.figure.Figure, "savefig", _enospc)
     monkeypatch.setattr(torch, "save", _enospc)
+
+    class FullDisk:  # a file whose writes fail as on a full disk (DOT is written in pieces)
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            pass
+
+        def __enter__(self) -> FullDisk:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        write = _enospc
+
+    monkeypatch.setattr("rnn2dfa.automata.dot_io.open", FullDisk, raising=False)
     args = {
         "minimize": ("minimize", t3_file, "-o", out),
         "truth": ("truth", "tomita3", "-o", out),

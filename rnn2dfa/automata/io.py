@@ -15,6 +15,7 @@ from rnn2dfa.atomic import write_text
 from rnn2dfa.automata.dfa import DFA, check_state_numbers
 from rnn2dfa.errors import DFAFormatError
 from rnn2dfa.fileio import check_format_head, json_object_text, load_json_file, parse_json
+from rnn2dfa.limits import MAX_DFA_TABLE
 
 FORMAT = "rnn2dfa.dfa/1"
 _KNOWN = ("format", "alphabet", "start", "accepting", "transitions")
@@ -43,6 +44,9 @@ def dfa_from_dict(data: Any, source: str | None = None) -> DFA:
     if not isinstance(trans, list):
         raise fail("'transitions' must be a non-empty list of rows")
     k = len(alphabet)
+    if len(trans) * k > MAX_DFA_TABLE:  # before any row is looked at or copied
+        raise fail(f"the transition table of {len(trans):,} states and {k:,} symbols has "
+                   f"{len(trans) * k:,} entries (the limit is {MAX_DFA_TABLE:,})")
     for q, row in enumerate(trans):
         if not isinstance(row, list):
             raise fail(f"'transitions' row {q} is not a list")
@@ -100,6 +104,14 @@ def dumps(dfa: DFA) -> str:
 
 
 def loads(text: str, source: str | None = None) -> DFA:
+    """The DFA of a file's text. A text of more values (commas) than a DFA file with the
+    largest table holds (the table and an accepting list or alphabet as long: 2 *
+    MAX_DFA_TABLE) is refused before it is parsed: JSON lists take ~10-40 bytes a value."""
+    commas = text.count(",")
+    if commas > 2 * MAX_DFA_TABLE:
+        raise DFAFormatError(f"holds {commas:,} JSON values, more than a DFA file with the "
+                             f"largest transition table ({MAX_DFA_TABLE:,} entries) holds",
+                             path=source)
     return dfa_from_dict(parse_json(text, "a DFA file", error=DFAFormatError, source=source),
                          source)
 
