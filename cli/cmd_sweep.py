@@ -15,7 +15,15 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, emit_json, err, json_option, out
+from rnn2dfa_cli.common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    emit_json,
+    err,
+    interrupt_status,
+    json_option,
+    out,
+)
 
 _AXES = ("languages", "cells", "hidden", "layers", "seeds", "methods")
 
@@ -110,8 +118,8 @@ def _summary(result: Any) -> None:
 @click.option("--extract-time-limit", type=click.FloatRange(min=0.1),
               help="Seconds per extraction, at most (default 60).")
 @click.option("--workers", type=click.IntRange(1, 4096),
-              help="Points run at once (default: this machine's cores; with --ray: the local "
-                   "Ray instance's CPUs).")
+              help="Points run at once (default and most: the cores this process may use; "
+                   "with --ray: the local Ray instance's CPUs).")
 @click.option("--ray", "use_ray", is_flag=True,
               help="Run each point as a Ray task on a local Ray instance (pip install "
                    "'rnn2dfa[ray]').")
@@ -148,10 +156,11 @@ def sweep_cmd(outdir: str, preset_name: str | None, config: str | None, language
 
     Same seeds give the same rows whatever the engine and the number of workers (timings
     aside; a point stopped by a time limit depends on the machine's speed and is listed as
-    such in report.md). Exit code: 0 when every point ran (whatever its verdict), 1 when
-    some rows failed (their errors are in results.csv), 2 on bad input.
+    such in report.md). One sweep at a time writes into DIR (a second is refused while the
+    first runs). Exit code: 0 when every point ran (whatever its verdict), 1 when some rows
+    failed (their errors are in results.csv), 2 on bad input.
     """
-    from rnn2dfa.sweep import run_sweep
+    from rnn2dfa.sweep import default_workers, run_sweep
 
     sweep = _build_sweep(
         config, preset_name,
@@ -160,6 +169,12 @@ def sweep_cmd(outdir: str, preset_name: str | None, config: str | None, language
         {"epochs": epochs, "train_max_length": train_max_length,
          "train_time_limit": train_time_limit, "extract_time_limit": extract_time_limit})
     engine = "ray" if (use_ray or ray_address) else "pool"
+    cores = default_workers()
+    if workers is not None and workers > cores and not ray_address:
+        # more processes than cores only share them, each with its own torch and network
+        click.echo(f"rnn2dfa: --workers {workers} lowered to {cores}: this process may use "
+                   f"{cores} core{'' if cores == 1 else 's'}", err=True)
+        workers = cores
     bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                    console=err, transient=False)
@@ -168,10 +183,10 @@ def sweep_cmd(outdir: str, preset_name: str | None, config: str | None, language
             result = run_sweep(sweep, outdir, engine=engine, workers=workers,
                                ray_address=ray_address, retry_failed=retry_failed,
                                progress=_Live(bar))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM / SIGHUP (Stopped): workers ended
         click.echo("rnn2dfa: interrupted; the points finished so far are in "
                    f"{outdir}/results.csv: run the same command to resume", err=True)
-        click.get_current_context().exit(130)
+        click.get_current_context().exit(interrupt_status(exc))
     if as_json:
         emit_json(result.to_dict())
     else:

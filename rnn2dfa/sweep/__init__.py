@@ -6,11 +6,11 @@ methods, on a local process pool or Ray, into one resumable results table and a 
 """
 
 from rnn2dfa.sweep.config import load_config, parse_ints, parse_names, sweep_from_dict
-from rnn2dfa.sweep.engines import default_workers
+from rnn2dfa.sweep.engines import capped_workers, default_workers
 from rnn2dfa.sweep.grid import PRESETS, SWEEP_METHODS, Grid, Point, Settings, Sweep, preset
 from rnn2dfa.sweep.point import COLUMNS, TIMING_COLUMNS, PointOutcome, run_point
 from rnn2dfa.sweep.runner import ENGINES, SweepResult, run_sweep
-from rnn2dfa.sweep.store import ResultsStore
+from rnn2dfa.sweep.store import ResultsStore, folder_lock
 
 __all__ = [
     "COLUMNS",
@@ -25,7 +25,9 @@ __all__ = [
     "Settings",
     "Sweep",
     "SweepResult",
+    "capped_workers",
     "default_workers",
+    "folder_lock",
     "load_config",
     "parse_ints",
     "parse_names",

@@ -18,13 +18,14 @@ Every problem is an InputError naming the file and the key, in one line.
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import fields
 from typing import Any
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import read_text
+from rnn2dfa.limits import MAX_SWEEP_CONFIG_BYTES, MAX_SWEEP_POINTS, read_bounded
 from rnn2dfa.sweep.grid import Grid, Settings, Sweep, preset
 
 _STR_AXES = ("languages", "cells", "methods")
@@ -44,14 +45,18 @@ def parse_ints(text: str, name: str, path: str | None = None) -> list[int]:
                 a, b = int(lo), int(hi)
                 if b < a:
                     raise ValueError
-                if b - a >= 100_000:
-                    raise InputError(f"{name}: range {part} is too long", path=path)
+                if b - a >= MAX_SWEEP_POINTS:
+                    raise InputError(f"{name}: range {part} is too long (a grid holds at most "
+                                     f"{MAX_SWEEP_POINTS:,} points)", path=path)
                 out.extend(range(a, b + 1))
             else:
                 out.append(int(part))
         except ValueError:
-            raise InputError(f"{name}: {part!r} is not a whole number >= 0 or a range like 0-4",
-                             path=path) from None
+            raise InputError(f"{name}: {part[:40]!r} is not a whole number >= 0 or a range "
+                             "like 0-4", path=path) from None
+        if len(out) > MAX_SWEEP_POINTS:
+            raise InputError(f"{name}: more than {MAX_SWEEP_POINTS:,} values (a grid holds at "
+                             "most that many points)", path=path)
     return out
 
 
@@ -67,9 +72,10 @@ def _axis(value: Any, key: str, path: str) -> list[Any]:
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return [v.strip() for v in value]
         raise InputError(f"{key} must be a list of names, like [\"tomita1\", \"tomita3\"] "
-                         f"(got {value!r})", path=path)
+                         f"(got {_short(value)})", path=path)
     if isinstance(value, bool):
-        raise InputError(f"{key} must be a list of whole numbers (got {value!r})", path=path)
+        raise InputError(f"{key} must be a list of whole numbers (got {_short(value)})",
+                         path=path)
     if isinstance(value, int):
         return [value]
     if isinstance(value, str):
@@ -77,8 +83,8 @@ def _axis(value: Any, key: str, path: str) -> list[Any]:
     if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool)
                                        for v in value):
         return list(value)
-    raise InputError(f"{key} must be a list of whole numbers, like [0, 1, 2] (got {value!r})",
-                     path=path)
+    raise InputError(f"{key} must be a list of whole numbers, like [0, 1, 2] "
+                     f"(got {_short(value)})", path=path)
 
 
 def _settings(table: Any, base: Settings, path: str) -> Settings:
@@ -88,14 +94,19 @@ def _settings(table: Any, base: Settings, path: str) -> Settings:
     values = base.to_dict()
     for key, value in table.items():
         if key not in known:
-            raise InputError(f"unknown key {key!r} in [settings] (known: {', '.join(known)})",
-                             path=path)
+            raise InputError(f"unknown key {_short(key)} in [settings] (known: "
+                             f"{', '.join(known)})", path=path)
         want = type(values[key])
         ok = (isinstance(value, int) and not isinstance(value, bool)) if want is int else (
             isinstance(value, int | float) and not isinstance(value, bool))
+        if ok and want is float:
+            try:
+                ok = math.isfinite(value)
+            except OverflowError:  # an integer beyond any float
+                ok = False
         if not ok:
-            kind = "a whole number" if want is int else "a number"
-            raise InputError(f"settings.{key} must be {kind} (got {value!r})", path=path)
+            kind = "a whole number" if want is int else "a finite number"
+            raise InputError(f"settings.{key} must be {kind} (got {_short(value)})", path=path)
         values[key] = want(value)
     return Settings(**values)
 
@@ -105,7 +116,7 @@ def sweep_from_dict(data: dict[str, Any], path: str = "<config>") -> Sweep:
     base = Sweep()
     if "preset" in data:
         if not isinstance(data["preset"], str):
-            raise InputError(f"preset must be a name (got {data['preset']!r})", path=path)
+            raise InputError(f"preset must be a name (got {_short(data['preset'])})", path=path)
         try:
             base = preset(data["preset"])
         except InputError as exc:
@@ -121,18 +132,39 @@ def sweep_from_dict(data: dict[str, Any], path: str = "<config>") -> Sweep:
             axes[key] = _axis(value, key, path)
         else:
             known = ["preset", *axes, "settings"]
-            raise InputError(f"unknown key {key!r} (known: {', '.join(known)})", path=path)
+            raise InputError(f"unknown key {_short(key)} (known: {', '.join(known)})",
+                             path=path)
     sweep = Sweep(Grid(**axes), settings)
     sweep.check(path)
     return sweep
 
 
 def load_config(path: str | os.PathLike[str]) -> Sweep:
-    """Read a sweep TOML file; a missing file, bad TOML or a bad value is a one-line error."""
+    """Read a sweep TOML file (at most MAX_SWEEP_CONFIG_BYTES); a missing file, bad TOML,
+    nesting too deep for the parser or a bad value is a one-line error."""
     path = str(path)
-    text = read_text(path, "a sweep config (TOML)")
+    kind = "a sweep config (TOML)"
+    data = read_bounded(path, kind, MAX_SWEEP_CONFIG_BYTES)
+    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark (Windows editors)
+        data = data[3:]
     try:
-        data = tomllib.loads(text)
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"not {kind}: not UTF-8 text", path=path) from None
+    try:
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"not valid TOML: {exc}", path=path) from None
-    return sweep_from_dict(data, path)
+    except ValueError as exc:  # an integer of more digits than Python converts
+        raise InputError(f"not a sweep config: {' '.join(str(exc).split())[:100]}",
+                         path=path) from None
+    except RecursionError:
+        raise InputError("not a sweep config: its arrays or tables are nested too deeply",
+                         path=path) from None
+    return sweep_from_dict(doc, path)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """`repr(value)` cut to `limit` characters for a one-line message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -9,6 +9,7 @@ import logging
 import multiprocessing
 import os
 import socket
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -33,10 +34,21 @@ DIED = "a worker process of the pool died (killed, or out of memory?) while this
 
 def default_workers() -> int:
     """The cores this process may use (the machine's cores, less any affinity mask)."""
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13
+    if count is not None:
+        return max(1, count() or 1)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not Linux
         return max(1, os.cpu_count() or 1)
+
+
+def capped_workers(asked: int | None) -> int:
+    """The workers a sweep on this machine runs: `asked`, at most the cores this process may
+    use (more processes than cores only share them, each holding its own torch and network:
+    more memory, no more speed), and all those cores when not given."""
+    cores = default_workers()
+    return cores if asked is None else max(1, min(asked, cores))
 
 
 def _lost(task: Task, why: str) -> PointOutcome:
@@ -44,24 +56,109 @@ def _lost(task: Task, why: str) -> PointOutcome:
     return PointOutcome(point, [failed_row(point, m, why) for m in methods])
 
 
-def _init_worker() -> None:
+#: Set in a worker while it runs a point: a SIGTERM then unwinds the point (its temporary
+#: folder removed) before the worker exits; between points it exits at once.
+_in_task = False
+#: How often a worker checks that its driver is still there (where prctl cannot tell it).
+PARENT_POLL_SECONDS = 1.0
+#: Seconds a terminated worker has to unwind its point before it is killed (by the driver)
+#: or exits hard (an orphan).
+STOP_GRACE_SECONDS = 5.0
+
+
+class _Terminated(BaseException):
+    """Raised in a worker by SIGTERM or SIGHUP during a point (never caught as an Exception)."""
+
+
+_terminating = False
+
+
+def _on_term(signum: int, frame: object) -> None:
+    """A worker's SIGTERM / SIGHUP: unwind the point in progress, or exit now between points
+    (a second signal while unwinding is ignored, so the clean-up runs to its end)."""
+    global _terminating
+    if _terminating:
+        return
+    _terminating = True
+    if _in_task:
+        raise _Terminated(signum)
+    os._exit(128 + signum)
+
+
+def _die_with(driver: int) -> None:
+    """End this worker when the driver process ends, however it ends (SIGKILL included): on
+    Linux the kernel sends SIGTERM when the parent dies (prctl PR_SET_PDEATHSIG); everywhere
+    a daemon thread also checks the parent's pid every PARENT_POLL_SECONDS, sends SIGTERM
+    itself when it changed, and exits hard if the point has not unwound STOP_GRACE_SECONDS
+    later (a point stuck in native code)."""
+    import signal
+    import sys
+    import threading
+
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        with contextlib.suppress(Exception):  # no libc at hand: the thread below still works
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+    if os.getppid() != driver:  # the driver died before prctl took effect
+        os._exit(128 + int(signal.SIGTERM))
+
+    def watch() -> None:
+        while os.getppid() == driver:
+            time.sleep(PARENT_POLL_SECONDS)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(STOP_GRACE_SECONDS)
+        os._exit(128 + int(signal.SIGTERM))
+
+    threading.Thread(target=watch, name="rnn2dfa-driver-watch", daemon=True).start()
+
+
+def _init_worker(driver: int) -> None:
+    """A pool worker's start: Ctrl-C ignored (it reaches the whole process group; the driver
+    alone handles it and stops the workers), SIGTERM / SIGHUP end it (the start-up handlers of
+    the command line, which the spawned worker inherits by importing it, would print a line
+    each), and it ends with the driver; torch on one thread."""
     import signal
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), _on_term)
+    _die_with(driver)
     import torch
 
-    # Ctrl-C reaches the whole process group: the driver alone handles it (it stops the
-    # workers), instead of every worker printing a traceback.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch.set_num_threads(1)
 
 
+def _run_task(point_fn: PointFn, point: Point, methods: list[str],
+              settings: Settings) -> PointOutcome:
+    """What a pool worker runs for a task: `point_fn`, marked as in progress for `_on_term`."""
+    global _in_task
+    _in_task = True
+    try:
+        return point_fn(point, methods, settings)
+    except _Terminated as exc:  # the point unwound (temporary files removed): end now
+        os._exit(128 + int(exc.args[0]))
+    finally:
+        _in_task = False
+
+
 def _stop(pool: ProcessPoolExecutor) -> None:
-    """Cancel what has not started and end the workers now (not after their points)."""
+    """Cancel what has not started and end the workers now (not after their points): SIGTERM,
+    then SIGKILL for any still there after STOP_GRACE_SECONDS."""
     procs = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         with contextlib.suppress(Exception):
             proc.terminate()
+    deadline = time.monotonic() + STOP_GRACE_SECONDS
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.join(max(0.0, deadline - time.monotonic()))
+            if proc.is_alive():
+                proc.kill()
+                proc.join(1.0)
 
 
 def run_pool(tasks: list[Task], settings: Settings, workers: int, on_outcome: OnOutcome,
@@ -74,13 +171,15 @@ def run_pool(tasks: list[Task], settings: Settings, workers: int, on_outcome: On
     ctx = multiprocessing.get_context("spawn")
     while todo:
         with _one_thread_env(), ProcessPoolExecutor(max_workers=workers, mp_context=ctx,
-                                                     initializer=_init_worker) as pool:
+                                                     initializer=_init_worker,
+                                                     initargs=(os.getpid(),)) as pool:
             running: dict[Any, Task] = {}
             try:
                 while todo or running:
                     while todo and len(running) < workers:
                         task = todo.pop()
-                        running[pool.submit(point_fn, task[0], task[1], settings)] = task
+                        fut = pool.submit(_run_task, point_fn, task[0], task[1], settings)
+                        running[fut] = task
                     finished, _ = wait(running, return_when=FIRST_COMPLETED)
                     broken = False
                     for fut in finished:
@@ -160,12 +259,76 @@ def start_ray(workers: int, address: str | None = None) -> bool:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no usage-stats banner or upload
     quiet = {"log_to_driver": False, "logging_level": logging.ERROR,
              "configure_logging": True}
-    if address:
-        ray.init(address=address, **quiet)
-    else:
-        ray.init(num_cpus=workers, include_dashboard=False,
-                 object_store_memory=RAY_OBJECT_STORE_BYTES, **quiet)
+    with _keep_signal_handlers():
+        if address:
+            ray.init(address=address, **quiet)
+        else:
+            ray.init(num_cpus=workers, include_dashboard=False,
+                     object_store_memory=RAY_OBJECT_STORE_BYTES, **quiet)
     return True
+
+
+def _cancel(ray: Any, refs: list[Any]) -> None:
+    """Stop Ray tasks: interrupted first (their points unwind, temporary folders removed),
+    killed if still running STOP_GRACE_SECONDS later."""
+    for ref in refs:
+        with contextlib.suppress(Exception):
+            ray.cancel(ref, force=False)
+    with contextlib.suppress(Exception):
+        _, refs = ray.wait(refs, num_returns=len(refs), timeout=STOP_GRACE_SECONDS)
+    for ref in refs:
+        with contextlib.suppress(Exception):
+            ray.cancel(ref, force=True)
+
+
+_handlers_before: dict[int, Any] = {}
+
+
+def _remember_interrupts(raised: list[BaseException] | None) -> None:
+    """With a list: wrap the Python handlers of SIGTERM and SIGHUP so that what they raise is
+    also appended to it; with None: put the handlers back."""
+    import signal
+
+    with contextlib.suppress(ValueError):  # not the main thread: nothing to wrap
+        if raised is None:
+            for sig, handler in _handlers_before.items():
+                signal.signal(sig, handler)
+            _handlers_before.clear()
+            return
+        for name in ("SIGTERM", "SIGHUP"):
+            sig = getattr(signal, name, None)
+            handler = signal.getsignal(sig) if sig is not None else None
+            if not callable(handler):
+                continue
+
+            def wrapped(signum: int, frame: Any, handler: Any = handler) -> None:
+                try:
+                    handler(signum, frame)
+                except BaseException as exc:
+                    raised.append(exc)
+                    raise
+
+            _handlers_before[sig] = handler
+            signal.signal(sig, wrapped)
+
+
+@contextlib.contextmanager
+def _keep_signal_handlers() -> Iterator[None]:
+    """Put back the handlers of SIGTERM, SIGHUP and SIGINT after the block: ray.init installs
+    a native failure handler for SIGTERM that prints a stack and aborts (exit 134), where the
+    command line's handler stops the tasks and shuts the local instance down (exit 143)."""
+    import signal
+
+    names = ("SIGTERM", "SIGHUP", "SIGINT")
+    saved = {getattr(signal, n): signal.getsignal(getattr(signal, n))
+             for n in names if hasattr(signal, n)}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            if handler is not None:
+                with contextlib.suppress(ValueError):  # not the main thread
+                    signal.signal(sig, handler)
 
 
 def run_ray(tasks: list[Task], settings: Settings, workers: int, on_outcome: OnOutcome,
@@ -179,7 +342,9 @@ def run_ray(tasks: list[Task], settings: Settings, workers: int, on_outcome: OnO
     import ray
 
     pending: dict[Any, Task] = {}
+    raised: list[BaseException] = []
     try:
+        _remember_interrupts(raised)
         remote = ray.remote(num_cpus=1, max_retries=0)(point_fn)
         pending = {remote.remote(p, m, settings): (p, m) for p, m in tasks}
         while pending:
@@ -191,11 +356,18 @@ def run_ray(tasks: list[Task], settings: Settings, workers: int, on_outcome: OnO
                 except Exception as exc:  # noqa: BLE001 - the worker or its node died
                     outcome = _lost(task, f"the Ray task failed: {describe(exc)}")
                 on_outcome(outcome)
-    except BaseException:
-        for ref in list(pending):
+    except BaseException as exc:
+        _cancel(ray, list(pending))
+        if started:  # now, not in `finally`: a plain KeyboardInterrupt may be swapped below
+            started = False
             with contextlib.suppress(Exception):
-                ray.cancel(ref, force=True)
+                ray.shutdown()
+        # ray.wait answers any interrupt with a plain KeyboardInterrupt: raise the one the
+        # handler raised (SIGTERM's gives its own exit status)
+        if isinstance(exc, KeyboardInterrupt) and raised and exc is not raised[-1]:
+            raise raised[-1] from None
         raise
     finally:
+        _remember_interrupts(None)
         if started:
             ray.shutdown()

@@ -4,10 +4,12 @@ settings every point shares, and the presets that reproduce published tables."""
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.limits import MAX_SWEEP_POINTS
 
 CELLS = ("gru", "lstm", "tanh", "relu", "slu")
 #: Methods a sweep can run on a trained network. `exact` needs integer weights and
@@ -15,6 +17,16 @@ CELLS = ("gru", "lstm", "tanh", "relu", "slu")
 SWEEP_METHODS = ("lstar", "kmeans", "partition")
 
 TOMITA = tuple(f"tomita{i}" for i in range(1, 8))
+
+
+#: The axes whose combinations are the points (methods run on each point's network).
+_POINT_AXES = ("languages", "cells", "hidden", "layers", "seeds")
+
+
+def _cut(value: Any, limit: int = 60) -> str:
+    """`repr(value)` cut to `limit` characters for a one-line message."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -66,22 +78,30 @@ class Grid:
             if not values:
                 raise InputError(f"the grid's {f.name} list is empty", path=path)
             if len(set(values)) != len(values):
-                raise InputError(f"the grid's {f.name} list repeats a value: {values}", path=path)
+                seen: set[Any] = set()
+                again = next(v for v in values if v in seen or seen.add(v))
+                raise InputError(f"the grid's {f.name} list repeats a value: {_cut(again)}",
+                                 path=path)
+        n = math.prod(len(getattr(self, name)) for name in _POINT_AXES)
+        if n > MAX_SWEEP_POINTS:
+            raise InputError(f"the grid has {n:,} points ({' x '.join(_POINT_AXES)}); the limit "
+                             f"is {MAX_SWEEP_POINTS:,}: split it into several sweeps", path=path)
         known = language_names()
         for name in self.languages:
             if name not in known:
-                raise InputError(f"unknown language {name!r}; known languages: "
+                raise InputError(f"unknown language {_cut(name)}; known languages: "
                                  f"{', '.join(known)}", path=path)
         for cell in self.cells:
             if cell not in CELLS:
-                raise InputError(f"unknown cell {cell!r} (known: {', '.join(CELLS)})", path=path)
+                raise InputError(f"unknown cell {_cut(cell)} (known: {', '.join(CELLS)})",
+                                 path=path)
         for method in self.methods:
             if method == "exact":
                 raise InputError("method 'exact' applies only to integer saturated-linear "
                                  "networks, never to trained ones: use lstar, kmeans or "
                                  "partition", path=path)
             if method not in SWEEP_METHODS:
-                raise InputError(f"unknown method {method!r} (known: "
+                raise InputError(f"unknown method {_cut(method)} (known: "
                                  f"{', '.join(SWEEP_METHODS)})", path=path)
         for name, lo, hi in (("hidden", 1, 4096), ("layers", 1, 16), ("seeds", 0, 2**32 - 1)):
             for v in getattr(self, name):

@@ -15,6 +15,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.sweep.engines import (
     PointFn,
     Task,
+    capped_workers,
     check_ray,
     default_workers,
     run_pool,
@@ -22,7 +23,7 @@ from rnn2dfa.sweep.engines import (
 )
 from rnn2dfa.sweep.grid import Sweep
 from rnn2dfa.sweep.point import PointOutcome, run_point_task
-from rnn2dfa.sweep.store import ResultsStore
+from rnn2dfa.sweep.store import ResultsStore, done_keys, folder_lock, latest_rows
 
 #: Progress callback: {"event": "start", "total": points, "skipped": points} once, then
 #: {"event": "point", "done": n, "total": ..., "point": label, "failed": rows} per point.
@@ -85,9 +86,12 @@ def run_sweep(
 ) -> SweepResult:
     """Run every point of `sweep` not yet in `outdir`/results.csv, then write report.md.
 
-    InputError for a bad grid, an unusable folder, or a folder holding a sweep with other
-    settings. A failing point never raises: its rows say why it failed. `point_fn` is what
-    each worker runs for a point (a module-level function, importable by the workers).
+    InputError for a bad grid, an unusable folder, a damaged results.csv or sweep.json, a
+    folder holding a sweep with other settings, or one another sweep is writing into (the
+    folder is locked for the whole run). `workers` is capped at the cores this process may
+    use (`capped_workers`), except on a Ray cluster. A failing point never raises: its rows
+    say why it failed. `point_fn` is what each worker runs for a point (a module-level
+    function, importable by the workers).
     """
     from rnn2dfa.sweep.report import write_report
 
@@ -96,40 +100,48 @@ def run_sweep(
     if ray_address and engine != "ray":
         raise InputError("--ray-address needs --ray")
     sweep.check()
-    n_workers = workers or default_workers()
-    if n_workers < 1:
-        raise InputError(f"workers must be >= 1 (got {n_workers})")
+    if workers is not None and workers < 1:
+        raise InputError(f"workers must be >= 1 (got {workers})", param="workers")
+    # A cluster's CPUs are its own; the local pool and a local Ray instance get this machine's.
+    n_workers = (workers or default_workers()) if ray_address else capped_workers(workers)
     if engine == "ray":
         check_ray(ray_address)  # before anything is written
     report = progress or (lambda _info: None)
     out = Path(outdir)
     store = ResultsStore(out)
-    store.open(sweep)
-    tasks = pending_tasks(sweep, store.done(retry_failed))
-    total = len(sweep.grid.points())
-    skipped = total - len(tasks)
-    report({"event": "start", "total": total, "skipped": skipped, "pending": len(tasks)})
-    t0 = time.perf_counter()
-    counts = {"done": skipped, "failed": 0}
+    store.check(sweep)  # a damaged or foreign folder is refused before anything is written
+    store.create()
+    with folder_lock(out):
+        before = store.open(sweep)  # again under the lock (another sweep may have written)
+        latest = latest_rows(before)
+        tasks = pending_tasks(sweep, done_keys(latest, retry_failed))
+        total = len(sweep.grid.points())
+        skipped = total - len(tasks)
+        report({"event": "start", "total": total, "skipped": skipped, "pending": len(tasks),
+                "workers": n_workers})
+        t0 = time.perf_counter()
+        counts = {"done": skipped, "failed": 0}
+        new_rows: list[dict[str, str]] = []
 
-    def on_outcome(outcome: PointOutcome) -> None:
-        _write_files(out, outcome.files)
-        store.append(outcome.rows)  # after the files: a recorded row always has its files
-        counts["done"] += 1
-        failed = sum(r["status"] != "ok" for r in outcome.rows)
-        counts["failed"] += failed
-        report({"event": "point", "done": counts["done"], "total": total,
-                "point": outcome.point.label(), "failed": counts["failed"],
-                "point_failed": failed})
+        def on_outcome(outcome: PointOutcome) -> None:
+            _write_files(out, outcome.files)
+            store.append(outcome.rows)  # after the files: a recorded row always has its files
+            new_rows.extend(outcome.rows)
+            counts["done"] += 1
+            failed = sum(r["status"] != "ok" for r in outcome.rows)
+            counts["failed"] += failed
+            report({"event": "point", "done": counts["done"], "total": total,
+                    "point": outcome.point.label(), "failed": counts["failed"],
+                    "point_failed": failed})
 
-    if engine == "ray":
-        run_ray(tasks, sweep.settings, n_workers, on_outcome, address=ray_address,
-                point_fn=point_fn)
-    else:
-        run_pool(tasks, sweep.settings, n_workers, on_outcome, point_fn=point_fn)
-    seconds = time.perf_counter() - t0
-    rows = store.latest()
-    files = write_report(out, rows, sweep)
+        if engine == "ray":
+            run_ray(tasks, sweep.settings, n_workers, on_outcome, address=ray_address,
+                    point_fn=point_fn)
+        else:
+            run_pool(tasks, sweep.settings, n_workers, on_outcome, point_fn=point_fn)
+        seconds = time.perf_counter() - t0
+        rows = latest_rows(latest + new_rows)  # the file's rows, not read again
+        files = write_report(out, rows, sweep)
     files = {"results": str(store.csv), "record": str(store.meta), **files}
     return SweepResult(str(out), engine, n_workers, total, skipped, len(tasks),
                        counts["failed"], seconds, rows, files)
