@@ -204,7 +204,8 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     from rnn2dfa.models.loading import LoadedAcceptor, load_acceptor
 
     if acceptor_spec is not None:
-        acceptor, meta, kind, model_file = user_model(acceptor_spec, model_file)
+        acceptor, meta, kind, model_file = user_model(acceptor_spec, model_file,
+                                                      time_limit=options["time_limit"])
         loaded = LoadedAcceptor(acceptor, meta, kind, model_file)
     elif model_file is None:
         raise InputError("no model: give MODEL.pt (or --acceptor MODULE:FUNCTION)")

@@ -20,7 +20,7 @@ from rnn2dfa_cli.common import (
     seed_option,
     threads,
 )
-from rnn2dfa_cli.user_model import acceptor_option, user_model
+from rnn2dfa_cli.user_model import acceptor_option, refuse_time_limit_alone, user_model
 
 
 def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: ANN001
@@ -139,7 +139,7 @@ def print_network_table(net, threshold: float | None = None) -> None:  # noqa: A
                    "written in angle brackets: '(<open><close>)*'.")
 @click.option("--model", "model_file", metavar="MODEL.pt",
               help="Also compare with this network, by length bucket up to --max-word-length.")
-@acceptor_option
+@acceptor_option(time_limit=True)
 @click.option("--max-length", type=click.IntRange(1, 10_000), default=20, show_default=True,
               help="Count disagreement with the truth exactly for lengths 1..N.")
 @click.option("--max-word-length", type=click.IntRange(1, 100_000), default=1000,
@@ -166,6 +166,7 @@ def verify_cmd(
     truth_regex: str | None,
     model_file: str | None,
     acceptor_spec: str | None,
+    time_limit: float | None,
     max_length: int,
     max_word_length: int,
     samples: int,
@@ -214,8 +215,10 @@ def verify_cmd(
     from rnn2dfa.render.plots import PLOT_FORMATS, plot_agreement
     from rnn2dfa.verify import DEFAULT_BUCKETS, resolve_truth, verify
 
+    refuse_time_limit_alone(acceptor_spec, time_limit)
     if acceptor_spec is not None:  # your own code as the network
-        acceptor_obj, _, _, model_file = user_model(acceptor_spec, model_file)
+        acceptor_obj, _, _, model_file = user_model(acceptor_spec, model_file,
+                                                    time_limit=time_limit)
     if truth_name is None and truth_file is None and truth_regex is None and model_file is None:
         raise InputError(
             "nothing to verify against: give --truth NAME, --truth-file T.json, "

@@ -1,4 +1,4 @@
-"""Code as the model: `--acceptor MODULE:FUNCTION` imports a user function and calls it.
+"""Code as the model: `MODULE:FUNCTION` imports a user function and calls it.
 
 The function returns either a step-by-step `Acceptor` (initial_state / step /
 accept_logit / observable: every extraction method works on it), or a batch classifier:
@@ -10,17 +10,29 @@ methods in one plain line.
 A batch classifier is given as a `BatchClassifier` (this module), as `(callable, alphabet)`,
 or as a callable with an `alphabet` attribute. The callable receives a list of words, each
 a list of symbol strings (or of symbol indices with `words_as="ids"`), and returns one
-number per word: > 0 accepts (a bool array works too: True accepts).
+number per word: > 0 accepts (a bool works too: True accepts). Huge finite numbers (1e308)
+are numbers like any other: only the sign decides.
+
+User code is distrusted (`UserCode.call`, used for importing, the factory, and every call of
+a classifier or an Acceptor's methods): an exception, `sys.exit`, `os._exit` or a call that
+overruns its time limit becomes one `UserCodeError` line naming MODULE:FUNCTION; every
+output is checked (`scores`, `real_array`, `GuardedAcceptor`) before the library reads it.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import os
+import signal
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import threading
+import time
+import types
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -30,25 +42,365 @@ from rnn2dfa.errors import InputError
 STEP_METHODS = ("initial_state", "step", "accept_logit")
 
 
+class UserCodeError(InputError):
+    """User code raised, exited, overran its time limit or returned what is not an answer."""
+
+
+# ------------------------------------------------------------------ running user code
+class _Deadline(BaseException):
+    """Raised by SIGALRM in the main thread when a call into user code overruns. A
+    BaseException, so user code's `except Exception` cannot swallow it."""
+
+
+class _ProcessExit(BaseException):
+    """Raised by `os._exit` while user code runs (see `_refused_exit`)."""
+
+    def __init__(self, status: object) -> None:
+        super().__init__(status)
+        self.status = status
+
+
+#: After the deadline, SIGALRM fires again every this many seconds: code that swallows the
+#: first _Deadline (a bare `except:`) is interrupted again.
+_REFIRE_SECONDS = 1.0
+_LOCK = threading.Lock()
+_LOCAL = threading.local()  # .depth: a guarded call is running in this thread
+_exit_users = 0  # guarded calls running (all threads) while os._exit is replaced
+_saved_exit: Callable[[int], Any] = os._exit
+_owner_pid = os.getpid()
+_armed = False  # the main thread's guarded call is under a deadline
+
+
+def _refused_exit(status: int = 0) -> None:
+    """`os._exit` while user code runs. os._exit ends the process at once, skipping every
+    handler, so a model function calling it would end the command with status 0 and nothing
+    written, as if it had succeeded: it raises instead. A child forked by the user code
+    (multiprocessing) still exits for real."""
+    if os.getpid() != _owner_pid:
+        _saved_exit(status)
+    raise _ProcessExit(status)
+
+
+def _replace_exit() -> None:
+    global _exit_users, _saved_exit, _owner_pid
+    with _LOCK:
+        if _exit_users == 0:
+            _saved_exit, _owner_pid = os._exit, os.getpid()
+            os._exit = _refused_exit
+        _exit_users += 1
+
+
+def _restore_exit() -> None:
+    global _exit_users
+    with _LOCK:
+        _exit_users -= 1
+        if _exit_users == 0:
+            os._exit = _saved_exit
+
+
+def _on_alarm(signum: int, frame: types.FrameType | None) -> None:
+    if _armed:
+        raise _Deadline
+
+
+def _arm(seconds: float) -> tuple[Any, tuple[float, float], float] | None:
+    """Start the deadline (SIGALRM after `seconds`); None where signals cannot be used (not
+    the main thread, no setitimer): the call then runs without one."""
+    global _armed
+    if not hasattr(signal, "setitimer") or \
+            threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    _armed = True
+    outer = signal.setitimer(signal.ITIMER_REAL, seconds, _REFIRE_SECONDS)
+    return previous, outer, time.monotonic()
+
+
+def _disarm(saved: tuple[Any, tuple[float, float], float]) -> None:
+    """Stop the timer, put back the handler and any timer that was running before."""
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    previous, (delay, interval), started = saved
+    signal.signal(signal.SIGALRM, previous if previous is not None else signal.SIG_DFL)
+    if delay > 0:
+        left = max(delay - (time.monotonic() - started), 1e-3)
+        signal.setitimer(signal.ITIMER_REAL, left, interval)
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    """`text` on one line, at most `limit` characters."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _text(exc: BaseException) -> str:
+    """str(exc), even when its __str__ raises."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001 - a hostile __str__
+        return f"<{type(exc).__name__} whose message cannot be read>"
+
+
+def shorten(value: Any, limit: int = 40) -> str:
+    """A short printable form of a value a user function returned (for one-line errors)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a hostile __repr__
+        text = f"<{type(value).__name__}>"
+    return _one_line(text, limit)
+
+
+@dataclass(frozen=True)
+class UserCode:
+    """Runs calls into user code named `name` (MODULE:FUNCTION) under a guard.
+
+    Each call has a deadline of `seconds` (None: limits.USER_CALL_SECONDS), enforced by
+    SIGALRM in the main thread (Python loops and sleeps stop; a single long native call
+    stops when it returns); elsewhere there is none. Exceptions, `sys.exit` and `os._exit`
+    become one `UserCodeError` naming `name`, chained to the original (a debug mode can show
+    its traceback). `options` maps the library parameter an error concerns ("time_limit") to
+    how the caller names it, so the message says what to raise. `enabled=False` (code that is
+    not the user's) runs calls as they are.
+    """
+
+    name: str
+    seconds: float | None = None
+    options: Mapping[str, str] = field(default_factory=dict)
+    enabled: bool = True
+
+    @property
+    def limit(self) -> float:
+        from rnn2dfa.limits import USER_CALL_SECONDS
+
+        return float(self.seconds) if self.seconds is not None else USER_CALL_SECONDS
+
+    def error(self, message: str, *, param: str | None = None) -> UserCodeError:
+        """A one-line error about this code (the caller's option for `param` appended)."""
+        err = UserCodeError(message, path=self.name, param=param)
+        option = self.options.get(param) if param is not None else None
+        return err.with_option(option) if option else err  # type: ignore[return-value]
+
+    def call(self, fn: Callable[..., Any], *args: Any, doing: str = "the call", on: str = "",
+             passthrough: tuple[type[BaseException], ...] = ()) -> Any:
+        """`fn(*args)` under the guard. `doing` says what ran ("importing net.py", "step"),
+        `on` what it was given ("on the word 'ab'"); exceptions of `passthrough` types
+        (e.g. AttributeError for getattr) and InputError pass as they are."""
+        if not self.enabled or getattr(_LOCAL, "depth", 0):
+            return fn(*args)  # nested: the outer call's guard covers this one
+        global _armed
+        _LOCAL.depth = 1
+        saved = None
+        try:
+            try:
+                _replace_exit()
+                saved = _arm(self.limit)
+                return fn(*args)
+            finally:
+                _armed = False  # first: from here a late SIGALRM does nothing
+                if saved is not None:
+                    _disarm(saved)
+                _restore_exit()
+                _LOCAL.depth = 0
+        except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the command's own handling
+            raise
+        except InputError as exc:
+            if exc.path is None:
+                raise type(exc)(exc.message, path=self.name, param=exc.param) from None
+            raise
+        except _Deadline:
+            when = f" ({on})" if on else ""
+            raise self.error(
+                f"{doing} did not return within {self.limit:g} s{when}: it may hang, or "
+                "it is slower than the limit on one call into it allows", param="time_limit"
+            ) from None
+        except _ProcessExit as exc:
+            raise self.error(f"{doing} called os._exit({shorten(exc.status)}); code used as "
+                             "the model must return, not end the process") from None
+        except SystemExit as exc:
+            raise self.error(f"{doing} called sys.exit({shorten(exc.code)}); code used as "
+                             "the model must return, not end the process") from None
+        except BaseException as exc:  # noqa: BLE001 - user code may raise anything
+            if isinstance(exc, passthrough):
+                raise
+            when = f" ({on})" if on else ""
+            raise self.error(f"{doing} raised {type(exc).__name__}: "
+                             f"{_one_line(_text(exc))}{when}") from exc
+
+
+# ------------------------------------------------------------------ checking outputs
+#: What a batch classifier must return, said after each refusal.
+SCORES_EXPECTED = ("it must return one logit per word: a finite real number (> 0 "
+                   "accepts) or a bool")
+
+
+def _kind(raw: Any) -> str:
+    """How a refused whole output is named: "None", "a dict", "the string 'x'"."""
+    if raw is None:
+        return "None"
+    if isinstance(raw, str | bytes):
+        return f"the string {shorten(raw)}"
+    name = type(raw).__name__
+    return f"an {name}" if name[:1].lower() in "aeiou" else f"a {name}"
+
+
+def _element(value: Any) -> float | str:
+    """One number of a list the user returned, or what it is instead (for the message)."""
+    if isinstance(value, bool | np.bool_):
+        return 1.0 if value else -1.0
+    if isinstance(value, int | float | np.integer | np.floating):
+        try:
+            return float(value)
+        except OverflowError:  # an int beyond float64
+            return f"the integer {shorten(value)}, too large for a number"
+    if hasattr(value, "detach") and hasattr(value, "numel"):  # a torch tensor
+        value = value.detach().cpu().numpy()
+    if isinstance(value, np.ndarray) and value.size == 1:
+        return _element(value.reshape(())[()])
+    if isinstance(value, complex | np.complexfloating):
+        return f"the complex number {shorten(value)}"
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}"
+    return _kind(value)
+
+
+def real_array(raw: Any, *, source: str, what: str, expect: str = "",
+               where: Callable[[tuple[int, ...]], str] | None = None,
+               bools: tuple[float, float] = (1.0, -1.0)) -> np.ndarray:
+    """A float64 array of what user code returned: a torch tensor (detached, gradients or
+    not), a numpy array, (nested) lists or tuples of numbers, a number; bools become
+    `bools` (True, False). Refused in one UserCodeError line naming `source`, `what`
+    returned it and the first bad value (`where(index)` says where: "for the word 'ab'"):
+    None, strings, dicts, generators and other objects, complex numbers, NaN and infinities.
+    Reusable for any output of user code (the shape is the caller's to check)."""
+    def bad(text: str, index: tuple[int, ...] | None = None) -> UserCodeError:
+        at = f" {where(index)}" if where is not None and index is not None else ""
+        tail = f"; {expect}" if expect else ""
+        return UserCodeError(f"{what} returned {text}{at}{tail}", path=source)
+
+    def one_by_one(values: list[Any], shape: tuple[int, ...]) -> np.ndarray:
+        numbers = [_element(v) for v in values]
+        for i, v in enumerate(numbers):
+            if isinstance(v, str):
+                raise bad(v, tuple(int(j) for j in np.unravel_index(i, shape)))
+        return np.asarray(numbers, dtype=np.float64).reshape(shape)
+
+    arr: np.ndarray | None = None
+    if hasattr(raw, "detach") and hasattr(raw, "is_complex"):  # a torch tensor
+        try:
+            t = raw.detach().cpu()
+            if t.is_complex():
+                arr = t.resolve_conj().numpy()
+            elif str(t.dtype) == "torch.bool":
+                arr = t.numpy()
+            else:
+                arr = t.double().numpy()
+        except Exception as exc:  # noqa: BLE001 - a meta tensor, an odd subclass
+            raise bad(f"a tensor that cannot be read ({_one_line(str(exc), 60)})") from None
+    elif isinstance(raw, np.ndarray):
+        arr = raw if raw.dtype.kind != "O" else one_by_one(list(raw.reshape(-1)), raw.shape)
+    elif isinstance(raw, np.generic | int | float | complex | bool):
+        arr = np.asarray(raw)
+    elif isinstance(raw, list | tuple):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                arr = np.asarray(raw)
+        except Exception:  # noqa: BLE001 - ragged, tensors needing grad: one by one
+            arr = None
+        if arr is None or arr.dtype.kind in "OUS":  # [1.0, 'x'] is all strings to numpy
+            arr = one_by_one(list(raw), (len(raw),))
+    else:
+        raise bad(_kind(raw))
+    kind = arr.dtype.kind
+    if kind == "b":
+        arr = np.where(arr, *bools)
+    elif kind == "c":
+        flat = arr.reshape(-1)
+        i = int(np.argmax(flat.imag != 0)) if (flat.imag != 0).any() else 0
+        raise bad(f"the complex number {shorten(complex(flat[i]))}",
+                  np.unravel_index(i, arr.shape) if arr.ndim else ())
+    elif kind in "US":
+        raise bad(f"the string {shorten(str(arr.reshape(-1)[0]))}",
+                  np.unravel_index(0, arr.shape) if arr.ndim else ())
+    elif kind not in "iuf":
+        raise bad(f"values of type {arr.dtype}")
+    with np.errstate(all="ignore"):
+        arr = np.asarray(arr, dtype=np.float64)
+    finite = np.isfinite(arr)
+    if not finite.all():
+        i = int(np.argmin(finite.reshape(-1)))
+        raise bad(shorten(float(arr.reshape(-1)[i])),
+                  tuple(int(j) for j in np.unravel_index(i, arr.shape)) if arr.ndim else ())
+    return arr
+
+
+def scores(raw: Any, count: int, *, source: str, what: str,
+           word: Callable[[int], str] | None = None) -> np.ndarray:
+    """The (count,) float64 scores user code returned for `count` words (> 0 accepts):
+    `real_array`'s checks, then one number per word (shape (count,), (count, 1), or a
+    number for one word). `word(i)` names word i in a refusal ("the word 'ab'")."""
+    def at(index: tuple[int, ...]) -> str:
+        return f"for {word(index[0])}" if word is not None and index else ""
+
+    arr = real_array(raw, source=source, what=what, expect=SCORES_EXPECTED, where=at)
+    if arr.size != count or (arr.ndim > 1 and arr.shape[0] != count):
+        shape = tuple(np.shape(arr))
+        n = "no value" if arr.size == 0 else (f"shape {shape}" if arr.ndim > 1 else
+                                              f"{arr.size} value{'s' * (arr.size != 1)}")
+        raise UserCodeError(f"{what} returned {n} for {count:,} word{'s' * (count != 1)}; "
+                            f"{SCORES_EXPECTED}", path=source)
+    return arr.reshape(count)
+
+
+def _word_text(word: Sequence[int], alphabet: Sequence[str]) -> str:
+    from rnn2dfa.words import format_word
+
+    text = format_word(word, alphabet)
+    return f"the word {text if len(text) <= 30 else text[:29] + '…'!r}"
+
+
+def _batch_text(words: Sequence[Sequence[int]], alphabet: Sequence[str]) -> str:
+    """'on the word 'ab'' for one word, 'on a batch of 3 words: 'a', 'ab', ...' otherwise."""
+    from rnn2dfa.words import format_word
+
+    if len(words) == 1:
+        return "on " + _word_text(words[0], alphabet)
+
+    def quoted(text: str) -> str:
+        return repr(text if len(text) <= 12 else text[:11] + "…")
+
+    shown = ", ".join(quoted(format_word(w, alphabet)) for w in words[:3])
+    return f"on a batch of {len(words):,} words: {shown}{', …' if len(words) > 3 else ''}"
+
+
 @dataclass
 class BatchClassifier:
-    """A black-box network: a list of words in, one logit per word out (> 0 accepts)."""
+    """A black-box network: a list of words in, one logit per word out (> 0 accepts).
+
+    `guard` runs and checks the calls (default: the user code guard named `name`)."""
 
     fn: Callable[[list[list[Any]]], Any]
     alphabet: tuple[str, ...]
     words_as: str = "symbols"  # "symbols": lists of symbol strings; "ids": lists of indices
     batch_size: int = 1024
     name: str = "batch classifier"
+    guard: UserCode | None = None
 
     def __post_init__(self) -> None:
         self.alphabet = tuple(str(a) for a in self.alphabet)
         if not self.alphabet:
             raise InputError(f"{self.name}: the alphabet is empty")
+        if len(set(self.alphabet)) != len(self.alphabet):
+            raise InputError(f"{self.name}: the alphabet repeats a symbol")
         if self.words_as not in ("symbols", "ids"):
             raise InputError(f"{self.name}: words_as must be 'symbols' or 'ids'")
+        if self.guard is None:
+            self.guard = UserCode(self.name)
 
     def batch_logits(self, words: Sequence[Sequence[int]]) -> np.ndarray:
-        """Logits (float64) of words given as symbol indices, asked in batches."""
+        """Logits (float64) of words given as symbol indices, asked in batches; each
+        batch's answer checked (`scores`) under the guard."""
+        guard = self.guard if self.guard is not None else UserCode(self.name)
+        what = "the classifier" if guard.enabled else "the network"
         out = np.zeros(len(words), dtype=np.float64)
         for s in range(0, len(words), self.batch_size):
             chunk = words[s : s + self.batch_size]
@@ -56,17 +408,14 @@ class BatchClassifier:
                 batch = [[int(a) for a in w] for w in chunk]
             else:
                 batch = [[self.alphabet[int(a)] for a in w] for w in chunk]
-            raw = self.fn(batch)
-            if hasattr(raw, "detach"):  # a torch tensor
-                raw = raw.detach().cpu().numpy()
-            arr = np.asarray(raw)
-            if arr.dtype == bool:
-                arr = np.where(arr, 1.0, -1.0)
-            arr = arr.astype(np.float64).reshape(-1) if arr.size == len(chunk) else arr
-            if arr.shape != (len(chunk),):
-                raise InputError(f"{self.name} returned shape {tuple(np.shape(raw))} for "
-                                 f"{len(chunk)} words; it must return one logit per word")
-            out[s : s + len(chunk)] = arr
+
+            def ask(batch: list[list[Any]] = batch, chunk: Sequence[Sequence[int]] = chunk
+                    ) -> np.ndarray:  # the conversion may run user code too (__float__)
+                return scores(self.fn(batch), len(chunk), source=guard.name, what=what,
+                              word=lambda i: _word_text(chunk[i], self.alphabet))
+
+            out[s : s + len(chunk)] = guard.call(ask, doing=what,
+                                                 on=_batch_text(chunk, self.alphabet))
         return out
 
 
@@ -79,7 +428,8 @@ def whole_word_classifier(model: Any, name: str = WHOLE_WORD) -> BatchClassifier
     from rnn2dfa.models.acceptor import accept_logits
 
     return BatchClassifier(lambda words: accept_logits(model, words), model.alphabet,
-                           words_as="ids", batch_size=4096, name=name)
+                           words_as="ids", batch_size=4096, name=name,
+                           guard=UserCode(name, enabled=False))
 
 
 def is_acceptor(obj: Any) -> bool:
@@ -104,80 +454,206 @@ def require_acceptor(model: Any, what: str) -> None:
         )
 
 
-def _import_module(spec: str, mod_name: str) -> Any:
+# ------------------------------------------------------------------ a guarded Acceptor
+class GuardedAcceptor:
+    """A user's step-by-step Acceptor seen through its guard: every method runs under
+    `UserCode.call`, and what it returns is checked before the library uses it: a real,
+    finite tensor (detached) of the contract's shape: states (batch, state_dim), logits
+    (batch,) (or (batch, 1); bools become +1/-1). Other attributes are the user object's,
+    read and called under the guard too (`state_space`, `eval`, `language`, ...)."""
+
+    def __init__(self, inner: Any, guard: UserCode) -> None:
+        self._inner = inner
+        self._guard = guard
+        raw = guard.call(lambda: tuple(str(a) for a in inner.alphabet), doing="its alphabet")
+        if not raw or len(set(raw)) != len(raw) or "" in raw:
+            raise guard.error(f"its alphabet {shorten(raw)} must hold distinct, non-empty "
+                              "symbols")
+        self.alphabet: tuple[str, ...] = raw
+
+    def __repr__(self) -> str:
+        return f"GuardedAcceptor({self._guard.name})"
+
+    @property
+    def inner(self) -> Any:
+        """The user's own object."""
+        return self._inner
+
+    @property
+    def state_dim(self) -> int:
+        value = self._guard.call(getattr, self._inner, "state_dim", doing="state_dim",
+                                 passthrough=(AttributeError,))
+        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise self._guard.error(f"state_dim is {shorten(value)}, not a positive integer")
+        return int(value)
+
+    def _tensor(self, out: Any, doing: str, rows: int, logits: bool) -> Any:
+        """`out` checked: a real finite tensor, (rows, d) for states, (rows,) for logits."""
+        import torch
+
+        want = f"({rows}, state_dim) states" if not logits else f"({rows},) logits"
+        if isinstance(out, np.ndarray) and out.dtype.kind in "biuf":
+            out = torch.from_numpy(out)
+        if not isinstance(out, torch.Tensor):
+            raise self._guard.error(f"{doing} returned {_kind(out)}, not a tensor of {want}")
+        t = out.detach()
+        if t.is_complex():
+            raise self._guard.error(f"{doing} returned complex values, not real {want}")
+        if logits and t.dim() == 2 and t.shape[1] == 1:
+            t = t.reshape(-1)
+        if t.dim() != (1 if logits else 2) or t.shape[0] != rows:
+            raise self._guard.error(f"{doing} returned shape {tuple(t.shape)}; want {want}")
+        if t.dtype == torch.bool and logits:
+            t = torch.where(t, 1.0, -1.0)
+        if t.is_floating_point():
+            finite = torch.isfinite(t)
+            if not bool(finite.all()):
+                flat = int(torch.argmin(finite.reshape(-1).to(torch.uint8)))
+                row = flat // max(1, t[0].numel()) if t.numel() else 0
+                value = float(t.reshape(-1)[flat])
+                raise self._guard.error(f"{doing} returned {value} (row {row} of {rows}); "
+                                        f"want finite {want}")
+        return t
+
+    def _call(self, doing: str, fn: Callable[..., Any], *args: Any) -> Any:
+        return self._guard.call(fn, *args, doing=doing)
+
+    def initial_state(self, batch: int) -> Any:
+        out = self._call("initial_state", lambda: self._inner.initial_state(batch))
+        return self._tensor(out, "initial_state", int(batch), logits=False)
+
+    def step(self, state: Any, symbols: Any) -> Any:
+        out = self._call("step", lambda: self._inner.step(state, symbols))
+        return self._tensor(out, "step", int(state.shape[0]), logits=False)
+
+    def accept_logit(self, state: Any) -> Any:
+        out = self._call("accept_logit", lambda: self._inner.accept_logit(state))
+        return self._tensor(out, "accept_logit", int(state.shape[0]), logits=True)
+
+    def observable(self, state: Any) -> Any:
+        out = self._call("observable", lambda: self._inner.observable(state))
+        return self._tensor(out, "observable", int(state.shape[0]), logits=False)
+
+    def __call__(self, symbols: Any, *args: Any, **kwargs: Any) -> Any:
+        """A whole-word network's forward on a padded batch: (batch,) logits."""
+        out = self._call("forward", lambda: self._inner(symbols, *args, **kwargs))
+        return self._tensor(out, "forward", int(symbols.shape[0]), logits=True)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        try:
+            value = self._guard.call(getattr, self._inner, name, doing=name,
+                                     passthrough=(AttributeError,))
+        except AttributeError:
+            if name != "state_space":
+                raise
+            from rnn2dfa.models.acceptor import state_space
+
+            return lambda: state_space(self._inner)  # undeclared: names the user's class
+        if not callable(value) or isinstance(value, type):
+            return value
+        if name == "padded_logits":  # the fused pass: (batch,) logits, checked
+            def fused(symbols: Any, lengths: Any) -> Any:
+                out = self._call(name, value, symbols, lengths)
+                return self._tensor(out, name, int(symbols.shape[0]), logits=True)
+            return fused
+
+        def method(*args: Any, **kwargs: Any) -> Any:
+            return self._call(name, lambda: value(*args, **kwargs))
+        return method
+
+
+# ------------------------------------------------------------------ loading
+def _example_error(spec: str, example: str) -> UserCodeError:
+    return UserCodeError(f"write MODULE:FUNCTION (e.g. {example}), not {shorten(spec)}",
+                         param="acceptor")
+
+
+def _import_module(spec: str, mod_name: str, guard: UserCode) -> Any:
+    """Import `mod_name` (a module name, or a path to a .py file) under the guard."""
     if mod_name.endswith(".py") or os.sep in mod_name or "/" in mod_name:
         path = os.path.abspath(mod_name)
         if not os.path.isfile(path):
-            raise InputError(f"--acceptor {spec}: no such file", path=mod_name)
+            raise UserCodeError(f"no such file (the module of {spec})", path=mod_name)
         name = "rnn2dfa_user_" + os.path.splitext(os.path.basename(path))[0]
         loader_spec = importlib.util.spec_from_file_location(name, path)
         if loader_spec is None or loader_spec.loader is None:
-            raise InputError(f"--acceptor {spec}: not a Python file", path=mod_name)
+            raise UserCodeError(f"not a Python file (the module of {spec})", path=mod_name)
         module = importlib.util.module_from_spec(loader_spec)
         sys.modules[name] = module
         folder = os.path.dirname(path)
-        added = folder not in sys.path
-        if added:  # the file may import its neighbours
+        if folder not in sys.path:  # the file may import its neighbours
             sys.path.insert(0, folder)
         try:
-            loader_spec.loader.exec_module(module)
-        except Exception as exc:  # noqa: BLE001 - user code may raise anything
-            raise InputError(f"--acceptor {spec}: importing it failed: "
-                             f"{type(exc).__name__}: {exc}", path=mod_name) from None
+            guard.call(loader_spec.loader.exec_module, module,
+                       doing=f"importing {os.path.basename(path)}")
+        except BaseException:
+            sys.modules.pop(name, None)
+            raise
         return module
     if os.getcwd() not in sys.path and "" not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
-        return importlib.import_module(mod_name)
+        return guard.call(importlib.import_module, mod_name, doing=f"importing {mod_name}",
+                          passthrough=(ModuleNotFoundError,))
     except ModuleNotFoundError as exc:
-        raise InputError(f"--acceptor {spec}: no module named {exc.name!r} (is it on "
-                         "PYTHONPATH, or give a path to a .py file)") from None
-    except Exception as exc:  # noqa: BLE001
-        raise InputError(f"--acceptor {spec}: importing {mod_name} failed: "
-                         f"{type(exc).__name__}: {exc}") from None
+        raise guard.error(f"no module named {exc.name!r} (is it on PYTHONPATH, or give a "
+                          "path to a .py file)") from None
 
 
-def call_user_function(spec: str, example: str = "mypkg.models:make or ./net.py:make") -> Any:
+def call_user_function(spec: str, example: str = "mypkg.models:make or ./net.py:make", *,
+                       guard: UserCode | None = None) -> Any:
     """Import `module:function` (module importable, or a path to a .py file) and call it
-    with no arguments; every failure is one InputError line naming `spec`."""
+    with no arguments, both under `guard` (default: `UserCode(spec)`, the default time
+    limit); every failure is one InputError line naming `spec`."""
+    guard = guard if guard is not None else UserCode(spec)
     mod_name, sep, fn_name = spec.rpartition(":")
     if not sep or not mod_name or not fn_name:
-        raise InputError(f"--acceptor {spec!r}: write MODULE:FUNCTION (e.g. {example})")
-    module = _import_module(spec, mod_name)
+        raise _example_error(spec, example)
+    module = _import_module(spec, mod_name, guard)
     fn = getattr(module, fn_name, None)
     if fn is None or not callable(fn):
-        raise InputError(f"--acceptor {spec}: {mod_name} has no function {fn_name!r}")
-    try:
-        return fn()
-    except InputError:
-        raise
-    except Exception as exc:  # noqa: BLE001
-        raise InputError(f"--acceptor {spec}: calling {fn_name}() failed: "
-                         f"{type(exc).__name__}: {exc}") from None
+        raise guard.error(f"{mod_name} has no function {fn_name!r}")
+    return guard.call(fn, doing=f"{fn_name}()")
 
 
-def load_user_model(spec: str) -> Any:
+def load_user_model(spec: str, *, seconds: float | None = None,
+                    options: Mapping[str, str] | None = None) -> Any:
     """Import `module:function` (module importable, or a path to a .py file), call it.
 
-    Returns an Acceptor or a BatchClassifier; InputError (one line) for anything else.
+    Returns a `GuardedAcceptor` or a `BatchClassifier`, whose calls run under a guard with
+    `seconds` per call (None: limits.USER_CALL_SECONDS; the import and the call of the
+    function too); `options` names the caller's options in messages ({"time_limit": ...}).
+    InputError (one line) for anything else.
     """
-    return as_model(call_user_function(spec), spec)
+    guard = UserCode(spec, seconds, dict(options or {}))
+    return as_model(call_user_function(spec, guard=guard), spec, guard=guard)
 
 
-def as_model(obj: Any, name: str = "the model") -> Any:
-    """An Acceptor as it is; a batch classifier wrapped in `BatchClassifier`."""
-    if isinstance(obj, BatchClassifier) or is_acceptor(obj):
-        if hasattr(obj, "eval") and callable(obj.eval):
-            obj.eval()
+def as_model(obj: Any, name: str = "the model", *, guard: UserCode | None = None) -> Any:
+    """An Acceptor guarded (`GuardedAcceptor`); a batch classifier as a `BatchClassifier`
+    under `guard` (default: `UserCode(name)`)."""
+    guard = guard if guard is not None else UserCode(name)
+    if isinstance(obj, GuardedAcceptor):
         return obj
+    if isinstance(obj, BatchClassifier):
+        return dataclasses.replace(obj, guard=guard) if obj.guard is None or \
+            obj.guard.enabled else obj
+    if guard.call(is_acceptor, obj, doing=f"the {type(obj).__name__} it returned"):
+        if guard.call(lambda: callable(getattr(obj, "eval", None)), doing="eval"):
+            guard.call(obj.eval, doing="eval()")
+        return GuardedAcceptor(obj, guard)
     if isinstance(obj, tuple) and len(obj) == 2 and callable(obj[0]):
-        return BatchClassifier(obj[0], tuple(obj[1]), name=name)
-    if callable(obj) and hasattr(obj, "alphabet"):
-        return BatchClassifier(obj, tuple(obj.alphabet), name=name)
-    raise InputError(
-        f"{name} returned a {type(obj).__name__}: expected an Acceptor (alphabet, "
-        "initial_state, step, accept_logit, observable), a BatchClassifier, "
-        "(callable, alphabet), or a callable with an .alphabet"
+        alphabet = guard.call(lambda: tuple(obj[1]), doing="its alphabet")
+        return BatchClassifier(obj[0], alphabet, name=name, guard=guard)
+    if guard.call(lambda: callable(obj) and hasattr(obj, "alphabet"), doing="what it returned"):
+        alphabet = guard.call(lambda: tuple(obj.alphabet), doing="its alphabet")
+        return BatchClassifier(obj, alphabet, name=name, guard=guard)
+    raise UserCodeError(
+        f"returned a {type(obj).__name__}: expected an Acceptor (alphabet, initial_state, step, "
+        "accept_logit, observable), a BatchClassifier, (callable, alphabet), or a callable "
+        "with an .alphabet", path=name
     )
 
 

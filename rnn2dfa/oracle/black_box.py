@@ -28,6 +28,7 @@ class ClassifierOracle:
         self.k = len(self.alphabet)
         self.stats = OracleStats()
         self._cache: dict[Word, bool] = {}
+        self.interrupt: Any = None  # set by L* (its deadline check); a black box is not stepped
 
     def reset_stats(self) -> None:
         self.stats = OracleStats(cached_states=len(self._cache))
