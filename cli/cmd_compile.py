@@ -78,7 +78,12 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
         compile_turing(dfa_file, output, stack_encoding, as_json)
         return
     dfa = load_dfa(dfa_file)
-    net = compile_dfa(dfa, activation=activation, noise=noise, seed=seed)
+    try:  # its size is checked before the network is built
+        net = compile_dfa(dfa, activation=activation, noise=noise, seed=seed)
+    except InputError as exc:
+        if exc.param != "dfa":
+            raise
+        raise InputError(exc.message, path=dfa_file) from None
     metadata = compiled_metadata(dfa, net, dfa_file, activation=activation, noise=noise,
                                  seed=seed)
     name, info = metadata["language"], metadata["compiled"]

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rnn2dfa.errors import InputError
-from rnn2dfa_cli.common import emit_json, err, json_option, out, seed_option
+from rnn2dfa_cli.common import emit_json, err, json_option, options_for, out, seed_option
 
 
 def _load(model_file: str, language: str | None) -> tuple[Any, Any, dict[str, Any]]:
@@ -38,8 +38,9 @@ def _trained_length(meta: dict[str, Any]) -> int | None:
 @click.argument("model_file", metavar="MODEL", type=click.Path(dir_okay=True))
 @click.option("--language", "-l", metavar="NAME",
               help="The language to check against (default: the one the model was trained on).")
-@click.option("--max-n", type=click.IntRange(1, 5000), default=500, show_default=True,
-              help="Check the family members (a^n b^n, ...) and their near-misses for n = 1..N.")
+@click.option("--max-n", type=click.IntRange(1), default=500, show_default=True,
+              help="Check the family members (a^n b^n, ...) and their near-misses for n = 1..N "
+                   "(their size is checked first: a^n b^n fits up to about n = 1,600).")
 @click.option("--max-length", type=click.IntRange(1), default=None,
               help="Longest length for accuracy by length (default: the family's at --max-n, "
                    "else 4x the training length).")
@@ -76,10 +77,15 @@ def generalization_cmd(model_file: str, language: str | None, max_n: int,
         from rnn2dfa.atomic import check_writable
 
         check_writable(plot, "the plot")
-    with err.status(f"checking {escape(lang.name)} up to n = {max_n} ..."):
+    with err.status(f"checking {escape(lang.name)} up to n = {max_n} ...") as status, \
+            options_for(max_n="--max-n", max_length="--max-length", per_length="--per-length"):
+        def progress(phase: str, done: int, total: int) -> None:
+            status.update(f"checking {escape(lang.name)} up to n = {max_n}: {phase}, "
+                          f"{done:,} of {total:,} words")
+
         report = generalization(model, lang, max_n=max_n, max_length=max_length,
                                 per_length=per_length, trained_max_length=_trained_length(meta),
-                                seed=seed)
+                                seed=seed, progress=progress)
     if plot is not None:
         from rnn2dfa.analysis.plots import plot_generalization
 
@@ -141,13 +147,15 @@ def activations_cmd(model_file: str, word: str, plot: str | None, r2_min: float,
 
     model, _lang, _meta = _load(model_file, None)
     alphabet = tuple(model.alphabet)
-    text = expand_powers(word) if single_char(alphabet) and "^" not in alphabet else word
+    with options_for(word="WORD"):
+        text = expand_powers(word) if single_char(alphabet) and "^" not in alphabet else word
     parsed = parse_word(text, alphabet, source="command line")
     if plot is not None:
         from rnn2dfa.atomic import check_writable
 
         check_writable(plot, "the plot")
-    report = activations(model, parsed, r2_min=r2_min)
+    with options_for(word="WORD"):
+        report = activations(model, parsed, r2_min=r2_min)
     if plot is not None:
         from rnn2dfa.analysis.plots import plot_activations
 

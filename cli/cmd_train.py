@@ -16,6 +16,7 @@ from rich.table import Table
 
 from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
+from rnn2dfa.limits import MAX_TURING_STEPS, MAX_WORD_SYMBOLS
 from rnn2dfa.models.cells import ALL_CELLS
 from rnn2dfa.train.config import TrainConfig
 from rnn2dfa.train.predict import PREDICT_MAX_LENGTH, resolve_objective
@@ -28,7 +29,8 @@ from rnn2dfa_cli.common import (
     seed_option,
     threads,
 )
-from rnn2dfa_cli.user_model import acceptor_option, user_model
+from rnn2dfa_cli.turing_view import DEFAULT_MAX_STEPS, DEFAULT_TIME_LIMIT, LateProgress
+from rnn2dfa_cli.user_model import TIME_LIMIT_HELP, acceptor_option, user_model
 
 #: Option defaults come from the library's defaults, so the two never drift apart.
 _DEFAULT = TrainConfig()
@@ -262,7 +264,8 @@ def train_cmd(
     )
     with options_for(hidden="--hidden", layers="--layers", embedding="--embedding",
                      max_length="--max-length", per_length="--per-length", lr="--lr",
-                     time_limit="--time-limit", batch_size="--batch-size"):
+                     time_limit="--time-limit", batch_size="--batch-size",
+                     window="--window", stack_depth="--stack-depth"):
         cfg.check()  # ranges and a memory estimate, before any work
     kwargs: dict[str, Any] = {}
     if language is not None:
@@ -275,6 +278,9 @@ def train_cmd(
         alpha = parse_alphabet(alphabet) if alphabet is not None else None
         with options_for(alphabet="--alphabet"):
             kwargs["data"] = read_tsv(data, alpha)
+        d = kwargs["data"]
+        with options_for(batch_size="--batch-size"):  # padded and batched, before any work
+            cfg.check_data(len(d), d.max_length, len(d.alphabet), data)
         kwargs["source"] = f"file:{Path(data).name}"
         what = Path(data).name
 
@@ -323,6 +329,34 @@ def train_cmd(
     out.print(f"wrote {escape(output)}")
 
 
+def _batched_logits(model: Any, words: list[tuple[int, ...]], time_limit: float | None,
+                    as_json: bool) -> np.ndarray:
+    """Accept logits in batches of bounded padded size (PADDED_BATCH_SYMBOLS), shortest
+    words first: memory bounded, progress shown when it takes long, --time-limit checked
+    between batches (exit 1 with one line when reached)."""
+    import time
+
+    from rnn2dfa.limits import PADDED_BATCH_SYMBOLS
+    from rnn2dfa.models.acceptor import accept_logits
+    from rnn2dfa.words import length_batches
+    from rnn2dfa_cli.turing_view import time_limit_reached
+
+    start = time.monotonic()
+    logits = np.zeros(len(words), dtype=np.float64)
+    lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    done = 0
+    with LateProgress(f"classifying {len(words):,} word(s)") as bar:
+        for idx in length_batches(lengths, PADDED_BATCH_SYMBOLS):
+            if time_limit is not None and time.monotonic() - start > time_limit:
+                time_limit_reached(f"after {done:,} of {len(words):,} word(s) answered",
+                                   time_limit, as_json, hint="or give fewer or shorter words",
+                                   words=len(words), answered=done)
+            logits[idx] = accept_logits(model, [words[i] for i in idx])
+            done += len(idx)
+            bar.update("network", done, len(words))
+    return logits
+
+
 @click.command("classify")
 @click.argument("model_file", metavar="MODEL", type=click.Path(dir_okay=True))
 @click.argument("words", nargs=-1)
@@ -337,18 +371,29 @@ def train_cmd(
 )
 @click.option(
     "--max-steps",
-    type=click.IntRange(1),
+    type=click.IntRange(1, MAX_TURING_STEPS),
     default=None,
     metavar="N",
     help="Networks compiled from a Turing machine: EOS steps before a word is called "
-    "undecided (default 100000).",
+    f"undecided (default {DEFAULT_MAX_STEPS:,}; at most {MAX_TURING_STEPS:,}).",
 )
 @click.option(
     "--precision",
     type=click.Choice(("float32", "float64", "exact")),
     default=None,
     help="Networks compiled from a Turing machine: the arithmetic (default float64; exact "
-    "is rational arithmetic, slow on long words).",
+    "is rational arithmetic, slow on long words: its cost is estimated first and refused "
+    "past ~10 minutes).",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help=f"Seconds for the whole run (default {DEFAULT_TIME_LIMIT:g} for a network compiled "
+    "from a Turing machine, none otherwise). When it is reached nothing is printed but one "
+    "line, 'time limit reached ... after N of M word(s) answered', and the exit status is "
+    "1. " + TIME_LIMIT_HELP,
 )
 @json_option
 def classify_cmd(
@@ -359,6 +404,7 @@ def classify_cmd(
     precision: str | None,
     as_json: bool,
     acceptor_spec: str | None = None,
+    time_limit: float | None = None,
 ) -> None:
     """Run a model on words: accept or reject, and the accept logit (> 0 accepts).
 
@@ -377,13 +423,12 @@ def classify_cmd(
       rnn2dfa classify anbn_tm.pt aabb aab --precision exact --max-steps 500
     """
     from rnn2dfa.fileio import read_words
-    from rnn2dfa.models.acceptor import accept_logits
     from rnn2dfa.models.io import load_model
     from rnn2dfa.words import format_word, parse_word
 
     if acceptor_spec is not None:  # no model file: the first argument is a word
         words = words if model_file == "-" else (model_file, *words)
-        model, meta, _, model_file = user_model(acceptor_spec, None)
+        model, meta, _, model_file = user_model(acceptor_spec, None, time_limit=time_limit)
     else:
         model, meta = load_model(model_file)
     alphabet = tuple(model.alphabet)  # type: ignore[attr-defined]
@@ -392,15 +437,20 @@ def classify_cmd(
         parsed += read_words(words_file, alphabet)
     if not parsed:
         raise InputError("no words to classify: give words as arguments or --file FILE")
+    longest = max(len(w) for w in parsed)
+    if longest > MAX_WORD_SYMBOLS:  # a word on the command line (a file's are checked)
+        raise InputError(f"a word of {longest:,} symbols (the limit is {MAX_WORD_SYMBOLS:,}: "
+                         "a network is stepped once per symbol)")
     if getattr(model, "architecture", None) == "turing":
         from rnn2dfa_cli.turing_view import classify_turing
 
-        classify_turing(model, meta, model_file, parsed, max_steps, precision, as_json)
+        classify_turing(model, meta, model_file, parsed, max_steps, precision, as_json,
+                        time_limit)
         return
     if max_steps is not None or precision is not None:
         raise InputError("--max-steps and --precision apply to networks compiled from a "
                          "Turing machine only", path=model_file)
-    logits = accept_logits(model, parsed)  # type: ignore[arg-type]
+    logits = _batched_logits(model, parsed, time_limit, as_json)
     finite = np.isfinite(np.asarray(logits, dtype=np.float64))
     if not finite.all():  # never print "reject +nan" as if it were a verdict
         i = int(np.flatnonzero(~finite)[0])

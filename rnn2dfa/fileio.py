@@ -11,8 +11,8 @@ from typing import Any, TypeVar
 import numpy as np
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.limits import MAX_TEXT_BYTES, read_bounded
-from rnn2dfa.words import Word, parse_word
+from rnn2dfa.limits import MAX_TEXT_BYTES, MAX_WORD_LIST_SYMBOLS, MAX_WORD_SYMBOLS, read_bounded
+from rnn2dfa.words import Word, parse_word, single_char
 
 T = TypeVar("T")
 
@@ -75,13 +75,50 @@ def read_words(path: str | os.PathLike[str], alphabet: Sequence[str]) -> list[Wo
     outside the alphabet is an AlphabetError naming the file and the line.
     """
     path = str(path)
+    lines = read_text(path, "a word list (one word per line)").splitlines()
+    budget = WordBudget(path, alphabet, lines)
     words = []
-    for n, line in enumerate(read_text(path, "a word list (one word per line)").splitlines(), 1):
-        text = line.split("\t")[0]
+    for n, line in enumerate(lines, 1):
+        text = line.split("\t", 1)[0]
         if not text.strip() or text.strip().startswith("#"):
             continue
+        budget.add(n, text)
         words.append(parse_word(text, alphabet, source=f"{path}: line {n}"))
     return words
+
+
+def _symbols_in(text: str, single: bool) -> int:
+    """How many symbols the text of a word holds, without parsing it (what the bounds count)."""
+    text = text.strip()
+    if single:
+        return len(text) - sum(text.count(c) for c in " \t\r\f\v")
+    return len(text.split())
+
+
+class WordBudget:
+    """The symbols of a word file's words, counted line by line before each is parsed: a word
+    over MAX_WORD_SYMBOLS or a file over MAX_WORD_LIST_SYMBOLS in all is an InputError naming
+    the file and the count, so memory and network steps stay bounded before any padding."""
+
+    def __init__(self, path: str, alphabet: Sequence[str], lines: Sequence[str]) -> None:
+        self.path, self.lines = path, lines
+        self.single = single_char(alphabet)
+        self.total = 0
+
+    def add(self, n: int, text: str) -> None:
+        """Count the word `text` of line `n` (1-based)."""
+        size = _symbols_in(text, self.single)
+        if size > MAX_WORD_SYMBOLS:
+            raise InputError(
+                f"line {n}: a word of {size:,} symbols (the limit is {MAX_WORD_SYMBOLS:,} a "
+                "word: a network is stepped once per symbol)", path=self.path)
+        self.total += size
+        if self.total > MAX_WORD_LIST_SYMBOLS:
+            rest = sum(_symbols_in(line.split("\t", 1)[0], self.single)
+                       for line in self.lines[n:] if not line.lstrip().startswith("#"))
+            raise InputError(
+                f"holds {self.total + rest:,} symbols in its words (the limit is "
+                f"{MAX_WORD_LIST_SYMBOLS:,}): split it into smaller files", path=self.path)
 
 
 def json_default(x: Any) -> Any:

@@ -78,6 +78,23 @@ def pad_words(words: Sequence[Sequence[int]], pad: int = 0) -> tuple[np.ndarray,
     return out, lengths
 
 
+def length_batches(lengths: np.ndarray, max_symbols: int) -> list[np.ndarray]:
+    """Indices of words in batches, shortest first, each holding at most `max_symbols`
+    padded symbols (words x the batch's longest, the longest counted at least 1), and at
+    least one word: what bounds the memory of running a network on many words."""
+    order = np.argsort(lengths, kind="stable")
+    sizes = np.maximum(np.asarray(lengths, dtype=np.int64)[order], 1)
+    out, start = [], 0
+    while start < len(order):
+        # sorted: a batch from `start` of k words pads to sizes[start + k - 1]
+        k = np.arange(1, len(order) - start + 1)
+        fits = k * sizes[start:] <= max_symbols
+        n = max(1, int(np.argmin(fits)) if not fits.all() else len(fits))
+        out.append(order[start : start + n])
+        start += n
+    return out
+
+
 def all_words(n_symbols: int, length: int) -> np.ndarray:
     """Every word of exactly `length` symbols, in lexicographic order, as an array (k^L, L)."""
     if length == 0:

@@ -24,8 +24,19 @@ SATURATION_SHARE = 0.9
 
 
 def expand_powers(text: str) -> str:
-    """`a^3b^2` -> `aaabb` (one-character symbols only): long words on a command line."""
-    return re.sub(r"(\S)\^(\d+)", lambda m: m.group(1) * int(m.group(2)), text).replace(" ", "")
+    """`a^3b^2` -> `aaabb` (one-character symbols only): long words on a command line. A word
+    longer than MAX_WORD_SYMBOLS is refused before it is built (param word)."""
+    from rnn2dfa.limits import MAX_WORD_SYMBOLS
+
+    power = re.compile(r"(\S)\^(\d+)")
+    size = len(power.sub("", text).replace(" ", ""))
+    for m in power.finditer(text):
+        size += int(m.group(2)) if len(m.group(2)) <= 12 else 10**12
+    if size > MAX_WORD_SYMBOLS:
+        raise InputError(f"the word {text[:40]!r} has {size:,} symbols (the limit is "
+                         f"{MAX_WORD_SYMBOLS:,}: the network is stepped once per symbol)",
+                         param="word")
+    return power.sub(lambda m: m.group(1) * int(m.group(2)), text).replace(" ", "")
 
 
 @dataclass
@@ -98,8 +109,12 @@ def _fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
 @torch.no_grad()
 def activations(model: Any, word: Word, *, r2_min: float = 0.99) -> ActivationReport:
     """Step `model` (any Acceptor) through `word`, keeping the full state after each prefix."""
+    from rnn2dfa.limits import MAX_WORD_SYMBOLS
     from rnn2dfa.words import format_word
 
+    if len(word) > MAX_WORD_SYMBOLS:  # one step and one kept state per symbol
+        raise InputError(f"the word has {len(word):,} symbols (the limit is "
+                         f"{MAX_WORD_SYMBOLS:,})", param="word")
     alphabet = tuple(model.alphabet)
     state = model.initial_state(1)
     rows = [state[0].clone()]

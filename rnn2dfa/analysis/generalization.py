@@ -116,14 +116,78 @@ class GeneralizationReport:
         return d
 
 
-def network_logits(model: Any, words: list[Word]) -> np.ndarray:
+def network_logits(model: Any, words: list[Word],
+                   progress: Callable[[int, int], None] | None = None) -> np.ndarray:
     """Accept logits: the fused forward pass of our trained networks (their tests check it
-    equals stepping), else the Acceptor contract one step at a time."""
-    if hasattr(model, "prefix_logits") or hasattr(model, "prefix_predictions"):
-        from rnn2dfa.train.loop import predict_logits
+    equals stepping), else the Acceptor contract one step at a time; in batches of at most
+    PADDED_BATCH_SYMBOLS padded symbols (memory bounded), `progress(done, total)` after each."""
+    from rnn2dfa.limits import PADDED_BATCH_SYMBOLS
+    from rnn2dfa.words import length_batches
 
-        return predict_logits(model, words, batch_size=1024)
-    return accept_logits(model, words)
+    fused = hasattr(model, "prefix_logits") or hasattr(model, "prefix_predictions")
+    if fused:
+        from rnn2dfa.train.loop import predict_logits
+    out = np.zeros(len(words), dtype=np.float64)
+    lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    done = 0
+    for idx in length_batches(lengths, PADDED_BATCH_SYMBOLS):
+        batch = [words[i] for i in idx]
+        out[idx] = (predict_logits(model, batch, batch_size=1024) if fused
+                    else accept_logits(model, batch))
+        done += len(idx)
+        if progress is not None:
+            progress(done, len(words))
+    return out
+
+
+def family_symbols(name: str, k: int, max_n: int) -> tuple[int, int]:
+    """(words, symbols) the members and near-misses for n = 1..max_n of family `name` hold,
+    estimated without building them: members grow linearly in n, and an n's near-misses
+    are about as many for every n past the first few (counted at n = min(max_n, 64))."""
+    make = FAMILIES[name][1]
+    one, two = len(make(1)[0]), len(make(2)[0])
+    slope, base = two - one, 2 * one - two  # length(n) = slope n + base
+    n0 = min(max_n, 64)
+    word, bounds = make(n0)
+    misses = len(near_misses(word, bounds, k, np.random.default_rng(0))) + 3  # random spots
+    per_n = 1 + misses
+    symbols = per_n * (slope * max_n * (max_n + 1) // 2 + (base + 1) * max_n)
+    return per_n * max_n, symbols
+
+
+def check_sizes(language: Any, max_n: int, max_length: int | None, per_length: int,
+                points: int = 40) -> None:
+    """Refuse, before any word is built, a max_n whose members and near-misses, or a
+    max_length and per_length whose class-balanced words, exceed the limits (rnn2dfa.limits);
+    the error names the parameter that changes it and the largest value that fits."""
+    from rnn2dfa.limits import MAX_BALANCED_SYMBOLS, MAX_GENERALIZATION_SYMBOLS, human_bytes
+
+    fam = FAMILIES.get(language.name)
+    k = len(language.alphabet)
+    if fam is not None:
+        words, symbols = family_symbols(language.name, k, max_n)
+        if symbols > MAX_GENERALIZATION_SYMBOLS:
+            lo, hi = 1, max_n  # the largest n that fits (symbols grow with n)
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if family_symbols(language.name, k, mid)[1] <= \
+                    MAX_GENERALIZATION_SYMBOLS else (lo, mid - 1)
+            raise InputError(
+                f"checking {fam[0]} for n up to {max_n:,} runs ~{words:,} members and "
+                f"near-misses of ~{symbols:.3g} symbols (~{human_bytes(symbols * 8)}; the "
+                f"limit is {MAX_GENERALIZATION_SYMBOLS:.3g} symbols): lower max_n (at most "
+                f"{lo:,} for {language.name})", param="max_n")
+        longest = len(fam[1](1)[0]) * max_n if max_length is None else max_length
+    else:
+        longest = 200 if max_length is None else max_length
+    balanced = per_length * points * (longest + 1) // 2
+    if balanced > MAX_BALANCED_SYMBOLS:
+        field = "per_length" if per_length > 1000 else \
+            ("max_length" if max_length is not None or fam is None else "max_n")
+        raise InputError(
+            f"{points} lengths up to {longest:,} with {per_length:,} balanced words each "
+            f"hold ~{balanced:.3g} symbols (the limit is {MAX_BALANCED_SYMBOLS:.3g}): lower "
+            f"{field}", param=field)
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -155,7 +219,8 @@ def generalization(
         raise InputError(f"the model's alphabet {list(model.alphabet)} is not that of "
                          f"{language.name} {list(language.alphabet)}")
     if max_n < 1:
-        raise InputError(f"--max-n must be >= 1 (got {max_n})")
+        raise InputError(f"max_n must be >= 1 (got {max_n})", param="max_n")
+    check_sizes(language, max_n, max_length, per_length, points)
     rng = np.random.default_rng(seed)
     k = len(language.alphabet)
     fam = FAMILIES.get(language.name)
@@ -177,7 +242,8 @@ def generalization(
         if progress:
             progress("members and near-misses", 0, len(words))
         truth = language.members(words)
-        logits = network_logits(model, words)
+        logits = network_logits(model, words, progress and (
+            lambda d, t: progress("members and near-misses", d, t)))
         got = logits > 0
         wrong = got != truth
         ns_arr, kinds_arr = np.array(ns), np.array(kinds)
@@ -218,7 +284,9 @@ def generalization(
     sample, labels = balanced_sample(language, lengths, per_length, rng)
     if progress:
         progress("balanced words by length", 0, len(sample))
-    got = network_logits(model, sample) > 0 if sample else np.zeros(0, bool)
+    got = network_logits(model, sample, progress and (
+        lambda d, t: progress("balanced words by length", d, t))) > 0 if sample \
+        else np.zeros(0, bool)
     lens = np.array([len(w) for w in sample])
     edges = np.linspace(0, max_length + 1, min(points, 10) + 1).astype(int)
     for lo, hi in zip(edges[:-1], edges[1:], strict=True):

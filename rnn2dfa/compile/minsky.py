@@ -164,6 +164,15 @@ class MinskyRNN(nn.Module):
         mat[rows, torch.arange(d)[:, None].expand(-1, k)] = self.rec_weight.detach()
         return mat
 
+    def _sparse_recurrent(self, rec: Tensor) -> Tensor:
+        """R as a sparse COO tensor built from its nonzeros (k per column), never dense:
+        a large network's d x d matrix would not fit in memory."""
+        d, k, n = self.state_dim, self.n_symbols, self.n_states
+        rows = 1 + torch.arange(k)[None, :] * n + self.dest[:, None]
+        cols = torch.arange(d)[:, None].expand(-1, k)
+        index = torch.stack([rows.reshape(-1), cols.reshape(-1)])
+        return torch.sparse_coo_tensor(index, rec.reshape(-1), (d, d)).coalesce()
+
     # ----------------------------------------------------------------- stepping plans
     def _key(self) -> tuple[tuple[int, int, int], ...]:
         # In-place edits (load_state_dict, noise) bump a tensor's _version; replacing a
@@ -212,7 +221,7 @@ class MinskyRNN(nn.Module):
         else:
             with warnings.catch_warnings():  # "sparse CSR support is in beta" on stderr
                 warnings.simplefilter("ignore")
-                csr = self.recurrent_matrix().float().to_sparse_csr()
+                csr = self._sparse_recurrent(rec).to_sparse_csr()
             plan = _Plan(key, "general", dest, w_out, csr, w_in_t, bias)
         self._plan = plan
         return plan
@@ -298,6 +307,20 @@ class MinskyRNN(nn.Module):
         return logits[torch.arange(logits.shape[0]), lengths]
 
 
+def check_minsky_size(n_states: int, n_symbols: int) -> None:
+    """Refuse, before anything is built, a DFA whose network's weights (units x symbols,
+    twice, units = states x symbols + 1) exceed MAX_MODEL_VALUES (param dfa)."""
+    from rnn2dfa.limits import MAX_MODEL_VALUES, human_bytes
+
+    units = n_states * n_symbols + 1
+    values = units * (2 * n_symbols + 3)
+    if values > MAX_MODEL_VALUES:
+        raise InputError(
+            f"a DFA of {n_states:,} states and {n_symbols:,} symbols compiles into {units:,} "
+            f"units with {values:,} weights (~{human_bytes(values * 4)}; the limit is "
+            f"{MAX_MODEL_VALUES:,}): minimize the DFA or use fewer symbols", param="dfa")
+
+
 def compile_dfa(dfa: DFA, activation: str = "relu", noise: float = 0.0, seed: int = 0) -> MinskyRNN:
     """The network of Theorem 4.3 (ReLU) or Theorem 4.5 (SLU) for `dfa`, as given (not minimized).
 
@@ -315,6 +338,7 @@ def compile_dfa(dfa: DFA, activation: str = "relu", noise: float = 0.0, seed: in
     if not (isinstance(noise, int | float) and math.isfinite(noise) and noise >= 0):
         raise InputError(f"noise must be a finite number >= 0, got {noise!r}")
     n, k = dfa.n_states, dfa.n_symbols
+    check_minsky_size(n, k)
     net = MinskyRNN(dfa.alphabet, n, activation)
     dest = torch.empty(1 + n * k, dtype=torch.long)
     dest[0] = dfa.start

@@ -49,6 +49,7 @@ V is not. Weights are stored as exact numerator/denominator int64 pairs.
 from __future__ import annotations
 
 import math
+import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -288,6 +289,58 @@ def build_spec(tm: TuringMachine, encoding: str = "base3") -> TuringSpec:
                       qidx[tm.reject])
 
 
+def network_size(tm: TuringMachine) -> tuple[int, int]:
+    """(gated units, state dimension d) of `build_spec(tm)`, counted from the machine's
+    rules without building anything (O(transitions)): what bounds the network's memory
+    before any work. The count mirrors build_spec rule by rule (a test checks it)."""
+    m = len(tm.tape_alphabet)
+    n_g = m + 1
+    halting = {tm.accept, tm.reject}
+    live = sum(q not in halting for q in tm.states)
+    units = len(tm.input_alphabet) * (3 * n_g + 2)  # load: q, l, r, tl const, tr copy
+    units += 4 * n_g + 1  # EOS: q, l, r, tl copy, tr copy
+    units += len(set(tm.input_alphabet)) * (3 * n_g + 2) + (3 * n_g + 2)  # rewind, rewind $
+    units += 2  # the halting states hold
+    left_pop = m * (3 * n_g + 2) + (2 * n_g + 3)  # one rule per top of l, and $
+    defined_blank = 0
+    for (_, a), (q2, _, mv) in tm.delta.items():
+        reads = (True, False) if a == tm.blank else (True,)  # top(r) = a; $ for the blank
+        defined_blank += a == tm.blank
+        for popped in reads:
+            if q2 in halting:
+                units += 1
+            elif mv > 0:
+                units += 2 * n_g + 2 + (n_g if popped else 1)
+            else:
+                units += left_pop
+    # missing transitions reject: one unit a read
+    units += (live * m - len(tm.delta)) + (live - defined_blank)
+    return units, 2 + len(tm.states) + 4 * n_g
+
+
+def weight_bytes(units: int, d: int) -> int:
+    """Memory of a compiled network's weights: the exact V as int64 numerator and
+    denominator (units x d each, also in the model file) and the float run's recurrent
+    matrix (units + 1)², float64, which exists dense while it is built."""
+    return 16 * units * d + 16 * (units + 1) ** 2
+
+
+def check_network_size(tm: TuringMachine, source: str | None = None) -> tuple[int, int]:
+    """(units, d) of the network for `tm`; an InputError naming `source` when its weights
+    would exceed MAX_TURING_WEIGHT_BYTES (checked before anything is built)."""
+    from rnn2dfa.limits import MAX_TURING_WEIGHT_BYTES, human_bytes
+
+    units, d = network_size(tm)
+    need = weight_bytes(units, d)
+    if need > MAX_TURING_WEIGHT_BYTES:
+        raise InputError(
+            f"a Turing network of {len(tm.states):,} states and {len(tm.tape_alphabet):,} tape "
+            f"symbols has {units + 1:,} units and needs ~{human_bytes(need)} for its weights "
+            f"(the limit is {human_bytes(MAX_TURING_WEIGHT_BYTES)}): lower the machine's "
+            "states or tape symbols", path=source, param="machine")
+    return units, d
+
+
 def _frac_arrays(rows: Sequence[dict[int, Fraction]], width: int) -> tuple[np.ndarray, ...]:
     num = np.zeros((len(rows), width), dtype=np.int64)
     den = np.ones((len(rows), width), dtype=np.int64)
@@ -314,6 +367,7 @@ class TuringRNN(nn.Module):
         tm = tm_from_dict(machine, source="model file")
         if eos in tm.input_alphabet:
             raise InputError(f"the EOS symbol {eos!r} is also an input symbol")
+        check_network_size(tm)  # before the units are built (a model file's machine too)
         self.machine = tm
         self.encoding = encoding
         self.eos = eos
@@ -399,10 +453,15 @@ class TuringRun:
     output: np.ndarray
     precision: str
     max_steps: int
+    #: per word: whether it got its answer (False: the deadline came first; verdict 0)
+    done: np.ndarray | None = None
 
 
-def compile_tm(tm: TuringMachine, encoding: str = "base3", eos: str = "<eos>") -> TuringRNN:
-    """The network of Theorem 4.6 for `tm` (EOS symbol `eos`, not an input symbol)."""
+def compile_tm(tm: TuringMachine, encoding: str = "base3", eos: str = "<eos>",
+               source: str | None = None) -> TuringRNN:
+    """The network of Theorem 4.6 for `tm` (EOS symbol `eos`, not an input symbol); too
+    large a network is an InputError naming `source` (the machine's file)."""
+    check_network_size(tm, source)
     while eos in tm.input_alphabet:
         eos = eos + "'"
     return TuringRNN(tm.to_dict(), encoding, eos)
@@ -414,9 +473,12 @@ def run_turing(
     precision: str = "float64",
     max_steps: int = 10_000,
     progress: Callable[[int, int], None] | None = None,
+    deadline: float | None = None,
 ) -> TuringRun:
     """Feed each word (input-symbol indices), then EOS until |output| >= 1/2 or `max_steps`
-    EOS steps; all words in one batch (finished rows leave it)."""
+    EOS steps; all words in one batch (finished rows leave it). `deadline` (a
+    time.monotonic() value) stops the run where it is: the words still running are left
+    undecided with `done` False."""
     if precision not in PRECISIONS:
         raise InputError(f"unknown precision {precision!r} (known: {', '.join(PRECISIONS)})")
     if max_steps < 1:
@@ -427,8 +489,8 @@ def run_turing(
         if any(not 0 <= s < k for s in w):
             raise InputError(f"word {w} has a symbol outside the input alphabet")
     if precision == "exact":
-        return _run_exact(net, words, max_steps, progress)
-    return _run_float(net, words, precision, max_steps, progress)
+        return _run_exact(net, words, max_steps, progress, deadline)
+    return _run_float(net, words, precision, max_steps, progress, deadline)
 
 
 def _inputs(words: list[tuple[int, ...]], eos: int) -> tuple[np.ndarray, np.ndarray]:
@@ -437,7 +499,8 @@ def _inputs(words: list[tuple[int, ...]], eos: int) -> tuple[np.ndarray, np.ndar
 
 
 def _run_float(net: TuringRNN, words: list[tuple[int, ...]], precision: str, max_steps: int,
-               progress: Callable[[int, int], None] | None) -> TuringRun:
+               progress: Callable[[int, int], None] | None,
+               deadline: float | None = None) -> TuringRun:
     dtype = torch.float32 if precision == "float32" else torch.float64
     rec, w_in, bias, w_out = net.float_weights(dtype)
     with warnings.catch_warnings():  # "sparse CSR support is in beta" on stderr
@@ -460,8 +523,12 @@ def _run_float(net: TuringRNN, words: list[tuple[int, ...]], precision: str, max
     rows = np.arange(b)
     sym = torch.from_numpy(padded)
     lens = torch.from_numpy(lengths)
+    done = np.ones(b, dtype=bool)
     t = 0
     while rows.size:
+        if deadline is not None and time.monotonic() > deadline:
+            done[rows] = False
+            break
         t += 1
         cur = sym[:, t - 1] if t - 1 < sym.shape[1] else torch.full_like(lens, eos)
         g = torch.sparse.mm(rec_csr, g.t()).t().add_(in_tab[cur]).clamp_(0.0, 1.0)
@@ -481,11 +548,14 @@ def _run_float(net: TuringRNN, words: list[tuple[int, ...]], precision: str, max
             rows, g, sym, lens = rows[~stop], g[keep], sym[keep], lens[keep]
             if progress is not None:
                 progress(b - rows.size, b)
-    return TuringRun(verdict, eos_steps, dead, output, precision, max_steps)
+        elif progress is not None and t % 256 == 0:
+            progress(b - rows.size, b)
+    return TuringRun(verdict, eos_steps, dead, output, precision, max_steps, done)
 
 
 def _run_exact(net: TuringRNN, words: list[tuple[int, ...]], max_steps: int,
-               progress: Callable[[int, int], None] | None) -> TuringRun:
+               progress: Callable[[int, int], None] | None,
+               deadline: float | None = None) -> TuringRun:
     """Exact rational arithmetic, batched: each row is integer numerators over its own
     denominator, reduced by their gcd every step. int64 while a bound on every product
     fits, Python integers (object arrays) after that -- no rounding anywhere.
@@ -533,8 +603,12 @@ def _run_exact(net: TuringRNN, words: list[tuple[int, ...]], max_steps: int,
             h[:, k] = sn[k] * g0 + c_s * col
         return h
 
+    done = np.ones(b, dtype=bool)
     t = 0
     while rows.size:
+        if deadline is not None and time.monotonic() > deadline:
+            done[rows] = False
+            break
         t += 1
         if g.dtype != object and bound_c * c_v * int(den.max()) >= limit:
             g, g0, den = g.astype(object), g0.astype(object), den.astype(object)
@@ -574,4 +648,6 @@ def _run_exact(net: TuringRNN, words: list[tuple[int, ...]], max_steps: int,
             padded, lengths = padded[keep], lengths[keep]
             if progress is not None:
                 progress(b - rows.size, b)
-    return TuringRun(verdict, eos_steps, dead, output, "exact", max_steps)
+        elif progress is not None and t % 16 == 0:
+            progress(b - rows.size, b)
+    return TuringRun(verdict, eos_steps, dead, output, "exact", max_steps, done)

@@ -66,22 +66,43 @@ class TrainConfig:
                 raise InputError(f"{name} must be a finite number (got {value})", param=name)
         self.check_memory()
 
+    def _sizes(self, symbols: int) -> tuple[int, int, str]:
+        """(parameters, activation values per word and time step, the field that makes the
+        network's per-step size large) of the network these settings build."""
+        width = self.embedding if self.embedding is not None else symbols
+        if self.cell == "qrnn":  # a masked convolution over `window` inputs, per layer
+            gates = len(self.pooling) + 1
+            ins = [symbols] + [self.hidden] * (self.layers - 1)
+            params = sum(self.window * n * gates * self.hidden for n in ins)
+            step = sum(self.window * n + (gates + 2) * self.hidden for n in ins)
+            return params, step, "window" if self.window > self.hidden else "hidden"
+        if self.cell == "stack":  # the stack (depth x 2 values) is part of every state
+            params = self.hidden * (symbols + self.hidden + 8) + 2 * self.stack_depth
+            step = 3 * (self.hidden + 2 * self.stack_depth)
+            return params, step, "stack_depth" if self.stack_depth > self.hidden else "hidden"
+        gates = {"gru": 3, "lstm": 4}.get(self.cell, 1) * (2 if self.bidirectional else 1)
+        params = self.layers * gates * self.hidden * (width + self.hidden + 2) + self.hidden
+        if self.embedding is not None:
+            params += symbols * self.embedding
+        return params, self.hidden * gates * self.layers, "hidden"
+
     def check_memory(self, symbols: int = 2) -> None:
         """Refuse, before any work, sizes whose network or word sets would not fit in memory
         (rnn2dfa.limits); the message says what it would need and which field changes it."""
         from rnn2dfa.limits import MAX_MODEL_VALUES, MAX_SAMPLE_VALUES, human_bytes
 
-        gates = {"gru": 3, "lstm": 4}.get(self.cell, 1)
-        width = self.embedding if self.embedding is not None else symbols
-        params = self.layers * gates * self.hidden * (width + self.hidden + 2) + self.hidden
-        if self.embedding is not None:
-            params += symbols * self.embedding
+        params, step, wide = self._sizes(symbols)
         if params > MAX_MODEL_VALUES:
             field = max(("hidden", self.hidden), ("layers", self.layers),
-                        ("embedding", self.embedding or 0), key=lambda kv: kv[1])[0]
+                        ("embedding", self.embedding or 0),
+                        ("window", self.window if self.cell == "qrnn" else 0),
+                        ("stack_depth", self.stack_depth if self.cell == "stack" else 0),
+                        key=lambda kv: kv[1])[0]
             raise InputError(
                 f"a {self.cell} network of {self.layers} layer(s) x {self.hidden} units"
                 + (f", embedding {self.embedding}" if self.embedding else "")
+                + (f", window {self.window}" if self.cell == "qrnn" else "")
+                + (f", stack depth {self.stack_depth}" if self.cell == "stack" else "")
                 + f" has {params:,} parameters (~{human_bytes(params * 4 * 4)} to train; the "
                 f"limit is {MAX_MODEL_VALUES:,}): lower {field}",
                 param=field,
@@ -99,11 +120,47 @@ class TrainConfig:
                 f"(the limit is {human_bytes(MAX_SAMPLE_VALUES * 8)}): lower {field}",
                 param=field,
             )
-        activations = self.batch_size * (self.max_length + 1) * self.hidden * gates * self.layers
+        self.check_batches(self.max_length, step, wide)
+
+    def check_batches(self, longest: int, step: int | None = None, wide: str = "hidden",
+                      symbols: int = 2) -> None:
+        """Refuse a minibatch of `batch_size` words of length `longest` whose activations
+        (kept for backpropagation) would not fit: naming the network's widest field when one
+        word alone is too much, else batch_size."""
+        from rnn2dfa.limits import MAX_SAMPLE_VALUES, human_bytes
+
+        if step is None:
+            _, step, wide = self._sizes(symbols)
+        one = (longest + 1) * step
+        activations = self.batch_size * one
         if activations > MAX_SAMPLE_VALUES:
+            # the network's own width when one word alone is much, or a step is wide
+            field = wide if one > MAX_SAMPLE_VALUES // 16 or (
+                wide != "hidden" and step > 10_000) else "batch_size"
             raise InputError(
-                f"a batch of {self.batch_size} words of length {self.max_length} through "
-                f"{self.layers} x {self.hidden} units needs ~{human_bytes(activations * 8)} "
-                "of activations: lower batch_size",
-                param="batch_size",
+                f"a batch of {self.batch_size} words of length {longest} through this "
+                f"{self.cell} network ({step:,} values a step) needs "
+                f"~{human_bytes(activations * 8)} of activations (the limit is "
+                f"{human_bytes(MAX_SAMPLE_VALUES * 8)}): lower {field}",
+                param=field,
             )
+
+    def check_data(self, n_words: int, longest: int, symbols: int, path: str | None) -> None:
+        """Refuse, before padding, a data file whose words (n_words, the longest of
+        `longest` symbols) padded into one table, or one batch of them through the network,
+        would not fit in memory; the error names the file."""
+        from rnn2dfa.limits import MAX_SAMPLE_VALUES, human_bytes
+
+        values = n_words * (longest + 1)
+        if values > MAX_SAMPLE_VALUES:
+            raise InputError(
+                f"{n_words:,} words padded to the longest, {longest:,} symbols, need "
+                f"~{human_bytes(values * 8)} (the limit is {human_bytes(MAX_SAMPLE_VALUES * 8)}"
+                "): give fewer or shorter words", path=path)
+        try:
+            self.check_batches(longest, symbols=symbols)
+        except InputError as exc:
+            if exc.param != "batch_size":
+                raise InputError(f"{exc.message} (the longest word has {longest:,} symbols)",
+                                 path=path) from None
+            raise

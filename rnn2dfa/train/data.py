@@ -16,7 +16,7 @@ import torch
 from torch import Tensor
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import read_text
+from rnn2dfa.fileio import WordBudget, read_text
 from rnn2dfa.words import EMPTY_WORD_TEXT, Word, pad_words, parse_word, single_char
 
 
@@ -108,6 +108,9 @@ def read_tsv(path: str | os.PathLike[str], alphabet: Sequence[str] | None = None
                 param="alphabet",
             )
     alphabet = tuple(alphabet)
+    budget = WordBudget(path, alphabet, lines)  # sizes bounded before any word is parsed
+    for n, text, _ in rows:
+        budget.add(n, text)
     words = [parse_word(text, alphabet, source=f"{path}: line {n}") for n, text, _ in rows]
     labels = np.array([r[2] for r in rows], dtype=bool)
     if labels.all() or not labels.any():

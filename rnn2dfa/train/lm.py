@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -109,14 +109,19 @@ def _loss(model: RNNLanguageModel, inputs: torch.Tensor, targets: torch.Tensor,
 
 @torch.no_grad()
 def mean_loss(model: RNNLanguageModel, words: Sequence[Word], batch: int = 1024) -> float:
-    """Mean negative log-likelihood per predicted symbol (the ends included), in nats."""
+    """Mean negative log-likelihood per predicted symbol (the ends included), in nats; in
+    batches of at most `batch` sequences and PADDED_BATCH_SYMBOLS padded symbols."""
+    from rnn2dfa.limits import PADDED_BATCH_SYMBOLS
+    from rnn2dfa.words import length_batches
+
     total, count = 0.0, 0
-    order = sorted(range(len(words)), key=lambda i: len(words[i]))
-    for s in range(0, len(order), batch):
-        chunk = [words[i] for i in order[s : s + batch]]
-        inputs, targets = _targets(chunk, model.eos)
-        total += float(_loss(model, inputs, targets, "sum"))
-        count += int((targets != IGNORE).sum())
+    lengths = np.fromiter((len(w) + 1 for w in words), dtype=np.int64, count=len(words))
+    for idx in length_batches(lengths, PADDED_BATCH_SYMBOLS):
+        for s in range(0, len(idx), batch):
+            chunk = [words[i] for i in idx[s : s + batch]]
+            inputs, targets = _targets(chunk, model.eos)
+            total += float(_loss(model, inputs, targets, "sum"))
+            count += int((targets != IGNORE).sum())
     return total / max(1, count)
 
 
@@ -165,10 +170,11 @@ def train_lm(
         for epoch in range(1, cfg.epochs + 1):
             model.train()
             total, count = 0.0, 0
-            if cfg.batching == "random":
+            if cfg.batching == "random":  # padded one batch at a time (memory: one batch)
                 perm = rng.permutation(len(words))
-                prepared = [_targets([words[i] for i in perm[s : s + cfg.batch_size]],
-                                     model.eos) for s in range(0, len(perm), cfg.batch_size)]
+                prepared: Iterable[tuple[torch.Tensor, torch.Tensor]] = (
+                    _targets([words[i] for i in perm[s : s + cfg.batch_size]], model.eos)
+                    for s in range(0, len(perm), cfg.batch_size))
             else:
                 prepared = [fixed[j] for j in rng.permutation(len(fixed))]
             for inputs, targets in prepared:

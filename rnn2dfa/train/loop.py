@@ -168,6 +168,7 @@ def train_model(
         src = source or f"language:{lang_name}"
     else:
         assert data is not None
+        cfg.check_data(len(data), data.max_length, len(data.alphabet), None)
         train, val = split_holdout(data, cfg.val_fraction, rng)
         test = val
         src = source or "data"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,9 +112,9 @@ def _symbols(data: dict[str, Any], key: str, fail: Any) -> tuple[str, ...]:
         raise fail(f"{key!r} is empty")
     if any(s == "" for s in syms):
         raise fail(f"{key!r} contains an empty symbol")
-    dup = sorted({s for s in syms if syms.count(s) > 1})
-    if dup:
-        raise fail(f"duplicate symbols in {key!r}: {dup}")
+    if len(set(syms)) != len(syms):
+        dup = sorted(s for s, k in Counter(syms).items() if k > 1)
+        raise fail(f"duplicate symbols in {key!r}: {dup[:10]}")
     return tuple(syms)
 
 
@@ -144,14 +145,16 @@ def tm_from_dict(data: Any, source: str | None = None) -> TuringMachine:
     if accept == reject:
         raise fail(f"accept and reject are the same state {accept!r}")
     declared = data.get("states")
+    declared_set: set[str] = set()
     if declared is not None:
         if not isinstance(declared, list) or not all(isinstance(q, str) and q for q in declared):
             raise fail("'states' must be a list of state names")
-        dup = sorted({q for q in declared if declared.count(q) > 1})
-        if dup:
-            raise fail(f"duplicate states in 'states': {dup}")
+        if len(set(declared)) != len(declared):
+            dup = sorted(q for q, k in Counter(declared).items() if k > 1)
+            raise fail(f"duplicate states in 'states': {dup[:10]}")
+        declared_set = set(declared)
         for key in ("start", "accept", "reject"):
-            if data[key] not in declared:
+            if data[key] not in declared_set:
                 raise fail(f"unknown state {data[key]!r} ({key} is not in 'states')")
     rules = data["transitions"]
     if not isinstance(rules, list):
@@ -159,6 +162,7 @@ def tm_from_dict(data: Any, source: str | None = None) -> TuringMachine:
     delta: dict[tuple[str, str], tuple[str, str, int]] = {}
     first: dict[tuple[str, str], int] = {}
     order = [start]
+    seen = {start}  # `order` as a set: membership in O(1) (20,000 states took 15 s)
     for i, rule in enumerate(rules):
         if (
             not isinstance(rule, list)
@@ -173,7 +177,7 @@ def tm_from_dict(data: Any, source: str | None = None) -> TuringMachine:
         if mv not in MOVES:
             raise fail(f"transition {i} moves {mv!r}; the move must be 'L' or 'R'")
         for s in (q, q2):
-            if declared is not None and s not in declared:
+            if declared is not None and s not in declared_set:
                 raise fail(f"unknown state {s!r} in transition {i} (not in 'states')")
         if q in (accept, reject):
             raise fail(f"transition {i} leaves the halting state {q!r} (halting states have none)")
@@ -185,7 +189,8 @@ def tm_from_dict(data: Any, source: str | None = None) -> TuringMachine:
         delta[(q, a)] = (q2, a2, MOVES[mv])
         first[(q, a)] = i
         for s in (q, q2):
-            if s not in order:
+            if s not in seen:
+                seen.add(s)
                 order.append(s)
     if declared is None:
         sources = {q for q, _ in delta}

@@ -7,11 +7,13 @@ included), which is what bounds the precision the network needs.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from rnn2dfa.errors import InputError
 from rnn2dfa.turing.machine import TuringMachine
 from rnn2dfa.words import pad_words
 
@@ -29,6 +31,8 @@ class SimResult:
     stack_depth: np.ndarray
     cells: np.ndarray
     max_steps: int
+    #: per word: whether it got its answer (False: the deadline came first; verdict 0)
+    done: np.ndarray | None = None
 
 
 def simulate(
@@ -36,6 +40,7 @@ def simulate(
     words: Sequence[Sequence[int]],
     max_steps: int = 100_000,
     progress: Callable[[int, int], None] | None = None,
+    deadline: float | None = None,
 ) -> SimResult:
     """Run `tm` on every word (input-alphabet indices), all words in lock step.
 
@@ -44,7 +49,14 @@ def simulate(
     0..E-1 are explicit, E starting at |w| + 1 (the input and the blank the network puts
     after it) and growing when the machine writes beyond. Loading and rewinding reach
     |w| + 1 and |w| + 2.
+
+    `deadline` (a time.monotonic() value) stops the run where it is: the words still
+    running are left undecided with `done` False. The tape (words x cells, the smallest
+    integer type that holds the tape alphabet) grows with the head; past MAX_SIM_TAPE_BYTES
+    it is an InputError about max_steps.
     """
+    from rnn2dfa.limits import MAX_SIM_TAPE_BYTES, human_bytes
+
     nxt, write, move = tm.tables()
     to_tape = tm.input_to_tape()
     qi = {q: i for i, q in enumerate(tm.states)}
@@ -53,7 +65,8 @@ def simulate(
     b = len(words)
     padded, lengths = pad_words(list(words))
     width = int(lengths.max(initial=0)) + 2
-    tape = np.full((b, width), blank, dtype=np.int64)
+    cell = np.min_scalar_type(max(len(tm.tape_alphabet) - 1, 0))
+    tape = np.full((b, width), blank, dtype=cell)
     if padded.shape[1]:
         mask = np.arange(padded.shape[1])[None, :] < lengths[:, None]
         tape[:, : padded.shape[1]][mask] = to_tape[padded[mask]]
@@ -70,8 +83,17 @@ def simulate(
     t = 0
     while live.size and t < max_steps:
         t += 1
+        if deadline is not None and time.monotonic() > deadline:
+            t -= 1
+            break
         if int(head[live].max()) + 1 >= tape.shape[1]:
-            grow = np.full((b, tape.shape[1]), blank, dtype=np.int64)
+            if 2 * tape.nbytes > MAX_SIM_TAPE_BYTES:
+                raise InputError(
+                    f"the machine's tape reached {tape.shape[1]:,} cells after {t - 1:,} steps "
+                    f"on {live.size:,} of {b:,} words still running (~{human_bytes(tape.nbytes)};"
+                    f" the limit is {human_bytes(MAX_SIM_TAPE_BYTES)}): lower the step budget",
+                    param="max_steps")
+            grow = np.full((b, tape.shape[1]), blank, dtype=cell)
             tape = np.concatenate([tape, grow], axis=1)
         h, q = head[live], state[live]
         a = tape[live, h]
@@ -90,5 +112,8 @@ def simulate(
         live = live[verdict[live] == UNDECIDED]
         if progress is not None and t % 256 == 0:
             progress(b - live.size, b)
+    done = np.ones(b, dtype=bool)
+    if live.size and t < max_steps:  # stopped by the deadline
+        done[live] = False
     steps[verdict == UNDECIDED] = t
-    return SimResult(verdict, steps, depth, cells, max_steps)
+    return SimResult(verdict, steps, depth, cells, max_steps, done)
