@@ -153,6 +153,12 @@ class Rnn2dfaGroup(click.Group):
         try:
             return super().invoke(ctx)
         except InputError as exc:
+            if ctx.params.get("debug") and exc.__cause__ is not None:
+                # the user's own traceback (their function, their trusted model's code)
+                import traceback
+
+                cause = exc.__cause__
+                click.echo("".join(traceback.format_exception(cause)).rstrip(), err=True)
             click.echo(printable(f"rnn2dfa: error: {exc}"), err=True)
             if as_json:
                 emit_json({"error": exc.message, "file": exc.path,

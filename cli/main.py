@@ -48,7 +48,14 @@ COMMAND_MODULES = (
     help="CPU threads for torch. Small recurrent networks run fastest on one "
     "(env RNN2DFA_THREADS).",
 )
-def cli(threads: int) -> None:
+@click.option(
+    "--debug",
+    is_flag=True,
+    envvar="RNN2DFA_DEBUG",
+    help="On an error, also show the traceback of what caused it (your code's, when your "
+    "--acceptor function or trusted model raised) (env RNN2DFA_DEBUG).",
+)
+def cli(threads: int, debug: bool) -> None:
     """Train recurrent networks on formal languages, extract the automaton they implement,
     verify it against the ground truth and draw it.
 

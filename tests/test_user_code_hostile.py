@@ -314,3 +314,17 @@ def test_scores_accepts_valid_forms_and_names_the_first_bad_value() -> None:
         scores([10**400], 1, source="m:f", what="f")
     with pytest.raises(UserCodeError, match="complex"):
         real_array(torch.tensor([1 + 2j]), source="m:f", what="f")
+
+
+def test_debug_shows_the_users_traceback(tmp_path: Path) -> None:
+    spec = _module(tmp_path, "deep", CLASSIFIER.format(
+        body="    return helper_that_fails(words)\n\n"
+             "def helper_that_fails(words):\n    raise ValueError('boom')")) + ":make"
+    plain = CliRunner().invoke(cli, ["classify", "--acceptor", spec, "ab"])
+    assert_bad_input(plain, "ValueError: boom")
+    debug = CliRunner().invoke(cli, ["--debug", "classify", "--acceptor", spec, "ab"])
+    assert debug.exit_code == 2
+    lines = debug.stderr.strip().splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert any("helper_that_fails" in line for line in lines)  # the user's own frame
+    assert lines[-1] == plain.stderr.strip()  # then the same one line
