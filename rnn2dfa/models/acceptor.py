@@ -100,14 +100,27 @@ def run_padded(acceptor: Acceptor, symbols: np.ndarray, lengths: np.ndarray) -> 
 
     Rows stop changing once their word has ended (their state is carried unchanged).
     """
-    sym = torch.as_tensor(np.asarray(symbols), dtype=torch.long)
-    lens = torch.as_tensor(np.asarray(lengths), dtype=torch.long)
+    lengths = np.asarray(lengths)
+    # longest first: the rows still reading at step t are a prefix of the batch, so each
+    # step runs only them (no step of finished rows, no select over the whole batch)
+    order = np.argsort(-lengths, kind="stable")
+    sym = torch.as_tensor(np.asarray(symbols)[order], dtype=torch.long)
+    live = lengths.size - np.searchsorted(np.sort(lengths), np.arange(sym.shape[1]),
+                                          side="right")
     state = acceptor.initial_state(sym.shape[0])
+    if sym.shape[1] and live[0] < state.shape[0]:
+        state = state.clone()  # an initial state may be a broadcast view: never written
     for t in range(sym.shape[1]):
-        live = lens > t
-        nxt = acceptor.step(state, sym[:, t])
-        state = torch.where(live[:, None], nxt, state)
-    return state
+        n = int(live[t])
+        if n == 0:
+            break
+        if n == state.shape[0]:
+            state = acceptor.step(state, sym[:, t])
+        else:  # a tensor of our own (a step's output), written in place
+            state[:n] = acceptor.step(state[:n], sym[:n, t])
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(order.size)
+    return state[torch.from_numpy(inverse)]
 
 
 @torch.no_grad()
