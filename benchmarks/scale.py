@@ -51,8 +51,9 @@ import numpy as np
 import torch
 
 from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.compile.minsky import MinskyRNN, compile_dfa
+from rnn2dfa.compile.minsky import compile_dfa
 from rnn2dfa.errors import InputError
+from rnn2dfa.models.minsky import MinskyRNN
 
 METHODS = ("exact", "lstar", "kmeans", "partition", "aalpy")
 
@@ -131,7 +132,7 @@ class Row:
 
 def extractor(method: str, args: argparse.Namespace, n: int) -> Callable[[MinskyRNN], Any] | str:
     """The extraction call for a method and size, or the reason it is skipped."""
-    from rnn2dfa.extract import extract, make_options
+    from rnn2dfa.extract import extract, plan_options
 
     if method == "kmeans" and n > args.kmeans_max:
         # Measured: 12 s and 0.8 GiB at 300 states x 4 symbols (prefix states of
@@ -145,11 +146,11 @@ def extractor(method: str, args: argparse.Namespace, n: int) -> Callable[[Minsky
         oracle = args.lstar_oracle
         if oracle != "pac" and n > args.refine_max:
             oracle = "pac"
-        opts = make_options("lstar", oracle=oracle, time_limit=args.time_limit,
+        opts = plan_options("lstar", oracle=oracle, time_limit=args.time_limit,
                             max_states=4 * n + 10, seed=args.seed)
         return lambda net: extract(net, "lstar", opts)
     if method == "kmeans":
-        opts = make_options("kmeans", seed=args.seed, time_limit=args.time_limit)
+        opts = plan_options("kmeans", seed=args.seed, time_limit=args.time_limit)
         return lambda net: extract(net, "kmeans", opts)
     if method == "partition":
         return lambda net: extract(net, "partition", seed=args.seed,
@@ -338,7 +339,7 @@ def _time_step(net: MinskyRNN, batch: int, rng: np.random.Generator) -> float:
 
 def kernel_table(batches: list[int]) -> None:
     """Per-row step time of each stepping kernel (the evidence for MinskyRNN's choices)."""
-    import rnn2dfa.compile.minsky as minsky
+    import rnn2dfa.models.minsky as minsky
 
     rng = np.random.default_rng(0)
     print(f"step time per row (us), best of 3, torch threads={torch.get_num_threads()}")

@@ -39,7 +39,8 @@ import torch
 from rich.console import Console
 from rich.table import Table
 
-from rnn2dfa.compile.turing import TuringRNN, compile_tm, run_turing
+from rnn2dfa.compile.turing import compile_tm, run_turing
+from rnn2dfa.models.turing_net import TuringRNN
 from rnn2dfa.turing import load_tm, simulate
 from rnn2dfa.turing.machine import TuringMachine
 from rnn2dfa.words import all_words, format_word

@@ -18,10 +18,11 @@ from hypothesis import strategies as st
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.io import load_dfa, save_dfa
-from rnn2dfa.compile.minsky import DENSE_MAX_UNITS, MinskyRNN, compile_dfa
+from rnn2dfa.compile.minsky import compile_dfa
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import accept_logits, accepts, run_padded
 from rnn2dfa.models.io import load_model, save_model
+from rnn2dfa.models.minsky import DENSE_MAX_UNITS, MinskyRNN
 from rnn2dfa.words import all_words, pad_words
 from rnn2dfa_cli.main import cli
 
@@ -108,7 +109,7 @@ def any_dfa(draw: st.DrawFn) -> DFA:
 @settings(max_examples=40)
 @given(dfa=any_dfa(), activation=st.sampled_from(["relu", "slu"]), dense=st.booleans())
 def test_any_dfa_compiles_exactly(dfa: DFA, activation: str, dense: bool) -> None:
-    import rnn2dfa.compile.minsky as minsky
+    import rnn2dfa.models.minsky as minsky
 
     net = compile_dfa(dfa, activation=activation)
     words = words_up_to(dfa.n_symbols, 6 if dfa.n_symbols > 1 else 12)

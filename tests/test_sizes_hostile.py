@@ -14,8 +14,8 @@ import pytest
 from cli_checks import assert_bad_input, run_capped
 from click.testing import CliRunner
 
-from rnn2dfa.compile.turing import build_spec, network_size
 from rnn2dfa.errors import InputError
+from rnn2dfa.models.turing_net import build_spec, network_size
 from rnn2dfa.turing.machine import load_tm, tm_from_dict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,7 +160,7 @@ def test_classify_many_words_on_a_turing_network_stays_bounded(anbn_tm: Path,
     words = tmp_path / "words.txt"
     lengths = rng.integers(1, 9, size=100_000)
     words.write_text("\n".join("".join(rng.choice(["a", "b"], size=n)) for n in lengths))
-    result = run_capped("classify", anbn_tm, "--file", words, "--time-limit", "1", "--json")
+    result = run_capped("classify", anbn_tm, "--words", words, "--time-limit", "1", "--json")
     one_line(result, "time limit reached", "of 100,000 word(s) answered")
     assert json.loads(result.stdout)["words"] == 100_000
 
@@ -191,7 +191,7 @@ def test_simulator_tape_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_word_file_with_ten_million_symbols_refused(tmp_path: Path) -> None:
     words = tmp_path / "words.txt"
     words.write_text(("01" * 5000 + "\n") * 1000)  # 10^7 symbols, 10 MB
-    line = assert_bad_input(run_capped("classify", MODELS / "tomita3_gru.pt", "--file", words),
+    line = assert_bad_input(run_capped("classify", MODELS / "tomita3_gru.pt", "--words", words),
                             words, "10,000,000 symbols", "the limit is 5,000,000")
     assert "split it" in line
 
@@ -199,7 +199,7 @@ def test_word_file_with_ten_million_symbols_refused(tmp_path: Path) -> None:
 def test_word_file_with_one_endless_word_refused(tmp_path: Path) -> None:
     words = tmp_path / "words.txt"
     words.write_text("01\n" + "0" * 200_000 + "\n")
-    assert_bad_input(invoke("classify", MODELS / "tomita3_gru.pt", "--file", words),
+    assert_bad_input(invoke("classify", MODELS / "tomita3_gru.pt", "--words", words),
                      words, "line 2", "200,000 symbols", "100,000")
 
 

@@ -21,9 +21,10 @@ from click.testing import CliRunner
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.io import save_dfa
-from rnn2dfa.compile.turing import TuringRNN, compile_tm, run_turing
+from rnn2dfa.compile.turing import compile_tm, run_turing
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.io import load_model
+from rnn2dfa.models.turing_net import TuringRNN
 from rnn2dfa.turing import load_tm, simulate, tm_from_dict
 from rnn2dfa.words import all_words
 from rnn2dfa_cli.main import cli

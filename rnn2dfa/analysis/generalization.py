@@ -126,7 +126,7 @@ def network_logits(model: Any, words: list[Word],
 
     fused = hasattr(model, "prefix_logits") or hasattr(model, "prefix_predictions")
     if fused:
-        from rnn2dfa.train.loop import predict_logits
+        from rnn2dfa.train.summary import predict_logits
     out = np.zeros(len(words), dtype=np.float64)
     lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
     done = 0

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rnn2dfa.automata.dfa import DFA
-    from rnn2dfa.compile.minsky import MinskyRNN
+    from rnn2dfa.models.minsky import MinskyRNN
 
 
 def dfa_name(dfa: DFA, source: str | os.PathLike[str]) -> str:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rnn2dfa.compile.turing import _ENCODINGS, PRECISIONS, TuringRNN, run_turing
+from rnn2dfa.compile.turing import PRECISIONS, run_turing
 from rnn2dfa.errors import InputError
 from rnn2dfa.limits import (
     EXACT_WORK_PER_SECOND,
@@ -25,6 +25,7 @@ from rnn2dfa.limits import (
     MAX_TURING_STEPS,
     TURING_CHUNK_VALUES,
 )
+from rnn2dfa.models.turing_net import _ENCODINGS, TuringRNN
 from rnn2dfa.turing.simulate import simulate
 
 #: progress(phase, words done, words in all); phase is "machine" or "network"

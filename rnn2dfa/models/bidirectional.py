@@ -48,8 +48,9 @@ class BidirectionalAcceptor(nn.Module):
     ) -> None:
         super().__init__()
         if cell not in BIDIRECTIONAL_CELLS:
-            raise InputError(f"--bidirectional works with {', '.join(BIDIRECTIONAL_CELLS)}, "
-                             f"not {cell!r}")
+            raise InputError(f"a bidirectional network works with the cells "
+                             f"{', '.join(BIDIRECTIONAL_CELLS)}, not {cell!r}",
+                             param="bidirectional")
         self.alphabet: tuple[str, ...] = tuple(str(a) for a in alphabet)
         self.cell, self.hidden, self.layers = cell, int(hidden), int(layers)
         k = len(self.alphabet)

@@ -43,9 +43,9 @@ def _ensure_registered() -> None:
 
     for mod in (
         "rnn2dfa.models.rnn",
-        "rnn2dfa.compile.minsky",
+        "rnn2dfa.models.minsky",
         "rnn2dfa.models.imported",
-        "rnn2dfa.compile.turing",
+        "rnn2dfa.models.turing_net",
         "rnn2dfa.models.lm",
         "rnn2dfa.models.qrnn",
         "rnn2dfa.models.stack",

@@ -21,15 +21,11 @@ from torch import Tensor, nn
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import StateSpace, non_integer_weight
 from rnn2dfa.models.io import register
+from rnn2dfa.models.stacked import slu, step_stack
 
 #: Cell names: Elman activations, then gated cells.
 CELLS = ("tanh", "relu", "slu", "lstm", "gru")
 ELMAN = ("tanh", "relu", "slu")
-
-
-def slu(x: Tensor) -> Tensor:
-    """Saturated-linear unit: x clipped to [0, 1] (the activation of Siegelmann & Sontag)."""
-    return torch.clamp(x, 0.0, 1.0)
 
 
 @register("rnn")
@@ -157,26 +153,16 @@ class RNNAcceptor(nn.Module):
     def step(self, state: Tensor, symbols: Tensor) -> Tensor:
         """One symbol per row; the same arithmetic as torch's fused kernels (torch.*_cell)."""
         s = self.split(state)
-        x = self._inputs(symbols)
-        out = []
-        for layer in range(self.layers):
-            w_ih, w_hh, b_ih, b_hh = self.layer_weights(layer)
-            h = s[layer, 0]
-            if self.cell == "lstm":
-                h, c = torch.lstm_cell(x, (h, s[layer, 1]), w_ih, w_hh, b_ih, b_hh)
-                out.append(torch.stack((h, c)))
-            else:
-                if self.cell == "gru":
-                    h = torch.gru_cell(x, h, w_ih, w_hh, b_ih, b_hh)
-                elif self.cell == "tanh":
-                    h = torch.rnn_tanh_cell(x, h, w_ih, w_hh, b_ih, b_hh)
-                elif self.cell == "relu":
-                    h = torch.rnn_relu_cell(x, h, w_ih, w_hh, b_ih, b_hh)
-                else:
-                    h = slu(F.linear(x, w_ih, b_ih) + F.linear(h, w_hh, b_hh))
-                out.append(h[None])
-            x = h
-        return self.join(torch.stack(out))
+        lstm = self.cell == "lstm"
+        hs, cs = step_stack(
+            self._inputs(symbols), [self.cell] * self.layers, list(s[:, 0]),
+            [s[k, 1] if lstm else None for k in range(self.layers)],
+            [self.layer_weights(k) for k in range(self.layers)],
+        )
+        if lstm:
+            pairs = [torch.stack((h, c)) for h, c in zip(hs, cs, strict=True)]
+            return self.join(torch.stack(pairs))
+        return self.join(torch.stack(hs)[:, None])
 
     def accept_logit(self, state: Tensor) -> Tensor:
         top = self.split(state)[-1, 0]

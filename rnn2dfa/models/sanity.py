@@ -41,7 +41,7 @@ def check_outputs(acceptor: Acceptor, *, n: int = 256, max_length: int = 20,
         return (
             f"every output on {n} random words lies between 0 and 1 ({out.min():.3g} to "
             f"{out.max():.3g}), so every one is accepted: if the network ends in a sigmoid, "
-            f"its probabilities are being read as logits; import it as a probability output "
-            f"(rnn2dfa import --output probability)"
+            f"its probabilities are being read as logits; import it again declaring its "
+            f"output a probability"
         )
     return None

@@ -27,6 +27,7 @@ from torch import Tensor, nn
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.bidirectional import NOT_STEPPABLE, NotSteppableError
 from rnn2dfa.models.io import register
+from rnn2dfa.models.stacked import cell_step, step_stack
 
 OUTPUTS = ("logit", "probability")
 CELLS = ("rnn", "lstm", "gru")
@@ -272,33 +273,26 @@ class TorchRNNAcceptor(nn.Module):
 
     def _cell(self, k: int, x: Tensor, h: Tensor, c: Tensor | None,
               suffix: str = "") -> tuple[Tensor, Tensor | None]:
-        # torch.*_cell are the kernels nn.RNN/LSTM/GRU's own cells run on (same gate
-        # order, same arithmetic), so stepping agrees with the fused forward.
-        w_ih, w_hh, b_ih, b_hh = self._weights(k, suffix)
+        # stacked.cell_step runs torch.*_cell, the kernels of nn.RNN/LSTM/GRU's own cells.
+        return cell_step(self._kind(k), x, h, c, self._weights(k, suffix))
+
+    def _kind(self, k: int) -> str:
+        """Layer k's cell kind for `stacked`: lstm, gru, or the Elman nonlinearity."""
         cell = self.layer_cells[k]
-        if cell == "lstm":
-            assert c is not None
-            return torch.lstm_cell(x, (h, c), w_ih, w_hh, b_ih, b_hh)
-        if cell == "gru":
-            return torch.gru_cell(x, h, w_ih, w_hh, b_ih, b_hh), None
-        if self.nonlinearity == "tanh":
-            return torch.rnn_tanh_cell(x, h, w_ih, w_hh, b_ih, b_hh), None
-        return torch.rnn_relu_cell(x, h, w_ih, w_hh, b_ih, b_hh), None
+        return self.nonlinearity if cell == "rnn" else cell
 
     def step_tokens(self, state: Tensor, ids: Tensor) -> Tensor:
         """Next states after reading token ids (not alphabet indices), one per row."""
-        x = self._inputs(ids)
-        hs, cs = [], []
-        for k in range(self.layers):
-            hid = self.layer_hidden[k]
-            h = state[:, self._h_at[k] : self._h_at[k] + hid]
-            lstm = self.layer_cells[k] == "lstm"
-            c = state[:, self._c_at[k] : self._c_at[k] + hid] if lstm else None
-            x, c = self._cell(k, x, h, c)
-            hs.append(x)
-            if c is not None:
-                cs.append(c)
-        return torch.cat(hs + cs, dim=1)
+        ks = range(self.layers)
+        hid = self.layer_hidden
+        hs, cs = step_stack(
+            self._inputs(ids), [self._kind(k) for k in ks],
+            [state[:, self._h_at[k] : self._h_at[k] + hid[k]] for k in ks],
+            [state[:, self._c_at[k] : self._c_at[k] + hid[k]]
+             if self.layer_cells[k] == "lstm" else None for k in ks],
+            [self._weights(k) for k in ks],
+        )
+        return torch.cat(hs + [c for c in cs if c is not None], dim=1)
 
     # ---------------------------------------------------------- Acceptor contract
     def initial_state(self, batch: int) -> Tensor:

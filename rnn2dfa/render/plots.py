@@ -44,7 +44,7 @@ def plot_agreement(report: VerifyReport, path: str | os.PathLike[str]) -> None:
     ax = fig.add_subplot(1, 1, 1)
     net = report.network
     if net is not None:
-        for kind, style in (("balanced", "-o"), ("uniform", "--s")):
+        for kind, style in (("balanced", "-o"), ("uniform", "s--")):
             rows = [b for b in net.buckets if b.sample == kind]
             if not rows:
                 continue

@@ -57,10 +57,10 @@ if TYPE_CHECKING:
     )
     from rnn2dfa.train.config import TrainConfig
     from rnn2dfa.train.data import Dataset, parse_alphabet, read_tsv, split_holdout
-    from rnn2dfa.train.loop import (
+    from rnn2dfa.train.loop import train_model
+    from rnn2dfa.train.summary import (
         TrainSummary,
         accuracy_by_length,
         model_metadata,
         predict_logits,
-        train_model,
     )

@@ -27,6 +27,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.predictive import PredictiveAcceptor
 from rnn2dfa.models.threads import torch_threads
 from rnn2dfa.train.data import Dataset, language_sample
+from rnn2dfa.train.summary import EpochBook, TrainSummary, accuracy_by_length
 from rnn2dfa.words import Word, pad_words
 
 OBJECTIVES = ("auto", "classify", "predict")
@@ -53,10 +54,12 @@ def resolve_objective(language: Any, objective: str = "auto") -> str:
     """'predict' for non-regular languages under 'auto' (they are learned from positive
     words), 'classify' for regular ones and for data files (no ground truth to predict)."""
     if objective not in OBJECTIVES:
-        raise InputError(f"unknown objective {objective!r} (known: {', '.join(OBJECTIVES)})")
+        raise InputError(f"unknown objective {objective!r} (known: {', '.join(OBJECTIVES)})",
+                         param="objective")
     if objective != "auto":
         if objective == "predict" and language is None:
-            raise InputError("the predict objective needs a --language (a ground truth)")
+            raise InputError("the predict objective needs a named language (a ground truth)",
+                             param="language")
         return objective
     if language is None:
         return "classify"
@@ -201,7 +204,6 @@ def train_predictive(
     language: Any, cfg: Any, progress: Any = None, source: str | None = None
 ) -> tuple[PredictiveAcceptor, Any]:
     """Train a PredictiveAcceptor on members of `language` (see the module docstring)."""
-    from rnn2dfa.train.loop import TrainSummary, accuracy_by_length
 
     cfg.check()
     rng = np.random.default_rng(cfg.seed)
@@ -246,7 +248,6 @@ def _fit_predict(
 ) -> None:
     """Adam on the multi-label next-symbol loss; keep the weights with the best
     (fraction of training words predicted right everywhere, -loss)."""
-    from rnn2dfa.train.loop import EpochBook
 
     sym_np, lens_np = pad_words(words)
     sym, lens = torch.from_numpy(sym_np), torch.from_numpy(lens_np)

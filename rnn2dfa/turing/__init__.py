@@ -1,6 +1,7 @@
 """Turing machines: the `rnn2dfa.tm/1` file format and a batched simulator.
 
-The network that simulates a machine (Theorem 4.6) is built in `rnn2dfa.compile.turing`.
+The network that simulates a machine (Theorem 4.6) is `rnn2dfa.models.turing_net`
+(built and run by `rnn2dfa.compile.turing`).
 """
 
 from rnn2dfa.turing.machine import (

@@ -194,6 +194,6 @@ def search_resolutions(
             f"{message + '; ' if message else ''}on words the {dfa.n_states}-state DFA itself "
             f"accepts and rejects it agrees with the network on only {own_agreement:.2%} "
             f"(class-balanced): an approximation"
-            + ("" if "lstar" in (message or "") else "; try --method lstar")
+            + ("" if "lstar" in (message or "") else "; try the lstar method")
         )
     return SearchOutcome(dfa, row, tried, finished, stopped, message)

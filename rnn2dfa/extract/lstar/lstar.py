@@ -31,7 +31,7 @@ from rnn2dfa.extract.lstar.learner import Learner, TableLearner, rivest_schapire
 from rnn2dfa.extract.lstar.noise import RareDisagreements, wilson
 from rnn2dfa.extract.lstar.occam import Curve, HeldOut, Point
 from rnn2dfa.extract.lstar.table import ObservationTable
-from rnn2dfa.extract.lstar.verdict import Outcome, verdict
+from rnn2dfa.extract.lstar.verdict import Outcome, looks_not_finite_state, verdict
 from rnn2dfa.extract.rare import ClassBalance, balance_classes, search_grown
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
 from rnn2dfa.extract.timing import Deadline, TimeUp
@@ -48,21 +48,6 @@ def rivest_schapire_suffix(table: ObservationTable, hyp: DFA, word: Word, answer
     """The suffix w[i:] at the Rivest–Schapire breakpoint (see learner.py)."""
     return word[rivest_schapire_breakpoint(hyp, table.access, table.oracle.query, word,
                                            answer):]
-
-
-def looks_not_finite_state(sizes: list[int], window: int = 4) -> bool:
-    """True when the hypothesis sizes keep growing without slowing down.
-
-    A learner adds at least one state per round, so growth alone says nothing; on a
-    finite-state network the increments shrink as the hypothesis nears the true size, while
-    a counting network gives steady or accelerating growth: the last `window` rounds added
-    at least as much in their second half as in their first.
-    """
-    if len(sizes) < window + 2:
-        return False
-    inc = np.diff(np.asarray(sizes[-(window + 1) :]))
-    half = window // 2
-    return bool((inc > 0).all() and inc[half:].sum() >= inc[:half].sum())
 
 
 @dataclass

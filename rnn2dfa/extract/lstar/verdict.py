@@ -18,8 +18,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from rnn2dfa.extract.lstar.noise import describe_rate
 from rnn2dfa.words import Word, format_word
+
+
+def looks_not_finite_state(sizes: list[int], window: int = 4) -> bool:
+    """True when the hypothesis sizes keep growing without slowing down.
+
+    A learner adds at least one state per round, so growth alone says nothing; on a
+    finite-state network the increments shrink as the hypothesis nears the true size, while
+    a counting network gives steady or accelerating growth: the last `window` rounds added
+    at least as much in their second half as in their first.
+    """
+    if len(sizes) < window + 2:
+        return False
+    inc = np.diff(np.asarray(sizes[-(window + 1) :]))
+    half = window // 2
+    return bool((inc > 0).all() and inc[half:].sum() >= inc[:half].sum())
 
 
 @dataclass
@@ -97,8 +114,6 @@ def verdict(o: Outcome) -> tuple[bool, str | None, str | None]:
             msg += f"; {choice}"
         return False, o.stop_reason, msg
     if not o.converged:
-        from rnn2dfa.extract.lstar.lstar import looks_not_finite_state
-
         growing = ""
         tail = ", ".join(str(s) for s in o.sizes[-4:])
         if looks_not_finite_state(o.sizes):

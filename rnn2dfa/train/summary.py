@@ -1,0 +1,215 @@
+"""What training runs share, whatever the objective: the summary (`TrainSummary`, stored in
+the model file), the per-epoch book-keeping (`EpochBook`: best weights, progress, when to
+stop), an interrupt that keeps the best weights so far, and accuracy by length. Both the
+classifier loop (`loop.py`) and the predict objective (`predict.py`) import it."""
+
+from __future__ import annotations
+
+import contextvars
+import copy
+import functools
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from rnn2dfa.models.acceptor import accept_logits
+from rnn2dfa.models.rnn import RNNAcceptor
+from rnn2dfa.train.data import Dataset
+from rnn2dfa.words import Word
+
+#: Called once per epoch with a dict of live numbers (epoch, epochs, loss, accuracy, ...).
+Progress = Callable[[dict[str, Any]], None]
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or another stop signal) during training, after at least one epoch: carries
+    the model with the best weights so far and its summary (stopped = "interrupted"), so
+    that the caller may keep them. Still a KeyboardInterrupt for callers that do not care;
+    `status` is the exit status of the interrupt (128 + signal, 130 for Ctrl-C)."""
+
+    def __init__(self, model: torch.nn.Module, summary: Any, cause: KeyboardInterrupt) -> None:
+        super().__init__("training interrupted")
+        self.model, self.summary = model, summary
+        self.status = 128 + int(getattr(cause, "signum", 2))
+
+
+#: The EpochBook of the run in progress (set by EpochBook, read on an interrupt).
+_BOOK: contextvars.ContextVar[Any] = contextvars.ContextVar("rnn2dfa_epoch_book", default=None)
+
+
+def keeps_best_on_interrupt(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """An interrupt during `fn`'s epochs becomes TrainingInterrupted with the best weights so
+    far loaded into the model (every trainer books its epochs in an EpochBook)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        token = _BOOK.set(None)
+        try:
+            return fn(*args, **kwargs)
+        except KeyboardInterrupt as exc:
+            book = _BOOK.get()
+            if isinstance(exc, TrainingInterrupted) or book is None or book.best_state is None:
+                raise
+            book.summary.stopped = "interrupted"
+            book.finish()
+            raise TrainingInterrupted(book.model, book.summary, exc) from exc
+        finally:
+            _BOOK.reset(token)
+
+    return wrapper
+
+
+@dataclass
+class TrainSummary:
+    """How a run went: plain data, stored in the model file and printed by the CLI."""
+
+    source: str  # "language:tomita3" or "file:data.tsv"
+    language: str | None
+    alphabet: list[str]
+    config: dict[str, Any]
+    model: str  # one-line architecture description
+    n_parameters: int
+    n_train: int
+    n_val: int
+    epochs: int = 0  # epochs run
+    best_epoch: int = 0  # the epoch whose weights were kept
+    seconds: float = 0.0
+    seconds_to_perfect: float | None = None  # first time training accuracy hit 100%
+    stopped: str = ""  # converged | epoch budget | time limit | interrupted
+    restarts: int = 0  # fresh starts after a plateau
+    train_loss: float = math.nan
+    train_accuracy: float = 0.0
+    val_accuracy: float | None = None
+    test_max_length: int = 0
+    accuracy_by_length: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def converged(self) -> bool:
+        return self.stopped == "converged"
+
+    def test_accuracy(self, lo: int = 0, hi: int | None = None) -> float | None:
+        """Accuracy on the test words with lo <= length <= hi (None when there are none)."""
+        rows = [
+            r
+            for r in self.accuracy_by_length
+            if r["length"] >= lo and (hi is None or r["length"] <= hi)
+        ]
+        n = sum(r["n"] for r in rows)
+        return sum(r["correct"] for r in rows) / n if n else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def predict_logits(model: RNNAcceptor, words: Sequence[Word], batch_size: int = 2048) -> np.ndarray:
+    """Accept logits of words (the model's fused forward, in eval mode): `accept_logits`."""
+    return accept_logits(model, words, batch_size)
+
+
+def accuracy_by_length(model: RNNAcceptor, data: Dataset) -> list[dict[str, Any]]:
+    """Per length: number of words, number classified right, accuracy."""
+    pred = predict_logits(model, data.words) > 0
+    right = pred == data.labels
+    lens = data.lengths
+    rows = []
+    for n in np.unique(lens):
+        m = lens == n
+        rows.append(
+            {
+                "length": int(n),
+                "n": int(m.sum()),
+                "correct": int(right[m].sum()),
+                "accuracy": float(right[m].mean()),
+            }
+        )
+    return rows
+
+
+@dataclass
+class EpochBook:
+    """What every trainer keeps per epoch: the summary, the best weights by (training
+    accuracy, -loss), the progress event, and when to stop (classifier and predict recipes)."""
+
+    model: torch.nn.Module
+    cfg: Any
+    summary: Any
+    progress: Progress | None
+    val: Dataset
+    clock: Callable[[], float] = time.perf_counter
+    start: float = 0.0
+    best_key: tuple[float, float] | None = None
+    best_state: dict[str, torch.Tensor] | None = None
+
+    def __post_init__(self) -> None:
+        self.start = self.clock()
+        self.summary.stopped = "epoch budget"
+        _BOOK.set(self)  # an interrupt keeps this run's best weights (train_model)
+
+    def record(self, epoch: int, train_loss: float, train_acc: float,
+               opt: torch.optim.Optimizer, sched: Any, restarts: int) -> float:
+        """Book one epoch (validation accuracy, best weights, learning-rate schedule,
+        progress); returns the seconds elapsed."""
+        val_acc = None
+        if len(self.val):
+            val_acc = float(((predict_logits(self.model, self.val.words) > 0)  # type: ignore[arg-type]
+                             == self.val.labels).mean())
+        elapsed = self.clock() - self.start
+        summary = self.summary
+        summary.epochs = epoch
+        if train_acc == 1.0 and summary.seconds_to_perfect is None:
+            summary.seconds_to_perfect = elapsed
+        key = (train_acc, -train_loss)
+        if self.best_key is None or key > self.best_key:
+            self.best_key = key
+            self.best_state = copy.deepcopy(self.model.state_dict())
+            summary.best_epoch = epoch
+            summary.train_loss, summary.train_accuracy = train_loss, train_acc
+            summary.val_accuracy = val_acc
+        sched.step(train_loss)
+        if self.progress is not None:
+            self.progress(
+                {
+                    "epoch": epoch,
+                    "epochs": self.cfg.epochs,
+                    "loss": train_loss,
+                    "accuracy": train_acc,
+                    "val_accuracy": val_acc,
+                    "lr": opt.param_groups[0]["lr"],
+                    "restarts": restarts,
+                    "seconds": elapsed,
+                }
+            )
+        return elapsed
+
+    def stop(self, train_loss: float, train_acc: float, elapsed: float) -> bool:
+        """Whether training ends here (converged, or the time limit passed); says why."""
+        if train_acc == 1.0 and train_loss < self.cfg.loss_threshold:
+            self.summary.stopped = "converged"
+            return True
+        if self.cfg.time_limit is not None and elapsed > self.cfg.time_limit:
+            self.summary.stopped = "time limit"
+            return True
+        return False
+
+    def finish(self) -> None:
+        """The run's seconds, and the best weights back in the model."""
+        self.summary.seconds = self.clock() - self.start
+        if self.best_state is not None:
+            self.model.load_state_dict(self.best_state)
+        self.model.eval()
+
+
+def model_metadata(summary: TrainSummary) -> dict[str, Any]:
+    """Metadata for save_model: language, alphabet, training summary, accuracy by length."""
+    return {
+        "language": summary.language,
+        "source": summary.source,
+        "alphabet": summary.alphabet,
+        "training": {k: v for k, v in summary.to_dict().items() if k != "accuracy_by_length"},
+        "accuracy_by_length": summary.accuracy_by_length,
+    }
