@@ -24,6 +24,7 @@ import statistics
 import sys
 import time
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +38,10 @@ from rnn2dfa.automata.dfa import DFA  # noqa: E402
 from rnn2dfa.errors import InputError  # noqa: E402
 from rnn2dfa.extract import (  # noqa: E402
     METHODS,
+    get_method,
     language_words,
-    make_options,
     method_function,
+    plan_options,
 )
 from rnn2dfa.oracle import MembershipOracle  # noqa: E402
 
@@ -90,8 +92,10 @@ def load(path: Path) -> tuple[Any, str | None, DFA | None]:
 
 def method_options(method: str, seed: int, language: str | None) -> Any:
     """Options as `rnn2dfa extract` builds them (L*: half of PAC words from the language)."""
-    words = language_words(language, seed=seed) if method == "lstar" else None
-    return make_options(method, seed=seed, words=words)
+    opts = plan_options(method, seed=seed)
+    if get_method(method).wants_language_words(opts):
+        opts = replace(opts, words=language_words(language, seed=seed))
+    return opts
 
 
 def network_agreement(

@@ -119,62 +119,14 @@ def check_extract_budget(
     method: str, options: object, state_dim: int, *, language_pool: bool = False
 ) -> None:
     """Refuse, before extraction starts, settings whose samples or state tables would not
-    fit in memory: the PAC sample of L* (ε, δ, longest length), the prefix states k-means
-    clusters (words × length × state width), the states exact search may hold (its state cap
-    × state width). The error names the parameter that changes it."""
-    get = options.__dict__.get if hasattr(options, "__dict__") else dict(options).get
-    if method in ("lstar", "kv") and get("rare_search", False):
-        longest = int(get("max_length"))
-        # rnn2dfa.extract.rare.balance_classes: RARE_UNIFORM_WORDS uniform words, padded,
-        # each stepped through the network and its prefix trie
-        values = RARE_UNIFORM_WORDS * (longest + 1)
-        if values > MAX_STEPPED_VALUES:
-            raise InputError(
-                f"L* first runs the network on {RARE_UNIFORM_WORDS:,} uniform words of length "
-                f"up to {longest} ({values:.3g} steps; the limit is {MAX_STEPPED_VALUES:.3g}): "
-                "lower the longest length (at most "
-                f"{MAX_STEPPED_VALUES // RARE_UNIFORM_WORDS - 1})",
-                param="max_length",
-            )
-    if method in ("lstar", "kv") and get("oracle", "both") in ("pac", "both"):
-        longest = int(get("max_length"))
-        check_pac_budget(float(get("epsilon")), float(get("delta")), longest)
-        # the class-balanced words of the network's language joined to the PAC sample:
-        # POOL_PER_LENGTH words of every length 0..longest (rnn2dfa.extract.language_words)
-        pool = POOL_PER_LENGTH * (longest + 1) * (longest + 2) // 2
-        if language_pool and pool > MAX_SAMPLE_VALUES:
-            raise InputError(
-                f"the language's words of every length up to {longest} joined to the PAC "
-                f"sample hold {pool:.3g} symbols, ~{human_bytes(pool * 8)} (the limit is "
-                f"{human_bytes(MAX_SAMPLE_VALUES * 8)}); lower the longest length, or sample "
-                "uniform words only",
-                param="max_length",
-            )
-    elif method == "kmeans":
-        values = int(get("n_words") or 0) * (int(get("max_length") or 0) + 1) * state_dim
-        if values > MAX_SAMPLE_VALUES:
-            raise InputError(
-                f"k-means would cluster {get('n_words')} words of length up to "
-                f"{get('max_length')} with {state_dim} state values per prefix, "
-                f"~{human_bytes(values * 4)} (the limit is {human_bytes(MAX_SAMPLE_VALUES * 4)}); "
-                "lower the longest length",
-                param="max_length",
-            )
-    elif method == "exact":
-        # The search bounds its own table as it grows (rnn2dfa.extract.exact.search stops
-        # with "state cap reached (memory)"); refused here is only a cap the user asks for
-        # that could not fit even if every state took the least a state can take.
-        cap = get("max_states")
-        least = EXACT_ENTRY_MIN_BYTES
-        if cap is not None and int(cap) * least > EXACT_TABLE_BYTES:
-            raise InputError(
-                f"a state cap of {int(cap):,} cannot be reached: each state of the exact "
-                f"search takes at least {least} bytes, ~{human_bytes(int(cap) * least)} in all "
-                f"(the limit is {human_bytes(EXACT_TABLE_BYTES)}); at most "
-                f"{EXACT_TABLE_BYTES // least:,}, or no cap (the search stops when its table "
-                "is full)",
-                param="max_states",
-            )
+    fit in memory; each method's check is its registry entry's `budget`
+    (rnn2dfa.extract.registry). `options`: the method's options or a mapping of values.
+    The error names the parameter that changes it."""
+    from rnn2dfa.extract.registry import check_budget
+
+    check_budget(method, options, state_dim, language_pool=language_pool)
+
+
 #: The most tensors a model file may hold: a recurrent classifier has tens, a checkpoint
 #: with its optimizer's state a few thousand; 10^6 tiny tensors took 2 GB and 2 minutes.
 MAX_MODEL_TENSORS = 20_000

@@ -195,7 +195,7 @@ def test_a_dead_worker_fails_its_point_and_a_fresh_pool_runs_the_rest(tmp_path):
 def test_a_failing_method_does_not_sink_the_others(monkeypatch):
     import rnn2dfa.sweep.point as point_mod
 
-    def broken(model_path, training, cfg, outdir):
+    def broken(model_path, training, cfg, outdir, label=None):
         (Path(outdir) / "dfa.json").write_text("{", encoding="utf-8")  # half-written
         raise MemoryError("k-means ran out of memory")
 
@@ -251,7 +251,7 @@ def test_config_file_and_flags_make_the_grid(tmp_path):
 
 def test_ray_address_that_does_not_answer_is_one_line(tmp_path):
     pytest.importorskip("ray")
-    res = CliRunner().invoke(cli, ["sweep", "--languages", "tomita1", "--ray-address",
+    res = CliRunner().invoke(cli, ["sweep", "-l", "tomita1", "--ray-address",
                                    "127.0.0.1:9", "-o", str(tmp_path / "out")])
     assert res.exit_code == 2
     assert res.output.strip().count("\n") == 0

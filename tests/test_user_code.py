@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from rnn2dfa.automata.io import load_dfa
 from rnn2dfa.automata.regex import regex_to_dfa
 from rnn2dfa.errors import InputError
-from rnn2dfa.extract.lstar import extract_lstar
-from rnn2dfa.models.user_code import BatchClassifier, as_model, black_box_options
+from rnn2dfa.extract import extract
+from rnn2dfa.models.user_code import BatchClassifier, as_model
 from rnn2dfa_cli.main import cli
 
 #: The user's file: a pure-Python classifier (a black box) and a step-by-step Acceptor.
@@ -108,5 +108,5 @@ def test_library_batch_classifier_shapes() -> None:
     bad = BatchClassifier(lambda ws: [1.0], ("a",))
     with pytest.raises(InputError, match="one logit per word"):
         bad.batch_logits([(), (0,)])
-    res = extract_lstar(clf, **black_box_options(clf, "lstar", None), max_length=10)
+    res = extract(clf, "lstar", max_length=10)  # extract wraps a batch classifier itself
     assert res.dfa.n_states == 3 and res.finished  # length >= 2: states 0, 1, 2+

@@ -1,7 +1,8 @@
 """Extraction of the DFA a network implements: `extract(acceptor, method, options)`.
 
-The contract (options per method, progress events, statistics, the registry) is in
-`rnn2dfa.extract.base`. Each method's module is imported only when its method is used.
+The contract (options per method, progress events, statistics) is in
+`rnn2dfa.extract.base`, the methods in `rnn2dfa.extract.registry`. Each method's module is
+imported only when its method is used.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import numpy as np
 
 from rnn2dfa.extract.base import (
     DEFAULT_MAX_LENGTH,
-    METHODS,
     Evidence,
     ExactOptions,
     ExtractionProgress,
@@ -20,14 +20,21 @@ from rnn2dfa.extract.base import (
     ExtractOptions,
     KMeansOptions,
     LStarOptions,
-    Method,
     PartitionOptions,
     Progress,
+)
+from rnn2dfa.extract.registry import (
+    METHODS,
+    Method,
     get_method,
-    make_options,
+    is_batch_classifier,
+    method_names,
+    plan_options,
+    register,
+    registered,
+    unregister,
 )
 from rnn2dfa.extract.result import ExtractionResult
-from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.words import Word
 
 
@@ -54,25 +61,34 @@ def language_words(
 
 
 def extract(
-    acceptor: Acceptor,
+    acceptor: Any,
     method: str = "lstar",
-    options: ExtractOptions | None = None,
+    options: Any = None,
     *,
     progress: Progress | None = None,
     **values: Any,
-) -> ExtractionResult:
-    """Run one extraction method on an acceptor.
+) -> Any:
+    """Run one extraction method on an acceptor, or on a batch classifier (a model that
+    answers whole words only: the method's whole-word settings apply, and it asks its
+    membership queries through a cached `ClassifierOracle`).
 
     `options` may be the method's options or shared ones (their common fields are kept);
     keyword `values` set single options (`extract(acc, "lstar", oracle="pac")`).
+    A DFA method returns an ExtractionResult; a PDFA method (kind "pdfa") its own result.
     """
-    opts = make_options(method, options, **values)
+    m = get_method(method)
+    opts = plan_options(method, options, model=acceptor, **values)
+    kwargs: dict[str, Any] = {}
+    if is_batch_classifier(acceptor):
+        from rnn2dfa.oracle.black_box import ClassifierOracle
+
+        kwargs["membership"] = ClassifierOracle(acceptor)
     warning = None
-    if hasattr(acceptor, "step"):
+    if m.kind == "dfa" and hasattr(acceptor, "step"):
         from rnn2dfa.models.sanity import check_outputs
 
         warning = check_outputs(acceptor, seed=opts.seed)  # logits at all? (NaN, sigmoid)
-    result = get_method(method).load()(acceptor, opts, progress=progress)
+    result = m.load()(acceptor, opts, progress=progress, **kwargs)
     if warning is not None:
         result.warning = warning if result.warning is None else f"{warning}; {result.warning}"
     return result
@@ -95,6 +111,11 @@ __all__ = [
     "extract",
     "get_method",
     "language_words",
-    "make_options",
+    "is_batch_classifier",
     "method_function",
+    "method_names",
+    "plan_options",
+    "register",
+    "registered",
+    "unregister",
 ]

@@ -1,14 +1,13 @@
-"""The extraction contract: options, progress events, statistics and the method registry.
+"""The extraction contract: options, progress events and statistics.
 
 Every method is a function `fn(acceptor, options, *, progress=None) -> ExtractionResult`
-registered here under its name with its options class. The CLI, `run_pipeline` and the
-benchmarks build options from these dataclasses, so each default is written once.
-Methods are imported only when used (k-means pulls in scikit-learn).
+registered in `rnn2dfa.extract.registry` under its name with its options class. The CLI,
+`run_pipeline` and the benchmarks build options from these dataclasses (`plan_options`),
+so each default is written once.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -245,74 +244,6 @@ class ExtractionStats:
             out["evidence"] = asdict(self.evidence)
         out.update(self.details)
         return out
-
-
-@dataclass(frozen=True)
-class Method:
-    """A registered extraction method."""
-
-    name: str
-    options: type[ExtractOptions]
-    module: str
-    function: str
-    needs: str  # what the acceptor must offer: "membership", "states", "exact states"
-    summary: str
-
-    def load(self) -> Callable[..., Any]:
-        fn = getattr(importlib.import_module(self.module), self.function, None)
-        if fn is None:
-            raise InputError(f"extraction method {self.name!r} is not available in this build")
-        return fn
-
-    def option_names(self) -> tuple[str, ...]:
-        return tuple(f.name for f in fields(self.options))
-
-
-#: The registry: adding a method is its module plus one line here.
-METHODS: dict[str, Method] = {
-    m.name: m
-    for m in (
-        Method("lstar", LStarOptions, "rnn2dfa.extract.lstar.lstar", "extract_lstar",
-               "states", "Angluin's L* with the network as teacher (Weiss et al. 2018)"),
-        Method("kv", LStarOptions, "rnn2dfa.extract.lstar.lstar", "extract_kv",
-               "states", "Kearns-Vazirani discrimination tree, same checks as lstar"),
-        Method("kmeans", KMeansOptions, "rnn2dfa.extract.kmeans.cluster", "extract_kmeans",
-               "states", "k-means clusters of hidden states, K grown until consistent"),
-        Method("partition", PartitionOptions, "rnn2dfa.extract.kmeans.partition",
-               "extract_partition", "states", "Omlin & Giles interval partitions"),
-        Method("exact", ExactOptions, "rnn2dfa.extract.exact.extractor", "extract_exact",
-               "exact states", "breadth-first search over exact states (Theorem 4.5)"),
-    )
-}
-
-
-def get_method(name: str) -> Method:
-    """The registered method (InputError naming the known ones)."""
-    if name not in METHODS:
-        raise InputError(f"unknown extraction method {name!r} (known: {', '.join(METHODS)})")
-    return METHODS[name]
-
-
-def make_options(method: str, base: ExtractOptions | None = None, **values: Any) -> Any:
-    """Options of `method` from keyword values (unknown names: InputError), validated.
-
-    `base` may be options of any class: the fields the two share are carried over, so a
-    caller can hold shared options and specialise them per method.
-    """
-    m = get_method(method)
-    names = set(m.option_names())
-    unknown = sorted(set(values) - names)
-    if unknown:
-        raise InputError(
-            f"option {unknown[0]!r} does not apply to the {method} method "
-            f"(its options: {', '.join(sorted(names))})"
-        )
-    carried: dict[str, Any] = {}
-    if base is not None:
-        carried = {f.name: getattr(base, f.name) for f in fields(base) if f.name in names}
-    opts = m.options(**{**carried, **values})
-    opts.validate()
-    return opts
 
 
 def resolve_options(cls: type[Any], options: Any, overrides: dict[str, Any]) -> Any:

@@ -438,19 +438,20 @@ def is_acceptor(obj: Any) -> bool:
                                             for m in STEP_METHODS)
 
 
-def require_acceptor(model: Any, what: str) -> None:
-    """Refuse a batch classifier for a method that needs network states (one plain line)."""
+def require_acceptor(model: Any, what: str, *, param: str | None = None) -> None:
+    """Refuse a batch classifier for `what` (e.g. "the kmeans method"), which needs network
+    states (one plain line; `param` names the library parameter to change)."""
     if isinstance(model, BatchClassifier) and model.name == WHOLE_WORD:
         raise InputError(
             f"{what} needs network states; a whole-word (bidirectional) network reads each "
             "word at once and has none: only L* with the PAC oracle (membership queries of "
-            "whole words) extracts from it (--method lstar --oracle pac)"
+            "whole words) extracts from it", param=param
         )
     if isinstance(model, BatchClassifier):
         raise InputError(
             f"{what} needs a step-by-step Acceptor (initial_state/step/accept_logit/"
-            "observable); a batch classifier supports only L* with the PAC oracle "
-            "(--method lstar --oracle pac)"
+            "observable); a batch classifier supports only L* with the PAC oracle",
+            param=param,
         )
 
 
@@ -655,22 +656,3 @@ def as_model(obj: Any, name: str = "the model", *, guard: UserCode | None = None
         "accept_logit, observable), a BatchClassifier, (callable, alphabet), or a callable "
         "with an .alphabet", path=name
     )
-
-
-def black_box_options(model: Any, method: str, oracle: str | None) -> dict[str, Any]:
-    """Extraction options for a batch classifier: L* with the PAC oracle over a word cache.
-
-    `oracle` is the one the user asked for (None: not asked). Returns {} for an Acceptor.
-    """
-    if not isinstance(model, BatchClassifier):
-        return {}
-    if method not in ("lstar", "kv"):
-        require_acceptor(model, f"--method {method}")
-    if oracle not in (None, "pac"):
-        raise InputError(
-            f"--oracle {oracle} needs a step-by-step Acceptor (abstraction refinement looks "
-            "at network states); a batch classifier supports only --oracle pac"
-        )
-    from rnn2dfa.oracle.black_box import ClassifierOracle
-
-    return {"oracle": "pac", "membership": ClassifierOracle(model)}

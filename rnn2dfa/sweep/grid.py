@@ -12,8 +12,9 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.limits import MAX_SWEEP_POINTS
 
 CELLS = ("gru", "lstm", "tanh", "relu", "slu")
-#: Methods a sweep can run on a trained network. `exact` needs integer weights and
-#: saturated-linear units (Theorem 4.5), which gradient training never produces.
+#: The methods of the "methods" preset. A sweep runs any registered method that runs on
+#: trained networks (rnn2dfa.extract.registry: not `exact`, which needs integer weights and
+#: saturated-linear units, Theorem 4.5, that gradient training never produces).
 SWEEP_METHODS = ("lstar", "kmeans", "partition")
 
 TOMITA = tuple(f"tomita{i}" for i in range(1, 8))
@@ -95,14 +96,13 @@ class Grid:
             if cell not in CELLS:
                 raise InputError(f"unknown cell {_cut(cell)} (known: {', '.join(CELLS)})",
                                  path=path)
+        from rnn2dfa.extract.registry import for_trained_networks, method_names
+
         for method in self.methods:
-            if method == "exact":
-                raise InputError("method 'exact' applies only to integer saturated-linear "
-                                 "networks, never to trained ones: use lstar, kmeans or "
-                                 "partition", path=path)
-            if method not in SWEEP_METHODS:
+            if method not in method_names():
                 raise InputError(f"unknown method {_cut(method)} (known: "
-                                 f"{', '.join(SWEEP_METHODS)})", path=path)
+                                 f"{', '.join(method_names('dfa', trained=True))})", path=path)
+            for_trained_networks(method, path)
         for name, lo, hi in (("hidden", 1, 4096), ("layers", 1, 16), ("seeds", 0, 2**32 - 1)):
             for v in getattr(self, name):
                 if not lo <= v <= hi:

@@ -1,19 +1,18 @@
 """One grid point: train once, then extract with each method and verify, as `rnn2dfa run` does.
 
-The first method goes through `run_pipeline` (train -> extract -> verify -> render), which
-writes model.pt; every further method reuses that model (`extract_verify`) instead of
-training again. A point runs in a private temporary folder and returns its rows and the
-bytes of its files, so a worker on another machine (a Ray cluster) needs no shared disk:
-the driver alone writes into the sweep folder.
+The first method runs the pipeline's stages (rnn2dfa.pipeline: train, then extract ->
+minimize -> verify -> render -> write), which write model.pt; every further method runs the
+same stages 2-6 on that model (`extract_verify`) instead of training again; the stages say
+where every file is, so nothing is read back. A point runs in a private temporary folder and
+returns its rows and the bytes of its files, so a worker on another machine (a Ray cluster)
+needs no shared disk: the driver alone writes into the sweep folder.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,72 +70,18 @@ def run_config(point: Point, method: str, settings: Settings) -> RunConfig:
 
 
 def extract_verify(model_path: str | os.PathLike[str], training: Any, cfg: RunConfig,
-                   outdir: str | os.PathLike[str]) -> RunResult:
-    """Steps 2-6 of `run_pipeline` on an already trained model: extract with `cfg.method`,
-    minimize, verify against the truth and the network, draw, and write dfa.json, dfa.svg,
-    agreement.svg, report.json and report.md into `outdir` (which must exist)."""
-    from rnn2dfa.atomic import write_text
-    from rnn2dfa.automata.io import save_dfa
-    from rnn2dfa.extract import extract
-    from rnn2dfa.fileio import json_default_or_str
+                   outdir: str | os.PathLike[str], label: str | None = None) -> RunResult:
+    """Stages 2-6 of the pipeline (`method_stages`) on an already trained model, read from
+    `model_path`: write dfa.json, the drawings, report.json and report.md into `outdir`
+    (which must exist); report.json names `label` (default: `outdir`) as their folder."""
     from rnn2dfa.models import load_model
     from rnn2dfa.models.threads import torch_threads
-    from rnn2dfa.pipeline import extraction_options, report_markdown
-    from rnn2dfa.render import RenderError, draw_dfa, plot_agreement, write_drawing
-    from rnn2dfa.verify import truth_from_language, verify
+    from rnn2dfa.pipeline import Book, method_stages
 
-    out = Path(outdir)
-    seconds: dict[str, float] = {}
-    notes: list[str] = []
-    files: dict[str, str] = {}
     with torch_threads(cfg.threads):
         model, _meta = load_model(model_path)
-        t0 = time.perf_counter()
-        result = extract(model, cfg.method, extraction_options(cfg))
-        if not result.finished:
-            notes.append(f"extraction ({cfg.method}) stopped early; the DFA is its last "
-                         "hypothesis" + (f": {result.message}" if result.message else ""))
-        elif result.message:
-            notes.append(result.message)
-        seconds["extract"] = time.perf_counter() - t0
-
-        t0 = time.perf_counter()
-        dfa = result.dfa.minimize().with_extra(
-            name=f"{cfg.language} ({cfg.cell}, {cfg.method})",
-            provenance={"language": cfg.language, "cell": cfg.cell, "hidden": cfg.hidden,
-                        "method": cfg.method, "seed": cfg.seed},
-            stats=json.loads(json.dumps(dict(result.stats), default=json_default_or_str)))
-        save_dfa(dfa, out / "dfa.json")
-        files["dfa"] = "dfa.json"
-        seconds["minimize"] = time.perf_counter() - t0
-
-        t0 = time.perf_counter()
-        verification = verify(
-            dfa, truth=truth_from_language(cfg.language, cfg.verify_max_length),
-            acceptor=model, dfa_name="the extracted DFA", model_name="model.pt",
-            max_length=cfg.verify_max_length, per_bucket=cfg.verify_per_bucket, seed=cfg.seed)
-        seconds["verify"] = time.perf_counter() - t0
-
-        t0 = time.perf_counter()
-        drawing = draw_dfa(dfa, show_sink=cfg.show_sink,
-                           title=f"{cfg.language}: {cfg.cell} network, {cfg.method} extraction")
-        try:
-            write_drawing(drawing, out / "dfa.svg", "svg")
-            files["svg"] = "dfa.svg"
-        except RenderError as exc:
-            notes.append(f"dfa.svg was not drawn: {exc.reason}")
-        plot_agreement(verification, out / "agreement.svg")
-        files["plot"] = "agreement.svg"
-        seconds["render"] = time.perf_counter() - t0
-
-    files["report_json"] = "report.json"
-    files["report_md"] = "report.md"
-    run = RunResult(str(out), {k: str(out / v) for k, v in files.items()}, cfg, training,
-                    result, dfa, verification, seconds, notes, drawing.sink_hidden)
-    write_text(out / "report.json",
-               json.dumps(run.to_dict(), indent=2, default=json_default_or_str) + "\n")
-    write_text(out / "report.md", report_markdown(run))
-    return run
+        return method_stages(model, training, cfg, Book(Path(outdir)),
+                             str(outdir) if label is None else label)
 
 
 def _fmt(x: float | None, digits: int = 6) -> str:
@@ -198,17 +143,6 @@ def describe(exc: BaseException) -> str:
     return text if isinstance(exc, InputError) else f"{type(exc).__name__}: {text}"
 
 
-def _relocate_report(path: Path, folder: str) -> None:
-    """report.json names the files where they were made (a temporary folder): name them
-    where they end up, relative to the sweep folder."""
-    from rnn2dfa.atomic import write_text
-
-    data = json.loads(path.read_text(encoding="utf-8"))
-    data["outdir"] = folder
-    data["files"] = {k: Path(v).name for k, v in data.get("files", {}).items()}
-    write_text(path, json.dumps(data, indent=2) + "\n")
-
-
 def _collect(root: Path, prefix: str) -> dict[str, bytes]:
     found = {}
     for p in sorted(root.rglob("*")):
@@ -217,11 +151,23 @@ def _collect(root: Path, prefix: str) -> dict[str, bytes]:
     return found
 
 
+def train_and_extract(cfg: RunConfig, outdir: Path, label: str) -> tuple[RunResult, Path]:
+    """The whole pipeline (train, then `method_stages`) into `outdir`, a private folder;
+    report.json names `label`. Returns the run and the path of its model.pt."""
+    from rnn2dfa.models.threads import torch_threads
+    from rnn2dfa.pipeline import Book, extraction_options, method_stages, train_stage
+
+    options = extraction_options(cfg)  # a method that cannot run is refused before training
+    with torch_threads(cfg.threads):
+        book = Book(outdir)
+        model, summary = train_stage(cfg, book)
+        run = method_stages(model, summary, cfg, book, label, options)
+    return run, outdir / book.files["model"]
+
+
 def run_point(point: Point, methods: list[str], settings: Settings) -> PointOutcome:
     """Train the point's network once and run every method on it; never raises for a
     failing method or training: the error goes into that method's row."""
-    from rnn2dfa.pipeline import run_pipeline
-
     rows: list[dict[str, str]] = []
     tmp = Path(tempfile.mkdtemp(prefix="rnn2dfa-sweep-"))
     try:
@@ -233,19 +179,17 @@ def run_point(point: Point, methods: list[str], settings: Settings) -> PointOutc
             folder = f"{point.folder}/{method}"
             cfg = run_config(point, method, settings)
             try:
+                (tmp / method).mkdir()
                 if model_path is None:
                     # Train (and extract with this method); a failure here means the next
                     # method trains again, so one bad method does not sink the others.
-                    run = run_pipeline(cfg, tmp / method)
-                    model_path = tmp / method / "model.pt"
-                    model_folder, training = folder, run.training
+                    run, path = train_and_extract(cfg, tmp / method, folder)
+                    model_path, model_folder, training = path, folder, run.training
                     train_seconds = run.seconds.get("train", 0.0)
                 else:
-                    (tmp / method).mkdir()
-                    run = extract_verify(model_path, training, cfg, tmp / method)
-                _relocate_report(tmp / method / "report.json", folder)
+                    run = extract_verify(model_path, training, cfg, tmp / method, folder)
                 row = row_from_run(point, method, run, folder, train_seconds)
-                row["model"] = f"{model_folder}/model.pt"
+                row["model"] = f"{model_folder}/{model_path.name}"
                 rows.append(row)
             except Exception as exc:  # noqa: BLE001 - recorded in the row, the sweep goes on
                 rows.append(failed_row(point, method, describe(exc)))

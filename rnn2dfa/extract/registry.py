@@ -1,0 +1,337 @@
+"""The registry of extraction methods: one `Method` per name, the single source callers read.
+
+A `Method` says what the CLI, `run`, `sweep` and the benchmarks used to decide by the
+method's name: its options class, its memory budget (checked before work), what it needs
+of the model (whole words, per-prefix states, exact states), how it runs on a model that
+answers whole words only (a batch classifier), whether it wants the language's words, and
+one line for `--help`. Adding a method is its module plus one `register(Method(...))`.
+Functions are named as "module:function" and imported only when their method runs
+(k-means pulls in scikit-learn); no torch is imported here.
+
+Methods whose result is a probabilistic automaton (`kind="pdfa"`: weighted L*, spectral,
+n-grams) register here too; their function is `fn(teacher, options, progress=None)`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, fields
+from typing import Any
+
+from rnn2dfa.errors import InputError
+from rnn2dfa.extract.base import (
+    ExactOptions,
+    ExtractOptions,
+    KMeansOptions,
+    LStarOptions,
+    PartitionOptions,
+)
+
+#: What a method needs of the model: whole words only (membership queries: batch classifiers
+#: work), the states after every prefix (stepping), or exactly representable states.
+NEEDS = ("words", "states", "exact states")
+KINDS = ("dfa", "pdfa")
+
+#: A budget check: (options, state width, language words joined?) -> None or InputError.
+Budget = Callable[[Any, int, bool], None]
+
+
+@dataclass(frozen=True)
+class Method:
+    """A registered extraction method and what callers need to know about it."""
+
+    name: str
+    options: type  # its frozen options dataclass (DFA methods: derived from ExtractOptions)
+    #: "module:function" (imported when the method runs) or the function itself:
+    #: `fn(acceptor, options, *, progress=None, **kwargs) -> ExtractionResult`
+    function: str | Callable[..., Any]
+    summary: str  # one line for `--help`
+    kind: str = "dfa"  # "dfa": an ExtractionResult; "pdfa": a probabilistic automaton
+    needs: str = "states"  # one of NEEDS
+    #: How the method runs on a model answering whole words only (a batch classifier):
+    #: given the caller's explicit option values, the values to use (InputError with `param`
+    #: for one that needs states). None: refused, unless `needs == "words"` (unchanged).
+    #: The function then receives `membership=` (an oracle over the classifier).
+    whole_words: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    #: Whether, with these options, the method wants the language's class-balanced words
+    #: (the network's training language) joined to its samples. None: never.
+    language_words: Callable[[Any], bool] | None = None
+    #: The memory check made before work (None: the method bounds itself).
+    budget: Budget | None = None
+
+    def __post_init__(self) -> None:
+        if self.needs not in NEEDS:
+            raise ValueError(f"needs must be one of {NEEDS}, got {self.needs!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+
+    def load(self) -> Callable[..., Any]:
+        """The method's function (imported now)."""
+        if callable(self.function):
+            return self.function
+        module, _, name = self.function.partition(":")
+        fn = getattr(importlib.import_module(module), name, None)
+        if fn is None:
+            raise InputError(f"extraction method {self.name!r} is not available in this build",
+                             param="method")
+        return fn
+
+    def option_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(self.options))
+
+    @property
+    def accepts_batch(self) -> bool:
+        """Whether it runs on a batch classifier (whole words in, answers out)."""
+        return self.needs == "words" or self.whole_words is not None
+
+    @property
+    def on_trained_networks(self) -> bool:
+        """Whether it runs on a gradient-trained network (`run`, `sweep`): exact states
+        need integer weights and saturated-linear units, which training never produces."""
+        return self.kind == "dfa" and self.needs != "exact states"
+
+    def wants_language_words(self, options: Any) -> bool:
+        return self.language_words is not None and bool(self.language_words(options))
+
+    def check_budget(self, options: Any, state_dim: int, *, language_pool: bool = False) -> None:
+        """Refuse, before work, options whose samples or tables would not fit in memory
+        (the error names the parameter that changes it)."""
+        if self.budget is not None:
+            self.budget(options, int(state_dim), language_pool)
+
+
+# ------------------------------------------------------------------ budgets
+def _learner_budget(o: LStarOptions, state_dim: int, language_pool: bool) -> None:
+    """L*/KV: the rare-class search's uniform words, the PAC sample, the language's words."""
+    from rnn2dfa.limits import (
+        MAX_SAMPLE_VALUES,
+        MAX_STEPPED_VALUES,
+        POOL_PER_LENGTH,
+        RARE_UNIFORM_WORDS,
+        check_pac_budget,
+        human_bytes,
+    )
+
+    longest = int(o.max_length)
+    if o.rare_search:
+        # rnn2dfa.extract.rare.balance_classes: RARE_UNIFORM_WORDS uniform words, padded,
+        # each stepped through the network and its prefix trie
+        values = RARE_UNIFORM_WORDS * (longest + 1)
+        if values > MAX_STEPPED_VALUES:
+            raise InputError(
+                f"L* first runs the network on {RARE_UNIFORM_WORDS:,} uniform words of length "
+                f"up to {longest} ({values:.3g} steps; the limit is {MAX_STEPPED_VALUES:.3g}): "
+                "lower the longest length (at most "
+                f"{MAX_STEPPED_VALUES // RARE_UNIFORM_WORDS - 1})",
+                param="max_length",
+            )
+    if o.oracle in ("pac", "both"):
+        check_pac_budget(float(o.epsilon), float(o.delta), longest)
+        # the class-balanced words of the network's language joined to the PAC sample:
+        # POOL_PER_LENGTH words of every length 0..longest (rnn2dfa.extract.language_words)
+        pool = POOL_PER_LENGTH * (longest + 1) * (longest + 2) // 2
+        if language_pool and pool > MAX_SAMPLE_VALUES:
+            raise InputError(
+                f"the language's words of every length up to {longest} joined to the PAC "
+                f"sample hold {pool:.3g} symbols, ~{human_bytes(pool * 8)} (the limit is "
+                f"{human_bytes(MAX_SAMPLE_VALUES * 8)}); lower the longest length, or sample "
+                "uniform words only",
+                param="max_length",
+            )
+
+
+def _kmeans_budget(o: KMeansOptions, state_dim: int, language_pool: bool) -> None:
+    """k-means: the prefix states it clusters (words x length x state width)."""
+    from rnn2dfa.limits import MAX_SAMPLE_VALUES, human_bytes
+
+    values = int(o.n_words or 0) * (int(o.max_length or 0) + 1) * state_dim
+    if values > MAX_SAMPLE_VALUES:
+        raise InputError(
+            f"k-means would cluster {o.n_words} words of length up to "
+            f"{o.max_length} with {state_dim} state values per prefix, "
+            f"~{human_bytes(values * 4)} (the limit is {human_bytes(MAX_SAMPLE_VALUES * 4)}); "
+            "lower the longest length",
+            param="max_length",
+        )
+
+
+def _exact_budget(o: ExactOptions, state_dim: int, language_pool: bool) -> None:
+    """Exact search bounds its own table as it grows (rnn2dfa.extract.exact.search stops
+    with "state cap reached (memory)"); refused here is only a cap the user asks for that
+    could not fit even if every state took the least a state can take."""
+    from rnn2dfa.limits import EXACT_ENTRY_MIN_BYTES, EXACT_TABLE_BYTES, human_bytes
+
+    cap, least = o.max_states, EXACT_ENTRY_MIN_BYTES
+    if cap is not None and int(cap) * least > EXACT_TABLE_BYTES:
+        raise InputError(
+            f"a state cap of {int(cap):,} cannot be reached: each state of the exact "
+            f"search takes at least {least} bytes, ~{human_bytes(int(cap) * least)} in all "
+            f"(the limit is {human_bytes(EXACT_TABLE_BYTES)}); at most "
+            f"{EXACT_TABLE_BYTES // least:,}, or no cap (the search stops when its table "
+            "is full)",
+            param="max_states",
+        )
+
+
+def _learner_whole_words(values: dict[str, Any]) -> dict[str, Any]:
+    """L*/KV on whole words: the PAC oracle only, no rare-class search (it steps)."""
+    oracle = values.get("oracle")
+    if oracle not in (None, "pac"):
+        raise InputError(
+            f"the {oracle} oracle needs a step-by-step Acceptor (abstraction refinement looks "
+            "at network states); a batch classifier supports only the PAC oracle",
+            param="oracle",
+        )
+    return {**values, "oracle": "pac", "rare_search": False}
+
+
+def _learner_language_words(o: LStarOptions) -> bool:
+    """The language's words join the PAC sample (refinement alone samples nothing)."""
+    return o.oracle != "refine"
+
+
+# ------------------------------------------------------------------ the registry
+_LEARNER = {"whole_words": _learner_whole_words, "language_words": _learner_language_words,
+            "budget": _learner_budget}
+
+#: name -> Method, in the order `--method` lists them.
+METHODS: dict[str, Method] = {}
+
+#: Modules that register methods when imported (imported on the first listing or look-up
+#: of an unknown name), e.g. "rnn2dfa.pdfa.methods".
+PROVIDERS: list[str] = []
+_loaded: set[str] = set()
+
+
+def register(method: Method) -> Method:
+    """Add a method (a name already registered is refused: unregister it first)."""
+    if method.name in METHODS and METHODS[method.name] != method:
+        raise ValueError(f"extraction method {method.name!r} is already registered")
+    METHODS[method.name] = method
+    return method
+
+
+def unregister(name: str) -> None:
+    """Remove a method (tests add toy methods and take them away again)."""
+    METHODS.pop(name, None)
+
+
+@contextmanager
+def registered(method: Method) -> Iterator[Method]:
+    """`method` registered for the block only."""
+    register(method)
+    try:
+        yield method
+    finally:
+        unregister(method.name)
+
+
+def _load_providers() -> None:
+    for module in PROVIDERS:
+        if module not in _loaded:
+            _loaded.add(module)
+            importlib.import_module(module)
+
+
+def method_names(kind: str | None = None, *, trained: bool = False) -> tuple[str, ...]:
+    """Registered names, of one kind (None: all); `trained`: only those that run on
+    gradient-trained networks."""
+    _load_providers()
+    return tuple(n for n, m in METHODS.items()
+                 if (kind is None or m.kind == kind) and (not trained or m.on_trained_networks))
+
+
+def get_method(name: str) -> Method:
+    """The registered method (InputError naming the known ones)."""
+    if name not in METHODS:
+        _load_providers()
+    if name not in METHODS:
+        raise InputError(f"unknown extraction method {name!r} (known: {', '.join(METHODS)})",
+                         param="method")
+    return METHODS[name]
+
+
+def for_trained_networks(name: str, path: str | None = None) -> Method:
+    """The method, when it can run on a gradient-trained network (`run`, `sweep`); else
+    InputError naming those that can."""
+    m = get_method(name)
+    if not m.on_trained_networks:
+        why = ("language models (its result is a probabilistic automaton)" if m.kind == "pdfa" else
+               "networks with integer weights and saturated-linear units (such as compiled "
+               "ones: rnn2dfa compile)")
+        raise InputError(f"method {name!r} applies only to {why}, never to trained ones: use "
+                         f"{', '.join(method_names('dfa', trained=True))}", path=path,
+                         param="method")
+    return m
+
+
+def is_batch_classifier(model: Any) -> bool:
+    """True for a model that answers whole words only (`BatchClassifier`: user code, or a
+    whole-word network)."""
+    if model is None:
+        return False
+    from rnn2dfa.models.user_code import BatchClassifier
+
+    return isinstance(model, BatchClassifier)
+
+
+def plan_options(method: str, base: Any = None, *, model: Any = None, **values: Any) -> Any:
+    """The options `method` runs with: its defaults, the fields `base` shares with them
+    (options of any method), then `values`; unknown names and bad values are InputError.
+
+    With `model` a batch classifier, the method's whole-word settings apply (L*: the PAC
+    oracle, no rare-class search) and a method that needs states is refused.
+    """
+    m = get_method(method)
+    names = set(m.option_names())
+    unknown = sorted(set(values) - names)
+    if unknown:
+        raise InputError(
+            f"option {unknown[0]!r} does not apply to the {method} method "
+            f"(its options: {', '.join(sorted(names))})", param=unknown[0]
+        )
+    if is_batch_classifier(model):
+        if not m.accepts_batch:
+            from rnn2dfa.models.user_code import require_acceptor
+
+            require_acceptor(model, f"the {method} method", param="method")
+        values = (m.whole_words or dict)(dict(values))
+    carried: dict[str, Any] = {}
+    if base is not None:
+        carried = {f.name: getattr(base, f.name) for f in fields(base) if f.name in names}
+    opts = m.options(**{**carried, **values})
+    validate = getattr(opts, "validate", None)
+    if validate is not None:
+        validate()
+    return opts
+
+
+def check_budget(method: str, options: Any, state_dim: int, *,
+                 language_pool: bool = False) -> None:
+    """`Method.check_budget` by name; `options` may be a mapping of option values."""
+    if isinstance(options, Mapping):
+        options = plan_options(method, **options)
+    get_method(method).check_budget(options, state_dim, language_pool=language_pool)
+
+
+for _m in (
+    Method("lstar", LStarOptions, "rnn2dfa.extract.lstar.lstar:extract_lstar",
+           "Angluin's L* with the network as teacher (Weiss et al. 2018)", **_LEARNER),
+    Method("kv", LStarOptions, "rnn2dfa.extract.lstar.lstar:extract_kv",
+           "Kearns-Vazirani discrimination tree, same checks as lstar", **_LEARNER),
+    Method("kmeans", KMeansOptions, "rnn2dfa.extract.kmeans.cluster:extract_kmeans",
+           "k-means clusters of hidden states, K grown until consistent",
+           budget=_kmeans_budget),
+    Method("partition", PartitionOptions, "rnn2dfa.extract.kmeans.partition:extract_partition",
+           "Omlin & Giles interval partitions"),
+    Method("exact", ExactOptions, "rnn2dfa.extract.exact.extractor:extract_exact",
+           "breadth-first search over exact states (Theorem 4.5)", needs="exact states",
+           budget=_exact_budget),
+):
+    register(_m)
+
+__all__ = ["METHODS", "NEEDS", "PROVIDERS", "ExtractOptions", "Method", "check_budget",
+           "for_trained_networks", "get_method", "is_batch_classifier", "method_names",
+           "plan_options", "register", "registered", "unregister"]

@@ -1,0 +1,141 @@
+"""report.md of `rnn2dfa run` (and of each sweep point): the drawing, then training,
+extraction, verification, notes and time, as Markdown tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from rnn2dfa.pipeline import RunResult
+
+def size_trail(sizes: list[int], keep: int = 12) -> str:
+    """Hypothesis sizes as `1 → 4 → 5`, the middle elided when there are many."""
+    shown = [str(x) for x in sizes]
+    if len(shown) > keep:
+        shown = shown[:3] + [f"… ({len(sizes) - 3 - (keep - 4)} more)"] + shown[-(keep - 4) :]
+    return " → ".join(shown) or "–"
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.2f}%"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def accuracy_buckets(rows: list[dict[str, Any]], train_max: int) -> list[tuple[str, int, float]]:
+    """Test accuracy grouped into length ranges: within, twice and four times the training
+    length (length generalisation), as (label, words, accuracy) rows for the report."""
+    from rnn2dfa.train.buckets import accuracy_buckets as buckets
+    from rnn2dfa.train.buckets import generalisation_edges
+
+    top = max((r["length"] for r in rows), default=0)
+    return [(f"{b.lo}–{min(b.hi, top)}", b.words, b.accuracy)
+            for b in buckets(rows, generalisation_edges(train_max))]
+
+
+def report_markdown(run: RunResult) -> str:
+    """The human report: the drawing (dfa.svg beside it), training, extraction, verification."""
+    cfg, tr, ver = run.config, run.training, run.verification
+    ex = run.extraction_dict()
+    parts = [
+        f"# rnn2dfa run: {cfg.language} ({cfg.cell}, {cfg.method})",
+        "",
+        f"**{ver.verdict}.**",
+        "",
+    ]
+    if "svg" in run.files:
+        parts += ["![the extracted DFA](dfa.svg)", ""]
+    parts += [
+        "Start arrow on the left; double circles accept"
+        + ("; the rejecting sink state is not drawn" if run.sink_hidden else "")
+        + ". Files: " + ", ".join(
+            f"`{Path(p).name}`" for p in run.files.values()
+        ) + ".",
+        "",
+        "## Training",
+        "",
+        f"{tr.model}, {tr.n_parameters} parameters, {tr.n_train} training words of lengths "
+        f"0–{cfg.train_max_length}; stopped: {tr.stopped} after {tr.epochs} epochs "
+        f"({tr.seconds:.1f} s); training accuracy {_pct(tr.train_accuracy)}.",
+        "",
+        "Test accuracy by length (class-balanced test words, up to 4× the training length):",
+        "",
+        _table(["lengths", "words", "accuracy"],
+               [[b, str(n), _pct(a)] for b, n, a in accuracy_buckets(tr.accuracy_by_length,
+                                                                     cfg.train_max_length)]),
+        "",
+        "## Extraction",
+        "",
+    ]
+    stats = ex["stats"]
+    rows = [["method", str(ex["method"])], ["finished", "yes" if ex["finished"] else "no"],
+            ["states (extracted → minimal)", f"{ex['states_extracted']} → {ex['states_minimal']}"],
+            ["hypothesis sizes", size_trail(ex["hypothesis_sizes"])]]
+    for key in ("rounds", "membership_queries", "distinct_words", "network_steps",
+                "equivalence_queries", "counterexamples", "k", "q", "seconds"):
+        if key in stats:
+            rows.append([key.replace("_", " "), str(stats[key])])
+    parts += [_table(["", ""], rows), ""]
+    if ex["message"]:
+        parts += [f"> {ex['message']}", ""]
+    if "hypotheses_plot" in run.files:
+        parts += ["Hypothesis size against disagreement with the network (sampled words):", "",
+                  "![hypotheses](hypotheses.svg)", ""]
+    parts += ["## Verification", ""]
+    cmp = ver.truth
+    if cmp is not None:
+        rows = [["truth", cmp.truth + ("" if cmp.truth_exact else " (bounded: not regular)")],
+                ["equivalent" if cmp.truth_exact else f"equal up to length {cmp.max_length}",
+                 "yes" if cmp.agrees else "**no**"],
+                ["states (DFA / truth, minimal)",
+                 f"{cmp.dfa_minimal_states} / {cmp.truth_minimal_states}"]]
+        if cmp.counterexample_text is not None:
+            who = "accepts" if cmp.dfa_accepts_counterexample else "rejects"
+            cex = f"`{cmp.counterexample_text}` (the DFA {who} it)"
+            rows.append(["shortest counterexample", cex])
+        parts += [_table(["", ""], rows), ""]
+        if not cmp.agrees:
+            parts += [
+                "Exact disagreement with the truth by length (all words, counted on the product "
+                "automaton):",
+                "",
+                _table(["length", "disagree", "of", "rate"],
+                       [[str(r.length), str(r.disagreements), str(r.total), _pct(r.rate)]
+                        for r in cmp.by_length]),
+                "",
+            ]
+        if cmp.note:
+            parts += [f"> {cmp.note}", ""]
+    net = ver.network
+    if net is not None:
+        parts += [
+            f"Agreement with the network on sampled words up to length "
+            f"{max(b.hi for b in net.buckets)} (network error beside the DFA's error, after "
+            "Omlin & Giles; balanced = half accepted, half rejected):",
+            "",
+            _table(["lengths", "sample", "words", "DFA = network", "network error", "DFA error"],
+                   [[f"{b.lo}–{b.hi}", b.sample, str(b.words), _pct(b.agreement),
+                     _pct(b.network_error), _pct(b.dfa_error)] for b in net.buckets]),
+            "",
+            "![agreement by length](agreement.svg)",
+            "",
+        ]
+    if run.notes:
+        parts += ["## Notes", ""] + [f"- {n}" for n in run.notes] + [""]
+    total = sum(run.seconds.values())
+    parts += [
+        "## Time",
+        "",
+        _table(["stage", "seconds"], [[k, f"{v:.1f}"] for k, v in run.seconds.items()]
+               + [["total", f"{total:.1f}"]]),
+        "",
+        f"Reproduce: `rnn2dfa run --language {cfg.language} --cell {cfg.cell} "
+        f"--method {cfg.method} --seed {cfg.seed}`",
+        "",
+    ]
+    return "\n".join(parts)
