@@ -27,6 +27,7 @@ from rnn2dfa_cli.common import (
     json_option,
     options_for,
     out,
+    yes_no,
 )
 
 #: `-o -` writes the DFA file to stdout instead of a file.
@@ -98,8 +99,8 @@ def languages_cmd(as_json: bool) -> None:
         table.add_row(
             escape(row["name"]),
             escape(" ".join(row["alphabet"])),
-            "yes" if row["regular"] else "no",
-            str(row["states"]) if row["states"] is not None else "-",
+            yes_no(row["regular"]),
+            yes_no(row["states"]),
             escape(row["description"]),
         )
     out.print(table)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import os
 
 import click
-from rich.table import Table
 
 from rnn2dfa.errors import InputError
-from rnn2dfa_cli.common import emit_json, json_option, out
+from rnn2dfa_cli.common import emit_json, json_option, kv_table, out, seed_option
 
 
 @click.command("compile")
@@ -26,8 +25,7 @@ from rnn2dfa_cli.common import emit_json, json_option, out
                    "approximate extractors). The AND units sit on their threshold and leak "
                    "about SIGMA each per step, so errors show after roughly "
                    "1/(SIGMA x states) symbols.")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of the noise (same seed, same network).")
+@seed_option
 @click.option("--stack-encoding", type=click.Choice(("base3", "binary")), default="base3",
               show_default=True,
               help="Turing machines only: the chapter's base-3 stacks or the slides' binary "
@@ -92,10 +90,7 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
     if as_json:
         emit_json(info)
         return
-    table = Table(title=f"Compiled {name} (Minsky construction)", show_header=False,
-                  title_justify="left")
-    table.add_column(style="bold")
-    table.add_column(justify="right")
+    table = kv_table(f"Compiled {name} (Minsky construction)")
     table.add_row("states", str(dfa.n_states))
     table.add_row("symbols", str(dfa.n_symbols))
     table.add_row("hidden units", f"{net.state_dim:,}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -11,23 +12,63 @@ from rich.table import Table
 
 from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
-from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, METHODS, LStarOptions
+from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, LStarOptions
+from rnn2dfa.extract.registry import METHODS, get_method, method_names
 from rnn2dfa_cli.cmd_pdfa import PDFA_METHODS
-from rnn2dfa_cli.common import emit_json, err, json_option, options_for, out
+from rnn2dfa_cli.common import (
+    PipedProgress,
+    emit_json,
+    err,
+    json_option,
+    kv_table,
+    options_for,
+    out,
+    seed_option,
+    yes_no,
+)
 from rnn2dfa_cli.user_model import acceptor_option, user_model
 
-METHOD_NAMES = (*METHODS, *PDFA_METHODS)  # the last ones: cli/cmd_pdfa.py (language models)
 #: Command-line options that are not method options (they decide how options are built).
 CLI_ONLY = ("pac_words",)
+#: Library parameter -> option, for the one-line errors of planning and budget checks.
+OPTIONS = {"epsilon": "--epsilon/--delta", "max_length": "--max-length",
+           "max_states": "--max-states", "method": "--method", "oracle": "--oracle"}
+
+
+class MethodChoice(click.Choice):
+    """The registered extraction methods (`kind`: one kind), read when the option is
+    parsed, so a method registered after import is a choice too; `extra`: names handled
+    elsewhere that are not (yet) in the registry."""
+
+    def __init__(self, kind: str | None = None, extra: tuple[str, ...] = (),
+                 trained: bool = False) -> None:
+        self.kind, self.extra, self.trained = kind, extra, trained
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys((*method_names(self.kind, trained=self.trained),
+                                    *self.extra)))
+
+    @choices.setter
+    def choices(self, _value: Any) -> None:
+        pass
+
+
+def method_help(names: tuple[str, ...], more: dict[str, str] | None = None) -> str:
+    """`--method`'s help: each method's one line from the registry."""
+    more = more or {}
+    return "; ".join(f"{n}: {METHODS[n].summary if n in METHODS else more.get(n, '')}"
+                     for n in names) + "."
 
 
 def applies_to(name: str) -> tuple[str, ...]:
     """The methods whose options include `name` (from the registry, not a table of our own)."""
-    if name == "pac_words":
-        return ("lstar", "kv")
-    if name == "tolerance":  # weighted L* of language models (cli/cmd_pdfa.py)
+    if name == "pac_words":  # the language's words join the sample
+        return tuple(m for m in method_names() if METHODS[m].language_words is not None)
+    if name == "tolerance" and "wlstar" not in METHODS:  # until PDFA methods register
         return ("wlstar",)
-    return tuple(m for m, spec in METHODS.items() if name in spec.option_names())
+    return tuple(m for m in method_names() if name in METHODS[m].option_names())
 
 
 _STAT_LABELS = (
@@ -43,27 +84,23 @@ _STAT_LABELS = (
 
 
 def _stats_table(result: Any, output: str) -> Table:
-    t = Table(title=f"Extraction ({result.method})", show_header=False, title_justify="left")
-    t.add_column(style="bold")
-    t.add_column(justify="right")
+    t = kv_table(f"Extraction ({result.method})")
     t.add_row("DFA states", str(result.dfa.n_states))
     t.add_row("finished", "yes" if result.finished else "[yellow]no[/yellow]")
     shown = set()
     for key, label in _STAT_LABELS:
         if key in result.stats:
             val = result.stats[key]
-            if isinstance(val, int):
-                text = f"{val:,}"
-            else:
-                text = f"{val:.3f}" if isinstance(val, float) else str(val)
-            t.add_row(label, text)
+            t.add_row(label, f"{val:.3f}" if isinstance(val, float) else yes_no(val))
             shown.add(key)
     for key, val in result.stats.items():
         if key in shown or key in ("method", "finished", "stopped"):
             continue
         if isinstance(val, (dict, list)):
             continue
-        t.add_row(key.replace("_", " "), str(val))
+        shown_val = f"{val:.2%}" if "agreement" in key and isinstance(val, float) \
+            else yes_no(val)
+        t.add_row(key.replace("_", " "), shown_val)
     if result.hypothesis_sizes:
         sizes = result.hypothesis_sizes
         shown_sizes = ", ".join(map(str, sizes[-12:]))
@@ -97,11 +134,14 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
 @click.command("extract")
 @click.argument("model_file", metavar="MODEL.pt", required=False)
 @acceptor_option
-@click.option("--method", type=click.Choice(METHOD_NAMES), default="lstar", show_default=True,
-              help="lstar: Angluin's L* with a network oracle; kv: Kearns-Vazirani "
-                   "discrimination tree, same checks; kmeans: cluster the states; "
-                   "partition: interval partitions (Omlin & Giles); exact: exact state search "
-                   "for saturated integer networks and compiled DFAs.")
+@click.option("--method", type=MethodChoice(extra=PDFA_METHODS), default="lstar",
+              show_default=True,
+              help=method_help(method_names("dfa"))
+              + " For language models (a PDFA, see rnn2dfa pdfa-extract): "
+              + method_help(PDFA_METHODS, {
+                  "wlstar": "weighted L* (Weiss et al. 2019)",
+                  "ngram": "an n-gram model of the network's samples",
+                  "spectral": "a weighted automaton from the Hankel matrix"}))
 @click.option("--oracle", type=click.Choice(("refine", "pac", "both")),
               default=LStarOptions.oracle, show_default=True,
               help="L* equivalence check: abstraction refinement (white box, Weiss et al. 2018), "
@@ -149,8 +189,7 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
               help="lstar/kv, when the run does not converge: occam = the smallest hypothesis "
                    "whose held-out agreement cannot be told apart from the best (Wilson "
                    "interval, overall and per class); faithful = the best one.")
-@click.option("--seed", type=click.IntRange(0), default=0, show_default=True,
-              help="Random seed (same seed, same result).")
+@seed_option
 @click.option("--tolerance", type=click.FloatRange(0, 1, min_open=True), default=0.1,
               show_default=True, help="wlstar (language models -> PDFA, Weiss et al. 2019): "
               "states merged when next-symbol probabilities are within this.")
@@ -182,7 +221,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     finite-state (for instance an LSTM counting a^n b^n).
     Exit code: 0 written, 2 bad input (nothing written).
     """
-    if method in PDFA_METHODS:
+    if method in PDFA_METHODS or get_method(method).kind == "pdfa":
         from rnn2dfa_cli.cmd_pdfa import extract_hook
 
         return extract_hook(ctx)
@@ -200,7 +239,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
             )
     check_writable(output, "the DFA")
 
-    from rnn2dfa.extract import extract, language_words, make_options
+    from rnn2dfa.extract import extract, language_words, plan_options
     from rnn2dfa.models.loading import LoadedAcceptor, load_acceptor
 
     if acceptor_spec is not None:
@@ -211,59 +250,49 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
         raise InputError("no model: give MODEL.pt (or --acceptor MODULE:FUNCTION)")
     else:
         loaded = load_acceptor(model_file)
-    from rnn2dfa.models.user_code import black_box_options, whole_word_classifier
+    from rnn2dfa.models.user_code import whole_word_classifier
 
     if getattr(loaded.acceptor, "whole_word", False):  # bidirectional: whole words only
         loaded = LoadedAcceptor(whole_word_classifier(loaded.acceptor), loaded.metadata,
                                 "whole-word network", loaded.path)
-    black_box = black_box_options(loaded.acceptor, method,
-                                  options["oracle"] if "oracle" in given else None)
     values = {name: options[name] for name in given if name not in CLI_ONLY}
     words_file = values.pop("words", None)
-    from rnn2dfa.limits import check_extract_budget
-
-    learner = method in ("lstar", "kv")
-    pool = learner and options["pac_words"] == "auto" and loaded.language is not None
+    spec = get_method(method)
     try:
         width = int(getattr(loaded.acceptor, "state_dim", 1))
     except InputError as exc:  # a whole-word network has no states: say why, name the file
         raise InputError(exc.message, path=model_file) from None
-    with options_for(epsilon="--epsilon/--delta", max_length="--max-length",
-                     max_states="--max-states"):  # memory bounded before work starts
-        check_extract_budget(method, make_options(method, **values), width, language_pool=pool)
+    with options_for(**OPTIONS):  # a batch classifier's settings; memory bounded before work
+        opts = plan_options(method, model=loaded.acceptor, **values)
+        wants_words = options["pac_words"] == "auto" and spec.wants_language_words(opts)
+        spec.check_budget(opts, width, language_pool=wants_words and loaded.language is not None)
     words: list[tuple[int, ...]] = []
     if words_file is not None:
         from rnn2dfa.fileio import read_words
 
         words = list(read_words(words_file, loaded.acceptor.alphabet))
-    if learner and options["pac_words"] == "auto" and options["oracle"] != "refine":
+    if wants_words:
         # the language's words at the sampled lengths join the words that matter (the
         # longer-word check looks past them by itself)
         words += list(language_words(
             loaded.language, options["max_length"] or DEFAULT_MAX_LENGTH, seed=options["seed"]
         ) or ())
     if words:
-        values["words"] = tuple(words)
-    if black_box:
-        values["oracle"] = black_box["oracle"]
-        values["rare_search"] = False  # the guided search steps the network
+        opts = replace(opts, words=tuple(words))
     try:
-        opts = make_options(method, **values)
-        membership = black_box.get("membership")
-
         def run(progress: Any = None) -> Any:
-            if membership is not None:
-                from rnn2dfa.extract.lstar.lstar import extract_kv, extract_lstar
-
-                fn = extract_kv if method == "kv" else extract_lstar
-                return fn(loaded.acceptor, opts, progress=progress, membership=membership)
             return extract(loaded.acceptor, method, opts, progress=progress)
 
+        piped = PipedProgress("extract")
         if as_json:
-            result = run()
+            result = run(lambda ev: piped.note(ev.text))
         else:
             with err.status("extracting…", spinner="dots") as status:
-                result = run(lambda ev: status.update("extracting: " + ev.text()))
+                def show(ev: Any) -> None:
+                    status.update("extracting: " + ev.text())
+                    piped.note(ev.text)
+
+                result = run(show)
     except InputError as exc:  # e.g. exact extraction refusing this network: name the file
         if exc.path is None:
             raise InputError(exc.message, path=model_file) from None

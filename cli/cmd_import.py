@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import click
 from rich.markup import escape
-from rich.table import Table
 
 from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
-from rnn2dfa_cli.common import emit_json, err, json_option, options_for, out
+from rnn2dfa_cli.common import emit_json, err, json_option, kv_table, old_name, options_for, out
 
 #: library parameters of the importer's messages -> the options that set them
 OPTIONS = {
@@ -16,7 +15,7 @@ OPTIONS = {
     "head": "--head NAME,ACTIVATION,NAME,...", "accept_class": "--accept-class I",
     "token_ids": "--token-ids", "start_token": "--start-token", "end_token": "--end-token",
     "tokens": "--start-token/--end-token, or --token-ids", "alphabet": "--alphabet",
-    "trust_code": "--trust-code", "code": "--code DIR", "output": "--output",
+    "trust_code": "--trust-code", "code": "--code DIR", "output": "--head-output",
 }
 
 
@@ -31,8 +30,9 @@ def _int_list(text: str | None, flag: str) -> list[int] | None:
 
 @click.command("import")
 @click.argument("checkpoint", metavar="CHECKPOINT")
-@click.option("-o", "--output-file", "output_file", required=True, metavar="MODEL.pt",
-              help="Where to write the rnn2dfa model file (-o).")
+@click.option("-o", "--output", "output_file", required=True, metavar="MODEL.pt",
+              help="Where to write the rnn2dfa model file.")
+@old_name("--output-file", "--output", "output_file", metavar="MODEL.pt")
 @click.option("--alphabet", metavar="a,b,c",
               help="Names of the symbols, comma-separated (default: the token ids).")
 @click.option("--token-ids", metavar="4,5,6",
@@ -45,7 +45,7 @@ def _int_list(text: str | None, flag: str) -> list[int] | None:
 @click.option("--accept-class", type=int, metavar="I",
               help="Read-outs with 2 outputs: the accepting class (default 1); with k > 2 "
                    "outputs: required (class I against the rest).")
-@click.option("--output", "output_kind", type=click.Choice(("auto", "logit", "probability")),
+@click.option("--head-output", "output_kind", type=click.Choice(("auto", "logit", "probability")),
               default="auto", show_default=True,
               help="What the network's outputs are: 'probability' for a head ending in a "
                    "sigmoid/softmax (accept when p > 0.5). 'auto' detects it when the file "
@@ -62,7 +62,7 @@ def _int_list(text: str | None, flag: str) -> list[int] | None:
               help="The head's Linear layers in order, with the activations between them "
                    "(relu, tanh, sigmoid, none) and optionally a final sigmoid/softmax, "
                    "when the file cannot tell (e.g. fc, or dense.0,relu,dense.1).")
-@click.option("--language", metavar="NAME",
+@click.option("--language", "-l", metavar="NAME",
               help="A registered language the network was trained on (recorded; extract then "
                    "samples its class-balanced words too).")
 @click.option("--trust-code", "--trust-pickle", "trust_code", is_flag=True,
@@ -115,6 +115,9 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
     from rnn2dfa.models.imported import ImportOptions, import_checkpoint
     from rnn2dfa.models.io import save_model
 
+    if output_file in ("auto", "logit", "probability"):  # --output meant this once
+        raise InputError(f"-o/--output names the model file to write, not {output_file!r}: "
+                         "what the network's outputs are is --head-output")
     check_writable(output_file, "the model")
     if language is not None:
         from rnn2dfa.languages import language_names
@@ -144,9 +147,7 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
         })
         return
     a = result.architecture
-    t = Table(title=f"Imported {escape(checkpoint)}", show_header=False, title_justify="left")
-    t.add_column(style="bold")
-    t.add_column()
+    t = kv_table(f"Imported {escape(checkpoint)}")
     t.add_row("format", result.checkpoint_format
               + (f" (under {imp['wrapper_key']!r})" if imp["wrapper_key"] else ""))
     t.add_row("network", escape(result.model.describe()))

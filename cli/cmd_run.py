@@ -6,11 +6,23 @@ from typing import Any
 
 import click
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
+from rnn2dfa.extract.registry import method_names
 from rnn2dfa.languages import get_language
+from rnn2dfa.models.cells import ALL_CELLS
 from rnn2dfa.pipeline import RunConfig
-from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, emit_json, err, json_option, out, seed_option
+from rnn2dfa_cli.cmd_extract import MethodChoice, method_help
+from rnn2dfa_cli.common import (
+    EXIT_FAIL,
+    EXIT_OK,
+    PipedProgress,
+    emit_json,
+    err,
+    json_option,
+    kv_table,
+    out,
+    seed_option,
+)
 
 _STAGE_TEXT = {
     "train": "training",
@@ -30,9 +42,11 @@ class _Live:
         self.tasks: dict[str, Any] = {}
         self.epochs = epochs
         self.current: str | None = None
+        self.piped = PipedProgress("run")  # a line every few seconds into a log
 
     def __call__(self, info: dict[str, Any]) -> None:
         stage = info.get("stage", "")
+        self.piped.note(lambda: _stage_line(stage, info))
         if stage != self.current:
             if self.current is not None:
                 task = self.tasks[self.current]
@@ -56,14 +70,22 @@ class _Live:
             self.bar.update(task, completed=self.bar.tasks[task].total or 1)
 
 
+def _stage_line(stage: str, info: dict[str, Any]) -> str:
+    """One progress line for a log: the stage and, while training, the epoch."""
+    text = _STAGE_TEXT.get(stage, stage)
+    if stage == "train" and "epoch" in info:
+        text += f", epoch {info['epoch']}, loss {info['loss']:.4f}, accuracy {info['accuracy']:.1%}"
+    elif stage == "extract" and "event" in info:
+        text += ", " + info["event"].text()
+    return text
+
+
 def _summary(run: Any) -> None:
     from rnn2dfa.pipeline import accuracy_buckets, size_trail
 
     cfg, tr, ver = run.config, run.training, run.verification
     ex = run.extraction_dict()
-    t = Table(title="rnn2dfa run", show_header=False, title_justify="left")
-    t.add_column(style="bold")
-    t.add_column()
+    t = kv_table("rnn2dfa run")
     t.add_row("language", cfg.language)
     t.add_row("network", f"{tr.model} ({tr.n_parameters} parameters)")
     t.add_row("training", f"{tr.stopped} after {tr.epochs} epochs, {tr.seconds:.1f} s, "
@@ -98,15 +120,18 @@ def _summary(run: Any) -> None:
 
 
 @click.command("run")
-@click.option("--language", default="tomita3", show_default=True, metavar="NAME",
+@click.option("--language", "-l", default="tomita3", show_default=True, metavar="NAME",
               help="A named language (tomita1..7, parity, even_pairs, anbn, dyck1, ...).")
-@click.option("--cell", type=click.Choice(["gru", "lstm", "tanh", "relu", "slu"]), default="gru",
-              show_default=True, help="Recurrent cell.")
+@click.option("--cell", type=click.Choice(ALL_CELLS), default="gru",
+              show_default=True, help="Recurrent cell (the same choices as rnn2dfa train: "
+              "Elman tanh / relu / slu, lstm, gru, qrnn, stack).")
 @click.option("--hidden", type=click.IntRange(1, 4096), default=16, show_default=True,
               help="Hidden units per layer.")
-@click.option("--layers", type=click.IntRange(1, 16), default=1, show_default=True)
-@click.option("--method", type=click.Choice(["lstar", "kv", "kmeans", "partition", "exact"]),
-              default="lstar", show_default=True, help="Extraction method.")
+@click.option("--layers", type=click.IntRange(1, 16), default=1, show_default=True,
+              help="Stacked recurrent layers.")
+@click.option("--method", type=MethodChoice("dfa"), default="lstar", show_default=True,
+              help="Extraction method: " + method_help(method_names("dfa", trained=True))
+              + " exact: only for networks with integer weights, never trained ones.")
 @click.option("--epochs", type=click.IntRange(1), default=RunConfig.epochs, show_default=True,
               help="Training epoch budget (training stops earlier once perfect).")
 @click.option("--time-limit", type=click.FloatRange(min=0.1), default=60.0, show_default=True,

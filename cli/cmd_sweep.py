@@ -22,6 +22,7 @@ from rnn2dfa_cli.common import (
     err,
     interrupt_status,
     json_option,
+    old_name,
     out,
 )
 
@@ -104,7 +105,10 @@ def _summary(result: Any) -> None:
                    "methods (Tomita 1-7 x GRU x 3 seeds x every method).")
 @click.option("--config", type=click.Path(dir_okay=True), metavar="FILE",
               help="A TOML file holding the grid and [settings] (see docs/scaling.md).")
-@click.option("--languages", metavar="LIST", help="e.g. tomita1,tomita3,parity")
+@click.option("--language", "-l", "languages", multiple=True, metavar="NAME[,NAME...]",
+              help="Languages of the grid: repeat the option or give a list, e.g. "
+                   "-l tomita1 -l parity or -l tomita1,tomita3,parity.")
+@old_name("--languages", "--language", "languages", metavar="LIST")
 @click.option("--cells", metavar="LIST", help="e.g. gru,lstm (also tanh, relu, slu)")
 @click.option("--hidden", metavar="LIST", help="hidden units per layer, e.g. 8,16")
 @click.option("--layers", metavar="LIST", help="e.g. 1,2")
@@ -128,7 +132,8 @@ def _summary(result: Any) -> None:
                    "(Ray Client) or auto; implies --ray.")
 @click.option("--retry-failed", is_flag=True, help="Run again the points whose rows failed.")
 @json_option
-def sweep_cmd(outdir: str, preset_name: str | None, config: str | None, languages: str | None,
+def sweep_cmd(outdir: str, preset_name: str | None, config: str | None,
+              languages: str | tuple[str, ...] | None,
               cells: str | None, hidden: str | None, layers: str | None, seeds: str | None,
               methods: str | None, epochs: int | None, train_max_length: int | None,
               train_time_limit: float | None, extract_time_limit: float | None,
@@ -149,7 +154,7 @@ def sweep_cmd(outdir: str, preset_name: str | None, config: str | None, language
     \b
     Examples:
       rnn2dfa sweep --preset weiss2018 -o out/          # every core of this machine
-      rnn2dfa sweep --languages tomita1,tomita3 --cells gru,lstm --seeds 0-4 -o out/
+      rnn2dfa sweep -l tomita1,tomita3 --cells gru,lstm --seeds 0-4 -o out/
       rnn2dfa sweep --config sweep.toml --workers 8 -o out/
       rnn2dfa sweep --preset methods --ray -o out/      # a local Ray instance
       rnn2dfa sweep --preset weiss2018 --ray-address 10.0.0.5:6379 -o out/
@@ -162,6 +167,8 @@ def sweep_cmd(outdir: str, preset_name: str | None, config: str | None, language
     """
     from rnn2dfa.sweep import default_workers, run_sweep
 
+    if isinstance(languages, tuple):  # -l A -l B,C (the old --languages gives one string)
+        languages = ",".join(languages) or None
     sweep = _build_sweep(
         config, preset_name,
         {"languages": languages, "cells": cells, "hidden": hidden, "layers": layers,

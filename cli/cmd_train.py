@@ -21,9 +21,13 @@ from rnn2dfa.models.cells import ALL_CELLS
 from rnn2dfa.train.config import TrainConfig
 from rnn2dfa.train.predict import PREDICT_MAX_LENGTH, resolve_objective
 from rnn2dfa_cli.common import (
+    EXIT_FAIL,
+    PipedProgress,
     emit_json,
     err,
+    fmt_duration,
     json_option,
+    old_name,
     options_for,
     out,
     seed_option,
@@ -69,7 +73,8 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
     "--data",
     type=click.Path(dir_okay=True),
     metavar="FILE",
-    help="Your own examples instead: lines `word<TAB>label`, label 1 = accept, 0 = reject.",
+    help="Your own training data instead: lines `word<TAB>label`, label 1 = accept, 0 = "
+    "reject (--objective lm: sequences, one per line).",
 )
 @click.option(
     "--alphabet",
@@ -108,7 +113,7 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
     type=click.IntRange(1),
     default=_DEFAULT.hidden,
     show_default=True,
-    help="Units per layer.",
+    help="Units per layer (--objective lm: 32 unless given).",
 )
 @click.option(
     "--layers", type=click.IntRange(1), default=1, show_default=True, help="Stacked layers."
@@ -141,7 +146,8 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
     type=click.IntRange(1),
     default=_DEFAULT.epochs,
     show_default=True,
-    help="Epoch budget (training stops earlier once it has converged).",
+    help="Epoch budget (training stops earlier once it has converged; --objective lm: 60 "
+    "unless given).",
 )
 @click.option(
     "--lr",
@@ -155,7 +161,7 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
     type=click.IntRange(1),
     default=_DEFAULT.batch_size,
     show_default=True,
-    help="Minibatch size.",
+    help="Minibatch size (--objective lm: 64 unless given).",
 )
 @click.option(
     "--word-labels-only",
@@ -166,7 +172,8 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
     "--time-limit",
     type=click.FloatRange(min=0, min_open=True),
     default=None,
-    help="Stop after this many seconds, keeping the best weights so far.",
+    help="Stop after this many seconds, keeping the best weights so far (default: no limit, "
+    "the epoch budget bounds the run; a warning estimates the time when it will take minutes).",
 )
 @click.option(
     "-o",
@@ -174,7 +181,8 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
     default="model.pt",
     show_default=True,
     metavar="FILE",
-    help="Where to write the model (written only when training ends).",
+    help="Where to write the model (written when training ends, or with the best weights so "
+    "far on Ctrl-C).",
 )
 @seed_option
 @json_option
@@ -215,7 +223,10 @@ def train_cmd(
     word when every prediction along it allowed what came next; this is how an LSTM learns
     to count. Training stops once every training word is classified right with a small
     loss; a run stuck on a plateau restarts from fresh weights. The model file holds
-    everything later commands need. Ctrl-C stops without writing anything.
+    everything later commands need. Ctrl-C after the first epoch writes the best model so
+    far, marked interrupted (exit 130). A model that fits under half of its training words
+    is written with a warning, exit 1. Progress goes to stderr: a bar on a terminal, a line
+    every few seconds into a log.
 
     \b
     Examples:
@@ -239,7 +250,8 @@ def train_cmd(
         raise InputError("--alphabet goes with --data (a language has its own alphabet)")
     check_writable(output, "the model")
     if max_length is None:
-        predicts = not bidirectional and resolve_objective(language, objective) == "predict"
+        with options_for(objective="--objective", language="--language"):
+            predicts = not bidirectional and resolve_objective(language, objective) == "predict"
         max_length = PREDICT_MAX_LENGTH if predicts else _DEFAULT.max_length
     cfg = TrainConfig(
         objective=objective,
@@ -291,6 +303,10 @@ def train_cmd(
         TextColumn("loss {task.fields[loss]}  acc {task.fields[acc]}"),
         TimeElapsedColumn(),
     )
+    from rnn2dfa.train.loop import TrainingInterrupted
+
+    piped = PipedProgress(f"train {what} ({cell})")
+    estimate = TimeEstimate(cfg.epochs, time_limit)
     with Progress(*columns, console=err, transient=True) as bar:
         task = bar.add_task(escape(f"{what} ({cell})"), total=cfg.epochs, loss="-", acc="-")
 
@@ -301,13 +317,38 @@ def train_cmd(
                 loss=f"{info['loss']:.4f}",
                 acc=f"{100 * info['accuracy']:.1f}%",
             )
+            piped.note(lambda: _epoch_line(info))
+            estimate.after_epoch(info, bar)
 
-        model, summary = train_model(config=cfg, progress=progress, **kwargs)
+        interrupted: TrainingInterrupted | None = None
+        try:
+            with options_for(objective="--objective", language="--language",
+                             bidirectional="--bidirectional"):
+                model, summary = train_model(config=cfg, progress=progress, **kwargs)
+        except TrainingInterrupted as stop:  # Ctrl-C: the best weights so far
+            if stop.status != 130:  # SIGTERM, SIGHUP: stop at once, nothing written
+                raise stop.__cause__ or stop from None
+            model, summary, interrupted = stop.model, stop.summary, stop
     metadata = model_metadata(summary)
+    if interrupted is not None:  # written, marked as such, and said
+        metadata["interrupted"] = True
+        save_model(model, output, metadata)
+        click.echo(f"rnn2dfa: interrupted after {summary.epochs} epoch(s); wrote the best model "
+                   f"so far (epoch {summary.best_epoch}, training accuracy "
+                   f"{100 * summary.train_accuracy:.1f}%) to {output}, marked interrupted",
+                   err=True)
+        click.get_current_context().exit(interrupted.status)
     save_model(model, output, metadata)
+    underfit = summary.train_accuracy < UNDERFIT
+    warning = (f"the model fits only {100 * summary.train_accuracy:.1f}% of its training words "
+               f"(under {100 * UNDERFIT:.0f}%): it has not learned the language (try another "
+               "--cell, --hidden, --seed or more --epochs)") if underfit else None
 
     if as_json:
-        emit_json({"output": output, **metadata})
+        emit_json({"output": output, **metadata, "warning": warning})
+        if underfit:
+            click.echo(f"rnn2dfa: warning: {warning}", err=True)
+            click.get_current_context().exit(EXIT_FAIL)
         return
     s = summary
     verdict = {
@@ -327,6 +368,50 @@ def train_cmd(
     trained_to = max_length if language is not None else None
     out.print(_length_table(s.accuracy_by_length, trained_to))
     out.print(f"wrote {escape(output)}")
+    if warning is not None:
+        err.print(f"[yellow]warning: {escape(warning)}[/yellow]")
+        click.get_current_context().exit(EXIT_FAIL)
+
+
+#: Training accuracy under which `train` warns and exits 1 (the model is written anyway).
+UNDERFIT = 0.5
+#: Estimated seconds above which `train` warns that its settings will take minutes.
+SLOW_TRAINING = 120.0
+
+
+def _epoch_line(info: dict[str, Any]) -> str:
+    """One progress line for a log: the epoch, loss and accuracy so far."""
+    return (f"epoch {info['epoch']}/{info['epochs']}, loss {info['loss']:.4f}, "
+            f"accuracy {100 * info['accuracy']:.1f}%, {info['seconds']:.0f} s")
+
+
+class TimeEstimate:
+    """After the first epochs, the time the whole epoch budget would take at that pace; one
+    warning on stderr when it is more than SLOW_TRAINING seconds (--time-limit caps the
+    estimate), so that a default run of many minutes does not look hung."""
+
+    def __init__(self, epochs: int, time_limit: float | None) -> None:
+        self.epochs, self.time_limit = epochs, time_limit
+        self.done = False
+
+    def after_epoch(self, info: dict[str, Any], bar: Progress) -> None:
+        if self.done or info["epoch"] < 2:
+            return
+        self.done = True
+        per_epoch = info["seconds"] / info["epoch"]
+        total = per_epoch * self.epochs
+        if self.time_limit is not None:
+            total = min(total, self.time_limit)
+        if total <= SLOW_TRAINING:
+            return
+        message = (f"warning: at {per_epoch:.1f} s an epoch, {self.epochs} epochs may take "
+                   f"about {fmt_duration(total)} (training stops earlier once it converges; "
+                   "--time-limit SECONDS or fewer --epochs bound it; Ctrl-C keeps the best "
+                   "model so far)")
+        if err.is_terminal:
+            bar.console.print(f"[yellow]{escape(message)}[/yellow]")
+        else:
+            click.echo(f"rnn2dfa: {message}", err=True)
 
 
 def _batched_logits(model: Any, words: list[tuple[int, ...]], time_limit: float | None,
@@ -362,13 +447,14 @@ def _batched_logits(model: Any, words: list[tuple[int, ...]], time_limit: float 
 @click.argument("words", nargs=-1)
 @acceptor_option
 @click.option(
-    "--file",
+    "--words",
     "words_file",
     type=click.Path(dir_okay=True),
     metavar="FILE",
     help="Read words from a file, one per line (ε for the empty word; blank lines, "
     "# comments and text after a TAB are ignored).",
 )
+@old_name("--file", "--words", "words_file", type=click.Path(dir_okay=True), metavar="FILE")
 @click.option(
     "--max-steps",
     type=click.IntRange(1, MAX_TURING_STEPS),
@@ -418,25 +504,27 @@ def classify_cmd(
     \b
     Examples:
       rnn2dfa classify model.pt 0110 111 ''
-      rnn2dfa classify model.pt --file words.txt --json
+      rnn2dfa classify model.pt --words words.txt --json
+      rnn2dfa classify dfa.json 0110 111               # a DFA file answers as a model
       rnn2dfa classify --acceptor mypkg.nets:make 0110 111   # your own code as the model
       rnn2dfa classify anbn_tm.pt aabb aab --precision exact --max-steps 500
     """
     from rnn2dfa.fileio import read_words
-    from rnn2dfa.models.io import load_model
+    from rnn2dfa.models.loading import load_acceptor
     from rnn2dfa.words import format_word, parse_word
 
     if acceptor_spec is not None:  # no model file: the first argument is a word
         words = words if model_file == "-" else (model_file, *words)
         model, meta, _, model_file = user_model(acceptor_spec, None, time_limit=time_limit)
-    else:
-        model, meta = load_model(model_file)
+    else:  # a model file, or a DFA file posing as one (as extract and verify take)
+        loaded = load_acceptor(model_file)
+        model, meta = loaded.acceptor, loaded.metadata
     alphabet = tuple(model.alphabet)  # type: ignore[attr-defined]
     parsed = [parse_word(w, alphabet, source="command line") for w in words]
     if words_file is not None:
         parsed += read_words(words_file, alphabet)
     if not parsed:
-        raise InputError("no words to classify: give words as arguments or --file FILE")
+        raise InputError("no words to classify: give words as arguments or --words FILE")
     longest = max(len(w) for w in parsed)
     if longest > MAX_WORD_SYMBOLS:  # a word on the command line (a file's are checked)
         raise InputError(f"a word of {longest:,} symbols (the limit is {MAX_WORD_SYMBOLS:,}: "

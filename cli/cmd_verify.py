@@ -15,6 +15,7 @@ from rnn2dfa_cli.common import (
     emit_json,
     err,
     json_option,
+    kv_table,
     options_for,
     out,
     seed_option,
@@ -25,9 +26,7 @@ from rnn2dfa_cli.user_model import acceptor_option, refuse_time_limit_alone, use
 
 def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: ANN001
     """Tables for a DFAComparison (also used by `run`)."""
-    t = Table(title=title, show_header=False, title_justify="left")
-    t.add_column(style="bold")
-    t.add_column()
+    t = kv_table(title)
     # escape: a pattern such as [ab]* is the user's text, not rich markup
     t.add_row("truth", escape(cmp.truth)
               + ("" if cmp.truth_exact else " (not regular: bounded DFA)"))
@@ -152,9 +151,10 @@ def print_network_table(net, threshold: float | None = None) -> None:  # noqa: A
                    "every length bucket (and on your --words).")
 @click.option("--words", "words_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="With --model: your own words (one per line, or `word<TAB>label`; labels "
-                   "ignored); agreement on them is shown beside the length buckets.")
-@click.option("--data", metavar="FILE", help="With a PDFA file: test sequences, one per line "
-              "(see rnn2dfa pdfa-verify).")
+                   "ignored); agreement on them is shown beside the length buckets. With a "
+                   "PDFA file: test sequences, one per line (see rnn2dfa pdfa-verify).")
+@click.option("--data", metavar="FILE", hidden=True,
+              help="Old name of --words with a PDFA file.")
 @click.option("--plot", "plot_file", metavar="FILE.svg",
               help="Draw agreement by length (svg, png or pdf).")
 @seed_option
@@ -208,7 +208,12 @@ def verify_cmd(
     if is_pdfa_file(dfa_file):
         from rnn2dfa_cli.cmd_pdfa import verify_hook
 
-        return verify_hook(click.get_current_context())
+        ctx = click.get_current_context()
+        if words_file is not None:  # a PDFA's test sequences: a word list, --words as elsewhere
+            if data is not None:
+                raise InputError("give --words FILE (or its old name --data), not both")
+            ctx.params["data"] = ctx.params.pop("words_file")
+        return verify_hook(ctx)
     if data is not None:
         raise InputError("--data goes with a PDFA file (rnn2dfa.pdfa/1)", path=dfa_file)
     from rnn2dfa.automata.io import load_dfa

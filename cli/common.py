@@ -272,3 +272,112 @@ def threads() -> int:
     if ctx is None:
         return 1
     return int(ctx.find_root().params.get("threads") or 1)
+
+
+# --- conventions shared by every command (docs/cli.md) ------------------------------------
+
+#: The largest --seed every command takes (numpy's and torch's seeds are 32-bit).
+MAX_SEED = 2**32 - 1
+
+
+def yes_no(value: Any) -> str:
+    """A table cell for a flag or an optional value: yes / no / — (never True, False or
+    None), numbers with thousands separators, everything else as text."""
+    if value is None:
+        return "—"
+    if isinstance(value, (bool, *np_bool_types())):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+    return str(value)
+
+
+def np_bool_types() -> tuple[type, ...]:
+    """numpy's bool type when numpy is loaded (a stats dict may hold one), else nothing."""
+    numpy = sys.modules.get("numpy")
+    return (numpy.bool_,) if numpy is not None else ()
+
+
+def old_name(old: str, new: str, dest: str, **attrs: Any) -> Callable[[F], F]:
+    """A hidden option `old`, the former spelling of `new` (parameter `dest`): its value is
+    handed to `dest`, so old command lines keep working while --help shows one name.
+    Giving both is a usage error."""
+    import functools
+
+    alias = "old_" + old.lstrip("-").replace("-", "_")
+
+    def decorate(f: F) -> F:
+        @functools.wraps(f)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            value = kwargs.pop(alias, None)
+            if value not in (None, (), False):
+                if kwargs.get(dest) not in (None, (), False):
+                    raise click.UsageError(f"give {new} (or its old name {old}), not both")
+                kwargs[dest] = value
+            return f(*args, **kwargs)
+
+        return click.option(old, alias, hidden=True, help=f"Old name of {new}.",
+                            **attrs)(wrapper)  # type: ignore[return-value]
+
+    return decorate
+
+
+def progress_seconds() -> float:
+    """Seconds between progress lines when stderr is not a terminal (env
+    RNN2DFA_PROGRESS_SECONDS, default 5; 0 prints every update)."""
+    import os
+
+    try:
+        return max(0.0, float(os.environ.get("RNN2DFA_PROGRESS_SECONDS", "5")))
+    except ValueError:
+        return 5.0
+
+
+class PipedProgress:
+    """Progress for a log file or a pipe: when stderr is not a terminal (where rich draws
+    nothing), one line `rnn2dfa: WHAT: TEXT` at most every progress_seconds(), so that long
+    work piped into a file still shows it is alive. On a terminal it prints nothing (the
+    command's own bar or spinner shows progress there)."""
+
+    def __init__(self, what: str) -> None:
+        import time
+
+        self.what = what
+        self.every = progress_seconds()
+        self.last = time.monotonic()
+        self.active = not err.is_terminal
+
+    def note(self, text: str | Callable[[], str]) -> None:
+        """Print `text` (or what calling it returns) if the interval has passed."""
+        import time
+
+        if not self.active:
+            return
+        now = time.monotonic()
+        if now - self.last < self.every:
+            return
+        self.last = now
+        line = text() if callable(text) else text
+        click.echo(printable(f"rnn2dfa: {self.what}: {line}"), err=True)
+
+
+def fmt_duration(seconds: float) -> str:
+    """A rough duration for a warning: '40 s', '12 min', '3.5 h'."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def kv_table(title: str) -> Any:
+    """A two-column table of labels and values that stays readable at 80 columns: labels
+    never wrap, values fold (a long path breaks across lines instead of ending in '…')."""
+    from rich.table import Table
+
+    table = Table(title=title, show_header=False, title_justify="left")
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column(overflow="fold")
+    return table

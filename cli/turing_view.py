@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rnn2dfa_cli.common import EXIT_FAIL, emit_json, err, options_for, out
+from rnn2dfa_cli.common import EXIT_FAIL, PipedProgress, emit_json, err, kv_table, options_for, out
 
 #: EOS steps a TM network may run per word when --max-steps is not given.
 DEFAULT_MAX_STEPS = 100_000
@@ -52,10 +52,7 @@ def compile_turing(path: str, output: str, encoding: str, as_json: bool) -> None
     if as_json:
         emit_json(info)
         return
-    table = Table(title=f"Compiled {name} (Siegelmann–Sontag, Theorem 4.6)", show_header=False,
-                  title_justify="left")
-    table.add_column(style="bold")
-    table.add_column(justify="right")
+    table = kv_table(f"Compiled {name} (Siegelmann–Sontag, Theorem 4.6)")
     table.add_row("machine states", str(len(tm.states)))
     table.add_row("tape symbols", str(len(tm.tape_alphabet)))
     table.add_row("hidden units", f"{net.hidden:,}")
@@ -78,9 +75,11 @@ class LateProgress:
         self.start = time.monotonic()
         self.bar: Progress | None = None
         self.task: Any = None
+        self.piped = PipedProgress(what)  # a log file gets a line every few seconds
 
     def update(self, phase: str, done: int, total: int) -> None:
         if self.bar is None:
+            self.piped.note(lambda: f"{phase}: {done:,} of {total:,}")
             if not err.is_terminal or time.monotonic() - self.start < self.delay:
                 return  # quick, or no terminal to draw on (a log file gets no bars)
             self.bar = Progress(TextColumn("{task.description}"), BarColumn(),

@@ -18,6 +18,16 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
+# Rich wraps text at the terminal's width (80 when output is not a terminal), so an
+# assertion on printed text could depend on the length of the temporary path or on the
+# developer's terminal. Every test (and every `rnn2dfa` subprocess it starts) renders at
+# this width instead; tests of the 80-column layout set the width themselves.
+os.environ["COLUMNS"] = "400"
+os.environ.pop("LINES", None)
+# Progress lines into a log (stderr not a terminal) come every few seconds: on a slow
+# machine a test's one-line stderr would depend on its speed. Tests of them set it to 0.
+os.environ["RNN2DFA_PROGRESS_SECONDS"] = "86400"
+
 
 @pytest.fixture
 def one_thread():

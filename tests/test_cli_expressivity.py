@@ -108,8 +108,10 @@ def test_train_predict_objective_writes_an_acceptor(tmp_path) -> None:
     out = tmp_path / "m.pt"
     result = run("train", "-l", "anbn", "--cell", "lstm", "--hidden", "4", "--max-length",
                  "8", "--epochs", "3", "--json", "-o", out)
-    assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
+    # 3 epochs rarely fit half of the words: then a warning and exit 1, the model written
+    assert result.exit_code == (0 if doc["training"]["train_accuracy"] >= 0.5 else 1), \
+        result.stderr
     assert doc["training"]["config"]["objective"] == "auto"
     assert "next-symbol predictor" in doc["training"]["model"]
     cls = run("classify", out, "aabb", "ab", "--json")
@@ -117,7 +119,8 @@ def test_train_predict_objective_writes_an_acceptor(tmp_path) -> None:
     q = run("train", "-l", "tomita1", "--cell", "qrnn", "--window", "3", "--pooling", "fo",
             "--hidden", "4", "--max-length", "6", "--per-length", "10", "--epochs", "2",
             "--json", "-o", tmp_path / "q.pt")
-    assert q.exit_code == 0, q.stderr
+    fitted = json.loads(q.stdout)["training"]["train_accuracy"] >= 0.5
+    assert q.exit_code == (0 if fitted else 1), q.stderr
     model, _ = load_model(tmp_path / "q.pt")
     assert model.window == 3 and model.pooling == "fo"
 
@@ -171,7 +174,8 @@ def test_bidirectional_matches_per_word_torch_and_extracts_by_membership_only(tm
     out = tmp_path / "bi.pt"
     result = run("train", "-l", "tomita1", "--bidirectional", "--cell", "lstm", "--hidden", "3",
                  "--max-length", "6", "--per-length", "10", "--epochs", "3", "-o", out)
-    assert result.exit_code == 0, result.stderr
+    fitted = load_model(out)[1]["training"]["train_accuracy"] >= 0.5  # else warned, exit 1
+    assert result.exit_code == (0 if fitted else 1), result.stderr
     assert run("classify", out, "111").exit_code == 0
     # membership only: the state-based methods refuse in one line, L* over whole words runs
     line = assert_bad_input(run("extract", out, "-o", tmp_path / "d.json", "--method",

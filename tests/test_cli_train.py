@@ -130,7 +130,7 @@ def test_classify_words_and_json(tomita1_model) -> None:
 
 def test_classify_word_file(tomita1_model, write_file) -> None:
     words = write_file("w.txt", "# words\n11\t1\n\nε\n10\n")
-    result = run("classify", tomita1_model, "--file", words, "--json")
+    result = run("classify", tomita1_model, "--words", words, "--json")
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
     assert [(r["word"], r["accept"]) for r in doc["results"]] == [
@@ -144,8 +144,8 @@ def test_classify_bad_inputs(tomita1_model, tmp_path, write_file) -> None:
     assert_bad_input(run("classify", tomita1_model, "1x1"), "'x'", "alphabet")
     assert_bad_input(run("classify", tomita1_model), "no words")
     bad_words = write_file("w.txt", "11\n1a\n")
-    assert_bad_input(run("classify", tomita1_model, "--file", bad_words), bad_words, "line 2")
-    assert_bad_input(run("classify", tomita1_model, "--file", tmp_path / "nope"), "no such file")
+    assert_bad_input(run("classify", tomita1_model, "--words", bad_words), bad_words, "line 2")
+    assert_bad_input(run("classify", tomita1_model, "--words", tmp_path / "nope"), "no such file")
     # Files that are not models: random bytes, empty, a DFA JSON, another program's torch file.
     junk = write_file("junk.pt", bytes(range(256)) * 4)
     assert_bad_input(run("classify", junk, "1"), junk, "not a rnn2dfa model")
@@ -153,7 +153,9 @@ def test_classify_bad_inputs(tomita1_model, tmp_path, write_file) -> None:
     assert_bad_input(run("classify", empty, "1"), empty)
     dfa_path = tmp_path / "t4.json"
     save_dfa(get_language("tomita4").dfa, dfa_path)
-    assert_bad_input(run("classify", dfa_path, "1"), str(dfa_path), "DFA")
+    answered = run("classify", dfa_path, "1", "000", "--json")  # a DFA answers as extract's
+    assert answered.exit_code == 0, answered.output
+    assert [r["accept"] for r in json.loads(answered.stdout)["results"]] == [True, False]
     other = tmp_path / "other.pt"
     torch.save({"weights": torch.zeros(3), "epoch": 7}, other)
     assert_bad_input(run("classify", other, "1"), str(other), "rnn2dfa.model/1")

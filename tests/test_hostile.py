@@ -322,7 +322,7 @@ def test_endless_or_special_inputs_are_refused(tmp_path: Path, source: str, role
     args = {
         "dfa": ("show", path),
         "model": ("classify", path, "01"),
-        "words": ("classify", model, "--file", path),
+        "words": ("classify", model, "--words", path),
     }[role]
     t0 = time.perf_counter()
     assert_one_line_error(run(*args), path)

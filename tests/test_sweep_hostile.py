@@ -30,7 +30,7 @@ from tests.cli_checks import assert_bad_input, run_capped
 
 SETTINGS = Settings(epochs=3, train_max_length=6)
 #: A one-point grid with SETTINGS, as flags.
-ONE_POINT = ["--languages", "tomita1", "--hidden", "4", "--seeds", "0", "--epochs", "3",
+ONE_POINT = ["-l", "tomita1", "--hidden", "4", "--seeds", "0", "--epochs", "3",
              "--max-length", "6"]
 
 
@@ -164,7 +164,7 @@ def _start_slow_sweep(tmp_path: Path, *flags: str) -> tuple[subprocess.Popen, Pa
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "rnn2dfa_cli.main", "sweep", "--languages", "tomita5",
+        [sys.executable, "-m", "rnn2dfa_cli.main", "sweep", "-l", "tomita5",
          "--hidden", "1", "--epochs", "100000", "--train-time-limit", "120", "--workers", "1",
          *flags, "-o", str(tmp_path / "out")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

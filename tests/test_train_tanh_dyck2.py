@@ -48,8 +48,10 @@ def test_train_tanh_cell_on_dyck2_and_anbn_by_prediction(tmp_path) -> None:
         out = tmp_path / f"{lang}.pt"
         result = run("train", "-l", lang, "--cell", "tanh", "--hidden", "4", "--max-length",
                      "8", "--epochs", "3", "--json", "-o", out)
-        assert result.exit_code == 0, result.stderr
         doc = json.loads(result.stdout)
+        # 3 epochs rarely fit half of the words: then a warning and exit 1, the model written
+        assert result.exit_code == (0 if doc["training"]["train_accuracy"] >= 0.5 else 1), \
+            result.stderr
         assert doc["training"]["config"]["cell"] == "tanh"
         assert "next-symbol predictor" in doc["training"]["model"]
         cls = run("classify", out, word, "--json")
