@@ -23,6 +23,7 @@ from rnn2dfa_cli.common import (
     interrupt_status,
     json_option,
     old_name,
+    options_for,
     out,
 )
 
@@ -186,7 +187,7 @@ def sweep_cmd(outdir: str, preset_name: str | None, config: str | None,
                    TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
                    console=err, transient=False)
     try:
-        with bar:
+        with bar, options_for(ray_address="--ray-address", engine="--ray", workers="--workers"):
             result = run_sweep(sweep, outdir, engine=engine, workers=workers,
                                ray_address=ray_address, retry_failed=retry_failed,
                                progress=_Live(bar))

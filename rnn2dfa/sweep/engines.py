@@ -229,7 +229,8 @@ def _check_reachable(address: str) -> None:
     hostport = address.removeprefix("ray://")
     host, _, port = hostport.rpartition(":")
     if not host or not port.isdigit():
-        raise InputError(f"--ray-address must be HOST:PORT or ray://HOST:PORT (got {address!r})")
+        raise InputError(f"a Ray cluster address must be HOST:PORT or ray://HOST:PORT (got "
+                         f"{address!r})", param="ray_address")
     try:
         with socket.create_connection((host, int(port)), timeout=RAY_CONNECT_TIMEOUT):
             pass
@@ -243,7 +244,8 @@ def check_ray(address: str | None = None) -> None:
     try:
         import ray  # noqa: F401
     except ImportError:
-        raise InputError("--ray needs Ray: pip install 'rnn2dfa[ray]'") from None
+        raise InputError("the Ray engine needs Ray: pip install 'rnn2dfa[ray]'",
+                         param="engine") from None
     if address:
         _check_reachable(address)
 

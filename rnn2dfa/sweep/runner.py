@@ -98,7 +98,7 @@ def run_sweep(
     if engine not in ENGINES:
         raise InputError(f"unknown engine {engine!r} (known: {', '.join(ENGINES)})")
     if ray_address and engine != "ray":
-        raise InputError("--ray-address needs --ray")
+        raise InputError("a Ray cluster address needs the Ray engine", param="ray_address")
     sweep.check()
     if workers is not None and workers < 1:
         raise InputError(f"workers must be >= 1 (got {workers})", param="workers")
