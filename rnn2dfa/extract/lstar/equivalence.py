@@ -219,10 +219,13 @@ def native_predictor(clf: Any, x_check: np.ndarray) -> Any:
         return np.asarray(clf.predict(x), dtype=np.int64)
 
     if hasattr(clf, "coef_") and getattr(clf, "kernel", "linear") == "linear":
-        w, b = np.asarray(clf.coef_, dtype=float), np.asarray(clf.intercept_, dtype=float)
+        # float32 like the states: no float64 copy of every batch (checked against
+        # scikit-learn's own labels below, which it falls back to on any mismatch)
+        w = np.asarray(clf.coef_, dtype=np.float32)
+        b = np.asarray(clf.intercept_, dtype=np.float32)
 
         def predict(x: np.ndarray) -> np.ndarray:
-            scores = x @ w.T + b
+            scores = np.asarray(x, dtype=np.float32) @ w.T + b
             if w.shape[0] == 1:
                 return classes[(scores[:, 0] > 0).astype(np.int64)]
             return classes[np.argmax(scores, axis=1)]
@@ -397,7 +400,7 @@ class RefinementOracle:
 
     @torch.no_grad()
     def _look(self, states: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
-        obs = self.acceptor.observable(states).double().cpu().numpy()
+        obs = self.acceptor.observable(states).float().cpu().numpy()  # the states' precision
         acc = (self.acceptor.accept_logit(states) > 0).cpu().numpy()
         return obs, acc
 
