@@ -1,10 +1,13 @@
 """Probabilistic automata on the command line: language models and PDFAs.
 
 Commands: `pdfa-train` (a recurrent language model), `pdfa-extract` (weighted L*, spectral,
-n-gram), `pdfa-verify` (WER, NDCG@5, perplexity, KL side by side), `pdfa-sample`,
-`pdfa-random`. The module functions `train_lm`, `extract_pdfa`, `verify_pdfa`, `show_pdfa`
-and `render_pdfa` do the work; `train --objective lm`, `extract --method wlstar|spectral`,
-`verify PDFA.json --data`, `show PDFA.json` and `render PDFA.json` hand over to them.
+n-gram), `pdfa-verify` (WER, NDCG@5, perplexity, KL, word log-probability error side by
+side), `pdfa-sample`, `pdfa-random`, `pdfa-prob` (whole words' probabilities). The work
+itself is in rnn2dfa.pdfa (workflow: loading and sizes; methods: the registry of PDFA
+methods; verify); the module functions `train_lm`, `extract_pdfa`, `verify_pdfa`,
+`show_pdfa` and `render_pdfa` add options, tables and output; `train --objective lm`,
+`extract --method wlstar|spectral`, `verify PDFA.json --data`, `show PDFA.json` and
+`render PDFA.json` hand over to them.
 """
 
 from __future__ import annotations
@@ -23,90 +26,46 @@ from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import (
     EXIT_FAIL,
     EXIT_OK,
+    PipedProgress,
     emit_json,
     err,
     json_option,
+    kv_table,
+    old_name,
+    options_for,
     out,
     seed_option,
+    yes_no,
 )
 
-#: Extraction methods handled here (also accepted by `rnn2dfa extract --method`).
+#: Extraction methods handled here (also accepted by `rnn2dfa extract --method`); the
+#: registry is rnn2dfa.pdfa.methods.PDFA_METHODS.
 PDFA_METHODS = ("wlstar", "ngram", "spectral")
 DEFAULT_SEQUENCES = 10_000
 
 
 # ----------------------------------------------------------------------------- shared
+#: Library parameter -> command-line option, for the one-line errors of PDFA commands.
+OPTIONS = {"acceptor": "--acceptor", "truth": "--truth", "data": "--data",
+           "samples": "--samples", "check_words": "--check-words", "basis": "--basis",
+           "rank": "--rank", "max_states": "--max-states", "ngrams": "--ngrams",
+           "count": "-n", "max_length": "--max-length", "states": "--states",
+           "words": "--words", "distance": "--distance", "select": "--select",
+           "sequences": "--sequences", "method": "--method", "train": "--train"}
 
 
 def load_source(source: str) -> tuple[Any, dict[str, Any], str, Any]:
-    """A language model from a model file, a PDFA file or a PDFA name.
+    """(language model, metadata, kind, truth) of a model file, PDFA file or PDFA name
+    (`rnn2dfa.pdfa.workflow.load_source`)."""
+    from rnn2dfa.pdfa.workflow import load_source as load
 
-    Returns (language model, metadata, kind, true PDFA or None): a PDFA is its own truth; a
-    network trained on a named PDFA has that PDFA as its truth.
-    """
-    from rnn2dfa.pdfa import get_pdfa, is_pdfa_file, load_pdfa
-
-    if os.path.exists(source):
-        if os.path.isdir(source):
-            raise InputError("is a folder, not a model or PDFA file", path=source)
-        with open(source, "rb") as fh:
-            json_text = fh.read(64).lstrip().startswith(b"{")
-        if json_text or is_pdfa_file(source):  # the loader names what is wrong with it
-            p = load_pdfa(source)
-            return p, {"language": p.extra.get("name")}, "PDFA file", p
-        from rnn2dfa.models.io import load_model
-        from rnn2dfa.models.lm import RNNLanguageModel
-        from rnn2dfa.pdfa.teacher import NetworkLM
-
-        model, meta = load_model(source)
-        if not isinstance(model, RNNLanguageModel):
-            raise InputError("a classifier, not a language model (train one with "
-                             "`rnn2dfa train --objective lm`)", path=source)
-        truth = None
-        name = meta.get("language")
-        if name:
-            try:
-                truth = get_pdfa(name)
-            except InputError:
-                truth = None
-        return NetworkLM(model), meta, "model", truth
-    if source.endswith((".json", ".pt")):
-        raise InputError("no such file", path=source)
-    p = get_pdfa(source)
-    return p, {"language": source}, "named PDFA", p
-
-
-def load_teacher(source: str | None, acceptor: str | None) -> tuple[Any, dict[str, Any], str,
-                                                                  Any, str]:
-    """`load_source`, or your own module declared a language model (`--acceptor`): (model,
-    metadata, kind, truth, name)."""
-    if acceptor is not None:
-        if source is not None:
-            raise InputError(f"give either a model ({source}) or --acceptor {acceptor}, "
-                             "not both")
-        from rnn2dfa.pdfa.user_lm import load_user_lm
-
-        return load_user_lm(acceptor), {}, "your code", None, acceptor
-    if source is None:
-        raise InputError("give a model file, a PDFA file or name, or --acceptor MODULE:FUNCTION")
-    return (*load_source(source), source)
-
-
-def _truth(name: str | None, alphabet: tuple[str, ...]) -> tuple[Any, str | None]:
-    if name is None:
-        return None, None
-    from rnn2dfa.pdfa import get_pdfa, load_pdfa
-
-    p = load_pdfa(name) if os.path.exists(name) else get_pdfa(name)
-    if tuple(p.alphabet) != tuple(alphabet):
-        raise InputError(f"the truth's alphabet {list(p.alphabet)} differs from the model's "
-                         f"{list(alphabet)}", path=name if os.path.exists(name) else None)
-    return p, name
+    s = load(source)
+    return s.model, s.meta, s.kind, s.truth
 
 
 def _fmt(x: float | None, digits: int = 4) -> str:
     if x is None:
-        return "-"
+        return "—"
     if isinstance(x, float) and not math.isfinite(x):
         return "inf"
     return f"{x:.{digits}f}"
@@ -134,9 +93,10 @@ def train_lm(
     """Train a recurrent language model on a sequence file or samples of a named PDFA."""
     import numpy as np
 
+    from rnn2dfa import limits
     from rnn2dfa.models.io import save_model
     from rnn2dfa.pdfa import get_pdfa, load_pdfa
-    from rnn2dfa.pdfa.data import read_sequences
+    from rnn2dfa.pdfa.workflow import check_sample, read_sequence_file
     from rnn2dfa.train.data import parse_alphabet
     from rnn2dfa.train.lm import LMTrainConfig, lm_metadata
     from rnn2dfa.train.lm import train_lm as fit
@@ -150,24 +110,38 @@ def train_lm(
             raise InputError("--alphabet goes with --data (a PDFA has its own alphabet)")
         truth = load_pdfa(language) if os.path.exists(language) else get_pdfa(language)
         lang_name = None if os.path.exists(language) else language
+        with options_for(**OPTIONS):
+            check_sample(truth, sequences, 1000, param="sequences")
         words = truth.sample(sequences, np.random.default_rng(seed))
         alpha = truth.alphabet
         source = f"pdfa:{language}" if lang_name else f"file:{Path(language).name}"
     else:
         assert data is not None
-        words, alpha = read_sequences(data, parse_alphabet(alphabet) if alphabet else None)
+        with options_for(**OPTIONS):
+            words, alpha = read_sequence_file(data, parse_alphabet(alphabet) if alphabet
+                                              else None)
         source = f"file:{Path(data).name}"
+    longest = max((len(w) for w in words), default=0) + 1
+    acts = min(batch_size, len(words)) * longest * hidden * layers
+    if acts > limits.MAX_LM_TRAIN_ACTIVATIONS:
+        raise InputError(f"training batches of {min(batch_size, len(words))} sequences of "
+                         f"length up to {longest - 1:,} with {layers} x {hidden} units keep "
+                         f"{acts:.3g} activations (the limit is "
+                         f"{limits.MAX_LM_TRAIN_ACTIVATIONS:.3g}): lower --batch-size or "
+                         "--hidden, or give shorter sequences")
     cfg = LMTrainConfig(cell=cell, hidden=hidden, layers=layers, embedding=embedding,
                         epochs=epochs, lr=lr, batch_size=batch_size, time_limit=time_limit,
                         seed=seed)
     if as_json:
         model, summary = fit(words, alpha, cfg, source=source, language=lang_name)
     else:
+        piped = PipedProgress("train")
         with err.status("training…") as status:
             def progress(d: dict[str, Any]) -> None:
-                status.update(f"training: epoch {d['epoch']}/{d['epochs']} · loss "
-                              f"{d['loss']:.4f} · held-out {d['val_loss']:.4f} · "
-                              f"{d['seconds']:.0f} s")
+                line = (f"epoch {d['epoch']}/{d['epochs']} · loss {d['loss']:.4f} · "
+                        f"held-out {d['val_loss']:.4f} · {d['seconds']:.0f} s")
+                status.update(f"training: {line}")
+                piped.note(line)
 
             model, summary = fit(words, alpha, cfg, source=source, language=lang_name,
                                  progress=progress)
@@ -191,179 +165,86 @@ def extract_pdfa(
     acceptor: str | None = None,
     method: str = "wlstar",
     output: str,
-    tolerance: float = 0.1,
-    min_probability: float = 1e-3,
-    max_error_rate: float = 0.01,
-    max_states: int | None = 500,
-    time_limit: float | None = 60.0,
-    check_words: int = 1000,
-    n: int = 3,
     data: str | None = None,
-    samples: int = 5000,
-    target: float | None = 0.01,
-    rank: int = 20,
-    basis: int = 100,
-    seed: int = 0,
     as_json: bool = False,
+    **values: Any,
 ) -> None:
     """Extract an automaton from a language model and write it: a PDFA (weighted L*, an
-    n-gram baseline) or a weighted automaton (the spectral baseline, rnn2dfa.wfa/1)."""
-    import time
-
-    import numpy as np
-
+    n-gram baseline) or a weighted automaton (the spectral baseline, rnn2dfa.wfa/1). The
+    work is `rnn2dfa.pdfa.methods.extract_pdfa`; here: options, output, tables."""
     from rnn2dfa.pdfa import save_pdfa
-    from rnn2dfa.pdfa.data import read_sequences
+    from rnn2dfa.pdfa.methods import extract_pdfa as run_method
+    from rnn2dfa.pdfa.methods import make_pdfa_options
+    from rnn2dfa.pdfa.wfa_io import save_wfa
+    from rnn2dfa.pdfa.workflow import load_teacher, read_sequence_file
 
-    if method not in PDFA_METHODS:
-        raise InputError(f"unknown method {method!r} (PDFA methods: {', '.join(PDFA_METHODS)})")
     check_writable(output)
-    teacher, meta, kind, _, source = load_teacher(source, acceptor)
-    rng = np.random.default_rng(seed)
-    stats: dict[str, Any]
-    if method == "wlstar":
-        from rnn2dfa.pdfa.wlstar import wlstar
-
-        def run(progress: Any) -> Any:
-            return wlstar(teacher, tolerance=tolerance, max_states=max_states,
-                          time_limit=time_limit, check_words=check_words,
-                          min_probability=min_probability, max_error_rate=max_error_rate,
-                          target=target or None, seed=seed, progress=progress)
-
+    with options_for(**OPTIONS):
+        src = load_teacher(source, acceptor)
+        if data is not None:
+            if method != "ngram":
+                raise InputError(f"--data does not apply to --method {method}")
+            values["words"] = tuple(read_sequence_file(data, src.model.alphabet)[0])
+        options = make_pdfa_options(method, **values)
         if as_json:
-            result = run(None)
+            result = run_method(src.model, method, options)
         else:
+            piped = PipedProgress("extract")
             with err.status("extracting…") as status:
                 def progress(d: dict[str, Any]) -> None:
-                    status.update(f"weighted L*: round {d['round']} · {d['hypothesis_states']} "
-                                  f"states · tolerance {d['tolerance']:g} · "
-                                  f"{d['table_cells']:,} table cells · {d['seconds']:.1f} s")
+                    line = (f"weighted L*: round {d['round']} · {d['hypothesis_states']} "
+                            f"states · tolerance {d['tolerance']:g} · "
+                            f"{d['table_cells']:,} table cells · {d['seconds']:.1f} s")
+                    status.update(line)
+                    piped.note(line)
 
-                result = run(progress)
-        pdfa, finished, message, stats = result.pdfa, result.finished, result.message, \
-            result.stats
-    elif method == "spectral":
-        return _extract_spectral(source, teacher, meta, kind, output=output, rank=rank,
-                                 basis=basis, samples=samples, check_words=check_words,
-                                 seed=seed, as_json=as_json)
+                result = run_method(src.model, method, options, progress=progress)
+    stats = result.stats
+    provenance = {"source": os.path.basename(src.name), "kind": src.kind, "method": method}
+    if src.meta.get("language"):
+        provenance["language"] = src.meta["language"]
+    auto = result.automaton
+    if method == "spectral":
+        auto.extra.update(stats=stats, provenance=provenance)
+        save_wfa(auto, output)
     else:
-        t0 = time.perf_counter()
-        if data is not None:
-            words, _ = read_sequences(data, teacher.alphabet)
-            where = f"{len(words):,} sequences of {Path(data).name}"
-        else:
-            if not hasattr(teacher, "sample"):
-                raise InputError("this model cannot sample; give --data FILE")
-            words = teacher.sample(samples, rng)
-            where = f"{samples:,} sequences sampled from the model"
-        from rnn2dfa.pdfa.ngram import ngram_pdfa
-
-        pdfa = ngram_pdfa(words, teacher.alphabet, n)
-        finished = True
-        message = f"{n}-gram model (Witten-Bell) of {where}"
-        stats = {"n": n, "states": pdfa.n_states}
-        stats["seconds"] = round(time.perf_counter() - t0, 3)
-    provenance = {"source": os.path.basename(source), "kind": kind, "method": method}
-    if meta.get("language"):
-        provenance["language"] = meta["language"]
-    pdfa = pdfa.with_extra(stats=stats, provenance=provenance)
-    save_pdfa(pdfa, output)
+        auto = auto.with_extra(stats=stats, provenance=provenance)
+        save_pdfa(auto, output)
     if as_json:
-        emit_json({"output": output, "method": method, "finished": finished,
-                   "states": pdfa.n_states, "message": message, "stats": stats})
+        extra = {"format": "rnn2dfa.wfa/1"} if method == "spectral" else {}
+        emit_json({"output": output, "method": method, **extra, "finished": result.finished,
+                   "states": auto.n_states, "message": result.message, "stats": stats})
         return
-    t = Table(title=f"Extraction ({method})", show_header=False, title_justify="left")
-    t.add_column(style="bold")
-    t.add_column(justify="right")
-    t.add_row("PDFA states", str(pdfa.n_states))
-    t.add_row("finished", "yes" if finished else "[yellow]no[/yellow]")
+    t = kv_table(f"Extraction ({method})")
+    t.add_row("weighted automaton states (rank)" if method == "spectral" else "PDFA states",
+              str(auto.n_states))
+    t.add_row("finished", "yes" if result.finished else "[yellow]no[/yellow]")
     for key, val in stats.items():
-        if key in ("states", "tolerances"):
+        if key in ("states", "tolerances", "curve"):
             continue
         if isinstance(val, dict):
             val = ", ".join(f"{k.replace('_', ' ')} {v:,}" if isinstance(v, int) else
                             f"{k.replace('_', ' ')} {v}" for k, v in val.items())
-        if isinstance(val, bool):
-            val = "yes" if val else "no"
-        t.add_row(key.replace("_", " "), f"{val:,}" if isinstance(val, int) else str(val))
+        t.add_row(key.replace("_", " "), escape(yes_no(val)))
     t.add_row("written to", escape(output))
     out.print(t)
     if stats.get("tolerances"):
         out.print(_tolerance_table(stats["tolerances"], stats.get("tolerance")))
-    err.print(f"[{'dim' if finished else 'yellow'}]{escape(message)}[/]")
+    err.print(f"[{'dim' if result.finished else 'yellow'}]{escape(result.message)}[/]")
 
 
 def _tolerance_table(trials: list[dict[str, Any]], kept: float | None) -> Table:
-    """The adaptive run's size-quality curve: one row per tolerance tried (a smaller PDFA of
-    nearly the same quality is one `--tolerance T --target 0` away)."""
+    """The hypotheses each tolerance ended with, scored on the held-out samples (Occam's
+    answer may be a smaller one in between: see `stats.curve` in the file)."""
     t = Table(title="Tolerances tried (held-out samples of the network)", title_justify="left")
-    for col in ("tolerance", "states", "WER", "NDCG@5", "ended", "seconds"):
+    for col in ("tolerance", "states", "log-loss", "WER", "NDCG@5", "ended"):
         t.add_column(col, justify="left" if col == "ended" else "right")
     for r in trials:
         mark = " (kept)" if r["tolerance"] == kept else ""
-        t.add_row(f"{r['tolerance']:g}{mark}", f"{r['states']:,}", f"{r['wer']:.2%}",
-                  f"{r['ndcg']:.4f}", escape(str(r["ended"])), f"{r['seconds']:.1f}")
+        t.add_row(f"{r['tolerance']:g}{mark}", f"{r['states']:,}",
+                  f"{r.get('log_loss', math.nan):.4f}", f"{r['wer']:.2%}",
+                  f"{r['ndcg']:.4f}", escape(str(r["ended"])))
     return t
-
-
-def _extract_spectral(source: str, teacher: Any, meta: dict[str, Any], kind: str, *,
-                      output: str, rank: int, basis: int, samples: int, check_words: int,
-                      seed: int, as_json: bool) -> None:
-    """The spectral baseline: Hankel blocks over the frequent prefixes and suffixes of
-    `samples` sequences drawn from the model, a rank-`rank` weighted automaton, scored
-    against the model's predictions on `check_words` other sequences it samples."""
-    import numpy as np
-
-    from rnn2dfa.pdfa.metrics import ndcg5, wer
-    from rnn2dfa.pdfa.spectral import spectral_basis
-    from rnn2dfa.pdfa.wfa_io import save_wfa
-
-    if not hasattr(teacher, "sample"):
-        raise InputError("this model cannot sample sequences for the Hankel basis")
-    rng = np.random.default_rng(seed)
-    from contextlib import nullcontext
-
-    with err.status("spectral: filling the Hankel blocks…") if not as_json else nullcontext():
-        sb = spectral_basis(teacher, teacher.sample(samples, rng), basis_size=basis)
-        wfa = sb.wfa(rank)
-        held = teacher.sample(check_words, rng)
-        want = teacher.prefix_distributions(held)
-        got = wfa.prefix_distributions(held)
-    w_err, ndcg = wer(got, want), ndcg5(got, want)
-    used = wfa.n_states
-    stats: dict[str, Any] = {
-        "rank": used, "requested_rank": rank, "hankel_rank": sb.max_rank,
-        "basis_prefixes": int(sb.hankel.shape[0]), "basis_suffixes": int(sb.hankel.shape[1]),
-        "basis_samples": samples, "held_out": {"words": len(held), "prefixes": int(len(want)),
-                                               "wer": round(w_err, 6), "ndcg": round(ndcg, 6)},
-        "seconds": round(sb.seconds, 3)}
-    message = (f"rank-{used} weighted automaton (Hankel {sb.hankel.shape[0]} x "
-               f"{sb.hankel.shape[1]}, numerical rank {sb.max_rank}) from {samples:,} sampled "
-               f"sequences; on {len(held):,} other samples of the model ({len(want):,} "
-               f"prefixes): WER {w_err:.2%}, NDCG@5 {ndcg:.4f} against its predictions "
-               "(a sampled check, not a proof)")
-    if used < rank:
-        message += f"; rank capped at the Hankel matrix's numerical rank {sb.max_rank}"
-    provenance = {"source": os.path.basename(source), "kind": kind, "method": "spectral"}
-    if meta.get("language"):
-        provenance["language"] = meta["language"]
-    wfa.extra.update(stats=stats, provenance=provenance)
-    save_wfa(wfa, output)
-    if as_json:
-        emit_json({"output": output, "method": "spectral", "format": "rnn2dfa.wfa/1",
-                   "states": used, "message": message, "stats": stats})
-        return
-    t = Table(title="Extraction (spectral)", show_header=False, title_justify="left")
-    t.add_column(style="bold")
-    t.add_column(justify="right")
-    t.add_row("weighted automaton states (rank)", str(used))
-    t.add_row("Hankel basis", f"{sb.hankel.shape[0]} prefixes x {sb.hankel.shape[1]} suffixes")
-    t.add_row("held-out WER vs model", f"{w_err:.4f}")
-    t.add_row("held-out NDCG@5 vs model", f"{ndcg:.4f}")
-    t.add_row("seconds", f"{sb.seconds:.2f}")
-    t.add_row("written to", escape(output))
-    out.print(t)
-    err.print(f"[dim]{escape(message)}[/]")
 
 
 # ----------------------------------------------------------------------------- verify
@@ -377,153 +258,64 @@ def verify_pdfa(
     train_data: str | None = None,
     ngrams: str = "1-6",
     spectral_rank: int | None = None,
-    basis: int = 100,
     samples: int = 2000,
     max_wer: float = 0.01,
     seed: int = 0,
     as_json: bool = False,
 ) -> None:
-    """Score a PDFA beside the network, a spectral automaton and n-grams on test sequences."""
-    import time
+    """Score a PDFA beside the network, a spectral automaton and n-grams on test sequences
+    (`rnn2dfa.pdfa.verify.verify_pdfa`); print the tables (80 columns) or JSON."""
+    from rnn2dfa.pdfa.verify import verify_pdfa as run_verify
+    from rnn2dfa.pdfa.workflow import load_teacher
 
-    import numpy as np
-
-    from rnn2dfa.pdfa import load_pdfa
-    from rnn2dfa.pdfa.data import read_sequences
-    from rnn2dfa.pdfa.evaluate import TRUTH_SHAPE, Candidate, compare, truth_shape_candidate
-    from rnn2dfa.pdfa.ngram import ngram_pdfa
-    from rnn2dfa.pdfa.wfa_io import is_wfa_file, load_wfa
-
-    # a weighted automaton (the spectral baseline's file) is scored the same way
-    pdfa = load_wfa(pdfa_file) if is_wfa_file(pdfa_file) else load_pdfa(pdfa_file)
-    what = "PDFA" if hasattr(pdfa, "transitions") else "weighted automaton"
-    rng = np.random.default_rng(seed)
-    network = None
-    truth_pdfa, truth_name = _truth(truth, pdfa.alphabet)
-    notes: list[str] = []
-    if model is not None or acceptor is not None:
-        network, meta, kind, model_truth, model = load_teacher(model, acceptor)
-        if tuple(network.alphabet) != tuple(pdfa.alphabet):
-            raise InputError(f"the {what}'s alphabet {list(pdfa.alphabet)} differs from the "
-                             f"model's {list(network.alphabet)}", path=pdfa_file)
-        if truth_pdfa is None and model_truth is not None and kind == "model":
-            truth_pdfa, truth_name = model_truth, meta.get("language")
-    if data is not None:
-        words, _ = read_sequences(data, pdfa.alphabet)
-        where = f"{len(words):,} sequences of {Path(data).name}"
-    else:
-        gen = network if network is not None and hasattr(network, "sample") else truth_pdfa
-        if gen is None:
-            raise InputError("nothing to test on: give --data FILE (or --model / --truth to "
-                             "sample test sequences from)")
-        words = gen.sample(samples, rng)
-        where = f"{samples:,} sequences sampled from the {'network' if gen is network else 'truth'}"
-    lo, _, hi = ngrams.partition("-")
-    try:
-        orders = list(range(int(lo), int(hi or lo) + 1)) if ngrams != "none" else []
-    except ValueError:
-        raise InputError(f"--ngrams {ngrams!r}: give a range like 1-6, one order, or none") \
-            from None
-    cands = []
-    if network is not None:
-        cands.append(Candidate("network", network))
-    cands.append(Candidate(Path(pdfa_file).name, pdfa, pdfa.n_states))
-    teacher = network if network is not None else truth_pdfa
-    if teacher is not None and hasattr(teacher, "sample"):
-        basis_words = teacher.sample(samples, rng)
-    else:
-        basis_words = words
-    if teacher is not None and spectral_rank != 0:
-        from rnn2dfa.pdfa.spectral import spectral_basis
-
-        t0 = time.perf_counter()
-        sb = spectral_basis(teacher, basis_words, basis_size=basis)
-        r = spectral_rank or pdfa.n_states
-        cands.append(Candidate(f"spectral (rank {r})", sb.wfa(r), r, time.perf_counter() - t0))
-    if orders:
-        if train_data is not None:
-            ng_words, _ = read_sequences(train_data, pdfa.alphabet)
-            notes.append(f"n-grams trained on {len(ng_words):,} sequences of "
-                         f"{Path(train_data).name}")
-        elif teacher is not None and hasattr(teacher, "sample"):
-            ng_words = teacher.sample(5 * samples, rng)
-            notes.append(f"n-grams trained on {len(ng_words):,} sequences sampled from the "
-                         f"{'network' if teacher is network else 'truth'} (--train FILE: yours)")
-        else:
-            ng_words = []
-            notes.append("no n-grams: give --train FILE or --model")
-        for order in orders if ng_words else []:
-            t0 = time.perf_counter()
-            g = ngram_pdfa(ng_words, pdfa.alphabet, order)
-            cands.append(Candidate(f"{order}-gram", g, g.n_states, time.perf_counter() - t0))
-    if truth_pdfa is not None:
-        cands.append(Candidate("truth", truth_pdfa, truth_pdfa.n_states))
-        if network is not None and hasattr(network, "sample"):
-            cands.append(truth_shape_candidate(truth_pdfa, network,
-                                               network.sample(samples, rng)))
-    cmp = compare(words, cands, network=network, truth=truth_pdfa, truth_name=truth_name,
-                  seed=seed)
-    row = cmp.row(Path(pdfa_file).name)
-    passed = None
-    ties: dict[str, Any] | None = None
-    if network is not None:
-        from rnn2dfa.pdfa.metrics import NEAR_TIE
-
-        assert row.wer_network is not None
-        passed = row.wer_network <= max_wer
-        agree = 1 - row.wer_network
-        verdict = (f"the {what}'s most likely next symbol agrees with the network's on "
-                   f"{agree:.2%} of {cmp.prefixes:,} prefixes of {where} "
-                   f"({'at least' if passed else 'below'} the required {1 - max_wer:.2%})")
-        differ, at_ties = row.differ_network, row.near_ties_network
-        ties = {"margin": NEAR_TIE, "differing": differ, "at_near_ties": at_ties}
-        if differ:
-            verdict += (f"; {at_ties:,} of the {differ:,} differing prefixes are near-ties of "
-                        f"the network (its two most likely symbols within {NEAR_TIE:g})")
-        shape = next((r for r in cmp.rows if r.model == TRUTH_SHAPE), None)
-        if shape is not None and not passed:
-            assert shape.wer_network is not None
-            verdict += (f"; the true automaton's states, fit to the network, agree with it on "
-                        f"{1 - shape.wer_network:.2%}" + (
-                            ", below the requirement too" if shape.wer_network > max_wer
-                            else ", which meets it"))
-    else:
-        verdict = f"scored on {cmp.prefixes:,} prefixes of {where} (no network to compare with)"
+    with options_for(**{**OPTIONS, "data": "--words", "truth": "--truth"}):
+        network = load_teacher(model, acceptor) if (model or acceptor) else None
+        v = run_verify(pdfa_file, network=network, data=data, truth=truth,
+                       train_data=train_data, ngrams=ngrams, spectral_rank=spectral_rank,
+                       samples=samples, max_wer=max_wer, seed=seed)
     if as_json:
-        emit_json({"pdfa": pdfa_file, "model": model, "test": where, "notes": notes,
-                   "passed": passed, "verdict": verdict, "near_ties": ties, **cmp.to_dict()})
+        emit_json({**v.to_dict(), "model": network.name if network else None})
     else:
-        t = Table(title=f"Next-symbol prediction on {escape(where)} ({cmp.prefixes:,} prefixes)",
-                  title_justify="left")
-        cols = ["model", "states", "WER", "NDCG@5", "perplexity"]
-        if network is not None:
-            cols += ["WER vs net", "NDCG@5 vs net"]
-        if truth_pdfa is not None:
-            cols += ["WER vs truth", "NDCG@5 vs truth", "KL(truth‖model)"]
-        cols.append("seconds")
+        _verify_tables(v)
+    click.get_current_context().exit(EXIT_FAIL if v.passed is False else EXIT_OK)
+
+
+def _verify_tables(v: Any) -> None:
+    """One narrow table per reference (the data, the network, the truth): each fits 80
+    columns, where one table of every score did not."""
+    cmp = v.comparison
+    out.print(f"[bold]Next-symbol prediction on {escape(v.test)}[/bold] "
+              f"({cmp.prefixes:,} prefixes)")
+    sections: list[tuple[str, list[str], Any]] = [
+        ("against the data", ["states", "WER", "NDCG@5", "perplexity", "seconds"],
+         lambda r: ["-" if r.states is None else str(r.states), _fmt(r.wer_data),
+                    _fmt(r.ndcg_data), _fmt(r.perplexity, 3), _fmt(r.seconds, 2)])]
+    if v.has_network:
+        sections.append(("against the network's predictions",
+                         ["WER", "NDCG@5", "log P error"],
+                         lambda r: [_fmt(r.wer_network), _fmt(r.ndcg_network),
+                                    _fmt(r.logp_error_network)]))
+    if v.has_truth:
+        sections.append(("against the truth", ["WER", "NDCG@5", "KL(truth‖model)"],
+                         lambda r: [_fmt(r.wer_truth), _fmt(r.ndcg_truth),
+                                    _fmt(r.kl_truth) + ("" if r.kl_exact else " ~")]))
+    for title, cols, cells in sections:
+        t = Table(title=title, title_justify="left")
+        t.add_column("model", overflow="fold", max_width=30)
         for c in cols:
-            t.add_column(c, justify="left" if c == "model" else "right")
+            t.add_column(c, justify="right")
         for r in cmp.rows:
-            cells = [escape(r.model), "-" if r.states is None else str(r.states),
-                     _fmt(r.wer_data), _fmt(r.ndcg_data), _fmt(r.perplexity, 3)]
-            if network is not None:
-                cells += [_fmt(r.wer_network), _fmt(r.ndcg_network)]
-            if truth_pdfa is not None:
-                kl = _fmt(r.kl_truth) + ("" if r.kl_exact else " ~")
-                cells += [_fmt(r.wer_truth), _fmt(r.ndcg_truth), kl]
-            cells.append(_fmt(r.seconds, 2))
-            t.add_row(*cells)
+            t.add_row(escape(r.model), *cells(r))
         out.print(t)
-        out.print("[dim]WER / NDCG@5: against the symbol that follows in the test data; 'vs "
-                  "net' / 'vs truth': against that model's predictions (SPiCe NDCG@5)"
-                  + ("; KL exact for automata, ~ estimated on "
-                     f"{cmp.kl_samples:,} sequences sampled from the truth" if cmp.kl_samples
-                     else "") + "[/dim]")
-        for note in notes:
-            out.print(f"[dim]{escape(note)}[/dim]")
-        colour = "green" if passed else ("red" if passed is False else "default")
-        out.print(f"[bold {colour}]{escape(verdict)}[/bold {colour}]", soft_wrap=True)
-    click.get_current_context().exit(EXIT_FAIL if passed is False else EXIT_OK)
+    out.print("[dim]WER / NDCG@5 (SPiCe): against the symbol that follows in the test data, "
+              "or that model's predictions; log P error: mean |log P(word) - log P_network"
+              "(word)| in nats" + ("; KL exact for automata, ~ estimated on "
+                                   f"{cmp.kl_samples:,} sequences sampled from the truth"
+                                   if cmp.kl_samples else "") + "[/dim]")
+    for note in v.notes:
+        out.print(f"[dim]{escape(note)}[/dim]")
+    colour = "green" if v.passed else ("red" if v.passed is False else "default")
+    out.print(f"[bold {colour}]{escape(v.verdict)}[/bold {colour}]")
 
 
 # ----------------------------------------------------------------------------- show / render
@@ -538,7 +330,11 @@ def show_pdfa(path: str, *, limit: int = 40, as_json: bool = False) -> None:
     p = load_pdfa(path)
     minimal = p.minimize().n_states
     reachable = int(p.reachable().sum())
-    try:
+    from rnn2dfa.pdfa.workflow import expected_length_bounded
+
+    try:  # a PDFA whose words hardly ever end: infinite (bounded work, no exact sums)
+        if expected_length_bounded(p) is None:
+            raise ValueError("its words hardly ever end")
         mean_len, ent = expected_length(p), entropy(p)
     except ValueError:
         mean_len = ent = math.inf
@@ -683,11 +479,12 @@ def train_hook(ctx: click.Context) -> None:
 def extract_hook(ctx: click.Context) -> None:
     """`rnn2dfa extract MODEL --method wlstar|ngram|spectral ...`."""
     p = ctx.params
-    own = {"tolerance", "max_states", "time_limit"} if p["method"] == "wlstar" else set()
+    own = ({"tolerance", "max_states", "time_limit", "select"} if p["method"] == "wlstar"
+           else set())
     _refuse(ctx, {"model_file", "acceptor_spec", "method", "output", "as_json", "seed", *own},
             f"--method {p['method']}")
     given = _given(ctx)
-    kw = {k: p[k] for k in ("tolerance", "max_states", "time_limit") if k in given}
+    kw = {k: p[k] for k in ("tolerance", "max_states", "time_limit", "select") if k in given}
     extract_pdfa(p["model_file"], acceptor=p.get("acceptor_spec"), method=p["method"],
                  output=p["output"], seed=p["seed"], as_json=p["as_json"], **kw)
 
@@ -721,7 +518,8 @@ _ARCH = [
                  show_default=True, help="Recurrent cell."),
     click.option("--hidden", type=click.IntRange(1), default=32, show_default=True,
                  help="Units per layer."),
-    click.option("--layers", type=click.IntRange(1), default=1, show_default=True),
+    click.option("--layers", type=click.IntRange(1), default=1, show_default=True,
+                 help="Stacked recurrent layers."),
     click.option("--embedding", type=click.IntRange(1), default=None,
                  help="Learned symbol embedding of this width (default: one-hot input)."),
 ]
@@ -742,11 +540,15 @@ _ARCH = [
 @_ARCH[3]
 @click.option("--epochs", type=click.IntRange(1), default=60, show_default=True,
               help="Epoch budget (stops earlier when the held-out loss stops improving).")
-@click.option("--lr", type=click.FloatRange(0, min_open=True), default=0.01, show_default=True)
-@click.option("--batch-size", type=click.IntRange(1), default=64, show_default=True)
+@click.option("--lr", type=click.FloatRange(0, min_open=True), default=0.01, show_default=True,
+              help="Adam's initial learning rate (halved when the held-out loss stalls).")
+@click.option("--batch-size", type=click.IntRange(1), default=64, show_default=True,
+              help="Sequences per minibatch (drawn at random each epoch).")
 @click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None,
-              help="Stop after this many seconds, keeping the best weights so far.")
-@click.option("-o", "--output", default="lm.pt", show_default=True, metavar="FILE")
+              help="Stop after this many seconds, keeping the best weights so far (default: "
+                   "no limit; --epochs and early stopping end the run).")
+@click.option("-o", "--output", default="lm.pt", show_default=True, metavar="FILE",
+              help="Where to write the language model (a model file).")
 @seed_option
 @json_option
 def pdfa_train_cmd(**kw: Any) -> None:
@@ -778,23 +580,36 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
               show_default=True, help="wlstar: weighted L* (Weiss et al. 2019); ngram: an "
               "n-gram model of sampled sequences; spectral: a weighted automaton from a "
               "Hankel matrix (rnn2dfa.wfa/1). The last two are baselines.")
-@click.option("--tolerance", type=click.FloatRange(0, 1, min_open=True), default=0.1,
-              show_default=True, help="wlstar: next-symbol probabilities within this are "
-              "treated as equal (states merged); with --target, the first tolerance tried.")
+@click.option("--tolerance", type=click.FloatRange(0, min_open=True), default=None,
+              help="wlstar: rows within this are the same state; with --target, the first "
+              "tolerance tried. Default: 0.5 with --distance relative (log-probabilities: "
+              "about a factor of 1.65), 0.1 with absolute.")
+@click.option("--distance", type=click.Choice(("relative", "absolute")), default="relative",
+              show_default=True, help="wlstar: compare log(p + s) (relative: flat and sharp "
+              "models alike) or the probabilities themselves (absolute).")
 @click.option("--target", type=click.FloatRange(0, 1), default=0.01, show_default=True,
               help="wlstar: halve the tolerance until the PDFA's WER and 1 - NDCG@5 against "
               "the model, on sequences the model samples, are at most this (0: keep "
               "--tolerance fixed).")
+@click.option("--select", type=click.Choice(("occam", "faithful")), default="occam",
+              show_default=True, help="wlstar: occam = the smallest hypothesis whose "
+              "held-out log-loss cannot be told apart from the best (paired test, and "
+              "--margin); faithful = the best.")
+@click.option("--margin", type=click.FloatRange(0, 1), default=0.005, show_default=True,
+              help="wlstar, occam: held-out log-loss differences below this many nats per "
+              "symbol are not worth more states (0: the paired test alone).")
 @click.option("--min-probability", type=click.FloatRange(0, 1), default=1e-3,
               show_default=True, help="wlstar: prefixes rarer than this never make new states.")
 @click.option("--max-error-rate", type=click.FloatRange(0, 1), default=0.01, show_default=True,
               help="wlstar: accept a hypothesis when at most this fraction of sampled "
               "prefixes differ by more than the tolerance (0: none may).")
-@click.option("--max-states", type=click.IntRange(1), default=500, show_default=True)
+@click.option("--max-states", type=click.IntRange(1), default=500, show_default=True,
+              help="wlstar: stop learning (unfinished) past this many states.")
 @click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=60.0,
               show_default=True, help="Seconds; the last hypothesis is written, unfinished.")
 @click.option("--check-words", type=click.IntRange(10), default=1000, show_default=True,
-              help="wlstar: sequences sampled per equivalence check.")
+              help="wlstar: sequences sampled per check and held out for Occam; spectral: "
+              "held-out sequences.")
 @click.option("--n", type=click.IntRange(1, 10), default=3, show_default=True,
               help="ngram: the order.")
 @click.option("--data", metavar="FILE", help="ngram: train on these sequences instead of "
@@ -805,43 +620,61 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
               help="spectral: the number of states (capped at the Hankel matrix's rank).")
 @click.option("--basis", type=click.IntRange(1), default=100, show_default=True,
               help="spectral: the most frequent prefixes and suffixes in the Hankel matrix.")
-@click.option("-o", "--output", required=True, metavar="FILE.json")
+@click.option("-o", "--output", required=True, metavar="FILE.json",
+              help="Where to write the PDFA (spectral: the weighted automaton), with its "
+                   "statistics under 'stats'.")
 @seed_option
 @json_option
-def pdfa_extract_cmd(source: str | None, **kw: Any) -> None:
+@click.pass_context
+def pdfa_extract_cmd(ctx: click.Context, source: str | None, acceptor: str | None,
+                     method: str, data: str | None, output: str, seed: int, as_json: bool,
+                     **kw: Any) -> None:
     """Extract a PDFA from a language model (a model file, a PDFA file or a PDFA name).
 
     Weighted L* asks the network for next-symbol distributions in batches (a prefix trie
-    caches its states), merges states whose distributions are within --tolerance, and checks
-    each hypothesis on sampled sequences. With --target (default) each accepted hypothesis is
-    scored on other sequences the network samples: above the target, the tolerance is
-    halved and learning goes on from the same table; it is `finished` when the target is met
-    (a sampled check, not a proof). --target 0: one fixed tolerance, `finished` when no
-    sampled prefix differs by more than it.
+    caches its states), merges rows whose distributions are within --tolerance (relative:
+    on the log scale), and checks each hypothesis on sampled sequences. Every hypothesis,
+    and each merged further, is scored on held-out sequences the network samples
+    (log-loss, KL, WER, NDCG@5); the answer is the smallest whose log-loss cannot be told
+    apart from the best (--select faithful: the best). With --target (default) the
+    tolerance is halved until the target is met, the time limit or the state cap.
 
     The spectral baseline writes a weighted automaton (rnn2dfa.wfa/1: initial vector, one
     matrix per symbol, final vector) that `show` prints and `verify` scores like a PDFA.
 
     \b
     Examples:
-      rnn2dfa pdfa-extract lm.pt -o pdfa.json                  # adaptive tolerance
+      rnn2dfa pdfa-extract lm.pt -o pdfa.json                  # adaptive tolerance, Occam
+      rnn2dfa pdfa-extract lm.pt --select faithful -o pdfa.json
       rnn2dfa pdfa-extract lm.pt --tolerance 0.05 --target 0 -o pdfa.json   # fixed
       rnn2dfa extract lm.pt --method wlstar -o pdfa.json       # the same as the first
-      rnn2dfa extract lm.pt --method spectral -o wfa.json      # a weighted automaton
       rnn2dfa extract --acceptor mylm.py:make --method wlstar -o pdfa.json   # your module
       rnn2dfa pdfa-extract lm.pt --method spectral --rank 30 -o wfa.json
       rnn2dfa pdfa-extract lm.pt --method ngram --n 4 -o 4gram.json
       rnn2dfa verify wfa.json --model lm.pt --data test.txt
     """
-    extract_pdfa(source, **kw)
+    from dataclasses import fields
+
+    from rnn2dfa.pdfa.methods import PDFA_METHODS as REGISTRY
+
+    names = {f.name for f in fields(REGISTRY[method].options)}
+    given = _given(ctx) & set(kw)
+    bad = sorted(g for g in given if g not in names)
+    if bad:
+        flags = ", ".join("--" + b.replace("_", "-") for b in bad)
+        raise InputError(f"{flags} does not apply to --method {method}")
+    values = {k: kw[k] for k in given}
+    extract_pdfa(source, acceptor=acceptor, method=method, output=output, data=data,
+                 as_json=as_json, seed=seed, **values)
 
 
 @click.command("pdfa-verify")
 @click.argument("pdfa_file", metavar="PDFA.json")
 @click.option("--model", metavar="MODEL.pt", help="The language model it was extracted from.")
 @click.option("--acceptor", metavar="MODULE:FUNCTION", help=_LM_CODE)
-@click.option("--data", metavar="FILE", help="Test sequences, one per line (default: sampled "
-              "from the model, else from the truth).")
+@click.option("--words", "data", metavar="FILE", help="Test sequences, one per line "
+              "(default: sampled from the model, else from the truth).")
+@old_name("--data", "--words", "data", metavar="FILE")
 @click.option("--truth", metavar="NAME|FILE", help="The true PDFA (default: the named PDFA "
               "the model was trained on, when there is one).")
 @click.option("--train", "train_data", metavar="FILE",
@@ -883,7 +716,8 @@ def pdfa_verify_cmd(pdfa_file: str, **kw: Any) -> None:
               show_default=True, help="How many sequences.")
 @click.option("--max-length", type=click.IntRange(1), default=1000, show_default=True,
               help="Cut sequences still running at this length.")
-@click.option("-o", "--output", required=True, metavar="FILE")
+@click.option("-o", "--output", required=True, metavar="FILE",
+              help="Where to write the sequences, one per line.")
 @seed_option
 @json_option
 def pdfa_sample_cmd(source: str, count: int, max_length: int, output: str, seed: int,
@@ -898,9 +732,12 @@ def pdfa_sample_cmd(source: str, count: int, max_length: int, output: str, seed:
     import numpy as np
 
     from rnn2dfa.pdfa.data import write_sequences
+    from rnn2dfa.pdfa.workflow import check_sample
 
     check_writable(output)
-    lm, _, kind, _ = load_source(source)
+    with options_for(**OPTIONS):
+        lm, _, kind, _ = load_source(source)
+        check_sample(lm, count, max_length, param="count")
     words = lm.sample(count, np.random.default_rng(seed), max_length)
     write_sequences(output, words, lm.alphabet)
     mean = sum(len(w) for w in words) / len(words)
@@ -913,14 +750,17 @@ def pdfa_sample_cmd(source: str, count: int, max_length: int, output: str, seed:
 
 
 @click.command("pdfa-random")
-@click.option("--states", type=click.IntRange(1, 100_000), default=10, show_default=True)
-@click.option("--symbols", type=click.IntRange(1, 1000), default=4, show_default=True)
+@click.option("--states", type=click.IntRange(1, 100_000), default=10, show_default=True,
+              help="States of the PDFA (all reachable).")
+@click.option("--symbols", type=click.IntRange(1, 1000), default=4, show_default=True,
+              help="Alphabet size (a, b, c, ...; s0, s1, ... beyond 26).")
 @click.option("--end", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.1,
               show_default=True, help="Mean end-of-sequence probability per state.")
 @click.option("--concentration", type=click.FloatRange(0, min_open=True), default=0.5,
               show_default=True, help="Dirichlet concentration of the symbol distributions "
               "(small: peaked).")
-@click.option("-o", "--output", required=True, metavar="PDFA.json")
+@click.option("-o", "--output", required=True, metavar="PDFA.json",
+              help="Where to write the PDFA.")
 @seed_option
 @json_option
 def pdfa_random_cmd(states: int, symbols: int, end: float, concentration: float, output: str,
@@ -934,8 +774,11 @@ def pdfa_random_cmd(states: int, symbols: int, end: float, concentration: float,
     """
     from rnn2dfa.pdfa import save_pdfa
     from rnn2dfa.pdfa.random import random_pdfa
+    from rnn2dfa.pdfa.workflow import check_random_pdfa
 
     check_writable(output)
+    with options_for(states="--states, --symbols"):
+        check_random_pdfa(states, symbols)
     p = random_pdfa(states, symbols, end=end, concentration=concentration, seed=seed)
     save_pdfa(p, output)
     if as_json:
@@ -944,5 +787,91 @@ def pdfa_random_cmd(states: int, symbols: int, end: float, concentration: float,
     out.print(f"wrote {escape(output)}: random PDFA, {states} states, {symbols} symbols")
 
 
+@click.command("pdfa-prob")
+@click.argument("source", metavar="[SOURCE]", required=False)
+@click.argument("words", nargs=-1, metavar="[WORD]...")
+@click.option("--acceptor", metavar="MODULE:FUNCTION", help=_LM_CODE)
+@click.option("--words", "words_file", metavar="FILE",
+              help="Words to score, one per line (as pdfa-sample writes them).")
+@json_option
+def pdfa_prob_cmd(source: str | None, words: tuple[str, ...], acceptor: str | None,
+                  words_file: str | None, as_json: bool) -> None:
+    """The probability of whole words (the end included) under a language model, a PDFA
+    or a weighted automaton: natural log, probability, and nats per symbol.
+
+    A network's or your module's probability of a word is the product of the probabilities
+    it gives its symbols and then the end, over its whole output vocabulary: the mass it
+    puts on other tokens (a start token that stays in the output vocabulary, padding) is
+    counted as lost, not renormalised away (NextSymbolLM(outside_mass="renormalise") for
+    the renormalised product). Write the empty word as ε.
+
+    \b
+    Examples:
+      rnn2dfa pdfa-prob lm.pt abba ab ε
+      rnn2dfa pdfa-prob pdfa.json --words test.txt --json
+      rnn2dfa pdfa-prob --acceptor mylm.py:make --words test.txt
+      rnn2dfa pdfa-prob wfa.json abb
+    """
+    import numpy as np
+
+    from rnn2dfa.pdfa.evaluate import word_log_probs_of
+    from rnn2dfa.pdfa.wfa_io import is_wfa_file
+    from rnn2dfa.pdfa.workflow import (
+        check_sequences,
+        load_automaton,
+        load_teacher,
+        read_sequence_file,
+    )
+    from rnn2dfa.words import format_word, parse_word
+
+    if acceptor is not None and source is not None:  # no SOURCE with --acceptor: a word
+        source, words = None, (source, *words)
+    if not words and words_file is None:
+        raise InputError("give words to score (arguments, or --words FILE)")
+    with options_for(**{**OPTIONS, "data": "--words"}):
+        if source is not None and acceptor is None and os.path.isfile(source) and \
+                is_wfa_file(source):
+            model, kind = load_automaton(source), "weighted automaton"
+        else:
+            src = load_teacher(source, acceptor)
+            model, kind = src.model, src.kind
+        alphabet = tuple(model.alphabet)
+        items = [parse_word(w, alphabet, source="a word argument") for w in words]
+        if words_file is not None:
+            items += read_sequence_file(words_file, alphabet)[0]
+        check_sequences(len(items), max((len(w) for w in items), default=0), param="data",
+                        what="words")
+    logp = word_log_probs_of(model, items)
+    outside = model.outside(items) if hasattr(model, "outside") else np.zeros(len(items))
+    rows = [{"word": format_word(w, alphabet), "length": len(w), "log_prob": float(lp),
+             "probability": float(np.exp(lp)), "nats_per_symbol": float(-lp / (len(w) + 1)),
+             "log_mass_kept": float(o)}
+            for w, lp, o in zip(items, logp, outside, strict=True)]
+    name = source if source is not None else acceptor
+    if as_json:
+        emit_json({"source": name, "kind": kind, "words": rows,
+                   "total_log_prob": float(np.sum(logp))})
+        return
+    t = Table(title=f"Word probabilities under {escape(str(name))} ({kind})",
+              title_justify="left")
+    t.add_column("word", overflow="fold", max_width=30)
+    for c in ("log P", "P", "nats/symbol"):
+        t.add_column(c, justify="right")
+    show_kept = bool(np.any(outside < 0))
+    if show_kept:
+        t.add_column("log mass kept", justify="right")
+    for r in rows:
+        cells = [escape(r["word"]), _fmt(r["log_prob"]), f"{r['probability']:.4g}",
+                 _fmt(r["nats_per_symbol"])]
+        if show_kept:
+            cells.append(_fmt(r["log_mass_kept"]))
+        t.add_row(*cells)
+    out.print(t)
+    if show_kept:
+        out.print("[dim]log mass kept: the log of the probability the model leaves on the "
+                  "symbols and the end along the word (the rest goes to tokens outside the "
+                  "alphabet, and is counted as lost in log P)[/dim]")
+
+
 COMMANDS: list[click.Command] = [pdfa_train_cmd, pdfa_extract_cmd, pdfa_verify_cmd,
-                                 pdfa_sample_cmd, pdfa_random_cmd]
+                                 pdfa_sample_cmd, pdfa_random_cmd, pdfa_prob_cmd]

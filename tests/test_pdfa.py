@@ -397,8 +397,12 @@ def test_trained_language_model_and_extraction_on_reber() -> None:
     # prefixes rarer than 1% (e.g. after a symbol the grammar forbids, where the network's
     # outputs are untrained noise) make no states
     result = wlstar(lm, tolerance=0.15, time_limit=60, max_error_rate=0.01,
-                    min_probability=0.01)
+                    min_probability=0.01, distance="absolute")
     assert result.finished, result.message
     # the Reber grammar's minimal PDFA: its 8 live states (the sink is never reached)
     assert result.pdfa.n_states == truth.minimize().n_states
     assert max_difference(truth, result.pdfa) < 0.15
+    # the defaults (relative distance, adaptive tolerance, Occam): at most twice as many
+    occam = wlstar(lm, target=0.01, time_limit=30, max_error_rate=0.01,
+                   min_probability=0.01)
+    assert occam.pdfa.n_states <= 2 * truth.minimize().n_states, occam.message

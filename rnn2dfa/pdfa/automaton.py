@@ -151,26 +151,33 @@ class PDFA:
     # ------------------------------------------------------------------ sampling
     def sample(self, n: int, rng: np.random.Generator, max_length: int = 1000) -> list[Word]:
         """`n` words drawn from the distribution, all at once; words still running at
-        `max_length` are cut there (rare when the end probability is not tiny)."""
+        `max_length` are cut there (rare when the end probability is not tiny). Only the
+        running words are stepped and kept, so memory follows the symbols drawn, not
+        n x max_length."""
         cum = np.cumsum(self.probabilities, axis=1)
         cum[:, -1] = 1.0
         q = np.full(n, self.start, dtype=np.int64)
-        alive = np.ones(n, dtype=bool)
-        cols: list[np.ndarray] = []
+        alive = np.arange(n)
+        owners: list[np.ndarray] = []
+        symbols: list[np.ndarray] = []
         for _ in range(max_length):
-            if not alive.any():
+            if alive.size == 0:
                 break
-            u = rng.random(n)
+            u = rng.random(n)[alive]  # n draws a step, as always: the same words per seed
             sym = (cum[q] <= u[:, None]).sum(axis=1)
-            ends = alive & (sym == self.eos)
-            alive &= ~ends
-            sym = np.where(alive, sym, -1)
-            cols.append(sym)
-            q = np.where(alive, self.transitions[q, np.maximum(sym, 0)], q)
-        if not cols:
+            going = sym != self.eos
+            alive, sym, q = alive[going], sym[going], q[going]
+            owners.append(alive)
+            symbols.append(sym.astype(np.int32))
+            q = self.transitions[q, sym]
+        if not owners:
             return [() for _ in range(n)]
-        mat = np.stack(cols, axis=1)
-        return [tuple(int(x) for x in row[row >= 0]) for row in mat]
+        who = np.concatenate(owners)
+        what = np.concatenate(symbols)
+        order = np.argsort(who, kind="stable")  # by word, then by position
+        counts = np.bincount(who, minlength=n)
+        parts = np.split(what[order], np.cumsum(counts)[:-1])
+        return [tuple(part.tolist()) for part in parts]
 
     # ------------------------------------------------------------------ structure
     def reachable(self) -> np.ndarray:

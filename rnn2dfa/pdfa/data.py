@@ -38,7 +38,7 @@ def read_sequences(
         raise InputError("no sequences (expected one sequence per line)", path=path)
     if "\t" in lines[0][1]:
         raise InputError(f"line {lines[0][0]}: a TAB: this looks like a word<TAB>label file "
-                         "(use it without --objective lm)", path=path)
+                         "(a classifier's training data), not sequences", path=path)
     if alphabet is None:
         spaced = any(" " in t.strip() for _, t in lines)
         symbols: set[str] = set()

@@ -62,6 +62,17 @@ def truth_shape_candidate(truth: PDFA, network: Any, words: Sequence[Word]) -> C
     return Candidate(TRUTH_SHAPE, shaped, shaped.n_states, time.perf_counter() - t0)
 
 
+def word_log_probs_of(model: Any, words: Sequence[Word],
+                      dists: np.ndarray | None = None) -> np.ndarray:
+    """Natural log of each whole word's probability under `model`: its own `log_probs` when
+    it has one (a declared language model counts the mass it puts outside the alphabet
+    there), else the product of its next-symbol probabilities and the end."""
+    if hasattr(model, "log_probs"):
+        return np.asarray(model.log_probs(list(words)), dtype=np.float64)
+    d = model.prefix_distributions(list(words)) if dists is None else dists
+    return word_log_probs(d, words, len(model.alphabet))
+
+
 def compare(
     words: Sequence[Word],
     candidates: Sequence[Candidate],
@@ -77,6 +88,7 @@ def compare(
     words = list(words)
     eos = len(candidates[0].model.alphabet) if candidates else 0
     net = network.prefix_distributions(words) if network is not None else None
+    net_logp = None if network is None else word_log_probs_of(network, words, net)
     tru = truth.prefix_distributions(words) if truth is not None else None
     kl_words: list[Word] | None = None
     kl_truth_logp = None
@@ -92,6 +104,11 @@ def compare(
         if c.model is network:
             s.wer_network, s.ndcg_network = 0.0, 1.0
             s.differ_network, s.near_ties_network = 0, 0
+        if net_logp is not None:
+            logp = word_log_probs_of(c.model, words, dists)
+            with np.errstate(invalid="ignore"):
+                s.logp_error_network = float(np.mean(np.abs(logp - net_logp))) \
+                    if len(words) else 0.0
         if truth is not None:
             if isinstance(c.model, PDFA):
                 s.kl_truth, s.kl_exact = kl_divergence(truth, c.model), True

@@ -110,6 +110,9 @@ class Scores:
     # near-ties of the network (`near_tie_differences`)
     differ_network: int | None = None
     near_ties_network: int | None = None
+    # mean |log P_model(w) - log P_network(w)| over the test words (whole words, the end
+    # included; the mass a network puts outside the alphabet counted, not renormalised)
+    logp_error_network: float | None = None
     wer_truth: float | None = None
     ndcg_truth: float | None = None
     kl_truth: float | None = None

@@ -70,6 +70,34 @@ def random_pdfa(
                                               "concentration": concentration, "seed": seed}})
 
 
+def flat_pdfa(n_states: int, n_symbols: int, *, low: float = 0.03, high: float = 0.12,
+              seed: int = 0) -> PDFA:
+    """A random PDFA whose every next-symbol probability (the end included) lies in
+    [low, high]: the flat distributions of language models with squashed heads (TAYSIR's
+    softmax of sigmoids). Same transitions as `random_pdfa`; each row is drawn uniformly in
+    [low, high], then moved towards low (or high) in proportion until it sums to 1, which
+    keeps every entry in the range."""
+    k1 = n_symbols + 1
+    if not (k1 * low <= 1.0 <= k1 * high):
+        raise InputError(f"{n_symbols} symbols and the end cannot all have probabilities in "
+                         f"[{low:g}, {high:g}]")
+    base = random_pdfa(n_states, n_symbols, seed=seed)
+    rng = np.random.default_rng([seed, 1])
+    probs = rng.uniform(low, high, size=(n_states, k1))
+    total = probs.sum(axis=1, keepdims=True)
+    over = total > 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        down = low + (probs - low) * (1.0 - k1 * low) / (total - k1 * low)
+        up = high - (high - probs) * (k1 * high - 1.0) / (k1 * high - total)
+    probs = np.where(over, down, up)
+    probs /= probs.sum(axis=1, keepdims=True)  # rounding only
+    name = f"flat-{n_states}-{n_symbols}-{seed}"
+    return PDFA(base.alphabet, base.transitions, probs, 0,
+                {"name": name, "provenance": {"generator": "flat_pdfa", "states": n_states,
+                                              "symbols": n_symbols, "low": low, "high": high,
+                                              "seed": seed}})
+
+
 def reber() -> PDFA:
     """The Reber grammar (Reber 1967) as a PDFA with uniform choices; words start with B and
     end with E, then the sequence stops."""
@@ -100,21 +128,23 @@ def _from_edges(name: str, alphabet: tuple[str, ...], ix: dict[str, int],
 
 
 NAMED = {"reber": reber}
-_RANDOM_NAME = re.compile(r"^rpdfa-(\d+)-(\d+)-(\d+)$")
+_RANDOM_NAME = re.compile(r"^(rpdfa|flat)-(\d+)-(\d+)-(\d+)$")
 
 
 def pdfa_names() -> list[str]:
-    return [*NAMED, "rpdfa-N-K-SEED"]
+    return [*NAMED, "rpdfa-N-K-SEED", "flat-N-K-SEED"]
 
 
 def get_pdfa(name: str) -> PDFA:
-    """A named PDFA: `reber`, or `rpdfa-N-K-SEED` (random, N states, K symbols)."""
+    """A named PDFA: `reber`, `rpdfa-N-K-SEED` (random, N states, K symbols), or
+    `flat-N-K-SEED` (random, every probability in 0.03-0.12; K from 8 to 32)."""
     m = _RANDOM_NAME.match(name)
     if m:
-        n, k, seed = (int(x) for x in m.groups())
+        n, k, seed = (int(x) for x in m.groups()[1:])
         if not (1 <= n <= 100_000 and 1 <= k <= 1000):
             raise InputError(f"{name!r}: states must be 1..100000 and symbols 1..1000")
-        return random_pdfa(n, k, seed=seed)
+        return random_pdfa(n, k, seed=seed) if m.group(1) == "rpdfa" else flat_pdfa(n, k,
+                                                                                   seed=seed)
     if name in NAMED:
         return NAMED[name]()
     raise InputError(f"unknown PDFA {name!r}; known: {', '.join(pdfa_names())}")

@@ -16,7 +16,7 @@ import torch
 
 from rnn2dfa.models.lm import RNNLanguageModel
 from rnn2dfa.oracle.trie import MembershipOracle
-from rnn2dfa.pdfa.automaton import flat_positions
+from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
 from rnn2dfa.words import Word, pad_words
 
 
@@ -81,6 +81,11 @@ class NetworkLM:
             dest = starts[idx][rows] + cols
             out[dest] = probs[rows, cols]
         return out
+
+    def log_probs(self, words: Sequence[Word]) -> np.ndarray:
+        """Natural log of each whole word's probability (its symbols, then the end): the
+        network's outputs are exactly the symbols and the end, so nothing is renormalised."""
+        return word_log_probs(self.prefix_distributions(words), words, self.eos)
 
     @torch.no_grad()
     def sample(self, n: int, rng: np.random.Generator, max_length: int = 200) -> list[Word]:

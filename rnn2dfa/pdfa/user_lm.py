@@ -15,10 +15,17 @@ A plain `nn.Module` written the usual way, `forward(tokens: LongTensor (B, T)) -
 Symbol i of the alphabet is token `token_ids[i]` (default: i) on the input and the output
 side; `end_token` is the output that ends the sequence; `start_token` is read before every
 word, so that the first position predicts the first symbol (a model without one cannot say
-how words begin). The next-symbol distribution is the softmax restricted to the symbols'
-tokens and the end token (the mass on any other token, such as padding, is dropped and the
-rest renormalised). The module must be causal (a unidirectional RNN, a masked transformer):
+how words begin). The module must be causal (a unidirectional RNN, a masked transformer):
 words are right-padded with `pad_token` and read in one batched forward pass.
+
+`head` says what the outputs are: "logits" (default; the distribution over the vocabulary
+is their softmax), "probabilities" (already a distribution), "log_probabilities", or
+"softmax_sigmoid" (a linear layer whose distribution is softmax(sigmoid(x)), as in TAYSIR
+Track 2). The learners need distributions over the symbols and the end: the mass on other
+tokens (the start token when it stays in the output vocabulary, padding) is renormalised
+away there. Whole words' probabilities (`log_probs`) count it: with `outside_mass="count"`
+(default) a word's probability is the product of its tokens' probabilities under the full
+vocabulary, as the model gives them; "renormalise" gives the renormalised product.
 """
 
 from __future__ import annotations
@@ -31,8 +38,11 @@ import numpy as np
 import torch
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.pdfa.automaton import flat_positions
+from rnn2dfa.pdfa.automaton import flat_positions, next_targets
 from rnn2dfa.words import Word, pad_words
+
+HEADS = ("logits", "probabilities", "log_probabilities", "softmax_sigmoid")
+OUTSIDE = ("count", "renormalise")
 
 
 @dataclass
@@ -47,8 +57,16 @@ class NextSymbolLM:
     pad_token: int | None = None  # default: the start token (never read at a scored place)
     batch_size: int = 512
     name: str = "your language model"
+    head: str = "logits"
+    outside_mass: str = "count"
 
     def __post_init__(self) -> None:
+        if self.head not in HEADS:
+            raise InputError(f"{self.name}: head must be one of {', '.join(HEADS)} "
+                             f"(got {self.head!r})")
+        if self.outside_mass not in OUTSIDE:
+            raise InputError(f"{self.name}: outside_mass must be one of {', '.join(OUTSIDE)} "
+                             f"(got {self.outside_mass!r})")
         self.alphabet = tuple(str(a) for a in self.alphabet)
         k = len(self.alphabet)
         if k == 0:
@@ -101,24 +119,46 @@ class NextSymbolLM:
         if raw.shape[2] <= int(self._out.max()):
             raise InputError(f"{self.name} has {raw.shape[2]} outputs, but token "
                              f"{int(self._out.max())} was declared")
-        picked = raw.double()[..., self._out]
-        if not torch.isfinite(picked).all():
-            raise InputError(f"{self.name} returned NaN or infinite logits")
-        return torch.softmax(picked, dim=-1).numpy(), lengths
+        full = self._vocabulary(raw.double())
+        picked = full[..., self._out]
+        kept = picked.sum(dim=-1)
+        if not bool((kept > 0).all()):
+            raise InputError(f"{self.name} gives probability 0 to every symbol and the end at "
+                             "some position")
+        return (picked / kept[..., None]).numpy(), kept.numpy(), lengths
 
-    def _batched(self, words: Sequence[Word]) -> list[tuple[list[int], np.ndarray, np.ndarray]]:
+    def _vocabulary(self, raw: torch.Tensor) -> torch.Tensor:
+        """The distribution over the whole output vocabulary, by the declared head."""
+        if not torch.isfinite(raw).all():
+            raise InputError(f"{self.name} returned NaN or infinite outputs")
+        if self.head == "logits":
+            return torch.softmax(raw, dim=-1)
+        if self.head == "softmax_sigmoid":
+            return torch.softmax(torch.sigmoid(raw), dim=-1)
+        probs = raw.exp() if self.head == "log_probabilities" else raw
+        total = probs.sum(dim=-1)
+        if bool((probs < -1e-9).any()) or bool((probs > 1 + 1e-6).any()) or \
+                bool(((total - 1).abs() > 1e-3).any()):
+            low, high = float(total.min()), float(total.max())
+            raise InputError(f"{self.name} was declared to output {self.head.replace('_', '-')}"
+                             f", but its outputs are not a distribution over the vocabulary "
+                             f"(sums from {low:.4g} to {high:.4g})")
+        return probs.clamp(min=0.0)
+
+    def _batched(self, words: Sequence[Word]
+                 ) -> list[tuple[list[int], np.ndarray, np.ndarray, np.ndarray]]:
         order = np.argsort([len(w) for w in words], kind="stable")  # less padding
         out = []
         for s in range(0, len(order), self.batch_size):
             idx = [int(i) for i in order[s : s + self.batch_size]]
-            probs, lengths = self._logits([words[i] for i in idx])
-            out.append((idx, probs, lengths))
+            probs, kept, lengths = self._logits([words[i] for i in idx])
+            out.append((idx, probs, kept, lengths))
         return out
 
     # ------------------------------------------------------------------ LanguageModel
     def next_probs(self, words: Sequence[Word]) -> np.ndarray:
         out = np.empty((len(words), self.eos + 1))
-        for idx, probs, lengths in self._batched(words):
+        for idx, probs, _, lengths in self._batched(words):
             out[idx] = probs[np.arange(len(idx)), lengths]
         return out
 
@@ -129,13 +169,46 @@ class NextSymbolLM:
         probs = self.next_probs(distinct)[[where[w] for w in words]]
         return probs.reshape(len(prefixes), len(suffixes), self.eos + 1)
 
-    def prefix_distributions(self, words: Sequence[Word]) -> np.ndarray:
-        out = np.empty((sum(len(w) + 1 for w in words), self.eos + 1))
+    def _flat(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
+        """Flat renormalised distributions and the mass kept on the symbols and the end, at
+        every prefix (`flat_positions` order)."""
+        total = sum(len(w) + 1 for w in words)
+        out, kept = np.empty((total, self.eos + 1)), np.empty(total)
         starts = np.cumsum([0] + [len(w) + 1 for w in words])
-        for idx, probs, lengths in self._batched(words):
+        for idx, probs, mass, lengths in self._batched(words):
             rows, cols = flat_positions(lengths)
-            out[starts[np.asarray(idx)][rows] + cols] = probs[rows, cols]
-        return out
+            dest = starts[np.asarray(idx)][rows] + cols
+            out[dest], kept[dest] = probs[rows, cols], mass[rows, cols]
+        return out, kept
+
+    def prefix_distributions(self, words: Sequence[Word]) -> np.ndarray:
+        return self._flat(words)[0]
+
+    def log_probs(self, words: Sequence[Word]) -> np.ndarray:
+        """Natural log of each whole word's probability: its symbols' tokens, then the end
+        token, under the full vocabulary (`outside_mass="count"`), or renormalised."""
+        words = list(words)
+        if not words:
+            return np.zeros(0)
+        dists, kept = self._flat(words)
+        targets = next_targets(words, self.eos)
+        picked = dists[np.arange(targets.size), targets]
+        if self.outside_mass == "count":
+            picked = picked * kept
+        with np.errstate(divide="ignore"):
+            logp = np.log(picked)
+        bounds = np.cumsum([0] + [len(w) + 1 for w in words])[:-1]
+        return np.add.reduceat(logp, bounds)
+
+    def outside(self, words: Sequence[Word]) -> np.ndarray:
+        """Per word: the summed log of the mass kept on the symbols and the end at each of
+        its positions (0 when the model puts nothing elsewhere)."""
+        words = list(words)
+        if not words:
+            return np.zeros(0)
+        _, kept = self._flat(words)
+        bounds = np.cumsum([0] + [len(w) + 1 for w in words])[:-1]
+        return np.add.reduceat(np.log(kept), bounds)
 
     def sample(self, n: int, rng: np.random.Generator, max_length: int = 200) -> list[Word]:
         """`n` words drawn from the model: all unfinished words extended together, one
@@ -165,7 +238,7 @@ def load_user_lm(spec: str) -> NextSymbolLM:
 
     obj = call_user_function(spec, example="./mylm.py:make")
     if not isinstance(obj, NextSymbolLM):
-        raise InputError(f"--acceptor {spec} returned a {type(obj).__name__}; for language-"
+        raise InputError(f"{spec} returned a {type(obj).__name__}; for language-"
                          "model methods return NextSymbolLM(module, alphabet=..., "
                          "start_token=..., end_token=...) from rnn2dfa.pdfa.user_lm")
     obj.name = spec

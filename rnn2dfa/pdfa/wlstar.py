@@ -27,7 +27,9 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.pdfa.automaton import PDFA, flat_positions
-from rnn2dfa.pdfa.metrics import NEAR_TIE, ndcg5, near_tie_differences, wer
+from rnn2dfa.pdfa.merge import DISTANCES, linf, merge_states, scaled, smoothing_for
+from rnn2dfa.pdfa.metrics import NEAR_TIE
+from rnn2dfa.pdfa.occam import SELECT_MODES, Curve, Trial, held_out
 from rnn2dfa.pdfa.teacher import LanguageModel
 from rnn2dfa.words import Word, pad_words
 
@@ -47,6 +49,13 @@ class PDFAExtraction:
     #: adaptive runs: every (tolerance, scored hypothesis), coarsest first: a size-quality
     #: curve to compare with other learners at equal size
     tried: list[tuple[float, PDFA]] = field(default_factory=list)
+    #: the most faithful hypothesis scored (lowest held-out log-loss), when one was scored
+    best: PDFA | None = None
+
+
+#: The first tolerance by distance: relative 0.5 (a factor of 1.65 between probabilities well
+#: above the smoothing; Occam's curve then starts from small automata), absolute 0.1.
+DEFAULT_TOLERANCE = {"relative": 0.5, "absolute": 0.1}
 
 
 def _shortlex(words: Sequence[Word]) -> list[Word]:
@@ -115,17 +124,6 @@ class _Table:
         return self.rows[[self.index[w] for w in words]].reshape(len(words), -1)
 
 
-def _linf(rows: np.ndarray, reps: np.ndarray) -> np.ndarray:
-    """(R, Q) L-infinity distances between rows. torch's cdist kernel (p = inf) is exact in
-    float64 and 4-5x faster than numpy broadcasting, which builds an (R, Q, columns) array
-    (measured: 2268 x 366 rows of 217 columns, 0.27 s against 1.2 s)."""
-    import torch
-
-    return torch.cdist(torch.from_numpy(np.ascontiguousarray(rows, dtype=np.float64)),
-                       torch.from_numpy(np.ascontiguousarray(reps, dtype=np.float64)),
-                       p=float("inf")).numpy()
-
-
 class _Distances:
     """L-infinity distances from every table row to the rows of P, kept across rounds.
 
@@ -135,16 +133,18 @@ class _Distances:
     (half the memory; distances are compared with tolerances far above its rounding).
     """
 
-    def __init__(self, table: _Table, split_predictions: bool = False) -> None:
+    def __init__(self, table: _Table, split_predictions: bool = False,
+                 scale: Callable[[np.ndarray], np.ndarray] = lambda x: x) -> None:
         self.table = table
         self.split = split_predictions
+        self.scale = scale
         self.n_suffixes = -1
         self.col: dict[Word, int] = {}
         self.col_words: list[Word] = []
         self.mat = np.zeros((0, 0), dtype=np.float32)
 
     def _flat(self, idx: np.ndarray | slice) -> np.ndarray:
-        rows = self.table.rows[idx]
+        rows = self.scale(self.table.rows[idx])
         return rows.reshape(rows.shape[0], -1)
 
     def get(self, rows: Sequence[Word], cols: Sequence[Word]) -> np.ndarray:
@@ -161,11 +161,11 @@ class _Distances:
             add = np.zeros((n - old, self.mat.shape[1]), dtype=np.float32)
             if self.col_words:
                 cols_idx = np.array([t.index[w] for w in self.col_words])
-                add[:] = _linf(self._flat(slice(old, n)), self._flat(cols_idx))
+                add[:] = linf(self._flat(slice(old, n)), self._flat(cols_idx))
             self.mat = np.concatenate([self.mat, add], axis=0)
         new = [w for w in dict.fromkeys(cols) if w not in self.col]
         if new:  # columns of new P words, against every row
-            block = _linf(self._flat(slice(0, n)),
+            block = linf(self._flat(slice(0, n)),
                           self._flat(np.array([t.index[w] for w in new])))
             for w in new:
                 self.col[w] = len(self.col_words)
@@ -179,24 +179,6 @@ class _Distances:
             ci = np.array([t.index[w] for w in cols], dtype=np.int64)
             out[top[r][:, None] != top[ci][None, :]] = np.inf
         return out
-
-
-def _linf(rows: np.ndarray, reps: np.ndarray) -> np.ndarray:
-    """(R, Q) L-infinity distances between rows, in blocks of bounded size. torch's cdist
-    kernel (p = inf) is exact in float64 and 4-5x faster than numpy broadcasting, which
-    builds an (R, Q, columns) array (measured: 2268 x 366 rows of 217 columns, 0.27 s
-    against 1.2 s)."""
-    import torch
-
-    out = np.empty((rows.shape[0], reps.shape[0]), dtype=np.float32)
-    if out.size == 0:
-        return out
-    b = torch.from_numpy(np.ascontiguousarray(reps, dtype=np.float64))
-    step = max(1, 4_000_000 // reps.shape[0])
-    for s in range(0, rows.shape[0], step):
-        a = torch.from_numpy(np.ascontiguousarray(rows[s : s + step], dtype=np.float64))
-        out[s : s + step] = torch.cdist(a, b, p=float("inf")).numpy()
-    return out
 
 
 def _nearest(dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -238,7 +220,7 @@ def _near_tie_note(differ: int, at_ties: int, finished: bool) -> str:
 def wlstar(
     teacher: LanguageModel,
     *,
-    tolerance: float = 0.1,
+    tolerance: float | None = None,
     max_states: int | None = 500,
     time_limit: float | None = 60.0,
     check_words: int = 1000,
@@ -252,56 +234,71 @@ def wlstar(
     target: float | None = None,
     shrink: float = 0.5,
     min_tolerance: float = 1e-3,
+    distance: str = "relative",
+    smoothing: float | None = None,
+    select: str = "occam",
+    confidence: float = 0.95,
+    margin: float = 0.005,
+    merge: bool = True,
     seed: int = 0,
     progress: Progress | None = None,
 ) -> PDFAExtraction:
-    """Learn a PDFA whose next-symbol distributions are within `tolerance` of the teacher's.
+    """Learn a PDFA whose next-symbol distributions are within `tolerance` of the teacher's
+    (default: `DEFAULT_TOLERANCE` of the distance).
+
+    `distance` says how rows are compared: "relative" (default) compares log(p + s), s =
+    `smoothing` (default a tenth of the uniform probability; `merge.scaled`), so that the
+    tolerance is a relative difference and flat and sharp models alike get their
+    structure; "absolute" compares the probabilities themselves (Weiss et al.).
 
     `check_words` words are sampled per equivalence check, half from the teacher (when it
-    can sample) and half from the hypothesis; the extraction is `finished` when no prefix of
-    them shows a difference above the tolerance. Stops early (unfinished) at `max_states`
-    or after `time_limit` seconds, returning the last hypothesis.
+    can sample) and half from the hypothesis; the check accepts a hypothesis when at most
+    `max_error_rate` of the sampled prefixes differ by more than the tolerance. Stops early
+    (unfinished) at `max_states` or after `time_limit` seconds.
 
-    `min_probability` > 0 leaves prefixes rarer than that (their probability under the
-    teacher: the product of its next-symbol probabilities along the prefix) out of the
-    closedness check: they are sent to the nearest state instead of becoming new ones.
-    (Our addition to Weiss et al.: a trained network's distributions after prefixes it
-    hardly ever saw in training are noise, and chasing them only grows the automaton.)
-    `weighted` (default) compares rows entry by entry after scaling the entry of suffix s by
-    the teacher's probability of s (see `_Table`); False gives Weiss et al.'s unweighted
-    rows. Both are exact on a PDFA teacher; on trained networks the weighted rows ignore
-    differences after futures the network itself deems unlikely, which keeps the automaton
-    small. The next-symbol distributions themselves (suffix ε) are never scaled.
+    `min_probability` > 0 leaves prefixes rarer than that (under the teacher) out of the
+    closedness check: they are sent to the nearest state (a trained network's
+    distributions after prefixes it hardly ever saw are noise). `weighted` (default) scales
+    the entry of suffix s by the teacher's probability of s (see `_Table`); False gives
+    Weiss et al.'s unweighted rows. `split_predictions` keeps prefixes whose most likely
+    next symbols differ in different states.
 
-    `max_error_rate` > 0 accepts a hypothesis when at most that fraction of the sampled
-    prefixes differ by more than t (a trained network is never exactly finite-state: with
-    0, some sampled prefix always differs and only the time limit ends the search).
-    `refit` (our addition) finally sets each state's distribution to the mean of the
-    teacher's distributions at the prefixes of a fresh sample that reach it (states reached
-    fewer than 5 times keep their representative's); the final agreement is then measured
-    on another fresh sample and reported in `message` and `stats`.
+    Occam (our addition; needs a teacher that samples): every hypothesis, with each state's
+    distribution the mean of the teacher's at the prefixes of a fitting sample reaching it
+    (`refit`), is scored on `check_words` held-out sequences the teacher samples (log-loss,
+    KL, WER, NDCG@5: `occam.Curve`); each hypothesis a tolerance ends with is also merged
+    (`merge_states`, at 1, 2, 4 and 8 times the tolerance, refined and by majority, when
+    `merge`) and scored. The answer
+    is the smallest hypothesis whose held-out log-loss cannot be told apart from the best
+    (`select="occam"`, paired test at `confidence` with an equivalence `margin` in nats
+    per symbol, see `occam.Curve`) or the best (`"faithful"`).
 
-    `split_predictions` (our addition) keeps prefixes whose most likely next symbols differ
-    in different states, however close their distributions: WER counts exactly those.
-
-    `target` (our addition; needs a teacher that samples) makes the tolerance adaptive: a
-    tolerance fit for the teacher is not known in advance, and what users compare is the
-    teacher's predictions. Each hypothesis the check accepts (or that gets stuck: its
-    counterexamples are rows within t of two states, which only a smaller t separates) is
-    scored on a held-out sample of the teacher's own words: WER against the teacher's most
-    likely next symbols and 1 - NDCG@5 against its distributions. Above `target`, learning
-    goes on from the same table (its rows do not depend on t) with the tolerance times
-    `shrink`, down to `min_tolerance`, until the time limit or the state cap; the best
-    hypothesis scored (then the smaller) is returned.
+    `target` makes the tolerance adaptive: each hypothesis the check accepts (or that gets
+    stuck: its counterexamples are rows already in the table) is compared with the
+    target by WER and 1 - NDCG@5 against the teacher on the held-out sequences; above it,
+    learning goes on from the same table with the tolerance times `shrink`, down to
+    `min_tolerance`, until the time limit or the state cap. `finished` then means the
+    answer meets the target.
     """
+    if distance not in DISTANCES:
+        raise ValueError(f"distance must be one of {DISTANCES} (got {distance!r})")
+    if select not in SELECT_MODES:
+        raise ValueError(f"select must be one of {SELECT_MODES} (got {select!r})")
+    if tolerance is None:
+        tolerance = DEFAULT_TOLERANCE[distance]
     t0 = time.perf_counter()
     rng = np.random.default_rng(seed)
     alphabet = tuple(teacher.alphabet)
     k = len(alphabet)
+    smooth = smoothing_for(k) if smoothing is None else smoothing
+
+    def scale(x: np.ndarray) -> np.ndarray:
+        return scaled(x, distance, smooth)
+
     can_sample = hasattr(teacher, "sample")
     adaptive = target is not None and can_sample
     table = _Table(teacher, k, weighted)
-    dists = _Distances(table, split_predictions)
+    dists = _Distances(table, split_predictions, scale)
     prefixes: list[Word] = [()]
     in_p: set[Word] = {()}
     table.add_words([()] + [(a,) for a in range(k)])
@@ -313,42 +310,63 @@ def wlstar(
     stop_reason = ""
     finished = False
     hyp: PDFA | None = None
-    held: tuple[list[Word], np.ndarray] | None = None
-    if adaptive:
-        held_words = teacher.sample(check_words, rng, max_length)  # type: ignore[attr-defined]
-        held = (held_words, teacher.prefix_distributions(held_words))
-    trials: list[dict[str, Any]] = []  # one per tolerance tried (adaptive)
-    tried: list[tuple[float, PDFA]] = []  # and its hypothesis
-    scored_last = False
-    best: tuple[tuple[float, int], PDFA, float] | None = None  # (score, states), pdfa, t
+    curve: Curve | None = None
+    fit: tuple[list[Word], np.ndarray] | None = None
+    if can_sample:  # Occam's samples from a stream of their own: learning is unchanged
+        occam_rng = np.random.default_rng([seed, 25])
+        curve = Curve(held_out(teacher, teacher.sample(  # type: ignore[attr-defined]
+            check_words, occam_rng, max_length)), confidence, margin)
+        if refit:
+            fit_words = teacher.sample(  # type: ignore[attr-defined]
+                check_words, occam_rng, max_length)
+            fit = (fit_words, teacher.prefix_distributions(fit_words))
+    ends: list[Trial] = []  # the hypothesis each tolerance ended with (adaptive table)
 
     def out_of_time() -> bool:
         return time_limit is not None and time.perf_counter() - t0 > time_limit
 
     def fitted(h: PDFA) -> PDFA:
-        """`h` with each state's distribution the mean of the teacher's at the prefixes of a
-        fresh sample that reach it (see `refit`)."""
-        if not (refit and can_sample):
-            return h
-        fit_words = teacher.sample(check_words, rng, max_length)  # type: ignore[attr-defined]
-        return h.refit(fit_words, teacher.prefix_distributions(fit_words), min_count=5)
+        """`h` with each state's distribution the teacher's mean over the fitting prefixes
+        reaching it (states reached fewer than 5 times keep theirs)."""
+        return h if fit is None else h.refit(fit[0], fit[1], min_count=5)
 
-    def score(h: PDFA, t: float, why: str) -> bool:
-        """Score `h` on the held-out sample; keep the best; True when within the target."""
-        nonlocal best
-        assert held is not None and target is not None
-        want = h.prefix_distributions(held[0])
-        w_err, n_err = wer(want, held[1]), 1.0 - ndcg5(want, held[1])
-        key = (max(w_err, n_err), h.n_states)
-        differ, at_ties = near_tie_differences(want, held[1])
-        trials.append({"tolerance": t, "states": h.n_states, "ended": why,
-                       "wer": round(w_err, 6), "ndcg": round(1.0 - n_err, 6),
-                       "differing": differ, "at_near_ties": at_ties,
-                       "seconds": round(time.perf_counter() - t0, 3)})
-        tried.append((t, h))
-        if best is None or key < best[0]:
-            best = (key, h, t)
-        return key[0] <= target
+    def consider(h: PDFA, how: str) -> Trial | None:
+        """Score the fitted `h` on the held-out sequences (Occam's curve)."""
+        if curve is None:
+            return None
+        return curve.add(fitted(h), tolerance=tolerance, how=how,
+                         seconds=time.perf_counter() - t0)
+
+    def merged(h: PDFA) -> None:
+        """Score `h` merged at 1, 2, 4 and 8 times the tolerance (`merge_states`, refined
+        and by majority)."""
+        if curve is None or not merge or fit is None:
+            return
+        base = fitted(h)
+        _, visits = base.visit_means(fit[0], fit[1])
+        seen = {(base.n_states, True)}
+        for m in (1, 2, 4, 8):
+            for refine in (True, False):
+                g = merge_states(base, tolerance * m, visits, distance=distance,
+                                 smoothing=smooth, split_predictions=split_predictions,
+                                 refine=refine)
+                if (g.n_states, refine) not in seen:
+                    seen.add((g.n_states, refine))
+                    consider(g, f"merged at {tolerance * m:g}"
+                                + ("" if refine else " (majority)"))
+            # weighted L* on the fitted hypothesis itself, a PDFA: minimisation with a
+            # tolerance that tells states apart by their futures, not by noisy successors
+            # (also past the time limit, for the last hypothesis: at most 15 s more)
+            late = time_limit is not None and time.perf_counter() - t0 > time_limit + 15.0
+            if base.n_states > 1 and not late:
+                inner = wlstar(base, tolerance=tolerance * m, time_limit=5.0,
+                               check_words=min(check_words, 500), max_length=max_length,
+                               min_probability=min_probability, max_error_rate=max_error_rate,
+                               distance=distance, smoothing=smooth, merge=False,
+                               split_predictions=split_predictions, max_states=max_states,
+                               margin=margin, confidence=confidence, seed=seed)
+                if inner.pdfa.n_states < base.n_states:
+                    consider(inner.pdfa, f"relearned at {tolerance * m:g}")
 
     while True:
         rounds += 1
@@ -358,7 +376,7 @@ def wlstar(
             ext = [p + (a,) for p in order for a in range(k)]
             table.add_words(order + ext)
             reps, assign = _cluster(dists.get(order, order), tolerance)  # positions in order
-            ext_rows = table.flat(ext)
+            ext_rows = scale(table.flat(ext))
             ext_cl, ext_d = _nearest(dists.get(ext, [order[r] for r in reps]))
             for w in ext:
                 if w not in prob:
@@ -407,22 +425,25 @@ def wlstar(
         probs = table.rows[[table.index[order[r]] for r in reps], 0]
         hyp = PDFA(alphabet, np.asarray(trans, dtype=np.int64), probs.copy(), 0)
         sizes.append(n)
+        trial = consider(hyp, f"round {rounds}")
         if progress is not None:
             progress({"round": rounds, "hypothesis_states": n, "prefixes": len(prefixes),
                       "suffixes": len(table.suffixes), "table_cells": table.cells,
                       "tolerance": tolerance, "seconds": time.perf_counter() - t0})
-        if stop_reason:
-            break
-        if out_of_time():
-            stop_reason = f"time limit ({time_limit:g} s) reached"
+        if stop_reason or out_of_time():
+            stop_reason = stop_reason or f"time limit ({time_limit:g} s) reached"
+            if trial is not None:
+                ends.append(trial)
+                trial.how = stop_reason
+            merged(hyp)
             break
         # ---- equivalence check by sampling (counterexamples: prefixes differing by > t)
         half = check_words // 2
         sample = hyp.sample(check_words - half if can_sample else check_words, rng, max_length)
         if can_sample:
             sample += teacher.sample(half, rng, max_length)  # type: ignore[attr-defined]
-        got = teacher.prefix_distributions(sample)
-        want = hyp.prefix_distributions(sample)
+        got = scale(teacher.prefix_distributions(sample))
+        want = scale(hyp.prefix_distributions(sample))
         bad = np.abs(got - want).max(axis=1) > tolerance
         checked_words += len(sample)
         checked_prefixes += int(bad.size)
@@ -444,82 +465,100 @@ def wlstar(
             stuck = len(prefixes) == before
         if not (accepted or stuck):
             continue
+        if trial is not None:
+            trial.how = "accepted" if accepted else "stuck"
+            ends.append(trial)
+        merged(hyp)
         if adaptive:
-            # the held-out score decides: within the target ends, else a finer tolerance
-            scored_last = True
-            if score(fitted(hyp), tolerance, "accepted" if accepted else "stuck"):
+            assert trial is not None and target is not None
+            if max(trial.wer, 1.0 - trial.ndcg) <= target:
                 break
             if tolerance * shrink < min_tolerance:
                 stop_reason = (f"the tolerance reached its floor ({min_tolerance:g}) before "
                                f"the held-out target ({target:g})")
                 break
             tolerance *= shrink
-            scored_last = False
             continue
         if accepted:
             finished = True
         else:
             stop_reason = ("counterexamples within the table already: rows within the "
-                           "tolerance of two states (try a smaller --tolerance)")
+                           "tolerance of two states (try a smaller tolerance)")
         break
     assert hyp is not None
-    if adaptive:
-        if not scored_last:
-            score(fitted(hyp), tolerance, stop_reason)
-        assert best is not None and target is not None
-        hyp, tolerance = best[1], best[2]
-        # finished: the kept hypothesis is within the target on the held-out sample
-        finished = best[0][0] <= target
+    last_states = hyp.n_states
+    kept: Trial | None = None
+    if curve is not None:
+        kept = curve.select(select)
+        hyp, tolerance = curve.model(kept), kept.tolerance
+        if adaptive:
+            assert target is not None
+            finished = max(kept.wer, 1.0 - kept.ndcg) <= target
     else:
         hyp = fitted(hyp)
-    final_check: dict[str, Any] = {}
-    if can_sample:
-        words = teacher.sample(check_words, rng, max_length)  # type: ignore[attr-defined]
-        diff = np.abs(teacher.prefix_distributions(words) - hyp.prefix_distributions(words))
-        worst = diff.max(axis=1)
-        final_check = {"words": len(words), "prefixes": int(worst.size),
-                       "beyond_tolerance": int((worst > tolerance).sum()),
-                       "mean_max_difference": round(float(worst.mean()), 6)}
     seconds = time.perf_counter() - t0
-    stats = {
+    stats: dict[str, Any] = {
         "rounds": rounds,
         "states": hyp.n_states,
         "tolerance": tolerance,
+        "distance": distance,
         "weighted": weighted,
         "refit": refit,
+        "select": select,
         "prefixes": len(prefixes),
         "suffixes": len(table.suffixes),
         "table_cells": table.cells,
         "counterexamples": n_cex,
         "checked_words": checked_words,
         "checked_prefixes": checked_prefixes,
-        "final_check": final_check,
         "seconds": round(seconds, 3),
     }
-    if adaptive:
+    if target is not None:
         stats["target"] = target
-        stats["tolerances"] = trials
-    if adaptive:
-        assert held is not None
-        kept = trials[[t["states"] == hyp.n_states and t["tolerance"] == tolerance
-                       for t in trials].index(True)]
-        verdict = "within" if finished else "NOT within"
-        message = (f"{verdict} the target {target:g} on {len(held[0]):,} held-out samples of "
-                   f"the teacher ({held[1].shape[0]:,} prefixes): WER {kept['wer']:.2%}, "
-                   f"NDCG@5 {kept['ndcg']:.4f} against its predictions at tolerance "
-                   f"{tolerance:g} ({len(trials)} tolerance(s) tried"
-                   + (f"; stopped: {stop_reason})" if stop_reason and not finished else ")")
-                   + _near_tie_note(kept["differing"], kept["at_near_ties"], finished)
-                   + "; a sampled check, not a proof")
+    if curve is not None and kept is not None:
+        best = curve.best()
+        stats["held_out"] = {"sequences": len(curve.held.words),
+                             "prefixes": curve.held.prefixes,
+                             "log_loss": round(kept.log_loss, 6), "kl": round(kept.kl, 6),
+                             "wer": round(kept.wer, 6), "ndcg": round(kept.ndcg, 6),
+                             "best_states": best.states,
+                             "best_log_loss": round(best.log_loss, 6),
+                             "hypotheses_scored": len(curve.trials),
+                             "last_states": last_states}
+        stats["tolerances"] = [t.to_dict() for t in ends]
+        sizes_seen: dict[int, float] = {}
+        for t in curve.trials:
+            sizes_seen[t.states] = min(sizes_seen.get(t.states, np.inf), t.log_loss)
+        stats["curve"] = [[s, round(v, 6)] for s, v in sorted(sizes_seen.items())]
+        how = ("the smallest of the hypotheses whose held-out log-loss cannot be told apart "
+               f"from the best ({best.states} states, {best.log_loss:.4f} nats per symbol)"
+               if select == "occam" and kept.index != best.index else
+               "the most faithful hypothesis")
+        message = (f"kept {how}: {kept.states} states, log-loss {kept.log_loss:.4f}, KL to "
+                   f"the teacher {kept.kl:.4f} nats per symbol, WER {kept.wer:.2%}, NDCG@5 "
+                   f"{kept.ndcg:.4f} against its predictions on {len(curve.held.words):,} "
+                   f"held-out samples ({curve.held.prefixes:,} prefixes; "
+                   f"{len(curve.trials)} hypotheses scored)")
+        if adaptive:
+            message = (f"{'within' if finished else 'NOT within'} the target {target:g}; "
+                       + message + f"; {len(ends)} tolerance(s) tried"
+                       + (f"; stopped: {stop_reason}" if stop_reason and not finished else "")
+                       + _near_tie_note(kept.differing, kept.at_near_ties, finished))
+        elif finished:
+            message = (f"the last check: {last_bad:,} of {last_prefixes:,} prefixes of "
+                       f"{last_words:,} sampled words differ by more than {tolerance:g}; "
+                       + message)
+        else:
+            message = f"stopped unfinished: {stop_reason}; " + message
+        message += "; a sampled check, not a proof"
     elif finished:
         message = (f"{last_bad:,} of {last_prefixes:,} prefixes of the last {last_words:,} "
                    f"sampled words differ by more than {tolerance:g} (allowed: "
                    f"{max_error_rate:.2%}; a sampled check, not a proof)")
     else:
         message = f"stopped unfinished: {stop_reason}; the last hypothesis was kept"
-    if final_check:
-        message += (f"; final PDFA on {final_check['prefixes']:,} prefixes of "
-                    f"{final_check['words']:,} fresh samples: "
-                    f"{final_check['beyond_tolerance']:,} differ by more than {tolerance:g}")
     pdfa = hyp.with_extra(stats=stats)
-    return PDFAExtraction(pdfa, "wlstar", finished, message, stats, sizes, tried)
+    tried = [] if curve is None else [(ends[i].tolerance, curve.model(ends[i]))
+                                       for i in range(len(ends)) if ends[i].index in curve.front]
+    faithful = None if curve is None else curve.model(curve.best())
+    return PDFAExtraction(pdfa, "wlstar", finished, message, stats, sizes, tried, faithful)

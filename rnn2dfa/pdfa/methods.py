@@ -1,0 +1,226 @@
+"""PDFA extraction methods, registered like the DFA methods: one options dataclass each, a
+registry, one dispatch (`extract_pdfa`), and the size checks made before work starts.
+
+    wlstar    weighted L* with Occam's selection (rnn2dfa.pdfa.wlstar)
+    spectral  a weighted automaton from a Hankel matrix (baseline; rnn2dfa.wfa/1)
+    ngram     a smoothed n-gram model as a PDFA (baseline)
+
+`make_pdfa_options(method, **values)` refuses names the method does not have; the CLI, the
+benchmark and scripts build options with it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+
+from rnn2dfa import limits
+from rnn2dfa.errors import InputError
+from rnn2dfa.pdfa.workflow import check_sample, check_sequences
+
+
+@dataclass(frozen=True)
+class PDFAOptions:
+    """Options every PDFA method has."""
+
+    seed: int = 0
+
+    def check(self, teacher: Any) -> None:
+        """Refuse, before work, sizes beyond `rnn2dfa.limits` (the error names the option's
+        library name as `param`)."""
+
+
+@dataclass(frozen=True)
+class WLStarOptions(PDFAOptions):
+    tolerance: float | None = None  # None: the distance's default (wlstar.DEFAULT_TOLERANCE)
+    target: float | None = 0.01
+    min_probability: float = 1e-3
+    max_error_rate: float = 0.01
+    max_states: int | None = 500
+    time_limit: float | None = 60.0
+    check_words: int = 1000
+    max_length: int = 100
+    distance: str = "relative"
+    select: str = "occam"
+    confidence: float = 0.95
+    margin: float = 0.005
+    merge: bool = True
+
+    def check(self, teacher: Any) -> None:
+        from rnn2dfa.pdfa.merge import DISTANCES
+        from rnn2dfa.pdfa.occam import SELECT_MODES
+
+        if self.distance not in DISTANCES:
+            raise InputError(f"distance must be one of {', '.join(DISTANCES)}",
+                             param="distance")
+        if self.select not in SELECT_MODES:
+            raise InputError(f"select must be one of {', '.join(SELECT_MODES)}",
+                             param="select")
+        # three samples of check_words sequences (held out, fitting, the check), and the
+        # network's distributions at each of their prefixes
+        check_sample(teacher, 3 * self.check_words, self.max_length, param="check_words")
+        if self.max_states is not None and self.max_states * (len(teacher.alphabet) + 1) \
+                > limits.MAX_RANDOM_PDFA_CELLS:
+            raise InputError(f"a state cap of {self.max_states:,} over "
+                             f"{len(teacher.alphabet)} symbols is beyond the table bound",
+                             param="max_states")
+
+
+@dataclass(frozen=True)
+class SpectralOptions(PDFAOptions):
+    rank: int = 20
+    basis: int = 100
+    samples: int = 5000
+    check_words: int = 1000
+    max_length: int = 200
+
+    def check(self, teacher: Any) -> None:
+        k = len(teacher.alphabet)
+        words = (self.basis + 1) ** 2 * (k + 1)
+        if words > limits.MAX_HANKEL_WORDS:
+            most = int((limits.MAX_HANKEL_WORDS / (k + 1)) ** 0.5) - 1
+            raise InputError(f"a basis of {self.basis:,} prefixes and suffixes asks the model "
+                             f"about {words:.3g} words (the limit is "
+                             f"{limits.MAX_HANKEL_WORDS:.3g}; at most {most:,} over {k} "
+                             "symbols)", param="basis")
+        if self.rank > self.basis + 1:
+            raise InputError(f"rank {self.rank:,} exceeds what a basis of {self.basis:,} "
+                             f"prefixes can hold ({self.basis + 1:,})", param="rank")
+        check_sample(teacher, self.samples, self.max_length, param="samples")
+        check_sample(teacher, self.check_words, self.max_length, param="check_words")
+
+
+@dataclass(frozen=True)
+class NgramOptions(PDFAOptions):
+    n: int = 3
+    samples: int = 5000
+    max_length: int = 200
+    words: tuple[Any, ...] | None = field(default=None, repr=False)  # training sequences
+
+    def check(self, teacher: Any) -> None:
+        if self.words is None:
+            check_sample(teacher, self.samples, self.max_length, param="samples")
+        else:
+            check_sequences(len(self.words), max((len(w) for w in self.words), default=0),
+                            param="data")
+
+
+@dataclass
+class PDFAResult:
+    """What any PDFA method returns: the automaton (a PDFA or a weighted automaton), whether
+    its check passed, one line of what it rests on, and statistics."""
+
+    automaton: Any
+    method: str
+    finished: bool
+    message: str
+    stats: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class PDFAMethod:
+    name: str
+    options: type[PDFAOptions]
+    run: Callable[..., PDFAResult]
+    summary: str
+    writes: str = "rnn2dfa.pdfa/1"
+
+
+def _wlstar(teacher: Any, o: WLStarOptions, progress: Any) -> PDFAResult:
+    from rnn2dfa.pdfa.wlstar import wlstar
+
+    r = wlstar(teacher, tolerance=o.tolerance, max_states=o.max_states,
+               time_limit=o.time_limit, check_words=o.check_words, max_length=o.max_length,
+               min_probability=o.min_probability, max_error_rate=o.max_error_rate,
+               target=o.target or None, distance=o.distance, select=o.select,
+               confidence=o.confidence, margin=o.margin, merge=o.merge, seed=o.seed,
+               progress=progress)
+    return PDFAResult(r.pdfa, "wlstar", r.finished, r.message, r.stats)
+
+
+def _spectral(teacher: Any, o: SpectralOptions, progress: Any) -> PDFAResult:
+    from rnn2dfa.pdfa.metrics import ndcg5, wer
+    from rnn2dfa.pdfa.spectral import spectral_basis
+
+    if not hasattr(teacher, "sample"):
+        raise InputError("this model cannot sample sequences for the Hankel basis")
+    rng = np.random.default_rng(o.seed)
+    sb = spectral_basis(teacher, teacher.sample(o.samples, rng, o.max_length),
+                        basis_size=o.basis)
+    wfa = sb.wfa(o.rank)
+    held = teacher.sample(o.check_words, rng, o.max_length)
+    want = teacher.prefix_distributions(held)
+    got = wfa.prefix_distributions(held)
+    w_err, ndcg = wer(got, want), ndcg5(got, want)
+    used = wfa.n_states
+    stats: dict[str, Any] = {
+        "rank": used, "requested_rank": o.rank, "hankel_rank": sb.max_rank,
+        "basis_prefixes": int(sb.hankel.shape[0]), "basis_suffixes": int(sb.hankel.shape[1]),
+        "basis_samples": o.samples,
+        "held_out": {"words": len(held), "prefixes": int(len(want)), "wer": round(w_err, 6),
+                     "ndcg": round(ndcg, 6)},
+        "seconds": round(sb.seconds, 3)}
+    message = (f"rank-{used} weighted automaton (Hankel {sb.hankel.shape[0]} x "
+               f"{sb.hankel.shape[1]}, numerical rank {sb.max_rank}) from {o.samples:,} "
+               f"sampled sequences; on {len(held):,} other samples of the model "
+               f"({len(want):,} prefixes): WER {w_err:.2%}, NDCG@5 {ndcg:.4f} against its "
+               "predictions (a sampled check, not a proof)")
+    if used < o.rank:
+        message += f"; rank capped at the Hankel matrix's numerical rank {sb.max_rank}"
+    return PDFAResult(wfa, "spectral", True, message, stats)
+
+
+def _ngram(teacher: Any, o: NgramOptions, progress: Any) -> PDFAResult:
+    from rnn2dfa.pdfa.ngram import ngram_pdfa
+
+    t0 = time.perf_counter()
+    if o.words is not None:
+        words = list(o.words)
+        where = f"{len(words):,} given sequences"
+    else:
+        if not hasattr(teacher, "sample"):
+            raise InputError("this model cannot sample; give training sequences",
+                             param="data")
+        words = teacher.sample(o.samples, np.random.default_rng(o.seed), o.max_length)
+        where = f"{o.samples:,} sequences sampled from the model"
+    pdfa = ngram_pdfa(words, teacher.alphabet, o.n)
+    stats = {"n": o.n, "states": pdfa.n_states, "seconds": round(time.perf_counter() - t0, 3)}
+    return PDFAResult(pdfa, "ngram", True, f"{o.n}-gram model (Witten-Bell) of {where}",
+                      stats)
+
+
+PDFA_METHODS: dict[str, PDFAMethod] = {
+    "wlstar": PDFAMethod("wlstar", WLStarOptions, _wlstar,
+                         "weighted L* (Weiss et al. 2019) with Occam's selection"),
+    "ngram": PDFAMethod("ngram", NgramOptions, _ngram, "an n-gram model (baseline)"),
+    "spectral": PDFAMethod("spectral", SpectralOptions, _spectral,
+                           "a weighted automaton from a Hankel matrix (baseline)",
+                           writes="rnn2dfa.wfa/1"),
+}
+
+
+def make_pdfa_options(method: str, **values: Any) -> PDFAOptions:
+    """The method's options with `values`; a name the method does not have is refused."""
+    if method not in PDFA_METHODS:
+        raise InputError(f"unknown PDFA method {method!r} (known: "
+                         f"{', '.join(PDFA_METHODS)})", param="method")
+    cls = PDFA_METHODS[method].options
+    names = {f.name for f in fields(cls)}
+    bad = sorted(set(values) - names)
+    if bad:
+        raise InputError(f"{', '.join(bad)} does not apply to the {method} method",
+                         param=bad[0])
+    return cls(**values)
+
+
+def extract_pdfa(teacher: Any, method: str, options: PDFAOptions | None = None, *,
+                 progress: Any = None) -> PDFAResult:
+    """Check the options' sizes against the teacher, then run the method."""
+    spec = PDFA_METHODS[method]
+    opts = options if options is not None else spec.options()
+    opts.check(teacher)
+    return spec.run(teacher, opts, progress)
