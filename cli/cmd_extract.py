@@ -14,7 +14,6 @@ from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, LStarOptions
 from rnn2dfa.extract.registry import METHODS, get_method, method_names
-from rnn2dfa_cli.cmd_pdfa import PDFA_METHODS
 from rnn2dfa_cli.common import (
     PipedProgress,
     emit_json,
@@ -66,8 +65,6 @@ def applies_to(name: str) -> tuple[str, ...]:
     """The methods whose options include `name` (from the registry, not a table of our own)."""
     if name == "pac_words":  # the language's words join the sample
         return tuple(m for m in method_names() if METHODS[m].language_words is not None)
-    if name == "tolerance" and "wlstar" not in METHODS:  # until PDFA methods register
-        return ("wlstar",)
     return tuple(m for m in method_names() if name in METHODS[m].option_names())
 
 
@@ -134,14 +131,11 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
 @click.command("extract")
 @click.argument("model_file", metavar="MODEL.pt", required=False)
 @acceptor_option
-@click.option("--method", type=MethodChoice(extra=PDFA_METHODS), default="lstar",
+@click.option("--method", type=MethodChoice(), default="lstar",
               show_default=True,
               help=method_help(method_names("dfa"))
               + " For language models (a PDFA, see rnn2dfa pdfa-extract): "
-              + method_help(PDFA_METHODS, {
-                  "wlstar": "weighted L* (Weiss et al. 2019)",
-                  "ngram": "an n-gram model of the network's samples",
-                  "spectral": "a weighted automaton from the Hankel matrix"}))
+              + method_help(method_names("pdfa")))
 @click.option("--oracle", type=click.Choice(("refine", "pac", "both")),
               default=LStarOptions.oracle, show_default=True,
               help="L* equivalence check: abstraction refinement (white box, Weiss et al. 2018), "
@@ -221,7 +215,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     finite-state (for instance an LSTM counting a^n b^n).
     Exit code: 0 written, 2 bad input (nothing written).
     """
-    if method in PDFA_METHODS or get_method(method).kind == "pdfa":
+    if get_method(method).kind == "pdfa":
         from rnn2dfa_cli.cmd_pdfa import extract_hook
 
         return extract_hook(ctx)

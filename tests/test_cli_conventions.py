@@ -18,17 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 MODEL = ROOT / "fixtures" / "models" / "tomita3_gru.pt"
 
 #: Options named --data that mean training data (docs/cli.md); any other --data is a word
-#: list and must be --words. ("pdfa-verify", "--data") waits for cli/cmd_pdfa.py's rework.
+#: list and must be --words.
 TRAINING_DATA = {"train", "pdfa-train", "pdfa-extract"}
-PENDING_WORDS = {"pdfa-verify"}
-#: Options of cli/cmd_pdfa.py that break a rule until its rework applies the fixes listed for
-#: it (help text, --time-limit's default): remove each entry as it is fixed.
-PENDING_PDFA = {
-    ("pdfa-extract", "--max-states"), ("pdfa-extract", "-o"), ("pdfa-random", "--states"),
-    ("pdfa-random", "--symbols"), ("pdfa-random", "-o"), ("pdfa-sample", "-o"),
-    ("pdfa-train", "--layers"), ("pdfa-train", "--lr"), ("pdfa-train", "--batch-size"),
-    ("pdfa-train", "-o"), ("pdfa-train", "--time-limit"),
-}
 
 
 def _commands() -> list[tuple[str, click.Command]]:
@@ -54,7 +45,7 @@ def test_every_command_is_checked() -> None:
 
 def test_every_option_has_help() -> None:
     missing = [f"{name} {opt.opts[0]}" for name, opt in _each_option()
-               if not opt.help and (name, opt.opts[0]) not in PENDING_PDFA]
+               if not opt.help]
     assert not missing, f"options without help: {missing}"
 
 
@@ -84,7 +75,7 @@ def test_word_lists_are_words() -> None:
         if opt.hidden:
             continue
         assert "--file" not in opt.opts, name
-        if "--data" in opt.opts and name not in PENDING_WORDS:
+        if "--data" in opt.opts:
             assert name in TRAINING_DATA, f"{name} --data: a word list is --words FILE"
 
 
@@ -119,7 +110,7 @@ def test_json_everywhere() -> None:
 def test_time_limit_states_its_default() -> None:
     found = 0
     for name, opt in _each_option():
-        if "--time-limit" in opt.opts and (name, "--time-limit") not in PENDING_PDFA:
+        if "--time-limit" in opt.opts:
             found += 1
             stated = (opt.show_default and opt.default is not None) or \
                 "default" in (opt.help or "").lower()

@@ -22,7 +22,6 @@ FLAG = re.compile(r"(^|\s)--[a-z]")
 #: Files and folders (relative to rnn2dfa/) not yet held to the rule.
 #: Being reworked by issue 25/26; remove from this list.
 EXEMPT = (
-    "pdfa/",  # being reworked by issue 25: remove from this list
     "report_md.py",  # a report's "Reproduce: rnn2dfa run --language ..." line quotes a command
 )
 

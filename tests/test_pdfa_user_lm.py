@@ -149,3 +149,48 @@ def test_a_module_without_the_declaration_is_refused_in_one_line(user_file) -> N
     with pytest.raises(InputError, match="must all differ"):
         NextSymbolLM(torch.nn.Identity(), ["a", "b"], start_token=0, end_token=1,
                      token_ids=[1, 2])
+
+
+EXITING_LM = '''
+import sys
+import torch
+from torch import nn
+
+from rnn2dfa.pdfa.user_lm import NextSymbolLM
+
+
+class Exits(nn.Module):
+    def forward(self, x):
+        sys.exit(0)  # a forward pass that ends the process must not end the command
+
+
+class Complex(nn.Module):
+    def forward(self, x):
+        return torch.zeros(x.shape[0], x.shape[1], 5, dtype=torch.complex64)
+
+
+def exits():
+    return NextSymbolLM(Exits(), alphabet=["a", "b"], token_ids=[2, 3], start_token=0,
+                        end_token=1, pad_token=4)
+
+
+def complex_():
+    return NextSymbolLM(Complex(), alphabet=["a", "b"], token_ids=[2, 3], start_token=0,
+                        end_token=1, pad_token=4)
+'''
+
+
+@pytest.mark.parametrize(("function", "says"), [("exits", "sys.exit(0)"),
+                                                ("complex_", "complex")])
+def test_a_forward_pass_that_exits_or_is_complex_is_one_line(tmp_path, function, says):
+    from cli_checks import assert_bad_input
+
+    path = tmp_path / "badlm.py"
+    path.write_text(EXITING_LM)
+    old = tmp_path / "old.json"
+    old.write_text("previous")
+    result = run("extract", "--acceptor", f"{path}:{function}", "--method", "wlstar",
+                 "-o", old)
+    line = assert_bad_input(result, "badlm.py")
+    assert says in line
+    assert old.read_text() == "previous"

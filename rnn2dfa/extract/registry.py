@@ -233,6 +233,24 @@ def _load_providers() -> None:
         if module not in _loaded:
             _loaded.add(module)
             importlib.import_module(module)
+    if "pdfa" not in _loaded:
+        _loaded.add("pdfa")
+        _register_pdfa_methods()
+
+
+def _register_pdfa_methods() -> None:
+    """Weighted L*, spectral and n-grams (rnn2dfa.pdfa.methods), registered beside the DFA
+    methods with their own options dataclasses: `extract --method wlstar` finds them here.
+    (extract imports pdfa, never the other way round.)"""
+    from rnn2dfa.pdfa.methods import PDFA_METHODS, extract_pdfa
+
+    for spec in PDFA_METHODS.values():
+        def run(teacher: Any, options: Any = None, *, progress: Any = None,
+                _name: str = spec.name, **_: Any) -> Any:
+            return extract_pdfa(teacher, _name, options, progress=progress)
+
+        if spec.name not in METHODS:
+            register(Method(spec.name, spec.options, run, spec.summary, kind="pdfa"))
 
 
 def method_names(kind: str | None = None, *, trained: bool = False) -> tuple[str, ...]:

@@ -104,13 +104,17 @@ class NextSymbolLM:
             body = self._in[torch.as_tensor(padded)]
             mask = torch.as_tensor(np.arange(t)[None, :] < lengths[:, None])
             tokens[:, 1:] = torch.where(mask, body, tokens[:, 1:])
-        try:
-            raw = self.module(tokens)
-        except Exception as exc:  # noqa: BLE001 - user code may raise anything
-            raise InputError(f"{self.name} failed on a batch of shape {tuple(tokens.shape)}: "
-                             f"{type(exc).__name__}: {exc}") from None
+        from rnn2dfa.models.user_code import UserCode
+
+        # the user's forward pass under the guard every call into user code has: an
+        # exception, sys.exit or os._exit is one line; a hang ends at the per-call limit
+        raw = UserCode(self.name).call(self.module, tokens, doing="the forward pass",
+                                       on=f"on a batch of shape {tuple(tokens.shape)}")
         if isinstance(raw, tuple | list):  # e.g. (logits, hidden) as nn.RNN-style returns
             raw = raw[0]
+        if isinstance(raw, torch.Tensor) and raw.is_complex():
+            raise InputError(f"{self.name} returned complex outputs; a language model returns "
+                             "real (batch, time, vocab) logits or probabilities")
         if not isinstance(raw, torch.Tensor) or raw.dim() != 3 or raw.shape[:2] != (b, t + 1):
             shape = tuple(raw.shape) if isinstance(raw, torch.Tensor) else type(raw).__name__
             raise InputError(f"{self.name} returned {shape} for tokens of shape "
