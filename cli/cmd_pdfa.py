@@ -490,7 +490,7 @@ def extract_hook(ctx: click.Context) -> None:
 
 
 def verify_hook(ctx: click.Context) -> None:
-    """`rnn2dfa verify PDFA.json --model lm.pt --data test.txt ...`."""
+    """`rnn2dfa verify PDFA.json --model lm.pt --words test.txt ...`."""
     p = ctx.params
     _refuse(ctx, {"dfa_file", "model_file", "acceptor_spec", "data", "truth_name", "truth_file",
                   "samples", "seed", "as_json"}, "a PDFA file (see rnn2dfa pdfa-verify --help)")
@@ -651,7 +651,7 @@ def pdfa_extract_cmd(ctx: click.Context, source: str | None, acceptor: str | Non
       rnn2dfa extract --acceptor mylm.py:make --method wlstar -o pdfa.json   # your module
       rnn2dfa pdfa-extract lm.pt --method spectral --rank 30 -o wfa.json
       rnn2dfa pdfa-extract lm.pt --method ngram --n 4 -o 4gram.json
-      rnn2dfa verify wfa.json --model lm.pt --data test.txt
+      rnn2dfa verify wfa.json --model lm.pt --words test.txt
     """
     from dataclasses import fields
 
@@ -699,10 +699,10 @@ def pdfa_verify_cmd(pdfa_file: str, **kw: Any) -> None:
 
     \b
     Examples:
-      rnn2dfa pdfa-verify pdfa.json --model lm.pt --data test.txt
-      rnn2dfa verify pdfa.json --model lm.pt --data test.txt        # the same
+      rnn2dfa pdfa-verify pdfa.json --model lm.pt --words test.txt
+      rnn2dfa verify pdfa.json --model lm.pt --words test.txt        # the same
       rnn2dfa pdfa-verify pdfa.json --truth rpdfa-12-5-0 --json
-      rnn2dfa verify pdfa.json --acceptor mylm.py:make --data test.txt   # your module
+      rnn2dfa verify pdfa.json --acceptor mylm.py:make --words test.txt   # your module
 
     Exit code: 0 passed (or nothing to compare with), 1 the PDFA disagrees with the network
     on more than --max-wer of the prefixes, 2 bad input.
