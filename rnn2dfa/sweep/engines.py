@@ -265,9 +265,28 @@ def start_ray(workers: int, address: str | None = None) -> bool:
         if address:
             ray.init(address=address, **quiet)
         else:
+            short = _short_temp_dir()
+            extra = {"_temp_dir": short} if short else {}
             ray.init(num_cpus=workers, include_dashboard=False,
-                     object_store_memory=RAY_OBJECT_STORE_BYTES, **quiet)
+                     object_store_memory=RAY_OBJECT_STORE_BYTES, **quiet, **extra)
     return True
+
+
+#: Ray's local instance puts UNIX sockets about 80 characters below the temporary folder
+#: (ray/session_<date>_<pid>/sockets/plasma_store), and a socket path holds at most 107.
+RAY_SOCKET_SUFFIX = 80
+
+
+def _short_temp_dir() -> str | None:
+    """A short folder for a local Ray instance when the temporary folder's path is too long
+    for its sockets (a long TMPDIR: CI runners, pytest's folders); None when it fits."""
+    import tempfile
+
+    if len(tempfile.gettempdir()) + RAY_SOCKET_SUFFIX <= 107 or not os.path.isdir("/tmp"):
+        return None
+    short = f"/tmp/rnn2dfa-ray-{os.getuid()}"
+    os.makedirs(short, mode=0o700, exist_ok=True)
+    return short
 
 
 def _cancel(ray: Any, refs: list[Any]) -> None:
