@@ -536,3 +536,23 @@ def test_large_products_in_every_search_mode(mode):
     assert tuple(all_words(2, n)[np.flatnonzero(la[n] != lb[n])[0]]) == word
     for x, y, z in zip(la, lb, language(inter, 10), strict=True):
         assert np.array_equal(z, x & y)
+
+
+def test_words_of_mixed_lengths_are_uniform_within_their_class() -> None:
+    from collections import Counter
+
+    from rnn2dfa.automata.counting import count_accepted, sample_words_of_lengths
+    from rnn2dfa.languages import get_language
+
+    dfa = get_language("tomita4").dfa  # no three 0s in a row
+    rng = np.random.default_rng(0)
+    words = sample_words_of_lengths(dfa, np.full(24_000, 5), rng)
+    seen = Counter(words)
+    assert all(len(w) == 5 and dfa.accepts(w) for w in seen)
+    assert len(seen) == count_accepted(dfa, 5)[5]  # every accepted word of length 5: 24
+    assert max(seen.values()) / min(seen.values()) < 1.25  # 1,000 each, up to noise
+    # long words, where the counts pass int64, and the other class, in one batch
+    lengths = np.array([3] * 10 + [120] * 10)
+    rejected = sample_words_of_lengths(dfa, lengths, rng, accepted=False)
+    assert [len(w) for w in rejected] == lengths.tolist()
+    assert not any(dfa.accepts(w) for w in rejected)

@@ -105,3 +105,46 @@ def sample_words(
             q = int(nexts[a])
         words.append(tuple(word))
     return words
+
+
+def sample_words_of_lengths(
+    dfa: DFA,
+    lengths: np.ndarray,
+    rng: np.random.Generator,
+    *,
+    accepted: bool = True,
+    counts: list[np.ndarray] | None = None,
+) -> list[Word]:
+    """One word per entry of `lengths`, each uniform among the words of that length the DFA
+    accepts (or rejects); every length must have such words. All words walk forward
+    together, one numpy step per position (`sample_words` walks one length at a time, and
+    one word at a time once counts pass int64). The choice at each step is proportional to
+    the completions' counts as floats (each count row divided by its largest: ratios exact
+    to float rounding), so the draw is uniform up to that rounding."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if lengths.size == 0:
+        return []
+    hi = int(lengths.max())
+    target = dfa.accepting if accepted else ~dfa.accepting
+    if counts is None:
+        counts = suffix_counts(dfa, hi, target)
+    scaled = np.zeros((hi + 1, dfa.n_states), dtype=np.float64)
+    for r in range(hi + 1):
+        row = counts[r]
+        top = max(int(x) for x in row) if row.dtype == object else int(row.max())
+        if top:
+            scaled[r] = [int(x) / top for x in row] if row.dtype == object else row / top
+    trans = dfa.transitions
+    n = lengths.size
+    out = np.zeros((n, hi), dtype=np.int64)
+    q = np.full(n, dfa.start, dtype=np.int64)
+    for t in range(hi):
+        live = np.flatnonzero(lengths > t)
+        rem = lengths[live] - t - 1
+        weights = scaled[rem[:, None], trans[q[live]]]  # (live, k) completions per symbol
+        cum = np.cumsum(weights, axis=1)
+        r = rng.random(live.size) * cum[:, -1]
+        sym = np.minimum((r[:, None] >= cum).sum(axis=1), dfa.n_symbols - 1)
+        out[live, t] = sym
+        q[live] = trans[q[live], sym]
+    return [tuple(row[:m]) for row, m in zip(out.tolist(), lengths.tolist(), strict=True)]

@@ -94,7 +94,7 @@ def own_words(hyp: DFA, lo: int, hi: int, n: int, rng: np.random.Generator) -> l
     the class has words, then a word uniform within the class at that length (with
     replacement: independent draws from the class-conditional distribution, which is what a
     per-class check at confidence 1 - δ needs). None when the counting would be too big."""
-    from rnn2dfa.automata.counting import sample_words, suffix_counts
+    from rnn2dfa.automata.counting import sample_words_of_lengths, suffix_counts
 
     if n <= 0 or hi < lo or hyp.n_states * hi > OWN_WORDS_BUDGET:
         return []
@@ -105,9 +105,8 @@ def own_words(hyp: DFA, lo: int, hi: int, n: int, rng: np.random.Generator) -> l
         lengths = np.array([m for m in range(lo, hi + 1) if int(counts[m][hyp.start]) > 0])
         if lengths.size == 0:
             continue
-        picked, times = np.unique(rng.choice(lengths, size=n), return_counts=True)
-        for m, c in zip(picked.tolist(), times.tolist(), strict=True):
-            out += [tuple(w) for w in sample_words(hyp, m, c, rng, accepted=cls, counts=counts)]
+        drawn = np.sort(rng.choice(lengths, size=n))
+        out += sample_words_of_lengths(hyp, drawn, rng, accepted=cls, counts=counts)
     return out
 
 
