@@ -6,6 +6,7 @@ alphabet is one character long, otherwise its symbols separated by spaces (DESIG
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -72,9 +73,9 @@ def pad_words(words: Sequence[Sequence[int]], pad: int = 0) -> tuple[np.ndarray,
     if width:
         mask = np.arange(width)[None, :] < lengths[:, None]
         if len(words):
-            out[mask] = np.fromiter(
-                (s for w in words for s in w), dtype=np.int64, count=int(lengths.sum())
-            )
+            # chain.from_iterable walks the words in C: ~3x a generator expression
+            out[mask] = np.fromiter(itertools.chain.from_iterable(words), dtype=np.int64,
+                                    count=int(lengths.sum()))
     return out, lengths
 
 
