@@ -120,26 +120,26 @@ def test_real_valued_readout_is_allowed() -> None:
     assert extract_exact(net).dfa.equivalent(TOMITA5)
 
 
-def test_counting_relu_network_hits_the_state_cap() -> None:
-    # h' = relu(h + [symbol is 'a']) counts the a's: infinitely many exact states.
+def _counting_relu_network() -> RNNAcceptor:
+    """h' = relu(h + [symbol is 'a']) counts the a's: infinitely many exact states."""
     net = RNNAcceptor(["a", "b"], cell="relu", hidden=1, learn_init=False)
     with torch.no_grad():
         for p in net.parameters():
             p.zero_()
         net.rnn.weight_hh_l0.fill_(1.0)
         net.rnn.weight_ih_l0[0, 0] = 1.0
+    return net
+
+
+def test_counting_relu_network_hits_the_state_cap() -> None:
+    net = _counting_relu_network()
     with pytest.raises(StateExplosionError, match="more than 50 distinct .*may count"):
         extract_exact(net, max_states=50)
 
 
 def test_counting_network_without_a_cap_stops_when_the_table_is_full(monkeypatch) -> None:
     # no state cap: the search grows until its table passes the memory bound, then says so
-    net = RNNAcceptor(["a", "b"], cell="relu", hidden=1, learn_init=False)
-    with torch.no_grad():
-        for p in net.parameters():
-            p.zero_()
-        net.rnn.weight_hh_l0.fill_(1.0)
-        net.rnn.weight_ih_l0[0, 0] = 1.0
+    net = _counting_relu_network()
     monkeypatch.setattr("rnn2dfa.limits.EXACT_TABLE_BYTES", 200_000)
     full = r"state cap reached \(memory\): 1,\d\d\d distinct"
     with pytest.raises(StateExplosionError, match=full) as info:

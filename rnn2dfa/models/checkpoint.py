@@ -27,11 +27,12 @@ import torch
 from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError, ModelFileError
-from rnn2dfa.limits import (
-    MAX_MODEL_BYTES,
-    check_regular_file,
+from rnn2dfa.models.file_bounds import (
+    check_safetensors,
+    check_tensor_sizes,
+    check_torch_file,
+    file_head,
 )
-from rnn2dfa.models.file_bounds import check_safetensors, check_tensor_sizes, check_torch_file
 from rnn2dfa.models.trusted import running_user_code
 
 #: keys under which training scripts commonly store the state dict (or the module)
@@ -151,12 +152,7 @@ def read_checkpoint(path: str | os.PathLike[str], *, trust_code: bool = False,
         ck = _read_pickled(model, code or mlflow_code, path)
         ck.format = "MLflow pytorch model"
         return ck
-    size = check_regular_file(path, "a checkpoint file", MAX_MODEL_BYTES)  # no FIFO, /dev/zero
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(64)
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    size, head = file_head(path, "a checkpoint file")
     if not head:
         raise ModelFileError("the file is empty", path=path)
     if _is_safetensors(path, head):
@@ -195,13 +191,7 @@ def _read_pickled(model_file: str, code_dir: str | None, shown: str,
     """A trusted pickled module (its classes' folder importable while it loads); `checked`:
     the file's bounds were checked already."""
     if not checked:
-        size = check_regular_file(model_file, "a checkpoint file", MAX_MODEL_BYTES)
-        try:
-            with open(model_file, "rb") as fh:
-                head = fh.read(64)
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror}", path=model_file) from None
-        check_torch_file(model_file, size, head)
+        check_torch_file(model_file, *file_head(model_file, "a checkpoint file"))
     payload = _load_trusted(model_file, code_dir, shown)
     check_tensor_sizes(payload, shown)  # (a module's own tensors: in _from_module)
     ck = _from_payload(shown, payload)

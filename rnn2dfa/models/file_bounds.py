@@ -446,6 +446,20 @@ def _check_zip(path: str, size: int) -> zipfile.ZipInfo | None:
     return pkl
 
 
+def file_head(path: str, kind: str) -> tuple[int, bytes]:
+    """(size, first 64 bytes) of a model file: a regular file within MAX_MODEL_BYTES (no
+    FIFO, no /dev/zero), read once for the format checks that follow."""
+    from rnn2dfa.limits import check_regular_file
+
+    size = check_regular_file(path, kind, MAX_MODEL_BYTES)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    return size, head
+
+
 def check_torch_file(path: str, size: int, head: bytes) -> None:
     """Bound a torch file before torch reads it (zip archive or legacy format; `size`, `head`:
     the file's size and first bytes). Refuses with one line naming the file; a file of

@@ -96,15 +96,9 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
         raise InputError("no such file", path=path)
     if os.path.isdir(path):
         raise InputError("is a folder, not a model file", path=path)
-    from rnn2dfa.limits import MAX_MODEL_BYTES, check_regular_file
-    from rnn2dfa.models.file_bounds import check_tensor_sizes, check_torch_file
+    from rnn2dfa.models.file_bounds import check_tensor_sizes, check_torch_file, file_head
 
-    size = check_regular_file(path, "a model file", MAX_MODEL_BYTES)
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(64)
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    size, head = file_head(path, "a model file")
     check_torch_file(path, size, head)  # the archive and its pickle, before torch reads them
     try:
         with warnings.catch_warnings():  # torch's UserWarnings about odd files: we say it
@@ -113,11 +107,9 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
     except Exception:  # noqa: BLE001 - torch.load on a foreign file raises many kinds
-        with open(path, "rb") as fh:
-            head = fh.read(64).lstrip()
-        if not head:
+        if not head.lstrip():
             why = "the file is empty"
-        elif head.startswith(b"{"):
+        elif head.lstrip().startswith(b"{"):
             why = "it is JSON text (a DFA file? pass it where a DFA is expected)"
         elif zipfile.is_zipfile(path):
             why = "a torch file from another program (holds Python objects, not loaded for safety)"
