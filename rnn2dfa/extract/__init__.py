@@ -74,9 +74,15 @@ def extract(
 
     `options` may be the method's options or shared ones (their common fields are kept);
     keyword `values` set single options (`extract(acc, "lstar", oracle="pac")`).
-    A DFA method returns an ExtractionResult; a PDFA method (kind "pdfa") its own result.
+    A DFA method returns an ExtractionResult; a PDFA method (kind "pdfa") its own result;
+    on a labeller (`models.labeller`) a method's `machine` function returns a MachineResult.
     """
     m = get_method(method)
+    from rnn2dfa.models.labeller import is_labeller
+
+    if is_labeller(acceptor):  # a k-class classifier or a tagger: a Moore or Mealy machine
+        fn = m.load_machine()
+        return fn(acceptor, plan_options(method, options, **values), progress=progress)
     opts = plan_options(method, options, model=acceptor, **values)
     kwargs: dict[str, Any] = {}
     if is_batch_classifier(acceptor):

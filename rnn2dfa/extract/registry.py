@@ -60,6 +60,10 @@ class Method:
     language_words: Callable[[Any], bool] | None = None
     #: The memory check made before work (None: the method bounds itself).
     budget: Budget | None = None
+    #: "module:function" the method runs on a labeller (a k-class classifier or a tagger,
+    #: `models.labeller`): `fn(labeller, options, *, progress=None) -> MachineResult`, the
+    #: Moore or Mealy machine it implements. None: the method does not take labellers.
+    machine: str | None = None
 
     def __post_init__(self) -> None:
         if self.needs not in NEEDS:
@@ -77,6 +81,15 @@ class Method:
             raise InputError(f"extraction method {self.name!r} is not available in this build",
                              param="method")
         return fn
+
+    def load_machine(self) -> Callable[..., Any]:
+        """The method's function for labellers (InputError when it has none)."""
+        if self.machine is None:
+            names = ", ".join(n for n, m in METHODS.items() if m.machine is not None)
+            raise InputError(f"method {self.name!r} does not extract Moore or Mealy machines "
+                             f"(those that do: {names})", param="method")
+        module, _, name = self.machine.partition(":")
+        return getattr(importlib.import_module(module), name)
 
     def option_names(self) -> tuple[str, ...]:
         return tuple(f.name for f in fields(self.options))
@@ -336,17 +349,20 @@ def check_budget(method: str, options: Any, state_dim: int, *,
 
 for _m in (
     Method("lstar", LStarOptions, "rnn2dfa.extract.lstar.lstar:extract_lstar",
-           "Angluin's L* with the network as teacher (Weiss et al. 2018)", **_LEARNER),
+           "Angluin's L* with the network as teacher (Weiss et al. 2018)", **_LEARNER,
+           machine="rnn2dfa.extract.machines.lstar:extract_machine_lstar"),
     Method("kv", LStarOptions, "rnn2dfa.extract.lstar.lstar:extract_kv",
            "Kearns-Vazirani discrimination tree, same checks as lstar", **_LEARNER),
     Method("kmeans", KMeansOptions, "rnn2dfa.extract.kmeans.cluster:extract_kmeans",
            "k-means clusters of hidden states, K grown until consistent",
-           budget=_kmeans_budget),
+           budget=_kmeans_budget,
+           machine="rnn2dfa.extract.machines.cluster:extract_machine_kmeans"),
     Method("partition", PartitionOptions, "rnn2dfa.extract.kmeans.partition:extract_partition",
-           "Omlin & Giles interval partitions"),
+           "Omlin & Giles interval partitions",
+           machine="rnn2dfa.extract.machines.cluster:extract_machine_partition"),
     Method("exact", ExactOptions, "rnn2dfa.extract.exact.extractor:extract_exact",
            "breadth-first search over exact states (Theorem 4.5)", needs="exact states",
-           budget=_exact_budget),
+           budget=_exact_budget, machine="rnn2dfa.extract.machines.exact:extract_machine_exact"),
 ):
     register(_m)
 

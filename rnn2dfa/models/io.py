@@ -51,6 +51,7 @@ def _ensure_registered() -> None:
         "rnn2dfa.models.stack",
         "rnn2dfa.models.predictive",
         "rnn2dfa.models.bidirectional",
+        "rnn2dfa.models.labeller",
     ):
         try:
             importlib.import_module(mod)

@@ -56,11 +56,14 @@ class _Positions:
     scratch: Tensor | None  # (B, state_dim) states of rows with node == -1 (others undefined)
     first_new: int  # nodes numbered from here on were created by this call (ids only grow)
     trace: np.ndarray | None = None  # (T+1, B) node after each prefix (record mode), -1 off-trie
-    trace_off: np.ndarray | None = None  # (T+1, B) int8 answers of off-trie prefixes, else -1
+    trace_off: np.ndarray | None = None  # (T+1, B) answers of off-trie prefixes, else -1
 
 
 class MembershipOracle:
     """Answers membership queries (accept_logit > 0) for batches of words, caching states.
+
+    Given `readout` (a labeller's `labels_of`), it answers labels instead: the `labels*` and
+    `label_table` methods return them; the bool methods read "label 1" as accept.
 
     `query(words)` / `query_padded(symbols, lengths)` answer words; `query_table(prefixes,
     suffixes)` answers every concatenation p·s (an L* table fill) walking each prefix once;
@@ -74,8 +77,13 @@ class MembershipOracle:
         max_cached_states: int | None = None,
         max_cache_bytes: int = DEFAULT_CACHE_BYTES,
         chunk_size: int = 32768,
+        readout: Callable[[Tensor], Tensor] | None = None,
     ) -> None:
         self.acceptor = acceptor
+        #: state batch -> integer answers: accept bits by default; a labeller's oracle reads
+        #: its labels (`labeller.labels_of`), and the trie caches those instead.
+        self._read: Callable[[Tensor], Tensor] = readout or (
+            lambda states: acceptor.accept_logit(states) > 0)
         self.alphabet = tuple(acceptor.alphabet)
         self.k = len(self.alphabet)
         with torch.no_grad():
@@ -104,7 +112,7 @@ class MembershipOracle:
         self._states = torch.empty((cap, self.state_dim), dtype=self.dtype)
         self._states[0] = self._init
         self._child = np.full(cap * self.k, -1, dtype=np.int64)  # flat: node * k + symbol
-        self._answer = np.full(cap, -1, dtype=np.int8)  # -1 unknown, 0 reject, 1 accept
+        self._answer = np.full(cap, -1, dtype=np.int16)  # -1 unknown, else the answer
         self._asked = np.zeros(cap, dtype=bool)
         self._n = 1
         self.stats.cached_states = 1
@@ -127,7 +135,7 @@ class MembershipOracle:
         child = np.full(new_cap * k, -1, dtype=np.int64)
         child[: n * k] = self._child[: n * k]
         self._child = child
-        answer = np.full(new_cap, -1, dtype=np.int8)
+        answer = np.full(new_cap, -1, dtype=np.int16)
         answer[:n] = self._answer[:n]
         self._answer = answer
         asked = np.zeros(new_cap, dtype=bool)
@@ -169,7 +177,7 @@ class MembershipOracle:
         trace = trace_off = None
         if record:  # the node of every prefix, for answers on all prefixes at once
             trace = np.full((width + 1, b), -1, dtype=np.int64)
-            trace_off = np.full((width + 1, b), -1, dtype=np.int8)
+            trace_off = np.full((width + 1, b), -1, dtype=np.int16)
             trace[0] = node
         for t in range(width):
             if self.interrupt is not None and t:
@@ -251,8 +259,7 @@ class MembershipOracle:
                 scratch[torch.from_numpy(moved)] = rest.to(self.dtype)
                 node[moved] = -1
                 if trace_off is not None:
-                    logit = self.acceptor.accept_logit(rest)
-                    trace_off[t + 1, moved] = (logit > 0).cpu().numpy()
+                    trace_off[t + 1, moved] = self._read(rest).cpu().numpy()
             if trace is not None:
                 trace[t + 1, :nl] = node[:nl]
         st.cached_states = self._n
@@ -266,9 +273,9 @@ class MembershipOracle:
 
     @torch.no_grad()
     def _answers(self, pos: _Positions) -> np.ndarray:
-        """Accept bits at the given positions; fills the trie's answer cache."""
+        """Answers (int16: accept bits or labels) at the given positions; fills the cache."""
         node = pos.node
-        out = np.zeros(node.size, dtype=bool)
+        out = np.zeros(node.size, dtype=np.int16)
         on = np.flatnonzero(node >= 0)
         if on.size:
             nodes = node[on]
@@ -277,17 +284,15 @@ class MembershipOracle:
             self.stats.cache_hits += int((known & (nodes < pos.first_new)).sum())
             todo = np.unique(nodes[~known])
             if todo.size:
-                logit = self.acceptor.accept_logit(self._states[torch.from_numpy(todo)])
-                self._answer[todo] = (logit > 0).cpu().numpy().astype(np.int8)
-            out[on] = self._answer[nodes] == 1
+                self._fill(todo)
+            out[on] = self._answer[nodes]
             fresh = np.unique(nodes[~self._asked[nodes]])
             self.stats.distinct_words += int(fresh.size)
             self._asked[fresh] = True
         off = np.flatnonzero(node < 0)
         if off.size:
             assert pos.scratch is not None
-            logit = self.acceptor.accept_logit(pos.scratch[torch.from_numpy(off)])
-            out[off] = (logit > 0).cpu().numpy()
+            out[off] = self._read(pos.scratch[torch.from_numpy(off)]).cpu().numpy()
             self.stats.distinct_words += int(off.size)
         self.stats.queries += int(node.size)
         return out
@@ -305,12 +310,17 @@ class MembershipOracle:
             out[idx] = pos.scratch[idx]
         return out
 
+    def _fill(self, todo: np.ndarray) -> None:
+        """Read the answers of cached nodes `todo` (unique) into the answer cache."""
+        self._answer[todo] = self._read(self._states[torch.from_numpy(todo)]).cpu().numpy()
+
     # ------------------------------------------------------------------ public API
-    def query_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """Bool answers for a padded batch (`symbols` (B, T) ints, `lengths` (B,))."""
+    def labels_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """int16 answers for a padded batch (`symbols` (B, T) ints, `lengths` (B,)): accept
+        bits, or a labeller's labels."""
         symbols = np.asarray(symbols)
         lengths = np.asarray(lengths, dtype=np.int64)
-        out = np.zeros(lengths.size, dtype=bool)
+        out = np.zeros(lengths.size, dtype=np.int16)
         for s in range(0, lengths.size, self.chunk_size):
             sl = slice(s, s + self.chunk_size)
             lens = lengths[sl]
@@ -319,18 +329,22 @@ class MembershipOracle:
             out[sl] = self._answers(pos)
         return out
 
-    @torch.no_grad()
-    def query_prefixes_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """(B, T+1) answers for every prefix of every word (column j: the first j symbols).
+    def query_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Bool answers for a padded batch (`symbols` (B, T) ints, `lengths` (B,))."""
+        return self.labels_padded(symbols, lengths) == 1
 
-        Costs the same network steps as `query_padded` (the trie holds every prefix); only
-        the accept read-out is applied to more states. Entries past a word's end are False.
-        Every prefix counts as one query.
+    @torch.no_grad()
+    def prefix_labels_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """(B, T+1) answers for every prefix of every word (column j: the first j symbols);
+        -1 past a word's end.
+
+        Costs the same network steps as `labels_padded` (the trie holds every prefix); only
+        the read-out is applied to more states. Every prefix counts as one query.
         """
         symbols = np.asarray(symbols)
         lengths = np.asarray(lengths, dtype=np.int64)
         width = int(lengths.max()) if lengths.size else 0
-        out = np.zeros((lengths.size, width + 1), dtype=bool)
+        out = np.full((lengths.size, width + 1), -1, dtype=np.int16)
         for s in range(0, lengths.size, self.chunk_size):
             sl = slice(s, s + self.chunk_size)
             lens = lengths[sl]
@@ -340,20 +354,27 @@ class MembershipOracle:
             nodes = pos.trace[valid & (pos.trace >= 0)]
             todo = np.unique(nodes[self._answer[nodes] < 0])
             if todo.size:
-                logit = self.acceptor.accept_logit(self._states[torch.from_numpy(todo)])
-                self._answer[todo] = (logit > 0).cpu().numpy().astype(np.int8)
-            ans = np.where(pos.trace >= 0, self._answer[np.maximum(pos.trace, 0)] == 1,
-                           pos.trace_off == 1)
-            out[sl] = (ans & valid).T
+                self._fill(todo)
+            ans = np.where(pos.trace >= 0, self._answer[np.maximum(pos.trace, 0)],
+                           pos.trace_off)
+            out[sl] = np.where(valid, ans, -1).T
             self.stats.queries += int(valid.sum())
         return out
 
+    def query_prefixes_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """(B, T+1) bool answers for every prefix of every word (False past a word's end)."""
+        return self.prefix_labels_padded(symbols, lengths) == 1
+
+    def labels(self, words: Sequence[Sequence[int]]) -> np.ndarray:
+        """int16 answers (accept bits or labels) for a list of words of symbol indices."""
+        if len(words) == 0:
+            return np.zeros(0, dtype=np.int16)
+        padded, lengths = pad_words(words)
+        return self.labels_padded(padded, lengths)
+
     def query(self, words: Sequence[Sequence[int]]) -> np.ndarray:
         """Bool answers (accept_logit > 0) for a list of words of symbol indices."""
-        if len(words) == 0:
-            return np.zeros(0, dtype=bool)
-        padded, lengths = pad_words(words)
-        return self.query_padded(padded, lengths)
+        return self.labels(words) == 1
 
     def accepts(self, word: Sequence[int]) -> bool:
         """One word (prefer `query` for many)."""
@@ -398,16 +419,22 @@ class MembershipOracle:
             else:
                 yield r0, r1, self._answers(pos).reshape(m, n_s)
 
-    def query_table(
+    def label_table(
         self, prefixes: Sequence[Sequence[int]], suffixes: Sequence[Sequence[int]]
     ) -> np.ndarray:
-        """(len(prefixes), len(suffixes)) bool answers for every concatenation p·s."""
-        out = np.zeros((len(prefixes), len(suffixes)), dtype=bool)
+        """(len(prefixes), len(suffixes)) int16 answers for every concatenation p·s."""
+        out = np.zeros((len(prefixes), len(suffixes)), dtype=np.int16)
         if len(prefixes) == 0 or len(suffixes) == 0:
             return out
         for r0, r1, ans in self._product(prefixes, suffixes, False):
             out[r0:r1] = ans
         return out
+
+    def query_table(
+        self, prefixes: Sequence[Sequence[int]], suffixes: Sequence[Sequence[int]]
+    ) -> np.ndarray:
+        """(len(prefixes), len(suffixes)) bool answers for every concatenation p·s."""
+        return self.label_table(prefixes, suffixes) == 1
 
     def states_table(
         self, prefixes: Sequence[Sequence[int]], suffixes: Sequence[Sequence[int]]

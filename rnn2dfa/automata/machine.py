@@ -1,0 +1,402 @@
+"""Moore and Mealy machines: complete deterministic automata with outputs instead of accept bits.
+
+A Moore machine gives every state an output: the machine's answer on a word is the output of
+the state it reaches (a k-class classifier; the empty word has one too). A Mealy machine
+gives every transition an output: on a word it emits one output per symbol (a tagger).
+Both are numpy arrays like `DFA`: `transitions[q, i]` is the state reached from `q` on
+`alphabet[i]`; `labels` holds indices into `outputs` (Moore: one per state, shape (n,);
+Mealy: one per transition, shape (n, k)). Outputs are strings.
+
+Minimization is the DFA's partition refinement started from the partition by outputs (for
+Mealy: by each state's row of outputs); a Mealy machine's language is "the last output of
+every non-empty word", so a difference is always a shortest word whose last output differs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from rnn2dfa.automata.dfa import check_state_numbers
+from rnn2dfa.errors import AlphabetError, DFAFormatError
+from rnn2dfa.words import Word, alphabet_problem, format_word, pad_words, parse_word
+
+KINDS = ("moore", "mealy")
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    a = np.ascontiguousarray(a)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Machine:
+    """A complete Moore or Mealy machine. Minimal canonical machines of one function are `==`."""
+
+    kind: str  # "moore" | "mealy"
+    alphabet: tuple[str, ...]
+    outputs: tuple[str, ...]  # the output alphabet; `labels` index it
+    transitions: np.ndarray  # int64 [n_states, n_symbols]
+    labels: np.ndarray  # int64: moore [n_states], mealy [n_states, n_symbols]
+    start: int = 0
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise DFAFormatError(f"a machine is 'moore' or 'mealy', not {self.kind!r}")
+        alphabet = tuple(str(s) for s in self.alphabet)
+        outputs = tuple(str(s) for s in self.outputs)
+        problem = alphabet_problem(alphabet)
+        if problem is not None:
+            raise DFAFormatError(problem)
+        if not outputs:
+            raise DFAFormatError("a machine needs at least one output")
+        if len(set(outputs)) != len(outputs):
+            raise DFAFormatError("the outputs must be distinct strings")
+        trans = np.asarray(self.transitions)
+        labels = np.asarray(self.labels)
+        for name, arr in (("transitions", trans), ("outputs", labels)):
+            if arr.size and arr.dtype.kind not in "iu":
+                raise DFAFormatError(f"'{name}' must hold integers, got {arr.dtype} entries")
+        trans = trans.astype(np.int64)
+        labels = labels.astype(np.int64)
+        k = len(alphabet)
+        if trans.ndim != 2 or trans.shape[0] == 0 or trans.shape[1] != k:
+            raise DFAFormatError(
+                f"transition table must have shape (n_states >= 1, {k}), got {trans.shape}"
+            )
+        n = trans.shape[0]
+        want = (n,) if self.kind == "moore" else (n, k)
+        if labels.shape != want:
+            raise DFAFormatError(f"a {self.kind} machine of {n} states needs outputs of shape "
+                                 f"{want}, got {labels.shape}")
+        check_state_numbers(trans, n, "'transitions'")
+        check_state_numbers(np.asarray([self.start]), n, "'start'", indexed=False)
+        if labels.size and (labels.min() < 0 or labels.max() >= len(outputs)):
+            raise DFAFormatError(f"an output index is out of range 0..{len(outputs) - 1}")
+        object.__setattr__(self, "alphabet", alphabet)
+        object.__setattr__(self, "outputs", outputs)
+        object.__setattr__(self, "transitions", _frozen(trans))
+        object.__setattr__(self, "labels", _frozen(labels))
+        object.__setattr__(self, "start", int(self.start))
+        object.__setattr__(self, "extra", dict(self.extra))
+
+    # ----------------------------------------------------------------- basics
+    @property
+    def n_states(self) -> int:
+        return int(self.transitions.shape[0])
+
+    @property
+    def n_symbols(self) -> int:
+        return len(self.alphabet)
+
+    @property
+    def n_outputs(self) -> int:
+        return len(self.outputs)
+
+    def __len__(self) -> int:
+        return self.n_states
+
+    def __eq__(self, other: object) -> bool:
+        """Same kind, alphabet, start, transitions and output strings (canonical: isomorphism)."""
+        if not isinstance(other, Machine):
+            return NotImplemented
+        if (self.kind, self.alphabet, self.start) != (other.kind, other.alphabet, other.start):
+            return False
+        if not np.array_equal(self.transitions, other.transitions):
+            return False
+        mine = np.asarray(self.outputs, dtype=object)[self.labels]
+        theirs = np.asarray(other.outputs, dtype=object)[other.labels]
+        return bool(np.array_equal(mine, theirs))
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        name = self.extra.get("name")
+        tag = f" {name!r}" if name else ""
+        return (f"<{self.kind.capitalize()}Machine{tag} states={self.n_states} "
+                f"alphabet={list(self.alphabet)} outputs={list(self.outputs)}>")
+
+    def replace(self, **changes: Any) -> Machine:
+        """A copy with some fields changed (extra keys merged, not replaced)."""
+        fields = {"kind": self.kind, "alphabet": self.alphabet, "outputs": self.outputs,
+                  "transitions": self.transitions, "labels": self.labels,
+                  "start": self.start, "extra": self.extra}
+        if "extra" in changes:
+            changes["extra"] = {**self.extra, **changes["extra"]}
+        fields.update(changes)
+        return Machine(**fields)
+
+    def with_extra(self, **extra: Any) -> Machine:
+        return self.replace(extra=extra)
+
+    # ----------------------------------------------------------------- words
+    def encode(self, word: Sequence[str] | str) -> Word:
+        """Symbol indices of a word given as symbols or as its text form."""
+        if isinstance(word, str):
+            return parse_word(word, self.alphabet)
+        index = {s: i for i, s in enumerate(self.alphabet)}
+        try:
+            return tuple(index[s] for s in word)
+        except KeyError as exc:
+            raise AlphabetError(f"symbol {exc.args[0]!r} is not in the alphabet") from None
+
+    def format(self, word: Sequence[int]) -> str:
+        return format_word(word, self.alphabet)
+
+    def run(self, word: Sequence[int]) -> int:
+        """The state reached from the start after a word of symbol indices."""
+        q = self.start
+        for a in word:
+            q = int(self.transitions[q, a])
+        return q
+
+    def prefix_states(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """(batch, T + 1) states after every prefix of a padded batch (last state repeats)."""
+        symbols = np.asarray(symbols, dtype=np.int64)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        b, width = symbols.shape
+        out = np.empty((b, width + 1), dtype=np.int64)
+        q = np.full(b, self.start, dtype=np.int64)
+        out[:, 0] = q
+        for t in range(width):
+            nxt = self.transitions[q, np.where(lengths > t, symbols[:, t], 0)]
+            q = np.where(lengths > t, nxt, q)
+            out[:, t + 1] = q
+        return out
+
+    def prefix_labels(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """(batch, T + 1) output indices after every prefix; -1 past a word's end.
+
+        Moore: column t is the output of the state after t symbols (column 0: the start's).
+        Mealy: column t >= 1 is the output emitted by symbol t; column 0 is -1 (no output).
+        """
+        symbols = np.asarray(symbols, dtype=np.int64)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        states = self.prefix_states(symbols, lengths)
+        width = symbols.shape[1]
+        valid = np.arange(width + 1)[None, :] <= lengths[:, None]
+        if self.kind == "moore":
+            out = self.labels[states]
+        else:
+            out = np.full(states.shape, -1, dtype=np.int64)
+            if width:
+                sym = np.where(valid[:, 1:], symbols, 0)
+                out[:, 1:] = self.labels[states[:, :-1], sym]
+        return np.where(valid, out, -1)
+
+    def last_labels(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Output index of each word: Moore, its state's; Mealy, its last symbol's (-1 on ε)."""
+        lengths = np.asarray(lengths, dtype=np.int64)
+        trace = self.prefix_labels(symbols, lengths)
+        return trace[np.arange(lengths.size), lengths]
+
+    def output(self, word: Sequence[int]) -> str | tuple[str, ...]:
+        """Moore: the output string of a word. Mealy: the tuple of outputs, one per symbol."""
+        padded, lengths = pad_words([tuple(word)])
+        trace = self.prefix_labels(padded, lengths)[0]
+        if self.kind == "moore":
+            return self.outputs[int(trace[len(word)])]
+        return tuple(self.outputs[int(i)] for i in trace[1 : len(word) + 1])
+
+    def labels_batch(self, words: Sequence[Sequence[int]]) -> np.ndarray:
+        """Output index of each word (see `last_labels`)."""
+        padded, lengths = pad_words(words)
+        return self.last_labels(padded, lengths)
+
+    # ----------------------------------------------------------------- structure
+    def renumber(self, order: np.ndarray) -> Machine:
+        """The sub-machine on states `order` (old ids), renumbered 0.. in that order."""
+        order = np.asarray(order, dtype=np.int64)
+        new_id = np.full(self.n_states, -1, dtype=np.int64)
+        new_id[order] = np.arange(order.size)
+        trans = new_id[self.transitions[order]]
+        if (trans < 0).any():
+            raise ValueError("renumber: kept states have transitions to dropped states")
+        return self.replace(transitions=trans, labels=self.labels[order],
+                            start=int(new_id[self.start]))
+
+    def canonical(self) -> Machine:
+        """Renumbered breadth-first from the start (symbols in order); drops unreachable states."""
+        from rnn2dfa.automata.minimize import bfs_order
+
+        return self.renumber(bfs_order(self.transitions, self.start))
+
+    def with_outputs(self, outputs: Sequence[str]) -> Machine:
+        """The same machine over a larger output alphabet `outputs` (a superset, in that order)."""
+        outputs = tuple(outputs)
+        index = {o: i for i, o in enumerate(outputs)}
+        missing = [o for o in self.outputs if o not in index]
+        if missing:
+            raise AlphabetError(f"output {missing[0]!r} is not among {list(outputs)}")
+        remap = np.array([index[o] for o in self.outputs], dtype=np.int64)
+        return self.replace(outputs=outputs, labels=remap[self.labels])
+
+    def used_outputs(self) -> Machine:
+        """The same machine with only the outputs it can emit, in their first order."""
+        used = np.unique(self.labels)
+        if used.size == self.n_outputs:
+            return self
+        remap = np.full(self.n_outputs, -1, dtype=np.int64)
+        remap[used] = np.arange(used.size)
+        return self.replace(outputs=tuple(self.outputs[i] for i in used), labels=remap[self.labels])
+
+    def minimize(self) -> Machine:
+        """The minimal machine with the same outputs on every word, canonically numbered.
+
+        The output alphabet is kept as declared (a class the machine never emits stays listed).
+        """
+        from rnn2dfa.automata.minimize import _compress, hopcroft, moore_rounds
+
+        m = self.canonical()
+        n = m.n_states
+        if m.kind == "moore":
+            initial = m.labels
+        else:  # states are first told apart by their rows of transition outputs
+            initial = np.unique(m.labels, axis=0, return_inverse=True)[1].ravel()
+        max_rounds = math.ceil(math.log2(max(n, 2))) + 2
+        cls, _, stable = moore_rounds(m.transitions, np.asarray(initial, dtype=np.int64),
+                                      max_rounds)
+        if not stable:
+            cls = hopcroft(m.transitions, cls)
+        cls, nb = _compress(cls)
+        rep = np.zeros(nb, dtype=np.int64)
+        rep[cls] = np.arange(n)
+        out = m.replace(transitions=cls[m.transitions[rep]], labels=m.labels[rep],
+                        start=int(cls[m.start]))
+        return out.canonical()
+
+    def is_minimal(self) -> bool:
+        return self.minimize().n_states == self.n_states
+
+    def difference(self, other: Machine) -> Word | None:
+        """A shortest word on which the two machines' outputs differ, or None if they agree.
+
+        Moore: the outputs of the word's states differ. Mealy: the output sequences differ,
+        so the shortest such word ends at the first differing output. Outputs are compared
+        as strings; breadth-first over pairs of states, vectorized by levels.
+        """
+        if self.kind != other.kind:
+            raise AlphabetError(f"a {self.kind} machine cannot be compared with a "
+                                f"{other.kind} machine")
+        if self.alphabet != other.alphabet:
+            if set(self.alphabet) != set(other.alphabet):
+                raise AlphabetError(f"the alphabets differ: {list(self.alphabet)} and "
+                                    f"{list(other.alphabet)}")
+            other = other.with_alphabet_order(self.alphabet)
+        union = tuple(dict.fromkeys(self.outputs + other.outputs))
+        a, b = self.with_outputs(union), other.with_outputs(union)
+        k, nb = a.n_symbols, b.n_states
+        la, lb = a.labels, b.labels
+        pa = np.array([a.start], dtype=np.int64)
+        pb = np.array([b.start], dtype=np.int64)
+        if a.kind == "moore" and la[a.start] != lb[b.start]:
+            return ()
+        visited = pa * nb + pb
+        levels: list[tuple[np.ndarray, np.ndarray]] = []  # (parent index, symbol) per level
+        while pa.size:
+            qa = a.transitions[pa].ravel()
+            qb = b.transitions[pb].ravel()
+            parent = np.repeat(np.arange(pa.size), k)
+            sym = np.tile(np.arange(k), pa.size)
+            if a.kind == "moore":
+                bad = la[qa] != lb[qb]
+            else:
+                bad = (la[pa] != lb[pb]).ravel()
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                word = [int(sym[i])]
+                j = int(parent[i])
+                for par, sy in reversed(levels):
+                    word.append(int(sy[j]))
+                    j = int(par[j])
+                return tuple(reversed(word))
+            keys = qa * nb + qb
+            uniq, first = np.unique(keys, return_index=True)
+            fresh = ~np.isin(uniq, visited, assume_unique=True)
+            first = np.sort(first[fresh])
+            if not first.size:
+                return None
+            visited = np.union1d(visited, keys[first])
+            levels.append((parent[first], sym[first]))
+            pa, pb = qa[first], qb[first]
+        return None
+
+    def equivalent(self, other: Machine) -> bool:
+        return self.difference(other) is None
+
+    def with_alphabet_order(self, alphabet: Sequence[str]) -> Machine:
+        """The same machine with its symbols (columns) in the order `alphabet`."""
+        alphabet = tuple(alphabet)
+        if set(alphabet) != set(self.alphabet) or len(alphabet) != len(self.alphabet):
+            raise AlphabetError(f"alphabet {list(alphabet)} is not a reordering of "
+                                f"{list(self.alphabet)}")
+        cols = np.array([self.alphabet.index(s) for s in alphabet], dtype=np.int64)
+        labels = self.labels if self.kind == "moore" else self.labels[:, cols]
+        return self.replace(alphabet=alphabet, transitions=self.transitions[:, cols],
+                            labels=labels)
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def random(cls, kind: str, n_states: int, n_symbols: int, n_outputs: int,
+               seed: int = 0, minimal: bool = True) -> Machine:
+        """A random machine (uniform targets and outputs); with `minimal`, exactly n states.
+
+        Draws until the minimized machine has `n_states` states (random machines almost
+        always are minimal once every state is reachable)."""
+        rng = np.random.default_rng(seed)
+        alphabet = tuple("abcdefghijklmnopqrstuvwxyz"[i] if n_symbols <= 26 else f"s{i}"
+                         for i in range(n_symbols))
+        outputs = tuple(str(i) for i in range(n_outputs))
+        for _ in range(1000):
+            trans = rng.integers(0, n_states, size=(n_states, n_symbols))
+            # a random spanning tree from state 0 keeps every state reachable
+            for q in range(1, n_states):
+                p = int(rng.integers(0, q))
+                trans[p, int(rng.integers(0, n_symbols))] = q
+            shape = (n_states,) if kind == "moore" else (n_states, n_symbols)
+            labels = rng.integers(0, n_outputs, size=shape)
+            m = cls(kind, alphabet, outputs, trans, labels, 0)
+            if not minimal:
+                return m
+            small = m.minimize()
+            if small.n_states == n_states:
+                return small
+        raise ValueError(f"no minimal random {kind} machine of {n_states} states found")
+
+    @classmethod
+    def from_step(cls, kind: str, alphabet: Sequence[str], start: Any, step: Any,
+                  output: Any, name: str | None = None) -> Machine:
+        """Explore the states reachable under `step(state, symbol index)` and minimize.
+
+        `output(state)` (Moore) or `output(state, symbol index)` (Mealy) gives strings.
+        """
+        index: dict[Any, int] = {start: 0}
+        order = [start]
+        rows: list[list[int]] = []
+        i = 0
+        while i < len(order):
+            q = order[i]
+            row = []
+            for a in range(len(alphabet)):
+                nxt = step(q, a)
+                if nxt not in index:
+                    index[nxt] = len(order)
+                    order.append(nxt)
+                row.append(index[nxt])
+            rows.append(row)
+            i += 1
+        if kind == "moore":
+            raw = [str(output(q)) for q in order]
+        else:
+            raw = [[str(output(q, a)) for a in range(len(alphabet))] for q in order]
+        outputs = tuple(sorted(set(np.asarray(raw, dtype=object).ravel().tolist())))
+        pos = {o: j for j, o in enumerate(outputs)}
+        labels = np.vectorize(pos.__getitem__, otypes=[np.int64])(np.asarray(raw, dtype=object))
+        extra = {"name": name} if name else {}
+        return cls(kind, tuple(alphabet), outputs, np.asarray(rows), labels, 0, extra).minimize()

@@ -1,0 +1,175 @@
+"""Read and write Moore and Mealy machine files (`rnn2dfa.moore/1`, `rnn2dfa.mealy/1`).
+
+    {"format": "rnn2dfa.moore/1", "alphabet": ["a", "b"], "start": 0,
+     "output_alphabet": ["0", "1", "2"],                 (optional: classes never emitted)
+     "outputs": ["0", "1", "2"],                         one string per state
+     "transitions": [[1, 2], [2, 0], [0, 1]]}
+
+A Mealy file's "outputs" is one row per state, one string per symbol (the output of that
+transition). Outputs are strings, as labels are in AALpy's files. Every way a file can be
+wrong is a DFAFormatError naming the file; sizes are bounded before any row is copied.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+import numpy as np
+
+from rnn2dfa.atomic import write_text
+from rnn2dfa.automata.machine import Machine
+from rnn2dfa.errors import DFAFormatError
+from rnn2dfa.fileio import check_format_head, json_object_text, load_json_file, parse_json
+from rnn2dfa.limits import MAX_DFA_TABLE
+
+FORMATS = {"moore": "rnn2dfa.moore/1", "mealy": "rnn2dfa.mealy/1"}
+KIND_OF_FORMAT = {fmt: kind for kind, fmt in FORMATS.items()}
+_KNOWN = ("format", "alphabet", "start", "outputs", "transitions", "output_alphabet")
+_HINTS = {"rnn2dfa.dfa/1": " (a DFA file, not a machine)",
+          "rnn2dfa.pdfa/1": " (a probabilistic automaton, not a machine)"}
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def machine_from_dict(data: Any, source: str | None = None) -> Machine:
+    """The machine of a parsed JSON object (either format); shape checks here, the rest in
+    the Machine constructor, with the file named in every message."""
+
+    def fail(msg: str) -> DFAFormatError:
+        return DFAFormatError(msg, path=source)
+
+    fmt = data.get("format") if isinstance(data, dict) else None
+    kind = KIND_OF_FORMAT.get(fmt, "moore") if isinstance(fmt, str) else "moore"
+    hints = {**_HINTS, FORMATS["mealy" if kind == "moore" else "moore"]: ""}
+    check_format_head(data, what="a machine file", fmt=FORMATS[kind],
+                      required=_KNOWN[:5], fail=fail, hints=hints)
+    alphabet = data["alphabet"]
+    if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
+        raise fail("'alphabet' must be a list of strings")
+    trans = data["transitions"]
+    if not isinstance(trans, list) or not trans:
+        raise fail("'transitions' must be a non-empty list of rows")
+    k = len(alphabet)
+    if len(trans) * max(k, 1) > MAX_DFA_TABLE:
+        raise fail(f"the transition table of {len(trans):,} states and {k:,} symbols has "
+                   f"{len(trans) * k:,} entries (the limit is {MAX_DFA_TABLE:,})")
+    for q, row in enumerate(trans):
+        if not isinstance(row, list) or len(row) != k:
+            raise fail(f"'transitions' row {q} must be a list of {k} integers (one per symbol)")
+        for i, t in enumerate(row):
+            if not _is_int(t):
+                raise fail(f"'transitions'[{q}][{i}] is {t!r}, not an integer")
+    if not _is_int(data["start"]):
+        raise fail(f"'start' is {data['start']!r}, not an integer")
+    outs = data["outputs"]
+    n = len(trans)
+    if not isinstance(outs, list) or len(outs) != n:
+        raise fail(f"'outputs' must be a list of {n} entries (one per state)")
+    if kind == "moore":
+        flat = outs
+        if not all(isinstance(o, str) for o in flat):
+            raise fail("'outputs' of a Moore machine must be strings (one per state)")
+    else:
+        for q, row in enumerate(outs):
+            if not isinstance(row, list) or len(row) != k or not all(
+                    isinstance(o, str) for o in row):
+                raise fail(f"'outputs' row {q} must be a list of {k} strings (one per symbol)")
+        flat = [o for row in outs for o in row]
+    declared = data.get("output_alphabet")
+    if declared is not None:
+        if not isinstance(declared, list) or not all(isinstance(o, str) for o in declared):
+            raise fail("'output_alphabet' must be a list of strings")
+        if len(set(declared)) != len(declared):
+            raise fail("'output_alphabet' lists an output twice")
+        unknown = sorted(set(flat) - set(declared))
+        if unknown:
+            raise fail(f"output {unknown[0]!r} is not in 'output_alphabet'")
+        outputs = tuple(declared)
+    else:
+        outputs = tuple(sorted(set(flat)))
+    pos = {o: i for i, o in enumerate(outputs)}
+    labels = np.fromiter((pos[o] for o in flat), dtype=np.int64, count=len(flat))
+    if kind == "mealy":
+        labels = labels.reshape(n, k)
+    extra = {key: val for key, val in data.items() if key not in _KNOWN}
+    try:
+        table = np.array(trans, dtype=np.int64).reshape(n, k)
+        return Machine(kind, tuple(alphabet), outputs, table, labels, data["start"], extra)
+    except DFAFormatError as exc:
+        raise fail(exc.message) from None
+
+
+def machine_to_dict(m: Machine) -> dict[str, Any]:
+    """The JSON object of a machine; extra keys (name, provenance, stats) are kept."""
+    strings = np.asarray(m.outputs, dtype=object)[m.labels].tolist()
+    out: dict[str, Any] = {"format": FORMATS[m.kind], "alphabet": list(m.alphabet),
+                           "start": m.start}
+    if set(np.unique(m.labels).tolist()) != set(range(m.n_outputs)) or \
+            list(m.outputs) != sorted(m.outputs):
+        out["output_alphabet"] = list(m.outputs)
+    out["outputs"] = strings
+    out["transitions"] = m.transitions.tolist()
+    for key, val in m.extra.items():
+        if key not in out:
+            out[key] = val
+    return out
+
+
+def dumps(m: Machine) -> str:
+    """JSON text: one transition row (and for Mealy one output row) per line."""
+    data = machine_to_dict(m)
+    rows = data.pop("transitions")
+    outs = data.pop("outputs")
+    body = json.dumps(rows)[1:-1].replace("], [", "],\n  [")
+    if m.kind == "moore":
+        out_text = ' "outputs": ' + json.dumps(outs, ensure_ascii=False)
+    else:
+        out_text = ' "outputs": [\n  ' + ",\n  ".join(
+            json.dumps(r, ensure_ascii=False) for r in outs) + "\n ]"
+    return json_object_text(data, [out_text, ' "transitions": [\n  ' + body + "\n ]"],
+                            inline=("alphabet", "output_alphabet"))
+
+
+def loads(text: str, source: str | None = None) -> Machine:
+    """The machine of a file's text; a text of more values than the largest table is refused
+    before it is parsed."""
+    commas = text.count(",")
+    if commas > 3 * MAX_DFA_TABLE:
+        raise DFAFormatError(f"holds {commas:,} JSON values, more than a machine file with the "
+                             f"largest transition table ({MAX_DFA_TABLE:,} entries) holds",
+                             path=source)
+    return machine_from_dict(parse_json(text, "a machine file", error=DFAFormatError,
+                                        source=source), source)
+
+
+def load_machine(path: str | os.PathLike[str]) -> Machine:
+    """Read a Moore or Mealy machine file; any problem is a DFAFormatError naming the file."""
+    return load_json_file(path, "a machine file", DFAFormatError, loads)
+
+
+def save_machine(m: Machine, path: str | os.PathLike[str]) -> None:
+    """Write a machine file atomically."""
+    write_text(path, dumps(m))
+
+
+def file_format(path: str | os.PathLike[str]) -> str | None:
+    """The 'format' named in the first 4 KB of a JSON file (no full parse), else None.
+
+    Lets a command taking "an automaton file" pick the DFA or the machine reader."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return None
+    for fmt in (*FORMATS.values(), "rnn2dfa.dfa/1", "rnn2dfa.pdfa/1"):
+        if f'"{fmt}"' in head:
+            return fmt
+    return None
+
+
+def is_machine_file(path: str | os.PathLike[str]) -> bool:
+    return file_format(path) in KIND_OF_FORMAT
