@@ -128,6 +128,8 @@ class Row:
     rounds: int | None = None
     note: str = ""
     stats: dict[str, Any] = field(default_factory=dict)
+    #: L*: [states, learner s, counterexample s] per round (extract.lstar.round_log_summary)
+    round_log: list[list[float]] = field(default_factory=list)
 
 
 def extractor(method: str, args: argparse.Namespace, n: int) -> Callable[[MinskyRNN], Any] | str:
@@ -261,6 +263,7 @@ def measure(dfa: DFA, net: MinskyRNN, method: str, args: argparse.Namespace) -> 
         rounds=stats.get("rounds"),
         note=f"oracle={oracle}" if oracle else "",
         stats={key: val for key, val in stats.items() if isinstance(val, int | float | str)},
+        round_log=list(stats.get("round_log") or []),
     )
 
 
@@ -291,6 +294,7 @@ def growth_exponent(rows: list[Row], min_states: int = 1) -> float | None:
 def print_tables(rows: list[Row], mem_mode: str) -> None:
     header = (
         f"{'k':>2} {'states':>6} {'method':<9} {'result':<10} {'seconds':>8} {'rounds':>6} "
+        f"{'learn s':>8} {'check s':>8} "
         f"{'queries':>10} {'steps':>11} {'steps/s':>9} {'peak MiB':>9} {'got':>5}  note"
     )
     print(header)
@@ -299,12 +303,25 @@ def print_tables(rows: list[Row], mem_mode: str) -> None:
         print(
             f"{r.symbols:>2} {r.states:>6} {r.method:<9} {r.status:<10} "
             f"{fmt(r.seconds, '8.2f'):>8} {fmt(r.rounds):>6} "
+            f"{fmt(r.stats.get('learn_seconds'), '8.2f'):>8} "
+            f"{fmt(r.stats.get('check_seconds'), '8.2f'):>8} "
             f"{fmt(r.membership_queries, ',d'):>10} {fmt(r.network_steps, ',d'):>11} "
             f"{fmt(_rate(r), ',.0f'):>9} "
             f"{fmt(r.peak_mib, '9.1f'):>9} {fmt(r.extracted_states):>5}  {r.note}"
         )
     print(f"\npeak memory: {mem_mode}; steps: network steps counted by the extractor "
-          f"(one per word per symbol); got: states of the extracted DFA")
+          f"(one per word per symbol); got: states of the extracted DFA; learn s / check s: "
+          f"L*'s seconds in the learner (table fills, hypotheses, counterexample processing) "
+          f"and looking for counterexamples")
+    logged = [r for r in rows if r.round_log]
+    if logged:
+        print("\nL* per round (states of the hypothesis: learner s + check s; "
+              "the first and last rounds of long runs):")
+        for r in logged:
+            cells = [f"{int(n)}: {a:.2f}+{b:.2f}" for n, a, b in r.round_log]
+            per = r.seconds / max(1, len(r.round_log)) if r.seconds else None
+            print(f"  k={r.symbols} n={r.states} ({fmt(per, '.2f')} s/round): "
+                  + ", ".join(cells[:12]) + (" ..." if len(cells) > 12 else ""))
     print("\ngrowth of time in the number of states, t ~ n^b (log-log least squares over the")
     print("finished runs; small sizes are dominated by fixed costs, hence also n >= 100):")
     for k in sorted({r.symbols for r in rows}):

@@ -8,7 +8,7 @@ Two tables, each printing our numbers and AALpy's from one run:
    AALpy's Mealy/Moore L* (a SUL stepping the same network one symbol at a time, a
    random-word equivalence oracle). "exact" = the extracted machine equals the original
    (minimal, canonical: `==` is isomorphism).
-2. Trained networks: the fixtures (`fixtures/*_gru.pt`, GRUs trained with
+2. Trained networks: the fixtures (`fixtures/models/*_gru.pt`, GRUs trained with
    `rnn2dfa train --task classify-k|tag`): states found, equal to the named truth or not,
    seconds, beside AALpy's L* on the same network.
 
@@ -184,9 +184,11 @@ def trained_rows(args: argparse.Namespace) -> list[Row]:
 
     rows = []
     for fname, lang in FIXTURES.items():
-        path = ROOT / "fixtures" / fname
-        if not path.exists():
+        found = [p for p in (ROOT / "fixtures" / "models" / fname, ROOT / "fixtures" / fname)
+                 if p.exists()]
+        if not found:
             continue
+        path = found[0]
         net, _ = load_model(path)
         truth = get_machine_language(lang).machine
         for method in [m for m in args.methods if m != "exact"]:

@@ -17,6 +17,7 @@ verdict is `verdict.py`'s.
 from __future__ import annotations
 
 import contextlib
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +50,18 @@ def rivest_schapire_suffix(table: ObservationTable, hyp: DFA, word: Word, answer
     return word[rivest_schapire_breakpoint(hyp, table.access, table.oracle.query, word,
                                            answer):]
 
+
+
+#: Rounds a result's `round_log` keeps (the first and last halves of a longer run).
+ROUND_LOG_KEEP = 200
+
+
+def round_log_summary(log: list[tuple[int, float, float]]) -> list[list[float]]:
+    """[states, learner seconds, counterexample seconds] per round, rounded to the ms; at
+    most ROUND_LOG_KEEP rounds (the first and last halves) so a file's stats stay small."""
+    rows = [[n, round(a, 3), round(b, 3)] for n, a, b in log]
+    half = ROUND_LOG_KEEP // 2
+    return rows if len(rows) <= ROUND_LOG_KEEP else rows[:half] + rows[-half:]
 
 @dataclass
 class Counter:
@@ -87,6 +100,9 @@ class _Run:
     curve: Curve | None = None
     hyp: DFA | None = None
     sizes: list[int] = field(default_factory=list)
+    #: per round: (states, seconds in the learner: hypothesis and table fills, seconds
+    #: looking for a counterexample); `details` keeps totals and a bounded log
+    round_log: list[tuple[int, float, float]] = field(default_factory=list)
     rounds: int = 0
     equivalence_queries: int = 0
     counterexamples: int = 0
@@ -379,9 +395,12 @@ class _Run:
         assert self.learner is not None and self.curve is not None
         examples: list[Word] | None = shortest_examples(self.mq, self.rng, self.max_length)
         examples += sorted(self.rare_words, key=len)[:20]
+        learn_s = 0.0
         while True:
             self.deadline.check()
+            t0 = time.perf_counter()
             self.hyp = self.learner.hypothesis()
+            learn_s += time.perf_counter() - t0
             self.rounds += 1
             self.sizes.append(self.hyp.n_states)
             self.curve.add(self.rounds, self.hyp)
@@ -393,13 +412,17 @@ class _Run:
             if self.counts():
                 self.stop_reason = self.counter_reason()
                 return
+            t1 = time.perf_counter()
             cex = self.find_counterexample(examples)
+            t2 = time.perf_counter()
+            self.round_log.append((self.hyp.n_states, learn_s, t2 - t1))
             examples = None
             if cex is None:
                 self.converged = True
                 return
             self.counterexamples += 1
             self.learner.learn(cex, self.mq.accepts(cex))
+            learn_s = time.perf_counter() - t2
 
     def run(self) -> None:
         try:
@@ -514,6 +537,9 @@ class _Run:
             "cache_hits": st["cache_hits"] - self.base["cache_hits"],
             "equivalence_queries": self.equivalence_queries,
             "counterexamples": self.counterexamples,
+            "learn_seconds": round(sum(r[1] for r in self.round_log), 3),
+            "check_seconds": round(sum(r[2] for r in self.round_log), 3),
+            "round_log": round_log_summary(self.round_log),
         }
         if self.learner is not None:
             out.update(self.learner.details())
