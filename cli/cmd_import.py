@@ -1,4 +1,5 @@
-"""`rnn2dfa import`: a PyTorch recurrent classifier trained elsewhere -> an rnn2dfa model file."""
+"""`rnn2dfa import`: a PyTorch recurrent classifier or tagger trained elsewhere -> an rnn2dfa
+model file (an acceptor, or with --task classify-k/tag a Moore/Mealy labeller)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ OPTIONS = {
     "token_ids": "--token-ids", "start_token": "--start-token", "end_token": "--end-token",
     "tokens": "--start-token/--end-token, or --token-ids", "alphabet": "--alphabet",
     "trust_code": "--trust-code", "code": "--code DIR", "output": "--head-output",
+    "task": "--task", "outputs": "--outputs a,b,c", "language": "--language",
 }
 
 
@@ -42,9 +44,19 @@ def _int_list(text: str | None, flag: str) -> list[int] | None:
               help="A token fed before every word (BOS).")
 @click.option("--end-token", type=int, metavar="ID",
               help="A token fed after every word, before the output is read (EOS).")
+@click.option("--task", type=click.Choice(("accept", "classify-k", "tag")), default="accept",
+              show_default=True,
+              help="What the head answers. accept: accept/reject (a logit, or --accept-class "
+                   "of k outputs); classify-k: its k outputs read after the word's last "
+                   "symbol, one label each (a Moore labeller; k >= 2); tag: the same head "
+                   "read after every symbol (a Mealy labeller; a one-output head tags by its "
+                   "sign: two labels).")
+@click.option("--outputs", "outputs", metavar="a,b,c",
+              help="classify-k and tag: the labels' names in the head's output order "
+                   "(default 0..k-1; a one-output tagger: 2 names, for <= 0 and > 0).")
 @click.option("--accept-class", type=int, metavar="I",
               help="Read-outs with 2 outputs: the accepting class (default 1); with k > 2 "
-                   "outputs: required (class I against the rest).")
+                   "outputs: required (class I against the rest). Only with --task accept.")
 @click.option("--head-output", "output_kind", type=click.Choice(("auto", "logit", "probability")),
               default="auto", show_default=True,
               help="What the network's outputs are: 'probability' for a head ending in a "
@@ -64,7 +76,9 @@ def _int_list(text: str | None, flag: str) -> list[int] | None:
                    "when the file cannot tell (e.g. fc, or dense.0,relu,dense.1).")
 @click.option("--language", "-l", metavar="NAME",
               help="A registered language the network was trained on (recorded; extract then "
-                   "samples its class-balanced words too).")
+                   "samples its class-balanced words too). With --task classify-k/tag: a "
+                   "k-class or tagging language (mod3, tag-tomita4, ...), whose outputs the "
+                   "labels must be.")
 @click.option("--trust-code", "--trust-pickle", "trust_code", is_flag=True,
               help="Allow files that are code: TorchScript, a whole pickled module "
                    "(torch.save(model)), an MLflow PyTorch folder. Loading them RUNS CODE from "
@@ -80,12 +94,14 @@ def _int_list(text: str | None, flag: str) -> list[int] | None:
                    "Detected when the file holds the module.")
 @json_option
 def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_ids: str | None,
-               start_token: int | None, end_token: int | None, accept_class: int | None,
+               start_token: int | None, end_token: int | None, task: str,
+               outputs: str | None, accept_class: int | None,
                output_kind: str, nonlinearity: str | None, rnn_prefix: str | None,
                embedding: str | None, one_hot: bool, head: str | None, language: str | None,
                trust_code: bool, code_dir: str | None, bidirectional_readout: str | None,
                as_json: bool) -> None:
-    """Turn a PyTorch recurrent classifier trained by your own code into an rnn2dfa model.
+    """Turn a PyTorch recurrent classifier or tagger trained by your own code into an rnn2dfa
+    model.
 
     Reads a state dict (torch.save(model.state_dict(), ...)), a checkpoint dict holding one
     under "state_dict", "model" or "model_state_dict", a safetensors file, or (only with
@@ -95,8 +111,11 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
     nn.Embedding or one-hot input -> nn.RNN / nn.LSTM / nn.GRU modules or RNNCell /
     LSTMCell / GRUCell cells, stacked in the order the data flows (bidirectional: a
     whole-word classifier) -> Linear layers ending in 1 output (a logit), 2 (softmax,
-    accept = class 1) or k (--accept-class). When the file holds the module, its own forward
-    is run on a batch of words and the import is refused unless it agrees on every one.
+    accept = class 1) or k (--accept-class). With --task classify-k the head's k outputs are
+    labels read after the word (a Moore machine is then extracted), with --task tag after
+    every symbol (a Mealy machine; start tokens allowed, end tokens not). When the file
+    holds the module, its own forward is run on a batch of words (a tagger's: its output at
+    every step) and the import is refused unless it agrees on every one.
 
     \b
     Examples:
@@ -106,6 +125,8 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
       rnn2dfa import scripted.pt -o model.pt --alphabet a,b      # TorchScript: checked too
       rnn2dfa import full.pt -o model.pt --trust-code --code src/  # runs the file's code!
       rnn2dfa import mlflow_model/ -o model.pt --trust-code         # an MLflow folder
+      rnn2dfa import mod3.pt -o model.pt --alphabet a,b --task classify-k --outputs 0,1,2
+      rnn2dfa import tagger.pt -o model.pt --alphabet a,b --task tag --outputs q0,q1,q2
     then:
       rnn2dfa extract model.pt -o dfa.json
 
@@ -119,18 +140,20 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
         raise InputError(f"-o/--output names the model file to write, not {output_file!r}: "
                          "what the network's outputs are is --head-output")
     check_writable(output_file, "the model")
-    if language is not None:
+    if language is not None and task == "accept":
         from rnn2dfa.languages import language_names
 
         if language not in language_names():
             raise InputError(f"unknown language {language!r} (see rnn2dfa languages)")
     names = None if alphabet is None else [s for s in alphabet.split(",") if s != ""]
+    labels = None if outputs is None else [s.strip() for s in outputs.split(",")]
     opts = ImportOptions(
         alphabet=names, token_ids=_int_list(token_ids, "--token-ids"),
         start_token=start_token, end_token=end_token, accept_class=accept_class,
         output=output_kind, nonlinearity=nonlinearity, rnn=rnn_prefix, embedding=embedding,
         head=head, one_hot=one_hot, trust_code=trust_code, code_dir=code_dir,
-        language=language, bidirectional_readout=bidirectional_readout,
+        language=language, bidirectional_readout=bidirectional_readout, task=task,
+        outputs=labels,
     )
     with options_for(**OPTIONS):
         result = import_checkpoint(checkpoint, opts)
@@ -156,12 +179,21 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
     t.add_row("recurrent layers", escape(units) + f"  (bias {'yes' if a.bias else 'no'})")
     t.add_row("input", escape(a.embedding) if a.embedding else f"one-hot ({a.vocab} wide)")
     head_text = {1: "1 output (a logit)", 2: f"2 outputs (accept = class {imp['accept_class']})"}
+    if imp["outputs"] is not None:
+        what = "per symbol" if task == "tag" else "after the word"
+        head_text = {a.head_outputs: f"{a.head_outputs} output{'s' if a.head_outputs > 1 else ''}"
+                     f", read {what}" + (" (2 labels, by its sign)" if a.head_outputs == 1
+                                         else "")}
     head_chain = " -> ".join(
         [h.name for h in a.head_layers[:1]]
         + [f"{act} -> {h.name}" for act, h in zip(imp["head_activations"], a.head_layers[1:],
                                                   strict=False)])
     t.add_row("read-out", escape(head_chain) + "  " + head_text.get(
         a.head_outputs, f"{a.head_outputs} outputs (class {imp['accept_class']} vs the rest)"))
+    if imp["outputs"] is not None:
+        machine = "Moore" if task == "classify-k" else "Mealy"
+        t.add_row("labels", escape(",".join(imp["outputs"]))
+                  + f"  ({'classifier' if task == 'classify-k' else 'tagger'}: {machine})")
     pairs = ", ".join(f"{s}={i}" for s, i in zip(result.model.alphabet, imp["token_ids"],
                                                    strict=True))
     t.add_row("symbols = token ids", escape(pairs))

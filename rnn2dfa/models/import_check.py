@@ -6,7 +6,9 @@ input forms modules take (token ids, ids shifted past a padding id 0, one-hot, o
 a padding column), and compared with the imported network under every reading the weights
 leave open (the activations between head layers, a final sigmoid/softmax). The reading that
 gives the module's answers on every word is kept; when none does, the first word where the
-best one differs is named.
+best one differs is named. A tagger (`per_step`) is compared on every symbol's outputs: the
+module's per-step outputs (batch or time first) against the imported head read after each
+symbol; a labeller's note also says whether every label (the argmax) is the module's.
 """
 
 from __future__ import annotations
@@ -55,13 +57,15 @@ class ForwardCheck:
     head_activations: list[str] = field(default_factory=list)
     head_final: str = "none"
     first_difference: str | None = None  # the first word where they differ
+    final: bool = False  # words == 0 and the note is the whole refusal (no fallback to offer)
+    label_differences: int = 0  # labels (argmax, or the sign of one output) not the module's
 
 
 @dataclass
 class _Batch:
     symbols: Tensor  # (B, T) alphabet indices, one length per batch
     tokens: Tensor  # (B, T') token ids with start/end tokens
-    features: Tensor  # what the imported head reads
+    features: Tensor  # what the imported head reads: (B, W), per step (B, T, W)
 
 
 def _words(k: int, seed: int) -> list[Tensor]:
@@ -80,16 +84,44 @@ def _words(k: int, seed: int) -> list[Tensor]:
 
 def _normalize(y: object, b: int) -> Tensor | None:
     """The module's answer as (B, n) floats, or None when it is not one per word."""
-    if isinstance(y, (tuple, list)) and y:
-        y = y[0]
-    if not isinstance(y, Tensor) or not y.is_floating_point():
+    y = _float_answer(y)
+    if y is None:
         return None
-    y = y.detach().float().cpu()
     if y.ndim == 3:  # per-step outputs: the last step of each word
         y = y[:, -1] if y.shape[0] == b else y[-1]
     if y.ndim == 1:
         y = y[:, None]
     return y if y.ndim == 2 and y.shape[0] == b else None
+
+
+def _float_answer(y: object) -> Tensor | None:
+    """The module's answer (the first of a tuple) as a float tensor, or None."""
+    if isinstance(y, (tuple, list)) and y:
+        y = y[0]
+    if not isinstance(y, Tensor) or not y.is_floating_point():
+        return None
+    return y.detach().float().cpu()
+
+
+def _normalize_steps(y: object, b: int, tokens: int, symbols: int, n: int,
+                     time_first: bool) -> Tensor | None:
+    """A tagger's answer as (B, symbols, n) floats: its outputs at the last `symbols` of
+    `tokens` positions (a start token's output dropped), batch or time first (when B equals
+    the positions, as the input was given); None when it is not one output per position."""
+    y = _float_answer(y)
+    if y is None:
+        return None
+    if y.ndim == 2 and n == 1:  # (B, T') or (T', B): one output per position, squeezed
+        y = y[:, :, None]
+    if y.ndim != 3:
+        return None
+    if y.shape[0] == b and y.shape[1] == tokens and y.shape[0] == y.shape[1]:
+        y = y.transpose(0, 1) if time_first else y
+    elif y.shape[0] == tokens and y.shape[1] == b:
+        y = y.transpose(0, 1)
+    elif not (y.shape[0] == b and y.shape[1] == tokens):
+        return None
+    return y[:, tokens - symbols:]
 
 
 def _calls(module: nn.Module, x: Tensor, lengths: Tensor) -> list[Callable[[], object]]:
@@ -98,13 +130,27 @@ def _calls(module: nn.Module, x: Tensor, lengths: Tensor) -> list[Callable[[], o
             lambda: module(bt, lengths)]
 
 
-def _run_module(module: nn.Module, x: Tensor, call: int, b: int) -> Tensor | None:
+def _run_module(module: nn.Module, x: Tensor, call: int, b: int,
+                steps: tuple[int, int] | None = None) -> Tensor | None:
+    """The module's answer to one call form, normalized: (B, n), or with `steps` (the
+    words' symbols, the outputs per position) a tagger's (B, T, n); None when it fails."""
     lengths = torch.full((b,), x.shape[1], dtype=torch.long)
     try:
         with torch.no_grad():
-            return _normalize(_calls(module, x, lengths)[call](), b)
+            y = _calls(module, x, lengths)[call]()
     except Exception:  # noqa: BLE001 - a user forward may raise anything on a wrong form
         return None
+    if steps is None:
+        return _normalize(y, b)
+    return _normalize_steps(y, b, x.shape[1], steps[0], steps[1], time_first=call % 2 == 1)
+
+
+def _labels(values: Tensor, final: str) -> Tensor:
+    """Labels of outputs (..., n): the argmax, or for one output its sign (p > 0.5 after a
+    final sigmoid)."""
+    if values.shape[-1] == 1:
+        return (values[..., 0] > (0.5 if final != "none" else 0.0)).long()
+    return values.argmax(dim=-1)
 
 
 def _readings(model: TorchRNNAcceptor, activations: Sequence[str] | None, final: str | None,
@@ -126,6 +172,13 @@ def _readings(model: TorchRNNAcceptor, activations: Sequence[str] | None, final:
     return [(a, f) for f in finals for a in acts]
 
 
+def _read(model: TorchRNNAcceptor, features: Tensor, acts: Sequence[str], fin: str,
+          ) -> Tensor:
+    """The head's outputs after its final activation, for (B, W) or per-step (B, T, W)."""
+    flat = features.reshape(-1, features.shape[-1])
+    return model.read_out(flat, acts, fin)[1].reshape(*features.shape[:-1], -1)
+
+
 def _word_text(model: TorchRNNAcceptor, symbols: Tensor) -> str:
     syms = [model.alphabet[int(i)] for i in symbols]
     sep = "" if all(len(s) == 1 for s in model.alphabet) else " "
@@ -135,11 +188,13 @@ def _word_text(model: TorchRNNAcceptor, symbols: Tensor) -> str:
 def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
                   activations: Sequence[str] | None = None, final: str | None = None,
                   output: str = "auto", seed: int = 0,
-                  code_dir: str | None = None) -> ForwardCheck:
+                  code_dir: str | None = None, per_step: bool = False) -> ForwardCheck:
     """Run the module's own forward on words and compare with the imported network.
 
     `activations` (between head layers) and `final` are the ones the user named (None: try
     every one); `output` "logit" or "probability" restricts the final activation.
+    `per_step`: a tagger, compared on its outputs after every symbol (the model is a
+    TorchRNNLabeller, whose `prefix_features` the head reads).
     """
     n_hidden = len(model.head_hidden)
     if activations is None and n_hidden > MAX_SEARCHED_HEAD_LAYERS:
@@ -151,56 +206,82 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
         for sym in _words(len(model.alphabet), seed):
             lengths = torch.full((sym.shape[0],), sym.shape[1], dtype=torch.long)
             tokens, _ = model._with_specials(model.ids[sym], lengths)
-            batches.append(_Batch(sym, tokens, model.features(sym, lengths)))
+            feats = (model.prefix_features(sym) if per_step  # type: ignore[attr-defined]
+                     else model.features(sym, lengths))
+            batches.append(_Batch(sym, tokens, feats))
     width = model.vocab
     forms = {n: f for n, f in FORMS.items() if not model.use_embedding or "one-hot" not in n}
     answers: dict[tuple[str, int], list[Tensor]] = {}
+    n_out = model.head_outputs
+
+    def steps(batch: _Batch) -> tuple[int, int] | None:
+        return (batch.symbols.shape[1], n_out) if per_step else None
+
+    per_word = False  # a tagger asked for, a module answering once per word
     with running_user_code(code_dir):
         first = batches[0]
         for (name, form), call in itertools.product(forms.items(), range(4)):
-            y = _run_module(module, form(first.tokens, width), call, first.tokens.shape[0])
+            x = form(first.tokens, width)
+            y = _run_module(module, x, call, first.tokens.shape[0], steps(first))
             if y is not None:
                 answers[(name, call)] = [y]
+            elif per_step and not per_word:
+                per_word = _run_module(module, x, call, first.tokens.shape[0]) is not None
         for key in list(answers):
             form = forms[key[0]]
             for batch in batches[1:]:
                 y = _run_module(module, form(batch.tokens, width), key[1],
-                                batch.tokens.shape[0])
+                                batch.tokens.shape[0], steps(batch))
                 if y is None:
                     del answers[key]
                     break
                 answers[key].append(y)
+    if not answers and per_word:
+        return ForwardCheck(0, None, None, "the module's own forward answers once per word, "
+                            "not after every symbol: it is a classifier (task classify-k or "
+                            "accept), not a tagger", final=True)
     if not answers:
         return ForwardCheck(0, None, None, "the module's own forward could not be run on a "
                             "batch of token ids or one-hot vectors (with or without a padding "
                             "column, batch or time first)")
-    best: tuple[int, float, str, list[str], str, list[Tensor]] | None = None
+    best: tuple[int, float, str, list[str], str, list[Tensor], int] | None = None
     with torch.no_grad():
         for key, ys in answers.items():
             for acts, fin in readings:
-                outs = [model.read_out(b.features, acts, fin)[1] for b in batches]
+                outs = [_read(model, b.features, acts, fin) for b in batches]
                 if any(o.shape != y.shape for o, y in zip(outs, ys, strict=True)):
                     continue
-                diffs = [((o - y).abs() / (1 + y.abs())).max(1).values
+                diffs = [((o - y).abs() / (1 + y.abs())).flatten(1).max(1).values
                          for o, y in zip(outs, ys, strict=True)]
                 worst = max(float(d.max()) for d in diffs)
                 wrong = sum(int((d > TOLERANCE).sum()) for d in diffs)
                 if best is None or (wrong, worst) < (best[0], best[1]):
-                    best = (wrong, worst, key[0], acts, fin, diffs)
+                    labels = sum(int((_labels(o, fin) != _labels(y, fin)).sum())
+                                 for o, y in zip(outs, ys, strict=True))
+                    best = (wrong, worst, key[0], acts, fin, diffs, labels)
     words = sum(b.symbols.shape[0] for b in batches)
     if best is None:
-        n_out = next(iter(answers.values()))[0].shape[1]
-        return ForwardCheck(0, None, None, f"the module's forward returns {n_out} values per "
-                            f"word, the imported head {model.head_outputs}: not comparable")
-    _, worst, form_name, acts, fin, diffs = best
+        n_mod = next(iter(answers.values()))[0].shape[-1]
+        return ForwardCheck(0, None, None, f"the module's forward returns {n_mod} values per "
+                            f"{'symbol' if per_step else 'word'}, the imported head "
+                            f"{model.head_outputs}: not comparable")
+    _, worst, form_name, acts, fin, diffs, label_diffs = best
     out_kind = "logit" if fin == "none" else "probability"
     if worst <= TOLERANCE:
-        note = (f"agrees with the module's own forward on all {words} words of the check "
-                f"(lengths {LENGTHS[0]}..{LENGTHS[-1]}; largest difference {worst:.1e}); "
-                f"its input: {form_name}")
+        where = "after every symbol of " if per_step else "on "
+        note = (f"agrees with the module's own forward {where}all {words} words of the "
+                f"check (lengths {LENGTHS[0]}..{LENGTHS[-1]}; largest difference "
+                f"{worst:.1e}); its input: {form_name}")
         if fin != "none":
-            note += f"; its outputs end in {fin.replace('_', ' then ')} (accept when p > 0.5)"
-        return ForwardCheck(words, worst, out_kind, note, form_name, acts, fin)
+            decides = "the label is the largest" if hasattr(model, "output_logits") else \
+                "accept when p > 0.5"
+            note += f"; its outputs end in {fin.replace('_', ' then ')} ({decides})"
+        if hasattr(model, "output_logits"):
+            what = "every step's label" if per_step else "every word's label"
+            note += (f"; {what} is the module's" if not label_diffs else
+                     f"; {label_diffs} label(s) differ on near-ties (within {TOLERANCE:g})")
+        return ForwardCheck(words, worst, out_kind, note, form_name, acts, fin,
+                            label_differences=label_diffs)
     for batch, d in zip(batches, diffs, strict=True):
         bad = (d > TOLERANCE).nonzero()
         if len(bad):

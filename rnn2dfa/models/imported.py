@@ -9,6 +9,11 @@ run on a batch of words and the import is refused unless it gives the module's a
 every one (rnn2dfa.models.import_check). The model saves and loads through
 `rnn2dfa.models.io` like every rnn2dfa model, with where it came from in its metadata.
 
+`task` says what the head answers: "accept" (a logit, or one class of k against the rest),
+"classify-k" (its k outputs read after the word: a `TorchRNNLabeller` of kind "moore") or
+"tag" (the same head read after every symbol: kind "mealy"; a one-output head tags by its
+sign, two labels). `outputs` names the labels in the head's order (default "0".."k-1").
+
 Messages name library parameters (`param`), never command-line options: the CLI adds them.
 """
 
@@ -28,10 +33,16 @@ from rnn2dfa.models.checkpoint import Checkpoint, read_checkpoint
 from rnn2dfa.models.file_bounds import check_tensor_sizes
 from rnn2dfa.models.import_check import ForwardCheck, check_forward
 from rnn2dfa.models.infer import Architecture, infer_architecture
-from rnn2dfa.models.torch_rnn import OUTPUTS, TorchRNNAcceptor
+from rnn2dfa.models.torch_rnn import (
+    KIND_OF_TASK,
+    OUTPUTS,
+    TASKS,
+    TorchRNNAcceptor,
+    TorchRNNLabeller,
+)
 
-__all__ = ["MAX_DEFAULT_ALPHABET", "OUTPUTS", "ForwardCheck", "ImportOptions", "ImportResult",
-           "TorchRNNAcceptor", "import_checkpoint"]
+__all__ = ["MAX_DEFAULT_ALPHABET", "OUTPUTS", "TASKS", "ForwardCheck", "ImportOptions",
+           "ImportResult", "TorchRNNAcceptor", "TorchRNNLabeller", "import_checkpoint"]
 
 #: Without an alphabet or token ids every token is a symbol, up to this many (extraction
 #: cost grows with the alphabet; a language-model vocabulary is never meant).
@@ -61,6 +72,8 @@ class ImportOptions:
     code_dir: str | None = None  # the folder holding a pickled module's classes
     language: str | None = None
     bidirectional_readout: str | None = None  # "final" (h_n) or "last_output" (out[:, -1])
+    task: str = "accept"  # "accept", "classify-k" (Moore labeller), "tag" (Mealy labeller)
+    outputs: Sequence[str] | None = None  # the labels, in the head's order (not for accept)
 
 
 @dataclass
@@ -207,10 +220,17 @@ def _nonlinearity(arch: Architecture, ckpt: Checkpoint, opts: ImportOptions,
 
 def _accept_class(arch: Architecture, opts: ImportOptions, path: str) -> int:
     k, head = arch.head_outputs, arch.head_layers[-1].name
+    if opts.task != "accept":
+        if opts.accept_class is not None:
+            raise InputError(f"an accept class reads one class against the rest; task "
+                             f"{opts.task} keeps every output of the head as a label",
+                             param="accept_class")
+        return 1
     if opts.accept_class is None:
         if k > 2:
             raise InputError(f"the head {head} has {k} outputs: say which class means accept "
-                             "(one against the rest)", path=path, param="accept_class")
+                             "(one against the rest), or read them all as labels (task "
+                             "classify-k or tag)", path=path, param="accept_class")
         return 1
     c = opts.accept_class
     if k == 1 and c != 1:
@@ -222,11 +242,81 @@ def _accept_class(arch: Architecture, opts: ImportOptions, path: str) -> int:
     return c
 
 
+def _check_task(opts: ImportOptions) -> None:
+    """The task's name, and options that belong to another task (before any file is read)."""
+    if opts.task not in TASKS:
+        raise InputError(f"unknown task {opts.task!r} (known: {', '.join(TASKS)})",
+                         param="task")
+    if opts.outputs is not None and opts.task == "accept":
+        raise InputError("label names are for a k-class classifier or a tagger (task "
+                         "classify-k or tag); an acceptor answers accept/reject",
+                         param="outputs")
+    if opts.task == "tag" and opts.end_token is not None:
+        raise InputError("a tagger's label is read after every symbol; an end token (read "
+                         "once, after the word) has no place in it", param="end_token")
+
+
+def _labels(arch: Architecture, opts: ImportOptions, path: str) -> tuple[str, ...]:
+    """The labels of a classify-k or tag import: the user's, else "0".."k-1", checked
+    against the head's k outputs (a one-output tagger: two labels, by its sign) and a
+    named machine language's outputs."""
+    k, head = arch.head_outputs, arch.head_layers[-1].name or "(top level)"
+    if arch.bidirectional:
+        raise ModelFileError(
+            "a bidirectional network has no state after a prefix: no machine can be read "
+            f"from it as a {'classifier' if opts.task == 'classify-k' else 'tagger'} (import "
+            "it with task accept)", path=path, param="task")
+    if opts.task == "classify-k" and k == 1:
+        raise ModelFileError(f"the head {head} has one output (a logit): a classifier of k "
+                             "classes needs k >= 2 outputs; a logit accepts or rejects (task "
+                             "accept)", path=path, param="task")
+    want = 2 if k == 1 else k
+    if opts.outputs is None:
+        labels = tuple(str(i) for i in range(want))
+    else:
+        labels = tuple(str(o) for o in opts.outputs)
+        if len(labels) != want:
+            of = (f"the {k} outputs of {head}" if k > 1
+                  else f"the one output of {head} (a tagger by its sign: 2 labels)")
+            raise ModelFileError(f"{len(labels)} label names ({','.join(labels)}) for {of}",
+                                 path=path, param="outputs")
+        if len(set(labels)) != len(labels) or "" in labels:
+            raise InputError(f"the labels must be distinct and non-empty: {','.join(labels)}",
+                             param="outputs")
+    if opts.language is not None:
+        _check_language(opts, labels)
+    return labels
+
+
+def _check_language(opts: ImportOptions, labels: tuple[str, ...]) -> None:
+    """A labeller's language is a named machine language of its task, with its outputs."""
+    from rnn2dfa.languages.machines import get_machine_language, is_machine_language
+
+    name = str(opts.language)
+    if not is_machine_language(name):
+        raise InputError(f"{name!r} is not a k-class or tagging language (see rnn2dfa "
+                         "languages): a labeller's truth says a label, not accept/reject",
+                         param="language")
+    lang = get_machine_language(name)
+    if lang.task != opts.task:
+        raise InputError(f"{name} is a language of task {lang.task}, not {opts.task}",
+                         param="language")
+    if set(labels) != set(lang.outputs):
+        raise InputError(f"the labels {','.join(labels)} are not the outputs of {name} "
+                         f"({','.join(lang.outputs)}): name the head's outputs in order with "
+                         "them", param="outputs")
+
+
 def _build(arch: Architecture, ckpt: Checkpoint, opts: ImportOptions, names: list[str],
-           ids: list[int], accept: int, nonlin: str) -> TorchRNNAcceptor:
+           ids: list[int], accept: int, nonlin: str,
+           labels: tuple[str, ...] | None = None) -> TorchRNNAcceptor:
     layers = arch.recurrent_layers
     hidden = arch.head_layers[:-1]
-    model = TorchRNNAcceptor(
+    extra: dict[str, Any] = {}
+    cls: type[TorchRNNAcceptor] = TorchRNNAcceptor
+    if labels is not None:
+        cls, extra = TorchRNNLabeller, {"outputs": labels, "kind": KIND_OF_TASK[opts.task]}
+    model = cls(
         names, arch.cell if arch.cell != "mixed" else layers[0].cell, arch.input_size,
         layers[-1].hidden, len(layers), arch.bias, nonlin, arch.vocab,
         arch.embedding is not None, arch.head_outputs, arch.head_bias, accept, ids,
@@ -236,7 +326,7 @@ def _build(arch: Architecture, ckpt: Checkpoint, opts: ImportOptions, names: lis
         readout=opts.bidirectional_readout or "final",
         head_hidden=[h.outputs for h in hidden], head_hidden_bias=[h.bias for h in hidden],
         head_activations=arch.head_activations or ["none"] * len(hidden),
-        head_final=arch.head_final or "none",
+        head_final=arch.head_final or "none", **extra,
     )
     sd = {mine: ckpt.tensors[theirs].detach().to("cpu", torch.float32)
           for mine, theirs in _weight_map(arch).items()}
@@ -255,10 +345,12 @@ def _run_check(model: TorchRNNAcceptor, arch: Architecture, ckpt: Checkpoint,
         model.readout = readout or "final"
         check = check_forward(model, ckpt.module, activations=arch.head_activations,
                               final=arch.head_final, output=opts.output,
-                              code_dir=ckpt.code_dir)
+                              code_dir=ckpt.code_dir, per_step=opts.task == "tag")
         if check.output is not None:
             break
     assert check is not None
+    if check.words == 0 and check.final:
+        raise ModelFileError(check.note, path=path, param="task")
     if check.words == 0:
         raise ModelFileError(f"{check.note}, so the import cannot be checked against it; "
                              "import its state dict instead (weights only, unchecked)",
@@ -278,6 +370,7 @@ def import_checkpoint(path: str | os.PathLike[str], opts: ImportOptions | None =
     """Read a foreign checkpoint into a TorchRNNAcceptor (see the module docstring)."""
     opts = opts or ImportOptions()
     path = str(path)
+    _check_task(opts)
     if opts.output not in ("auto", *OUTPUTS):
         raise InputError(f"unknown output kind {opts.output!r} (known: auto, logit, "
                          "probability)", param="output")
@@ -300,9 +393,10 @@ def import_checkpoint(path: str | os.PathLike[str], opts: ImportOptions | None =
             path=path, param="head")
     nonlin = _nonlinearity(arch, ckpt, opts, notes, path)
     accept = _accept_class(arch, opts, path)
+    labels = None if opts.task == "accept" else _labels(arch, opts, path)
     names, ids = _resolve_tokens(arch, opts, path, notes)
     try:
-        model = _build(arch, ckpt, opts, names, ids, accept, nonlin)
+        model = _build(arch, ckpt, opts, names, ids, accept, nonlin, labels)
     except InputError as exc:
         raise ModelFileError(exc.message, path=path, param=exc.param) from None
     check = None
@@ -333,7 +427,10 @@ def import_checkpoint(path: str | os.PathLike[str], opts: ImportOptions | None =
             "start_token": opts.start_token,
             "end_token": opts.end_token,
             "output": model.output,
-            "accept_class": accept if arch.head_outputs > 1 else None,
+            "accept_class": (accept if arch.head_outputs > 1 and labels is None
+                             else None),
+            "task": opts.task,
+            "outputs": None if labels is None else list(labels),
             "module_input": None if check is None else check.input_form,
             "forward_check": NO_CHECK if check is None else check.note,
         },

@@ -10,6 +10,10 @@ the LSTM layers in order; `observable` is the h part. A bidirectional network ha
 after a prefix: it is a whole-word classifier (`whole_word`, `forward` on padded batches),
 and the step-by-step methods raise NotSteppableError.
 
+`TorchRNNLabeller` (architecture "torch_rnn_labeller") is the same network with its head's
+k outputs kept as labels: a k-class classifier (Moore, read after the word) or a tagger
+(Mealy, the head read after every symbol), the Labeller contract of models/labeller.py.
+
 Parameter names are those of a single nn.RNN/LSTM/GRU (`rnn.weight_ih_l<k>`, `_reverse`)
 and `head.weight`/`head.bias` for the last Linear layer (`head_hidden.<i>.*` before it),
 so model files written before stacks and deep heads were read load unchanged.
@@ -322,7 +326,7 @@ class TorchRNNAcceptor(nn.Module):
         z = self.head(x)
         return z, activate(z, self.final if final is None else final)
 
-    def outputs(self, state: Tensor) -> Tensor:
+    def head_values(self, state: Tensor) -> Tensor:
         """The last head layer's raw outputs z (batch, head_outputs), after the end token."""
         return self.read_out(self.top(state))[0]
 
@@ -337,7 +341,7 @@ class TorchRNNAcceptor(nn.Module):
     def accept_logit(self, state: Tensor) -> Tensor:
         if self.bidirectional:
             raise NotSteppableError(NOT_STEPPABLE)
-        return self.logit_from_outputs(self.outputs(state))
+        return self.logit_from_outputs(self.head_values(state))
 
     def observable(self, state: Tensor) -> Tensor:
         """The h vectors of every layer (an LSTM's cell states c are left out)."""
@@ -413,3 +417,101 @@ class TorchRNNAcceptor(nn.Module):
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """Accept logits of a padded batch (alphabet indices (B, T), lengths (B,)) -> (B,)."""
         return self.logit_from_outputs(self.read_out(self.features(symbols, lengths))[0])
+
+
+#: what an imported network's head answers: accept/reject, one of k classes after the
+#: word's last symbol (a Moore labeller), or one of k labels after every symbol (Mealy)
+TASKS = ("accept", "classify-k", "tag")
+KIND_OF_TASK = {"classify-k": "moore", "tag": "mealy"}
+TASK_OF_KIND = {kind: task for task, kind in KIND_OF_TASK.items()}
+
+
+@register("torch_rnn_labeller")
+class TorchRNNLabeller(TorchRNNAcceptor):
+    """An imported k-class classifier (`kind="moore"`: the head read after the word's last
+    symbol, and after the end token if any) or tagger (`kind="mealy"`: the same head read
+    after every symbol), as a Labeller (rnn2dfa.models.labeller).
+
+    `outputs` names the head's outputs in order; the label is the argmax of the raw outputs
+    z (a final sigmoid/softmax keeps the argmax). A tagger with one output (a per-step
+    logit) has the two labels outputs[0] (z <= 0) and outputs[1] (z > 0): its output logits
+    are (-z/2, z/2), whose softmax is (1 - sigmoid(z), sigmoid(z)). A one-output classifier
+    is an acceptor (refused here); a bidirectional network has no state after a prefix, so
+    no machine is read from it (refused).
+    """
+
+    def __init__(self, *args: Any, outputs: Sequence[str] = (), kind: str = "moore",
+                 **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if kind not in TASK_OF_KIND:
+            raise InputError(f"a labeller is 'moore' or 'mealy', not {kind!r}")
+        self.kind = kind
+        self.outputs: tuple[str, ...] = tuple(str(o) for o in outputs)
+        k = self.head_outputs
+        what = "classifier" if kind == "moore" else "tagger"
+        if kind == "moore" and k == 1:
+            raise InputError("the head has one output (a logit): it accepts or rejects, it "
+                             "is not a k-class classifier")
+        want = 2 if k == 1 else k
+        if len(self.outputs) != want:
+            raise InputError(f"{len(self.outputs)} label names for a head of {k} output"
+                             f"{'s' if k > 1 else ' (two labels, by its sign)'}; give {want}")
+        if len(set(self.outputs)) != len(self.outputs) or "" in self.outputs:
+            raise InputError(f"the labels must be distinct and non-empty: "
+                             f"{','.join(self.outputs)}")
+        if self.bidirectional:
+            raise InputError(f"a bidirectional network has no state after a prefix: no "
+                             f"{'Moore' if kind == 'moore' else 'Mealy'} machine can be read "
+                             f"from it as a {what}")
+        if kind == "mealy" and self.end_token is not None:
+            raise InputError("a tagger's label is read after every symbol; an end token "
+                             "(read once, after the word) has no place in it")
+
+    def config(self) -> dict[str, Any]:
+        return {**super().config(), "outputs": list(self.outputs), "kind": self.kind}
+
+    def describe(self) -> str:
+        what = "classifier" if self.kind == "moore" else "tagger"
+        return f"{super().describe()}, {len(self.outputs)}-label {what}"
+
+    #: not an acceptor: `accept_logits` must not find a fused accept pass here
+    padded_logits = None
+
+    def accept_logit(self, state: Tensor) -> Tensor:
+        raise InputError(f"this network answers with one of {len(self.outputs)} labels, not "
+                         f"accept/reject: extract a {self.kind} machine from it")
+
+    def labels_from_values(self, z: Tensor) -> Tensor:
+        """Output logits (..., len(outputs)) from the last head layer's outputs z."""
+        return torch.cat([-z / 2, z / 2], dim=-1) if self.head_outputs == 1 else z
+
+    def output_logits(self, state: Tensor) -> Tensor:
+        """(batch, len(outputs)): the label is the argmax."""
+        return self.labels_from_values(self.head_values(state))
+
+    def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
+        """(B, len(outputs)) output logits after each word of a padded batch (Moore: its
+        class; Mealy: its last symbol's label)."""
+        return self.labels_from_values(self.read_out(self.features(symbols, lengths))[0])
+
+    def prefix_features(self, symbols: Tensor) -> Tensor:
+        """(B, T, W): what the head reads after each symbol of a batch (alphabet indices
+        (B, T); the end token, if any, read after each prefix)."""
+        b, t_max = symbols.shape[0], symbols.shape[1]
+        state = self.initial_state(b)
+        outs = []
+        for t in range(t_max):
+            state = self.step(state, symbols[:, t])
+            outs.append(self.top(state))
+        if not outs:
+            return torch.zeros(b, 0, self.layer_hidden[-1], dtype=self.head.weight.dtype)
+        return torch.stack(outs, dim=1)
+
+    def prefix_output_logits(self, symbols: Tensor) -> Tensor:
+        """(B, T + 1, len(outputs)) output logits after every prefix (column 0: the empty
+        word) of a padded batch (columns past a word's end: padding read on)."""
+        b = symbols.shape[0]
+        first = self.top(self.initial_state(b))[:, None]
+        feats = torch.cat([first, self.prefix_features(symbols)], dim=1)
+        z = self.read_out(feats.reshape(-1, feats.shape[-1]))[0]
+        return self.labels_from_values(z.reshape(b, feats.shape[1], -1))
