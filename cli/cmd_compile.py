@@ -1,4 +1,5 @@
-"""`rnn2dfa compile`: a DFA file into a network with integer weights (Minsky construction)."""
+"""`rnn2dfa compile`: a DFA file (or a Moore/Mealy machine file) into a network with integer
+weights (Minsky construction)."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ from rnn2dfa_cli.common import emit_json, json_option, kv_table, out, seed_optio
 @json_option
 def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed: int,
                 stack_encoding: str, as_json: bool) -> None:
-    """Compile a DFA into a simple RNN that recognises exactly its language.
+    """Compile a DFA into a simple RNN that recognises exactly its language (or a machine).
 
     Minsky's construction (Theorem 4.3 with Lemma 4.4 of the RNN chapter): one hidden unit
     per (state, symbol) pair computing AND(previous state, input symbol) with integer
@@ -42,6 +43,16 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
     compiled as given (not minimized); the weights are stored sparsely.
 
     The result is an ordinary model file: classify, extract and verify work on it.
+
+    A Moore or Mealy machine (an rnn2dfa.moore/1 or rnn2dfa.mealy/1 file) compiles into the
+    same network with a k-way read-out: each unit reads out one output (Moore: the output
+    of the state it points to; Mealy: the output of the transition it records), so the
+    network is a k-class classifier or a tagger whose logits are exactly one-hot, and
+    `extract --method exact` gives the minimal machine back.
+
+    \b
+      rnn2dfa compile mealy.json -o tagger.pt
+      rnn2dfa extract tagger.pt --method exact -o back.json
 
     \b
     Examples:
@@ -66,6 +77,7 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
 
     if os.path.isdir(output):
         raise InputError("is a folder, cannot write the model there", path=output)
+    from rnn2dfa.automata import machine_io
     from rnn2dfa.turing.machine import file_format
 
     if (file_format(dfa_file) or "").startswith("rnn2dfa.tm/"):  # any version: its loader says
@@ -74,6 +86,10 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
         if noise > 0:
             raise InputError("--noise applies to DFAs, not to Turing machines", path=dfa_file)
         compile_turing(dfa_file, output, stack_encoding, as_json)
+        return
+    # (a regular file only: the sniffer would block on a FIFO; load_dfa says what is wrong)
+    if os.path.isfile(dfa_file) and machine_io.file_format(dfa_file) in machine_io.KIND_OF_FORMAT:
+        _compile_machine(dfa_file, output, activation, noise, seed, as_json)
         return
     dfa = load_dfa(dfa_file)
     try:  # its size is checked before the network is built
@@ -93,6 +109,41 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
     table = kv_table(f"Compiled {name} (Minsky construction)")
     table.add_row("states", str(dfa.n_states))
     table.add_row("symbols", str(dfa.n_symbols))
+    table.add_row("hidden units", f"{net.state_dim:,}")
+    table.add_row("nonzero weights", f"{info['nonzero_weights']:,}")
+    table.add_row("activation", activation)
+    table.add_row("noise", "none (integer weights)" if noise == 0 else f"{noise:g} (seed {seed})")
+    table.add_row("written to", output)
+    out.print(table)
+
+
+def _compile_machine(source: str, output: str, activation: str, noise: float, seed: int,
+                     as_json: bool) -> None:
+    """A Moore/Mealy machine file into a `MinskyLabeller` model file."""
+    from rnn2dfa.automata.machine_io import load_machine
+    from rnn2dfa.compile.machine import compile_machine, machine_metadata
+    from rnn2dfa.models.io import save_model
+
+    machine = load_machine(source)
+    try:  # its size is checked before the network is built
+        net = compile_machine(machine, activation=activation, noise=noise, seed=seed)
+    except InputError as exc:
+        if exc.param != "machine":
+            raise
+        raise InputError(exc.message, path=source) from None
+    metadata = machine_metadata(machine, net, source, activation=activation, noise=noise,
+                                seed=seed)
+    name, info = metadata["language"], metadata["compiled"]
+    save_model(net, output, metadata)  # atomic_path: a folder or a full disk is one line
+    info["output"] = output
+    if as_json:
+        emit_json(info)
+        return
+    table = kv_table(f"Compiled {name} ({machine.kind.capitalize()} machine, Minsky "
+                     "construction)")
+    table.add_row("states", str(machine.n_states))
+    table.add_row("symbols", str(machine.n_symbols))
+    table.add_row("outputs", ", ".join(machine.outputs))
     table.add_row("hidden units", f"{net.state_dim:,}")
     table.add_row("nonzero weights", f"{info['nonzero_weights']:,}")
     table.add_row("activation", activation)

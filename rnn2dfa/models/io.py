@@ -52,6 +52,7 @@ def _ensure_registered() -> None:
         "rnn2dfa.models.predictive",
         "rnn2dfa.models.bidirectional",
         "rnn2dfa.models.labeller",
+        "rnn2dfa.models.minsky_machine",
     ):
         try:
             importlib.import_module(mod)

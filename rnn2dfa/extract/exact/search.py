@@ -1,4 +1,5 @@
-"""Breadth-first search over the states of an acceptor, grouped by a key per state.
+"""Breadth-first search over the states of an acceptor or a labeller, grouped by a key per
+state, each key answered by its first state (an accept bit; a label for Moore/Mealy machines).
 
 With the exact float32 values of the state as the key this is exact extraction; with the
 interval cell of the state it is the partition method of Omlin & Giles (1996). Each frontier
@@ -15,6 +16,7 @@ held as states, and the search stops with "state cap reached (memory)" once its 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -102,6 +104,10 @@ def exact_keys(states: Tensor) -> list[bytes]:
     return compact_rows(states)
 
 
+#: The network's answer on a batch of states, one integer per row (an accept bit, a label).
+Readout = Callable[[Tensor], np.ndarray]
+
+
 @torch.no_grad()
 def explore(
     acceptor: Acceptor,
@@ -115,23 +121,55 @@ def explore(
 ) -> tuple[DFA, int]:
     """(unminimized DFA over the keys reached from the initial state, rows stepped).
 
+    `explore_table` with the accept bit as each key's answer (see there); a time limit's
+    TimeUp carries the partial DFA and the rows stepped in `partial`.
+    """
+    try:
+        trans, accepting, steps = explore_table(
+            acceptor, key_fn, max_states, explode, on_level,
+            readout=lambda states: _accepts(acceptor, states), max_bytes=max_bytes,
+            keys_encode_states=keys_encode_states)
+    except TimeUp as up:
+        trans, accepting, steps = up.partial  # type: ignore[misc]
+        up.partial = (_dfa(acceptor, trans, accepting), steps)
+        raise
+    return _dfa(acceptor, trans, accepting), steps
+
+
+@torch.no_grad()
+def explore_table(
+    model: Any,
+    key_fn: KeyFn,
+    max_states: int,
+    explode: Callable[[int], str],
+    on_level: Callable[[int, int, int], None] | None = None,
+    *,
+    readout: Readout,
+    max_bytes: int | None = None,
+    keys_encode_states: bool = False,
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """(transitions (keys, symbols), answers (keys,), rows stepped) over the keys reached
+    from the initial state; `readout` gives each key's answer from its representative (an
+    acceptor's accept bit, a labeller's label), so DFAs and Moore/Mealy machines share it.
+
     A key's representative is the first state found with it; its successors define the
     key's transitions. More than `max_states` keys raises StateExplosionError(explode(n));
     a table past `max_bytes` (None: rnn2dfa.limits.EXACT_TABLE_BYTES) raises it with "state
     cap reached (memory)". With
     `keys_encode_states` the keys are `compact_rows` codes of the states themselves and the
     frontier is kept as those codes (no second copy). `on_level(depth, keys found, rows
-    stepped)` is called after each breadth-first level.
+    stepped)` is called after each breadth-first level; a TimeUp it raises carries the
+    table so far in `partial` (keys found but not expanded loop to themselves).
     """
     if max_bytes is None:
         max_bytes = limits.EXACT_TABLE_BYTES  # read now: tests and callers may lower it
-    k = len(acceptor.alphabet)
-    start = acceptor.initial_state(1)
+    k = len(model.alphabet)
+    start = model.initial_state(1)
     dim = int(start.shape[1])
     first = key_fn(start)[0]
     seen = {first: 0}
     table = len(first) + ENTRY_OVERHEAD
-    accepting = [_accepts(acceptor, start)]
+    answers = [readout(start)]
     frontier = [first if keys_encode_states else compact_rows(start)[0]]
     blocks: list[np.ndarray] = []
     syms = torch.arange(k, dtype=torch.long)
@@ -144,7 +182,7 @@ def explore(
         for lo in range(0, f, per_chunk):
             rows = len(frontier[lo:lo + per_chunk])
             part = torch.from_numpy(expand_rows(frontier[lo:lo + per_chunk], dim, repeat=k))
-            nxt = acceptor.step(part, syms.repeat(rows))
+            nxt = model.step(part, syms.repeat(rows))
             steps += rows * k
             new_rows: list[int] = []
             keys = key_fn(nxt)
@@ -162,7 +200,7 @@ def explore(
                 targets[lo * k + i] = c
             if new_rows:
                 new = nxt[torch.as_tensor(new_rows, dtype=torch.long)]
-                accepting.append(_accepts(acceptor, new))
+                answers.append(readout(new))
                 if keys_encode_states:  # the very bytes objects the table holds: no copy
                     nxt_frontier += [keys[i] for i in new_rows]
                 else:
@@ -178,9 +216,10 @@ def explore(
                 # The anytime answer: states found but not yet expanded loop to themselves.
                 done = sum(b.shape[0] for b in blocks)
                 loops = np.repeat(np.arange(done, len(seen), dtype=np.int64)[:, None], k, axis=1)
-                up.partial = (_dfa(acceptor, [*blocks, loops], accepting), steps)
+                up.partial = (np.concatenate([*blocks, loops], axis=0),
+                              np.concatenate(answers), steps)
                 raise
-    return _dfa(acceptor, blocks, accepting), steps
+    return np.concatenate(blocks, axis=0), np.concatenate(answers), steps
 
 
 def _accepts(acceptor: Acceptor, states: Tensor) -> np.ndarray:
@@ -196,6 +235,5 @@ def _out_of_memory(found: int, table: int, max_bytes: int) -> str:
     )
 
 
-def _dfa(acceptor: Acceptor, blocks: list[np.ndarray], accepting: list[np.ndarray]) -> DFA:
-    return DFA(tuple(acceptor.alphabet), np.concatenate(blocks, axis=0),
-               np.concatenate(accepting), 0)
+def _dfa(acceptor: Acceptor, transitions: np.ndarray, accepting: np.ndarray) -> DFA:
+    return DFA(tuple(acceptor.alphabet), transitions, accepting.astype(bool), 0)

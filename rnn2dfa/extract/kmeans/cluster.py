@@ -12,10 +12,15 @@ gaps between states. So each state is also described by the network's decisions 
 short suffixes (as in the columns of an L* table), scaled so that clusters never mix
 behaviours; k-means then only has to split behaviour groups by position, which is what
 Euclidean clustering is good at. `suffixes=0` gives plain clustering with the accept bit.
+
+`kmeans_search` is the part shared with Moore/Mealy machines (`extract.machines.cluster`):
+there a cluster's label is the majority of its states' labels instead of an accept bit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -24,7 +29,12 @@ from sklearn.cluster import KMeans
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.extract.base import KMeansOptions, resolve_options
-from rnn2dfa.extract.kmeans.resolution import own_words_check, search_resolutions
+from rnn2dfa.extract.kmeans.resolution import (
+    Automaton,
+    SearchOutcome,
+    own_words_check,
+    search_resolutions,
+)
 from rnn2dfa.extract.kmeans.sampling import (
     PrefixStates,
     collect_prefix_states,
@@ -38,6 +48,7 @@ from rnn2dfa.extract.rare import with_rare_words
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor
+from rnn2dfa.words import Word
 
 #: Distinct states used to fit k-means (the rest are only assigned): keeps each fit fast.
 FIT_POINTS = 4000
@@ -77,7 +88,26 @@ def clusters_to_dfa(
     model: KMeans,
     featurize: Featurizer,
 ) -> DFA:
-    """The (unminimized) DFA of a clustering: majority-vote transitions and accept bits.
+    """The (unminimized) DFA of a clustering: majority-vote transitions and accept bits."""
+    trans = cluster_transitions(acceptor, data, feats, labels, model, featurize)
+    n_clusters = model.cluster_centers_.shape[0]
+    members = np.bincount(labels, minlength=n_clusters)
+    accepted = np.bincount(labels, weights=data.accept, minlength=n_clusters)
+    accepting = 2 * accepted > members
+    return DFA(tuple(acceptor.alphabet), trans, accepting, int(labels[0]))
+
+
+@torch.no_grad()
+def cluster_transitions(
+    acceptor: Acceptor,
+    data: PrefixStates,
+    feats: np.ndarray,
+    labels: np.ndarray,
+    model: KMeans,
+    featurize: Featurizer,
+) -> np.ndarray:
+    """(clusters, symbols) transitions of a clustering, by majority vote of the observed
+    (cluster, symbol) -> cluster moves; the start is the cluster of node 0 (`labels[0]`).
 
     A (cluster, symbol) pair that the sample never exercises takes its target from stepping
     the member nearest the centroid through the network and assigning the result.
@@ -89,9 +119,6 @@ def clusters_to_dfa(
     votes = np.zeros((n_clusters, k, n_clusters), dtype=np.int64)
     np.add.at(votes, (src, sym, dst), 1)
     trans = votes.argmax(axis=2)
-    members = np.bincount(labels, minlength=n_clusters)
-    accepted = np.bincount(labels, weights=data.accept, minlength=n_clusters)
-    accepting = 2 * accepted > members
     missing = np.argwhere(votes.sum(axis=2) == 0)
     if missing.size:
         dist = ((feats - model.cluster_centers_[labels]) ** 2).sum(axis=1)
@@ -106,7 +133,97 @@ def clusters_to_dfa(
             reps = data.states[torch.as_tensor(first[m[:, 0]])]
             nxt = acceptor.step(reps, torch.as_tensor(m[:, 1], dtype=torch.long))
             trans[m[:, 0], m[:, 1]] = model.predict(featurize(nxt))
-    return DFA(tuple(acceptor.alphabet), trans, accepting, int(labels[0]))
+    return trans
+
+
+#: Builds the unminimized automaton of one clustering (model, prefix states, features,
+#: cluster of each prefix, the fitted k-means, the featurizer).
+ToAutomaton = Callable[[Any, PrefixStates, np.ndarray, np.ndarray, KMeans, Featurizer],
+                       Automaton]
+
+
+@dataclass
+class KMeansSearch:
+    """What the k-means resolution search ended with, and the samples it used."""
+
+    out: SearchOutcome
+    data: PrefixStates  # the fitted sample's prefixes
+    held: PrefixStates  # the held-out sample's prefixes
+    words: int  # words in the fitted sample
+    depth: int  # signature suffix length
+    behaviours: int
+    distinct: int  # distinct states fitted
+
+    def details(self, o: KMeansOptions) -> dict[str, Any]:
+        """The statistics every k-means extraction reports."""
+        out = self.out
+        return {
+            "k": out.row["k"],
+            "k_chosen": "fixed" if o.k is not None else "auto",
+            "k_tried": [r["k"] for r in out.tried],
+            **out.summary(),
+            "words": self.words,
+            "max_length": o.max_length,
+            "suffix_depth": self.depth,
+            "behaviours": self.behaviours,
+            "states_collected": self.data.n_nodes,
+            "distinct_states_fitted": self.distinct,
+            "heldout_prefixes": self.held.n_nodes,
+            "seed": o.seed,
+        }
+
+
+def kmeans_search(
+    model: Any,
+    o: KMeansOptions,
+    words: tuple[Word, ...] | None,
+    deadline: Deadline,
+    progress: Progress | None,
+    to_automaton: ToAutomaton,
+    *,
+    own: Callable[[Any], float] | None = None,
+    what: str = "DFA",
+) -> KMeansSearch:
+    """Sample, featurize and cluster the network's prefix states at growing K, each
+    clustering turned into a minimal automaton by `to_automaton` (an acceptor's DFA, a
+    labeller's Moore/Mealy machine), judged on a held-out sample (`search_resolutions`)."""
+    rng = np.random.default_rng(o.seed)
+    n_sym = len(model.alphabet)
+    sym, lens = network_sample(model, o.n_words, o.max_length, rng)
+    if words:
+        sym, lens = with_words(sym, lens, words)
+    data = collect_prefix_states(model, sym, lens)
+    held = heldout_states(model, o.max_length, o.n_words, o.seed, words)
+
+    obs = data.observable
+    span = float(np.linalg.norm(obs.max(axis=0) - obs.min(axis=0))) if obs.size else 0.0
+    depth = suffix_depth(n_sym) if o.suffixes is None else int(o.suffixes)
+    featurize = Featurizer(model, depth, 2.0 * span + 1.0)
+    feats = featurize(data.states, obs)
+    # Fit on distinct states only (rounded), so long runs sitting on one attractor do not
+    # drown the short transients; a random subset keeps each fit fast.
+    _, distinct = np.unique(np.round(feats, 4), axis=0, return_index=True)
+    if distinct.size > FIT_POINTS:
+        distinct = rng.choice(distinct, FIT_POINTS, replace=False)
+    fit_points = feats[distinct]
+    cap = MAX_K if o.max_states is None else o.max_states
+    max_k = min(cap, int(distinct.size))
+    # Behaviours seen on a real share of the states: fewer clusters would have to mix them.
+    _, sig_counts = np.unique(feats[:, obs.shape[1]:], axis=0, return_counts=True)
+    behaviours = int((sig_counts >= max(3, data.n_nodes // 1000)).sum())
+    if o.k is not None:
+        schedule = [min(int(o.k), max(1, int(distinct.size)))]
+    else:
+        schedule = k_schedule(max(max_k, 1), start=min(max(2, behaviours), max(max_k, 1)))
+
+    def build(n_clusters: int) -> tuple[Automaton, dict[str, Any]]:
+        km = KMeans(n_clusters=n_clusters, n_init=2, random_state=o.seed).fit(fit_points)
+        labels = km.predict(feats)
+        return to_automaton(model, data, feats, labels, km, featurize).minimize(), {}
+
+    out = search_resolutions("kmeans", "K", schedule, build, held, deadline, progress,
+                             fixed=o.k is not None, own=own, what=what)
+    return KMeansSearch(out, data, held, int(lens.size), depth, behaviours, int(distinct.size))
 
 
 def extract_kmeans(
@@ -127,47 +244,13 @@ def extract_kmeans(
     """
     o = resolve_options(KMeansOptions, options, overrides)
     deadline = Deadline(o.time_limit)
-    rng = np.random.default_rng(o.seed)
-    n_sym = len(acceptor.alphabet)
     words, balance = with_rare_words(acceptor, o.words, max(o.max_length, 1), o.seed,
                                      o.rare_search, deadline)
-    sym, lens = network_sample(acceptor, o.n_words, o.max_length, rng)
-    if words:
-        sym, lens = with_words(sym, lens, words)
-    data = collect_prefix_states(acceptor, sym, lens)
-    held = heldout_states(acceptor, o.max_length, o.n_words, o.seed, words)
-
-    obs = data.observable
-    span = float(np.linalg.norm(obs.max(axis=0) - obs.min(axis=0))) if obs.size else 0.0
-    depth = suffix_depth(n_sym) if o.suffixes is None else int(o.suffixes)
-    featurize = Featurizer(acceptor, depth, 2.0 * span + 1.0)
-    feats = featurize(data.states, obs)
-    # Fit on distinct states only (rounded), so long runs sitting on one attractor do not
-    # drown the short transients; a random subset keeps each fit fast.
-    _, distinct = np.unique(np.round(feats, 4), axis=0, return_index=True)
-    if distinct.size > FIT_POINTS:
-        distinct = rng.choice(distinct, FIT_POINTS, replace=False)
-    fit_points = feats[distinct]
-    cap = MAX_K if o.max_states is None else o.max_states
-    max_k = min(cap, int(distinct.size))
-    # Behaviours seen on a real share of the states: fewer clusters would have to mix them.
-    _, sig_counts = np.unique(feats[:, obs.shape[1]:], axis=0, return_counts=True)
-    behaviours = int((sig_counts >= max(3, data.n_nodes // 1000)).sum())
-    if o.k is not None:
-        schedule = [min(int(o.k), max(1, int(distinct.size)))]
-    else:
-        schedule = k_schedule(max(max_k, 1), start=min(max(2, behaviours), max(max_k, 1)))
-
-    def build(n_clusters: int) -> tuple[DFA, dict[str, Any]]:
-        model = KMeans(n_clusters=n_clusters, n_init=2, random_state=o.seed).fit(fit_points)
-        labels = model.predict(feats)
-        return clusters_to_dfa(acceptor, data, feats, labels, model, featurize).minimize(), {}
-
     # a sparse language: also check each DFA on the words it itself accepts (resolution.py)
     own = (own_words_check(acceptor, max(o.max_length, 1), o.seed)
            if balance is not None and balance.found else None)
-    out = search_resolutions("kmeans", "K", schedule, build, held, deadline, progress,
-                             fixed=o.k is not None, own=own)
+    run = kmeans_search(acceptor, o, words, deadline, progress, clusters_to_dfa, own=own)
+    out, data, held = run.out, run.data, run.held
     record = ExtractionStats(
         method="kmeans",
         finished=out.finished,
@@ -177,19 +260,8 @@ def extract_kmeans(
         stopped=out.stopped,
         evidence=held.evidence(),
         details={
-            "k": out.row["k"],
-            "k_chosen": "fixed" if o.k is not None else "auto",
-            "k_tried": [r["k"] for r in out.tried],
-            **out.summary(),
-            "words": int(lens.size),
-            "max_length": o.max_length,
-            "suffix_depth": depth,
-            "behaviours": behaviours,
-            "states_collected": data.n_nodes,
-            "distinct_states_fitted": int(distinct.size),
+            **run.details(o),
             "accepted_fraction": round(float(data.accept.mean()), 4),
-            "heldout_prefixes": held.n_nodes,
-            "seed": o.seed,
             "rare_words_found": len(balance.found) if balance is not None else 0,
         },
     )

@@ -7,10 +7,15 @@ network state (the first that entered it), all cells of a frontier and all symbo
 batch. q is raised from 2 until the DFA agrees with the network on a sample (or, as for
 k-means, the same minimal DFA comes out for several q in a row). The number of
 reachable cells can explode with the hidden size, hence the state cap.
+
+`partition_search` is the part shared with Moore/Mealy machines (`extract.machines.cluster`):
+a cell's answer is then the label of its representative instead of its accept bit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -18,13 +23,19 @@ import torch
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.extract.base import PartitionOptions, resolve_options
-from rnn2dfa.extract.exact.search import explore
-from rnn2dfa.extract.kmeans.resolution import own_words_check, search_resolutions
-from rnn2dfa.extract.kmeans.sampling import heldout_states
+from rnn2dfa.extract.exact.search import explore_table
+from rnn2dfa.extract.kmeans.resolution import (
+    Automaton,
+    SearchOutcome,
+    own_words_check,
+    search_resolutions,
+)
+from rnn2dfa.extract.kmeans.sampling import PrefixStates, decisions, heldout_states
 from rnn2dfa.extract.rare import with_rare_words
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor, state_space
+from rnn2dfa.words import Word
 
 #: Largest q tried when q is chosen automatically.
 MAX_Q = 12
@@ -66,6 +77,18 @@ def partition_dfa(
 
     Raises StateExplosionError when more than `max_states` cells are reached.
     """
+    trans, accepting = partition_table(acceptor, q, lo, hi, max_states)
+    return DFA(tuple(acceptor.alphabet), trans, accepting.astype(bool), 0)
+
+
+def partition_table(
+    acceptor: Any, q: int, lo: np.ndarray, hi: np.ndarray, max_states: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(transitions, answers) of the cells reachable at resolution q, cell 0 the start's;
+    a cell's answer is its representative's (`decisions`: accept bit or label).
+
+    Raises StateExplosionError when more than `max_states` cells are reached.
+    """
 
     def keys(states: torch.Tensor) -> list[bytes]:
         return cell_keys(acceptor.observable(states).float().cpu().numpy(), lo, hi, q)
@@ -77,8 +100,64 @@ def partition_dfa(
             f"lstar method"
         )
 
-    dfa, _ = explore(acceptor, keys, max_states, explode)
-    return dfa
+    trans, answers, _ = explore_table(acceptor, keys, max_states, explode,
+                                      readout=lambda states: decisions(acceptor, states))
+    return trans, answers
+
+
+#: Builds the unminimized automaton of one partition from its cells' (transitions, answers).
+ToAutomaton = Callable[[np.ndarray, np.ndarray], Automaton]
+
+
+@dataclass
+class PartitionSearch:
+    """What the interval-partition resolution search ended with."""
+
+    out: SearchOutcome
+    sample: PrefixStates  # the held-out sample every resolution is judged on
+    range_from: str  # where the intervals' range came from
+
+    def details(self, o: PartitionOptions) -> dict[str, Any]:
+        """The statistics every partition extraction reports."""
+        out = self.out
+        return {
+            "q": out.row["q"],
+            "q_chosen": "fixed" if o.q is not None else "auto",
+            "q_tried": [r["q"] for r in out.tried],
+            "cells": out.row["cells"],
+            **out.summary(),
+            "range": self.range_from,
+            "max_states": o.max_states,
+            "sample_prefixes": self.sample.n_nodes,
+            "seed": o.seed,
+        }
+
+
+def partition_search(
+    model: Any,
+    o: PartitionOptions,
+    words: tuple[Word, ...] | None,
+    deadline: Deadline,
+    progress: Progress | None,
+    to_automaton: ToAutomaton,
+    *,
+    own: Callable[[Any], float] | None = None,
+    what: str = "DFA",
+) -> PartitionSearch:
+    """Partitions at q = 2, 3, ... (or the fixed q), each turned into a minimal automaton
+    by `to_automaton` (an acceptor's DFA, a labeller's machine) and judged on a sample."""
+    sample = heldout_states(model, max_length=30, n_words=1000, seed=o.seed, words=words)
+    lo, hi, range_from = activation_range(model, sample.observable)
+    schedule = [o.q] if o.q is not None else list(range(2, MAX_Q + 1))
+    cap = o.max_states if o.max_states is not None else 10**9
+
+    def build(q: int) -> tuple[Automaton, dict[str, Any]]:
+        trans, answers = partition_table(model, q, lo, hi, cap)
+        return to_automaton(trans, answers).minimize(), {"cells": int(trans.shape[0])}
+
+    out = search_resolutions("partition", "q", schedule, build, sample, deadline, progress,
+                             fixed=o.q is not None, own=own, what=what)
+    return PartitionSearch(out, sample, range_from)
 
 
 def extract_partition(
@@ -97,20 +176,15 @@ def extract_partition(
     o = resolve_options(PartitionOptions, options, overrides)
     deadline = Deadline(o.time_limit)
     words, balance = with_rare_words(acceptor, o.words, 30, o.seed, o.rare_search, deadline)
-    sample = heldout_states(acceptor, max_length=30, n_words=1000, seed=o.seed, words=words)
-    lo, hi, range_from = activation_range(acceptor, sample.observable)
-    schedule = [o.q] if o.q is not None else list(range(2, MAX_Q + 1))
-    cap = o.max_states if o.max_states is not None else 10**9
 
-    def build(q: int) -> tuple[DFA, dict[str, Any]]:
-        raw = partition_dfa(acceptor, q, lo, hi, cap)
-        return raw.minimize(), {"cells": raw.n_states}
+    def to_dfa(trans: np.ndarray, accepting: np.ndarray) -> DFA:
+        return DFA(tuple(acceptor.alphabet), trans, accepting.astype(bool), 0)
 
     # a sparse language: also check each DFA on the words it itself accepts (resolution.py)
     own = (own_words_check(acceptor, 30, o.seed)
            if balance is not None and balance.found else None)
-    out = search_resolutions("partition", "q", schedule, build, sample, deadline, progress,
-                             fixed=o.q is not None, own=own)
+    run = partition_search(acceptor, o, words, deadline, progress, to_dfa, own=own)
+    out, sample = run.out, run.sample
     record = ExtractionStats(
         method="partition",
         finished=out.finished,
@@ -120,15 +194,7 @@ def extract_partition(
         stopped=out.stopped,
         evidence=sample.evidence(),
         details={
-            "q": out.row["q"],
-            "q_chosen": "fixed" if o.q is not None else "auto",
-            "q_tried": [r["q"] for r in out.tried],
-            "cells": out.row["cells"],
-            **out.summary(),
-            "range": range_from,
-            "max_states": o.max_states,
-            "sample_prefixes": sample.n_nodes,
-            "seed": o.seed,
+            **run.details(o),
             "rare_words_found": len(balance.found) if balance is not None else 0,
         },
     )

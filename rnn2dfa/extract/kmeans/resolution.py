@@ -7,6 +7,10 @@ agrees with the network on at least STABLE_AGREEMENT of the sample: a network th
 a few sampled words never reaches 100%, but its automaton shows as one minimal DFA at
 several resolutions. (A repeated DFA that still disagrees on more than 1% is a plateau of
 too-coarse clusters, not a network's noise: the search goes on.)
+
+The same search serves Moore and Mealy machines from labellers (`extract.machines.cluster`):
+the automaton is then a `Machine`, agreement compares labels instead of accept bits, and the
+class-balanced agreement averages over the network's outputs.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.base import ExtractionProgress, Progress
 from rnn2dfa.extract.exact.search import StateExplosionError
 from rnn2dfa.extract.kmeans.sampling import PrefixStates
@@ -32,19 +37,23 @@ STABLE_AGREEMENT = 0.99
 #: (1 of 17 accepted prefixes wrong is 0.97) and refuses a DFA that misses it (0.56).
 STABLE_BALANCED = 0.9
 
+#: What the search builds: a DFA from an acceptor, a Moore or Mealy machine from a labeller.
+Automaton = DFA | Machine
+
 
 @dataclass
 class ResolutionSearch:
-    """Feed it one DFA per resolution with `observe`; it keeps the best and says when to stop."""
+    """Feed it one automaton per resolution with `observe`; it keeps the best and says when
+    to stop."""
 
     baseline: float  # agreement of always answering the majority class
     tried: list[dict[str, Any]] = field(default_factory=list)
-    best: tuple[tuple[float, float, int], DFA, dict[str, Any]] | None = None
-    last: DFA | None = None
+    best: tuple[tuple[float, float, int], Automaton, dict[str, Any]] | None = None
+    last: Automaton | None = None
     run: int = 0  # how many resolutions in a row gave `last`
 
     def observe(
-        self, dfa: DFA, row: dict[str, Any], plain: float, balanced: float,
+        self, dfa: Automaton, row: dict[str, Any], plain: float, balanced: float,
         own: float | None = None,
     ) -> str | None:
         """Record one resolution's DFA; returns "consistent" or "stable" when to stop.
@@ -77,7 +86,7 @@ class ResolutionSearch:
 class SearchOutcome:
     """What the resolution search ended with."""
 
-    dfa: DFA  # the best minimal DFA
+    dfa: Automaton  # the best minimal DFA (or machine)
     row: dict[str, Any]  # its resolution's row (resolution, states, agreement, ...)
     tried: list[dict[str, Any]]
     finished: bool  # False: a time limit or the state cap ended the search
@@ -123,21 +132,22 @@ def search_resolutions(
     method: str,
     label: str,
     schedule: list[int],
-    build: Callable[[int], tuple[DFA, dict[str, Any]]],
+    build: Callable[[int], tuple[Automaton, dict[str, Any]]],
     held: PrefixStates,
     deadline: Deadline,
     progress: Progress | None,
     fixed: bool,
-    own: Callable[[DFA], float] | None = None,
+    own: Callable[[Any], float] | None = None,
+    what: str = "DFA",
 ) -> SearchOutcome:
     """Try each resolution of `schedule` (K or q: `label`) until the stopping rule holds.
 
-    `build(r)` returns the minimal DFA at resolution r and the row's own columns; it may
-    raise StateExplosionError, which ends the search with the best DFA so far (or
-    propagates when there is none). The time limit is checked before each new resolution.
+    `build(r)` returns the minimal automaton at resolution r (a DFA, or a machine: `what`
+    names it in messages) and the row's own columns; it may raise StateExplosionError,
+    which ends the search with the best one so far (or propagates when there is none).
+    The time limit is checked before each new resolution.
     """
-    accept_rate = float(held.accept.mean())
-    search = ResolutionSearch(max(accept_rate, 1 - accept_rate))
+    search = ResolutionSearch(held.majority_share())
     tried = search.tried
     finished = True
     stopped = f"only {label} tried" if fixed else f"largest {label} tried"
@@ -177,22 +187,23 @@ def search_resolutions(
         message = f"{message}; kept {label}={row[key]}"
     elif stopped == "stable":
         message = (
-            f"the same {dfa.n_states}-state DFA for {label}={row[key]}..{tried[-1][key]}; it "
+            f"the same {dfa.n_states}-state {what} for {label}={row[key]}..{tried[-1][key]}; it "
             f"agrees with the network on {100 * row['agreement']:.2f}% of held-out prefixes"
         )
     elif stopped != "consistent":
         message = (
-            f"no {label} tried made the DFA agree with the network on the whole held-out "
+            f"no {label} tried made the {what} agree with the network on the whole held-out "
             f"sample; kept {label}={row[key]} ({100 * row['agreement']:.2f}% agreement)"
         )
     own_agreement = row.get("own_words_agreement")
+    own_words = "accepts and rejects" if what == "DFA" else "gives each output"
     if own_agreement is not None and own_agreement < STABLE_BALANCED:
         # Never finished on the held-out sample alone: the DFA accepts (or rejects) much that
         # the network does not, which the sparse held-out sample could not show.
         finished = False
         message = (
-            f"{message + '; ' if message else ''}on words the {dfa.n_states}-state DFA itself "
-            f"accepts and rejects it agrees with the network on only {own_agreement:.2%} "
+            f"{message + '; ' if message else ''}on words the {dfa.n_states}-state {what} itself "
+            f"{own_words} it agrees with the network on only {own_agreement:.2%} "
             f"(class-balanced): an approximation"
             + ("" if "lstar" in (message or "") else "; try the lstar method")
         )

@@ -1,10 +1,11 @@
 """Network states of every prefix of a word sample, collected in batches through a prefix trie.
 
 Extraction by clustering or by partitions sees the network only through these samples, so
-they must come from the network alone (no ground truth). Words mix exhaustive short words,
-uniform random words, and words drawn from random Markov chains (one per word, with sparse
-Dirichlet rows), which reach runs like 1^n or (10)^n that uniform words almost never
-produce and so visit the states of rare classes too.
+they must come from the network alone (no ground truth). The network's answer on a state is
+an integer (`decisions`): an acceptor's accept bit, or a labeller's label (Moore/Mealy).
+Words mix exhaustive short words, uniform random words, and words drawn from random Markov
+chains (one per word, with sparse Dirichlet rows), which reach runs like 1^n or (10)^n that
+uniform words almost never produce and so visit the states of rare classes too.
 """
 
 from __future__ import annotations
@@ -17,9 +18,29 @@ import torch
 from torch import Tensor
 
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.base import Evidence
 from rnn2dfa.models.acceptor import Acceptor
+from rnn2dfa.models.labeller import is_labeller, labels_of
 from rnn2dfa.words import pad_words
+
+
+def decisions(model: Acceptor, states: Tensor) -> np.ndarray:
+    """The network's answer on each state as an int64 class: an acceptor's accept bit (1
+    accepts), a labeller's label (the index of its output)."""
+    if is_labeller(model):
+        return labels_of(model, states).cpu().numpy().astype(np.int64).reshape(-1)
+    return (model.accept_logit(states) > 0).cpu().numpy().astype(np.int64).reshape(-1)
+
+
+def n_answers(model: Acceptor) -> int:
+    """How many classes `decisions` can give: 2 for an acceptor, the labeller's outputs."""
+    return len(model.outputs) if is_labeller(model) else 2  # type: ignore[attr-defined]
+
+
+def answer_kind(model: Acceptor) -> str:
+    """"dfa" for an acceptor, else the labeller's machine kind ("moore" or "mealy")."""
+    return str(model.kind) if is_labeller(model) else "dfa"  # type: ignore[attr-defined]
 
 
 def sample_words(
@@ -74,11 +95,13 @@ def balanced_walks(
     """Random words balanced by the network's own labels (no ground truth involved).
 
     Each walk steps all k successors of its current state in one batch, draws a target
-    decision (accept / reject) at random, and moves to a random symbol whose successor the
-    network labels so (any symbol when none does). Accepted prefixes are then about as
-    common as rejected ones even for languages like 1* or (10)*, which uniform words miss.
+    decision (accept / reject; a labeller: one of its outputs) at random, and moves to a
+    random symbol whose successor the network labels so (any symbol when none does).
+    Accepted prefixes are then about as common as rejected ones even for languages like 1*
+    or (10)*, which uniform words miss.
     """
     k = len(acceptor.alphabet)
+    classes = n_answers(acceptor)
     lens = rng.integers(1, max_length + 1, size=n_words).astype(np.int64)
     sym = np.zeros((n_words, max_length), dtype=np.int64)
     state = acceptor.initial_state(n_words)
@@ -86,8 +109,9 @@ def balanced_walks(
     rows = np.arange(n_words)
     for t in range(max_length):
         nxt = acceptor.step(state.repeat_interleave(k, dim=0), all_syms)
-        acc = (acceptor.accept_logit(nxt) > 0).cpu().numpy().reshape(n_words, k)
-        want = rng.random(n_words) < 0.5
+        acc = decisions(acceptor, nxt).reshape(n_words, k)
+        # class c with probability 1/classes (two classes: accept iff u < 0.5, as always)
+        want = classes - 1 - (rng.random(n_words) * classes).astype(np.int64)
         ok = acc == want[:, None]
         ok[~ok.any(axis=1)] = True
         # a uniformly random symbol among the allowed ones: the largest random key wins
@@ -121,15 +145,35 @@ class PrefixStates:
     level_starts: np.ndarray  # int64: nodes of depth d are level_starts[d]:level_starts[d+1]
     states: Tensor  # (n, state_dim) full network states
     observable: np.ndarray  # float32 (n, obs_dim) what an extractor may look at
-    accept: np.ndarray  # bool (n,) the network's decision on each prefix
+    labels: np.ndarray  # int64 (n,) the network's answer on each prefix (`decisions`)
     network_steps: int  # rows stepped through the network (one per distinct prefix)
+    kind: str = "dfa"  # "dfa" (an acceptor), "moore" or "mealy" (a labeller's answers)
 
     @property
     def n_nodes(self) -> int:
         return int(self.parent.shape[0])
 
-    def dfa_states(self, dfa: DFA) -> np.ndarray:
-        """The DFA state reached by every prefix, one numpy gather per trie level."""
+    @property
+    def accept(self) -> np.ndarray:
+        """An acceptor's decision on each prefix (bool)."""
+        return self.labels == 1
+
+    @property
+    def counted(self) -> np.ndarray:
+        """Which prefixes have an answer: all but the empty word for a Mealy machine (a
+        tagger's label comes with a symbol)."""
+        mask = np.ones(self.n_nodes, dtype=bool)
+        if self.kind == "mealy":
+            mask[0] = False
+        return mask
+
+    def depths(self) -> np.ndarray:
+        """The length of every prefix."""
+        return np.repeat(np.arange(self.level_starts.size - 1), np.diff(self.level_starts))
+
+    def dfa_states(self, dfa: DFA | Machine) -> np.ndarray:
+        """The automaton's state reached by every prefix, one numpy gather per trie level
+        (a DFA or a Moore/Mealy machine: both have `transitions` and `start`)."""
         q = np.empty(self.n_nodes, dtype=np.int64)
         q[0] = dfa.start
         for d in range(1, self.level_starts.size - 1):
@@ -140,17 +184,38 @@ class PrefixStates:
     def evidence(self) -> Evidence:
         """The prefixes as evidence: how many, which lengths, how the network answered."""
         ev = Evidence()
-        depth = np.repeat(np.arange(self.level_starts.size - 1), np.diff(self.level_starts))
-        ev.add(depth.tolist(), self.accept.tolist())
+        ev.add(self.depths().tolist(), self.accept.tolist())
         return ev
 
-    def agreement(self, dfa: DFA) -> tuple[float, float]:
-        """(plain, class-balanced) fraction of prefixes on which the DFA and network agree."""
-        same = dfa.accepting[self.dfa_states(dfa)] == self.accept
+    def predicted(self, automaton: DFA | Machine) -> np.ndarray:
+        """The automaton's answer on every prefix, comparable with `labels`: a DFA's accept
+        bit, a Moore machine's state output, a Mealy machine's output of the prefix's last
+        symbol (-1 for the empty word). A machine's outputs must be the labeller's, in order."""
+        q = self.dfa_states(automaton)
+        if isinstance(automaton, DFA):
+            return automaton.accepting[q].astype(np.int64)
+        if automaton.kind == "moore":
+            return automaton.labels[q]
+        out = np.full(self.n_nodes, -1, dtype=np.int64)
+        out[1:] = automaton.labels[q[self.parent[1:]], self.symbol[1:]]
+        return out
+
+    def agreement(self, dfa: DFA | Machine) -> tuple[float, float]:
+        """(plain, class-balanced) fraction of prefixes on which the automaton and network
+        agree (class-balanced: the mean over the network's answers of each one's agreement)."""
+        mask = self.counted
+        truth = self.labels[mask]
+        same = self.predicted(dfa)[mask] == truth
+        if not same.size:
+            return 1.0, 1.0
         plain = float(same.mean())
-        per_class = [float(same[self.accept == c].mean()) for c in (False, True)
-                     if (self.accept == c).any()]
+        per_class = [float(same[truth == c].mean()) for c in np.unique(truth)]
         return plain, float(np.mean(per_class))
+
+    def majority_share(self) -> float:
+        """The agreement of always giving the network's most common answer."""
+        truth = self.labels[self.counted]
+        return float(np.bincount(truth).max() / truth.size) if truth.size else 1.0
 
 
 @torch.no_grad()
@@ -188,15 +253,15 @@ def collect_prefix_states(
         node_of_word[live] = inv.ravel()
     all_states = torch.cat(states, dim=0)
     obs = acceptor.observable(all_states).detach().float().cpu().numpy()
-    accept = (acceptor.accept_logit(all_states) > 0).cpu().numpy().astype(bool)
     return PrefixStates(
         parent=np.concatenate(parents),
         symbol=np.concatenate(syms),
         level_starts=np.asarray(starts, dtype=np.int64),
         states=all_states,
         observable=np.ascontiguousarray(obs, dtype=np.float32),
-        accept=accept,
+        labels=decisions(acceptor, all_states),
         network_steps=int(all_states.shape[0] - 1),
+        kind=answer_kind(acceptor),
     )
 
 
@@ -241,24 +306,26 @@ def suffix_depth(n_symbols: int, budget: int = 30) -> int:
 def signatures(acceptor: Acceptor, states: Tensor, depth: int, chunk: int = 4096) -> np.ndarray:
     """The network's decision after each state and after every suffix of length 1..depth.
 
-    Returns bool (n, 1 + k + ... + k^depth): column 0 is the state's own decision, then
-    suffixes in length-lexicographic order. Like the columns of an L* observation table, these
-    bits tell states apart by behaviour, not by where they happen to lie in R^d.
+    Returns (n, 1 + k + ... + k^depth): column 0 is the state's own decision, then suffixes
+    in length-lexicographic order; bool for an acceptor, int64 labels for a labeller. Like
+    the columns of an L* observation table, these tell states apart by behaviour, not by
+    where they happen to lie in R^d.
     """
     k = len(acceptor.alphabet)
     out = []
     for lo in range(0, states.shape[0], chunk):
         level = states[lo : lo + chunk]
         n = level.shape[0]
-        cols = [(acceptor.accept_logit(level) > 0).reshape(n, 1)]
+        cols = [decisions(acceptor, level).reshape(n, 1)]
         for _ in range(depth):
             level = acceptor.step(
                 level.repeat_interleave(k, dim=0),
                 torch.arange(k, dtype=torch.long).repeat(level.shape[0]),
             )
-            cols.append((acceptor.accept_logit(level) > 0).reshape(n, -1))
-        out.append(torch.cat(cols, dim=1).cpu().numpy())
+            cols.append(decisions(acceptor, level).reshape(n, -1))
+        out.append(np.concatenate(cols, axis=1))
+    dtype = np.int64 if is_labeller(acceptor) else bool
     if not out:
         width = sum(k**i for i in range(depth + 1))
-        return np.zeros((0, width), dtype=bool)
-    return np.concatenate(out, axis=0).astype(bool)
+        return np.zeros((0, width), dtype=dtype)
+    return np.concatenate(out, axis=0).astype(dtype)

@@ -1,0 +1,105 @@
+"""Compile a Moore or Mealy machine into a simple RNN with integer weights and a k-way
+read-out: Minsky's construction (Theorem 4.3 with Lemma 4.4; Theorem 4.5 with SLU units)
+over the machine's transition table, read out as labels (`models.minsky_machine`).
+
+The recurrence is built by `compile_dfa` itself (on the machine's transitions; no copy of
+its construction), then the read-out is set: one 1 per unit, at the label that unit stands
+for (Moore: the output of the state it points to; Mealy: the output of the transition it
+records), so the logits are exactly one-hot.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import torch
+
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.machine import Machine
+from rnn2dfa.compile.minsky import compile_dfa
+from rnn2dfa.errors import InputError
+from rnn2dfa.models.minsky import ACTIVATIONS
+from rnn2dfa.models.minsky_machine import MinskyLabeller
+
+__all__ = ["check_machine_size", "compile_machine", "machine_metadata"]
+
+#: The task a compiled machine's network performs, by kind (as `languages.machines` names it).
+TASKS = {"moore": "classify-k", "mealy": "tag"}
+
+
+def check_machine_size(n_states: int, n_symbols: int, n_outputs: int) -> None:
+    """Refuse, before anything is built, a machine whose network's weights (the recurrence's
+    units x (2 symbols + 3), plus units x outputs for the read-out) exceed MAX_MODEL_VALUES
+    (param machine)."""
+    from rnn2dfa.limits import MAX_MODEL_VALUES, human_bytes
+
+    units = n_states * n_symbols + 1
+    values = units * (2 * n_symbols + 3 + n_outputs)
+    if values > MAX_MODEL_VALUES:
+        raise InputError(
+            f"a machine of {n_states:,} states, {n_symbols:,} symbols and {n_outputs:,} "
+            f"outputs compiles into {units:,} units with {values:,} weights "
+            f"(~{human_bytes(values * 4)}; the limit is {MAX_MODEL_VALUES:,}): minimize the "
+            "machine or use fewer symbols", param="machine")
+
+
+def compile_machine(machine: Machine, activation: str = "relu", noise: float = 0.0,
+                    seed: int = 0) -> MinskyLabeller:
+    """The Minsky network of `machine` (as given, not minimized) with a one-hot read-out.
+
+    `noise` > 0 perturbs the recurrence as `compile_dfa` does (every nonzero recurrent,
+    input and bias weight, drawn from `seed`); the read-out stays 0/1.
+    """
+    if activation not in ACTIVATIONS:
+        raise InputError(f"unknown activation {activation!r} (known: {', '.join(ACTIVATIONS)})")
+    n, k = machine.n_states, machine.n_symbols
+    check_machine_size(n, k, machine.n_outputs)
+    # The transition table as a DFA (its accept bits are never read): the recurrence.
+    skeleton = DFA(machine.alphabet, machine.transitions, np.zeros(n, dtype=bool),
+                   machine.start)
+    base = compile_dfa(skeleton, activation=activation, noise=noise, seed=seed)
+    net = MinskyLabeller(machine.alphabet, n, activation, machine.outputs, machine.kind)
+    dest = base.dest
+    labels = torch.tensor(machine.labels, dtype=torch.long)  # a copy: labels are read-only
+    if machine.kind == "moore":
+        unit_label = labels[dest]  # the output of the state each unit points to
+    else:  # unit 1 + a*n + q: the output of (q, a); unit 0 emits nothing: output 0
+        unit_label = torch.cat([torch.zeros(1, dtype=torch.long), labels.t().reshape(-1)])
+    readout = torch.nn.functional.one_hot(unit_label, machine.n_outputs).float()
+    state = {**base.state_dict(), "out_labels": readout}
+    state["out_weight"] = torch.zeros_like(state["out_weight"])
+    net.load_state_dict(state)
+    return net
+
+
+def machine_metadata(
+    machine: Machine,
+    net: MinskyLabeller,
+    source: str | os.PathLike[str],
+    *,
+    activation: str,
+    noise: float,
+    seed: int,
+) -> dict[str, Any]:
+    """The model-file metadata of `net`, compiled from `machine` read from the file `source`:
+    {"language": name, "task", "compiled": {source, sizes, weights, settings}}."""
+    name = machine.extra.get("name")
+    if not isinstance(name, str) or not name:
+        name = os.path.splitext(os.path.basename(str(source)))[0]
+    info = {
+        "source_machine": os.path.abspath(str(source)),
+        "machine_name": name,
+        "kind": machine.kind,
+        "states": machine.n_states,
+        "symbols": machine.n_symbols,
+        "outputs": list(machine.outputs),
+        "hidden_units": net.state_dim,
+        "nonzero_weights": net.nonzero_weights(),
+        "activation": activation,
+        "noise": noise,
+        "seed": seed,
+        "integer_weights": net.is_integer(),
+    }
+    return {"language": name, "task": TASKS[machine.kind], "compiled": info}

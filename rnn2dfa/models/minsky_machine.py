@@ -1,0 +1,98 @@
+"""A Moore or Mealy machine as a Minsky network with a k-way read-out: `MinskyLabeller`;
+`rnn2dfa.compile.machine.compile_machine` sets its weights from a machine.
+
+The recurrence is `MinskyRNN`'s, unchanged (Theorem 4.3 with Lemma 4.4, module
+`rnn2dfa.models.minsky`): over the machine's transition table, unit 0 is the first-step unit
+and unit 1 + a*n + q is "came to delta(q, a) by reading a from q"; exactly one unit is 1 at
+every step. Only the read-out differs: instead of one accept logit it is a (units, outputs)
+0/1 matrix `out_labels`, so the logits are the one-hot of a label.
+
+- Moore: unit j reads the output of the state it points to (`dest[j]`; unit 0: the start's),
+  so the label after a word is the output of the state it reaches.
+- Mealy: unit 1 + a*n + q reads lambda(q, a), the output of the transition just taken;
+  unit 0 (the empty word, which emits nothing) reads the first output.
+
+With integer recurrent weights the states are exact (`state_space`), and every extractor of
+Moore/Mealy machines works on it (exact search gives the machine back, minimized).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from rnn2dfa.automata.machine import KINDS
+from rnn2dfa.errors import InputError
+from rnn2dfa.models.io import register
+from rnn2dfa.models.minsky import MinskyRNN
+
+
+@register("minsky-machine")
+class MinskyLabeller(MinskyRNN):
+    """A Minsky network (ReLU or SLU units) with a k-way read-out: a Moore machine's
+    classifier or a Mealy machine's tagger. Implements the Labeller contract.
+
+    Constructor arguments are the sizes only; `compile_machine` fills in the weights. The
+    inherited accept read-out `out_weight` stays zero and unused (this network answers with
+    labels: `accept_logit` refuses)."""
+
+    def __init__(
+        self,
+        alphabet: list[str] | tuple[str, ...],
+        n_states: int,
+        activation: str = "relu",
+        outputs: list[str] | tuple[str, ...] = ("0", "1"),
+        kind: str = "moore",
+    ) -> None:
+        super().__init__(alphabet, n_states, activation)
+        if kind not in KINDS:
+            raise InputError(f"a labeller is 'moore' or 'mealy', not {kind!r}")
+        outs = tuple(str(o) for o in outputs)
+        if not outs or len(set(outs)) != len(outs):
+            raise InputError("a labeller needs at least one output, all distinct")
+        self.outputs: tuple[str, ...] = outs
+        self.kind = kind
+        # out_labels[j, c] = 1 iff unit j reads output c (one 1 per row): the logits of a
+        # state are exactly the one-hot of its label. A name starting "out_": not part of
+        # the recurrence, so `state_space` does not ask it to be integer.
+        self.out_labels = nn.Parameter(torch.zeros(self.state_dim, len(outs)),
+                                       requires_grad=False)
+
+    def config(self) -> dict[str, Any]:
+        return {**super().config(), "outputs": list(self.outputs), "kind": self.kind}
+
+    def describe(self) -> str:
+        act = "ReLU" if self.activation == "relu" else "SLU"
+        what = "classifier" if self.kind == "moore" else "tagger"
+        return (f"Minsky RNN ({act}), {self.state_dim} units from a {self.n_states}-state "
+                f"{self.kind.capitalize()} machine, {len(self.outputs)}-label {what}")
+
+    def accept_logit(self, state: Tensor) -> Tensor:
+        raise InputError(f"this network answers with one of {len(self.outputs)} labels, not "
+                         f"accept/reject: extract a {self.kind} machine from it")
+
+    def output_logits(self, state: Tensor) -> Tensor:
+        """(batch, outputs) logits: the one-hot of the label of the unit that is on."""
+        return state.to(torch.float32) @ self.out_labels.detach().float()
+
+    @torch.no_grad()
+    def prefix_output_logits(self, symbols: Tensor) -> Tensor:
+        """(B, T + 1, outputs) output logits after every prefix (column 0: the empty word)."""
+        symbols = torch.as_tensor(symbols, dtype=torch.long)
+        h = self.initial_state(symbols.shape[0])
+        logits = [self.output_logits(h)]
+        for t in range(symbols.shape[1]):
+            h = self.step(h, symbols[:, t])
+            logits.append(self.output_logits(h))
+        return torch.stack(logits, dim=1)
+
+    prefix_logits = prefix_output_logits  # type: ignore[assignment]
+
+    @torch.no_grad()
+    def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
+        """(B, outputs) output logits after each word of a padded batch (its label)."""
+        lengths = torch.as_tensor(lengths, dtype=torch.long)
+        logits = self.prefix_output_logits(symbols)
+        return logits[torch.arange(logits.shape[0]), lengths]
