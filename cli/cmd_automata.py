@@ -6,17 +6,20 @@ and the language registry in rnn2dfa.languages.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
+import numpy as np
 from rich.markup import escape
 from rich.table import Table
 
 from rnn2dfa import __version__
 from rnn2dfa.automata import DFA, load_dfa, save_dfa
 from rnn2dfa.automata.io import dfa_to_dict, dumps
+from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError, check_alphabets
 from rnn2dfa.words import format_word
 from rnn2dfa_cli.common import (
@@ -198,7 +201,9 @@ def show_cmd(dfa_file: str, limit: int, as_json: bool) -> None:
     """Print a DFA file: alphabet, states, start, accepting states, transition table.
 
     In the table, → marks the start state and * the accepting states. Also says whether
-    the automaton is minimal (compare with `rnn2dfa minimize`).
+    the automaton is minimal (compare with `rnn2dfa minimize`). A Moore or Mealy machine
+    file (rnn2dfa.moore/1, rnn2dfa.mealy/1) shows its kind, its outputs (how many states,
+    or transitions, emit each) and its table with the outputs (Mealy: "target / output").
 
     \b
     Examples:
@@ -212,6 +217,8 @@ def show_cmd(dfa_file: str, limit: int, as_json: bool) -> None:
         from rnn2dfa_cli.cmd_pdfa import show_pdfa
 
         return show_pdfa(dfa_file, limit=limit, as_json=as_json)
+    if is_machine_file(dfa_file):
+        return _show_machine(dfa_file, limit, as_json)
     dfa = load_dfa(dfa_file)
     reachable = int(dfa.reachable().sum())
     minimal_states = dfa.minimize().n_states
@@ -276,7 +283,8 @@ def minimize_cmd(dfa_file: str, output: str, as_json: bool) -> None:
     """Minimize a DFA: drop unreachable states, merge equivalent ones, number canonically.
 
     Two DFAs of one language minimize to identical files (states numbered breadth-first
-    from the start, symbols in alphabet order). Extra keys of the input are kept.
+    from the start, symbols in alphabet order). Extra keys of the input are kept. A Moore
+    or Mealy machine file gives the minimal machine with the same output on every word.
 
     \b
     Examples:
@@ -286,6 +294,8 @@ def minimize_cmd(dfa_file: str, output: str, as_json: bool) -> None:
     """
     _check_json_target(output, as_json)
     _check_output(output)
+    if is_machine_file(dfa_file):
+        return _minimize_machine(dfa_file, output, as_json)
     dfa = load_dfa(dfa_file)
     reachable = int(dfa.reachable().sum())
     minimal = dfa.minimize()
@@ -321,14 +331,25 @@ def equiv_cmd(ctx: click.Context, a_file: str, b_file: str, as_json: bool) -> No
     If they do not, print a shortest word on which they differ (the least such word in
     alphabet order) and which of the two accepts it.
 
-    Exit code 0: equivalent; 1: not equivalent; 2: bad input (unreadable file, or the
-    two automata have different alphabets). The symbol order may differ between files.
+    Two Moore or Mealy machines (rnn2dfa.moore/1, rnn2dfa.mealy/1) are equivalent when they
+    give the same output on every word; if not, the shortest word with a different output
+    (Mealy: whose last output differs) and both machines' outputs on it are printed.
+
+    Exit code 0: equivalent; 1: not equivalent; 2: bad input (unreadable file, the two
+    automata have different alphabets, or are of different kinds: a DFA and a machine, a
+    Moore and a Mealy machine). The symbol order may differ between files.
 
     \b
     Examples:
       rnn2dfa equiv extracted.json truth.json && echo same language
       rnn2dfa equiv a.json b.json --json
     """
+    kinds = [_automaton_kind(a_file), _automaton_kind(b_file)]
+    if kinds[0] != kinds[1]:
+        raise InputError(f"is {_KIND_NOUN[kinds[1]]} and {a_file} is {_KIND_NOUN[kinds[0]]}: "
+                         "equiv compares two DFAs, or two machines of one kind", path=b_file)
+    if kinds[0] != "dfa":
+        return _equiv_machines(ctx, a_file, b_file, as_json)
     a = load_dfa(a_file)
     b = load_dfa(b_file)
     check_alphabets(a.alphabet, a_file, b.alphabet, b_file, path=b_file)
@@ -356,6 +377,153 @@ def equiv_cmd(ctx: click.Context, a_file: str, b_file: str, as_json: bool) -> No
     else:
         _say(f"not equivalent: shortest counterexample {text} (length {len(word)})")
         _say(f"  accepted by {accepted_by}, rejected by {rejected_by}")
+    ctx.exit(EXIT_FAIL)
+
+
+# --------------------------------------------------------------------------- machines
+_KIND_NOUN = {"dfa": "a DFA", "moore": "a Moore machine", "mealy": "a Mealy machine"}
+
+
+_MACHINE_FORMAT = re.compile(r'"rnn2dfa\.(moore|mealy)/')
+
+
+def _automaton_kind(path: str) -> str:
+    """"moore" or "mealy" for a machine file (by its 'format', another version of it
+    included: the machine reader then names the version), else "dfa" (the DFA reader then
+    says what is wrong with anything else)."""
+    from rnn2dfa.automata.machine_io import KIND_OF_FORMAT, file_format
+
+    fmt = file_format(path)
+    if fmt is not None:
+        return KIND_OF_FORMAT.get(fmt, "dfa")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096).decode("utf-8", "replace")
+    except OSError:
+        return "dfa"
+    m = _MACHINE_FORMAT.search(head)
+    return m.group(1) if m else "dfa"
+
+
+def is_machine_file(path: str) -> bool:
+    """Whether `path` is a Moore or Mealy machine file (show, minimize, equiv, render,
+    verify and convert pick their reader by this)."""
+    return _automaton_kind(path) != "dfa"
+
+
+def _output_counts(m: Machine) -> dict[str, int]:
+    """How many states (Moore) or transitions (Mealy) emit each output."""
+    counts = np.bincount(m.labels.ravel(), minlength=m.n_outputs)
+    return {o: int(c) for o, c in zip(m.outputs, counts.tolist(), strict=True)}
+
+
+def _show_machine(path: str, limit: int, as_json: bool) -> None:
+    """`show` for a Moore or Mealy machine file."""
+    from rnn2dfa.automata.machine_io import load_machine, machine_to_dict
+
+    m = load_machine(path)
+    reachable = m.canonical().n_states
+    minimal_states = m.minimize().n_states
+    counts = _output_counts(m)
+    if as_json:
+        data = machine_to_dict(m)
+        extra = {k: v for k, v in data.items() if k not in (
+            "format", "alphabet", "start", "outputs", "transitions", "output_alphabet")}
+        emit_json({"file": path, "kind": m.kind, "alphabet": list(m.alphabet),
+                   "outputs": list(m.outputs), "output_counts": counts,
+                   "states": m.n_states, "reachable_states": reachable,
+                   "minimal_states": minimal_states, "minimal": minimal_states == m.n_states,
+                   "start": m.start, "transitions": m.transitions.tolist(),
+                   "labels": data["outputs"], "extra": extra})
+        return
+    name = m.extra.get("name")
+    out.print(f"[bold]{escape(path)}[/bold]" + (f"  ({escape(str(name))})" if name else ""))
+    per = "state" if m.kind == "moore" else "transition"
+    _say(f"kind:      {m.kind} (one output per {per})")
+    _say(f"alphabet:  {{{', '.join(m.alphabet)}}}")
+    minimal = ("minimal" if minimal_states == m.n_states
+               else f"not minimal: {minimal_states} states suffice")
+    unreach = "" if reachable == m.n_states else f", {m.n_states - reachable} unreachable"
+    _say(f"states:    {m.n_states} ({minimal}{unreach})")
+    _say(f"start:     {m.start}")
+    shown = list(counts.items())
+    text = ", ".join(f"{o!r} {c:,}" for o, c in shown[:30]) + (" ..." if len(shown) > 30 else "")
+    _say(f"outputs:   {m.n_outputs} ({per}s emitting each: {text})")
+    table = Table(title="transitions" if m.kind == "moore" else "target / output")
+    table.add_column("state", justify="right")
+    if m.kind == "moore":
+        table.add_column("output")
+    for symbol in m.alphabet:
+        table.add_column(escape(symbol), justify="right")
+    rows = m.n_states if limit == 0 else min(limit, m.n_states)
+    trans = m.transitions[:rows].tolist()
+    labels = m.labels[:rows].tolist()
+    for q in range(rows):
+        mark = "→ " if q == m.start else "  "
+        if m.kind == "moore":
+            cells = [escape(m.outputs[labels[q]]), *(str(t) for t in trans[q])]
+        else:
+            cells = [f"{t} / {escape(m.outputs[o])}" for t, o in zip(trans[q], labels[q],
+                                                                     strict=True)]
+        table.add_row(f"{mark}{q}", *cells)
+    out.print(table)
+    if rows < m.n_states:
+        _say(f"... {m.n_states - rows} more states (--limit 0 shows all)")
+
+
+def _minimize_machine(path: str, output: str, as_json: bool) -> None:
+    """`minimize` for a Moore or Mealy machine file."""
+    from rnn2dfa.automata.machine_io import dumps as machine_dumps
+    from rnn2dfa.automata.machine_io import load_machine, save_machine
+
+    m = load_machine(path)
+    reachable = m.canonical().n_states
+    minimal = m.minimize()
+    if output == STDOUT:
+        sys.stdout.write(machine_dumps(minimal))
+        sys.stdout.flush()
+    else:
+        save_machine(minimal, output)
+    if as_json:
+        emit_json({"input": path, "output": output, "kind": m.kind,
+                   "states_before": m.n_states, "reachable_before": reachable,
+                   "states_after": minimal.n_states})
+        return
+    where = "stdout" if output == STDOUT else output
+    _say(f"{path}: {m.kind} machine, {m.n_states} states ({reachable} reachable) -> {where}: "
+         f"{minimal.n_states} states (minimal, canonical)", output == STDOUT)
+
+
+def _equiv_machines(ctx: click.Context, a_file: str, b_file: str, as_json: bool) -> None:
+    """`equiv` for two Moore or two Mealy machines."""
+    from rnn2dfa.automata.machine_io import load_machine
+    from rnn2dfa.verify.machine import show_output
+
+    a, b = load_machine(a_file), load_machine(b_file)
+    check_alphabets(a.alphabet, a_file, b.alphabet, b_file, path=b_file)
+    word = a.difference(b)
+    if word is None:
+        if as_json:
+            emit_json({"equivalent": True, "kind": a.kind, "counterexample": None})
+        else:
+            _say(f"equivalent: {a_file} and {b_file} give the same output on every word "
+                 f"({a.kind} machines)")
+        ctx.exit(EXIT_OK)
+    text = format_word(word, a.alphabet)
+    outs = [a.output(word), b.with_alphabet_order(a.alphabet).output(word)]
+    plain = [o if isinstance(o, str) else list(o) for o in outs]
+    if as_json:
+        emit_json({"equivalent": False, "kind": a.kind, "counterexample": text,
+                   "counterexample_symbols": [a.alphabet[i] for i in word],
+                   "length": len(word),
+                   "a": {"file": a_file, "output": plain[0]},
+                   "b": {"file": b_file, "output": plain[1]}})
+    else:
+        what = "output" if a.kind == "moore" else "last output"
+        _say(f"not equivalent: shortest word with a different {what}: {text} "
+             f"(length {len(word)})")
+        for path, o in ((a_file, outs[0]), (b_file, outs[1])):
+            _say(f"  {path}: {show_output(o)}")
     ctx.exit(EXIT_FAIL)
 
 

@@ -1,20 +1,23 @@
-"""`rnn2dfa render`: draw a DFA file as SVG, PNG or DOT with Graphviz."""
+"""`rnn2dfa render`: draw a DFA (or a Moore or Mealy machine) file as SVG, PNG, PDF or DOT
+with Graphviz."""
 
 from __future__ import annotations
 
 import click
 
+from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import EXIT_FAIL, emit_json, json_option, options_for, out
 
 
 @click.command("render")
 @click.argument("dfa_file", metavar="DFA.json")
 @click.option("-o", "--output", "output", metavar="FILE", required=True,
-              help="Where to draw it: .svg, .png or .dot (format from the suffix).")
-@click.option("--format", "fmt", type=click.Choice(["svg", "png", "dot"]),
+              help="Where to draw it: .svg, .png, .pdf or .dot (format from the suffix).")
+@click.option("--format", "fmt", type=click.Choice(["svg", "png", "pdf", "dot"]),
               help="Output format when the file name does not say.")
 @click.option("--show-sink", is_flag=True,
-              help="Also draw the rejecting sink state (hidden by default).")
+              help="Also draw the rejecting sink state (hidden by default; a DFA's only: "
+                   "every state of a machine is drawn).")
 @click.option("--word", metavar="WORD",
               help="Highlight the path of this word (symbols joined, or space-separated "
                    "for multi-character symbols).")
@@ -42,13 +45,19 @@ def render_cmd(
     States are minimized and numbered canonically (breadth-first from the start, symbols in
     alphabet order), so the same language always gives the same picture.
 
+    A Moore machine file (rnn2dfa.moore/1) shows each state's output in the state
+    ("q3 / open"); a Mealy machine file (rnn2dfa.mealy/1) shows the outputs on the edges
+    ("a / 2", one line per output when the symbols of an edge emit several); --word
+    highlights the word's path and writes its output under the drawing.
+
     \b
     Examples:
       rnn2dfa render dfa.json -o dfa.svg
       rnn2dfa render dfa.json -o dfa.png --word 10110     # highlight a word's path
       rnn2dfa render dfa.json -o dfa.dot --show-sink      # DOT text for your own layout
+      rnn2dfa render mod3.json -o mod3.pdf                # a Moore machine
 
-    SVG and PNG need Graphviz's `dot` program. Without it (or past --max-states, or
+    SVG, PNG and PDF need Graphviz's `dot` program. Without it (or past --max-states, or
     when `dot` fails) the DOT file is written next to the requested path, the message
     says why and what to do (e.g. how to install Graphviz), and the exit code is 1:
     the picture asked for was not made.
@@ -60,6 +69,7 @@ def render_cmd(
 
         return render_hook(click.get_current_context())
     from rnn2dfa.automata.io import load_dfa
+    from rnn2dfa.automata.machine_io import load_machine
     from rnn2dfa.render import (
         DrawingTooLarge,
         RenderError,
@@ -68,13 +78,25 @@ def render_cmd(
         write_drawing,
     )
     from rnn2dfa.words import parse_word
+    from rnn2dfa_cli.cmd_automata import is_machine_file
 
     with options_for(fmt="--format"):
         fmt = output_format(output, fmt)
-    dfa = load_dfa(dfa_file)
-    parsed = parse_word(word, dfa.alphabet, source=dfa_file) if word is not None else None
-    drawing = draw_dfa(dfa, show_sink=show_sink, word=parsed, minimize=not no_minimize,
-                       title=title)
+    if is_machine_file(dfa_file):
+        from rnn2dfa.render.machine import draw_machine
+
+        if show_sink:
+            raise InputError("--show-sink goes with a DFA: every state of a machine is drawn",
+                             path=dfa_file)
+        machine = load_machine(dfa_file)
+        parsed = (parse_word(word, machine.alphabet, source=dfa_file) if word is not None
+                  else None)
+        drawing = draw_machine(machine, word=parsed, minimize=not no_minimize, title=title)
+    else:
+        dfa = load_dfa(dfa_file)
+        parsed = parse_word(word, dfa.alphabet, source=dfa_file) if word is not None else None
+        drawing = draw_dfa(dfa, show_sink=show_sink, word=parsed, minimize=not no_minimize,
+                           title=title)
     try:
         write_drawing(drawing, output, fmt, max_states=max_states)
     except RenderError as exc:
@@ -83,22 +105,29 @@ def render_cmd(
             hint = "raise the limit with --max-states, or lay it out yourself with Graphviz"
         click.echo(f"rnn2dfa: {exc.describe(hint)}", err=True)
         click.get_current_context().exit(EXIT_FAIL)
-    info = {
-        "output": output,
-        "format": fmt,
-        "states": drawing.dfa.n_states,
-        "shown_states": len(drawing.shown_states),
-        "sink_hidden": drawing.sink_hidden,
-        "word_accepted": drawing.word_accepted,
-    }
+    parts = [f"wrote {output}: {len(drawing.shown_states)} states shown"]
+    if hasattr(drawing, "machine"):  # a Moore or Mealy machine
+        from rnn2dfa.verify.machine import show_output
+
+        result = drawing.word_output
+        info = {"output": output, "format": fmt, "kind": drawing.machine.kind,
+                "states": drawing.machine.n_states, "shown_states": len(drawing.shown_states),
+                "word_output": result if result is None or isinstance(result, str)
+                else list(result)}
+        parts[0] += f" ({drawing.machine.kind} machine)"
+        if result is not None:
+            parts.append(f"output on the word: {show_output(result)}")
+    else:
+        info = {"output": output, "format": fmt, "states": drawing.dfa.n_states,
+                "shown_states": len(drawing.shown_states), "sink_hidden": drawing.sink_hidden,
+                "word_accepted": drawing.word_accepted}
+        if drawing.sink_hidden:
+            parts.append("sink hidden (--show-sink draws it)")
+        if drawing.word_accepted is not None:
+            parts.append(f"word {'accepted' if drawing.word_accepted else 'rejected'}")
     if as_json:
         emit_json(info)
         return
-    parts = [f"wrote {output}: {len(drawing.shown_states)} states shown"]
-    if drawing.sink_hidden:
-        parts.append("sink hidden (--show-sink draws it)")
-    if drawing.word_accepted is not None:
-        parts.append(f"word {'accepted' if drawing.word_accepted else 'rejected'}")
     out.print(", ".join(parts), soft_wrap=True, markup=False)
 
 

@@ -130,9 +130,11 @@ def print_network_table(net, threshold: float | None = None) -> None:  # noqa: A
 
 @click.command("verify")
 @click.argument("dfa_file", metavar="DFA.json")
-@click.option("--truth", "truth_name", metavar="NAME",
-              help="A named language (tomita1..7, parity, anbn, ...) as the ground truth.")
-@click.option("--truth-file", metavar="T.json", help="A DFA file as the ground truth.")
+@click.option("--truth", "-l", "--language", "truth_name", metavar="NAME",
+              help="A named language as the ground truth: tomita1..7, parity, anbn, ... for a "
+                   "DFA; mod3, protocol4, depth3, tag-NAME for a Moore or Mealy machine.")
+@click.option("--truth-file", metavar="T.json",
+              help="A DFA file (or, for a machine, a machine file) as the ground truth.")
 @click.option("--truth-regex", metavar="RE",
               help="A regular expression as the ground truth; multi-character symbols are "
                    "written in angle brackets: '(<open><close>)*'.")
@@ -197,6 +199,14 @@ def verify_cmd(
       rnn2dfa verify dfa.json --truth-regex '(<open><x>*<close>)*'   # token alphabet
       rnn2dfa verify dfa.json --truth tomita3 --model model.pt --plot agreement.svg
       rnn2dfa verify dfa.json --model model.pt --threshold 0.999 --json
+      rnn2dfa verify machine.json -l mod3 --model mod3.pt      # a Moore machine
+
+    A Moore or Mealy machine file (rnn2dfa.moore/1, rnn2dfa.mealy/1) is checked the same
+    way against a named machine language (-l mod3, depth3, tag-tomita4, ...) or a machine
+    file: equivalent, or the shortest word with a different output and both outputs on it;
+    and against a k-class classifier or tagger (--model): agreement by length bucket on
+    each class of the network's answers (a class the network never gave is named, not
+    counted as agreement; for a tagger, the whole tag sequences too).
 
     Exit code: 0 when the DFA passes every check given: equivalent to the truth
     (non-regular: equal up to --max-length), and with --model agreement >= --threshold
@@ -214,6 +224,10 @@ def verify_cmd(
                 raise InputError("give --words FILE (or its old name --data), not both")
             ctx.params["data"] = ctx.params.pop("words_file")
         return verify_hook(ctx)
+    from rnn2dfa_cli.cmd_automata import is_machine_file
+
+    if is_machine_file(dfa_file):
+        return verify_machine_file(click.get_current_context())
     if data is not None:
         raise InputError("--data goes with a PDFA file (rnn2dfa.pdfa/1)", path=dfa_file)
     from rnn2dfa.automata.io import load_dfa
@@ -291,6 +305,207 @@ def verify_cmd(
         if tip is not None:
             err.print(escape(tip))
     click.get_current_context().exit(EXIT_OK if report.passed else EXIT_FAIL)
+
+
+# --------------------------------------------------------------------------- machines
+#: The options that apply to a machine file (the others name a DFA's or a PDFA's checks).
+_MACHINE_OPTIONS = {"dfa_file", "truth_name", "truth_file", "model_file", "max_length",
+                    "max_word_length", "samples", "threshold", "words_file", "seed", "as_json"}
+
+
+def _given(ctx: click.Context) -> set[str]:
+    from click.core import ParameterSource
+
+    return {k for k in ctx.params if ctx.get_parameter_source(k) != ParameterSource.DEFAULT}
+
+
+def _option_name(ctx: click.Context, name: str) -> str:
+    param = next((p for p in ctx.command.params if p.name == name), None)
+    opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
+    return opts[0] if opts else "--" + name.replace("_", "-")
+
+
+def _cell(group, out_name: str, threshold: float) -> str:  # noqa: ANN001
+    n, rate = group.words.get(out_name, 0), group.agreement.get(out_name)
+    if rate is None:
+        return "[dim]none[/dim]"
+    text = f"{rate:.2%} of {n:,}"
+    if not group.judged(out_name):
+        return f"[dim]{text} (too few)[/dim]"
+    if rate < threshold:
+        return f"[red]{text}[/red]"
+    return text
+
+
+#: More classes than this: one row per (lengths, class) instead of one column per class.
+_CLASS_COLUMNS = 3
+
+
+def print_machine_truth(cmp) -> None:  # noqa: ANN001
+    """Tables for a MachineTruthComparison."""
+    from rnn2dfa.verify.machine import show_output
+
+    t = kv_table("Against the truth")
+    t.add_row("truth", escape(cmp.truth) + f" ({cmp.kind} machine)")
+    t.add_row("equivalent", "yes" if cmp.equivalent else "[red]no[/red]")
+    if cmp.counterexample is not None:
+        t.add_row("shortest word with a different output",
+                  f"{escape(cmp.counterexample)}  (the machine: "
+                  f"{escape(show_output(cmp.machine_output))}; the truth: "
+                  f"{escape(show_output(cmp.truth_output))})")
+    t.add_row("states (given / minimal)", f"{cmp.machine_states} / {cmp.machine_minimal_states}")
+    t.add_row("truth states (minimal)", str(cmp.truth_states))
+    out.print(t)
+    if cmp.note:
+        out.print(f"[dim]{escape(cmp.note)}[/dim]")
+    if cmp.by_length:
+        what = "output" if cmp.kind == "moore" else "last output"
+        title = f"Words with a different {what}, by length (exact: all words)"
+        d = Table(title=title, title_justify="left", min_width=len(title))
+        d.add_column("length", justify="right")
+        d.add_column("differ", justify="right")
+        d.add_column("of", justify="right")
+        d.add_column("rate", justify="right")
+        for r in cmp.by_length:
+            d.add_row(str(r.length), "—" if r.disagreements is None else f"{r.disagreements:,}",
+                      f"{r.total:,}" if r.total < 10**15 else f"{r.total:.3g}",
+                      f"{r.rate:.4%}")
+        out.print(d)
+
+
+def print_machine_network(net, threshold: float) -> None:  # noqa: ANN001
+    """The by-length table and the per-class table for a MachineModelComparison."""
+    has_truth = net.network_error is not None
+    mealy = net.kind == "mealy"
+    title = (f"Against the network ({net.words:,} sampled words, class-balanced w.r.t. the "
+             f"{net.balanced_against})")
+    t = Table(title=title, title_justify="left", min_width=min(len(title), 80))
+    t.add_column("lengths", justify="right")
+    t.add_column("sample")
+    t.add_column("words", justify="right")
+    t.add_column("machine = network", justify="right")
+    if mealy:
+        t.add_column("all tags", justify="right")
+    if has_truth:
+        t.add_column("network error", justify="right")
+        t.add_column("machine error", justify="right")
+    for b in net.buckets:
+        row = [f"{b.lo}-{b.hi}", b.sample, f"{b.words:,}", f"{b.agreement:.2%}"]
+        if mealy:
+            row.append(f"{b.sequence_agreement:.2%}")
+        if has_truth:
+            row += [f"{b.network_error:.2%}", f"{b.machine_error:.2%}"]
+        t.add_row(*row)
+    out.print(t)
+    if net.note:
+        out.print(f"[dim]{escape(net.note)}[/dim]")
+    if net.disagreement is not None:
+        word = net.disagreement
+        if len(word) > 60:
+            word = f"{word[:60]}... ({len(word)} characters)"
+        out.print(f"shortest sampled word where they differ: {escape(word)}", soft_wrap=True)
+    if not net.classes:
+        return
+    classes = [o for o in net.outputs if any(g.words.get(o) for g in net.classes)]
+    title = ("Machine = network on each class of the network's answers (columns; samples "
+             "pooled)" if len(classes) <= _CLASS_COLUMNS else
+             "Machine = network on each class of the network's answers (samples pooled)")
+    c = Table(title=title, title_justify="left", min_width=len(title))
+    c.add_column("lengths", justify="right")
+    c.add_column("words")
+    kind = {"bucket": "sampled", "all": "all sampled", "yours": "yours"}
+    if len(classes) <= _CLASS_COLUMNS:
+        for o in classes:
+            c.add_column(escape(o), justify="right")
+        for g in net.classes:
+            c.add_row(g.lengths(), kind[g.group], *(_cell(g, o, threshold) for o in classes))
+    else:
+        c.add_column("network's class")
+        c.add_column("machine = network", justify="right")
+        for g in net.classes:
+            for o in classes:
+                if g.words.get(o):
+                    c.add_row(g.lengths(), kind[g.group], escape(o), _cell(g, o, threshold))
+    out.print(c)
+    if net.unjudged():
+        out.print(f"[dim]too few: fewer than {net.classes[0].min_words} words of the class in "
+                  "the bucket, not judged[/dim]")
+    if net.never:
+        out.print("[yellow]the network never answered "
+                  + ", ".join(escape(repr(o)) for o in net.never)
+                  + " on the sampled words: not judged[/yellow]", soft_wrap=True)
+
+
+def verify_machine_file(ctx: click.Context) -> None:
+    """`rnn2dfa verify MACHINE.json -l NAME / --truth-file T.json / --model MODEL.pt`."""
+    from rnn2dfa.automata.machine_io import load_machine
+
+    p = ctx.params
+    bad = sorted(_given(ctx) - _MACHINE_OPTIONS)
+    if bad:
+        names = ", ".join(_option_name(ctx, b) for b in bad)
+        raise InputError(f"{names} does not apply to a Moore or Mealy machine file",
+                         path=p["dfa_file"])
+    machine_file = p["dfa_file"]
+    truth_name, truth_file, model_file = p["truth_name"], p["truth_file"], p["model_file"]
+    if p["words_file"] is not None and model_file is None:
+        raise InputError("--words needs --model (agreement with the network on your words)")
+    if truth_name is None and truth_file is None and model_file is None:
+        raise InputError("nothing to verify against: give -l/--truth NAME, --truth-file "
+                         "T.json and/or --model MODEL.pt", path=machine_file)
+    if truth_name is not None and truth_file is not None:
+        raise InputError("give one truth: -l/--truth NAME or --truth-file T.json")
+    machine = load_machine(machine_file)
+    truth, label = None, None
+    if truth_name is not None:
+        from rnn2dfa.languages.machines import get_machine_language
+
+        with options_for(language="-l/--truth"):
+            truth = get_machine_language(truth_name).machine
+        label = truth_name
+    elif truth_file is not None:
+        truth, label = load_machine(truth_file), truth_file
+    labeller, meta = None, {}
+    if model_file is not None:
+        from rnn2dfa.models.io import load_model
+        from rnn2dfa.models.labeller import is_labeller
+
+        labeller, meta = load_model(model_file)
+        if not is_labeller(labeller):
+            raise InputError("is an accept/reject network, not a k-class classifier or tagger: "
+                             "verify a DFA against it", path=model_file)
+    words = None
+    if p["words_file"] is not None:
+        from rnn2dfa.fileio import read_words
+
+        words = read_words(p["words_file"], labeller.alphabet)
+    from rnn2dfa.verify.machine import DEFAULT_BUCKETS, verify_machine
+
+    mwl = p["max_word_length"]
+    buckets = tuple((lo, min(hi, mwl)) for lo, hi in DEFAULT_BUCKETS if lo <= mwl)
+    as_json = p["as_json"]
+    status = (err.status("comparing with the network...")
+              if not as_json and labeller is not None else contextlib.nullcontext())
+    truth_option = "--truth-file" if truth_file is not None else "-l/--truth"
+    with status, options_for(truth=truth_option, model="--model"):
+        report = verify_machine(machine, truth=truth, truth_name=label, labeller=labeller,
+                                machine_name=machine_file, model_name=model_file,
+                                max_length=p["max_length"], buckets=buckets,
+                                per_bucket=p["samples"], threshold=p["threshold"],
+                                seed=p["seed"], words=words, source=machine_file)
+    if as_json:
+        emit_json(report.to_dict())
+    else:
+        if report.truth is not None:
+            print_machine_truth(report.truth)
+        if report.network is not None:
+            print_machine_network(report.network, report.threshold)
+        colour = "green" if report.passed else "red"
+        out.print(f"[bold {colour}]{escape(report.verdict)}[/bold {colour}]", soft_wrap=True)
+        if truth is None and meta.get("language"):
+            err.print(escape(f"tip: the model was trained on {meta['language']}; add -l "
+                             f"{meta['language']} to compare with the ground truth too"))
+    ctx.exit(EXIT_OK if report.passed else EXIT_FAIL)
 
 
 COMMANDS: list[click.Command] = [verify_cmd]

@@ -269,3 +269,10 @@ MAX_MODEL_PICKLE_GLOBALS = 1024
 #: caches of labels); alphabets of learned automata are small, and even all of Unicode's
 #: assigned characters (~150,000) fit.
 MAX_DOT_SYMBOLS = 1_000_000
+#: Distinct outputs a Moore/Mealy DOT file may use (machine_dot): each is a string in a
+#: dictionary while reading, as a symbol is (~300 bytes); classes and tags are few.
+MAX_DOT_OUTPUTS = 1_000_000
+#: Distinct (input, output) pairs on a Mealy DOT file's edges: one dictionary entry and two
+#: 4-byte numbers each (~150 bytes); the pairs of a machine with 1,000 symbols and 1,000
+#: outputs fit.
+MAX_DOT_PAIRS = 1_000_000

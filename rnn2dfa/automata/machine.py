@@ -297,7 +297,10 @@ class Machine:
         pb = np.array([b.start], dtype=np.int64)
         if a.kind == "moore" and la[a.start] != lb[b.start]:
             return ()
-        visited = pa * nb + pb
+        from rnn2dfa.automata.product import _Visited  # the DFA product's visited set
+
+        visited = _Visited(a.n_states * nb)
+        visited.add(pa * nb + pb)
         levels: list[tuple[np.ndarray, np.ndarray]] = []  # (parent index, symbol) per level
         while pa.size:
             qa = a.transitions[pa].ravel()
@@ -318,11 +321,10 @@ class Machine:
                 return tuple(reversed(word))
             keys = qa * nb + qb
             uniq, first = np.unique(keys, return_index=True)
-            fresh = ~np.isin(uniq, visited, assume_unique=True)
-            first = np.sort(first[fresh])
+            first = np.sort(first[visited.unseen(uniq)])
             if not first.size:
                 return None
-            visited = np.union1d(visited, keys[first])
+            visited.add(keys[first])
             levels.append((parent[first], sym[first]))
             pa, pb = qa[first], qb[first]
         return None

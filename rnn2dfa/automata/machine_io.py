@@ -43,10 +43,13 @@ def machine_from_dict(data: Any, source: str | None = None) -> Machine:
         return DFAFormatError(msg, path=source)
 
     fmt = data.get("format") if isinstance(data, dict) else None
-    kind = KIND_OF_FORMAT.get(fmt, "moore") if isinstance(fmt, str) else "moore"
-    hints = {**_HINTS, FORMATS["mealy" if kind == "moore" else "moore"]: ""}
-    check_format_head(data, what="a machine file", fmt=FORMATS[kind],
-                      required=_KNOWN[:5], fail=fail, hints=hints)
+    kind = KIND_OF_FORMAT.get(fmt) if isinstance(fmt, str) else None
+    if kind is None and isinstance(data, dict) and "format" in data:
+        hint = _HINTS.get(str(fmt), "")
+        raise fail(f"unknown format {fmt!r}{hint} (this version reads "
+                   f"{FORMATS['moore']!r} and {FORMATS['mealy']!r})")
+    check_format_head(data, what="a machine file", fmt=FORMATS[kind or "moore"],
+                      required=_KNOWN[:5], fail=fail)
     alphabet = data["alphabet"]
     if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
         raise fail("'alphabet' must be a list of strings")

@@ -170,5 +170,8 @@ def get_machine_language(name: str) -> MachineLanguage:
                 raise
             raise InputError(f"unknown language {name[4:]!r} in {name!r}",
                              param="language") from None
+    from rnn2dfa.languages.registry import language_names
+
+    hint = f"; tag-{name} tags each symbol with {name}'s state" if name in language_names() else ""
     raise InputError(f"unknown k-class or tagging language {name!r} (known: "
-                     f"{', '.join(machine_language_names())})", param="language")
+                     f"{', '.join(machine_language_names())}){hint}", param="language")

@@ -1,6 +1,6 @@
 """Draw a DFA with Graphviz: start arrow, double circles for accepting states, one edge per
 (source, target) pair labelled with symbol ranges, the rejecting sink hidden, a word's path
-highlighted. Output as DOT text, SVG or PNG (the latter two need the `dot` program).
+highlighted. Output as DOT text, SVG, PNG or PDF (the last three need the `dot` program).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
 from rnn2dfa.words import Word, format_word
 
-FORMATS = ("svg", "png", "dot")
+FORMATS = ("svg", "png", "pdf", "dot")
 INSTALL_HINT = "install Graphviz (Debian/Ubuntu: apt-get install -y graphviz)"
 
 _PATH_COLOR = "#d62728"
@@ -194,14 +194,15 @@ def draw_dfa(
 
 
 def output_format(path: str | os.PathLike[str], fmt: str | None = None) -> str:
-    """The format asked for: explicit, else from the file suffix (.svg, .png, .dot/.gv)."""
+    """The format asked for: explicit, else from the file suffix (.svg, .png, .pdf,
+    .dot/.gv)."""
     if fmt is None:
         suffix = Path(path).suffix.lower().lstrip(".")
         fmt = "dot" if suffix == "gv" else suffix
     if fmt not in FORMATS:
         raise InputError(
-            f"cannot tell the output format from {str(path)!r}: use a .svg, .png or .dot "
-            "file name, or give the format",
+            f"cannot tell the output format from {str(path)!r}: use a .svg, .png, .pdf or "
+            ".dot file name, or give the format",
             path=str(path),
             param="fmt",
         )
@@ -220,9 +221,9 @@ def write_drawing(
     max_states: int | None = DEFAULT_MAX_STATES,
     timeout: float | None = DOT_TIMEOUT,
 ) -> str:
-    """Write the drawing atomically as SVG, PNG or DOT; returns the format written.
+    """Write the drawing atomically as SVG, PNG, PDF or DOT; returns the format written.
 
-    SVG/PNG run Graphviz's `dot`. When that cannot work — `dot` missing, more than
+    SVG/PNG/PDF run Graphviz's `dot`. When that cannot work — `dot` missing, more than
     `max_states` states to draw (None: no limit), `dot` failing or running past `timeout`
     seconds — the DOT text is written next to `path` (same name, .dot) and a RenderError
     subclass says why, so the caller can tell the user.
@@ -277,7 +278,7 @@ def render_dfa(
     title: str | None = None,
     max_states: int | None = DEFAULT_MAX_STATES,
 ) -> Drawing:
-    """Draw `dfa` into `path` (.svg, .png or .dot); see `draw_dfa` and `write_drawing`."""
+    """Draw `dfa` into `path` (.svg, .png, .pdf or .dot); see `draw_dfa` and `write_drawing`."""
     output_format(path, fmt)  # fail on a bad name before any work
     drawing = draw_dfa(dfa, show_sink=show_sink, word=word, minimize=minimize, title=title)
     write_drawing(drawing, path, fmt, max_states=max_states)
