@@ -32,6 +32,10 @@ CLI_ONLY = ("pac_words",)
 #: Library parameter -> option, for the one-line errors of planning and budget checks.
 OPTIONS = {"epsilon": "--epsilon/--delta", "max_length": "--max-length",
            "max_states": "--max-states", "method": "--method", "oracle": "--oracle"}
+#: Options of DFA extraction that mean nothing for a labeller's Moore or Mealy machine
+#: (refused by name rather than ignored): L*'s white-box oracle, its prefix and language
+#: samples, the noise estimate, the held-out selection among hypotheses.
+MACHINE_REFUSED = ("oracle", "pac_prefixes", "pac_words", "estimate_rate", "holdout", "select")
 
 
 class MethodChoice(click.Choice):
@@ -188,7 +192,8 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
               show_default=True, help="wlstar (language models -> PDFA, Weiss et al. 2019): "
               "states merged when next-symbol probabilities are within this.")
 @click.option("-o", "--output", required=True, metavar="DFA.json",
-              help="Where to write the extracted DFA (with its statistics under 'stats').")
+              help="Where to write the extracted DFA, or a labeller's Moore/Mealy machine "
+                   "(with its statistics under 'stats').")
 @json_option
 @click.pass_context
 def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str | None,
@@ -200,6 +205,8 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     refinement and/or sampling. A DFA file may stand in for the network (useful for
     testing: the result is its minimal DFA). Statistics (rounds, queries, network steps,
     counterexamples, seconds) are printed and stored under "stats" in the DFA file.
+    A k-class classifier or a tagger (or a Moore/Mealy machine file standing in for one)
+    gives its Moore or Mealy machine instead (rnn2dfa.moore/1, rnn2dfa.mealy/1 files).
 
     \b
     Examples:
@@ -208,6 +215,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
       rnn2dfa extract model.pt --method kmeans -o dfa.json
       rnn2dfa extract compiled.pt --method exact -o dfa.json --json
       rnn2dfa extract truth.json -o minimal.json          # a DFA posing as a network
+      rnn2dfa extract tagger.pt -o tagger.mealy.json      # a tagger: its Mealy machine
       rnn2dfa extract --acceptor mypkg.nets:make -o dfa.json   # your own code as the model
 
     When the time limit or the state cap stops L* the last hypothesis is written and a
@@ -243,7 +251,11 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     elif model_file is None:
         raise InputError("no model: give MODEL.pt (or --acceptor MODULE:FUNCTION)")
     else:
-        loaded = load_acceptor(model_file)
+        loaded = _load_machine_file(model_file) or load_acceptor(model_file)
+    from rnn2dfa.models.labeller import is_labeller
+
+    if is_labeller(loaded.acceptor):  # a k-class classifier or a tagger
+        return _extract_machine(loaded, method, output, as_json, options, given)
     from rnn2dfa.models.user_code import whole_word_classifier
 
     if getattr(loaded.acceptor, "whole_word", False):  # bidirectional: whole words only
@@ -324,6 +336,109 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
         colour = "yellow" if not result.finished else "dim"
         err.print(f"[{colour}]warning: {result.message}[/{colour}]" if not result.finished
                   else f"[dim]{result.message}[/dim]")
+
+
+def _load_machine_file(path: str) -> Any:
+    """A Moore or Mealy machine file posing as the network (as a DFA file may), else None."""
+    from rnn2dfa.automata.machine_io import is_machine_file
+
+    if not is_machine_file(path):
+        return None
+    from rnn2dfa.automata.machine_io import load_machine
+    from rnn2dfa.models.labeller import MachineLabeller
+    from rnn2dfa.models.loading import LoadedAcceptor
+
+    machine = load_machine(path)
+    name = machine.extra.get("name")
+    return LoadedAcceptor(MachineLabeller(machine),
+                          {"language": name} if isinstance(name, str) else {},
+                          "machine file", path)
+
+
+def _extract_machine(loaded: Any, method: str, output: str, as_json: bool,
+                     options: dict[str, Any], given: set[str]) -> None:
+    """A labeller's Moore or Mealy machine: planned, bounded, extracted and written."""
+    from rnn2dfa.extract import extract, plan_options
+    from rnn2dfa.extract.registry import METHODS
+
+    net = loaded.acceptor
+    path = loaded.path or None
+    what = (f"{len(net.outputs)}-output {'classifier' if net.kind == 'moore' else 'tagger'} "
+            f"(a {net.kind.capitalize()} machine)")
+    spec = get_method(method)
+    if spec.machine is None:
+        names = ", ".join(n for n, m in METHODS.items() if m.machine is not None)
+        raise InputError(f"--method {method} does not extract from a {what}; use one of: "
+                         f"{names}", path=path)
+    refused = [n for n in sorted(given) if n in MACHINE_REFUSED]
+    if refused:
+        flag = "--" + refused[0].replace("_", "-")
+        raise InputError(f"{flag} applies to DFA extraction only, not to a {what}", path=path)
+    values = {name: options[name] for name in given if name not in CLI_ONLY}
+    words_file = values.pop("words", None)
+    with options_for(**OPTIONS):  # memory bounded before work
+        opts = plan_options(method, **values)
+        spec.check_budget(opts, int(net.state_dim))
+    if words_file is not None:
+        from rnn2dfa.fileio import read_words
+
+        opts = replace(opts, words=tuple(read_words(words_file, net.alphabet)))
+    try:
+        piped = PipedProgress("extract")
+        if as_json:
+            result = extract(net, method, opts, progress=lambda ev: piped.note(ev.text))
+        else:
+            with err.status("extracting…", spinner="dots") as status:
+                def show(ev: Any) -> None:
+                    status.update("extracting: " + ev.text())
+                    piped.note(ev.text)
+
+                result = extract(net, method, opts, progress=show)
+    except InputError as exc:
+        if exc.path is None:
+            raise InputError(exc.message, path=path) from None
+        raise
+
+    from rnn2dfa.automata.machine_io import save_machine
+
+    provenance = {"source": os.path.basename(str(loaded.path)), "kind": loaded.kind,
+                  "method": method}
+    if loaded.language:
+        provenance["language"] = loaded.language
+    machine = result.machine.with_extra(stats=result.stats, provenance=provenance)
+    save_machine(machine, output)
+    ev = result.evidence
+    if as_json:
+        emit_json({
+            "output": output, "method": result.method, "kind": machine.kind,
+            "finished": result.finished, "states": machine.n_states,
+            "outputs": list(machine.outputs), "message": result.message,
+            "stopped": result.stopped, "seconds": round(result.seconds, 3),
+            "stats": result.stats, "hypothesis_sizes": result.hypothesis_sizes,
+            "evidence": None if ev is None else result.stats.get("evidence"),
+        })
+        return
+    t = kv_table(f"Extraction ({result.method}): a {machine.kind.capitalize()} machine")
+    t.add_row("states", f"{machine.n_states:,}")
+    t.add_row("outputs", ", ".join(machine.outputs))
+    t.add_row("finished", "yes" if result.finished else "[yellow]no[/yellow]")
+    if ev is not None and ev.words:
+        span = (f"length {ev.min_length}" if ev.min_length == ev.max_length
+                else f"lengths {ev.min_length}-{ev.max_length}")
+        t.add_row("final check", f"{ev.words:,} words ({span})")
+    t.add_row("rounds", f"{result.rounds:,}")
+    t.add_row("membership queries", f"{result.membership_queries:,}")
+    t.add_row("network steps", f"{result.network_steps:,}")
+    t.add_row("seconds", f"{result.seconds:.3f}")
+    if result.hypothesis_sizes:
+        sizes = result.hypothesis_sizes
+        t.add_row("hypothesis sizes", ("…, " if len(sizes) > 12 else "")
+                  + ", ".join(map(str, sizes[-12:])))
+    t.add_row("written to", output)
+    out.print(t)
+    if result.message:
+        err.print(f"[dim]{result.message}[/dim]" if result.finished
+                  else f"[yellow]warning: {result.message}[/yellow]")
 
 
 COMMANDS: list[click.Command] = [extract_cmd]

@@ -6,6 +6,12 @@ construction (a row joins S only when it is new, and new columns only refine row
 with Rivest–Schapire counterexample processing the table never needs a consistency check.
 A row is hashed as the bytes of its packed bits, so closing a table of thousands of rows
 is a few dictionary look-ups, not row-by-row comparisons.
+
+With `labels=True` the entries are a labeller's outputs (int16, filled by the oracle's
+`label_table`) instead of accept bits, and a row is hashed as its bytes: the table of
+Moore and Mealy L* (`extract.machines.lstar`), whose first columns the caller chooses
+(Moore: ε; Mealy: every single symbol). `targets()` and `state_values()` give what a
+hypothesis is built from.
 """
 
 from __future__ import annotations
@@ -20,22 +26,28 @@ from rnn2dfa.words import Word
 
 
 class ObservationTable:
-    """The table; every fill (new rows or new columns) is one `query_table` oracle call."""
+    """The table; every fill (new rows or new columns) is one `query_table` (accept bits) or
+    `label_table` (labels) oracle call."""
 
-    def __init__(self, oracle: MembershipOracle, alphabet: Sequence[str]) -> None:
+    def __init__(self, oracle: MembershipOracle, alphabet: Sequence[str], *,
+                 labels: bool = False, suffixes: Sequence[Word] = ((),)) -> None:
         self.oracle = oracle
+        #: accept bits (bool, `query_table`) or a labeller's outputs (int16, `label_table`)
+        self.labels = labels
+        self._fill: Callable[[Sequence[Word], Sequence[Word]], np.ndarray] = (
+            oracle.label_table if labels else oracle.query_table)
         self.alphabet = tuple(alphabet)
         self.k = len(self.alphabet)
         self.rows: list[Word] = []  # every row word: S and S·Σ
         self.row_of: dict[Word, int] = {}
         self.suffixes: list[Word] = []
         self.suffix_set: set[Word] = set()
-        self._data = np.zeros((64, 8), dtype=bool)
+        self._data = np.zeros((64, 8), dtype=np.int16 if labels else bool)
         self.s_rows: list[int] = []  # row index of each S element (= hypothesis state)
         self.s_key: dict[bytes, int] = {}  # packed row -> S position
         self.ext = np.zeros((0, self.k), dtype=np.int64)  # S position, symbol -> row index
         self.fills = 0
-        self._add_suffixes([()])
+        self._add_suffixes(list(suffixes))
         self._add_rows([()])
         self._promote([0])
 
@@ -57,7 +69,7 @@ class ObservationTable:
         if rows <= r and cols <= c:
             return
         shape = (max(rows, 2 * r if rows > r else r), max(cols, 2 * c if cols > c else c))
-        new = np.zeros(shape, dtype=bool)
+        new = np.zeros(shape, dtype=self._data.dtype)
         new[: self.n_rows, : self.n_cols] = self._data[: self.n_rows, : self.n_cols]
         self._data = new
 
@@ -65,7 +77,11 @@ class ObservationTable:
         return self._data[: self.n_rows, : self.n_cols]
 
     def _keys(self, rows: np.ndarray | Sequence[int]) -> list[bytes]:
-        packed = np.packbits(self._data[np.asarray(rows, dtype=np.int64), : self.n_cols], axis=1)
+        vals = self._data[np.asarray(rows, dtype=np.int64), : self.n_cols]
+        if self.labels:  # a row's int16 bytes
+            packed = np.ascontiguousarray(vals)
+        else:
+            packed = np.packbits(vals, axis=1)
         return [r.tobytes() for r in packed]
 
     # ------------------------------------------------------------------ fills
@@ -74,13 +90,14 @@ class ObservationTable:
         words = [w for w in words if w not in self.row_of]
         if not words:
             return
+        # asked first: a fill stopped by the deadline leaves the table as it was
+        answers = self._fill(words, self.suffixes) if self.n_cols else None
         start = self.n_rows
         self._grow(start + len(words), self.n_cols)
         for i, w in enumerate(words):
             self.row_of[w] = start + i
         self.rows.extend(words)
-        if self.n_cols:
-            answers = self.oracle.query_table(words, self.suffixes)
+        if answers is not None:
             self._data[start : self.n_rows, : self.n_cols] = answers
             self.fills += 1
 
@@ -89,12 +106,12 @@ class ObservationTable:
         suffixes = [e for e in dict.fromkeys(suffixes) if e not in self.suffix_set]
         if not suffixes:
             return
+        answers = self._fill(self.rows, suffixes) if self.n_rows else None
         start = self.n_cols
         self._grow(self.n_rows, start + len(suffixes))
         self.suffixes.extend(suffixes)
         self.suffix_set.update(suffixes)
-        if self.n_rows:
-            answers = self.oracle.query_table(self.rows, suffixes)
+        if answers is not None:
             self._data[: self.n_rows, start : self.n_cols] = answers
             self.fills += 1
         if self.s_rows:
@@ -102,13 +119,13 @@ class ObservationTable:
 
     def _promote(self, rows: Sequence[int]) -> None:
         """Move rows into S and add their one-symbol extensions as rows (one oracle call)."""
+        new_words = [self.rows[r] + (a,) for r in rows for a in range(self.k)]
+        self._add_rows(new_words)  # first: an interrupted fill promotes nothing
         first = self.n_states
         for r in rows:
             self.s_rows.append(r)
         for i, key in enumerate(self._keys(rows)):
             self.s_key[key] = first + i
-        new_words = [self.rows[r] + (a,) for r in rows for a in range(self.k)]
-        self._add_rows(new_words)
         ext = np.array(
             [[self.row_of[self.rows[r] + (a,)] for a in range(self.k)] for r in rows],
             dtype=np.int64,
@@ -143,8 +160,23 @@ class ObservationTable:
         self._add_suffixes([suffix])
         return True
 
-    def hypothesis(self) -> DFA:
-        """The hypothesis of the (closed) table: states = S rows, accept = column ε.
+    def add_suffixes(self, suffixes: Sequence[Word]) -> int:
+        """Add several distinguishing suffixes in one fill; how many were new."""
+        new = [e for e in dict.fromkeys(suffixes) if e not in self.suffix_set]
+        self._add_suffixes(new)
+        return len(new)
+
+    def column(self, suffix: Word) -> int:
+        """The column index of a suffix of E."""
+        return self.suffixes.index(suffix)
+
+    def state_values(self) -> np.ndarray:
+        """(states, columns) entries of the S rows (hypothesis state q: row q)."""
+        return self._data[np.asarray(self.s_rows, dtype=np.int64), : self.n_cols].copy()
+
+    def targets(self) -> np.ndarray:
+        """(states, symbols) transitions of the hypothesis: S row q on symbol a goes to the S
+        row equal to row(s_q·a).
 
         On a table that is not closed (an interrupted run) a row unlike every S row is sent to
         the S row nearest in Hamming distance, so an anytime answer always exists.
@@ -167,9 +199,14 @@ class ObservationTable:
                 dist = (m_vals[c : c + 256, None, :] != s_vals[None, :, :]).sum(axis=2)
                 best[c : c + 256] = dist.argmin(axis=1)
             target[missing] = best
+        return target.reshape(-1, self.k)
+
+    def hypothesis(self) -> DFA:
+        """The DFA of the (closed) table: states = S rows, accept = column ε (`targets` for an
+        open table)."""
         eps_col = self.suffixes.index(())
         accepting = self._data[np.asarray(self.s_rows), eps_col].copy()
-        return DFA(self.alphabet, target.reshape(-1, self.k), accepting, 0)
+        return DFA(self.alphabet, self.targets(), accepting, 0)
 
     def access(self, state: int) -> Word:
         """The access word of hypothesis state `state`."""
