@@ -110,3 +110,25 @@ def test_library_batch_classifier_shapes() -> None:
         bad.batch_logits([(), (0,)])
     res = extract(clf, "lstar", max_length=10)  # extract wraps a batch classifier itself
     assert res.dfa.n_states == 3 and res.finished  # length >= 2: states 0, 1, 2+
+
+
+def test_batches_follow_a_symbol_budget_not_a_word_count() -> None:
+    """Short words go in large batches, long ones in small, answers in the caller's order."""
+    seen: list[list[int]] = []
+
+    def length_parity(words: list[list[str]]) -> list[float]:
+        seen.append([len(w) for w in words])
+        return [1.0 if len(w) % 2 == 0 else -1.0 for w in words]
+
+    clf = BatchClassifier(length_parity, ("a", "b"), max_symbols=100)
+    rng = np.random.default_rng(0)
+    words = [tuple([0] * int(n)) for n in rng.choice([1, 2, 25], size=300)]
+    logits = clf.batch_logits(words)
+    assert np.array_equal(logits > 0, np.array([len(w) % 2 == 0 for w in words]))
+    assert all(len(b) * max(b) <= 100 for b in seen)
+    assert max(len(b) for b in seen) >= 50  # the short words shared large batches
+    assert sum(len(b) for b in seen) == 300
+    fixed = BatchClassifier(length_parity, ("a", "b"), batch_size=7)
+    seen.clear()
+    fixed.batch_logits(words)
+    assert max(len(b) for b in seen) == 7

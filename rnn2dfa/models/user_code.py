@@ -38,6 +38,8 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.limits import BATCH_STATE_BYTES, PADDED_BATCH_SYMBOLS
+from rnn2dfa.words import length_batches
 
 STEP_METHODS = ("initial_state", "step", "accept_logit")
 
@@ -381,7 +383,11 @@ class BatchClassifier:
     fn: Callable[[list[list[Any]]], Any]
     alphabet: tuple[str, ...]
     words_as: str = "symbols"  # "symbols": lists of symbol strings; "ids": lists of indices
-    batch_size: int = 1024
+    #: Words per call; None: as many as `max_symbols` padded symbols (words x the batch's
+    #: longest) allow, words of similar length together, so short words go in large
+    #: batches and long ones in small (a batch's memory grows with its padded symbols).
+    batch_size: int | None = None
+    max_symbols: int = PADDED_BATCH_SYMBOLS
     name: str = "batch classifier"
     guard: UserCode | None = None
 
@@ -402,8 +408,14 @@ class BatchClassifier:
         guard = self.guard if self.guard is not None else UserCode(self.name)
         what = "the classifier" if guard.enabled else "the network"
         out = np.zeros(len(words), dtype=np.float64)
-        for s in range(0, len(words), self.batch_size):
-            chunk = words[s : s + self.batch_size]
+        if self.batch_size is not None:
+            batches = [np.arange(s, min(s + self.batch_size, len(words)))
+                       for s in range(0, len(words), self.batch_size)]
+        else:
+            lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+            batches = length_batches(lengths, self.max_symbols)
+        for idx in batches:
+            chunk = [words[int(j)] for j in idx]
             if self.words_as == "ids":
                 batch = [[int(a) for a in w] for w in chunk]
             else:
@@ -414,8 +426,7 @@ class BatchClassifier:
                 return scores(self.fn(batch), len(chunk), source=guard.name, what=what,
                               word=lambda i: _word_text(chunk[i], self.alphabet))
 
-            out[s : s + len(chunk)] = guard.call(ask, doing=what,
-                                                 on=_batch_text(chunk, self.alphabet))
+            out[idx] = guard.call(ask, doing=what, on=_batch_text(chunk, self.alphabet))
         return out
 
 
@@ -427,8 +438,13 @@ def whole_word_classifier(model: Any, name: str = WHOLE_WORD) -> BatchClassifier
     batch classifier: membership queries of whole words, batched."""
     from rnn2dfa.models.acceptor import accept_logits
 
+    # accept_logits bounds its own stepped batches by the network's width; here a call gets
+    # as many padded symbols as BATCH_STATE_BYTES of float32 states of this width hold.
+    # a whole-word network has no stepped state: its width is its units, both directions
+    width = 2 * int(getattr(model, "hidden", 64) or 64) * int(getattr(model, "layers", 1) or 1)
+    symbols = max(PADDED_BATCH_SYMBOLS // 8, BATCH_STATE_BYTES // (4 * width))
     return BatchClassifier(lambda words: accept_logits(model, words), model.alphabet,
-                           words_as="ids", batch_size=4096, name=name,
+                           words_as="ids", max_symbols=symbols, name=name,
                            guard=UserCode(name, enabled=False))
 
 
