@@ -19,6 +19,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.limits import MAX_TURING_STEPS, MAX_WORD_SYMBOLS
 from rnn2dfa.models.cells import ALL_CELLS
 from rnn2dfa.train.config import TrainConfig
+from rnn2dfa.train.labels import LABEL_MAX_LENGTH, LABEL_TASKS, PUMP_FACTOR, VAL_FACTOR
 from rnn2dfa.train.predict import PREDICT_MAX_LENGTH, resolve_objective
 from rnn2dfa_cli.common import (
     EXIT_FAIL,
@@ -68,6 +69,19 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
 @click.command("train")
 @click.option(
     "--language", "-l", metavar="NAME", help="A named language (see `rnn2dfa languages`)."
+)
+@click.option(
+    "--task",
+    type=click.Choice(("accept", *LABEL_TASKS)),
+    default="accept",
+    show_default=True,
+    help="accept: accept or reject words. classify-k: one of k classes per word (a Moore "
+    "machine's output; languages mod3, protocol4). tag: a label after every symbol (a Mealy "
+    "machine's; languages depth3, tag-NAME for a regular NAME, e.g. tag-tomita4). For "
+    "classify-k and tag every length's words are shared equally among the outputs, so a "
+    "rare output (protocol4's closing: ~2% of random words) is oversampled, and a quarter "
+    f"end in a repeated pattern (long runs, up to {PUMP_FACTOR}x --max-length); validation "
+    f"reaches {VAL_FACTOR}x --max-length and training stops once it is all right.",
 )
 @click.option(
     "--data",
@@ -132,14 +146,16 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
     type=click.IntRange(1),
     default=None,
     help=f"Train on word lengths 0..N; the test set reaches 4N. Default: {_DEFAULT.max_length}, "
-    f"{PREDICT_MAX_LENGTH} with the predict objective.",
+    f"{PREDICT_MAX_LENGTH} with the predict objective, {LABEL_MAX_LENGTH} with --task "
+    "classify-k or tag.",
 )
 @click.option(
     "--per-length",
     type=click.IntRange(2),
     default=_DEFAULT.per_length,
     show_default=True,
-    help="Training words per length (half accepted, half rejected).",
+    help="Training words per length (half accepted, half rejected; --task classify-k or "
+    "tag: shared among the outputs).",
 )
 @click.option(
     "--epochs",
@@ -188,6 +204,7 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
 @json_option
 def train_cmd(
     language: str | None,
+    task: str,
     data: str | None,
     alphabet: str | None,
     cell: str,
@@ -228,6 +245,12 @@ def train_cmd(
     is written with a warning, exit 1. Progress goes to stderr: a bar on a terminal, a line
     every few seconds into a log.
 
+    With --task classify-k or tag the network answers with one of k labels (a k-class
+    classifier, or a tagger labelling every symbol) on a named k-class or tagging language,
+    for `extract` to explain as a Moore or Mealy machine; each length's words are shared
+    equally among the outputs (rare outputs oversampled) and training stops once training
+    and validation words (up to twice the training lengths) are all labelled right.
+
     \b
     Examples:
       rnn2dfa train --language tomita3 -o model.pt
@@ -236,48 +259,30 @@ def train_cmd(
       rnn2dfa train --language tomita5 --cell lstm --hidden 32 --seed 1 -o t5.pt
       rnn2dfa train --data examples.tsv --alphabet a,b --cell tanh -o mine.pt
       rnn2dfa train -l parity --json -o parity.pt | jq .training.seconds
+      rnn2dfa train --task classify-k -l mod3 --hidden 8 -o mod3.pt   # 3 classes
+      rnn2dfa train --task tag -l depth3 --hidden 8 -o depth.pt       # a tag per symbol
     """
     if objective == "lm":
         from rnn2dfa_cli.cmd_pdfa import train_hook
 
         return train_hook(click.get_current_context())
-    from rnn2dfa.models.io import save_model
+    if task != "accept":
+        return _train_labeller_cmd(click.get_current_context())
     from rnn2dfa.train import model_metadata, parse_alphabet, read_tsv, train_model
 
     if (language is None) == (data is None):
         raise InputError("give one of --language NAME or --data FILE (see rnn2dfa train --help)")
     if alphabet is not None and data is None:
         raise InputError("--alphabet goes with --data (a language has its own alphabet)")
+    if language is not None:
+        _refuse_machine_language(language)
     check_writable(output, "the model")
     if max_length is None:
         with options_for(objective="--objective", language="--language"):
             predicts = not bidirectional and resolve_objective(language, objective) == "predict"
         max_length = PREDICT_MAX_LENGTH if predicts else _DEFAULT.max_length
-    cfg = TrainConfig(
-        objective=objective,
-        window=window,
-        pooling=pooling,
-        stack_depth=stack_depth,
-        bidirectional=bidirectional,
-        cell=cell,
-        hidden=hidden,
-        layers=layers,
-        embedding=embedding,
-        learn_init=not fixed_init,
-        max_length=max_length,
-        per_length=per_length,
-        time_limit=time_limit,
-        prefix_labels=not word_labels_only,
-        seed=seed,
-        epochs=epochs,
-        lr=lr,
-        batch_size=batch_size,
-        threads=threads(),  # the global --threads (the library's default is 1)
-    )
-    with options_for(hidden="--hidden", layers="--layers", embedding="--embedding",
-                     max_length="--max-length", per_length="--per-length", lr="--lr",
-                     time_limit="--time-limit", batch_size="--batch-size",
-                     window="--window", stack_depth="--stack-depth"):
+    cfg = _config(click.get_current_context(), max_length)
+    with options_for(**_CONFIG_OPTIONS):
         cfg.check()  # ranges and a memory estimate, before any work
     kwargs: dict[str, Any] = {}
     if language is not None:
@@ -296,6 +301,70 @@ def train_cmd(
         kwargs["source"] = f"file:{Path(data).name}"
         what = Path(data).name
 
+    def run(progress: Any) -> tuple[Any, Any]:
+        with options_for(objective="--objective", language="--language",
+                         bidirectional="--bidirectional"):
+            return train_model(config=cfg, progress=progress, **kwargs)
+
+    model, summary, interrupted = _train_with_progress(f"{what} ({cell})", cfg, run)
+    metadata = model_metadata(summary)
+    warning = _save(model, output, metadata, summary, interrupted)
+    if as_json:
+        _emit(output, metadata, warning)
+        return
+    s = summary
+    _print_run(s)
+    val = "-" if s.val_accuracy is None else f"{100 * s.val_accuracy:.2f}%"
+    out.print(
+        f"training accuracy {100 * s.train_accuracy:.2f}% (loss {s.train_loss:.2g}, "
+        f"{s.n_train} words), validation {val} ({s.n_val} held-out words)"
+    )
+    trained_to = max_length if language is not None else None
+    out.print(_length_table(s.accuracy_by_length, trained_to))
+    _wrote(output, warning)
+
+
+#: Library parameters of TrainConfig -> the options that set them.
+_CONFIG_OPTIONS = dict(hidden="--hidden", layers="--layers", embedding="--embedding",
+                       max_length="--max-length", per_length="--per-length", lr="--lr",
+                       time_limit="--time-limit", batch_size="--batch-size",
+                       window="--window", stack_depth="--stack-depth", cell="--cell",
+                       bidirectional="--bidirectional")
+
+
+def _config(ctx: click.Context, max_length: int) -> TrainConfig:
+    """The TrainConfig of the command's options."""
+    p = ctx.params
+    return TrainConfig(
+        objective=p["objective"],
+        window=p["window"],
+        pooling=p["pooling"],
+        stack_depth=p["stack_depth"],
+        bidirectional=p["bidirectional"],
+        cell=p["cell"],
+        hidden=p["hidden"],
+        layers=p["layers"],
+        embedding=p["embedding"],
+        learn_init=not p["fixed_init"],
+        max_length=max_length,
+        per_length=p["per_length"],
+        time_limit=p["time_limit"],
+        prefix_labels=not p["word_labels_only"],
+        seed=p["seed"],
+        epochs=p["epochs"],
+        lr=p["lr"],
+        batch_size=p["batch_size"],
+        threads=threads(),  # the global --threads (the library's default is 1)
+    )
+
+
+def _train_with_progress(what: str, cfg: TrainConfig, run: Any) -> tuple[Any, Any, Any]:
+    """Run `run(progress)` under the progress bar (a line every few seconds into a log, a
+    warning when the epoch budget will take minutes); Ctrl-C returns the best model so far
+    with the interrupt, another stop signal ends at once. Returns (model, summary,
+    TrainingInterrupted or None)."""
+    from rnn2dfa.train.loop import TrainingInterrupted
+
     columns = (
         TextColumn("[bold]train[/bold] {task.description}"),
         BarColumn(),
@@ -303,12 +372,10 @@ def train_cmd(
         TextColumn("loss {task.fields[loss]}  acc {task.fields[acc]}"),
         TimeElapsedColumn(),
     )
-    from rnn2dfa.train.loop import TrainingInterrupted
-
-    piped = PipedProgress(f"train {what} ({cell})")
-    estimate = TimeEstimate(cfg.epochs, time_limit)
+    piped = PipedProgress(f"train {what}")
+    estimate = TimeEstimate(cfg.epochs, cfg.time_limit)
     with Progress(*columns, console=err, transient=True) as bar:
-        task = bar.add_task(escape(f"{what} ({cell})"), total=cfg.epochs, loss="-", acc="-")
+        task = bar.add_task(escape(what), total=cfg.epochs, loss="-", acc="-")
 
         def progress(info: dict[str, Any]) -> None:
             bar.update(
@@ -320,16 +387,21 @@ def train_cmd(
             piped.note(lambda: _epoch_line(info))
             estimate.after_epoch(info, bar)
 
-        interrupted: TrainingInterrupted | None = None
         try:
-            with options_for(objective="--objective", language="--language",
-                             bidirectional="--bidirectional"):
-                model, summary = train_model(config=cfg, progress=progress, **kwargs)
+            model, summary = run(progress)
         except TrainingInterrupted as stop:  # Ctrl-C: the best weights so far
             if stop.status != 130:  # SIGTERM, SIGHUP: stop at once, nothing written
                 raise stop.__cause__ or stop from None
-            model, summary, interrupted = stop.model, stop.summary, stop
-    metadata = model_metadata(summary)
+            return stop.model, stop.summary, stop
+    return model, summary, None
+
+
+def _save(model: Any, output: str, metadata: dict[str, Any], summary: Any,
+          interrupted: Any) -> str | None:
+    """Write the model; after Ctrl-C mark it interrupted, say so and exit 130. Returns the
+    underfit warning (None when the model fits its training words)."""
+    from rnn2dfa.models.io import save_model
+
     if interrupted is not None:  # written, marked as such, and said
         metadata["interrupted"] = True
         save_model(model, output, metadata)
@@ -339,18 +411,23 @@ def train_cmd(
                    err=True)
         click.get_current_context().exit(interrupted.status)
     save_model(model, output, metadata)
-    underfit = summary.train_accuracy < UNDERFIT
-    warning = (f"the model fits only {100 * summary.train_accuracy:.1f}% of its training words "
-               f"(under {100 * UNDERFIT:.0f}%): it has not learned the language (try another "
-               "--cell, --hidden, --seed or more --epochs)") if underfit else None
+    if summary.train_accuracy >= UNDERFIT:
+        return None
+    return (f"the model fits only {100 * summary.train_accuracy:.1f}% of its training words "
+            f"(under {100 * UNDERFIT:.0f}%): it has not learned the language (try another "
+            "--cell, --hidden, --seed or more --epochs)")
 
-    if as_json:
-        emit_json({"output": output, **metadata, "warning": warning})
-        if underfit:
-            click.echo(f"rnn2dfa: warning: {warning}", err=True)
-            click.get_current_context().exit(EXIT_FAIL)
-        return
-    s = summary
+
+def _emit(output: str, metadata: dict[str, Any], warning: str | None) -> None:
+    """The --json document; an underfit model's warning on stderr and exit 1."""
+    emit_json({"output": output, **metadata, "warning": warning})
+    if warning is not None:
+        click.echo(f"rnn2dfa: warning: {warning}", err=True)
+        click.get_current_context().exit(EXIT_FAIL)
+
+
+def _print_run(s: Any) -> None:
+    """The first line of the report: the network, its data, how and when it stopped."""
     verdict = {
         "converged": "[green]converged[/green]",
         "epoch budget": "[yellow]epoch budget spent[/yellow]",
@@ -360,17 +437,119 @@ def train_cmd(
         f"[bold]{escape(s.model)}[/bold] on {escape(s.source)}: {verdict} after "
         f"{s.epochs} epochs, {s.seconds:.1f} s"
     )
-    val = "-" if s.val_accuracy is None else f"{100 * s.val_accuracy:.2f}%"
-    out.print(
-        f"training accuracy {100 * s.train_accuracy:.2f}% (loss {s.train_loss:.2g}, "
-        f"{s.n_train} words), validation {val} ({s.n_val} held-out words)"
-    )
-    trained_to = max_length if language is not None else None
-    out.print(_length_table(s.accuracy_by_length, trained_to))
+
+
+def _wrote(output: str, warning: str | None) -> None:
+    """The last line: where the model went; an underfit model's warning and exit 1."""
     out.print(f"wrote {escape(output)}")
     if warning is not None:
         err.print(f"[yellow]warning: {escape(warning)}[/yellow]")
         click.get_current_context().exit(EXIT_FAIL)
+
+
+# ------------------------------------------------------------ --task classify-k | tag
+#: Options of `train` that only an acceptor's training reads.
+_ACCEPT_ONLY = ("data", "alphabet", "objective", "window", "pooling", "stack_depth",
+                "bidirectional")
+
+
+def _task_languages(task: str) -> str:
+    """The languages of a task, for an error message."""
+    from rnn2dfa.train.labels import languages_for
+
+    return ", ".join(languages_for(task))
+
+
+def _refuse_machine_language(language: str) -> None:
+    """--task accept with a k-class or tagging language: one line naming the task it needs."""
+    from rnn2dfa.languages.machines import get_machine_language, is_machine_language
+
+    if not is_machine_language(language):
+        return
+    try:
+        lang = get_machine_language(language)
+    except InputError:
+        return  # not one either: the acceptor's registry says what is known
+    raise InputError(f"--language {language} is a {lang.task} language, not an accept one: "
+                     f"give --task {lang.task} (accept languages: see rnn2dfa languages)")
+
+
+def _train_labeller_cmd(ctx: click.Context) -> None:
+    """`train --task classify-k|tag`: a k-class classifier or a tagger on a named machine
+    language (rnn2dfa.train.labels), with the acceptor's progress, Ctrl-C and output."""
+    from click.core import ParameterSource
+
+    from rnn2dfa.languages.machines import get_machine_language, is_machine_language
+    from rnn2dfa.train.labels import labeller_metadata, train_labeller
+
+    p = ctx.params
+    task, language, output = p["task"], p["language"], p["output"]
+    given = [k for k in _ACCEPT_ONLY if ctx.get_parameter_source(k) != ParameterSource.DEFAULT]
+    if given:
+        flags = ", ".join("--" + k.replace("_", "-") for k in given)
+        raise InputError(f"{flags} does not apply to --task {task} (it trains on a named "
+                         f"{task} language: {_task_languages(task)})")
+    if language is None:
+        raise InputError(f"--task {task} needs --language NAME ({task} languages: "
+                         f"{_task_languages(task)})")
+    if not is_machine_language(language):
+        from rnn2dfa.languages import language_names
+
+        what = ("an accept language (--task accept)" if language in language_names()
+                else "not a known language")
+        raise InputError(f"--language {language} is {what}, not a {task} one (--task {task} "
+                         f"languages: {_task_languages(task)})")
+    with options_for(language="--language"):
+        lang = get_machine_language(language)
+    if lang.task != task:
+        raise InputError(f"--language {language} is a {lang.task} language, not a {task} one "
+                         f"(--task {task} languages: {_task_languages(task)}; or give --task "
+                         f"{lang.task})")
+    check_writable(output, "the model")
+    max_length = p["max_length"] if p["max_length"] is not None else LABEL_MAX_LENGTH
+    cfg = _config(ctx, max_length)
+    from rnn2dfa.train.labels import check_label_config
+
+    with options_for(**_CONFIG_OPTIONS):
+        check_label_config(cfg, len(lang.alphabet))  # before any work
+
+    def run(progress: Any) -> tuple[Any, Any]:
+        with options_for(**_CONFIG_OPTIONS):
+            return train_labeller(lang, task=task, config=cfg, progress=progress)
+
+    model, summary, interrupted = _train_with_progress(f"{language} ({cfg.cell})", cfg, run)
+    metadata = labeller_metadata(summary)
+    warning = _save(model, output, metadata, summary, interrupted)
+    if p["as_json"]:
+        _emit(output, metadata, warning)
+        return
+    s = summary
+    _print_run(s)
+    val = "-" if s.val_accuracy is None else f"{100 * s.val_accuracy:.2f}%"
+    unit = "word classes" if lang.kind == "moore" else "words (every tag)"
+    out.print(
+        f"training accuracy {100 * s.train_accuracy:.2f}% (loss {s.train_loss:.2g}, "
+        f"{s.n_train} words), validation {val} ({s.n_val} held-out words up to length "
+        f"{s.val_max_length}; {unit})"
+    )
+    out.print(_output_table(s.val_by_output, lang.kind))
+    out.print(_length_table(s.accuracy_by_length, max_length))
+    _wrote(output, warning)
+
+
+def _output_table(rows: list[dict[str, Any]], kind: str) -> Table:
+    """Validation accuracy per output (word classes, or tags); imperfect ones in red."""
+    what = "word classes" if kind == "moore" else "tags"
+    table = Table(title=f"Validation by output ({what})", title_justify="left")
+    table.add_column("output")
+    table.add_column(what, justify="right")
+    table.add_column("accuracy", justify="right")
+    for r in rows:
+        acc = r["accuracy"]
+        shown = "-" if acc is None else f"{100 * acc:.2f}%"
+        table.add_row(escape(r["output"]), str(r["n"]),
+                      shown if acc in (None, 1.0) else f"[red]{shown}[/red]")
+    return table
 
 
 #: Training accuracy under which `train` warns and exits 1 (the model is written anyway).
@@ -388,18 +567,23 @@ def _epoch_line(info: dict[str, Any]) -> str:
 class TimeEstimate:
     """After the first epochs, the time the whole epoch budget would take at that pace; one
     warning on stderr when it is more than SLOW_TRAINING seconds (--time-limit caps the
-    estimate), so that a default run of many minutes does not look hung."""
+    estimate), so that a default run of many minutes does not look hung. The pace is taken
+    after the first epoch, which also pays torch's one-time start-up (~1 s: the optimizer
+    imports its compiler) and would make a 10-second run look like minutes."""
 
     def __init__(self, epochs: int, time_limit: float | None) -> None:
         self.epochs, self.time_limit = epochs, time_limit
         self.done = False
+        self.first = 0.0
 
     def after_epoch(self, info: dict[str, Any], bar: Progress) -> None:
-        if self.done or info["epoch"] < 2:
+        if info["epoch"] == 1:
+            self.first = float(info.get("seconds", 0.0))
+        if self.done or info["epoch"] < 3:
             return
         self.done = True
-        per_epoch = info["seconds"] / info["epoch"]
-        total = per_epoch * self.epochs
+        per_epoch = (info["seconds"] - self.first) / (info["epoch"] - 1)
+        total = self.first + per_epoch * (self.epochs - 1)
         if self.time_limit is not None:
             total = min(total, self.time_limit)
         if total <= SLOW_TRAINING:

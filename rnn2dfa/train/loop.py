@@ -8,6 +8,7 @@ loss is below a threshold, and measures accuracy by length on a test set reachin
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict
 from typing import Any
 
@@ -37,7 +38,7 @@ from rnn2dfa.words import pad_words
 #: TrainSummary, TrainingInterrupted, model_metadata and co. live in summary.py (shared with
 #: predict.py); re-exported here for callers that import them from the loop.
 __all__ = ["EpochBook", "Progress", "TrainSummary", "TrainingInterrupted", "accuracy_by_length",
-           "model_metadata", "predict_logits", "prefix_labels", "train_model"]
+           "fit_epochs", "model_metadata", "predict_logits", "prefix_labels", "train_model"]
 
 
 def prefix_labels(dfa: DFA, data: Dataset) -> np.ndarray:
@@ -171,7 +172,7 @@ def _batches(
     return [batches[i] for i in order]
 
 
-def _reset(model: RNNAcceptor) -> None:
+def _reset(model: torch.nn.Module) -> None:
     """Fresh random weights (torch's default initialisation) and a zero initial state."""
     for module in model.modules():
         if module is not model and hasattr(module, "reset_parameters"):
@@ -190,14 +191,53 @@ def _fit(
     progress: Progress | None,
     prefix_targets: torch.Tensor | None = None,
 ) -> None:
-    """Adam with gradient clipping; halve the learning rate when the loss stalls.
+    """Adam on the accept labels (and every prefix's label when `prefix_targets`); the
+    epochs, restarts and book-keeping are `fit_epochs`'."""
+    sym, lens, y = train.tensors()
+    book = EpochBook(model, cfg, summary, progress, val)
+
+    def batch_loss(idx: torch.Tensor) -> torch.Tensor:
+        bl = lens[idx]
+        width = int(bl.max())
+        if prefix_targets is None:
+            logits = model(sym[idx, :width], bl)
+            return F.binary_cross_entropy_with_logits(logits, y[idx])
+        # Dense supervision: the label of every prefix, plus the (balanced) word labels.
+        pl = model.prefix_logits(sym[idx, :width])
+        mask = torch.arange(width + 1)[None, :] <= bl[:, None]
+        final = pl[torch.arange(len(idx)), bl]
+        loss = F.binary_cross_entropy_with_logits(final, y[idx])
+        return loss + F.binary_cross_entropy_with_logits(
+            pl[mask], prefix_targets[idx, : width + 1][mask]
+        )
+
+    def evaluate() -> tuple[float, float]:
+        logits = model(sym, lens)
+        train_loss = float(F.binary_cross_entropy_with_logits(logits, y))
+        return train_loss, float(((logits > 0).float() == y).float().mean())
+
+    fit_epochs(model, cfg, summary, book, gen, lens, batch_loss, evaluate)
+
+
+def fit_epochs(
+    model: torch.nn.Module,
+    cfg: TrainConfig,
+    summary: TrainSummary,
+    book: EpochBook,
+    gen: torch.Generator,
+    lens: torch.Tensor,
+    batch_loss: Callable[[torch.Tensor], torch.Tensor],
+    evaluate: Callable[[], tuple[float, float]],
+) -> None:
+    """Adam with gradient clipping over minibatches of the training words (`lens`: their
+    lengths; `batch_loss(indices)`: a minibatch's loss); halve the learning rate when the
+    loss stalls. After each epoch `evaluate()` gives (loss, accuracy) on the whole training
+    set with the epoch's final weights (run in eval mode, without gradients).
 
     A run whose training accuracy has not improved for `restart_patience` epochs (a plateau
     such as "reject odd lengths, guess the rest" on Tomita 5) restarts from fresh weights;
     the best weights over all attempts are kept.
     """
-    sym, lens, y = train.tensors()
-    book = EpochBook(model, cfg, summary, progress, val)
 
     def fresh_optimizer() -> tuple[torch.optim.Optimizer, Any]:
         opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
@@ -211,20 +251,7 @@ def _fit(
     for epoch in range(1, cfg.epochs + 1):
         model.train()
         for idx in _batches(lens, cfg.batch_size, gen, cfg.length_batches):
-            bl = lens[idx]
-            width = int(bl.max())
-            if prefix_targets is None:
-                logits = model(sym[idx, :width], bl)
-                loss = F.binary_cross_entropy_with_logits(logits, y[idx])
-            else:
-                # Dense supervision: the label of every prefix, plus the (balanced) word labels.
-                pl = model.prefix_logits(sym[idx, :width])
-                mask = torch.arange(width + 1)[None, :] <= bl[:, None]
-                final = pl[torch.arange(len(idx)), bl]
-                loss = F.binary_cross_entropy_with_logits(final, y[idx])
-                loss = loss + F.binary_cross_entropy_with_logits(
-                    pl[mask], prefix_targets[idx, : width + 1][mask]
-                )
+            loss = batch_loss(idx)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -232,9 +259,7 @@ def _fit(
         # Exact numbers on the whole training set with the epoch's final weights.
         model.eval()
         with torch.no_grad():
-            logits = model(sym, lens)
-            train_loss = float(F.binary_cross_entropy_with_logits(logits, y))
-            train_acc = float(((logits > 0).float() == y).float().mean())
+            train_loss, train_acc = evaluate()
         elapsed = book.record(epoch, train_loss, train_acc, opt, sched, summary.restarts)
         if book.stop(train_loss, train_acc, elapsed):
             break

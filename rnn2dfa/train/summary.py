@@ -139,11 +139,16 @@ class EpochBook:
     cfg: Any
     summary: Any
     progress: Progress | None
-    val: Dataset
+    val: Any  # a Dataset (or the held-out words `validate` reads)
     clock: Callable[[], float] = time.perf_counter
     start: float = 0.0
-    best_key: tuple[float, float] | None = None
+    best_key: tuple[float, ...] | None = None
     best_state: dict[str, torch.Tensor] | None = None
+    #: the validation accuracy, when not the accept logits' on a Dataset (labellers)
+    validate: Callable[[], float | None] | None = None
+    #: stop only once validation is perfect too, and prefer validated weights (labellers)
+    stop_on_val: bool = False
+    val_accuracy: float | None = None
 
     def __post_init__(self) -> None:
         self.start = self.clock()
@@ -155,15 +160,20 @@ class EpochBook:
         """Book one epoch (validation accuracy, best weights, learning-rate schedule,
         progress); returns the seconds elapsed."""
         val_acc = None
-        if len(self.val):
+        if self.validate is not None:
+            val_acc = self.validate()
+        elif len(self.val):
             val_acc = float(((predict_logits(self.model, self.val.words) > 0)  # type: ignore[arg-type]
                              == self.val.labels).mean())
+        self.val_accuracy = val_acc
         elapsed = self.clock() - self.start
         summary = self.summary
         summary.epochs = epoch
         if train_acc == 1.0 and summary.seconds_to_perfect is None:
             summary.seconds_to_perfect = elapsed
-        key = (train_acc, -train_loss)
+        key: tuple[float, ...] = (train_acc, -train_loss)
+        if self.stop_on_val:
+            key = (train_acc, val_acc or 0.0, -train_loss)
         if self.best_key is None or key > self.best_key:
             self.best_key = key
             self.best_state = copy.deepcopy(self.model.state_dict())
@@ -188,7 +198,8 @@ class EpochBook:
 
     def stop(self, train_loss: float, train_acc: float, elapsed: float) -> bool:
         """Whether training ends here (converged, or the time limit passed); says why."""
-        if train_acc == 1.0 and train_loss < self.cfg.loss_threshold:
+        if (train_acc == 1.0 and train_loss < self.cfg.loss_threshold
+                and (not self.stop_on_val or self.val_accuracy in (None, 1.0))):
             self.summary.stopped = "converged"
             return True
         if self.cfg.time_limit is not None and elapsed > self.cfg.time_limit:
