@@ -471,3 +471,41 @@ def test_all_words_helper_is_complete() -> None:
     words = words_up_to(3, 4)
     assert len(words) == len(set(words)) == sum(3**i for i in range(5))
     assert set(words) == {w for m in range(5) for w in itertools.product(range(3), repeat=m)}
+
+
+@pytest.mark.parametrize("activation", ["relu", "slu"])
+def test_compact_view_steps_the_same_states(activation: str) -> None:
+    """The one-hot view (index of the unit that is on) gives the network's own states and
+    logits on every word; the oracle and batched logits that use it answer as the DFA does."""
+    from rnn2dfa.oracle import MembershipOracle
+
+    rng = np.random.default_rng(4)
+    dfa = DFA.random(60, ("a", "b", "c"), rng)
+    net = compile_dfa(dfa, activation=activation)
+    view = net.compact_view()
+    assert view is not None
+    words = [tuple(rng.integers(0, 3, size=int(n)).tolist()) for n in rng.integers(0, 25, 400)]
+    padded, lengths = pad_words(words)
+    dense = run_padded(net, padded, lengths)  # the network's own (batch, units) states
+    compact = run_padded(view, padded, lengths)
+    assert compact.shape == (len(words), 1)
+    assert torch.equal(view.expand(compact), dense)
+    assert torch.equal(view.accept_logit(compact), net.accept_logit(dense))
+    want = dfa.accepts_batch(words)
+    assert np.array_equal(accepts(net, words), want)
+    oracle = MembershipOracle(net, max_cached_states=300)  # small: words leave the trie
+    assert np.array_equal(oracle.query(words), want)
+    assert torch.equal(oracle.states(words[:40]), dense[:40])
+
+
+def test_no_compact_view_when_states_are_not_one_hot() -> None:
+    dfa = DFA.random(20, ("a", "b"), np.random.default_rng(5))
+    assert compile_dfa(dfa, noise=0.05, seed=1).compact_view() is None
+    net = compile_dfa(dfa)
+    with torch.no_grad():
+        net.bias[5] += 1.0  # an AND unit that fires without its symbol: states not one-hot
+    assert net.compact_view() is None
+    with torch.no_grad():
+        net.bias[5] -= 1.0
+        net.rec_weight[3, 0] = 2.0
+    assert net.compact_view() is None

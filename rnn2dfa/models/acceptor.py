@@ -141,6 +141,10 @@ def accept_logits(
         return out
     fused = getattr(acceptor, "padded_logits", None)
     whole = getattr(acceptor, "whole_word", False)  # bidirectional: no states, forward only
+    view = getattr(acceptor, "compact_view", None)
+    if fused is None and not whole and callable(view):
+        # a compiled network's one-hot states stepped by index (same logits, O(1) a step)
+        acceptor = view() or acceptor
     if fused is None and not whole:  # stepped states: fewer words a batch for wide networks
         batch_size = rows_per_batch(int(acceptor.initial_state(1).shape[1]), batch_size)
     order = np.argsort([len(w) for w in words], kind="stable")

@@ -265,6 +265,31 @@ class MinskyRNN(nn.Module):
             self._act_(torch.add(s, plan.a[sym], out=grid))  # act while still in cache
         return out
 
+    def compact_view(self) -> OneHotView | None:
+        """This network on the states it reaches, each held as the number of its one unit
+        that is on (`OneHotView`), when the weights guarantee one-hot states; else None.
+
+        With R's values all 1, and each AND unit's input + bias 0 for its own symbol and at
+        most -1 for the others (unit 0's at most 0), a one-hot state e_j steps to exactly
+        e_u, u = 1 + s*n + dest[j] on symbol s: unit (s, dest[j]) gets 1 + 0 = 1, every other
+        AND unit 1 - 1, 0 + 0 or less, which ReLU and SLU map to 0 (Eq. 4.21). From h^(0) =
+        e_0 every reachable state is one-hot, so stepping by index computes the same states
+        and logits in O(1) a row instead of O(n k). Compiled networks with noise are dense:
+        None."""
+        n, k = self.n_states, self.n_symbols
+        rec, w_in, bias = (self.rec_weight.detach().double(), self.in_weight.detach().double(),
+                           self.bias.detach().double())
+        if not bool((rec == 1).all()):
+            return None
+        tab = w_in[1:].view(k, n, k) + bias[1:].view(k, n, 1)  # (unit's symbol, state, read)
+        own = torch.eye(k, dtype=torch.bool)[:, None, :].expand(k, n, k)
+        if not (bool((tab[own] == 0).all()) and bool((tab[~own] <= -1).all())):
+            return None
+        if not bool((w_in[0] + bias[0] <= 0).all()):
+            return None
+        nxt = 1 + torch.arange(k)[None, :] * n + self.dest[:, None]  # (units, symbols)
+        return OneHotView(self, nxt, self.out_weight.detach().float())
+
     def accept_logit(self, state: Tensor) -> Tensor:
         """w . h: +1 in accepting configurations, -1 otherwise (exact for integer weights)."""
         return state.to(torch.float32) @ self._get_plan().w_out
@@ -303,3 +328,40 @@ class MinskyRNN(nn.Module):
         lengths = torch.as_tensor(lengths, dtype=torch.long)
         logits = self.prefix_logits(symbols)
         return logits[torch.arange(logits.shape[0]), lengths]
+
+
+class OneHotView:
+    """A MinskyRNN whose states are all one-hot, with each state held as the number of the
+    unit that is on ((batch, 1) int64; other dtypes holding the same integers are read
+    too): the same steps and logits as the network's own (see `MinskyRNN.compact_view`,
+    which builds it only when that holds). The batched membership oracle, batched accept
+    logits and exact search step it; `expand` gives the network's (batch, units) states."""
+
+    def __init__(self, net: MinskyRNN, nxt: Tensor, out_weight: Tensor) -> None:
+        self.net = net
+        self.alphabet = net.alphabet
+        self._next = nxt.contiguous()
+        self._out = out_weight
+
+    @property
+    def state_dim(self) -> int:
+        return 1
+
+    def initial_state(self, batch: int) -> Tensor:
+        return torch.zeros(batch, 1, dtype=torch.long)  # h^(0) = e_0
+
+    def step(self, state: Tensor, symbols: Tensor) -> Tensor:
+        symbols = torch.as_tensor(symbols, dtype=torch.long)
+        return self._next[state[:, 0].long(), symbols][:, None]
+
+    def accept_logit(self, state: Tensor) -> Tensor:
+        return self._out[state[:, 0].long()]
+
+    def expand(self, state: Tensor) -> Tensor:
+        """The network's (batch, units) one-hot states."""
+        out = torch.zeros(state.shape[0], self.net.state_dim, dtype=torch.float32)
+        out[torch.arange(state.shape[0]), state[:, 0].long()] = 1.0
+        return out
+
+    def observable(self, state: Tensor) -> Tensor:
+        return self.expand(state)

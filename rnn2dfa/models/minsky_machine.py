@@ -69,6 +69,10 @@ class MinskyLabeller(MinskyRNN):
         return (f"Minsky RNN ({act}), {self.state_dim} units from a {self.n_states}-state "
                 f"{self.kind.capitalize()} machine, {len(self.outputs)}-label {what}")
 
+    def compact_view(self) -> None:
+        """None: the one-hot view steps accept logits, and this network answers labels."""
+        return None
+
     def accept_logit(self, state: Tensor) -> Tensor:
         raise InputError(f"this network answers with one of {len(self.outputs)} labels, not "
                          f"accept/reject: extract a {self.kind} machine from it")

@@ -80,24 +80,35 @@ class MembershipOracle:
         readout: Callable[[Tensor], Tensor] | None = None,
     ) -> None:
         self.acceptor = acceptor
+        #: What is stepped: the acceptor, or its `compact_view()` when it offers one (a
+        #: compiled network's one-hot states held as the index of the unit that is on:
+        #: the same answers, O(1) a step instead of O(units)); `states()` expands them.
+        self._net: Any = acceptor
+        view = getattr(acceptor, "compact_view", None)
+        if readout is None and callable(view):
+            self._net = view() or acceptor
         #: state batch -> integer answers: accept bits by default; a labeller's oracle reads
         #: its labels (`labeller.labels_of`), and the trie caches those instead.
+        net = self._net
         self._read: Callable[[Tensor], Tensor] = readout or (
-            lambda states: acceptor.accept_logit(states) > 0)
+            lambda states: net.accept_logit(states) > 0)
         self.alphabet = tuple(acceptor.alphabet)
         self.k = len(self.alphabet)
         with torch.no_grad():
-            init = acceptor.initial_state(1).detach()
-        self.state_dim = int(init.shape[1])
-        self.dtype = init.dtype
+            init = net.initial_state(1).detach()
+        self._dim = int(init.shape[1])  # the width of the states the trie holds
+        self.state_dim = int(acceptor.state_dim) if net is not acceptor else self._dim
+        self.dtype = init.dtype  # of the states the trie holds
+        #: of the states `states()` returns (a compact view's expanded states are float32)
+        self.state_dtype = init.dtype if net is acceptor else torch.float32
         if max_cached_states is None:
-            per_state = self.state_dim * init.element_size() + 8 * self.k + 2
+            per_state = self._dim * init.element_size() + 8 * self.k + 2
             max_cached_states = max(1024, max_cache_bytes // per_state)
         if max_cached_states < 1:
             raise ValueError("max_cached_states must be at least 1")
         self.max_cached_states = int(max_cached_states)
         # wide networks get fewer words a chunk (limits.BATCH_STATE_BYTES of scratch states)
-        self.chunk_size = rows_per_batch(self.state_dim, chunk_size)
+        self.chunk_size = rows_per_batch(self._dim, chunk_size)
         self.stats = OracleStats()
         #: Called before each depth of a walk (a deadline's `check`, raising to stop): a walk
         #: over a wide network can take minutes. Stopped between depths, the trie stays whole.
@@ -109,7 +120,7 @@ class MembershipOracle:
     def clear(self) -> None:
         """Drop every cached state (the root, the initial state, stays)."""
         cap = min(self.max_cached_states, 1024)
-        self._states = torch.empty((cap, self.state_dim), dtype=self.dtype)
+        self._states = torch.empty((cap, self._dim), dtype=self.dtype)
         self._states[0] = self._init
         self._child = np.full(cap * self.k, -1, dtype=np.int64)  # flat: node * k + symbol
         self._answer = np.full(cap, -1, dtype=np.int16)  # -1 unknown, else the answer
@@ -129,7 +140,7 @@ class MembershipOracle:
             return
         new_cap = min(self.max_cached_states, max(need, 2 * cap))
         n, k = self._n, self.k
-        states = torch.empty((new_cap, self.state_dim), dtype=self.dtype)
+        states = torch.empty((new_cap, self._dim), dtype=self.dtype)
         states[:n] = self._states[:n]
         self._states = states
         child = np.full(new_cap * k, -1, dtype=np.int64)
@@ -242,7 +253,7 @@ class MembershipOracle:
                 syms.append(col[off_rows])
             prev = parts[0] if len(parts) == 1 else torch.cat(parts)
             sym_t = torch.from_numpy(syms[0] if len(syms) == 1 else np.concatenate(syms))
-            out = self.acceptor.step(prev, sym_t)
+            out = self._net.step(prev, sym_t)
             st.network_steps += int(prev.shape[0])
             st.step_calls += 1
             if on is None:
@@ -254,7 +265,7 @@ class MembershipOracle:
             rest = out[n_new:]
             if spill is not None or (off_rows is not None and off_rows.size):
                 if scratch is None:
-                    scratch = torch.empty((b, self.state_dim), dtype=self.dtype)
+                    scratch = torch.empty((b, self._dim), dtype=self.dtype)
                 moved = np.concatenate([x for x in (spill, off_rows) if x is not None])
                 scratch[torch.from_numpy(moved)] = rest.to(self.dtype)
                 node[moved] = -1
@@ -298,8 +309,9 @@ class MembershipOracle:
         return out
 
     def _final_states(self, pos: _Positions) -> Tensor:
+        """The network's states at the positions (a compact view's expanded)."""
         node = pos.node
-        out = torch.empty((node.size, self.state_dim), dtype=self.dtype)
+        out = torch.empty((node.size, self._dim), dtype=self.dtype)
         on = np.flatnonzero(node >= 0)
         if on.size:
             out[torch.from_numpy(on)] = self._states[torch.from_numpy(node[on])]
@@ -308,7 +320,7 @@ class MembershipOracle:
             assert pos.scratch is not None
             idx = torch.from_numpy(off)
             out[idx] = pos.scratch[idx]
-        return out
+        return out if self._net is self.acceptor else self._net.expand(out)
 
     def _fill(self, todo: np.ndarray) -> None:
         """Read the answers of cached nodes `todo` (unique) into the answer cache."""
@@ -383,7 +395,7 @@ class MembershipOracle:
     def states(self, words: Sequence[Sequence[int]]) -> Tensor:
         """(B, state_dim) final network states of the words (full state, not just observable)."""
         if len(words) == 0:
-            return torch.empty((0, self.state_dim), dtype=self.dtype)
+            return torch.empty((0, self.state_dim), dtype=self.state_dtype)
         padded, lengths = pad_words(words)
         parts = []
         for s in range(0, lengths.size, self.chunk_size):
@@ -440,7 +452,8 @@ class MembershipOracle:
         self, prefixes: Sequence[Sequence[int]], suffixes: Sequence[Sequence[int]]
     ) -> Tensor:
         """(len(prefixes), len(suffixes), state_dim) states after every p·s."""
-        out = torch.empty((len(prefixes), len(suffixes), self.state_dim), dtype=self.dtype)
+        out = torch.empty((len(prefixes), len(suffixes), self.state_dim),
+                          dtype=self.state_dtype)
         if len(prefixes) == 0 or len(suffixes) == 0:
             return out
         for r0, r1, st in self._product(prefixes, suffixes, True):

@@ -124,10 +124,16 @@ def explore(
     `explore_table` with the accept bit as each key's answer (see there); a time limit's
     TimeUp carries the partial DFA and the rows stepped in `partial`.
     """
+    model = acceptor
+    view = getattr(acceptor, "compact_view", None)
+    if callable(view) and key_fn is exact_keys and int(acceptor.state_dim) < 2**24:
+        # a compiled network's one-hot states by the index of the unit that is on (exact
+        # as a float32 key below 2^24 units): the same states, O(1) a step
+        model = view() or acceptor
     try:
         trans, accepting, steps = explore_table(
-            acceptor, key_fn, max_states, explode, on_level,
-            readout=lambda states: _accepts(acceptor, states), max_bytes=max_bytes,
+            model, key_fn, max_states, explode, on_level,
+            readout=lambda states: _accepts(model, states), max_bytes=max_bytes,
             keys_encode_states=keys_encode_states)
     except TimeUp as up:
         trans, accepting, steps = up.partial  # type: ignore[misc]
