@@ -6,6 +6,7 @@ and the language registry in rnn2dfa.languages.
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -396,6 +397,8 @@ def _automaton_kind(path: str) -> str:
     fmt = file_format(path)
     if fmt is not None:
         return KIND_OF_FORMAT.get(fmt, "dfa")
+    if not os.path.isfile(path):  # a FIFO would block on open: the DFA reader refuses it
+        return "dfa"
     try:
         with open(path, "rb") as fh:
             head = fh.read(4096).decode("utf-8", "replace")

@@ -494,3 +494,21 @@ def test_verify_with_too_few_words_of_every_class_cannot_tell(files) -> None:
             "--max-word-length", 10, "--samples", 10)
     assert r.exit_code == 1, r.output
     assert "cannot be told to match the network" in r.stdout
+
+
+@pytest.mark.parametrize("args", [("show",), ("minimize", "-o", "OUT"), ("render", "-o", "OUT.svg"),
+                                  ("convert", "-o", "OUT.dot"), ("compile", "-o", "OUT.pt"),
+                                  ("verify", "-l", "mod3"), ("equiv", "MOD3")])
+def test_a_fifo_is_refused_not_waited_on(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """Telling a machine file from a DFA file must not open a FIFO (it would wait for a
+    writer forever): one line, exit 2, in a subprocess with a timeout."""
+    import os
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    mod3 = tmp_path / "mod3.json"
+    save_machine(get_machine_language("mod3").machine, mod3)
+    rest = [str(tmp_path / ("out" + a[3:])) if a.startswith("OUT")
+            else str(mod3) if a == "MOD3" else a for a in args[1:]]
+    result = run_capped(args[0], str(fifo), *rest, timeout=60)
+    assert_bad_input(result, "pipe.json")

@@ -162,7 +162,11 @@ def save_machine(m: Machine, path: str | os.PathLike[str]) -> None:
 def file_format(path: str | os.PathLike[str]) -> str | None:
     """The 'format' named in the first 4 KB of a JSON file (no full parse), else None.
 
-    Lets a command taking "an automaton file" pick the DFA or the machine reader."""
+    Lets a command taking "an automaton file" pick the DFA or the machine reader. Only a
+    regular file is opened: opening a FIFO would wait for a writer (the reader that runs
+    next refuses special files in one line)."""
+    if not os.path.isfile(path):
+        return None
     try:
         with open(path, "rb") as fh:
             head = fh.read(4096).decode("utf-8", "replace")
