@@ -527,7 +527,11 @@ class _Reader:
                             "state")
         return shape in _ACCEPT_SHAPES or periph == "2"
 
-    def dfa(self) -> DFA:
+    def _start_and_edges(self) -> tuple[np.ndarray, int, tuple[np.ndarray, ...]]:
+        """(marker per node, the start node, (src, dst, sym, at) of the labelled
+        transitions): the start markers and start edges, checked as every DOT reader (DFA,
+        Moore, Mealy) needs them; unlabelled edges from non-markers and a second start
+        state are errors naming the line."""
         n_nodes = len(self.names)
         marker = np.zeros(n_nodes, dtype=bool)
         for q, name in enumerate(self.names):
@@ -543,7 +547,6 @@ class _Reader:
             j = int(np.flatnonzero(bad)[0])
             raise self.fail(int(self.bat[j]), f"the edge {self.names[bsrc[j]]!r} -> "
                             f"{self.names[self.bdst[j]]!r} has no label")
-        # the start edges (unlabelled ones and any from a marker), in the order of the file
         from_marker = marker[src]
         sd = np.concatenate([np.frombuffer(self.bdst, dtype=np.int32), dst[from_marker]])
         sp = np.concatenate([np.frombuffer(self.bat, dtype=np.int64), at[from_marker]])
@@ -560,12 +563,12 @@ class _Reader:
                 j = int(np.flatnonzero(bad)[0])
                 raise self.fail(int(sp[j]), f"the start edge points to "
                                 f"{self.names[sd[j]]!r}, {what}")
-        first_start = int(sd[0])
-        other = sd != first_start
+        first = int(sd[0])
+        other = sd != first
         if other.any():
             j = int(np.flatnonzero(other)[0])
             raise self.fail(int(sp[j]), f"a second start state {self.names[sd[j]]!r} (the "
-                            f"first, {self.names[first_start]!r}, is on line "
+                            f"first, {self.names[first]!r}, is on line "
                             f"{self.line(int(sp[0]))})")
         keep = ~from_marker
         src, dst, sym, at = src[keep], dst[keep], sym[keep], at[keep]
@@ -573,6 +576,10 @@ class _Reader:
         if into.any():
             j = int(np.flatnonzero(into)[0])
             raise self.fail(int(at[j]), f"an edge into the start marker {self.names[dst[j]]!r}")
+        return marker, first, (src, dst, sym, at)
+
+    def dfa(self) -> DFA:
+        marker, first_start, (src, dst, sym, at) = self._start_and_edges()
         state_names = [name for q, name in enumerate(self.names) if not marker[q]]
         state_of = np.cumsum(~marker) - 1
         n = len(state_names)

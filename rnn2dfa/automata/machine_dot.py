@@ -45,7 +45,6 @@ from rnn2dfa.atomic import atomic_path
 from rnn2dfa.automata.dot_io import (
     _BLANKS,
     ALPHABET_ATTR,
-    _maybe_marker,
     _Reader,
     _unescape_label,
     symbol_problem,
@@ -224,55 +223,6 @@ class _MachineReader(_Reader):
         return got
 
     # ------------------------------------------------------------ the machine
-    def _start_and_edges(self) -> tuple[np.ndarray, int, tuple[np.ndarray, ...]]:
-        """(marker per node, the start node, (src, dst, sym, at) of the transitions): the
-        DFA reader's rules for start markers and start edges."""
-        n_nodes = len(self.names)
-        marker = np.zeros(n_nodes, dtype=bool)
-        for q, name in enumerate(self.names):
-            if _maybe_marker(name):
-                marker[q] = self.is_marker(q)
-        src = np.frombuffer(self.src, dtype=np.int32).astype(np.int64)
-        dst = np.frombuffer(self.dst, dtype=np.int32).astype(np.int64)
-        sym = np.frombuffer(self.sym, dtype=np.int32).astype(np.int64)
-        at = np.frombuffer(self.at, dtype=np.int64)
-        bsrc = np.frombuffer(self.bsrc, dtype=np.int32).astype(np.int64)
-        bad = ~marker[bsrc]
-        if bad.any():
-            j = int(np.flatnonzero(bad)[0])
-            raise self.fail(int(self.bat[j]), f"the edge {self.names[bsrc[j]]!r} -> "
-                            f"{self.names[self.bdst[j]]!r} has no label")
-        from_marker = marker[src]
-        sd = np.concatenate([np.frombuffer(self.bdst, dtype=np.int32), dst[from_marker]])
-        sp = np.concatenate([np.frombuffer(self.bat, dtype=np.int64), at[from_marker]])
-        if not len(sd):
-            raise DFAFormatError("no start state (an edge from a '__start0' node)",
-                                 path=self.source)
-        order = np.argsort(sp, kind="stable")
-        sd, sp = sd[order].astype(np.int64), sp[order]
-        known = np.frombuffer(self.known, dtype=np.uint8)
-        for bad, what in ((marker[sd], "another start marker, not a state"),
-                          (known[sd] == 0, "which is no state (no node statement, no "
-                                           "transitions)")):
-            if bad.any():
-                j = int(np.flatnonzero(bad)[0])
-                raise self.fail(int(sp[j]), f"the start edge points to "
-                                f"{self.names[sd[j]]!r}, {what}")
-        first = int(sd[0])
-        other = sd != first
-        if other.any():
-            j = int(np.flatnonzero(other)[0])
-            raise self.fail(int(sp[j]), f"a second start state {self.names[sd[j]]!r} (the "
-                            f"first, {self.names[first]!r}, is on line "
-                            f"{self.line(int(sp[0]))})")
-        keep = ~from_marker
-        src, dst, sym, at = src[keep], dst[keep], sym[keep], at[keep]
-        into = marker[dst]
-        if into.any():
-            j = int(np.flatnonzero(into)[0])
-            raise self.fail(int(at[j]), f"an edge into the start marker {self.names[dst[j]]!r}")
-        return marker, first, (src, dst, sym, at)
-
     def _ordered(self, attr: str, found: list[str], what: str) -> tuple[list[str], np.ndarray]:
         """The order a graph attribute gives (the rnn2dfa style writes it), else the order of
         first appearance: (names in order, column of each found name)."""
