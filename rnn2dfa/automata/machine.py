@@ -378,21 +378,9 @@ class Machine:
 
         `output(state)` (Moore) or `output(state, symbol index)` (Mealy) gives strings.
         """
-        index: dict[Any, int] = {start: 0}
-        order = [start]
-        rows: list[list[int]] = []
-        i = 0
-        while i < len(order):
-            q = order[i]
-            row = []
-            for a in range(len(alphabet)):
-                nxt = step(q, a)
-                if nxt not in index:
-                    index[nxt] = len(order)
-                    order.append(nxt)
-                row.append(index[nxt])
-            rows.append(row)
-            i += 1
+        from rnn2dfa.automata.minimize import explore_step
+
+        order, rows = explore_step(len(alphabet), start, step)
         if kind == "moore":
             raw = [str(output(q)) for q in order]
         else:
@@ -401,4 +389,4 @@ class Machine:
         pos = {o: j for j, o in enumerate(outputs)}
         labels = np.vectorize(pos.__getitem__, otypes=[np.int64])(np.asarray(raw, dtype=object))
         extra = {"name": name} if name else {}
-        return cls(kind, tuple(alphabet), outputs, np.asarray(rows), labels, 0, extra).minimize()
+        return cls(kind, tuple(alphabet), outputs, rows, labels, 0, extra).minimize()

@@ -18,6 +18,8 @@ close to final (a 100k-state chain, the worst case for the rounds, takes about 1
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -61,6 +63,29 @@ def bfs_order(transitions: np.ndarray, start: int) -> np.ndarray:
         levels.append(new)
         frontier = new
     return np.concatenate(levels)
+
+
+def explore_step(n_symbols: int, start: Any, step: Callable[[Any, int], Any]
+                 ) -> tuple[list[Any], np.ndarray]:
+    """(the states reachable from `start` under `step(state, symbol index)`, in breadth-first
+    order; their transition table over those positions). States may be any hashable values
+    (the hand-written ground truths); there must be finitely many reachable ones."""
+    index: dict[Any, int] = {start: 0}
+    order = [start]
+    rows: list[list[int]] = []
+    i = 0
+    while i < len(order):
+        q = order[i]
+        row = []
+        for a in range(n_symbols):
+            r = step(q, a)
+            if r not in index:
+                index[r] = len(order)
+                order.append(r)
+            row.append(index[r])
+        rows.append(row)
+        i += 1
+    return order, np.array(rows, dtype=np.int64).reshape(len(order), n_symbols)
 
 
 def _compress(key: np.ndarray) -> tuple[np.ndarray, int]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.minimize import explore_step
 from rnn2dfa.words import Word, format_word, parse_word
 
 
@@ -76,21 +77,7 @@ def dfa_from_step(
     States may be any hashable values; exploration is breadth-first, so the automaton must
     have finitely many reachable states (used for the small hand-written ground truths).
     """
-    index: dict[Hashable, int] = {start: 0}
-    order = [start]
-    rows: list[list[int]] = []
-    i = 0
-    while i < len(order):
-        q = order[i]
-        row = []
-        for a in range(len(alphabet)):
-            r = step(q, a)
-            if r not in index:
-                index[r] = len(order)
-                order.append(r)
-            row.append(index[r])
-        rows.append(row)
-        i += 1
+    order, rows = explore_step(len(alphabet), start, step)
     acc = np.array([bool(accept(q)) for q in order], dtype=bool)
-    dfa = DFA(tuple(alphabet), np.array(rows, dtype=np.int64), acc, 0).minimize()
+    dfa = DFA(tuple(alphabet), rows, acc, 0).minimize()
     return dfa.with_extra(name=name) if name else dfa
