@@ -42,32 +42,32 @@ def _keys(acceptor: Acceptor, states: torch.Tensor, middle: float) -> np.ndarray
     return np.array([row.tobytes() for row in bits], dtype=object)
 
 
+#: (states) -> (score per state, whether the state gives the wanted answer)
+Score = Callable[[torch.Tensor], tuple[np.ndarray, np.ndarray]]
+
+
 @torch.no_grad()
-def search_class(
-    acceptor: Acceptor,
-    wanted: bool,
+def guided_beam(
+    model: Acceptor,
+    score_fn: Score,
     max_length: int,
+    rng: np.random.Generator,
     *,
+    found: dict[Word, None],
     n_wanted: int = 200,
     beam: int = 256,
-    seed: int = 0,
     deadline: Deadline | None = None,
-) -> RareSearch:
-    """Up to `n_wanted` distinct words of length <= `max_length` that the network answers
-    `wanted` (accept or reject), found by the guided beam search of the module docstring."""
-    if not hasattr(acceptor, "step"):  # a whole-word classifier: no prefixes to walk
-        return RareSearch(wanted, [], 0, 0)
-    rng = np.random.default_rng([seed, 104729])
-    k = len(acceptor.alphabet)
-    space = state_space(acceptor)
+) -> tuple[list[Word], int, int]:
+    """The beam search of the module docstring, for any wanted answer: `score_fn` scores
+    the states reached (higher: closer to the wanted answer) and says which give it.
+    `found` holds what is already known (the empty word). (words found, network steps,
+    deepest level explored)."""
+    k = len(model.alphabet)
+    space = state_space(model)
     middle = 0.0 if space.low is None or space.high is None else (space.low + space.high) / 2
-    sign = 1.0 if wanted else -1.0
-    states = acceptor.initial_state(1)
+    states = model.initial_state(1)
     words: list[Word] = [()]
-    seen = set(_keys(acceptor, states, middle).tolist())
-    found: dict[Word, None] = {}
-    if bool(acceptor.accept_logit(states)[0] > 0) == wanted:
-        found[()] = None
+    seen = set(_keys(model, states, middle).tolist())
     steps = 0
     syms = torch.arange(k, dtype=torch.long)
     depth, first_hit = 0, (0 if found else None)
@@ -77,17 +77,17 @@ def search_class(
         if first_hit is not None and len(found) >= n_wanted // 2 and depth > 2 * first_hit + 8:
             break  # enough words, and lengths well past the shortest: diverse enough
         b = states.shape[0]
-        nxt = acceptor.step(states.repeat_interleave(k, dim=0), syms.repeat(b))
+        nxt = model.step(states.repeat_interleave(k, dim=0), syms.repeat(b))
         steps += b * k
-        score = (sign * acceptor.accept_logit(nxt)).double().cpu().numpy()
+        score, hit = score_fn(nxt)
         parent = np.repeat(np.arange(b), k)
         symbol = np.tile(np.arange(k), b)
-        hits = np.flatnonzero(score > 0)
+        hits = np.flatnonzero(hit)
         if hits.size and first_hit is None:
             first_hit = depth
         for i in rng.permutation(hits)[: n_wanted - len(found)]:
             found.setdefault(words[parent[i]] + (int(symbol[i]),), None)
-        keys = _keys(acceptor, nxt, middle)
+        keys = _keys(model, nxt, middle)
         new = np.array([key not in seen for key in keys.tolist()], dtype=bool)
         # One candidate per new region (the best-scoring), then the best of the rest, then a
         # random share; the beam is shared so that every depth costs at most beam * k steps.
@@ -106,7 +106,37 @@ def search_class(
         seen.update(keys[pick].tolist())
         states = nxt[torch.as_tensor(pick, dtype=torch.long)]
         words = [words[parent[i]] + (int(symbol[i]),) for i in pick]
-    return RareSearch(wanted, list(found), steps, depth)
+    return list(found), steps, depth
+
+
+@torch.no_grad()
+def search_class(
+    acceptor: Acceptor,
+    wanted: bool,
+    max_length: int,
+    *,
+    n_wanted: int = 200,
+    beam: int = 256,
+    seed: int = 0,
+    deadline: Deadline | None = None,
+) -> RareSearch:
+    """Up to `n_wanted` distinct words of length <= `max_length` that the network answers
+    `wanted` (accept or reject), found by the guided beam search of the module docstring."""
+    if not hasattr(acceptor, "step"):  # a whole-word classifier: no prefixes to walk
+        return RareSearch(wanted, [], 0, 0)
+    sign = 1.0 if wanted else -1.0
+
+    def score(states: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+        s = (sign * acceptor.accept_logit(states)).double().cpu().numpy()
+        return s, s > 0
+
+    found: dict[Word, None] = {}
+    if bool(acceptor.accept_logit(acceptor.initial_state(1))[0] > 0) == wanted:
+        found[()] = None
+    words, steps, depth = guided_beam(
+        acceptor, score, max_length, np.random.default_rng([seed, 104729]), found=found,
+        n_wanted=n_wanted, beam=beam, deadline=deadline)
+    return RareSearch(wanted, words, steps, depth)
 
 
 def rare_class(answers: np.ndarray, threshold: float = 0.01) -> bool | None:
@@ -182,34 +212,27 @@ def balance_classes(
     return ClassBalance(n_uniform, int(answers.sum()), kind, found.words, steps)
 
 
-def grow_by_edits(
-    acceptor: Acceptor,
-    found: RareSearch,
+def grow_edits(
+    gives: Callable[[list[Word]], np.ndarray],
+    found: list[Word],
+    k: int,
     max_length: int,
+    rng: np.random.Generator,
     *,
     n_wanted: int = 200,
     rounds: int = 4,
     tries: int = 4000,
-    seed: int = 0,
-) -> RareSearch:
-    """More of the rare class from its neighbourhood: random 1-2 symbol edits of the words
-    found (shortest first), kept when the network still answers `wanted`, for a few rounds.
-
-    The beam search's novelty drive reaches the class at some depth but returns few and
-    similar words (a network's long out-of-distribution oddities among them); a sparse
-    language's members have members among their neighbours (a@a.com, b@a.com, a@ab.com),
-    so edits of the shortest found words fill in the class where it is dense, and the
-    result keeps the `n_wanted` shortest distinct words.
-    """
-    from rnn2dfa.models.acceptor import accepts
+) -> tuple[list[Word], int]:
+    """More words with a wanted answer from the neighbourhood of `found`: random 1-2 symbol
+    edits of the shortest so far, kept when `gives(words)` (a bool per word) says the
+    network still gives it, for a few rounds. (the `n_wanted` shortest distinct words and
+    an even spread over the rest, symbols of the candidates asked)."""
     from rnn2dfa.words import edit_words, pad_words, unpad
 
-    rng = np.random.default_rng([seed, 7919])
-    k = len(acceptor.alphabet)
-    have: dict[Word, None] = dict.fromkeys(found.words)
+    have: dict[Word, None] = dict.fromkeys(found)
     steps = 0
     for _ in range(rounds):
-        if len(have) >= 4 * n_wanted:
+        if not have or len(have) >= 4 * n_wanted:
             break
         # parents: the shortest words so far, each equally likely (short words are where a
         # pattern's members are dense; long ones are where a network's oddities are)
@@ -220,16 +243,42 @@ def grow_by_edits(
         cand = list(dict.fromkeys(w for w in unpad(sym[keep], lens[keep]) if w not in have))
         if not cand:
             break
-        ans = accepts(acceptor, cand)
+        ok = np.asarray(gives(cand), dtype=bool)
         steps += int(sum(len(w) for w in cand))
-        have.update(dict.fromkeys(w for w, a in zip(cand, ans, strict=True)
-                                  if bool(a) == found.wanted))
+        have.update(dict.fromkeys(w for w, a in zip(cand, ok.tolist(), strict=True) if a))
     words = sorted(have, key=lambda w: (len(w), w))
     if len(words) > n_wanted:  # the shortest half, and an even spread over the rest
         half = n_wanted // 2
         rest = words[half:]
         words = words[:half] + [rest[i] for i in np.linspace(0, len(rest) - 1,
                                                                n_wanted - half).astype(int)]
+    return words, steps
+
+
+def grow_by_edits(
+    acceptor: Acceptor,
+    found: RareSearch,
+    max_length: int,
+    *,
+    n_wanted: int = 200,
+    rounds: int = 4,
+    tries: int = 4000,
+    seed: int = 0,
+) -> RareSearch:
+    """More of the rare class from its neighbourhood (`grow_edits`, answers `accepts`).
+
+    The beam search's novelty drive reaches the class at some depth but returns few and
+    similar words (a network's long out-of-distribution oddities among them); a sparse
+    language's members have members among their neighbours (a@a.com, b@a.com, a@ab.com),
+    so edits of the shortest found words fill in the class where it is dense, and the
+    result keeps the `n_wanted` shortest distinct words.
+    """
+    from rnn2dfa.models.acceptor import accepts
+
+    words, steps = grow_edits(lambda cand: accepts(acceptor, cand) == found.wanted,
+                              found.words, len(acceptor.alphabet), max_length,
+                              np.random.default_rng([seed, 7919]), n_wanted=n_wanted,
+                              rounds=rounds, tries=tries)
     return RareSearch(found.wanted, words, steps, found.depth)
 
 

@@ -13,14 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 
 from rnn2dfa.automata.machine import Machine
+from rnn2dfa.extract.rare import grow_edits, guided_beam
 from rnn2dfa.extract.timing import Deadline
-from rnn2dfa.models.acceptor import state_space
-from rnn2dfa.words import Word, edit_words, pad_words, unpad
+from rnn2dfa.words import Word, unpad
 
 #: Moore-view states x longest length above which a hypothesis's own words are not drawn
 #: class by class (one float count row per length and output: 400,000 x 8 bytes each).
@@ -156,13 +157,6 @@ def word_labels(net: np.ndarray, lengths: np.ndarray, kind: str) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------- rare outputs
-def _region_keys(labeller: object, states: torch.Tensor, middle: float) -> list[bytes]:
-    """One key per state: which side of the declared box's middle each observable unit is."""
-    obs = labeller.observable(states).detach().float().cpu().numpy()  # type: ignore[attr-defined]
-    return [row.tobytes() for row in np.packbits(obs > middle, axis=1)]
-
-
-@torch.no_grad()
 def search_output(
     labeller: object,
     want: int,
@@ -174,59 +168,23 @@ def search_output(
     deadline: Deadline | None = None,
 ) -> tuple[list[Word], int]:
     """Up to `n_wanted` words of length 1..`max_length` the network labels `want`, found by
-    a beam over prefixes guided by the network (rare.search_class's walk, with the margin of
-    the wanted output's logit over the others as the score): (words, network steps)."""
-    lab: object = labeller
+    rare.search_class's guided beam (`rare.guided_beam`) with the margin of the wanted
+    output's logit over the others as the score: (words, network steps)."""
+    lab: Any = labeller
     if not hasattr(lab, "step"):
         return [], 0
-    rng = np.random.default_rng([seed, 104729, want])
-    k = len(lab.alphabet)  # type: ignore[attr-defined]
-    space = state_space(lab)
-    middle = 0.0 if space.low is None or space.high is None else (space.low + space.high) / 2
-    states = lab.initial_state(1)  # type: ignore[attr-defined]
-    words: list[Word] = [()]
-    seen = set(_region_keys(lab, states, middle))
-    found: dict[Word, None] = {}
-    steps = 0
-    syms = torch.arange(k, dtype=torch.long)
-    first_hit: int | None = None
-    for depth in range(1, max_length + 1):
-        if len(found) >= n_wanted or (deadline is not None and deadline.expired()):
-            break
-        if first_hit is not None and len(found) >= n_wanted // 2 and depth > 2 * first_hit + 8:
-            break
-        b = states.shape[0]
-        nxt = lab.step(states.repeat_interleave(k, dim=0), syms.repeat(b))  # type: ignore[attr-defined]
-        steps += b * k
-        logits = lab.output_logits(nxt).double()  # type: ignore[attr-defined]
+
+    def score(states: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+        logits = lab.output_logits(states).double()
         others = logits.clone()
         others[:, want] = -torch.inf
-        score = (logits[:, want] - others.max(dim=1).values).cpu().numpy()
-        parent = np.repeat(np.arange(b), k)
-        symbol = np.tile(np.arange(k), b)
-        hits = np.flatnonzero(logits.argmax(dim=1).cpu().numpy() == want)
-        if hits.size and first_hit is None:
-            first_hit = depth
-        for i in rng.permutation(hits)[: n_wanted - len(found)]:
-            found.setdefault(words[parent[i]] + (int(symbol[i]),), None)
-        keys = _region_keys(lab, nxt, middle)
-        new = np.array([key not in seen for key in keys], dtype=bool)
-        order = np.lexsort((-score, ~new))
-        first_of_key: dict[bytes, int] = {}
-        for i in order[new[order]]:
-            first_of_key.setdefault(keys[i], int(i))
-        chosen = np.asarray(list(first_of_key.values())[: beam // 2], dtype=np.int64)
-        rest = np.setdiff1d(np.arange(nxt.shape[0]), chosen)
-        n_best = max(0, (beam - chosen.size) // 2)
-        best = rest[np.argsort(-score[rest], kind="stable")[:n_best]]
-        rest = np.setdiff1d(rest, best)
-        n_rand = min(rest.size, beam - chosen.size - best.size)
-        pick = np.concatenate([chosen, best,
-                               rng.choice(rest, n_rand, replace=False) if n_rand else rest[:0]])
-        seen.update(keys[i] for i in pick.tolist())
-        states = nxt[torch.as_tensor(pick, dtype=torch.long)]
-        words = [words[parent[i]] + (int(symbol[i]),) for i in pick.tolist()]
-    return list(found), steps
+        margin = (logits[:, want] - others.max(dim=1).values).cpu().numpy()
+        return margin, logits.argmax(dim=1).cpu().numpy() == want
+
+    words, steps, _ = guided_beam(lab, score, max_length,
+                                  np.random.default_rng([seed, 104729, want]), found={},
+                                  n_wanted=n_wanted, beam=beam, deadline=deadline)
+    return words, steps
 
 
 def grow_output(
@@ -241,28 +199,10 @@ def grow_output(
     tries: int = 2000,
     seed: int = 0,
 ) -> list[Word]:
-    """More words of output `want` near those found: random 1-2 symbol edits of the
-    shortest ones, kept when the network (`labels(words)`) still gives `want`; the
-    `n_wanted` shortest distinct words and an even spread over the rest."""
-    rng = np.random.default_rng([seed, 7919, want])
-    have: dict[Word, None] = dict.fromkeys(w for w in found if w)
-    for _ in range(rounds):
-        if not have or len(have) >= 4 * n_wanted:
-            break
-        parents = sorted(have, key=lambda w: (len(w), w))[: max(n_wanted // 4, 8)]
-        sym, lens = pad_words([parents[i] for i in rng.integers(0, len(parents), tries)])
-        sym, lens = edit_words(rng, sym, lens, k, max_length=max_length)
-        keep = lens > 0
-        cand = list(dict.fromkeys(w for w in unpad(sym[keep], lens[keep]) if w not in have))
-        if not cand:
-            break
-        got = np.asarray(labels(cand))
-        have.update(dict.fromkeys(w for w, a in zip(cand, got.tolist(), strict=True)
-                                  if a == want))
-    words = sorted(have, key=lambda w: (len(w), w))
-    if len(words) > n_wanted:
-        half = n_wanted // 2
-        rest = words[half:]
-        words = words[:half] + [rest[i] for i in np.linspace(0, len(rest) - 1,
-                                                               n_wanted - half).astype(int)]
+    """More words of output `want` near those found (`rare.grow_edits`: 1-2 symbol edits of
+    the shortest, kept when the network, `labels(words)`, still gives `want`)."""
+    words, _ = grow_edits(lambda cand: np.asarray(labels(cand)) == want,
+                          [w for w in found if w], k, max_length,
+                          np.random.default_rng([seed, 7919, want]), n_wanted=n_wanted,
+                          rounds=rounds, tries=tries)
     return words
