@@ -4,6 +4,7 @@ weights (Minsky construction)."""
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import click
 
@@ -73,7 +74,6 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
     from rnn2dfa.automata.io import load_dfa
     from rnn2dfa.compile.metadata import compiled_metadata
     from rnn2dfa.compile.minsky import compile_dfa
-    from rnn2dfa.models.io import save_model
 
     if os.path.isdir(output):
         raise InputError("is a folder, cannot write the model there", path=output)
@@ -87,8 +87,8 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
             raise InputError("--noise applies to DFAs, not to Turing machines", path=dfa_file)
         compile_turing(dfa_file, output, stack_encoding, as_json)
         return
-    # (a regular file only: the sniffer would block on a FIFO; load_dfa says what is wrong)
-    if os.path.isfile(dfa_file) and machine_io.file_format(dfa_file) in machine_io.KIND_OF_FORMAT:
+    # (file_format opens regular files only; load_dfa says what is wrong with the rest)
+    if machine_io.file_format(dfa_file) in machine_io.KIND_OF_FORMAT:
         _compile_machine(dfa_file, output, activation, noise, seed, as_json)
         return
     dfa = load_dfa(dfa_file)
@@ -100,21 +100,8 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
         raise InputError(exc.message, path=dfa_file) from None
     metadata = compiled_metadata(dfa, net, dfa_file, activation=activation, noise=noise,
                                  seed=seed)
-    name, info = metadata["language"], metadata["compiled"]
-    save_model(net, output, metadata)  # atomic_path: a folder or a full disk is one line
-    info["output"] = output
-    if as_json:
-        emit_json(info)
-        return
-    table = kv_table(f"Compiled {name} (Minsky construction)")
-    table.add_row("states", str(dfa.n_states))
-    table.add_row("symbols", str(dfa.n_symbols))
-    table.add_row("hidden units", f"{net.state_dim:,}")
-    table.add_row("nonzero weights", f"{info['nonzero_weights']:,}")
-    table.add_row("activation", activation)
-    table.add_row("noise", "none (integer weights)" if noise == 0 else f"{noise:g} (seed {seed})")
-    table.add_row("written to", output)
-    out.print(table)
+    _write(net, metadata, output, as_json, f"Compiled {metadata['language']} (Minsky "
+           "construction)", [("states", str(dfa.n_states)), ("symbols", str(dfa.n_symbols))])
 
 
 def _compile_machine(source: str, output: str, activation: str, noise: float, seed: int,
@@ -122,7 +109,6 @@ def _compile_machine(source: str, output: str, activation: str, noise: float, se
     """A Moore/Mealy machine file into a `MinskyLabeller` model file."""
     from rnn2dfa.automata.machine_io import load_machine
     from rnn2dfa.compile.machine import compile_machine, machine_metadata
-    from rnn2dfa.models.io import save_model
 
     machine = load_machine(source)
     try:  # its size is checked before the network is built
@@ -133,21 +119,33 @@ def _compile_machine(source: str, output: str, activation: str, noise: float, se
         raise InputError(exc.message, path=source) from None
     metadata = machine_metadata(machine, net, source, activation=activation, noise=noise,
                                 seed=seed)
-    name, info = metadata["language"], metadata["compiled"]
-    save_model(net, output, metadata)  # atomic_path: a folder or a full disk is one line
+    _write(net, metadata, output, as_json,
+           f"Compiled {metadata['language']} ({machine.kind.capitalize()} machine, Minsky "
+           "construction)",
+           [("states", str(machine.n_states)), ("symbols", str(machine.n_symbols)),
+            ("outputs", ", ".join(machine.outputs))])
+
+
+def _write(net: Any, metadata: dict[str, Any], output: str, as_json: bool, title: str,
+           rows: list[tuple[str, str]]) -> None:
+    """Save a compiled network (atomically: a folder or a full disk is one line) and show
+    what was built: its JSON record, or a table of `rows` and the network's sizes."""
+    from rnn2dfa.models.io import save_model
+
+    info = metadata["compiled"]
+    save_model(net, output, metadata)
     info["output"] = output
     if as_json:
         emit_json(info)
         return
-    table = kv_table(f"Compiled {name} ({machine.kind.capitalize()} machine, Minsky "
-                     "construction)")
-    table.add_row("states", str(machine.n_states))
-    table.add_row("symbols", str(machine.n_symbols))
-    table.add_row("outputs", ", ".join(machine.outputs))
+    table = kv_table(title)
+    for key, value in rows:
+        table.add_row(key, value)
     table.add_row("hidden units", f"{net.state_dim:,}")
     table.add_row("nonzero weights", f"{info['nonzero_weights']:,}")
-    table.add_row("activation", activation)
-    table.add_row("noise", "none (integer weights)" if noise == 0 else f"{noise:g} (seed {seed})")
+    table.add_row("activation", info["activation"])
+    noise, seed = info.get("noise", 0), info.get("seed")
+    table.add_row("noise", "none (integer weights)" if not noise else f"{noise:g} (seed {seed})")
     table.add_row("written to", output)
     out.print(table)
 
