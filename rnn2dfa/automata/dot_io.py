@@ -778,18 +778,23 @@ def save_dot(dfa: DFA, path: str | os.PathLike[str], style: str = "aalpy") -> No
     A text that would grow past MAX_TEXT_BYTES, the largest file the reader reads back, is
     an InputError (param "style") and nothing is written.
     """
-    chunks = dot_chunks(dfa, style, path=str(path))
+    write_dot_chunks(dot_chunks(dfa, style, path=str(path)), path,
+                     f"the DOT text of {dfa.n_states:,} states and {dfa.n_symbols:,} symbols "
+                     f"would be larger than {human_bytes(MAX_TEXT_BYTES)}, the largest DOT file "
+                     "read back; write JSON, or the rnn2dfa style (one edge a target)")
+
+
+def write_dot_chunks(chunks: Iterator[str], path: str | os.PathLike[str], too_big: str) -> None:
+    """Write DOT text atomically, piece by piece (bounded memory); a text growing past
+    MAX_TEXT_BYTES, the largest file the reader reads back, is InputError(`too_big`, param
+    "style") and nothing is written."""
     size = 0
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         for chunk in chunks:
             data = chunk.encode("utf-8")
             size += len(data)
             if size > MAX_TEXT_BYTES:
-                raise InputError(
-                    f"the DOT text of {dfa.n_states:,} states and {dfa.n_symbols:,} symbols "
-                    f"would be larger than {human_bytes(MAX_TEXT_BYTES)}, the largest DOT file "
-                    "read back; write JSON, or the rnn2dfa style (one edge a target)",
-                    path=str(path), param="style")
+                raise InputError(too_big, path=str(path), param="style")
             fh.write(data)
 
 

@@ -41,13 +41,13 @@ from typing import Any
 
 import numpy as np
 
-from rnn2dfa.atomic import atomic_path
 from rnn2dfa.automata.dot_io import (
     _BLANKS,
     ALPHABET_ATTR,
     _Reader,
     _unescape_label,
     symbol_problem,
+    write_dot_chunks,
 )
 from rnn2dfa.automata.machine import KINDS, Machine
 from rnn2dfa.errors import DFAFormatError, InputError
@@ -422,18 +422,10 @@ def machine_to_dot(m: Machine, style: str = "aalpy", name: str = "learnedModel",
 def save_machine_dot(m: Machine, path: str | os.PathLike[str], style: str = "aalpy") -> None:
     """Write `m` as DOT atomically, piece by piece; a text past MAX_TEXT_BYTES (the largest
     file read back) is an InputError (param "style") and nothing is written."""
-    chunks = machine_dot_chunks(m, style, path=str(path))
-    size = 0
-    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
-        for chunk in chunks:
-            data = chunk.encode("utf-8")
-            size += len(data)
-            if size > MAX_TEXT_BYTES:
-                raise InputError(
-                    f"the DOT text of {m.n_states:,} states and {m.n_symbols:,} symbols would "
-                    f"be larger than {human_bytes(MAX_TEXT_BYTES)}, the largest DOT file read "
-                    "back; write JSON", path=str(path), param="style")
-            fh.write(data)
+    write_dot_chunks(machine_dot_chunks(m, style, path=str(path)), path,
+                     f"the DOT text of {m.n_states:,} states and {m.n_symbols:,} symbols would "
+                     f"be larger than {human_bytes(MAX_TEXT_BYTES)}, the largest DOT file read "
+                     "back; write JSON")
 
 
 def to_aalpy(m: Machine) -> Any:
