@@ -18,6 +18,7 @@ import torch
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
+from rnn2dfa.compile.metadata import automaton_name
 from rnn2dfa.compile.minsky import compile_dfa
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.minsky import ACTIVATIONS
@@ -85,9 +86,7 @@ def machine_metadata(
 ) -> dict[str, Any]:
     """The model-file metadata of `net`, compiled from `machine` read from the file `source`:
     {"language": name, "task", "compiled": {source, sizes, weights, settings}}."""
-    name = machine.extra.get("name")
-    if not isinstance(name, str) or not name:
-        name = os.path.splitext(os.path.basename(str(source)))[0]
+    name = automaton_name(machine, source)
     info = {
         "source_machine": os.path.abspath(str(source)),
         "machine_name": name,

@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rnn2dfa.automata.dfa import DFA
+    from rnn2dfa.automata.machine import Machine
     from rnn2dfa.models.minsky import MinskyRNN
 
 
-def dfa_name(dfa: DFA, source: str | os.PathLike[str]) -> str:
-    """The DFA's own `name` key when it has one, else its file name without the suffix."""
-    name = dfa.extra.get("name")
+def automaton_name(automaton: DFA | Machine, source: str | os.PathLike[str]) -> str:
+    """The automaton's own `name` key when it has one, else its file name without the
+    suffix (a DFA or a Moore/Mealy machine)."""
+    name = automaton.extra.get("name")
     if isinstance(name, str) and name:
         return name
     return os.path.splitext(os.path.basename(str(source)))[0]
@@ -30,7 +32,7 @@ def compiled_metadata(
 ) -> dict[str, Any]:
     """The model-file metadata of `net`, compiled from `dfa` read from the file `source`:
     {"language": name, "compiled": {source, sizes, weights, construction settings}}."""
-    name = dfa_name(dfa, source)
+    name = automaton_name(dfa, source)
     info = {
         "source_dfa": os.path.abspath(str(source)),
         "dfa_name": name,
