@@ -276,6 +276,15 @@ class MinskyRNN(nn.Module):
         e_0 every reachable state is one-hot, so stepping by index computes the same states
         and logits in O(1) a row instead of O(n k). Compiled networks with noise are dense:
         None."""
+        key = self._key()  # built once per set of weights: the checks read every weight
+        cached = self.__dict__.get("_view")
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        view = self._build_view()
+        self.__dict__["_view"] = (key, view)
+        return view
+
+    def _build_view(self) -> OneHotView | None:
         n, k = self.n_states, self.n_symbols
         rec, w_in, bias = (self.rec_weight.detach().double(), self.in_weight.detach().double(),
                            self.bias.detach().double())
