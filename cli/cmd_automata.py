@@ -6,8 +6,6 @@ and the language registry in rnn2dfa.languages.
 
 from __future__ import annotations
 
-import os
-import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from rnn2dfa import __version__
 from rnn2dfa.automata import DFA, load_dfa, save_dfa
 from rnn2dfa.automata.io import dfa_to_dict, dumps
 from rnn2dfa.automata.machine import Machine
+from rnn2dfa.automata.machine_io import is_machine_file
 from rnn2dfa.errors import InputError, check_alphabets
 from rnn2dfa.words import format_word
 from rnn2dfa_cli.common import (
@@ -385,33 +384,11 @@ def equiv_cmd(ctx: click.Context, a_file: str, b_file: str, as_json: bool) -> No
 _KIND_NOUN = {"dfa": "a DFA", "moore": "a Moore machine", "mealy": "a Mealy machine"}
 
 
-_MACHINE_FORMAT = re.compile(r'"rnn2dfa\.(moore|mealy)/')
-
-
 def _automaton_kind(path: str) -> str:
-    """"moore" or "mealy" for a machine file (by its 'format', another version of it
-    included: the machine reader then names the version), else "dfa" (the DFA reader then
-    says what is wrong with anything else)."""
-    from rnn2dfa.automata.machine_io import KIND_OF_FORMAT, file_format
+    """"moore" or "mealy" for a machine file (`machine_io.machine_kind`), else "dfa"."""
+    from rnn2dfa.automata.machine_io import machine_kind
 
-    fmt = file_format(path)
-    if fmt is not None:
-        return KIND_OF_FORMAT.get(fmt, "dfa")
-    if not os.path.isfile(path):  # a FIFO would block on open: the DFA reader refuses it
-        return "dfa"
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(4096).decode("utf-8", "replace")
-    except OSError:
-        return "dfa"
-    m = _MACHINE_FORMAT.search(head)
-    return m.group(1) if m else "dfa"
-
-
-def is_machine_file(path: str) -> bool:
-    """Whether `path` is a Moore or Mealy machine file (show, minimize, equiv, render,
-    verify and convert pick their reader by this)."""
-    return _automaton_kind(path) != "dfa"
+    return machine_kind(path) or "dfa"
 
 
 def _output_counts(m: Machine) -> dict[str, int]:

@@ -82,8 +82,7 @@ def convert_cmd(input_file: str, output: str, style: str, kind: str | None,
         raise InputError("--kind says what a DOT input holds; a JSON file names its format",
                          path=input_file)
     if src == "json":
-        from rnn2dfa.automata.machine_io import load_machine
-        from rnn2dfa_cli.cmd_automata import is_machine_file
+        from rnn2dfa.automata.machine_io import is_machine_file, load_machine
 
         if is_machine_file(input_file):
             return _convert_machine(load_machine(input_file), input_file, output, dst, style,

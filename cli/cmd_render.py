@@ -69,7 +69,7 @@ def render_cmd(
 
         return render_hook(click.get_current_context())
     from rnn2dfa.automata.io import load_dfa
-    from rnn2dfa.automata.machine_io import load_machine
+    from rnn2dfa.automata.machine_io import is_machine_file, load_machine
     from rnn2dfa.render import (
         DrawingTooLarge,
         RenderError,
@@ -78,7 +78,6 @@ def render_cmd(
         write_drawing,
     )
     from rnn2dfa.words import parse_word
-    from rnn2dfa_cli.cmd_automata import is_machine_file
 
     with options_for(fmt="--format"):
         fmt = output_format(output, fmt)

@@ -224,7 +224,7 @@ def verify_cmd(
                 raise InputError("give --words FILE (or its old name --data), not both")
             ctx.params["data"] = ctx.params.pop("words_file")
         return verify_hook(ctx)
-    from rnn2dfa_cli.cmd_automata import is_machine_file
+    from rnn2dfa.automata.machine_io import is_machine_file
 
     if is_machine_file(dfa_file):
         return verify_machine_file(click.get_current_context())

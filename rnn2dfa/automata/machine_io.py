@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -159,18 +160,29 @@ def save_machine(m: Machine, path: str | os.PathLike[str]) -> None:
     write_text(path, dumps(m))
 
 
-def file_format(path: str | os.PathLike[str]) -> str | None:
-    """The 'format' named in the first 4 KB of a JSON file (no full parse), else None.
+#: A machine file's 'format' of any version (its reader then names the version it reads).
+_MACHINE_FORMAT = re.compile(r'"rnn2dfa\.(moore|mealy)/')
 
-    Lets a command taking "an automaton file" pick the DFA or the machine reader. Only a
-    regular file is opened: opening a FIFO would wait for a writer (the reader that runs
-    next refuses special files in one line)."""
+
+def _head(path: str | os.PathLike[str]) -> str | None:
+    """The first 4 KB of a regular file as text, else None. Only a regular file is opened:
+    opening a FIFO would wait for a writer (the reader that runs next refuses special
+    files in one line)."""
     if not os.path.isfile(path):
         return None
     try:
         with open(path, "rb") as fh:
-            head = fh.read(4096).decode("utf-8", "replace")
+            return fh.read(4096).decode("utf-8", "replace")
     except OSError:
+        return None
+
+
+def file_format(path: str | os.PathLike[str]) -> str | None:
+    """The 'format' named in the first 4 KB of a JSON file (no full parse), else None.
+
+    Lets a command taking "an automaton file" pick the DFA or the machine reader."""
+    head = _head(path)
+    if head is None:
         return None
     for fmt in (*FORMATS.values(), "rnn2dfa.dfa/1", "rnn2dfa.pdfa/1"):
         if f'"{fmt}"' in head:
@@ -178,5 +190,21 @@ def file_format(path: str | os.PathLike[str]) -> str | None:
     return None
 
 
+def machine_kind(path: str | os.PathLike[str]) -> str | None:
+    """"moore" or "mealy" for a machine file (by its 'format', another version included:
+    the machine reader then names the version), else None (a DFA file or anything else:
+    the DFA reader says what is wrong). The file's head is read once."""
+    head = _head(path)
+    if head is None:
+        return None
+    for fmt in (*FORMATS.values(), "rnn2dfa.dfa/1", "rnn2dfa.pdfa/1"):
+        if f'"{fmt}"' in head:
+            return KIND_OF_FORMAT.get(fmt)
+    m = _MACHINE_FORMAT.search(head)
+    return m.group(1) if m else None
+
+
 def is_machine_file(path: str | os.PathLike[str]) -> bool:
-    return file_format(path) in KIND_OF_FORMAT
+    """Whether `path` is a Moore or Mealy machine file (any version): the commands that take
+    an automaton file pick their reader by this."""
+    return machine_kind(path) is not None
