@@ -262,7 +262,10 @@ def bench_aalpy(models: list[Path], repeats: int) -> None:
     except ImportError:
         print("\nnote: aalpy is not installed (pip install -e '.[dev]'); AALpy comparison skipped")
         return
-    from rnn2dfa.extract.lstar import extract_lstar
+    from rnn2dfa.extract import extract
+
+    def extract_lstar(model: Any, options: Any = None, **values: Any) -> Any:
+        return extract(model, "lstar", options, **values)
 
     rows = []
     ratios = []
@@ -292,7 +295,7 @@ def bench_aalpy(models: list[Path], repeats: int) -> None:
                      ours.stats["network_steps"], a_steps,
                      f"{ours.dfa.n_states}/{a_dfa.n_states}", f"{eq_o}/{eq_a}",
                      f"{strict_t:.3f}", strict.dfa.n_states,
-                     "yes" if strict.finished else "no (time limit)"])
+                     "yes" if strict.finished else f"no ({strict.stopped})"])
     table(
         f"L* against AALpy {aalpy_version()} (median of {repeats}; ours: default oracle 'both'; "
         "AALpy: RandomWordEqOracle 1000 words/round, lengths 1-50, at most 30 rounds)",
@@ -340,7 +343,6 @@ def main() -> None:
     if not models:
         print("no models: fixtures/models/tomita*_*.pt are missing (train them, or pass --models)")
         return
-    import sklearn.svm  # noqa: F401 - import once before timing (the refinement oracle uses it)
 
     print(f"torch threads: {torch.get_num_threads()}, cpu count: {os.cpu_count()}")
     if not args.no_methods:

@@ -79,9 +79,13 @@ def sparse(methods: list[str], time_limit: float) -> None:
     words, labels = balanced_by_network(net, pattern, np.random.default_rng(0))
     print(f"\n## Sparse language: email-pattern LSTM, 26 symbols (no --words; "
           f"{len(words)} class-balanced words for the agreement)\n")
-    from rnn2dfa.extract.kmeans.resolution import own_words_check
+    from rnn2dfa.extract.kmeans.verdict import own_answers_check
+    from rnn2dfa.extract.teacher import to_machine
 
-    own = own_words_check(net, 30, seed=7)
+    check = own_answers_check(net, 30, seed=7)
+
+    def own(dfa):
+        return check(to_machine(dfa))
     print("| method | states | finished | seconds | agreement (balanced) | "
           "on accepted | on rejected | on the DFA's own words | note |")
     print("|---|---|---|---|---|---|---|---|---|")

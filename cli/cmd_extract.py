@@ -1,13 +1,13 @@
-"""`rnn2dfa extract`: the DFA a trained network implements (L*, k-means, partition, exact)."""
+"""`rnn2dfa extract`: the automaton a trained network implements (L*, KV, L#, k-means,
+partition, exact): a DFA, or a classifier's Moore machine, or a tagger's Mealy machine."""
 
 from __future__ import annotations
 
-import os
-from dataclasses import replace
 from typing import Any
 
 import click
 import numpy as np
+from rich.markup import escape
 from rich.table import Table
 
 from rnn2dfa.atomic import check_writable
@@ -32,25 +32,21 @@ CLI_ONLY = ("pac_words",)
 #: Library parameter -> option, for the one-line errors of planning and budget checks.
 OPTIONS = {"epsilon": "--epsilon/--delta", "max_length": "--max-length",
            "max_states": "--max-states", "method": "--method", "oracle": "--oracle"}
-#: Options of DFA extraction that mean nothing for a labeller's Moore or Mealy machine
-#: (refused by name rather than ignored): L*'s white-box oracle, its prefix and language
-#: samples, the noise estimate, the held-out selection among hypotheses.
-MACHINE_REFUSED = ("oracle", "pac_prefixes", "pac_words", "estimate_rate", "holdout", "select")
 
 
 class MethodChoice(click.Choice):
-    """The registered extraction methods (`kind`: one kind), read when the option is
+    """The registered extraction methods (`family`: one family), read when the option is
     parsed, so a method registered after import is a choice too; `extra`: names handled
     elsewhere that are not (yet) in the registry."""
 
-    def __init__(self, kind: str | None = None, extra: tuple[str, ...] = (),
+    def __init__(self, family: str | None = None, extra: tuple[str, ...] = (),
                  trained: bool = False) -> None:
-        self.kind, self.extra, self.trained = kind, extra, trained
+        self.family, self.extra, self.trained = family, extra, trained
         super().__init__(())
 
     @property  # type: ignore[override]
     def choices(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys((*method_names(self.kind, trained=self.trained),
+        return tuple(dict.fromkeys((*method_names(self.family, trained=self.trained),
                                     *self.extra)))
 
     @choices.setter
@@ -85,9 +81,18 @@ _STAT_LABELS = (
 
 
 def _stats_table(result: Any, output: str) -> Table:
-    t = kv_table(f"Extraction ({result.method})")
-    t.add_row("DFA states", str(result.dfa.n_states))
+    a = result.automaton
+    if result.target == "dfa":
+        t = kv_table(f"Extraction ({result.method})")
+        t.add_row("DFA states", f"{a.n_states:,}")
+    else:
+        t = kv_table(f"Extraction ({result.method}): a {a.kind.capitalize()} machine")
+        t.add_row("states", f"{a.n_states:,}")
+        t.add_row("outputs", escape(", ".join(a.outputs)))
     t.add_row("finished", "yes" if result.finished else "[yellow]no[/yellow]")
+    ev = result.evidence
+    if ev is not None and ev.words:
+        t.add_row("final check", escape(ev.describe()))
     shown = set()
     for key, label in _STAT_LABELS:
         if key in result.stats:
@@ -95,7 +100,8 @@ def _stats_table(result: Any, output: str) -> Table:
             t.add_row(label, f"{val:.3f}" if isinstance(val, float) else yes_no(val))
             shown.add(key)
     for key, val in result.stats.items():
-        if key in shown or key in ("method", "finished", "stopped"):
+        if key in shown or key in ("method", "finished", "stopped", "message", "warning",
+                                   "target", "states"):
             continue
         if isinstance(val, (dict, list)):
             continue
@@ -122,7 +128,7 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
     t.add_column("held-out agreement", justify="right")
     t.add_column("")
     pick = np.unique(np.linspace(0, len(curve) - 1, rows).astype(int)).tolist()
-    chosen = result.dfa.n_states
+    chosen = result.automaton.n_states
     marked = False
     for i, (states, agree) in enumerate(curve):
         is_answer = not marked and int(states) >= chosen
@@ -137,13 +143,14 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
 @acceptor_option
 @click.option("--method", type=MethodChoice(), default="lstar",
               show_default=True,
-              help=method_help(method_names("dfa"))
+              help=method_help(method_names("automaton"))
               + " For language models (a PDFA, see rnn2dfa pdfa-extract): "
               + method_help(method_names("pdfa")))
 @click.option("--oracle", type=click.Choice(("refine", "pac", "both")),
               default=LStarOptions.oracle, show_default=True,
-              help="L* equivalence check: abstraction refinement (white box, Weiss et al. 2018), "
-                   "PAC sampling, or both (both must find no counterexample).")
+              help="lstar/kv/lsharp equivalence check: abstraction refinement (white box, "
+                   "Weiss et al. 2018), PAC sampling, or both (both must find no "
+                   "counterexample).")
 @click.option("--epsilon", type=click.FloatRange(0, 1, min_open=True, max_open=True),
               default=LStarOptions.epsilon, show_default=True, help="PAC: tolerated error rate.")
 @click.option("--delta", type=click.FloatRange(0, 1, min_open=True, max_open=True),
@@ -158,9 +165,9 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
                    "language named in the model file (when there is one), so rare members "
                    "such as a^n b^n get checked; 'uniform' uses uniform random words only.")
 @click.option("--estimate-rate", type=click.Choice(("auto", "always", "never")), default=None,
-              help="L*: estimate how often the network and the DFA disagree, on a fresh "
-                   "sample of up to 100,000 words (auto: when rare disagreements were set "
-                   "aside; always costs a few seconds).")
+              help="lstar/kv/lsharp: estimate how often the network and the answer "
+                   "disagree, on a fresh sample of up to 100,000 words (auto: when rare "
+                   "disagreements were set aside; always costs a few seconds).")
 @click.option("--max-length", type=click.IntRange(1, 100_000), default=None,
               help=f"Longest sampled word (lstar default {DEFAULT_MAX_LENGTH}; kmeans: 30).")
 @click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None,
@@ -180,13 +187,13 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
                    "Answers still come from the network only.")
 @click.option("--holdout", type=click.FloatRange(0, 1, max_open=True),
               default=LStarOptions.holdout, show_default=True,
-              help="lstar/kv: share of your --words kept from learning; every hypothesis is "
+              help="lstar/kv/lsharp: share of your --words kept from learning; every hypothesis is "
                    "scored on them and the result reports that out-of-sample agreement.")
 @click.option("--select", type=click.Choice(("occam", "faithful")),
               default=LStarOptions.select, show_default=True,
-              help="lstar/kv, when the run does not converge: occam = the smallest hypothesis "
-                   "whose held-out agreement cannot be told apart from the best (Wilson "
-                   "interval, overall and per class); faithful = the best one.")
+              help="lstar/kv/lsharp, when the run does not converge: occam = the smallest "
+                   "hypothesis whose held-out agreement cannot be told apart from the best "
+                   "(Wilson interval, overall and per answer); faithful = the best one.")
 @seed_option
 @click.option("--tolerance", type=click.FloatRange(0, 1, min_open=True), default=0.1,
               show_default=True, help="wlstar (language models -> PDFA, Weiss et al. 2019): "
@@ -223,7 +230,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     finite-state (for instance an LSTM counting a^n b^n).
     Exit code: 0 written, 2 bad input (nothing written).
     """
-    if get_method(method).kind == "pdfa":
+    if get_method(method).family == "pdfa":
         from rnn2dfa_cli.cmd_pdfa import extract_hook
 
         return extract_hook(ctx)
@@ -239,206 +246,74 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
             raise InputError(
                 f"{flag} does not apply to --method {method} (only to: {', '.join(where)})"
             )
-    check_writable(output, "the DFA")
+    check_writable(output, "the extracted automaton")
 
-    from rnn2dfa.extract import extract, language_words, plan_options
-    from rnn2dfa.models.loading import LoadedAcceptor, load_acceptor
+    from rnn2dfa.extract import extract, load
+    from rnn2dfa.models.loading import LoadedAcceptor
 
     if acceptor_spec is not None:
         acceptor, meta, kind, model_file = user_model(acceptor_spec, model_file,
                                                       time_limit=options["time_limit"])
-        loaded = LoadedAcceptor(acceptor, meta, kind, model_file)
+        loaded = LoadedAcceptor(acceptor, meta, "your code", model_file)
     elif model_file is None:
         raise InputError("no model: give MODEL.pt (or --acceptor MODULE:FUNCTION)")
     else:
-        loaded = _load_machine_file(model_file) or load_acceptor(model_file)
-    from rnn2dfa.models.labeller import is_labeller
+        loaded = load(model_file)
+    net = loaded.acceptor
+    from rnn2dfa.extract.teacher import target_of
 
-    if is_labeller(loaded.acceptor):  # a k-class classifier or a tagger
-        return _extract_machine(loaded, method, output, as_json, options, given)
-    from rnn2dfa.models.user_code import whole_word_classifier
-
-    if getattr(loaded.acceptor, "whole_word", False):  # bidirectional: whole words only
-        loaded = LoadedAcceptor(whole_word_classifier(loaded.acceptor), loaded.metadata,
-                                "whole-word network", loaded.path)
+    target = target_of(net)
+    if target != "dfa" and "pac_words" in given:
+        raise InputError("--pac-words applies to DFA extraction only (a language's words), "
+                         f"not to a {target} machine", path=model_file)
     values = {name: options[name] for name in given if name not in CLI_ONLY}
     words_file = values.pop("words", None)
-    spec = get_method(method)
-    try:
-        width = int(getattr(loaded.acceptor, "state_dim", 1))
-    except InputError as exc:  # a whole-word network has no states: say why, name the file
-        raise InputError(exc.message, path=model_file) from None
-    with options_for(**OPTIONS):  # a batch classifier's settings; memory bounded before work
-        opts = plan_options(method, model=loaded.acceptor, **values)
-        wants_words = options["pac_words"] == "auto" and spec.wants_language_words(opts)
-        spec.check_budget(opts, width, language_pool=wants_words and loaded.language is not None)
-    words: list[tuple[int, ...]] = []
     if words_file is not None:
         from rnn2dfa.fileio import read_words
 
-        words = list(read_words(words_file, loaded.acceptor.alphabet))
-    if wants_words:
-        # the language's words at the sampled lengths join the words that matter (the
-        # longer-word check looks past them by itself)
-        words += list(language_words(
-            loaded.language, options["max_length"] or DEFAULT_MAX_LENGTH, seed=options["seed"]
-        ) or ())
-    if words:
-        opts = replace(opts, words=tuple(words))
-    try:
-        def run(progress: Any = None) -> Any:
-            return extract(loaded.acceptor, method, opts, progress=progress)
-
-        piped = PipedProgress("extract")
+        values["words"] = tuple(read_words(words_file, net.alphabet))
+    language = "auto" if options["pac_words"] == "auto" else None
+    piped = PipedProgress("extract")
+    with options_for(**OPTIONS):  # the library plans, bounds memory, then runs
         if as_json:
-            result = run(lambda ev: piped.note(ev.text))
+            result = extract(loaded, method, progress=lambda ev: piped.note(ev.text),
+                             language=language, **values)
         else:
             with err.status("extracting…", spinner="dots") as status:
                 def show(ev: Any) -> None:
                     status.update("extracting: " + ev.text())
                     piped.note(ev.text)
 
-                result = run(show)
-    except InputError as exc:  # e.g. exact extraction refusing this network: name the file
-        if exc.path is None:
-            raise InputError(exc.message, path=model_file) from None
-        raise
+                result = extract(loaded, method, progress=show, language=language, **values)
+    automaton = result.automaton
+    if result.target == "dfa":
+        from rnn2dfa.automata.io import save_dfa
 
-    from rnn2dfa.automata.io import save_dfa
+        save_dfa(automaton, output)
+    else:
+        from rnn2dfa.automata.machine_io import save_machine
 
-    provenance = {"source": os.path.basename(str(model_file)), "kind": loaded.kind,
-                  "method": method}
-    if loaded.language:
-        provenance["language"] = loaded.language
-    dfa = result.dfa.with_extra(stats=result.stats, provenance=provenance)
-    save_dfa(dfa, output)
-
+        save_machine(automaton, output)
     if as_json:
-        emit_json({
-            "output": output,
-            "method": result.method,
-            "finished": result.finished,
-            "states": dfa.n_states,
-            "stats": result.stats,
-            "hypothesis_sizes": result.hypothesis_sizes,
-            "message": result.message,
-            "warning": result.warning,
-            "evidence": result.stats.get("evidence"),
-        })
+        doc = {"output": output, "method": result.method, "target": result.target,
+               "finished": result.finished, "states": automaton.n_states,
+               "stopped": result.stopped, "seconds": round(result.seconds, 3),
+               "stats": result.stats, "hypothesis_sizes": result.hypothesis_sizes,
+               "message": result.message, "warning": result.warning,
+               "evidence": result.stats.get("evidence")}
+        if result.target != "dfa":
+            doc.update(kind=automaton.kind, outputs=list(automaton.outputs))
+        emit_json(doc)
         return
     out.print(_stats_table(result, output))
     curve = _curve_table(result)
     if curve is not None:
         out.print(curve)
-    if result.warning:
-        err.print(f"[yellow]warning: {result.warning}[/yellow]")
+    if result.warning and result.warning != result.message:
+        err.print(f"[yellow]warning: {escape(result.warning)}[/yellow]")
     if result.message:
-        colour = "yellow" if not result.finished else "dim"
-        err.print(f"[{colour}]warning: {result.message}[/{colour}]" if not result.finished
-                  else f"[dim]{result.message}[/dim]")
-
-
-def _load_machine_file(path: str) -> Any:
-    """A Moore or Mealy machine file posing as the network (as a DFA file may), else None."""
-    from rnn2dfa.automata.machine_io import is_machine_file
-
-    if not is_machine_file(path):
-        return None
-    from rnn2dfa.automata.machine_io import load_machine
-    from rnn2dfa.models.labeller import MachineLabeller
-    from rnn2dfa.models.loading import LoadedAcceptor
-
-    machine = load_machine(path)
-    name = machine.extra.get("name")
-    return LoadedAcceptor(MachineLabeller(machine),
-                          {"language": name} if isinstance(name, str) else {},
-                          "machine file", path)
-
-
-def _extract_machine(loaded: Any, method: str, output: str, as_json: bool,
-                     options: dict[str, Any], given: set[str]) -> None:
-    """A labeller's Moore or Mealy machine: planned, bounded, extracted and written."""
-    from rnn2dfa.extract import extract, plan_options
-    from rnn2dfa.extract.registry import METHODS
-
-    net = loaded.acceptor
-    path = loaded.path or None
-    what = (f"{len(net.outputs)}-output {'classifier' if net.kind == 'moore' else 'tagger'} "
-            f"(a {net.kind.capitalize()} machine)")
-    spec = get_method(method)
-    if spec.machine is None:
-        names = ", ".join(n for n, m in METHODS.items() if m.machine is not None)
-        raise InputError(f"--method {method} does not extract from a {what}; use one of: "
-                         f"{names}", path=path)
-    refused = [n for n in sorted(given) if n in MACHINE_REFUSED]
-    if refused:
-        flag = "--" + refused[0].replace("_", "-")
-        raise InputError(f"{flag} applies to DFA extraction only, not to a {what}", path=path)
-    values = {name: options[name] for name in given if name not in CLI_ONLY}
-    words_file = values.pop("words", None)
-    with options_for(**OPTIONS):  # memory bounded before work
-        opts = plan_options(method, **values)
-        spec.check_budget(opts, int(net.state_dim))
-    if words_file is not None:
-        from rnn2dfa.fileio import read_words
-
-        opts = replace(opts, words=tuple(read_words(words_file, net.alphabet)))
-    try:
-        piped = PipedProgress("extract")
-        if as_json:
-            result = extract(net, method, opts, progress=lambda ev: piped.note(ev.text))
-        else:
-            with err.status("extracting…", spinner="dots") as status:
-                def show(ev: Any) -> None:
-                    status.update("extracting: " + ev.text())
-                    piped.note(ev.text)
-
-                result = extract(net, method, opts, progress=show)
-    except InputError as exc:
-        if exc.path is None:
-            raise InputError(exc.message, path=path) from None
-        raise
-
-    from rnn2dfa.automata.machine_io import save_machine
-
-    provenance = {"source": os.path.basename(str(loaded.path)), "kind": loaded.kind,
-                  "method": method}
-    if loaded.language:
-        provenance["language"] = loaded.language
-    machine = result.machine.with_extra(stats=result.stats, provenance=provenance)
-    save_machine(machine, output)
-    ev = result.evidence
-    if as_json:
-        emit_json({
-            "output": output, "method": result.method, "kind": machine.kind,
-            "finished": result.finished, "states": machine.n_states,
-            "outputs": list(machine.outputs), "message": result.message,
-            "stopped": result.stopped, "seconds": round(result.seconds, 3),
-            "stats": result.stats, "hypothesis_sizes": result.hypothesis_sizes,
-            "evidence": None if ev is None else result.stats.get("evidence"),
-        })
-        return
-    t = kv_table(f"Extraction ({result.method}): a {machine.kind.capitalize()} machine")
-    t.add_row("states", f"{machine.n_states:,}")
-    t.add_row("outputs", ", ".join(machine.outputs))
-    t.add_row("finished", "yes" if result.finished else "[yellow]no[/yellow]")
-    if ev is not None and ev.words:
-        span = (f"length {ev.min_length}" if ev.min_length == ev.max_length
-                else f"lengths {ev.min_length}-{ev.max_length}")
-        t.add_row("final check", f"{ev.words:,} words ({span})")
-    t.add_row("rounds", f"{result.rounds:,}")
-    t.add_row("membership queries", f"{result.membership_queries:,}")
-    t.add_row("network steps", f"{result.network_steps:,}")
-    t.add_row("seconds", f"{result.seconds:.3f}")
-    if result.hypothesis_sizes:
-        sizes = result.hypothesis_sizes
-        t.add_row("hypothesis sizes", ("…, " if len(sizes) > 12 else "")
-                  + ", ".join(map(str, sizes[-12:])))
-    t.add_row("written to", output)
-    out.print(t)
-    if result.message:
-        err.print(f"[dim]{result.message}[/dim]" if result.finished
-                  else f"[yellow]warning: {result.message}[/yellow]")
+        err.print(f"[dim]{escape(result.message)}[/dim]" if result.finished
+                  else f"[yellow]warning: {escape(result.message)}[/yellow]")
 
 
 COMMANDS: list[click.Command] = [extract_cmd]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -55,12 +56,15 @@ OPTIONS = {"acceptor": "--acceptor", "truth": "--truth", "data": "--data",
 
 
 def load_source(source: str) -> tuple[Any, dict[str, Any], str, Any]:
-    """(language model, metadata, kind, truth) of a model file, PDFA file or PDFA name
+    """(language model, metadata, origin, truth) of a model file, PDFA file or PDFA name
     (`rnn2dfa.pdfa.workflow.load_source`)."""
     from rnn2dfa.pdfa.workflow import load_source as load
+    from rnn2dfa_cli.common import torch_threads_now
 
     s = load(source)
-    return s.model, s.meta, s.kind, s.truth
+    if "torch" in sys.modules:  # a network: run it with --threads
+        torch_threads_now()
+    return s.model, s.meta, s.origin, s.truth
 
 
 def _fmt(x: float | None, digits: int = 4) -> str:
@@ -200,7 +204,7 @@ def extract_pdfa(
 
                 result = run_method(src.model, method, options, progress=progress)
     stats = result.stats
-    provenance = {"source": os.path.basename(src.name), "kind": src.kind, "method": method}
+    provenance = {"source": os.path.basename(src.name), "origin": src.origin, "method": method}
     if src.meta.get("language"):
         provenance["language"] = src.meta["language"]
     auto = result.automaton
@@ -834,7 +838,7 @@ def pdfa_prob_cmd(source: str | None, words: tuple[str, ...], acceptor: str | No
             model, kind = load_automaton(source), "weighted automaton"
         else:
             src = load_teacher(source, acceptor)
-            model, kind = src.model, src.kind
+            model, kind = src.model, src.origin
         alphabet = tuple(model.alphabet)
         items = [parse_word(w, alphabet, source="a word argument") for w in words]
         if words_file is not None:

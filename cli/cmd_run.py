@@ -129,8 +129,8 @@ def _summary(run: Any) -> None:
               help="Hidden units per layer.")
 @click.option("--layers", type=click.IntRange(1, 16), default=1, show_default=True,
               help="Stacked recurrent layers.")
-@click.option("--method", type=MethodChoice("dfa"), default="lstar", show_default=True,
-              help="Extraction method: " + method_help(method_names("dfa", trained=True))
+@click.option("--method", type=MethodChoice("automaton"), default="lstar", show_default=True,
+              help="Extraction method: " + method_help(method_names("automaton", trained=True))
               + " exact: only for networks with integer weights, never trained ones.")
 @click.option("--epochs", type=click.IntRange(1), default=RunConfig.epochs, show_default=True,
               help="Training epoch budget (training stops earlier once perfect).")

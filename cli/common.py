@@ -115,9 +115,13 @@ class Rnn2dfaGroup(click.Group):
     (keep the modules of automata-only commands first). `--help` imports them all.
     """
 
-    def __init__(self, *args: Any, command_modules: Sequence[str] = (), **kwargs: Any) -> None:
+    def __init__(self, *args: Any, command_modules: Sequence[str] = (),
+                 homes: dict[str, str] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._pending = list(command_modules)
+        #: command -> its module, for commands that must not wait for the modules before
+        #: theirs (pdfa-random starts without the network commands' torch)
+        self._homes = dict(homes or {})
 
     def _load_next(self) -> bool:
         """Import the next command module and add its commands; False when none is left."""
@@ -130,6 +134,10 @@ class Rnn2dfaGroup(click.Group):
         return True
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        home = self._homes.get(cmd_name)
+        if home is not None and home in self._pending and cmd_name not in self.commands:
+            self._pending.remove(home)
+            self._pending.insert(0, home)
         while cmd_name not in self.commands and self._load_next():
             pass
         return super().get_command(ctx, cmd_name)
@@ -262,8 +270,17 @@ def bad_input(message: str, path: str | None = None) -> InputError:
 #: Commands that handle only automata: they never import torch, scikit-learn or matplotlib,
 #: so the `--threads` option does not import torch to configure it for them.
 AUTOMATA_COMMANDS = frozenset(
-    {"languages", "truth", "show", "minimize", "equiv", "render", "convert"}
+    {"languages", "truth", "show", "minimize", "equiv", "render", "convert", "pdfa-random",
+     "pdfa-sample"}
 )
+
+
+def torch_threads_now() -> None:
+    """Import torch and give it the global `--threads` count: for the commands that run a
+    network; an automata command that meets one (pdfa-sample of a model file) calls it."""
+    import torch
+
+    torch.set_num_threads(threads())
 
 
 def threads() -> int:

@@ -36,6 +36,7 @@ COMMAND_MODULES = (
 @click.group(
     cls=Rnn2dfaGroup,
     command_modules=COMMAND_MODULES,
+    homes={"pdfa-random": "cmd_pdfa", "pdfa-sample": "cmd_pdfa"},
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(__version__, prog_name="rnn2dfa")

@@ -18,6 +18,14 @@ class InputError(Exception):
         self.param = param
         super().__init__(f"{self.path}: {message}" if self.path else message)
 
+    def with_path(self, path: str) -> InputError:
+        """The same error (same class) about `path`, when it names none yet."""
+        if self.path is not None:
+            return self
+        self.path = str(path)
+        self.args = (f"{self.path}: {self.message}",)
+        return self
+
     def with_option(self, option: str) -> InputError:
         """The same error (same class and file) with the option that sets `param` appended."""
         return type(self)(f"{self.message} ({option})", path=self.path, param=self.param)

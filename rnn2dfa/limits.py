@@ -29,12 +29,12 @@ CONFIG_BOUNDS = {
 }
 #: Any other integer in a config.
 OTHER_INT_BOUND = 10_000_000
-#: Uniform words L*'s search for a rare class runs (rnn2dfa.extract.rare.balance_classes).
+#: Uniform words the search for rare answers labels first (rnn2dfa.extract.rare.find_rare).
 RARE_UNIFORM_WORDS = 2000
 #: Network steps over a padded sample a single pass may take (about a minute on one core).
 MAX_STEPPED_VALUES = 4_000_000
 #: Words per length of the language sample L* joins to its PAC sample (language_words).
-POOL_PER_LENGTH = 50
+POOL_PER_LENGTH = 20
 #: Values (symbols) a batch of sampled words may hold: 10^8 int64 values are 800 MB.
 MAX_SAMPLE_VALUES = 100_000_000
 #: The table exact extraction may hold (its states' exact codes, hash entries, transitions):
@@ -113,18 +113,6 @@ def check_pac_budget(epsilon: float, delta: float, max_length: int, rounds: int 
             "or lower the longest length",
             param="epsilon",
         )
-
-
-def check_extract_budget(
-    method: str, options: object, state_dim: int, *, language_pool: bool = False
-) -> None:
-    """Refuse, before extraction starts, settings whose samples or state tables would not
-    fit in memory; each method's check is its registry entry's `budget`
-    (rnn2dfa.extract.registry). `options`: the method's options or a mapping of values.
-    The error names the parameter that changes it."""
-    from rnn2dfa.extract.registry import check_budget
-
-    check_budget(method, options, state_dim, language_pool=language_pool)
 
 
 #: The most tensors a model file may hold: a recurrent classifier has tens, a checkpoint

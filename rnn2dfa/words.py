@@ -189,3 +189,51 @@ def edit_words(
         lens = np.where(todo, lens + (kind == 1) - (kind == 2), lens)
     out[cols >= lens[:, None]] = 0
     return out, lens
+
+
+def pump_words(members: Sequence[Word], lo: int, hi: int, n: int,
+               rng: np.random.Generator) -> list[Word]:
+    """n words of lengths about lo..hi made by pumping `members`: one factor u repeated
+    (x u^r z, the pumping lemma of regular languages) or two factors repeated together
+    (x u^r y v^r z, that of context-free ones: a^n b^n from ab), r chosen to reach a random
+    target length. A network's members stay members under its own pumping, its near-misses
+    come out as the rest: both answers at lengths no sample of short words reaches."""
+    base = [w for w in members if len(w) >= 2]
+    if not base or n <= 0:
+        return []
+    out: list[Word] = []
+    picks = rng.integers(0, len(base), size=n)
+    targets = rng.integers(lo, hi + 1, size=n)
+    double = rng.random(n) < 0.7
+    for w_i, target, two in zip(picks.tolist(), targets.tolist(), double.tolist(), strict=True):
+        w = base[w_i]
+        m = len(w)
+        l1 = int(rng.integers(1, min(3, m) + 1))
+        i = int(rng.integers(0, m - l1 + 1))
+        u = w[i : i + l1]
+        if two and i + l1 < m:
+            l2 = min(l1, m - i - l1)  # equal factors: a^n b^n pumps with u = a, v = b
+            j = int(rng.integers(i + l1, m - l2 + 1))
+            v = w[j : j + l2]
+            r = max(1, (target - m) // (l1 + l2) + 1)
+            word = w[:i] + u * r + w[i + l1 : j] + v * r + w[j + l2 :]
+        else:
+            r = max(1, (target - m) // l1 + 1)
+            word = w[:i] + u * r + w[i + l1 :]
+        out.append(word[: hi + 6])
+    return out
+
+
+def mix(rng: np.random.Generator, pool: Sequence[Word], n: int, k: int,
+        max_length: int) -> list[Word]:
+    """n picks from `pool` (a quarter cut to a prefix) with 0-2 random edits each: the
+    words, their prefixes and their one- and two-symbol edits."""
+    if not pool or n <= 0:
+        return []
+    picks = [pool[i] for i in rng.integers(0, len(pool), size=n)]
+    cut = rng.random(n) < 0.25
+    picks = [w[: int(rng.integers(0, len(w) + 1))] if c else w
+             for w, c in zip(picks, cut.tolist(), strict=True)]
+    sym, lens = pad_words(picks)
+    sym, lens = edit_words(rng, sym, lens, k, max_length=max_length)
+    return unpad(sym, lens)

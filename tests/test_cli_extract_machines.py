@@ -56,7 +56,7 @@ def test_a_saved_labeller_gives_a_machine_file(labeller_files, tmp_path: Path, k
     assert m.kind == kind and m.outputs == ("x", "y", "z")
     data = json.loads(text)
     assert data["stats"]["method"] == "lstar" and data["stats"]["membership_queries"] > 0
-    assert data["provenance"] == {"source": f"{kind}.pt", "kind": "model", "method": "lstar",
+    assert data["provenance"] == {"source": f"{kind}.pt", "origin": "model", "method": "lstar",
                                   "language": "mod3"}
     assert f"a {kind.capitalize()} machine" in res.stdout and "network steps" in res.stdout
     assert data["stats"]["message"] in " ".join(res.stderr.split())
@@ -85,26 +85,48 @@ def test_a_machine_file_poses_as_the_network(tmp_path: Path, name: str) -> None:
     doc = json.loads(res.stdout)
     assert doc["finished"] is True
     assert load_machine(out) == truth.minimize()
-    assert json.loads(out.read_text())["provenance"]["kind"] == "machine file"
+    assert json.loads(out.read_text())["provenance"]["origin"] == "machine file"
 
 
-def test_a_method_without_machines_is_refused(labeller_files, tmp_path: Path) -> None:
+def test_a_method_for_dfas_only_is_refused(labeller_files, tmp_path: Path) -> None:
+    from rnn2dfa.extract.registry import METHODS, Method, registered
+
+    lstar = METHODS["lstar"]
     out, old = old_output(tmp_path)
-    res = run("extract", str(labeller_files["mealy"]), "--method", "kv", "-o", str(out))
-    line = assert_bad_input(res, labeller_files["mealy"], "--method kv", "tagger", "lstar")
-    assert "kmeans" in line and "exact" in line
+    with registered(Method("dfa-only", lstar.options, lstar.function, "L* for DFAs only",
+                           targets=("dfa",))):
+        res = run("extract", str(labeller_files["mealy"]), "--method", "dfa-only", "-o",
+                  str(out))
+    line = assert_bad_input(res, labeller_files["mealy"], "'dfa-only'", "Mealy machines",
+                            "lstar")
+    assert "kmeans" in line and "exact" in line and "kv" in line
     assert out.read_bytes() == old
 
 
-@pytest.mark.parametrize(("args", "flag"), [
-    (("--oracle", "pac"), "--oracle"), (("--pac-prefixes",), "--pac-prefixes"),
-    (("--holdout", "0.5"), "--holdout"), (("--select", "faithful"), "--select"),
-    (("--estimate-rate", "always"), "--estimate-rate"), (("--pac-words", "uniform"), "--pac-words"),
-])
-def test_dfa_only_options_are_refused_by_name(labeller_files, tmp_path: Path, args, flag) -> None:
+@pytest.mark.parametrize("method", ["kv", "lsharp"])
+def test_every_learner_takes_a_tagger(labeller_files, tmp_path: Path, method: str) -> None:
+    out = tmp_path / "m.json"
+    res = run("extract", str(labeller_files["mealy"]), "--method", method, "--max-length", "8",
+              "--time-limit", "20", "-o", str(out), "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["method"] == method
+    assert load_machine(out).kind == "mealy"
+
+
+@pytest.mark.parametrize("args", [("--oracle", "pac"), ("--pac-prefixes",), ("--holdout", "0.5"),
+                                  ("--select", "faithful"), ("--estimate-rate", "always")])
+def test_the_learners_options_apply_to_machines(labeller_files, tmp_path: Path, args) -> None:
+    out = tmp_path / "m.json"
+    res = run("extract", str(labeller_files["moore"]), *args, "--max-length", "8",
+              "--time-limit", "20", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert load_machine(out).kind == "moore"
+
+
+def test_pac_words_is_refused_for_a_classifier(labeller_files, tmp_path: Path) -> None:
     out, old = old_output(tmp_path)
-    res = run("extract", str(labeller_files["moore"]), *args, "-o", str(out))
-    assert_bad_input(res, flag, "DFA extraction only", "classifier")
+    res = run("extract", str(labeller_files["moore"]), "--pac-words", "uniform", "-o", str(out))
+    assert_bad_input(res, "--pac-words", "DFA extraction only", "moore machine")
     assert out.read_bytes() == old
 
 

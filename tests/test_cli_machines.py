@@ -491,7 +491,7 @@ def test_automaton_commands_on_machines_do_not_import_torch(files, tmp_path) -> 
 
 def test_verify_with_too_few_words_of_every_class_cannot_tell(files) -> None:
     r = run("verify", files / "mod3.json", "--model", files / "mod3.pt",
-            "--max-word-length", 10, "--samples", 10)
+            "--max-word-length", 10, "--samples", 6)
     assert r.exit_code == 1, r.output
     assert "cannot be told to match the network" in r.stdout
 

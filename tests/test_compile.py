@@ -400,8 +400,8 @@ needs_exact = pytest.mark.skipif(
     reason="rnn2dfa.extract.exact (the exact extractor) is not written yet",
 )
 needs_lstar = pytest.mark.skipif(
-    importlib.util.find_spec("rnn2dfa.extract.lstar.lstar") is None,
-    reason="rnn2dfa.extract.lstar (L*) is not written yet",
+    importlib.util.find_spec("rnn2dfa.extract.active.driver") is None,
+    reason="rnn2dfa.extract.active (L*) is not written yet",
 )
 
 
@@ -437,12 +437,12 @@ def test_exact_extraction_refuses_noisy_network() -> None:
 @needs_lstar
 @pytest.mark.parametrize("dfa", [CONTAINS_AB, SMALL, LARGE], ids=["ab", "small", "large"])
 def test_lstar_extraction_gives_back_the_dfa(dfa: DFA) -> None:
-    from rnn2dfa.extract.lstar import extract_lstar
+    from rnn2dfa.extract import extract
 
     # PAC equivalence on the large one: abstraction refinement over 181-dimensional states
     # is much slower and adds nothing for a network that is exactly a DFA.
     oracle = "pac" if dfa is LARGE else "both"
-    result = extract_lstar(compile_dfa(dfa), oracle=oracle, seed=0, time_limit=120)
+    result = extract(compile_dfa(dfa), "lstar", oracle=oracle, seed=0, time_limit=120)
     assert result.finished
     assert result.dfa == dfa.minimize()
 

@@ -80,6 +80,9 @@ def dfa_files(tmp_path_factory):
         (["equiv", "a.json", "b.json"], 1),
         (["--threads", "2", "equiv", "a.json", "a.json"], 0),
         (["render", "a.json", "-o", "a.dot"], 0),
+        (["convert", "a.json", "-o", "a.dot"], 0),
+        (["pdfa-random", "-o", "p.json"], 0),
+        (["pdfa-sample", "rpdfa-6-3-0", "-n", "20", "-o", "s.txt"], 0),
     ],
     ids=lambda x: " ".join(x) if isinstance(x, list) else str(x),
 )

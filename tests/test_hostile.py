@@ -35,7 +35,8 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.io import dumps, load_dfa, loads, save_dfa
 from rnn2dfa.compile.minsky import compile_dfa
 from rnn2dfa.errors import InputError
-from rnn2dfa.limits import check_extract_budget, check_pac_budget
+from rnn2dfa.extract.registry import check_budget as check_extract_budget
+from rnn2dfa.limits import check_pac_budget
 from rnn2dfa.models.io import load_model, save_model
 from rnn2dfa.models.rnn import RNNAcceptor
 from rnn2dfa.train.config import TrainConfig

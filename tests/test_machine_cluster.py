@@ -1,7 +1,7 @@
-"""k-means and interval partitions of a labeller's states (`extract_machine_kmeans`,
-`extract_machine_partition`): the truth is recovered from machines posing as networks and
-from compiled networks, rare outputs are searched for, and "finished" is never claimed
-without every output the network gives in the held-out check."""
+"""k-means and interval partitions of a labeller's states (`extract_kmeans`,
+`extract_partition` on a Moore or Mealy target): the truth is recovered from machines
+posing as networks and from compiled networks, rare outputs are searched for, and
+"finished" is never claimed without every output the network gives in the held-out check."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.compile.machine import compile_machine
 from rnn2dfa.extract import extract
+from rnn2dfa.extract.active.checks import own_words
 from rnn2dfa.extract.kmeans.sampling import collect_prefix_states
-from rnn2dfa.extract.machines.cluster import output_dfa
-from rnn2dfa.extract.machines.result import MachineResult
+from rnn2dfa.extract.result import ExtractionResult
 from rnn2dfa.languages.machines import get_machine_language
 from rnn2dfa.models.labeller import MachineLabeller
 from rnn2dfa.words import pad_words
@@ -36,8 +36,9 @@ NEEDLE = Machine.from_step("moore", ("a", "b", "c", "d"), 0, _needle_step,
                            lambda q: "found" if q == len(PATTERN) else "no", name="needle")
 
 
-def check_result(result: MachineResult, truth: Machine, method: str) -> None:
-    assert isinstance(result, MachineResult) and result.method == method
+def check_result(result: ExtractionResult, truth: Machine, method: str) -> None:
+    assert isinstance(result, ExtractionResult) and result.method == method
+    assert result.target == truth.kind
     assert result.machine == truth.minimize(), result.message
     assert result.finished and result.stopped is None, result.message
     assert "agrees with the network on every held-out prefix" in result.message
@@ -69,9 +70,9 @@ def test_recovers_a_compiled_mealy_machine_by_partition() -> None:
 def test_rare_output_is_searched_for_and_checked(method: str) -> None:
     result = extract(MachineLabeller(NEEDLE), method)
     check_result(result, NEEDLE, method)
-    assert result.details["uniform_output_counts"]["found"] < 0.01 * sum(
-        result.details["uniform_output_counts"].values())
-    assert result.details["rare_outputs_found"]["found"] > 10
+    assert result.details["uniform_answers"]["found"] < 0.01 * sum(
+        result.details["uniform_answers"].values())
+    assert result.details["rare_searched"]["found"] > 10
     assert result.evidence is not None and result.evidence.per_output["found"] > 10
 
 
@@ -103,14 +104,13 @@ def test_a_too_small_k_is_reported() -> None:
 
 
 @pytest.mark.parametrize("kind", ["moore", "mealy"])
-def test_output_dfa_accepts_the_words_of_one_output(kind: str) -> None:
+def test_own_words_are_words_of_each_output(kind: str) -> None:
     machine = Machine.random(kind, 7, 3, 3, seed=9)
-    rng = np.random.default_rng(0)
-    words = [tuple(rng.integers(0, 3, size=int(rng.integers(1, 9))).tolist())
-             for _ in range(300)]
+    words = own_words(machine, 1, 8, 40, np.random.default_rng(0))
     last = machine.labels_batch(words)
-    for c in range(3):
-        assert np.array_equal(output_dfa(machine, c).accepts_batch(words), last == c)
+    for c in range(3):  # 40 draws of each output, of lengths 1-8
+        assert (last == c).sum() == 40
+    assert all(1 <= len(w) <= 8 for w in words)
 
 
 def test_prefix_agreement_of_a_mealy_machine_skips_the_empty_word() -> None:

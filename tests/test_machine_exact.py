@@ -1,4 +1,4 @@
-"""Exact extraction of Moore and Mealy machines (`extract_machine_exact`): breadth-first
+"""Exact extraction of Moore and Mealy machines (`extract_exact` on a labeller): breadth-first
 search over a labeller's exact states gives back the compiled machine, minimized; networks
 whose states are not exact are refused with the reason; the memory bound and the state cap
 stop it as they stop the DFA's search."""
@@ -15,9 +15,9 @@ from rnn2dfa.compile.machine import compile_machine
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract import extract
 from rnn2dfa.extract.base import ExactOptions
+from rnn2dfa.extract.exact import extract_exact as extract_machine_exact
 from rnn2dfa.extract.exact.search import StateExplosionError
-from rnn2dfa.extract.machines.exact import extract_machine_exact
-from rnn2dfa.extract.machines.result import MachineResult
+from rnn2dfa.extract.result import ExtractionResult as MachineResult
 from rnn2dfa.languages.machines import get_machine_language
 from rnn2dfa.models.labeller import MachineLabeller, RNNLabeller
 
@@ -93,7 +93,7 @@ def test_state_cap_and_an_unreachable_cap() -> None:
     with pytest.raises(StateExplosionError, match="more than 40 distinct network states"):
         extract_machine_exact(net, ExactOptions(max_states=40))
     with pytest.raises(InputError, match="cannot be reached") as info:  # refused before work
-        extract_machine_exact(net, max_states=10**12)
+        extract(net, "exact", max_states=10**12)  # the library applies the budget
     assert info.value.param == "max_states"
 
 

@@ -133,7 +133,7 @@ def test_extract_and_verify_your_language_model(tmp_path, user_file) -> None:
     pdfa = load_pdfa(out)
     assert report["finished"] and pdfa.n_states == 2
     assert max_difference(parity(), pdfa) < 0.1
-    assert pdfa.extra["provenance"]["kind"] == "your code"
+    assert pdfa.extra["provenance"]["origin"] == "your code"
     test.write_text("a a b\nb\na\nb b a a b\n")
     r = run("verify", out, "--acceptor", f"{user_file}:make", "--data", test, "--json")
     assert r.exit_code == 0, r.stderr

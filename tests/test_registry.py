@@ -21,8 +21,8 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.extract import METHODS, extract, plan_options
 from rnn2dfa.extract.base import ExtractionStats, ExtractOptions, resolve_options
 from rnn2dfa.extract.registry import Method, for_trained_networks, register, unregister
+from rnn2dfa.extract.registry import check_budget as check_extract_budget
 from rnn2dfa.extract.result import ExtractionResult
-from rnn2dfa.limits import check_extract_budget
 from rnn2dfa.models.dfa_acceptor import DFAAcceptor
 from rnn2dfa.models.user_code import BatchClassifier
 from rnn2dfa.sweep import Grid, Settings, Sweep, run_sweep
@@ -37,15 +37,14 @@ class ToyOptions(ExtractOptions):
     probe: int = 3
 
 
-def extract_toy(acceptor: Any, options: ToyOptions | None = None, *, progress: Any = None,
-                membership: Any = None) -> ExtractionResult:
+def extract_toy(acceptor: Any, options: ToyOptions | None = None, *,
+                progress: Any = None) -> ExtractionResult:
     """The 1-state automaton of the network's answer on the empty word (whole words only:
-    through `membership` for a batch classifier, else the network's own oracle)."""
-    from rnn2dfa.oracle import MembershipOracle
+    the teacher asks a batch classifier through its cached oracle)."""
+    from rnn2dfa.extract.teacher import Teacher
 
     opts = resolve_options(ToyOptions, options, {})
-    mq = membership if membership is not None else MembershipOracle(acceptor)
-    accept = bool(mq.query([()])[0])
+    accept = bool(Teacher.of(acceptor).labels([()])[0])
     k = len(acceptor.alphabet)
     dfa = DFA(tuple(acceptor.alphabet), np.zeros((1, k), dtype=np.int64),
               np.array([accept]), 0)
@@ -60,7 +59,8 @@ def _toy_budget(options: ToyOptions, state_dim: int, language_pool: bool) -> Non
 
 
 TOY = Method("toy", ToyOptions, f"{__name__}:extract_toy", "the empty word's answer",
-             needs="words", language_words=lambda o: True, budget=_toy_budget)
+             targets=("dfa",), needs="words", language_words=lambda o: True,
+             budget=_toy_budget)
 
 
 @pytest.fixture

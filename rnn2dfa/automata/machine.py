@@ -251,7 +251,7 @@ class Machine:
 
         The output alphabet is kept as declared (a class the machine never emits stays listed).
         """
-        from rnn2dfa.automata.minimize import _compress, hopcroft, moore_rounds
+        from rnn2dfa.automata.minimize import compress_keys, hopcroft, moore_rounds
 
         m = self.canonical()
         n = m.n_states
@@ -264,7 +264,7 @@ class Machine:
                                       max_rounds)
         if not stable:
             cls = hopcroft(m.transitions, cls)
-        cls, nb = _compress(cls)
+        cls, nb = compress_keys(cls)
         rep = np.zeros(nb, dtype=np.int64)
         rep[cls] = np.arange(n)
         out = m.replace(transitions=cls[m.transitions[rep]], labels=m.labels[rep],
@@ -297,9 +297,9 @@ class Machine:
         pb = np.array([b.start], dtype=np.int64)
         if a.kind == "moore" and la[a.start] != lb[b.start]:
             return ()
-        from rnn2dfa.automata.product import _Visited  # the DFA product's visited set
+        from rnn2dfa.automata.product import VisitedPairs  # the DFA product's visited set
 
-        visited = _Visited(a.n_states * nb)
+        visited = VisitedPairs(a.n_states * nb)
         visited.add(pa * nb + pb)
         levels: list[tuple[np.ndarray, np.ndarray]] = []  # (parent index, symbol) per level
         while pa.size:

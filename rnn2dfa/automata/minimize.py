@@ -88,7 +88,8 @@ def explore_step(n_symbols: int, start: Any, step: Callable[[Any, int], Any]
     return order, np.array(rows, dtype=np.int64).reshape(len(order), n_symbols)
 
 
-def _compress(key: np.ndarray) -> tuple[np.ndarray, int]:
+def compress_keys(key: np.ndarray) -> tuple[np.ndarray, int]:
+    """Keys renumbered 0..n-1 in sorted order, and n (the class ids of a partition)."""
     uniq, inv = np.unique(key, return_inverse=True)
     return inv.astype(np.int64).ravel(), int(uniq.size)
 
@@ -97,12 +98,12 @@ def moore_rounds(
     transitions: np.ndarray, accepting: np.ndarray, max_rounds: int
 ) -> tuple[np.ndarray, int, bool]:
     """Refine {accepting, rejecting} by successor classes; returns (classes, count, stable)."""
-    cls, nb = _compress(accepting.astype(np.int64))
+    cls, nb = compress_keys(accepting.astype(np.int64))
     for _ in range(max_rounds):
         key = cls
         for a in range(transitions.shape[1]):
             # key < n and cls < n, so the pair fits an int64 for n < 3e9.
-            key, kb = _compress(key * nb + cls[transitions[:, a]])
+            key, kb = compress_keys(key * nb + cls[transitions[:, a]])
         if kb == nb:
             return cls, nb, True
         cls, nb = key, kb
@@ -116,7 +117,7 @@ def hopcroft(transitions: np.ndarray, initial: np.ndarray) -> np.ndarray:
     with respect to the whole state set, so the last block is implied (Hopcroft's trick).
     """
     n, k = transitions.shape
-    initial, _ = _compress(np.asarray(initial, dtype=np.int64))
+    initial, _ = compress_keys(np.asarray(initial, dtype=np.int64))
     # Inverse transitions per symbol in CSR form, as Python lists for fast scalar access.
     preds: list[tuple[list[int], list[int]]] = []
     for a in range(k):
@@ -203,7 +204,7 @@ def equivalence_classes(dfa: DFA) -> np.ndarray:
 
 def quotient(dfa: DFA, classes: np.ndarray) -> DFA:
     """The automaton whose states are the classes of a stable partition."""
-    cls, nb = _compress(classes)
+    cls, nb = compress_keys(classes)
     rep = np.zeros(nb, dtype=np.int64)
     rep[cls] = np.arange(dfa.n_states)  # any member represents its class
     trans = cls[dfa.transitions[rep]]

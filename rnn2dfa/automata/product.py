@@ -35,7 +35,7 @@ def align(a: DFA, b: DFA) -> DFA:
 DENSE_LIMIT = 1 << 24
 
 
-class _Visited:
+class VisitedPairs:
     """The set of pair codes seen so far: a dense bool array when the product space is small,
     else a hash set. (A sorted array merged once per level, the obvious numpy choice, costs
     O(visited) per level and so O(n²) on long thin searches such as a chain of n states.)"""
@@ -87,7 +87,7 @@ def _bfs_pairs(a: DFA, b: DFA, until_difference: bool = False) -> Iterator[Chunk
     acc_a, acc_b = a.accepting, b.accepting
     frontier = np.array([a.start * n2 + b.start], dtype=np.int64)
     offset = 0  # discovery index of frontier[0]
-    visited = _Visited(a.n_states * n2)
+    visited = VisitedPairs(a.n_states * n2)
     visited.add(frontier)
     yield frontier, np.array([-1], dtype=np.int64), np.array([-1], dtype=np.int64)
     while frontier.size:

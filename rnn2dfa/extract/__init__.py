@@ -1,16 +1,20 @@
-"""Extraction of the DFA a network implements: `extract(acceptor, method, options)`.
+"""Extraction of the automaton a network implements: `extract(model, method, options)`.
 
-The contract (options per method, progress events, statistics) is in
-`rnn2dfa.extract.base`, the methods in `rnn2dfa.extract.registry`. Each method's module is
-imported only when its method is used.
+One entry for every method and target: a DFA from an acceptor, a Moore machine from a
+k-class classifier, a Mealy machine from a tagger. The contract (options per method,
+progress events, statistics) is in `rnn2dfa.extract.base`, the methods in
+`rnn2dfa.extract.registry`. Each method's module is imported only when it is used.
 """
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
+from rnn2dfa.errors import InputError
 from rnn2dfa.extract.base import (
     DEFAULT_MAX_LENGTH,
     Evidence,
@@ -44,7 +48,8 @@ def method_function(method: str) -> Any:
 
 
 def language_words(
-    name: str | None, max_length: int = DEFAULT_MAX_LENGTH, seed: int = 0, per_length: int = 50
+    name: str | None, max_length: int = DEFAULT_MAX_LENGTH, seed: int = 0,
+    per_length: int | None = None,
 ) -> tuple[Word, ...] | None:
     """Class-balanced words of lengths 0..max_length of a registered language, or None.
 
@@ -52,51 +57,85 @@ def language_words(
     membership answers still come only from the network.
     """
     from rnn2dfa.languages import balanced_sample, get_language, language_names
+    from rnn2dfa.limits import POOL_PER_LENGTH
 
     if not name or name not in language_names():
         return None
+    per_length = POOL_PER_LENGTH if per_length is None else per_length
     rng = np.random.default_rng(seed)
     words, _ = balanced_sample(get_language(name), range(max_length + 1), per_length, rng)
     return tuple(tuple(w) for w in words)
 
 
+def load(model: Any) -> Any:
+    """What `extract` takes: a path is read once (a model file, or a DFA or machine file
+    posing as a network: `models.loading.load_acceptor`); anything else is taken as it is."""
+    from rnn2dfa.models.loading import LoadedAcceptor, load_acceptor
+
+    if isinstance(model, LoadedAcceptor):
+        return model
+    if isinstance(model, str | os.PathLike):
+        return load_acceptor(model)
+    return LoadedAcceptor(model, {}, "in-memory model", "")
+
+
 def extract(
-    acceptor: Any,
+    model: Any,
     method: str = "lstar",
     options: Any = None,
     *,
     progress: Progress | None = None,
+    language: str | None = "auto",
     **values: Any,
 ) -> Any:
-    """Run one extraction method on an acceptor, or on a batch classifier (a model that
-    answers whole words only: the method's whole-word settings apply, and it asks its
-    membership queries through a cached `ClassifierOracle`).
+    """Run one extraction method on a model and return its `ExtractionResult` (a PDFA
+    method: its own result).
 
-    `options` may be the method's options or shared ones (their common fields are kept);
-    keyword `values` set single options (`extract(acc, "lstar", oracle="pac")`).
-    A DFA method returns an ExtractionResult; a PDFA method (kind "pdfa") its own result;
-    on a labeller (`models.labeller`) a method's `machine` function returns a MachineResult.
+    `model`: a path (a model file, or a DFA or Moore/Mealy machine file posing as a
+    network), a loaded model (an Acceptor; a labeller: a k-class classifier gives a Moore
+    machine, a tagger a Mealy one; a batch classifier, asked through a cached
+    `ClassifierOracle`), or a `models.loading.LoadedAcceptor`. `options` may be the method's
+    options or shared ones (their common fields are kept); keyword `values` set single
+    options (`extract(net, "lstar", oracle="pac")`). The options are checked, and the
+    memory they need, before any work. `language`: the network's training language, whose
+    class-balanced words join the samples of a method that wants them ("auto": the one the
+    model file names; None: uniform words only). The automaton carries `stats` and
+    `provenance` for its file.
     """
+    from rnn2dfa.extract.teacher import target_of
+
     m = get_method(method)
-    from rnn2dfa.models.labeller import is_labeller
+    loaded = load(model)
+    path = loaded.path or None
+    try:
+        net = loaded.acceptor
+        if m.family == "pdfa":
+            return m.load()(net, plan_options(method, options, **values), progress=progress)
+        target = target_of(net)
+        m.check_target(target, path)
+        opts = plan_options(method, options, model=net, **values)
+        name = loaded.language if language == "auto" else language
+        wants = bool(name) and m.wants_language_words(opts) and target == "dfa"
+        width = int(getattr(net, "state_dim", 1)) if not is_batch_classifier(net) else 1
+        m.check_budget(opts, width, language_pool=wants)
+        if wants:
+            more = language_words(name, getattr(opts, "max_length", DEFAULT_MAX_LENGTH),
+                                  seed=opts.seed) or ()
+            if more:
+                opts = replace(opts, words=tuple(opts.words or ()) + tuple(more))
+        warning = None
+        if target == "dfa" and hasattr(net, "step"):
+            from rnn2dfa.models.sanity import check_outputs
 
-    if is_labeller(acceptor):  # a k-class classifier or a tagger: a Moore or Mealy machine
-        fn = m.load_machine()
-        return fn(acceptor, plan_options(method, options, **values), progress=progress)
-    opts = plan_options(method, options, model=acceptor, **values)
-    kwargs: dict[str, Any] = {}
-    if is_batch_classifier(acceptor):
-        from rnn2dfa.oracle.black_box import ClassifierOracle
-
-        kwargs["membership"] = ClassifierOracle(acceptor)
-    warning = None
-    if m.kind == "dfa" and hasattr(acceptor, "step"):
-        from rnn2dfa.models.sanity import check_outputs
-
-        warning = check_outputs(acceptor, seed=opts.seed)  # logits at all? (NaN, sigmoid)
-    result = m.load()(acceptor, opts, progress=progress, **kwargs)
+            warning = check_outputs(net, seed=opts.seed)  # logits at all? (NaN, sigmoid)
+        result = m.load()(net, opts, progress=progress)
+    except InputError as exc:  # e.g. exact extraction refusing this network: name the file
+        if path is not None:
+            raise exc.with_path(path) from None
+        raise
     if warning is not None:
         result.warning = warning if result.warning is None else f"{warning}; {result.warning}"
+    result.automaton = result.automaton.with_extra(provenance=loaded.provenance(method))
     return result
 
 
@@ -116,8 +155,9 @@ __all__ = [
     "Progress",
     "extract",
     "get_method",
-    "language_words",
     "is_batch_classifier",
+    "language_words",
+    "load",
     "method_function",
     "method_names",
     "plan_options",

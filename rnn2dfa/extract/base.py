@@ -58,7 +58,7 @@ class ExtractOptions:
 
 @dataclass(frozen=True)
 class LStarOptions(ExtractOptions):
-    """L* with the network as teacher (rnn2dfa.extract.lstar)."""
+    """Active learning with the network as teacher (L*, KV, L#: rnn2dfa.extract.active)."""
 
     oracle: str = "both"  # equivalence: "refine", "pac" or "both"
     epsilon: float = 0.01  # PAC: tolerated disagreement
@@ -67,7 +67,7 @@ class LStarOptions(ExtractOptions):
     pac_prefixes: bool = False  # PAC: also check every prefix of a sampled word
     initial_split_depth: int = 10  # refinement: first split of the state space
     #: set aside isolated disagreements of rare PAC rounds instead of learning them
-    #: (a network's own mistakes; rnn2dfa.extract.lstar.noise)
+    #: (a network's own mistakes; rnn2dfa.extract.active.noise)
     noise_tolerant: bool = True
     rate_words: int = 100_000  # most words sampled to estimate a rare disagreement rate
     #: estimate the final DFA's disagreement rate with the network on a fresh sample:
@@ -173,30 +173,46 @@ Progress = Callable[[ExtractionProgress], None]
 
 @dataclass
 class Evidence:
-    """What a check rests on: the words it saw and how the network answered them."""
+    """What a check rests on: the words it saw and how the network answered them (the
+    words of each answer: "accepted" and "rejected" for an acceptor, each output of a
+    classifier or tagger; a tagger's word by its last tag)."""
 
     words: int = 0
-    accepted: int = 0  # by the network
-    rejected: int = 0
+    per_output: dict[str, int] = field(default_factory=dict)
     min_length: int | None = None
     max_length: int | None = None
+    #: the answers the network can give (an acceptor's: rejected, accepted)
+    outputs: tuple[str, ...] = ("rejected", "accepted")
 
-    def add(self, lengths: Sequence[int], answers: Sequence[bool]) -> None:
+    @property
+    def accepted(self) -> int:
+        return self.per_output.get("accepted", 0)
+
+    @property
+    def rejected(self) -> int:
+        return self.per_output.get("rejected", 0)
+
+    @property
+    def acceptor(self) -> bool:
+        return self.outputs == ("rejected", "accepted")
+
+    def add(self, lengths: Sequence[int], answers: Sequence[bool | int]) -> None:
+        """Count words by their lengths and answers (bool: an acceptor's; int: labels)."""
         n = len(answers)
         if not n:
             return
-        acc = int(sum(bool(a) for a in answers))
+        for a in answers:
+            name = self.outputs[int(a)]
+            self.per_output[name] = self.per_output.get(name, 0) + 1
         self.words += n
-        self.accepted += acc
-        self.rejected += n - acc
         lo, hi = int(min(lengths)), int(max(lengths))
         self.min_length = lo if self.min_length is None else min(self.min_length, lo)
         self.max_length = hi if self.max_length is None else max(self.max_length, hi)
 
     @property
     def one_sided(self) -> str | None:
-        """'accepted' or 'rejected' when the check never saw a word of that answer."""
-        if self.words == 0:
+        """An acceptor's 'accepted' or 'rejected' when the check never saw a word of it."""
+        if self.words == 0 or not self.acceptor:
             return None
         if self.accepted == 0:
             return "accepted"
@@ -204,18 +220,29 @@ class Evidence:
             return "rejected"
         return None
 
+    def missing(self, outputs: Sequence[str]) -> list[str]:
+        """The outputs the check never saw."""
+        return [o for o in outputs if self.per_output.get(o, 0) == 0]
+
     def describe(self) -> str:
         if self.words == 0:
             return "no words"
-        span = (
-            f"length {self.min_length}"
-            if self.min_length == self.max_length
-            else f"lengths {self.min_length}-{self.max_length}"
-        )
-        return (
-            f"{self.words:,} words ({self.accepted:,} accepted, {self.rejected:,} rejected "
-            f"by the network; {span})"
-        )
+        span = (f"length {self.min_length}" if self.min_length == self.max_length
+                else f"lengths {self.min_length}-{self.max_length}")
+        if self.acceptor:
+            how = f"{self.accepted:,} accepted, {self.rejected:,} rejected by the network"
+        else:
+            how = ", ".join(f"{n:,} {o!r}" for o, n in self.per_output.items() if n)
+        return f"{self.words:,} words ({how}; {span})"
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"words": self.words}
+        if self.acceptor:
+            out.update(accepted=self.accepted, rejected=self.rejected)
+        else:
+            out["per_output"] = {o: n for o, n in self.per_output.items() if n}
+        out.update(min_length=self.min_length, max_length=self.max_length)
+        return out
 
 
 @dataclass
@@ -229,11 +256,13 @@ class ExtractionStats:
     stopped: str | None = None  # why the method ended (limit, cap, consistency, ...)
     evidence: Evidence | None = None  # the final check's words (None: an exact method)
     details: dict[str, Any] = field(default_factory=dict)
+    target: str = "dfa"  # what was extracted: "dfa", "moore" or "mealy"
 
     def as_dict(self) -> dict[str, Any]:
         """Flat JSON-able dict: the typed fields, then the method's details."""
         out: dict[str, Any] = {
             "method": self.method,
+            "target": self.target,
             "finished": self.finished,
             "seconds": round(self.seconds, 4),
             "network_steps": self.network_steps,
@@ -241,7 +270,7 @@ class ExtractionStats:
         if self.stopped is not None:
             out["stopped"] = self.stopped
         if self.evidence is not None:
-            out["evidence"] = asdict(self.evidence)
+            out["evidence"] = self.evidence.as_dict()
         out.update(self.details)
         return out
 

@@ -1,21 +1,24 @@
-"""Finding the rare class: accepted words when almost none are, rejected when almost all are.
+"""Finding the rare answers: accepted words when almost none are, rejected when almost all
+are, a classifier's output that uniform words hardly ever get.
 
 Uniform random words almost never belong to a sparse language (an email-like pattern over
-26 symbols: about 1 word in 10^9 at length 12), so a check built on them sees one class only
-and any one-state automaton passes it. This search is guided by the network itself: a
-beam over prefixes, one batched `step` per depth, that keeps (a) prefixes reaching a
-*new* region of the state space (the sign pattern of the observable state, cut at the
-middle of the declared box) and (b) prefixes whose logit is closest to the wanted answer,
-plus a random share for diversity. Prefixes the network already answers as wanted are
-collected. Novelty matters more than the logit: a network's logit on a prefix says little
-about how far an accepting word is, but a DFA-like network has few regions, and the
-breadth-first walk over new ones reaches all of them within their depth.
+26 symbols: about 1 word in 10^9 at length 12; protocol4's "closing" is 2% of them), so a
+check built on them sees one answer only and any one-state automaton passes it. This
+search is guided by the network itself: a beam over prefixes, one batched `step` per
+depth, that keeps (a) prefixes reaching a *new* region of the state space (the sign pattern
+of the observable state, cut at the middle of the declared box) and (b) prefixes whose
+logit is closest to the wanted answer, plus a random share for diversity. Prefixes the
+network already answers as wanted are collected. Novelty matters more than the logit: a
+network's logit on a prefix says little about how far an accepting word is, but a DFA-like
+network has few regions, and the breadth-first walk over new ones reaches all of them
+within their depth.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
@@ -24,12 +27,15 @@ from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor, state_space
 from rnn2dfa.words import Word
 
+#: An answer under this share of uniform words is searched for.
+RARE_SHARE = 0.01
+
 
 @dataclass
 class RareSearch:
     """What the search found: words the network answers as `wanted`, and its effort."""
 
-    wanted: bool  # True: accepted words were searched for
+    wanted: int  # the label searched for (a DFA target: 1 accepted, 0 rejected)
     words: list[Word]
     network_steps: int
     depth: int  # deepest level explored
@@ -109,10 +115,33 @@ def guided_beam(
     return list(found), steps, depth
 
 
+def label_score(model: Any, target: str, label: int) -> Score:
+    """The beam's score for one answer: how far a state is from giving `label` (an
+    acceptor's signed logit; a labeller's margin of that output's logit over the others)."""
+    if target == "dfa":
+        sign = 1.0 if label == 1 else -1.0
+
+        def logit(states: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+            s = (sign * model.accept_logit(states)).double().cpu().numpy()
+            return s, s > 0
+
+        return logit
+
+    def margin(states: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+        logits = model.output_logits(states).double()
+        others = logits.clone()
+        others[:, label] = -torch.inf
+        m = (logits[:, label] - others.max(dim=1).values).cpu().numpy()
+        return m, logits.argmax(dim=1).cpu().numpy() == label
+
+    return margin
+
+
 @torch.no_grad()
-def search_class(
-    acceptor: Acceptor,
-    wanted: bool,
+def search_label(
+    model: Any,
+    target: str,
+    label: int,
     max_length: int,
     *,
     n_wanted: int = 200,
@@ -120,96 +149,25 @@ def search_class(
     seed: int = 0,
     deadline: Deadline | None = None,
 ) -> RareSearch:
-    """Up to `n_wanted` distinct words of length <= `max_length` that the network answers
-    `wanted` (accept or reject), found by the guided beam search of the module docstring."""
-    if not hasattr(acceptor, "step"):  # a whole-word classifier: no prefixes to walk
-        return RareSearch(wanted, [], 0, 0)
-    sign = 1.0 if wanted else -1.0
-
-    def score(states: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
-        s = (sign * acceptor.accept_logit(states)).double().cpu().numpy()
-        return s, s > 0
-
+    """Up to `n_wanted` distinct words of length <= `max_length` to which the network gives
+    `label`, found by the guided beam search of the module docstring (a Mealy label needs a
+    symbol: never the empty word)."""
+    if not hasattr(model, "step"):  # a whole-word classifier: no prefixes to walk
+        return RareSearch(label, [], 0, 0)
+    score = label_score(model, target, label)
     found: dict[Word, None] = {}
-    if bool(acceptor.accept_logit(acceptor.initial_state(1))[0] > 0) == wanted:
+    if target != "mealy" and bool(score(model.initial_state(1))[1][0]):
         found[()] = None
-    words, steps, depth = guided_beam(
-        acceptor, score, max_length, np.random.default_rng([seed, 104729]), found=found,
-        n_wanted=n_wanted, beam=beam, deadline=deadline)
-    return RareSearch(wanted, words, steps, depth)
+    salt = [seed, 104729] if target == "dfa" else [seed, 104729, label]
+    words, steps, depth = guided_beam(model, score, max_length, np.random.default_rng(salt),
+                                      found=found, n_wanted=n_wanted, beam=beam,
+                                      deadline=deadline)
+    return RareSearch(label, words, steps, depth)
 
 
-def rare_class(answers: np.ndarray, threshold: float = 0.01) -> bool | None:
-    """The class to search for: True (accepted) when under `threshold` of `answers` accept,
-    False (rejected) when over 1 - threshold do, None when both are common enough."""
-    if answers.size == 0:
-        return True
-    rate = float(np.mean(answers))
-    if rate < threshold:
-        return True
-    if rate > 1 - threshold:
-        return False
-    return None
-
-
-@dataclass
-class ClassBalance:
-    """How a uniform sample splits between the classes, and the rare words searched for."""
-
-    uniform_words: int
-    uniform_accepted: int
-    searched: str | None  # "accepted", "rejected" or None (both classes common)
-    found: list[Word]
-    network_steps: int
-    #: the rare words found are isolated points (every one-symbol substitution of each has
-    #: the common answer): a network's scattered mistakes, not a sparse language's members;
-    #: they are kept here but not put into samples (they would be learned as states)
-    isolated: list[Word] | None = None
-    #: when both classes are common overall: the class that is rare among the longer half of
-    #: the sample (a^n b^n: "ab" is 1 in 4 words of length 2, a^20 b^20 1 in 10^12 of length
-    #: 40), else None; L* probes it after the fact (lstar._Run.probe_long_rare_class)
-    rare_among_long: bool | None = None
-
-
-def balance_classes(
-    acceptor: Acceptor,
-    max_length: int,
-    *,
-    seed: int = 0,
-    n_uniform: int = 2000,
-    n_wanted: int = 200,
-    deadline: Deadline | None = None,
-    query: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
-) -> ClassBalance:
-    """Sample uniform words; when one class is under 1% of them, search for it (above).
-
-    `query(symbols, lengths)` answers the sample (e.g. a membership oracle, whose own
-    network steps it counts); without it the acceptor is run directly.
-    """
-    from rnn2dfa.models.acceptor import accepts
-    from rnn2dfa.words import uniform_words, unpad
-
-    rng = np.random.default_rng([seed, 15485863])
-    sym, lens = uniform_words(rng, len(acceptor.alphabet), n_uniform, 0, max_length)
-    if query is not None:
-        answers, steps = np.asarray(query(sym, lens), dtype=bool), 0
-    else:
-        answers, steps = accepts(acceptor, unpad(sym, lens)), int(lens.sum())
-    want = rare_class(answers)
-    if want is None:
-        long_rare = rare_class(answers[lens > max_length // 2]) if max_length >= 2 else None
-        return ClassBalance(n_uniform, int(answers.sum()), None, [], steps,
-                            rare_among_long=long_rare)
-    found = search_class(acceptor, want, max_length, n_wanted=n_wanted, seed=seed,
-                         deadline=deadline)
-    kind = "accepted" if want else "rejected"
-    steps += found.network_steps
-    if found.words and all_isolated(acceptor, found.words, want):
-        return ClassBalance(n_uniform, int(answers.sum()), kind, [], steps, found.words)
-    if found.words:
-        found = grow_by_edits(acceptor, found, max_length, n_wanted=n_wanted, seed=seed)
-        steps += found.network_steps
-    return ClassBalance(n_uniform, int(answers.sum()), kind, found.words, steps)
+def search_class(acceptor: Acceptor, wanted: bool, max_length: int, **kw: Any) -> RareSearch:
+    """`search_label` for an acceptor's accepted (True) or rejected words."""
+    return search_label(acceptor, "dfa", int(wanted), max_length, **kw)
 
 
 def grow_edits(
@@ -221,12 +179,14 @@ def grow_edits(
     *,
     n_wanted: int = 200,
     rounds: int = 4,
-    tries: int = 4000,
+    tries: int = 2000,
 ) -> tuple[list[Word], int]:
     """More words with a wanted answer from the neighbourhood of `found`: random 1-2 symbol
     edits of the shortest so far, kept when `gives(words)` (a bool per word) says the
-    network still gives it, for a few rounds. (the `n_wanted` shortest distinct words and
-    an even spread over the rest, symbols of the candidates asked)."""
+    network still gives it, for a few rounds. A sparse language's members have members among
+    their neighbours (a@a.com, b@a.com, a@ab.com), so edits fill in the answer where it is
+    dense. (The `n_wanted` shortest distinct words and an even spread over the rest, symbols
+    of the candidates asked.)"""
     from rnn2dfa.words import edit_words, pad_words, unpad
 
     have: dict[Word, None] = dict.fromkeys(found)
@@ -255,80 +215,112 @@ def grow_edits(
     return words, steps
 
 
-def grow_by_edits(
-    acceptor: Acceptor,
-    found: RareSearch,
-    max_length: int,
-    *,
-    n_wanted: int = 200,
-    rounds: int = 4,
-    tries: int = 4000,
-    seed: int = 0,
-) -> RareSearch:
-    """More of the rare class from its neighbourhood (`grow_edits`, answers `accepts`).
-
-    The beam search's novelty drive reaches the class at some depth but returns few and
-    similar words (a network's long out-of-distribution oddities among them); a sparse
-    language's members have members among their neighbours (a@a.com, b@a.com, a@ab.com),
-    so edits of the shortest found words fill in the class where it is dense, and the
-    result keeps the `n_wanted` shortest distinct words.
-    """
+def grow_by_edits(acceptor: Acceptor, found: RareSearch, max_length: int, *,
+                  n_wanted: int = 200, seed: int = 0) -> RareSearch:
+    """More of an acceptor's rare class from its neighbourhood (`grow_edits`)."""
     from rnn2dfa.models.acceptor import accepts
 
-    words, steps = grow_edits(lambda cand: accepts(acceptor, cand) == found.wanted,
+    words, steps = grow_edits(lambda cand: accepts(acceptor, cand) == bool(found.wanted),
                               found.words, len(acceptor.alphabet), max_length,
-                              np.random.default_rng([seed, 7919]), n_wanted=n_wanted,
-                              rounds=rounds, tries=tries)
+                              np.random.default_rng([seed, 7919]), n_wanted=n_wanted)
     return RareSearch(found.wanted, words, steps, found.depth)
 
 
-def search_grown(
-    acceptor: Acceptor,
-    wanted: bool,
+def rare_labels(labels: np.ndarray, n_outputs: int, share: float = RARE_SHARE) -> list[int]:
+    """The answers under `share` of `labels` (none given counts too), the rarest first."""
+    counts = np.bincount(labels[labels >= 0], minlength=n_outputs)[:n_outputs]
+    total = max(int(counts.sum()), 1)
+    rare = np.flatnonzero(counts < share * total)
+    return rare[np.argsort(counts[rare], kind="stable")].tolist()
+
+
+def rare_class(answers: np.ndarray, threshold: float = RARE_SHARE) -> bool | None:
+    """An acceptor's class to search for: True (accepted) when under `threshold` of
+    `answers` accept, False when over 1 - threshold do, None when both are common enough."""
+    rare = rare_labels(np.asarray(answers, dtype=np.int64), 2, threshold)
+    return None if not rare else bool(rare[0])
+
+
+@dataclass
+class Rare:
+    """How uniform words split among the network's answers, and the rare ones searched for."""
+
+    uniform: np.ndarray  # (outputs,) uniform words per answer
+    searched: list[int] = field(default_factory=list)  # the rare answers searched for
+    found: dict[int, list[Word]] = field(default_factory=dict)  # answer -> words found
+    #: found words that are isolated points (every one-symbol substitution gets another
+    #: answer): a network's scattered mistakes, not a sparse language's members; kept here,
+    #: never put into samples (they would be learned as states)
+    isolated: dict[int, list[Word]] = field(default_factory=dict)
+    #: answers rare among the longer half of the uniform words only (a^n b^n: "ab" is 1 in 4
+    #: words of length 2, a^20 b^20 1 in 10^12 of length 40): the final check searches them
+    long_rare: list[int] = field(default_factory=list)
+    network_steps: int = 0
+
+    @property
+    def words(self) -> list[Word]:
+        return [w for ws in self.found.values() for w in ws]
+
+
+def find_rare(
+    model: Any,
+    target: str,
+    gives: Callable[[list[Word]], np.ndarray],
     max_length: int,
     *,
-    n_wanted: int = 200,
     seed: int = 0,
+    n_uniform: int = 2000,
+    n_wanted: int = 300,
     deadline: Deadline | None = None,
-) -> RareSearch:
-    """`search_class`, then `grow_by_edits` from what it found: the class's members and
-    their neighbourhood; `network_steps` counts both."""
-    found = search_class(acceptor, wanted, max_length, n_wanted=n_wanted, seed=seed,
-                         deadline=deadline)
-    if not found.words:
-        return found
-    grown = grow_by_edits(acceptor, found, max_length, n_wanted=n_wanted, seed=seed)
-    grown.network_steps += found.network_steps
-    return grown
+) -> Rare:
+    """Label uniform words (`gives(words)` -> labels); search for every answer under
+    RARE_SHARE of them with the network's guidance, grow what was found by edits, and keep
+    apart what is only scattered exceptions."""
+    from rnn2dfa.words import uniform_word_list
+
+    n_outputs = 2 if target == "dfa" else len(model.outputs)
+    rng = np.random.default_rng([seed, 15485863])
+    words = uniform_word_list(rng, len(model.alphabet), n_uniform, 0, max_length)
+    labels = np.asarray(gives(words), dtype=np.int64)
+    rare = Rare(np.bincount(labels[labels >= 0], minlength=n_outputs)[:n_outputs])
+    if not hasattr(model, "step"):
+        return rare
+    rare.searched = rare_labels(labels, n_outputs)
+    if not rare.searched and max_length >= 2:
+        long = np.array([len(w) > max_length // 2 for w in words])
+        rare.long_rare = rare_labels(labels[long], n_outputs)
+    k = len(model.alphabet)
+    for label in rare.searched:
+        if deadline is not None:
+            deadline.check()
+        hit = search_label(model, target, label, max_length, n_wanted=n_wanted, seed=seed,
+                           deadline=deadline)
+        rare.network_steps += hit.network_steps
+        if not hit.words:
+            rare.found[label] = []
+            continue
+        def has(cand: list[Word], label: int = label) -> np.ndarray:
+            return np.asarray(gives(cand)) == label
+
+        # (an acceptor's noise: models.noisy flips isolated words; a classifier's output
+        # may legitimately be a needle, a pattern whose every edit loses it)
+        if target == "dfa" and all_isolated(has, hit.words, k):
+            rare.isolated[label], rare.found[label] = hit.words, []
+            continue
+        grown, steps = grow_edits(has, hit.words, k, max_length,
+                                  np.random.default_rng([seed, 7919, label]), n_wanted=n_wanted)
+        rare.network_steps += steps
+        rare.found[label] = grown
+    return rare
 
 
-def all_isolated(acceptor: Acceptor, words: list[Word], want: bool) -> bool:
-    """Whether every word's one-symbol substitutions all get the other answer: scattered
+def all_isolated(gives: Callable[[list[Word]], np.ndarray], words: list[Word], k: int) -> bool:
+    """Whether every word's one-symbol substitutions all lack the answer: scattered
     exceptions, like the flipped words of models.noisy (a sparse language's members have
     members among their neighbours: a@a.com and b@a.com)."""
-    from rnn2dfa.models.acceptor import accepts
-
     long = [w for w in words if len(w) >= 3][:30]
     if not long:
         return False
-    k = len(acceptor.alphabet)
     near = [w[:i] + (a,) + w[i + 1 :] for w in long for i in range(len(w)) for a in range(k)
             if a != w[i]]
-    return not bool((accepts(acceptor, near) == want).any())
-
-
-def with_rare_words(
-    acceptor: Acceptor,
-    words: tuple[Word, ...] | None,
-    max_length: int,
-    seed: int,
-    enabled: bool,
-    deadline: Deadline | None = None,
-) -> tuple[tuple[Word, ...] | None, ClassBalance | None]:
-    """`words` plus the rare class's words when uniform words are nearly all one class."""
-    if not enabled or not hasattr(acceptor, "step"):
-        return words, None
-    balance = balance_classes(acceptor, max_length, seed=seed, deadline=deadline)
-    if not balance.found:
-        return words, balance
-    return tuple(words or ()) + tuple(balance.found), balance
+    return not bool(np.asarray(gives(near)).any())

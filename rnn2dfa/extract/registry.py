@@ -1,19 +1,24 @@
 """The registry of extraction methods: one `Method` per name, the single source callers read.
 
 A `Method` says what the CLI, `run`, `sweep` and the benchmarks used to decide by the
-method's name: its options class, its memory budget (checked before work), what it needs
-of the model (whole words, per-prefix states, exact states), how it runs on a model that
-answers whole words only (a batch classifier), whether it wants the language's words, and
-one line for `--help`. Adding a method is its module plus one `register(Method(...))`.
-Functions are named as "module:function" and imported only when their method runs
-(k-means pulls in scikit-learn); no torch is imported here.
+method's name: its options class, what it extracts (`targets`: a DFA from an acceptor, a
+Moore machine from a k-class classifier, a Mealy machine from a tagger), its memory budget
+(checked before work), what it needs of the model (whole words, per-prefix states, exact
+states), how it runs on a model that answers whole words only (a batch classifier), whether
+it wants the language's words, and one line for `--help`. Adding a method is its module
+plus one `register(Method(...))`; an active learner is one class implementing
+`extract.active.learner.Learner` plus one `register(Method.learner(...))`, and gets every
+oracle, check and verdict of the driver. Functions are named as "module:function" and
+imported only when their method runs (k-means pulls in scikit-learn); no torch is imported
+here.
 
-Methods whose result is a probabilistic automaton (`kind="pdfa"`: weighted L*, spectral,
+Methods whose result is a probabilistic automaton (`family="pdfa"`: weighted L*, spectral,
 n-grams) register here too; their function is `fn(teacher, options, progress=None)`.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -32,7 +37,11 @@ from rnn2dfa.extract.base import (
 #: What a method needs of the model: whole words only (membership queries: batch classifiers
 #: work), the states after every prefix (stepping), or exactly representable states.
 NEEDS = ("words", "states", "exact states")
-KINDS = ("dfa", "pdfa")
+#: What a method's result is: an automaton (a DFA, Moore or Mealy machine) or a PDFA.
+FAMILIES = ("automaton", "pdfa")
+#: What an automaton method extracts (extract.teacher.TARGETS, repeated here to keep this
+#: module free of numpy and the automata).
+TARGETS = ("dfa", "moore", "mealy")
 
 #: A budget check: (options, state width, language words joined?) -> None or InputError.
 Budget = Callable[[Any, int, bool], None]
@@ -43,12 +52,14 @@ class Method:
     """A registered extraction method and what callers need to know about it."""
 
     name: str
-    options: type  # its frozen options dataclass (DFA methods: derived from ExtractOptions)
+    options: type  # its frozen options dataclass (automaton methods: from ExtractOptions)
     #: "module:function" (imported when the method runs) or the function itself:
-    #: `fn(acceptor, options, *, progress=None, **kwargs) -> ExtractionResult`
+    #: `fn(model, options, *, progress=None, **kwargs) -> ExtractionResult`, the same for
+    #: every target it declares
     function: str | Callable[..., Any]
     summary: str  # one line for `--help`
-    kind: str = "dfa"  # "dfa": an ExtractionResult; "pdfa": a probabilistic automaton
+    family: str = "automaton"  # "automaton": an ExtractionResult; "pdfa": a PDFA
+    targets: tuple[str, ...] = TARGETS  # what it extracts (automaton methods)
     needs: str = "states"  # one of NEEDS
     #: How the method runs on a model answering whole words only (a batch classifier):
     #: given the caller's explicit option values, the values to use (InputError with `param`
@@ -60,36 +71,33 @@ class Method:
     language_words: Callable[[Any], bool] | None = None
     #: The memory check made before work (None: the method bounds itself).
     budget: Budget | None = None
-    #: "module:function" the method runs on a labeller (a k-class classifier or a tagger,
-    #: `models.labeller`): `fn(labeller, options, *, progress=None) -> MachineResult`, the
-    #: Moore or Mealy machine it implements. None: the method does not take labellers.
-    machine: str | None = None
 
     def __post_init__(self) -> None:
         if self.needs not in NEEDS:
             raise ValueError(f"needs must be one of {NEEDS}, got {self.needs!r}")
-        if self.kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
+        if self.family not in FAMILIES:
+            raise ValueError(f"family must be one of {FAMILIES}, got {self.family!r}")
+        if not set(self.targets) <= set(TARGETS):
+            raise ValueError(f"targets must be among {TARGETS}, got {self.targets!r}")
+
+    @classmethod
+    def learner(cls, name: str, learner: str, summary: str, **more: Any) -> Method:
+        """An active-learning method: `learner` ("module:Class") implements
+        `extract.active.learner.Learner`; the driver gives it every oracle, check and
+        verdict, for every target."""
+        values = {**_LEARNER, **more}
+        return cls(name, LStarOptions, f"{_DRIVER}|{learner}", summary, **values)
 
     def load(self) -> Callable[..., Any]:
         """The method's function (imported now)."""
         if callable(self.function):
             return self.function
-        module, _, name = self.function.partition(":")
-        fn = getattr(importlib.import_module(module), name, None)
-        if fn is None:
-            raise InputError(f"extraction method {self.name!r} is not available in this build",
-                             param="method")
+        spec, _, learner = self.function.partition("|")
+        fn = _import(spec, self.name)
+        if learner:
+            cls = _import(learner, self.name)
+            return functools.partial(fn, cls)
         return fn
-
-    def load_machine(self) -> Callable[..., Any]:
-        """The method's function for labellers (InputError when it has none)."""
-        if self.machine is None:
-            names = ", ".join(n for n, m in METHODS.items() if m.machine is not None)
-            raise InputError(f"method {self.name!r} does not extract Moore or Mealy machines "
-                             f"(those that do: {names})", param="method")
-        module, _, name = self.machine.partition(":")
-        return getattr(importlib.import_module(module), name)
 
     def option_names(self) -> tuple[str, ...]:
         return tuple(f.name for f in fields(self.options))
@@ -103,7 +111,16 @@ class Method:
     def on_trained_networks(self) -> bool:
         """Whether it runs on a gradient-trained network (`run`, `sweep`): exact states
         need integer weights and saturated-linear units, which training never produces."""
-        return self.kind == "dfa" and self.needs != "exact states"
+        return self.family == "automaton" and self.needs != "exact states"
+
+    def check_target(self, target: str, path: str | None = None) -> None:
+        """InputError unless the method extracts `target` ("dfa", "moore", "mealy")."""
+        if target not in self.targets:
+            what = {"dfa": "DFAs", "moore": "Moore machines (k-class classifiers)",
+                    "mealy": "Mealy machines (taggers)"}[target]
+            names = ", ".join(n for n, m in METHODS.items() if target in m.targets)
+            raise InputError(f"method {self.name!r} does not extract {what} (those that do: "
+                             f"{names})", path=path, param="method")
 
     def wants_language_words(self, options: Any) -> bool:
         return self.language_words is not None and bool(self.language_words(options))
@@ -113,6 +130,19 @@ class Method:
         (the error names the parameter that changes it)."""
         if self.budget is not None:
             self.budget(options, int(state_dim), language_pool)
+
+
+def _import(spec: str, method: str) -> Any:
+    module, _, name = spec.partition(":")
+    try:
+        found = importlib.import_module(module)
+    except ImportError:
+        found = None
+    fn = getattr(found, name, None)
+    if fn is None:
+        raise InputError(f"extraction method {method!r} is not available in this build",
+                         param="method")
+    return fn
 
 
 # ------------------------------------------------------------------ budgets
@@ -129,12 +159,13 @@ def _learner_budget(o: LStarOptions, state_dim: int, language_pool: bool) -> Non
 
     longest = int(o.max_length)
     if o.rare_search:
-        # rnn2dfa.extract.rare.balance_classes: RARE_UNIFORM_WORDS uniform words, padded,
+        # rnn2dfa.extract.rare.find_rare: RARE_UNIFORM_WORDS uniform words, padded,
         # each stepped through the network and its prefix trie
         values = RARE_UNIFORM_WORDS * (longest + 1)
         if values > MAX_STEPPED_VALUES:
             raise InputError(
-                f"L* first runs the network on {RARE_UNIFORM_WORDS:,} uniform words of length "
+                f"the search for rare answers first runs the network on {RARE_UNIFORM_WORDS:,} "
+                f"uniform words of length "
                 f"up to {longest} ({values:.3g} steps; the limit is {MAX_STEPPED_VALUES:.3g}): "
                 "lower the longest length (at most "
                 f"{MAX_STEPPED_VALUES // RARE_UNIFORM_WORDS - 1})",
@@ -161,12 +192,13 @@ def _kmeans_budget(o: KMeansOptions, state_dim: int, language_pool: bool) -> Non
 
     values = int(o.n_words or 0) * (int(o.max_length or 0) + 1) * state_dim
     if values > MAX_SAMPLE_VALUES:
+        many = int(o.n_words or 0) > KMeansOptions.n_words
         raise InputError(
-            f"k-means would cluster {o.n_words} words of length up to "
+            f"k-means would cluster {o.n_words:,} words of length up to "
             f"{o.max_length} with {state_dim} state values per prefix, "
             f"~{human_bytes(values * 4)} (the limit is {human_bytes(MAX_SAMPLE_VALUES * 4)}); "
-            "lower the longest length",
-            param="max_length",
+            + ("sample fewer words" if many else "lower the longest length"),
+            param="n_words" if many else "max_length",
         )
 
 
@@ -263,15 +295,19 @@ def _register_pdfa_methods() -> None:
             return extract_pdfa(teacher, _name, options, progress=progress)
 
         if spec.name not in METHODS:
-            register(Method(spec.name, spec.options, run, spec.summary, kind="pdfa"))
+            register(Method(spec.name, spec.options, run, spec.summary, family="pdfa",
+                            targets=()))
 
 
-def method_names(kind: str | None = None, *, trained: bool = False) -> tuple[str, ...]:
-    """Registered names, of one kind (None: all); `trained`: only those that run on
-    gradient-trained networks."""
+def method_names(family: str | None = None, *, trained: bool = False,
+                 target: str | None = None) -> tuple[str, ...]:
+    """Registered names, of one family ("automaton", "pdfa"; None: all); `trained`: only
+    those that run on gradient-trained networks; `target`: only those that extract it."""
     _load_providers()
     return tuple(n for n, m in METHODS.items()
-                 if (kind is None or m.kind == kind) and (not trained or m.on_trained_networks))
+                 if (family is None or m.family == family)
+                 and (target is None or target in m.targets)
+                 and (not trained or m.on_trained_networks))
 
 
 def get_method(name: str) -> Method:
@@ -289,11 +325,12 @@ def for_trained_networks(name: str, path: str | None = None) -> Method:
     InputError naming those that can."""
     m = get_method(name)
     if not m.on_trained_networks:
-        why = ("language models (its result is a probabilistic automaton)" if m.kind == "pdfa" else
+        why = ("language models (its result is a probabilistic automaton)" if m.family == "pdfa"
+               else
                "networks with integer weights and saturated-linear units (such as compiled "
                "ones: rnn2dfa compile)")
         raise InputError(f"method {name!r} applies only to {why}, never to trained ones: use "
-                         f"{', '.join(method_names('dfa', trained=True))}", path=path,
+                         f"{', '.join(method_names('automaton', trained=True))}", path=path,
                          param="method")
     return m
 
@@ -347,25 +384,26 @@ def check_budget(method: str, options: Any, state_dim: int, *,
     get_method(method).check_budget(options, state_dim, language_pool=language_pool)
 
 
+_DRIVER = "rnn2dfa.extract.active.driver:run_active"
+
 for _m in (
-    Method("lstar", LStarOptions, "rnn2dfa.extract.lstar.lstar:extract_lstar",
-           "Angluin's L* with the network as teacher (Weiss et al. 2018)", **_LEARNER,
-           machine="rnn2dfa.extract.machines.lstar:extract_machine_lstar"),
-    Method("kv", LStarOptions, "rnn2dfa.extract.lstar.lstar:extract_kv",
-           "Kearns-Vazirani discrimination tree, same checks as lstar", **_LEARNER),
+    Method.learner("lstar", "rnn2dfa.extract.active.lstar:TableLearner",
+                   "Angluin's L* with the network as teacher (Weiss et al. 2018)"),
+    Method.learner("kv", "rnn2dfa.extract.active.kv:KVLearner",
+                   "Kearns-Vazirani discrimination tree, same checks as lstar"),
+    Method.learner("lsharp", "rnn2dfa.extract.active.lsharp:LSharpLearner",
+                   "L# observation tree and apartness (Vaandrager et al. 2022), same checks"),
     Method("kmeans", KMeansOptions, "rnn2dfa.extract.kmeans.cluster:extract_kmeans",
            "k-means clusters of hidden states, K grown until consistent",
-           budget=_kmeans_budget,
-           machine="rnn2dfa.extract.machines.cluster:extract_machine_kmeans"),
+           budget=_kmeans_budget),
     Method("partition", PartitionOptions, "rnn2dfa.extract.kmeans.partition:extract_partition",
-           "Omlin & Giles interval partitions",
-           machine="rnn2dfa.extract.machines.cluster:extract_machine_partition"),
+           "Omlin & Giles interval partitions"),
     Method("exact", ExactOptions, "rnn2dfa.extract.exact.extractor:extract_exact",
            "breadth-first search over exact states (Theorem 4.5)", needs="exact states",
-           budget=_exact_budget, machine="rnn2dfa.extract.machines.exact:extract_machine_exact"),
+           budget=_exact_budget),
 ):
     register(_m)
 
-__all__ = ["METHODS", "NEEDS", "PROVIDERS", "ExtractOptions", "Method", "check_budget",
-           "for_trained_networks", "get_method", "is_batch_classifier", "method_names",
-           "plan_options", "register", "registered", "unregister"]
+__all__ = ["FAMILIES", "METHODS", "NEEDS", "PROVIDERS", "TARGETS", "ExtractOptions", "Method",
+           "check_budget", "for_trained_networks", "get_method", "is_batch_classifier",
+           "method_names", "plan_options", "register", "registered", "unregister"]

@@ -1,4 +1,6 @@
-"""What every extraction method returns (plain data; the CLI turns it into tables and files)."""
+"""What every extraction method returns: the automaton (a DFA, or a Moore or Mealy machine),
+how it was found, and what is known of it. Plain data; the CLI turns it into tables and files.
+"""
 
 from __future__ import annotations
 
@@ -6,28 +8,31 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.extract.base import ExtractionProgress, ExtractionStats, Progress
+from rnn2dfa.automata.machine import Machine
+from rnn2dfa.extract.base import Evidence, ExtractionProgress, ExtractionStats, Progress
 
-__all__ = ["ExtractionProgress", "ExtractionResult", "ExtractionStats", "Progress"]
+__all__ = ["Evidence", "ExtractionProgress", "ExtractionResult", "ExtractionStats", "Progress"]
 
 
 @dataclass
 class ExtractionResult:
-    """An extracted automaton with how it was found."""
+    """An extracted automaton with its record. `automaton` is minimized and canonically
+    numbered; its `extra["stats"]` mirrors `stats`, so the file written carries them."""
 
-    dfa: DFA  # minimized and canonically numbered; dfa.extra["stats"] mirrors `stats`
+    automaton: DFA | Machine
     record: ExtractionStats  # typed statistics (method, finished, seconds, evidence, ...)
     hypothesis_sizes: list[int] = field(default_factory=list)  # sizes over the rounds
-    message: str | None = None  # a plain-words diagnosis (e.g. "looks not finite-state")
-    #: A plain line when the verdict rests on one-sided evidence (every word the final
-    #: check saw got the same answer), else None; see Evidence.one_sided.
+    message: str | None = None  # one plain line: what is known (why not finished, when not)
+    #: A plain line whenever the result is unfinished or rests on one-sided evidence (the
+    #: network gave one answer to every word the final check saw), else None.
     warning: str | None = None
 
     def __post_init__(self) -> None:
         ev = self.record.evidence
         side = ev.one_sided if ev is not None else None
         if side is not None and self.warning is None:
-            # No verdict on one-class evidence: the method's check saw only one answer.
+            # No verdict on one-sided evidence: the method's check saw only one answer.
+            assert ev is not None
             other = "rejected" if side == "accepted" else "accepted"
             self.warning = (
                 f"the final check never saw an {side} word: the network {other} all "
@@ -36,22 +41,80 @@ class ExtractionResult:
             if self.record.finished:
                 self.record.finished = False
                 self.record.stopped = f"one-sided evidence (no {side} word seen)"
-        # The statistics travel with the automaton, so they land in the DFA file.
-        self.dfa = self.dfa.with_extra(stats=self.stats)
+        if not self.record.finished and self.warning is None:
+            self.warning = self.message or (
+                f"unfinished: {self.record.stopped}" if self.record.stopped else "unfinished")
+        self.record.target = self.target
+        self.automaton = self.automaton.with_extra(stats=self.stats)
 
+    # ------------------------------------------------------------------ the automaton
+    @property
+    def target(self) -> str:
+        """"dfa", "moore" or "mealy"."""
+        return "dfa" if isinstance(self.automaton, DFA) else self.automaton.kind
+
+    @property
+    def dfa(self) -> DFA:
+        """The DFA (a DFA target only)."""
+        if not isinstance(self.automaton, DFA):
+            raise TypeError(f"this result is a {self.automaton.kind} machine, not a DFA: "
+                            "read result.machine (or result.automaton)")
+        return self.automaton
+
+    @property
+    def machine(self) -> Machine:
+        """The Moore or Mealy machine (a labeller's result)."""
+        if not isinstance(self.automaton, Machine):
+            raise TypeError("this result is a DFA, not a machine: read result.dfa")
+        return self.automaton
+
+    # ------------------------------------------------------------------ the record
     @property
     def method(self) -> str:
         return self.record.method
 
     @property
     def finished(self) -> bool:
-        """True when the method's own stopping rule ended it (no limit, no cap)."""
+        """True only when the method's own rule ended it and its evidence covers every
+        answer of the network (never on a limit, a cap, or one-sided evidence)."""
         return self.record.finished
 
     @property
+    def stopped(self) -> str | None:
+        return self.record.stopped
+
+    @property
+    def seconds(self) -> float:
+        return self.record.seconds
+
+    @property
+    def evidence(self) -> Evidence | None:
+        return self.record.evidence
+
+    @property
+    def network_steps(self) -> int:
+        return self.record.network_steps
+
+    @property
+    def details(self) -> dict[str, Any]:
+        return self.record.details
+
+    @property
+    def rounds(self) -> int:
+        return int(self.record.details.get("rounds", len(self.hypothesis_sizes)))
+
+    @property
+    def membership_queries(self) -> int:
+        return int(self.record.details.get("membership_queries", 0))
+
+    @property
     def stats(self) -> dict[str, Any]:
-        """The statistics as one flat JSON-able dict (what the DFA file stores)."""
+        """The statistics as one flat JSON-able dict (what the automaton's file stores)."""
         out = self.record.as_dict()
+        out["states"] = self.automaton.n_states
+        out["hypothesis_sizes"] = list(self.hypothesis_sizes[-200:])
+        if self.message is not None:
+            out["message"] = self.message
         if self.warning is not None:
             out["warning"] = self.warning
         return out

@@ -58,6 +58,14 @@ def labels_of(labeller: Any, state: Tensor) -> Tensor:
     return labeller.output_logits(state).argmax(dim=-1)
 
 
+def decisions(model: Any, states: Tensor) -> np.ndarray:
+    """The network's answer on each state as an int64: an acceptor's accept bit (1
+    accepts), a labeller's label (the index of its output)."""
+    if is_labeller(model):
+        return labels_of(model, states).cpu().numpy().astype(np.int64).reshape(-1)
+    return (model.accept_logit(states) > 0).cpu().numpy().astype(np.int64).reshape(-1)
+
+
 @torch.no_grad()
 def prefix_labels(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """(batch, T + 1) labels after every prefix of a padded batch, stepped as one batch per

@@ -1,4 +1,5 @@
-"""Anything that can stand as the network: a model file, or a DFA file posing as one."""
+"""Anything that can stand as the network: a model file, or a DFA or Moore/Mealy machine file
+posing as one; one loader that reads a file's kind once."""
 
 from __future__ import annotations
 
@@ -7,16 +8,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.acceptor import Acceptor
 
 
 @dataclass
 class LoadedAcceptor:
-    """An acceptor read from a file, with what the file says about it."""
+    """A model (an acceptor, a labeller, a batch classifier) with what its file says."""
 
-    acceptor: Acceptor
+    acceptor: Any
     metadata: dict[str, Any] = field(default_factory=dict)
-    kind: str = "model"  # "model" or "DFA file"
+    #: where it came from: "model", "DFA file", "machine file", "your code", ...
+    origin: str = "model"
     path: str = ""
 
     @property
@@ -25,9 +26,20 @@ class LoadedAcceptor:
         name = self.metadata.get("language")
         return name if isinstance(name, str) else None
 
+    def provenance(self, method: str) -> dict[str, Any]:
+        """What an extracted automaton's file records about where it came from."""
+        out: dict[str, Any] = {"source": os.path.basename(self.path) if self.path else None,
+                               "origin": self.origin, "method": method}
+        if out["source"] is None:
+            del out["source"]
+        if self.language:
+            out["language"] = self.language
+        return out
+
 
 def sniff(path: str) -> str:
-    """'dfa' for a JSON file, 'model' otherwise (InputError for a missing file or a folder)."""
+    """'dfa', 'moore' or 'mealy' for an automaton file (JSON), 'model' otherwise
+    (InputError for a missing file, a folder or a special file)."""
     if not os.path.exists(path):
         raise InputError("no such file", path=path)
     if os.path.isdir(path):
@@ -40,20 +52,39 @@ def sniff(path: str) -> str:
             head = fh.read(256).lstrip()
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
-    return "dfa" if head.startswith(b"{") else "model"
+    if not head.startswith(b"{"):
+        return "model"
+    from rnn2dfa.automata.machine_io import machine_kind
+
+    return machine_kind(path) or "dfa"
 
 
 def load_acceptor(path: str | os.PathLike[str]) -> LoadedAcceptor:
-    """A model file, or a DFA JSON file posing as a network (extractors, verify, classify)."""
+    """A model file, or a DFA or machine file posing as a network (extract, verify,
+    classify). A whole-word network (bidirectional) comes as a batch classifier."""
     path = str(path)
-    if sniff(path) == "dfa":
+    kind = sniff(path)
+    if kind == "dfa":
         from rnn2dfa.automata.io import load_dfa
         from rnn2dfa.models.dfa_acceptor import DFAAcceptor
 
         dfa = load_dfa(path)
-        return LoadedAcceptor(DFAAcceptor(dfa), {"language": dfa.extra.get("name")}, "DFA file",
-                              path)
+        return LoadedAcceptor(DFAAcceptor(dfa), {"language": dfa.extra.get("name")},
+                              "DFA file", path)
+    if kind in ("moore", "mealy"):
+        from rnn2dfa.automata.machine_io import load_machine
+        from rnn2dfa.models.labeller import MachineLabeller
+
+        machine = load_machine(path)
+        name = machine.extra.get("name")
+        return LoadedAcceptor(MachineLabeller(machine),
+                              {"language": name} if isinstance(name, str) else {},
+                              "machine file", path)
     from rnn2dfa.models.io import load_model
 
     model, meta = load_model(path)
+    if getattr(model, "whole_word", False):  # bidirectional: whole words only
+        from rnn2dfa.models.user_code import whole_word_classifier
+
+        return LoadedAcceptor(whole_word_classifier(model), meta, "whole-word network", path)
     return LoadedAcceptor(model, meta, "model", path)

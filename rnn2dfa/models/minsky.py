@@ -38,6 +38,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 
@@ -365,6 +366,12 @@ class OneHotView:
 
     def accept_logit(self, state: Tensor) -> Tensor:
         return self._out[state[:, 0].long()]
+
+    def table(self) -> tuple[np.ndarray, np.ndarray]:
+        """The network as a table over its units: (units, symbols) the unit each symbol
+        leads to, and whether each unit accepts; the start is unit 0."""
+        return (self._next.cpu().numpy().astype(np.int64),
+                (self._out > 0).cpu().numpy().reshape(-1))
 
     def expand(self, state: Tensor) -> Tensor:
         """The network's (batch, units) one-hot states."""

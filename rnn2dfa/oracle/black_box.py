@@ -91,6 +91,21 @@ class ClassifierOracle:
         words = [p + s for p in pre for s in suf]
         return self._answer(words).reshape(len(pre), len(suf))
 
+    # the label methods of MembershipOracle: accept bits as int16 (1 accepts)
+    def labels_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        return self.query_padded(symbols, lengths).astype(np.int16)
+
+    def prefix_labels_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """(B, T+1) answers of every prefix, -1 past a word's end."""
+        lengths = np.asarray(lengths, dtype=np.int64)
+        out = self.query_prefixes_padded(symbols, lengths).astype(np.int16)
+        out[np.arange(out.shape[1])[None, :] > lengths[:, None]] = -1
+        return out
+
+    def label_table(self, prefixes: Sequence[Sequence[int]],
+                    suffixes: Sequence[Sequence[int]]) -> np.ndarray:
+        return self.query_table(prefixes, suffixes).astype(np.int16)
+
     def states(self, words: Sequence[Sequence[int]]) -> Any:
         raise TypeError("a batch classifier has no states (use a step-by-step Acceptor)")
 

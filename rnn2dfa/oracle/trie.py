@@ -116,6 +116,12 @@ class MembershipOracle:
         self._init = init[0].clone()
         self.clear()
 
+    @property
+    def compact_view(self) -> Any:
+        """The compact view stepped instead of the network (a compiled network's one-hot
+        states by index), or None."""
+        return None if self._net is self.acceptor else self._net
+
     # ------------------------------------------------------------------ cache management
     def clear(self) -> None:
         """Drop every cached state (the root, the initial state, stays)."""

@@ -103,7 +103,7 @@ def verify_pdfa(
         if tuple(lm.alphabet) != alphabet:
             raise InputError(f"the {what}'s alphabet {list(alphabet)} differs from the "
                              f"model's {list(lm.alphabet)}", path=pdfa_file)
-        if truth_pdfa is None and network.truth is not None and network.kind == "model":
+        if truth_pdfa is None and network.truth is not None and network.origin == "model":
             truth_pdfa, truth_name = network.truth, network.meta.get("language")
     teacher = lm if lm is not None else truth_pdfa
     can_sample = teacher is not None and hasattr(teacher, "sample")

@@ -25,7 +25,7 @@ class Source:
 
     model: Any  # a LanguageModel: PDFA, NetworkLM, NextSymbolLM
     meta: dict[str, Any]
-    kind: str  # "model", "PDFA file", "named PDFA", "your code"
+    origin: str  # "model", "PDFA file", "named PDFA", "your code"
     truth: Any  # the true PDFA when known (a PDFA is its own), else None
     name: str  # the path, name or MODULE:FUNCTION
 

@@ -100,8 +100,8 @@ class Grid:
 
         for method in self.methods:
             if method not in method_names():
-                raise InputError(f"unknown method {_cut(method)} (known: "
-                                 f"{', '.join(method_names('dfa', trained=True))})", path=path)
+                known = ", ".join(method_names("automaton", trained=True))
+                raise InputError(f"unknown method {_cut(method)} (known: {known})", path=path)
             for_trained_networks(method, path)
         for name, lo, hi in (("hidden", 1, 4096), ("layers", 1, 16), ("seeds", 0, 2**32 - 1)):
             for v in getattr(self, name):

@@ -365,13 +365,15 @@ def _groups(reference: Machine, alphabet: tuple[str, ...], buckets: Sequence[tup
         note = (f"class-balanced words only up to length {limit}: counting longer words of "
                 "each class on this machine costs too much")
     sampler = ClassSampler(reference, alphabet, limit) if limit else None
+    from rnn2dfa.verify.families import more_families
+
     groups = []
     for lo, hi in buckets:
         if sampler is not None and hi <= limit:
             groups.append((lo, hi, "balanced", sampler.sample(lo, hi, per_bucket, rng)))
         groups.append((lo, hi, "uniform", uniform_word_list(rng, len(alphabet), per_bucket,
                                                              lo, hi)))
-    return groups, note
+    return groups + more_families(groups, len(alphabet), per_bucket, rng), note
 
 
 def _class_group(group: str, lo: int, hi: int, outputs: Sequence[str], net: np.ndarray,

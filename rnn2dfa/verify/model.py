@@ -251,13 +251,16 @@ def _samples(
     sampler: BalancedSampler, limit: int, k: int, buckets: Sequence[tuple[int, int]],
     per_bucket: int, rng: np.random.Generator,
 ) -> list[tuple[int, int, str, list[Word]]]:
-    """(lo, hi, "balanced"/"uniform", words) for each bucket (balanced up to `limit`)."""
+    """(lo, hi, family, words) for each bucket: balanced (up to `limit`), uniform, and the
+    families of `verify.families` (near-misses, pumped longer words)."""
+    from rnn2dfa.verify.families import more_families
+
     groups: list[tuple[int, int, str, list[Word]]] = []
     for lo, hi in buckets:
         if hi <= limit:
             groups.append((lo, hi, "balanced", sampler.sample(lo, hi, per_bucket, rng)))
         groups.append((lo, hi, "uniform", uniform_words(k, lo, hi, per_bucket, rng)))
-    return groups
+    return groups + more_families(groups, k, per_bucket, rng)
 
 
 @dataclass

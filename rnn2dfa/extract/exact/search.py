@@ -23,11 +23,9 @@ import torch
 from torch import Tensor
 
 from rnn2dfa import limits
-from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.timing import TimeUp
 from rnn2dfa.limits import human_bytes
-from rnn2dfa.models.acceptor import Acceptor
 
 #: Turns a batch of states (batch, state_dim) into one hashable key per row.
 KeyFn = Callable[[Tensor], list[bytes]]
@@ -106,40 +104,6 @@ def exact_keys(states: Tensor) -> list[bytes]:
 
 #: The network's answer on a batch of states, one integer per row (an accept bit, a label).
 Readout = Callable[[Tensor], np.ndarray]
-
-
-@torch.no_grad()
-def explore(
-    acceptor: Acceptor,
-    key_fn: KeyFn,
-    max_states: int,
-    explode: Callable[[int], str],
-    on_level: Callable[[int, int, int], None] | None = None,
-    *,
-    max_bytes: int | None = None,
-    keys_encode_states: bool = False,
-) -> tuple[DFA, int]:
-    """(unminimized DFA over the keys reached from the initial state, rows stepped).
-
-    `explore_table` with the accept bit as each key's answer (see there); a time limit's
-    TimeUp carries the partial DFA and the rows stepped in `partial`.
-    """
-    model = acceptor
-    view = getattr(acceptor, "compact_view", None)
-    if callable(view) and key_fn is exact_keys and int(acceptor.state_dim) < 2**24:
-        # a compiled network's one-hot states by the index of the unit that is on (exact
-        # as a float32 key below 2^24 units): the same states, O(1) a step
-        model = view() or acceptor
-    try:
-        trans, accepting, steps = explore_table(
-            model, key_fn, max_states, explode, on_level,
-            readout=lambda states: _accepts(model, states), max_bytes=max_bytes,
-            keys_encode_states=keys_encode_states)
-    except TimeUp as up:
-        trans, accepting, steps = up.partial  # type: ignore[misc]
-        up.partial = (_dfa(acceptor, trans, accepting), steps)
-        raise
-    return _dfa(acceptor, trans, accepting), steps
 
 
 @torch.no_grad()
@@ -228,10 +192,6 @@ def explore_table(
     return np.concatenate(blocks, axis=0), np.concatenate(answers), steps
 
 
-def _accepts(acceptor: Acceptor, states: Tensor) -> np.ndarray:
-    return (acceptor.accept_logit(states) > 0).cpu().numpy().reshape(-1)
-
-
 def _out_of_memory(found: int, table: int, max_bytes: int) -> str:
     return (
         f"state cap reached (memory): {found:,} distinct network states hold "
@@ -239,7 +199,3 @@ def _out_of_memory(found: int, table: int, max_bytes: int) -> str:
         "network that counts is not finite-state: use another method, or a smaller state cap "
         "to stop sooner"
     )
-
-
-def _dfa(acceptor: Acceptor, transitions: np.ndarray, accepting: np.ndarray) -> DFA:
-    return DFA(tuple(acceptor.alphabet), transitions, accepting.astype(bool), 0)

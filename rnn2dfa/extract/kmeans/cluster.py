@@ -13,8 +13,8 @@ short suffixes (as in the columns of an L* table), scaled so that clusters never
 behaviours; k-means then only has to split behaviour groups by position, which is what
 Euclidean clustering is good at. `suffixes=0` gives plain clustering with the accept bit.
 
-`kmeans_search` is the part shared with Moore/Mealy machines (`extract.machines.cluster`):
-there a cluster's label is the majority of its states' labels instead of an accept bit.
+The same search serves every target: a cluster's answer is the majority of its states'
+answers (an accept bit, or a labeller's label), and the automaton a `Machine` over them.
 """
 
 from __future__ import annotations
@@ -27,25 +27,22 @@ import numpy as np
 import torch
 from sklearn.cluster import KMeans
 
-from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.base import KMeansOptions, resolve_options
-from rnn2dfa.extract.kmeans.resolution import (
-    Automaton,
-    SearchOutcome,
-    own_words_check,
-    search_resolutions,
-)
+from rnn2dfa.extract.kmeans.resolution import Automaton, SearchOutcome, search_resolutions
 from rnn2dfa.extract.kmeans.sampling import (
     PrefixStates,
     collect_prefix_states,
     heldout_states,
+    n_answers,
     network_sample,
     signatures,
     suffix_depth,
     with_words,
 )
-from rnn2dfa.extract.rare import with_rare_words
-from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
+from rnn2dfa.extract.kmeans.verdict import judge, rare_words, result
+from rnn2dfa.extract.result import ExtractionResult, Progress
+from rnn2dfa.extract.teacher import table_automaton, target_of
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.words import Word
@@ -79,22 +76,17 @@ class Featurizer:
         return np.concatenate([obs, self.scale * sig.astype(np.float32)], axis=1)
 
 
-@torch.no_grad()
-def clusters_to_dfa(
-    acceptor: Acceptor,
-    data: PrefixStates,
-    feats: np.ndarray,
-    labels: np.ndarray,
-    model: KMeans,
-    featurize: Featurizer,
-) -> DFA:
-    """The (unminimized) DFA of a clustering: majority-vote transitions and accept bits."""
-    trans = cluster_transitions(acceptor, data, feats, labels, model, featurize)
-    n_clusters = model.cluster_centers_.shape[0]
-    members = np.bincount(labels, minlength=n_clusters)
-    accepted = np.bincount(labels, weights=data.accept, minlength=n_clusters)
-    accepting = 2 * accepted > members
-    return DFA(tuple(acceptor.alphabet), trans, accepting, int(labels[0]))
+def clusters_to_automaton(model: Any, data: PrefixStates, feats: np.ndarray,
+                          labels: np.ndarray, model_km: KMeans, featurize: Featurizer
+                          ) -> Machine:
+    """The (unminimized) automaton of a clustering: majority-vote transitions, and each
+    cluster's answer the majority of its states' (a DFA target's ties reject)."""
+    trans = cluster_transitions(model, data, feats, labels, model_km, featurize)
+    n_clusters = model_km.cluster_centers_.shape[0]
+    mask = data.counted
+    votes = np.zeros((n_clusters, n_answers(model)), dtype=np.int64)
+    np.add.at(votes, (labels[mask], data.labels[mask]), 1)
+    return table_automaton(model, trans, votes.argmax(axis=1), start=int(labels[0]))
 
 
 @torch.no_grad()
@@ -227,42 +219,30 @@ def kmeans_search(
 
 
 def extract_kmeans(
-    acceptor: Acceptor,
+    model: Any,
     options: KMeansOptions | None = None,
     *,
     progress: Progress | None = None,
     **overrides: Any,
 ) -> ExtractionResult:
-    """Extract a DFA by k-means clustering of the network's prefix states.
+    """Extract a DFA (or a labeller's Moore or Mealy machine) by k-means clustering of the
+    network's prefix states.
 
     `k` fixes the number of clusters. Otherwise K starts at the number of distinct behaviours
     seen (decision signatures) and grows (+1 up to 16, then by 25%, at most `max_states`)
-    until the DFA agrees with the network on every prefix of a held-out sample, or the same
-    minimal DFA comes out for PATIENCE K values in a row (resolution.search_resolutions).
+    until the automaton agrees with the network on every prefix of a held-out sample, or the
+    same minimal one comes out for PATIENCE K values in a row (resolution.search_resolutions).
     `suffixes` is the suffix length of the signatures (None: as long as 30 suffixes allow;
     0: the state's own decision only). `max_length`/`n_words` size the word sample.
     """
     o = resolve_options(KMeansOptions, options, overrides)
     deadline = Deadline(o.time_limit)
-    words, balance = with_rare_words(acceptor, o.words, max(o.max_length, 1), o.seed,
-                                     o.rare_search, deadline)
-    # a sparse language: also check each DFA on the words it itself accepts (resolution.py)
-    own = (own_words_check(acceptor, max(o.max_length, 1), o.seed)
-           if balance is not None and balance.found else None)
-    run = kmeans_search(acceptor, o, words, deadline, progress, clusters_to_dfa, own=own)
-    out, data, held = run.out, run.data, run.held
-    record = ExtractionStats(
-        method="kmeans",
-        finished=out.finished,
-        seconds=deadline.elapsed(),
-        network_steps=data.network_steps + held.network_steps
-        + (balance.network_steps if balance is not None else 0),
-        stopped=out.stopped,
-        evidence=held.evidence(),
-        details={
-            **run.details(o),
-            "accepted_fraction": round(float(data.accept.mean()), 4),
-            "rare_words_found": len(balance.found) if balance is not None else 0,
-        },
-    )
-    return ExtractionResult(out.dfa, record, [r["states"] for r in out.tried], out.message)
+    words, rare, own = rare_words(model, o, o.max_length, deadline)
+    target = target_of(model)
+    what = "DFA" if target == "dfa" else f"{target.capitalize()} machine"
+    run = kmeans_search(model, o, words, deadline, progress, clusters_to_automaton, own=own,
+                        what=what)
+    verdict = judge(model, run.out, [run.data, run.held], run.held, rare, o.max_length,
+                    o.seed, max(o.n_words // 4, min(o.n_words // 2, 200)))
+    return result("kmeans", model, run.out, run.held, verdict, deadline, rare,
+                  run.data.network_steps + run.held.network_steps, run.details(o))

@@ -8,8 +8,8 @@ batch. q is raised from 2 until the DFA agrees with the network on a sample (or,
 k-means, the same minimal DFA comes out for several q in a row). The number of
 reachable cells can explode with the hidden size, hence the state cap.
 
-`partition_search` is the part shared with Moore/Mealy machines (`extract.machines.cluster`):
-a cell's answer is then the label of its representative instead of its accept bit.
+The same search serves every target: a cell's answer is its representative's (an accept
+bit, or a labeller's label).
 """
 
 from __future__ import annotations
@@ -21,18 +21,17 @@ from typing import Any
 import numpy as np
 import torch
 
-from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.extract.base import PartitionOptions, resolve_options
 from rnn2dfa.extract.exact.search import explore_table
 from rnn2dfa.extract.kmeans.resolution import (
     Automaton,
     SearchOutcome,
-    own_words_check,
     search_resolutions,
 )
 from rnn2dfa.extract.kmeans.sampling import PrefixStates, decisions, heldout_states
-from rnn2dfa.extract.rare import with_rare_words
-from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
+from rnn2dfa.extract.kmeans.verdict import judge, rare_words, result
+from rnn2dfa.extract.result import ExtractionResult, Progress
+from rnn2dfa.extract.teacher import table_automaton, target_of
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor, state_space
 from rnn2dfa.words import Word
@@ -68,17 +67,6 @@ def cell_keys(obs: np.ndarray, lo: np.ndarray, hi: np.ndarray, q: int) -> list[b
     idx = np.floor((obs - lo) / (hi - lo) * q)
     idx = np.clip(idx, 0, q - 1).astype(np.uint8 if q < 256 else np.uint16)
     return [row.tobytes() for row in idx]
-
-
-def partition_dfa(
-    acceptor: Acceptor, q: int, lo: np.ndarray, hi: np.ndarray, max_states: int
-) -> DFA:
-    """Breadth-first exploration of the cells reachable at resolution q (unminimized DFA).
-
-    Raises StateExplosionError when more than `max_states` cells are reached.
-    """
-    trans, accepting = partition_table(acceptor, q, lo, hi, max_states)
-    return DFA(tuple(acceptor.alphabet), trans, accepting.astype(bool), 0)
 
 
 def partition_table(
@@ -161,41 +149,31 @@ def partition_search(
 
 
 def extract_partition(
-    acceptor: Acceptor,
+    model: Any,
     options: PartitionOptions | None = None,
     *,
     progress: Progress | None = None,
     **overrides: Any,
 ) -> ExtractionResult:
-    """Extract a DFA by equal-interval partitions (Omlin & Giles 1996).
+    """Extract a DFA (or a labeller's Moore or Mealy machine) by equal-interval partitions
+    (Omlin & Giles 1996).
 
-    `q` fixes the intervals per dimension; otherwise q = 2, 3, ... until the DFA agrees with
-    the network on every prefix of a random sample (resolution.search_resolutions). Raises
-    StateExplosionError (an InputError) when even the first q exceeds `max_states` cells.
+    `q` fixes the intervals per dimension; otherwise q = 2, 3, ... until the automaton
+    agrees with the network on every prefix of a random sample (resolution.search_resolutions).
+    Raises StateExplosionError (an InputError) when even the first q exceeds `max_states`
+    cells.
     """
     o = resolve_options(PartitionOptions, options, overrides)
     deadline = Deadline(o.time_limit)
-    words, balance = with_rare_words(acceptor, o.words, 30, o.seed, o.rare_search, deadline)
+    words, rare, own = rare_words(model, o, 30, deadline)
+    target = target_of(model)
+    what = "DFA" if target == "dfa" else f"{target.capitalize()} machine"
 
-    def to_dfa(trans: np.ndarray, accepting: np.ndarray) -> DFA:
-        return DFA(tuple(acceptor.alphabet), trans, accepting.astype(bool), 0)
+    def to_automaton(trans: np.ndarray, answers: np.ndarray) -> Automaton:
+        return table_automaton(model, trans, answers)
 
-    # a sparse language: also check each DFA on the words it itself accepts (resolution.py)
-    own = (own_words_check(acceptor, 30, o.seed)
-           if balance is not None and balance.found else None)
-    run = partition_search(acceptor, o, words, deadline, progress, to_dfa, own=own)
-    out, sample = run.out, run.sample
-    record = ExtractionStats(
-        method="partition",
-        finished=out.finished,
-        seconds=deadline.elapsed(),
-        network_steps=sample.network_steps
-        + (balance.network_steps if balance is not None else 0),
-        stopped=out.stopped,
-        evidence=sample.evidence(),
-        details={
-            **run.details(o),
-            "rare_words_found": len(balance.found) if balance is not None else 0,
-        },
-    )
-    return ExtractionResult(out.dfa, record, [r["states"] for r in out.tried], out.message)
+    run = partition_search(model, o, words, deadline, progress, to_automaton, own=own,
+                           what=what)
+    verdict = judge(model, run.out, [run.sample], run.sample, rare, 30, o.seed, 250)
+    return result("partition", model, run.out, run.sample, verdict, deadline, rare,
+                  run.sample.network_steps, run.details(o))

@@ -8,9 +8,9 @@ a few sampled words never reaches 100%, but its automaton shows as one minimal D
 several resolutions. (A repeated DFA that still disagrees on more than 1% is a plateau of
 too-coarse clusters, not a network's noise: the search goes on.)
 
-The same search serves Moore and Mealy machines from labellers (`extract.machines.cluster`):
-the automaton is then a `Machine`, agreement compares labels instead of accept bits, and the
-class-balanced agreement averages over the network's outputs.
+The same search serves every target: the automaton is a `Machine` over the network's
+answers (accept bits, or a labeller's labels), and the class-balanced agreement averages
+over them.
 """
 
 from __future__ import annotations
@@ -19,15 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.base import ExtractionProgress, Progress
 from rnn2dfa.extract.exact.search import StateExplosionError
 from rnn2dfa.extract.kmeans.sampling import PrefixStates
 from rnn2dfa.extract.timing import Deadline
-from rnn2dfa.models.acceptor import Acceptor
 
 PATIENCE = 3
 STABLE_AGREEMENT = 0.99
@@ -58,9 +55,10 @@ class ResolutionSearch:
     ) -> str | None:
         """Record one resolution's DFA; returns "consistent" or "stable" when to stop.
 
-        `own` is the class-balanced agreement on words the DFA itself accepts and rejects
-        (`own_words_check`), when the held-out sample alone cannot show a DFA that accepts
-        far more than the network (a sparse language's sample holds few accepted words).
+        `own` is the class-balanced agreement on words the automaton itself gives each
+        answer (`kmeans.verdict.own_answers_check`), when the held-out sample alone cannot
+        show one that accepts far more than the network (a sparse language's sample holds
+        few accepted words).
         """
         self.tried.append(row)
         self.run = self.run + 1 if self.last is not None and dfa == self.last else 1
@@ -103,29 +101,6 @@ class SearchOutcome:
         if "own_words_agreement" in self.row:
             out["own_words_agreement"] = self.row["own_words_agreement"]
         return out
-
-
-def own_words_check(
-    acceptor: Acceptor, max_length: int, seed: int, per_length: int = 16
-) -> Callable[[DFA], float]:
-    """A check of a DFA on its own classes: words it accepts and words it rejects (uniform
-    within each class and length, `languages.balanced_sample`), answered by the network;
-    returns the class-balanced agreement. The reverse of the rare-class search: that one
-    finds what the network accepts, this one what the DFA accepts."""
-    from rnn2dfa.languages import balanced_sample
-    from rnn2dfa.models.acceptor import accepts
-
-    def check(dfa: DFA) -> float:
-        rng = np.random.default_rng([seed, 31337])
-        words, labels = balanced_sample(dfa, range(1, max_length + 1), per_length, rng)
-        if not words:
-            return 1.0
-        same = accepts(acceptor, words) == labels
-        per_class = [float(same[labels == c].mean()) for c in (False, True)
-                     if (labels == c).any()]
-        return float(np.mean(per_class))
-
-    return check
 
 
 def search_resolutions(

@@ -21,16 +21,8 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.base import Evidence
 from rnn2dfa.models.acceptor import Acceptor
-from rnn2dfa.models.labeller import is_labeller, labels_of
+from rnn2dfa.models.labeller import decisions, is_labeller
 from rnn2dfa.words import pad_words
-
-
-def decisions(model: Acceptor, states: Tensor) -> np.ndarray:
-    """The network's answer on each state as an int64 class: an acceptor's accept bit (1
-    accepts), a labeller's label (the index of its output)."""
-    if is_labeller(model):
-        return labels_of(model, states).cpu().numpy().astype(np.int64).reshape(-1)
-    return (model.accept_logit(states) > 0).cpu().numpy().astype(np.int64).reshape(-1)
 
 
 def n_answers(model: Acceptor) -> int:
@@ -41,6 +33,21 @@ def n_answers(model: Acceptor) -> int:
 def answer_kind(model: Acceptor) -> str:
     """"dfa" for an acceptor, else the labeller's machine kind ("moore" or "mealy")."""
     return str(model.kind) if is_labeller(model) else "dfa"  # type: ignore[attr-defined]
+
+
+@torch.no_grad()
+def answers_of(model: Acceptor, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Each word's answer, stepped as one batch per depth: an acceptor's accept bit, a
+    labeller's label of the state after the word (a Mealy empty word: -1)."""
+    from rnn2dfa.models.acceptor import run_padded
+
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if lengths.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    out = decisions(model, run_padded(model, symbols, lengths))
+    if answer_kind(model) == "mealy":
+        out = np.where(lengths > 0, out, -1)
+    return out
 
 
 def sample_words(

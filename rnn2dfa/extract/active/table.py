@@ -1,17 +1,13 @@
-"""Angluin's observation table (S, E, T) kept as numpy arrays, filled by batched oracle calls.
+"""Angluin's observation table (S, E, T) kept as numpy arrays, filled by batched questions.
 
 Rows are the access words S (prefix-closed, one per hypothesis state) and their one-symbol
-extensions S·Σ; columns are the suffixes E (ε first). Rows of S are pairwise distinct by
-construction (a row joins S only when it is new, and new columns only refine rows), so
-with Rivest–Schapire counterexample processing the table never needs a consistency check.
-A row is hashed as the bytes of its packed bits, so closing a table of thousands of rows
-is a few dictionary look-ups, not row-by-row comparisons.
-
-With `labels=True` the entries are a labeller's outputs (int16, filled by the oracle's
-`label_table`) instead of accept bits, and a row is hashed as its bytes: the table of
-Moore and Mealy L* (`extract.machines.lstar`), whose first columns the caller chooses
-(Moore: ε; Mealy: every single symbol). `targets()` and `state_values()` give what a
-hypothesis is built from.
+extensions S·Σ; columns are the suffixes E. T(s, e) is the teacher's label of s·e: an accept
+bit for a DFA target, an output for a Moore or Mealy one. A Moore (and DFA) table starts
+with the column ε (a state's output); a Mealy table with every single symbol a (the output
+λ(q, a) = T(s_q, a)) and never ε. Rows of S are pairwise distinct by construction (a row
+joins S only when it is new, and new columns only refine rows), so with Rivest–Schapire
+counterexample processing the table never needs a consistency check. A row is hashed as
+its bytes, so closing a table of thousands of rows is a few dictionary look-ups.
 """
 
 from __future__ import annotations
@@ -20,29 +16,26 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.oracle import MembershipOracle
 from rnn2dfa.words import Word
+
+#: (prefixes, suffixes) -> (len(prefixes), len(suffixes)) int16 labels of every p·s
+Fill = Callable[[Sequence[Word], Sequence[Word]], np.ndarray]
 
 
 class ObservationTable:
-    """The table; every fill (new rows or new columns) is one `query_table` (accept bits) or
-    `label_table` (labels) oracle call."""
+    """The table; every fill (new rows or new columns) is one batched `fill` (a teacher's
+    `table`)."""
 
-    def __init__(self, oracle: MembershipOracle, alphabet: Sequence[str], *,
-                 labels: bool = False, suffixes: Sequence[Word] = ((),)) -> None:
-        self.oracle = oracle
-        #: accept bits (bool, `query_table`) or a labeller's outputs (int16, `label_table`)
-        self.labels = labels
-        self._fill: Callable[[Sequence[Word], Sequence[Word]], np.ndarray] = (
-            oracle.label_table if labels else oracle.query_table)
+    def __init__(self, fill: Fill, alphabet: Sequence[str], *,
+                 suffixes: Sequence[Word] = ((),)) -> None:
+        self._fill = fill
         self.alphabet = tuple(alphabet)
         self.k = len(self.alphabet)
         self.rows: list[Word] = []  # every row word: S and S·Σ
         self.row_of: dict[Word, int] = {}
         self.suffixes: list[Word] = []
         self.suffix_set: set[Word] = set()
-        self._data = np.zeros((64, 8), dtype=np.int16 if labels else bool)
+        self._data = np.zeros((64, 8), dtype=np.int16)
         self.s_rows: list[int] = []  # row index of each S element (= hypothesis state)
         self.s_key: dict[bytes, int] = {}  # packed row -> S position
         self.ext = np.zeros((0, self.k), dtype=np.int64)  # S position, symbol -> row index
@@ -77,12 +70,8 @@ class ObservationTable:
         return self._data[: self.n_rows, : self.n_cols]
 
     def _keys(self, rows: np.ndarray | Sequence[int]) -> list[bytes]:
-        vals = self._data[np.asarray(rows, dtype=np.int64), : self.n_cols]
-        if self.labels:  # a row's int16 bytes
-            packed = np.ascontiguousarray(vals)
-        else:
-            packed = np.packbits(vals, axis=1)
-        return [r.tobytes() for r in packed]
+        vals = np.ascontiguousarray(self._data[np.asarray(rows, dtype=np.int64), : self.n_cols])
+        return [r.tobytes() for r in vals]
 
     # ------------------------------------------------------------------ fills
     def _add_rows(self, words: Sequence[Word]) -> None:
@@ -200,13 +189,6 @@ class ObservationTable:
                 best[c : c + 256] = dist.argmin(axis=1)
             target[missing] = best
         return target.reshape(-1, self.k)
-
-    def hypothesis(self) -> DFA:
-        """The DFA of the (closed) table: states = S rows, accept = column ε (`targets` for an
-        open table)."""
-        eps_col = self.suffixes.index(())
-        accepting = self._data[np.asarray(self.s_rows), eps_col].copy()
-        return DFA(self.alphabet, self.targets(), accepting, 0)
 
     def access(self, state: int) -> Word:
         """The access word of hypothesis state `state`."""

@@ -1,0 +1,288 @@
+"""The checks behind "finished": each class of the network's answers, and longer words.
+
+A uniform sample says little about an answer that is rare in it (0.66% accepted words pass an
+ε = 1% check whatever the hypothesis answers on them; protocol4's "closing" is 2% of uniform
+words) and nothing about lengths past the sampled ones (a DFA that counts to 25 is exact on
+lengths 0-50). So a hypothesis is finished only when, separately for each answer the network
+gives (accept and reject; each output of a machine), a sample with enough words of it shows
+no disagreement, and when longer words, balanced through the network's own answers, show
+none either.
+
+Where uniform words have too few of an answer, the words come from: the rare-answer search
+and its 1-2 symbol edits, the user's words and their edits, the hypothesis's own words of
+each answer (`own_words`: a hypothesis that gives an answer too often is caught there), and
+for longer words, words pumped to longer lengths (`pump_words`). A word's answer is its last
+label; a Mealy word (a tag sequence) is wrong where any prefix's tag is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rnn2dfa.automata.machine import Machine
+from rnn2dfa.extract.teacher import Teacher
+from rnn2dfa.extract.timing import Deadline
+from rnn2dfa.words import Word, pad_words, unpad
+
+#: Hypotheses of more states x outputs x longest length than this are not sampled output by
+#: output (a float count per state, output and length): 461 words of each class of a
+#: 9,434-state DFA hypothesis take 0.1 s at lengths 0-50 and 1.6 s at 51-200 (1.9 M) on one
+#: core; at 400,000 a 10,000-state answer was left with uniform words only.
+OWN_WORDS_BUDGET = 2_000_000
+#: Words of each answer kept as material for the longer words (pumped).
+MEMBERS_KEPT = 200
+
+
+def words_needed(epsilon: float, delta: float) -> int:
+    """Words of one answer a check needs: with none wrong among n = ln(1/δ)/ε of them, its
+    disagreement rate is below ε with confidence 1 - δ ((1-ε)^n <= δ)."""
+    return int(math.ceil(math.log(1 / delta) / epsilon))
+
+
+# ---------------------------------------------------------------------------- own words
+def _counts(m: Machine, hi: int) -> np.ndarray:
+    """(hi+1, states, outputs) float counts of the words of each length from each state whose
+    answer (last label) is each output, each (length, output) column scaled by its largest
+    entry: sampling needs ratios within a column only, and no count overflows."""
+    n, r = m.n_states, m.n_outputs
+    trans = np.asarray(m.transitions)
+    out = np.zeros((hi + 1, n, r))
+    if m.kind == "moore":
+        out[0, np.arange(n), m.labels] = 1.0
+        first = 1
+    elif hi >= 1:
+        for a in range(m.n_symbols):  # one-symbol words: the transition's own output
+            np.add.at(out[1], (np.arange(n), m.labels[:, a]), 1.0)
+        first = 2
+    else:
+        return out
+    top = out.max(axis=1, keepdims=True)
+    out = np.divide(out, top, out=out, where=top > 0)
+    for length in range(first, hi + 1):
+        c = out[length - 1][trans].sum(axis=1)
+        top = c.max(axis=0, keepdims=True)
+        out[length] = np.divide(c, top, out=c, where=top > 0)
+    return out
+
+
+def own_words(m: Machine, lo: int, hi: int, n: int | np.ndarray,
+              rng: np.random.Generator) -> list[Word]:
+    """n draws (or n[o] for output o) of each answer the machine gives at lengths lo..hi: a
+    length uniform among those with words of that answer, then a word uniform among them
+    (with replacement: independent draws from the answer's distribution, what a per-answer
+    check at confidence 1 - δ needs). None when the machine is too big to count."""
+    wanted = np.broadcast_to(np.asarray(n, dtype=np.int64), (m.n_outputs,))
+    if (wanted.max(initial=0) <= 0 or hi < max(lo, 0)
+            or m.n_states * m.n_outputs * max(hi, 1) > OWN_WORDS_BUDGET):
+        return []
+    counts = _counts(m, hi)
+    trans = np.asarray(m.transitions)
+    out: list[Word] = []
+    for o in range(m.n_outputs):
+        if wanted[o] <= 0:
+            continue
+        lengths = np.flatnonzero(counts[lo : hi + 1, m.start, o] > 0) + lo
+        if lengths.size == 0:
+            continue
+        drawn = np.sort(rng.choice(lengths, size=int(wanted[o])))
+        b, width = drawn.size, int(drawn.max())
+        sym = np.zeros((b, width), dtype=np.int64)
+        q = np.full(b, m.start, dtype=np.int64)
+        for t in range(width):
+            live = np.flatnonzero(drawn > t)
+            rem = drawn[live] - t  # symbols still to choose, this one included
+            w = counts[(rem - 1)[:, None], trans[q[live]], o]  # (live, k)
+            if m.kind == "mealy":  # the last symbol must emit o itself
+                w = np.where((rem == 1)[:, None], (m.labels[q[live]] == o).astype(float), w)
+            total = w.sum(axis=1, keepdims=True)
+            p = np.where(total > 0, w / np.where(total > 0, total, 1), 1.0 / w.shape[1])
+            a = np.minimum((p.cumsum(axis=1) < rng.random(live.size)[:, None]).sum(axis=1),
+                           w.shape[1] - 1)
+            sym[live, t] = a
+            q[live] = trans[q[live], a]
+        out += unpad(sym, drawn)
+    return out
+
+
+def class_sizes(m: Machine, lo: int, hi: int) -> dict[int, int | None]:
+    """Output -> how many words of lengths lo..hi the machine answers with it (None: more
+    than 2^53); {} when the machine is too big to count."""
+    if m.n_states * m.n_outputs * max(hi, 1) > OWN_WORDS_BUDGET or hi > 400:
+        return {}
+    n, r, trans = m.n_states, m.n_outputs, np.asarray(m.transitions)
+    c = np.zeros((n, r))
+    total = np.zeros(r)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for length in range(hi + 1):
+            if length == 0:
+                if m.kind == "moore":
+                    c[np.arange(n), m.labels] = 1.0
+            elif length == 1 and m.kind == "mealy":
+                for a in range(m.n_symbols):
+                    np.add.at(c, (np.arange(n), m.labels[:, a]), 1.0)
+            else:
+                c = c[trans].sum(axis=1)
+            if length >= lo:
+                total += c[m.start]
+    return {o: int(t) if np.isfinite(t) and t < 2.0**53 else None
+            for o, t in enumerate(total.tolist())}
+
+
+# ---------------------------------------------------------------------------- comparing
+def wrong_at(hyp: Machine, net: np.ndarray, symbols: np.ndarray, lengths: np.ndarray,
+             prefixes: bool) -> np.ndarray:
+    """Per word, the length of the prefix where the hypothesis is wrong (-1: right): with
+    `prefixes` the shortest of every prefix's labels (`net` (B, T+1), -1 where unknown),
+    else the whole word's label only."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    width = net.shape[1] - 1
+    mine = hyp.prefix_labels(np.asarray(symbols)[:, :width], lengths)
+    diff = (mine != net) & (net >= 0) & (mine >= 0)
+    if not prefixes:
+        at = np.arange(lengths.size)
+        last = diff[at, lengths]
+        return np.where(last, lengths, -1)
+    return np.where(diff.any(axis=1), diff.argmax(axis=1), -1)
+
+
+@dataclass
+class Tally:
+    """Words drawn of each answer of the network (repeats counted: draws from the answer's
+    distribution), and how many of them the hypothesis gets wrong."""
+
+    words: np.ndarray  # (outputs,)
+    wrong: np.ndarray  # (outputs,)
+
+
+@dataclass
+class CheckRecord:
+    """The last run of one check: lengths, per-answer tallies, what it found."""
+
+    name: str  # "sampled lengths" or "longer words"
+    lo: int
+    hi: int
+    tally: Tally | None = None
+    wrong_words: list[Word] = field(default_factory=list)  # the shortest wrong prefixes
+    #: per answer, the words of it the hypothesis itself has in [lo, hi] ({}: not counted);
+    #: an answer with fewer words than needed is covered when all of them were seen
+    hyp_sizes: dict[int, int | None] = field(default_factory=dict)
+    distinct: np.ndarray | None = None  # distinct words of each answer
+    runs: int = 0
+
+    @property
+    def words(self) -> int:
+        return int(self.tally.words.sum()) if self.tally is not None else 0
+
+    @property
+    def wrong(self) -> int:
+        return int(self.tally.wrong.sum()) if self.tally is not None else 0
+
+    def of(self, label: int) -> tuple[int, int]:
+        """(words, wrong) of one answer."""
+        if self.tally is None or label >= self.tally.words.size:
+            return 0, 0
+        return int(self.tally.words[label]), int(self.tally.wrong[label])
+
+    def thin(self, needed: int, seen: set[int]) -> int | None:
+        """The first answer the network gave (`seen`) with fewer words than a verdict needs
+        and not all of the hypothesis's own words of it seen."""
+        for o in sorted(seen):
+            got, _ = self.of(o)
+            have = self.hyp_sizes.get(o)
+            covered = (have is not None and self.distinct is not None
+                       and int(self.distinct[o]) >= have)
+            if got < needed and not covered:
+                return o
+        return None
+
+    def as_dict(self, teacher: Teacher) -> dict[str, object]:
+        from rnn2dfa.words import format_word
+
+        out: dict[str, object] = {"lengths": [self.lo, self.hi], "words": self.words}
+        if self.tally is not None:
+            if teacher.target == "dfa":
+                out["accepted"], out["rejected"] = list(self.of(1)), list(self.of(0))
+            else:
+                out["per_output"] = {teacher.outputs[o]: list(self.of(o))
+                                     for o in range(teacher.n_outputs) if self.of(o)[0]}
+        if self.wrong_words:
+            out["shortest_wrong"] = format_word(self.wrong_words[0], teacher.alphabet)
+        return out
+
+
+#: (symbols, lengths) -> (B, T+1) the network's labels of every prefix
+Ask = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+class Check:
+    """An equivalence check that tallies each answer of the network separately.
+
+    `sample(hypothesis)` gives the words of one run; `ask` answers every prefix of them
+    (the trie, or direct steps for long words asked once); `arbitrate(record)` decides what
+    the driver does with the disagreements found (learn them, set them aside, stop)."""
+
+    def __init__(self, name: str, lo: int, hi: int, teacher: Teacher, ask: Ask,
+                 sample: Callable[[Machine], list[Word]],
+                 arbitrate: Callable[[CheckRecord], list[Word]]) -> None:
+        self.record = CheckRecord(name, lo, hi)
+        self.teacher, self.ask, self.sample, self.arbitrate = teacher, ask, sample, arbitrate
+        self.members: dict[int, list[Word]] = {}  # words of each answer seen (pumping)
+        self.seen: set[int] = set()  # answers the network gave here
+        self.last: list[Word] = []  # the last run's words
+        self._asked: tuple[list[Word], np.ndarray] | None = None  # and the network's labels
+
+    def find(self, hypothesis: Machine, deadline: Deadline) -> list[Word]:
+        deadline.check()
+        rec = self.measure(hypothesis)
+        return self.arbitrate(rec) if rec.wrong_words else []
+
+    def measure(self, hypothesis: Machine, again: bool = False) -> CheckRecord:
+        """One run of the check: the record, without deciding what to do with it. `again`:
+        on the last run's words (another hypothesis judged on the same evidence)."""
+        words = self.last if again else self.sample(hypothesis)
+        self.last = words
+        rec = CheckRecord(self.record.name, self.record.lo, self.record.hi,
+                          runs=self.record.runs + 1)
+        self.record = rec
+        words = [w for w in words if w or not self.teacher.mealy]
+        if not words:
+            return rec
+        t = self.teacher
+        distinct = list(dict.fromkeys(words))
+        sym, lens = pad_words(distinct)
+        rec.hi = max(rec.hi, int(lens.max()))  # the user's longer words, when given
+        if again and self._asked is not None and self._asked[0] == distinct:
+            net = self._asked[1]  # the same words: the network's answers are known
+        else:
+            net = self.ask(sym, lens)
+            self._asked = (distinct, net)
+        labels = net[np.arange(lens.size), lens]
+        bad = wrong_at(hypothesis, net, sym, lens, prefixes=t.mealy)
+        index = {w: i for i, w in enumerate(distinct)}
+        draws = np.fromiter((index[w] for w in words), dtype=np.int64, count=len(words))
+        r = t.n_outputs
+        lab = labels[draws]
+        rec.tally = Tally(np.bincount(lab, minlength=r)[:r],
+                          np.bincount(lab[bad[draws] >= 0], minlength=r)[:r])
+        rec.distinct = np.bincount(labels, minlength=r)[:r]
+        wrong = np.flatnonzero(bad >= 0)
+        rec.wrong_words = sorted({distinct[i][: bad[i]] for i in wrong.tolist()},
+                                 key=lambda w: (len(w), w))[:50]
+        rec.hyp_sizes = class_sizes(hypothesis, rec.lo, rec.hi)
+        self.seen.update(np.unique(labels).tolist())
+        for o in np.unique(labels).tolist():
+            have = self.members.setdefault(o, [])
+            fresh = [distinct[i] for i in np.flatnonzero(labels == o)[:MEMBERS_KEPT].tolist()
+                     if len(distinct[i]) >= 2]
+            merged = sorted(set(have) | set(fresh), key=lambda w: (len(w), w))
+            if len(merged) > MEMBERS_KEPT:  # the shortest half, and a spread over the rest
+                half = MEMBERS_KEPT // 2
+                rest = merged[half:]
+                merged = merged[:half] + [rest[i] for i in
+                                          np.linspace(0, len(rest) - 1, half).astype(int)]
+            self.members[o] = merged
+        return rec

@@ -1,0 +1,142 @@
+"""Occam's answer: the smallest hypothesis as faithful to the network as any the run saw.
+
+Every hypothesis is scored on held-out words (a share of the user's words, never used for
+learning; without them, a sample balanced over the network's answers). Scores are kept as a
+size-agreement curve; a hypothesis is kept only while it improves on every smaller one (the
+Pareto front), so memory stays bounded on runs of thousands of rounds. The answer is the
+smallest hypothesis whose agreement lies within the best one's Wilson interval
+(`confidence`, 95% by default), overall and on each answer of the network (accept and
+reject; each output): the two cannot be told apart on this sample. With `select="faithful"`
+the most faithful one (the smallest of equals) is the answer.
+
+The same curve says when more states stop paying (`Curve.plateau`): the smallest as
+faithful as any is far smaller than the hypotheses being grown now.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from rnn2dfa.automata.machine import Machine
+from rnn2dfa.extract.active.noise import wilson
+from rnn2dfa.words import Word, pad_words
+
+
+@dataclass
+class HeldOut:
+    """Words kept from learning and the network's answers (labels) on them."""
+
+    words: list[Word]
+    answers: np.ndarray  # int64 labels
+    source: str  # "yours", "yours and sampled" or "sampled"
+    balanced: bool = False  # score as the mean of the answers' agreements
+
+    def __post_init__(self) -> None:
+        keep = np.asarray(self.answers, dtype=np.int64) >= 0  # a Mealy empty word: no answer
+        self.words = [w for w, k in zip(self.words, keep.tolist(), strict=True) if k]
+        self.answers = np.asarray(self.answers, dtype=np.int64)[keep]
+        self.symbols, self.lengths = pad_words(self.words) if self.words else (
+            np.zeros((0, 1), np.int64), np.zeros(0, np.int64))
+        self.classes = np.unique(self.answers)
+        self.balanced = self.balanced and self.classes.size > 1
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def score(self, hyp: Machine) -> tuple[float, dict[int, float]]:
+        """(agreement, agreement on the words of each answer)."""
+        if not self.words:
+            return 1.0, {}
+        same = hyp.last_labels(self.symbols, self.lengths) == self.answers
+        per = {int(c): float(same[self.answers == c].mean()) for c in self.classes}
+        overall = float(np.mean(list(per.values()))) if self.balanced else float(same.mean())
+        return overall, per
+
+    def count(self, label: int) -> int:
+        return int((self.answers == label).sum())
+
+    @staticmethod
+    def lower(agreement: float, n: int, confidence: float) -> float:
+        """Lower Wilson bound of an agreement measured on n words (0 when n is 0)."""
+        if n == 0:
+            return 0.0
+        d = int(round((1 - agreement) * n))
+        return 1 - wilson(d, n, confidence)[1]  # wilson bounds the disagreement rate
+
+
+@dataclass
+class Point:
+    round: int
+    states: int
+    agreement: float
+    per: dict[int, float]  # agreement on each answer of the network
+
+    def on(self, label: int) -> float:
+        return self.per.get(label, 1.0)
+
+
+@dataclass
+class Curve:
+    """Every hypothesis's held-out score; hypotheses kept for the Pareto front only."""
+
+    heldout: HeldOut
+    confidence: float = 0.95
+    points: list[Point] = field(default_factory=list)
+    front: dict[int, Machine] = field(default_factory=dict)  # round -> hypothesis
+    _best: float = -1.0
+
+    def add(self, round_: int, hyp: Machine) -> Point:
+        agree, per = self.heldout.score(hyp)
+        p = Point(round_, hyp.n_states, agree, per)
+        self.points.append(p)
+        if agree > self._best:  # strictly better than every earlier (smaller) one
+            self._best = agree
+            self.front[round_] = hyp
+        return p
+
+    def best(self) -> Point:
+        return max(self.points, key=lambda p: (p.agreement, -p.states))
+
+    def as_faithful(self, p: Point, best: Point) -> bool:
+        """Whether `p` cannot be told apart from `best`: within its Wilson interval overall
+        and on each answer of the network (a rare answer is what a small hypothesis gets
+        wrong)."""
+        h, conf = self.heldout, self.confidence
+        if p.agreement < min(h.lower(best.agreement, len(h), conf), best.agreement):
+            return False
+        return all(p.on(c) >= min(h.lower(best.on(c), h.count(c), conf), best.on(c))
+                   for c in h.classes.tolist())
+
+    def select(self, mode: str = "occam") -> Point:
+        """The answer's point: Occam's (the smallest as faithful as the best) or the most
+        faithful; only points whose hypothesis was kept are eligible (every front point)."""
+        kept = [p for p in self.points if p.round in self.front]
+        best = max(kept, key=lambda p: (p.agreement, -p.states))
+        if mode == "faithful":
+            return best
+        return min((p for p in kept if self.as_faithful(p, best)),
+                   key=lambda p: (p.states, p.round))
+
+    def plateau(self, factor: float, rounds: int) -> Point | None:
+        """When more states stopped paying: the Occam point, if the last `rounds` hypotheses
+        all have at least `factor` times its states and none is significantly more faithful
+        (the Occam point is within the Wilson interval of the best, overall and on each
+        answer). None otherwise (or when the held-out words cannot tell: too few)."""
+        if len(self.points) < rounds + 1 or len(self.heldout) < 100:
+            return None
+        pick = self.select("occam")
+        recent = self.points[-rounds:]
+        if pick.round > recent[0].round or pick.states < 1:
+            return None
+        if all(p.states >= factor * pick.states for p in recent):
+            return pick
+        return None
+
+    def as_list(self) -> list[list[float]]:
+        """[[states, agreement], ...] of distinct sizes, for the statistics and the plot."""
+        seen: dict[int, float] = {}
+        for p in self.points:
+            seen[p.states] = max(seen.get(p.states, 0.0), p.agreement)
+        return [[s, round(a, 6)] for s, a in sorted(seen.items())]
