@@ -26,3 +26,20 @@ def lazy_exports(
         return sorted(set(namespace) | set(where))
 
     return __getattr__, __dir__
+
+
+def callable_package(name: str, target: str) -> None:
+    """Make the package `name` callable as the API function `target` ("module:function"):
+    `rnn2dfa.extract` is both the package (`rnn2dfa.extract.registry`) and, called, the
+    API's `extract` (Python sets a parent's attribute to its subpackage on import, so a
+    function of the same name would be replaced by the package whenever it is imported)."""
+    import sys
+    import types
+
+    module_name, _, function = target.partition(":")
+
+    class CallablePackage(types.ModuleType):
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            return getattr(importlib.import_module(module_name), function)(*args, **kwargs)
+
+    sys.modules[name].__class__ = CallablePackage

@@ -153,8 +153,9 @@ def train_stage(cfg: RunConfig, book: Book) -> tuple[Any, Any]:
         if not summary.converged:
             book.notes.append(
                 f"training stopped by {summary.stopped} at {summary.train_accuracy:.2%} "
-                "training accuracy; the extracted DFA describes this imperfect network"
-            )
+                "training accuracy"
+                + ("; the extracted DFA describes this imperfect network"
+                   if summary.train_accuracy < 1.0 else " (every training word right)"))
         save_model(model, book.folder / "model.pt", model_metadata(summary))
         book.files["model"] = "model.pt"
     return model, summary

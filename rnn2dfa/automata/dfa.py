@@ -115,6 +115,12 @@ class DFA:
         tag = f" {name!r}" if name else ""
         return f"<DFA{tag} states={self.n_states} alphabet={list(self.alphabet)}>"
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """Jupyter: the drawing (SVG through Graphviz), or the transition table without it."""
+        from rnn2dfa.automata.draw import mimebundle
+
+        return mimebundle(self)
+
     def with_extra(self, **extra: Any) -> DFA:
         """A copy with extra keys (name, provenance, stats) merged in."""
         merged = {**self.extra, **extra}

@@ -122,6 +122,12 @@ class Machine:
         return (f"<{self.kind.capitalize()}Machine{tag} states={self.n_states} "
                 f"alphabet={list(self.alphabet)} outputs={list(self.outputs)}>")
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """Jupyter: the drawing (SVG through Graphviz), or the transition table without it."""
+        from rnn2dfa.automata.draw import mimebundle
+
+        return mimebundle(self)
+
     def replace(self, **changes: Any) -> Machine:
         """A copy with some fields changed (extra keys merged, not replaced)."""
         fields = {"kind": self.kind, "alphabet": self.alphabet, "outputs": self.outputs,

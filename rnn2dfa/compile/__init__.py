@@ -3,6 +3,7 @@ Turing machine -> simple RNN with rational weights (Siegelmann–Sontag, Theorem
 
 from rnn2dfa.compile.minsky import compile_dfa
 from rnn2dfa.compile.turing import TuringRun, compile_tm, run_turing
+from rnn2dfa.lazy import callable_package
 from rnn2dfa.models.minsky import ACTIVATIONS, MinskyRNN
 from rnn2dfa.models.turing_net import TuringRNN
 
@@ -15,3 +16,7 @@ __all__ = [
     "compile_tm",
     "run_turing",
 ]
+
+
+# `rnn2dfa.compile(...)` is the Python API's `compile` (rnn2dfa.api; docs/api.md)
+callable_package(__name__, "rnn2dfa.api:compile")

@@ -39,6 +39,7 @@ from rnn2dfa.extract.registry import (
     unregister,
 )
 from rnn2dfa.extract.result import ExtractionResult
+from rnn2dfa.lazy import callable_package
 from rnn2dfa.words import Word
 
 
@@ -165,3 +166,7 @@ __all__ = [
     "registered",
     "unregister",
 ]
+
+
+# `rnn2dfa.extract(...)` is the Python API's `extract` (rnn2dfa.api; docs/api.md)
+callable_package(__name__, "rnn2dfa.api:extract")

@@ -26,6 +26,9 @@ class ExtractionResult:
     #: A plain line whenever the result is unfinished or rests on one-sided evidence (the
     #: network gave one answer to every word the final check saw), else None.
     warning: str | None = None
+    #: set by the Python API: the network asked, and the object it was made from
+    network: Any = field(default=None, repr=False, compare=False)
+    source: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         ev = self.record.evidence
@@ -46,6 +49,21 @@ class ExtractionResult:
                 f"unfinished: {self.record.stopped}" if self.record.stopped else "unfinished")
         self.record.target = self.target
         self.automaton = self.automaton.with_extra(stats=self.stats)
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """Jupyter: the automaton's drawing under one line of what is known."""
+        from rnn2dfa.automata.draw import mimebundle
+
+        state = "finished" if self.finished else "unfinished"
+        title = f"{self.method}: {state}"
+        if self.message:
+            title += f": {self.message}"
+        return mimebundle(self.automaton, title=title)
+
+    def __repr__(self) -> str:
+        state = "finished" if self.finished else f"unfinished ({self.stopped})"
+        return (f"<ExtractionResult {self.method} {self.target}: {self.automaton.n_states} "
+                f"states, {state}>")
 
     # ------------------------------------------------------------------ the automaton
     @property

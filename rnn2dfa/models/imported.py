@@ -42,7 +42,8 @@ from rnn2dfa.models.torch_rnn import (
 )
 
 __all__ = ["MAX_DEFAULT_ALPHABET", "OUTPUTS", "TASKS", "ForwardCheck", "ImportOptions",
-           "ImportResult", "TorchRNNAcceptor", "TorchRNNLabeller", "import_checkpoint"]
+           "ImportResult", "TorchRNNAcceptor", "TorchRNNLabeller", "import_checkpoint",
+           "import_module"]
 
 #: Without an alphabet or token ids every token is a symbol, up to this many (extraction
 #: cost grows with the alphabet; a language-model vocabulary is never meant).
@@ -88,7 +89,9 @@ class ImportResult:
     notes: list[str] = field(default_factory=list)
 
 
-def _sha256(path: str) -> str:
+def _sha256(path: str) -> str | None:
+    if not os.path.isfile(path):  # an in-memory module
+        return None
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
@@ -437,3 +440,24 @@ def import_checkpoint(path: str | os.PathLike[str], opts: ImportOptions | None =
         "description": model.describe(),
     }
     return ImportResult(model, metadata, arch, ckpt.format, check, notes)
+
+
+def import_module(module: torch.nn.Module, opts: ImportOptions | None = None) -> ImportResult:
+    """An in-memory module, written in plain PyTorch, read as `import_checkpoint` reads a
+    file: its architecture from its parameters, then its own forward run on a batch of
+    words and the import refused unless the network gives its answers on every one."""
+    from rnn2dfa.models.checkpoint import _module_attributes
+
+    if not isinstance(module, torch.nn.Module):
+        raise InputError(f"not a torch module: {type(module).__name__}", param="model")
+    name = f"<{type(module).__name__} in memory>"
+    tensors = {k: v.detach() for k, v in module.state_dict().items()
+               if isinstance(v, Tensor)}
+    was_training = module.training
+    module.eval()
+    try:
+        ckpt = Checkpoint(name, "in-memory module", tensors, module=module,
+                          attributes=_module_attributes(module))
+        return import_checkpoint(name, opts, ckpt=ckpt)
+    finally:
+        module.train(was_training)

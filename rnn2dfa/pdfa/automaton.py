@@ -57,6 +57,20 @@ class PDFA:
     start: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """Jupyter: the drawing (SVG through Graphviz) and the repr; PDFAs of many states
+        show their repr only."""
+        from rnn2dfa.automata.draw import NOTEBOOK_MAX_STATES, svg
+
+        out: dict[str, Any] = {"text/plain": repr(self)}
+        if self.n_states <= NOTEBOOK_MAX_STATES:
+            from rnn2dfa.pdfa.render import draw_pdfa
+
+            picture = svg(draw_pdfa(self).graph)
+            if picture is not None:
+                out["image/svg+xml"] = picture
+        return out
+
     @property
     def n_states(self) -> int:
         return int(self.transitions.shape[0])

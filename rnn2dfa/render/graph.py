@@ -8,24 +8,20 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-
-import graphviz
-import numpy as np
 
 from rnn2dfa.atomic import write_bytes, write_text
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.draw import Drawing, draw_dfa, symbol_ranges
 from rnn2dfa.errors import InputError
-from rnn2dfa.words import Word, format_word
+from rnn2dfa.words import Word
 
 FORMATS = ("svg", "png", "pdf", "dot")
 INSTALL_HINT = "install Graphviz (Debian/Ubuntu: apt-get install -y graphviz)"
 
-_PATH_COLOR = "#d62728"
-_ACCEPT_FILL = "#c7e9c0"
-_REJECT_FILL = "#fcbba1"
+__all__ = ["DEFAULT_MAX_STATES", "DOT_TIMEOUT", "FORMATS", "INSTALL_HINT", "DotFailed",
+           "Drawing", "DrawingTooLarge", "GraphvizMissing", "RenderError", "dot_available",
+           "draw_dfa", "output_format", "render_dfa", "symbol_ranges", "write_drawing"]
 
 
 #: Above this many drawn states Graphviz takes minutes and the picture is unreadable anyway.
@@ -75,122 +71,6 @@ class DrawingTooLarge(RenderError):
 
 class DotFailed(RenderError):
     """`dot` crashed or ran past its time limit."""
-
-
-def _is_next_char(a: str, b: str) -> bool:
-    return len(a) == 1 and len(b) == 1 and ord(b) == ord(a) + 1
-
-
-def symbol_ranges(symbols: Sequence[int], alphabet: Sequence[str]) -> str:
-    """Edge label for a set of symbol indices: runs of 3+ consecutive one-character symbols
-    (adjacent in the alphabet and in character code) become `first-last`, e.g. `0-9`, `a-z`."""
-    idx = sorted(set(int(s) for s in symbols))
-    parts: list[str] = []
-    i = 0
-    while i < len(idx):
-        j = i
-        while (
-            j + 1 < len(idx)
-            and idx[j + 1] == idx[j] + 1
-            and _is_next_char(alphabet[idx[j]], alphabet[idx[j + 1]])
-        ):
-            j += 1
-        if j - i >= 2:
-            parts.append(f"{alphabet[idx[i]]}-{alphabet[idx[j]]}")
-        else:
-            parts.extend(alphabet[idx[m]] for m in range(i, j + 1))
-        i = j + 1
-    sep = "," if all(len(s) == 1 for s in alphabet) else ", "
-    return sep.join(parts)
-
-
-@dataclass
-class Drawing:
-    """What `draw_dfa` produced: the Graphviz graph and which states it shows."""
-
-    graph: graphviz.Digraph
-    dfa: DFA  # the automaton drawn (minimized and canonical unless asked otherwise)
-    shown_states: list[int]
-    sink: int | None  # the rejecting sink state, when there is one
-    sink_hidden: bool
-    word_accepted: bool | None  # when a word was highlighted
-
-
-def draw_dfa(
-    dfa: DFA,
-    *,
-    show_sink: bool = False,
-    word: Word | None = None,
-    minimize: bool = True,
-    title: str | None = None,
-) -> Drawing:
-    """Build the Graphviz graph of a DFA (nothing is written or run here).
-
-    States are numbered canonically (breadth-first from the start) after minimizing, unless
-    `minimize` is False, when the states keep the numbers of the file.
-    """
-    if minimize:
-        dfa = dfa.minimize()
-    n = dfa.n_states
-    sinks = [int(q) for q in dfa.sink_states().nonzero()[0]]
-    sink = sinks[0] if sinks else None
-
-    path_states: list[int] = []
-    path_edges: set[tuple[int, int]] = set()
-    accepted: bool | None = None
-    if word is not None:
-        symbols = np.asarray([word], dtype=np.int64).reshape(1, -1)
-        path_states = dfa.prefix_states(symbols)[0].tolist()
-        path_edges = set(zip(path_states[:-1], path_states[1:], strict=True))
-        accepted = bool(dfa.accepting[path_states[-1]])
-
-    hide: set[int] = set()
-    if not show_sink:  # the start state and states on the highlighted path stay visible
-        hide = {s for s in sinks if s != dfa.start and s not in path_states}
-    shown = [q for q in range(n) if q not in hide]
-
-    big = len(shown) > 20
-    g = graphviz.Digraph("dfa", format="svg")
-    g.attr(rankdir="LR", nodesep="0.25" if big else "0.4", ranksep="0.45" if big else "0.6")
-    g.attr("node", fontname="Helvetica", fontsize="10" if big else "12", margin="0.02")
-    g.attr("edge", fontname="Helvetica", fontsize="9" if big else "11", arrowsize="0.7")
-    notes = []
-    if title:
-        notes.append(title)
-    if word is not None:
-        shown_word = format_word(word, dfa.alphabet)
-        notes.append(f"word {shown_word}: {'accepted' if accepted else 'rejected'}")
-    if hide:
-        notes.append("rejecting sink state not shown: missing transitions lead to it")
-    if notes:
-        g.attr(label=graphviz.escape("\n".join(notes)), labelloc="b", fontname="Helvetica",
-               fontsize="10")
-
-    g.node("__start", label="", shape="point", width="0.08")
-    final = path_states[-1] if path_states else None
-    for q in shown:
-        attrs = {"shape": "doublecircle" if dfa.accepting[q] else "circle", "width": "0.3"}
-        if q in path_states:
-            attrs.update(color=_PATH_COLOR, penwidth="2")
-        if q == final:
-            attrs.update(style="filled", fillcolor=_ACCEPT_FILL if accepted else _REJECT_FILL)
-        g.node(str(q), label=str(q), **attrs)
-    start_attrs = {"color": _PATH_COLOR, "penwidth": "2"} if word is not None else {}
-    g.edge("__start", str(dfa.start), **start_attrs)
-
-    for q in shown:
-        groups: dict[int, list[int]] = {}
-        for a in range(dfa.n_symbols):
-            t = int(dfa.transitions[q, a])
-            if t in hide:
-                continue
-            groups.setdefault(t, []).append(a)
-        for t, syms in groups.items():
-            attrs = {"label": graphviz.escape(symbol_ranges(syms, dfa.alphabet))}
-            if (q, t) in path_edges:
-                attrs.update(color=_PATH_COLOR, fontcolor=_PATH_COLOR, penwidth="2.2")
-            g.edge(str(q), str(t), **attrs)
-    return Drawing(g, dfa, shown, sink, bool(hide), accepted)
 
 
 def output_format(path: str | os.PathLike[str], fmt: str | None = None) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rnn2dfa.lazy import lazy_exports
+from rnn2dfa.lazy import callable_package, lazy_exports
 
 _WHERE = {
     "DFAComparison": "dfas",
@@ -82,3 +82,7 @@ if TYPE_CHECKING:
         truth_from_language,
         truth_from_regex,
     )
+
+
+# `rnn2dfa.verify(...)` is the Python API's `verify` (rnn2dfa.api; docs/api.md)
+callable_package(__name__, "rnn2dfa.api:verify")

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.draw import show_output
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError, check_alphabets
 from rnn2dfa.limits import MAX_DFA_TABLE
@@ -42,16 +43,6 @@ BALANCED_BUDGET = 2_000_000
 #: Padded symbols of one batch of words run through the network (its logits are this many
 #: rows of the output layer): bounds the memory of a pass.
 BATCH_SYMBOLS = 2**18
-
-
-def show_output(out: str | Sequence[str]) -> str:
-    """An output (Moore) or a sequence of outputs (Mealy) as one line of text: tags joined
-    by blanks, or as a list when a tag holds a blank or is empty."""
-    if isinstance(out, str):
-        return out
-    if all(o and not any(c.isspace() for c in o) for o in out):
-        return " ".join(out)
-    return repr(list(out))
 
 
 # ---------------------------------------------------------------------------- the truth

@@ -742,9 +742,9 @@ class Run:
             out["heldout_agreement_by_answer"] = {t.outputs[c]: round(a, 6)
                                                   for c, a in chosen.per.items()}
             out["selected_round"] = chosen.round
-            out["selected_by"] = ("converged: the last hypothesis" if point is None else
-                                  "smallest as faithful as any" if o.select == "occam" else
-                                  "most faithful")
+            out["selected_by"] = ("the last hypothesis: no check found it wrong" if point is None
+                                  else "smallest as faithful as any" if o.select == "occam"
+                                  else "most faithful")
         if left:
             out["rare_disagreements"] = len(left)
             out["shortest_rare_disagreements"] = [

@@ -96,7 +96,9 @@ class SearchOutcome:
         out = {
             "agreement": self.row["agreement"],
             "balanced_agreement": self.row["balanced_agreement"],
-            "consistent": self.stopped == "consistent",
+            # how the search ended ("consistent": every held-out prefix agrees; "stable":
+            # the same automaton at several resolutions), beside the verdict's "finished"
+            "search_ended": self.stopped,
         }
         if "own_words_agreement" in self.row:
             out["own_words_agreement"] = self.row["own_words_agreement"]

@@ -151,8 +151,7 @@ def result(method: str, model: Any, out: SearchOutcome, held: PrefixStates, verd
     record = ExtractionStats(
         method=method, finished=finished, seconds=deadline.elapsed(),
         network_steps=steps + verdict.network_steps, stopped=stopped,
-        evidence=ev, details={**details, **verdict.details, **more,
-                              "search_ended": out.stopped}, target=target)
+        evidence=ev, details={**details, **verdict.details, **more}, target=target)
     m = out.dfa
     automaton = to_dfa(m) if target == "dfa" else m
     if target == "dfa":

@@ -1,0 +1,390 @@
+"""The Python API: what a notebook needs, in a few functions (`import rnn2dfa`).
+
+    import rnn2dfa
+    result = rnn2dfa.extract(net, alphabet="abcd")   # an nn.Module, a file, a function
+    result                                           # draws itself in Jupyter
+    rnn2dfa.verify(result, model=net, truth=".*abc.*")
+
+`extract` takes a model file, a DFA or machine file posing as a network, a loaded model,
+an in-memory `torch.nn.Module` written in plain PyTorch (read as `rnn2dfa import` reads a
+state dict, and checked against the module's own forward), or a function of a batch of
+words (a batch classifier). Everything here calls the library's own modules; docs/api.md
+shows each with a runnable example.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.machine import Machine
+from rnn2dfa.errors import InputError
+
+__all__ = ["as_model", "compile", "difference", "draw", "equivalent", "extract",
+           "from_aalpy", "load", "load_model", "minimize", "save", "to_aalpy",
+           "to_automata_lib", "truth", "verify"]
+
+Automaton = DFA | Machine
+
+
+# ----------------------------------------------------------------------------- models
+def _alphabet(alphabet: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    """An alphabet given as "abcd" (one symbol a character) or as a sequence of symbols."""
+    if alphabet is None:
+        return None
+    if isinstance(alphabet, str):
+        return tuple(alphabet.split(",")) if "," in alphabet else tuple(alphabet)
+    return tuple(str(a) for a in alphabet)
+
+
+def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
+             token_ids: Sequence[int] | None = None, task: str | None = None,
+             outputs: Sequence[str] | None = None, **import_options: Any) -> Any:
+    """What `extract` and `verify` run: a path is read (a model file, or a DFA or machine
+    file posing as a network); an rnn2dfa model is taken as it is; a plain `nn.Module` is
+    imported (its architecture read from its parameters, as `rnn2dfa import` reads a state
+    dict; `alphabet` names the symbols of token ids 0.. or of `token_ids`; `task`: "accept"
+    (default), "classify-k" or "tag"; other keywords are `models.imported.ImportOptions`'s)
+    and checked against its own forward; a plain function of a batch of words (lists of
+    symbols) giving one logit each is a batch classifier over `alphabet`."""
+    from rnn2dfa.models.loading import LoadedAcceptor
+
+    if isinstance(model, LoadedAcceptor):
+        return model
+    if isinstance(model, str | os.PathLike):
+        from rnn2dfa.models.loading import load_acceptor
+
+        return load_acceptor(model)
+    symbols = _alphabet(alphabet)
+    if _is_plain_module(model):
+        from rnn2dfa.models.imported import ImportOptions, import_module
+
+        opts = ImportOptions(alphabet=symbols, token_ids=token_ids, task=task or "accept",
+                             outputs=outputs, **import_options)
+        return LoadedAcceptor(import_module(model, opts).model, {}, "in-memory module", "")
+    if callable(model) and not hasattr(model, "step") and not hasattr(model, "batch_logits"):
+        if symbols is None:
+            raise InputError("a function of words needs its alphabet (alphabet=...)",
+                             param="alphabet")
+        from rnn2dfa.models.user_code import BatchClassifier
+
+        return LoadedAcceptor(BatchClassifier(model, symbols), {}, "your function", "")
+    return LoadedAcceptor(model, {}, "in-memory model", "")
+
+
+def _is_plain_module(model: Any) -> bool:
+    """A torch module that is not an rnn2dfa model (no step-by-step Acceptor methods)."""
+    import sys
+
+    if "torch" not in sys.modules:
+        return False
+    import torch
+
+    return isinstance(model, torch.nn.Module) and not hasattr(model, "initial_state")
+
+
+def load_model(path: str | os.PathLike[str]) -> Any:
+    """A model file (rnn2dfa's, or a DFA or machine file posing as a network)."""
+    from rnn2dfa.models.loading import load_acceptor
+
+    return load_acceptor(path).acceptor
+
+
+# ----------------------------------------------------------------------------- extraction
+#: Keywords of `extract` that say how to read a plain module (models.imported.ImportOptions)
+IMPORT_KEYWORDS = ("start_token", "end_token", "accept_class", "output", "nonlinearity",
+                   "rnn", "embedding", "head", "one_hot", "bidirectional_readout")
+
+
+def extract(model: Any, method: str = "lstar", *, alphabet: str | Sequence[str] | None = None,
+            token_ids: Sequence[int] | None = None, task: str | None = None,
+            outputs: Sequence[str] | None = None,
+            words: Sequence[Sequence[int] | str] | None = None,
+            progress: Callable[[Any], None] | None = None, language: str | None = "auto",
+            **options: Any) -> Any:
+    """The automaton a network implements: a DFA from an acceptor, a Moore machine from a
+    k-class classifier, a Mealy machine from a tagger (`ExtractionResult`: `.automaton`,
+    `.finished`, `.message`, `.stats`; it draws itself in Jupyter).
+
+    `model`: see `as_model` (with `alphabet`, `token_ids`, `task`, `outputs` and the
+    IMPORT_KEYWORDS, e.g. `start_token`, for a plain `nn.Module`). `words`: the words that
+    matter to you (symbol strings or index tuples). `options`: the method's (`seed`,
+    `time_limit`, `max_states`, `max_length`, ...; `rnn2dfa.extract.plan_options` lists
+    them, unknown ones are refused)."""
+    from rnn2dfa.extract import extract as run
+
+    how = {k: options.pop(k) for k in IMPORT_KEYWORDS if k in options}
+    loaded = as_model(model, alphabet=alphabet, token_ids=token_ids, task=task,
+                      outputs=outputs, **how)
+    if words is not None:
+        options["words"] = _words(words, loaded.acceptor.alphabet)
+    result = run(loaded, method, progress=progress, language=language, **options)
+    # what `verify(result, model=...)` needs to ask the same network the same way
+    result.network, result.source = loaded.acceptor, model
+    return result
+
+
+def _words(words: Sequence[Sequence[int] | str], alphabet: Sequence[str]) -> tuple:
+    from rnn2dfa.words import parse_word
+
+    return tuple(parse_word(w, alphabet) if isinstance(w, str) else tuple(int(a) for a in w)
+                 for w in words)
+
+
+# ----------------------------------------------------------------------------- checking
+def _automaton(a: Any) -> Any:
+    """An automaton from what a user holds: itself, a result's, or a file's."""
+    if hasattr(a, "automaton") and hasattr(a, "record"):
+        return a.automaton
+    if isinstance(a, str | os.PathLike):
+        return load(a)
+    return a
+
+
+def truth(name: str) -> Automaton:
+    """The ground-truth automaton of a named language (`rnn2dfa languages`): a DFA, or a
+    Moore/Mealy machine (mod3, protocol4, depth3, tag-NAME)."""
+    from rnn2dfa.languages import get_language, language_names
+    from rnn2dfa.languages.machines import get_machine_language, machine_language_names
+
+    if name in language_names():
+        lang = get_language(name)
+        if lang.dfa is None:
+            raise InputError(f"{name} is not regular: it has no DFA (see rnn2dfa languages)",
+                             param="name")
+        return lang.dfa
+    if name in machine_language_names():
+        return get_machine_language(name).machine
+    raise InputError(f"unknown language {name!r} (see rnn2dfa languages)", param="name")
+
+
+def verify(automaton: Any, *, model: Any = None, truth: Any = None,
+           words: Sequence[Sequence[int] | str] | None = None, **options: Any) -> Any:
+    """Check an automaton (or a result) against a truth and/or the network: exact against
+    the truth (a language name, a regular expression, a DFA or machine), sampled against
+    the model by length bucket and on each answer of the network (uniform, balanced,
+    near-miss and pumped words, and yours). A result's own model is asked as `extract` read
+    it; another plain module is read with the IMPORT_KEYWORDS given here. The report's
+    `passed` and `verdict` say it in one line; other `options` are `verify.verify`'s
+    (`threshold`, `per_bucket`, `seed`, ...)."""
+    a = _automaton(automaton)
+    how = {k: options.pop(k) for k in IMPORT_KEYWORDS if k in options}
+    if model is not None and model is getattr(automaton, "source", None):
+        net = automaton.network  # the model the result came from, read as it was then
+    elif model is not None:  # a plain module's symbols are the automaton's
+        net = as_model(model, alphabet=a.alphabet, **how).acceptor
+    else:
+        net = None
+    if isinstance(a, Machine):
+        from rnn2dfa.verify.machine import verify_machine
+
+        t = _truth_machine(truth)
+        mine = None if words is None or net is None else _words(words, net.alphabet)
+        return verify_machine(a, truth=t, truth_name=_truth_name(truth), labeller=net,
+                              words=mine, **options)
+    from rnn2dfa.verify import verify as run
+
+    t = _truth_dfa(truth, a.alphabet)
+    mine = None if words is None else _words(words, (net or a).alphabet)
+    return run(a, truth=t, acceptor=net, words=mine, **options)
+
+
+def _truth_name(t: Any) -> str | None:
+    return t if isinstance(t, str) else None
+
+
+def _truth_machine(t: Any) -> Machine | None:
+    if t is None or isinstance(t, Machine):
+        return t
+    found = truth(t)
+    if not isinstance(found, Machine):
+        raise InputError(f"{t} is a language of words, not of outputs", param="truth")
+    return found
+
+
+def _truth_dfa(t: Any, alphabet: Sequence[str]) -> Any:
+    from rnn2dfa.verify.truth import resolve_truth, truth_from_regex
+
+    if t is None:
+        return None
+    if isinstance(t, DFA):
+        from rnn2dfa.verify.truth import Truth
+
+        return Truth(str(t.extra.get("name") or "the truth"), t, True)
+    from rnn2dfa.languages import language_names
+
+    if isinstance(t, str) and t in language_names():
+        return resolve_truth(name=t)
+    return truth_from_regex(str(t), tuple(alphabet))
+
+
+def minimize(a: Any) -> Automaton:
+    """The minimal, canonically numbered automaton (of a result, too)."""
+    return _automaton(a).minimize()
+
+
+def equivalent(a: Any, b: Any) -> bool:
+    """Whether two automata give every word the same answer."""
+    return difference(a, b) is None
+
+
+def difference(a: Any, b: Any) -> tuple[int, ...] | None:
+    """A shortest word on which two automata differ, or None."""
+    x, y = _automaton(a), _automaton(b)
+    if isinstance(x, DFA) and isinstance(y, DFA):
+        return x.counterexample(y)
+    if isinstance(x, Machine) and isinstance(y, Machine):
+        return x.difference(y)
+    raise InputError("a DFA and a Moore/Mealy machine cannot be compared")
+
+
+# ----------------------------------------------------------------------------- files
+def load(path: str | os.PathLike[str]) -> Any:
+    """An automaton file: a DFA, a Moore or Mealy machine, a PDFA (JSON, by its format) or
+    a DFA or machine in DOT (AALpy's or LearnLib's)."""
+    path = str(path)
+    if path.endswith((".dot", ".gv")):
+        from rnn2dfa.automata.dot_io import dfa_from_dot
+        from rnn2dfa.automata.machine_dot import dot_kind, machine_from_dot
+        from rnn2dfa.fileio import read_text
+
+        text = read_text(path, "a DOT file")
+        kind = dot_kind(text)
+        if kind == "dfa":
+            return dfa_from_dot(text, source=path)
+        return machine_from_dot(text, kind, source=path)
+    from rnn2dfa.automata.machine_io import file_format, load_machine
+
+    fmt = file_format(path)
+    if fmt is not None and fmt.startswith(("rnn2dfa.moore", "rnn2dfa.mealy")):
+        return load_machine(path)
+    if fmt is not None and fmt.startswith("rnn2dfa.pdfa"):
+        from rnn2dfa.pdfa import load_pdfa
+
+        return load_pdfa(path)
+    from rnn2dfa.automata.io import load_dfa
+
+    return load_dfa(path)
+
+
+def save(obj: Any, path: str | os.PathLike[str]) -> None:
+    """Write an automaton (or a result's) to a file, atomically: JSON for a DFA, a machine
+    or a PDFA; a model (rnn2dfa's own, or one `as_model` imported) as a model file."""
+    a = _automaton(obj)
+    if isinstance(a, DFA):
+        from rnn2dfa.automata.io import save_dfa
+
+        save_dfa(a, path)
+    elif isinstance(a, Machine):
+        from rnn2dfa.automata.machine_io import save_machine
+
+        save_machine(a, path)
+    elif type(a).__name__ == "PDFA":
+        from rnn2dfa.pdfa import save_pdfa
+
+        save_pdfa(a, path)
+    else:
+        from rnn2dfa.models.io import save_model
+
+        save_model(getattr(a, "acceptor", a), path, {})
+
+
+def draw(a: Any, path: str | os.PathLike[str] | None = None, *, word: str | None = None,
+         **options: Any) -> Any:
+    """The Graphviz graph of an automaton (shown inline in Jupyter); with `path`, written as
+    .svg, .png, .pdf or .dot (`rnn2dfa.render`); `word` highlights its path."""
+    x = _automaton(a)
+    parsed = None if word is None else x.encode(word)
+    if path is not None:
+        from rnn2dfa.render import render_dfa
+        from rnn2dfa.render.machine import render_machine
+
+        fn = render_dfa if isinstance(x, DFA) else render_machine
+        return fn(x, path, word=parsed, **options).graph
+    from rnn2dfa.automata.draw import draw_dfa, draw_machine
+
+    fn2 = draw_dfa if isinstance(x, DFA) else draw_machine
+    return fn2(x, word=parsed, **options).graph
+
+
+def compile(dfa: Any, activation: str = "relu") -> Any:  # noqa: A001 - the command's name
+    """The integer-weight network of a DFA (Minsky's construction) or a Moore/Mealy
+    machine: a controlled test bed for extraction."""
+    a = _automaton(dfa)
+    if isinstance(a, Machine):
+        from rnn2dfa.compile.machine import compile_machine
+
+        return compile_machine(a, activation)
+    from rnn2dfa.compile.minsky import compile_dfa
+
+    return compile_dfa(a, activation=activation)
+
+
+# ----------------------------------------------------------------------------- other tools
+def to_automata_lib(dfa: Any) -> Any:
+    """A DFA as an automata-lib `DFA` (states 0..n-1)."""
+    return _automaton(dfa).to_automata_lib()
+
+
+def to_aalpy(a: Any) -> Any:
+    """A DFA or Moore/Mealy machine as an AALpy automaton (`Dfa`, `MooreMachine`,
+    `MealyMachine`), states named q0, q1, ... (AALpy must be installed)."""
+    x = _automaton(a)
+    try:
+        from aalpy.automata import (
+            Dfa,
+            DfaState,
+            MealyMachine,
+            MealyState,
+            MooreMachine,
+            MooreState,
+        )
+    except ImportError:
+        raise InputError("AALpy is not installed (pip install aalpy)") from None
+    n = x.n_states
+    if isinstance(x, DFA):
+        states: list[Any] = [DfaState(f"q{q}", bool(x.accepting[q])) for q in range(n)]
+    elif x.kind == "moore":
+        states = [MooreState(f"q{q}", x.outputs[int(x.labels[q])]) for q in range(n)]
+    else:
+        states = [MealyState(f"q{q}") for q in range(n)]
+    for q, state in enumerate(states):
+        for i, symbol in enumerate(x.alphabet):
+            state.transitions[symbol] = states[int(x.transitions[q, i])]
+            if isinstance(x, Machine) and x.kind == "mealy":
+                state.output_fun[symbol] = x.outputs[int(x.labels[q, i])]
+    start = states[x.start]
+    if isinstance(x, DFA):
+        return Dfa(start, states)
+    return (MooreMachine if x.kind == "moore" else MealyMachine)(start, states)
+
+
+def from_aalpy(model: Any, alphabet: Sequence[str] | None = None) -> Automaton:
+    """An AALpy `Dfa`, `MooreMachine` or `MealyMachine` as a DFA or machine (symbols as
+    their str; sorted unless `alphabet` orders them), minimized."""
+    import numpy as np
+
+    states = list(model.states)
+    index = {id(s): i for i, s in enumerate(states)}
+    symbols = tuple(alphabet) if alphabet is not None else tuple(sorted(
+        {str(a) for s in states for a in s.transitions}))
+    by_name = {str(a): a for s in states for a in s.transitions}
+    trans = np.array([[index[id(s.transitions[by_name[a]])] for a in symbols]
+                      for s in states], dtype=np.int64)
+    start = index[id(model.initial_state)]
+    kind = type(model).__name__
+    if kind == "Dfa":
+        return DFA(symbols, trans, [bool(s.is_accepting) for s in states], start).minimize()
+    if kind == "MooreMachine":
+        raw = [str(s.output) for s in states]
+        outs = tuple(sorted(set(raw)))
+        labels = np.array([outs.index(o) for o in raw], dtype=np.int64)
+        return Machine("moore", symbols, outs, trans, labels, start).minimize()
+    if kind == "MealyMachine":
+        raw2 = [[str(s.output_fun[by_name[a]]) for a in symbols] for s in states]
+        outs = tuple(sorted({o for row in raw2 for o in row}))
+        labels = np.array([[outs.index(o) for o in row] for row in raw2], dtype=np.int64)
+        return Machine("mealy", symbols, outs, trans, labels, start).minimize()
+    raise InputError(f"an AALpy {kind} is not a DFA, Moore or Mealy machine")

@@ -1,0 +1,289 @@
+"""Automata drawn with Graphviz: the graphs of a DFA and of a Moore or Mealy machine (as
+DOT, nothing run), and how they show in a notebook (`mimebundle`: SVG through Graphviz's
+`dot`, or a text table when it is absent). A DFA: a start arrow, double circles for
+accepting states, one edge per (source, target) pair labelled with symbol ranges, the
+rejecting sink hidden, a word's path highlighted. A Moore state shows its output
+("q3 / open"); a Mealy edge shows each group of symbols with the output they emit
+("a-c / 2"). Writing files is `rnn2dfa.render`'s. No torch here.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import graphviz
+import numpy as np
+
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.machine import Machine
+from rnn2dfa.words import Word, format_word
+
+PATH_COLOR = "#d62728"
+_ACCEPT_FILL = "#c7e9c0"
+_REJECT_FILL = "#fcbba1"
+_END_FILL = "#c6dbef"
+#: Above this many states a notebook shows the table, not the picture (Graphviz takes
+#: minutes and the drawing is unreadable).
+NOTEBOOK_MAX_STATES = 60
+#: Seconds `dot` may take for a notebook's picture.
+NOTEBOOK_DOT_SECONDS = 20.0
+
+
+def show_output(out: str | Sequence[str]) -> str:
+    """An output (Moore) or a sequence of outputs (Mealy) as one line of text: tags joined
+    by blanks, or as a list when a tag holds a blank or is empty."""
+    if isinstance(out, str):
+        return out
+    if all(o and not any(c.isspace() for c in o) for o in out):
+        return " ".join(out)
+    return repr(list(out))
+
+
+def _is_next_char(a: str, b: str) -> bool:
+    return len(a) == 1 and len(b) == 1 and ord(b) == ord(a) + 1
+
+
+def symbol_ranges(symbols: Sequence[int], alphabet: Sequence[str]) -> str:
+    """Edge label for a set of symbol indices: runs of 3+ consecutive one-character symbols
+    (adjacent in the alphabet and in character code) become `first-last`, e.g. `0-9`, `a-z`."""
+    idx = sorted(set(int(s) for s in symbols))
+    parts: list[str] = []
+    i = 0
+    while i < len(idx):
+        j = i
+        while (
+            j + 1 < len(idx)
+            and idx[j + 1] == idx[j] + 1
+            and _is_next_char(alphabet[idx[j]], alphabet[idx[j + 1]])
+        ):
+            j += 1
+        if j - i >= 2:
+            parts.append(f"{alphabet[idx[i]]}-{alphabet[idx[j]]}")
+        else:
+            parts.extend(alphabet[idx[m]] for m in range(i, j + 1))
+        i = j + 1
+    sep = "," if all(len(s) == 1 for s in alphabet) else ", "
+    return sep.join(parts)
+
+
+@dataclass
+class Drawing:
+    """What `draw_dfa` produced: the Graphviz graph and which states it shows."""
+
+    graph: graphviz.Digraph
+    dfa: DFA  # the automaton drawn (minimized and canonical unless asked otherwise)
+    shown_states: list[int]
+    sink: int | None  # the rejecting sink state, when there is one
+    sink_hidden: bool
+    word_accepted: bool | None  # when a word was highlighted
+
+
+def draw_dfa(
+    dfa: DFA,
+    *,
+    show_sink: bool = False,
+    word: Word | None = None,
+    minimize: bool = True,
+    title: str | None = None,
+) -> Drawing:
+    """Build the Graphviz graph of a DFA (nothing is written or run here).
+
+    States are numbered canonically (breadth-first from the start) after minimizing, unless
+    `minimize` is False, when the states keep the numbers of the file.
+    """
+    if minimize:
+        dfa = dfa.minimize()
+    n = dfa.n_states
+    sinks = [int(q) for q in dfa.sink_states().nonzero()[0]]
+    sink = sinks[0] if sinks else None
+
+    path_states: list[int] = []
+    path_edges: set[tuple[int, int]] = set()
+    accepted: bool | None = None
+    if word is not None:
+        symbols = np.asarray([word], dtype=np.int64).reshape(1, -1)
+        path_states = dfa.prefix_states(symbols)[0].tolist()
+        path_edges = set(zip(path_states[:-1], path_states[1:], strict=True))
+        accepted = bool(dfa.accepting[path_states[-1]])
+
+    hide: set[int] = set()
+    if not show_sink:  # the start state and states on the highlighted path stay visible
+        hide = {s for s in sinks if s != dfa.start and s not in path_states}
+    shown = [q for q in range(n) if q not in hide]
+
+    big = len(shown) > 20
+    g = graphviz.Digraph("dfa", format="svg")
+    g.attr(rankdir="LR", nodesep="0.25" if big else "0.4", ranksep="0.45" if big else "0.6")
+    g.attr("node", fontname="Helvetica", fontsize="10" if big else "12", margin="0.02")
+    g.attr("edge", fontname="Helvetica", fontsize="9" if big else "11", arrowsize="0.7")
+    notes = []
+    if title:
+        notes.append(title)
+    if word is not None:
+        shown_word = format_word(word, dfa.alphabet)
+        notes.append(f"word {shown_word}: {'accepted' if accepted else 'rejected'}")
+    if hide:
+        notes.append("rejecting sink state not shown: missing transitions lead to it")
+    if notes:
+        g.attr(label=graphviz.escape("\n".join(notes)), labelloc="b", fontname="Helvetica",
+               fontsize="10")
+
+    g.node("__start", label="", shape="point", width="0.08")
+    final = path_states[-1] if path_states else None
+    for q in shown:
+        attrs = {"shape": "doublecircle" if dfa.accepting[q] else "circle", "width": "0.3"}
+        if q in path_states:
+            attrs.update(color=PATH_COLOR, penwidth="2")
+        if q == final:
+            attrs.update(style="filled", fillcolor=_ACCEPT_FILL if accepted else _REJECT_FILL)
+        g.node(str(q), label=str(q), **attrs)
+    start_attrs = {"color": PATH_COLOR, "penwidth": "2"} if word is not None else {}
+    g.edge("__start", str(dfa.start), **start_attrs)
+
+    for q in shown:
+        groups: dict[int, list[int]] = {}
+        for a in range(dfa.n_symbols):
+            t = int(dfa.transitions[q, a])
+            if t in hide:
+                continue
+            groups.setdefault(t, []).append(a)
+        for t, syms in groups.items():
+            attrs = {"label": graphviz.escape(symbol_ranges(syms, dfa.alphabet))}
+            if (q, t) in path_edges:
+                attrs.update(color=PATH_COLOR, fontcolor=PATH_COLOR, penwidth="2.2")
+            g.edge(str(q), str(t), **attrs)
+    return Drawing(g, dfa, shown, sink, bool(hide), accepted)
+
+
+@dataclass
+class MachineDrawing:
+    """What `draw_machine` produced (`write_drawing` reads `graph` and `shown_states`)."""
+
+    graph: graphviz.Digraph
+    machine: Machine  # the machine drawn (minimized and canonical unless asked otherwise)
+    shown_states: list[int]
+    word_output: str | tuple[str, ...] | None = None  # the highlighted word's output
+    sink_hidden: bool = False  # a machine has no rejecting sink: every state is drawn
+
+
+def draw_machine(
+    machine: Machine,
+    *,
+    word: Word | None = None,
+    minimize: bool = True,
+    title: str | None = None,
+) -> MachineDrawing:
+    """Build the Graphviz graph of a machine (nothing is written or run here); states are
+    minimized and numbered canonically unless `minimize` is False."""
+    m = machine.minimize() if minimize else machine
+    n = m.n_states
+    path_states: list[int] = []
+    path_edges: set[tuple[int, int]] = set()
+    result = None
+    if word is not None:
+        symbols = np.asarray([word], dtype=np.int64).reshape(1, -1)
+        path_states = m.prefix_states(symbols, np.array([len(word)]))[0].tolist()
+        path_edges = set(zip(path_states[:-1], path_states[1:], strict=True))
+        result = m.output(word)
+
+    big = n > 20
+    g = graphviz.Digraph("machine", format="svg")
+    g.attr(rankdir="LR", nodesep="0.25" if big else "0.4", ranksep="0.45" if big else "0.6")
+    g.attr("node", fontname="Helvetica", fontsize="10" if big else "12", margin="0.05")
+    g.attr("edge", fontname="Helvetica", fontsize="9" if big else "11", arrowsize="0.7")
+    notes = [title] if title else []
+    if result is not None:
+        notes.append(f"word {format_word(word, m.alphabet)}: {show_output(result)}")
+    if notes:
+        g.attr(label=graphviz.escape("\n".join(notes)), labelloc="b", fontname="Helvetica",
+               fontsize="10")
+    g.node("__start", label="", shape="point", width="0.08")
+    final = path_states[-1] if path_states else None
+    moore = m.kind == "moore"
+    for q in range(n):
+        if moore:
+            label = f"q{q} / {m.outputs[int(m.labels[q])]}"
+            attrs = {"shape": "box", "style": "rounded"}
+        else:
+            label = f"q{q}"
+            attrs = {"shape": "circle", "width": "0.3"}
+        if q in path_states:
+            attrs.update(color=PATH_COLOR, penwidth="2")
+        if q == final:
+            attrs.update(style="rounded,filled" if moore else "filled", fillcolor=_END_FILL)
+        g.node(str(q), label=graphviz.escape(label), **attrs)
+    start_attrs = {"color": PATH_COLOR, "penwidth": "2"} if word is not None else {}
+    g.edge("__start", str(m.start), **start_attrs)
+
+    trans = m.transitions.tolist()
+    labels = None if moore else m.labels.tolist()
+    for q in range(n):
+        groups: dict[int, dict[int, list[int]]] = {}  # target -> output (Mealy) -> symbols
+        for a, t in enumerate(trans[q]):
+            out = -1 if labels is None else labels[q][a]
+            groups.setdefault(t, {}).setdefault(out, []).append(a)
+        for t, by_out in groups.items():
+            lines = [symbol_ranges(syms, m.alphabet) + ("" if o < 0 else f" / {m.outputs[o]}")
+                     for o, syms in by_out.items()]
+            attrs = {"label": graphviz.escape("\n".join(lines))}
+            if (q, t) in path_edges:
+                attrs.update(color=PATH_COLOR, fontcolor=PATH_COLOR, penwidth="2.2")
+            g.edge(str(q), str(t), **attrs)
+    return MachineDrawing(g, m, list(range(n)), result)
+
+
+def table_text(a: DFA | Machine, max_rows: int = 40) -> str:
+    """The transition table as plain text (what a notebook shows without Graphviz)."""
+    moore = isinstance(a, DFA) or a.kind == "moore"
+    head = ["state", *a.alphabet] + (["output"] if not isinstance(a, DFA) and moore else [])
+    rows = [head]
+    for q in range(min(a.n_states, max_rows)):
+        mark = ("→" if q == a.start else " ") + (
+            "*" if isinstance(a, DFA) and a.accepting[q] else " ")
+        cells = [f"{mark}{q}"]
+        for s in range(a.n_symbols):
+            t = int(a.transitions[q, s])
+            if isinstance(a, Machine) and a.kind == "mealy":
+                cells.append(f"{t} / {a.outputs[int(a.labels[q, s])]}")
+            else:
+                cells.append(str(t))
+        if not isinstance(a, DFA) and moore:
+            cells.append(a.outputs[int(a.labels[q])])
+        rows.append(cells)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    if a.n_states > max_rows:
+        lines.append(f"... {a.n_states - max_rows} more states")
+    return "\n".join(lines)
+
+
+def svg(graph: graphviz.Digraph, seconds: float = NOTEBOOK_DOT_SECONDS) -> str | None:
+    """The SVG of a graph, or None when Graphviz's `dot` is absent, fails or is too slow."""
+    exe = shutil.which("dot")
+    if exe is None:
+        return None
+    try:
+        done = subprocess.run([exe, "-Tsvg"], input=graph.source.encode("utf-8"),
+                              capture_output=True, timeout=seconds, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.decode("utf-8") if done.returncode == 0 else None
+
+
+def mimebundle(a: DFA | Machine, title: str | None = None) -> dict[str, Any]:
+    """What Jupyter shows for an automaton: its picture (SVG), its repr and table as text."""
+    text = repr(a) + "\n" + table_text(a)
+    if title:
+        text = title + "\n" + text
+    out: dict[str, Any] = {"text/plain": text}
+    if a.n_states <= NOTEBOOK_MAX_STATES:
+        graph = (draw_dfa(a, title=title) if isinstance(a, DFA)
+                 else draw_machine(a, title=title)).graph
+        picture = svg(graph)
+        if picture is not None:
+            out["image/svg+xml"] = picture
+    return out
