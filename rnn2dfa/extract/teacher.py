@@ -107,13 +107,11 @@ class Teacher:
 
                 oracle = MembershipOracle(model)
             else:
-                from rnn2dfa.models.labeller import labels_of
                 from rnn2dfa.oracle import MembershipOracle
 
                 width = int(model.initial_state(1).shape[1])
                 oracle = MembershipOracle(
-                    model, readout=lambda s: labels_of(model, s),
-                    max_cache_bytes=WIDE_CACHE_BYTES,
+                    model, labels=True, max_cache_bytes=WIDE_CACHE_BYTES,
                     chunk_size=max(256, min(32768, WALK_BYTES // (4 * width))))
         outputs = DFA_OUTPUTS if target == "dfa" else tuple(model.outputs)
         return cls(model, oracle, target, tuple(model.alphabet), outputs)

@@ -373,6 +373,12 @@ class OneHotView:
         return (self._next.cpu().numpy().astype(np.int64),
                 (self._out > 0).cpu().numpy().reshape(-1))
 
+    def labelled(self, unit_labels: Tensor, outputs: tuple[str, ...], kind: str
+                 ) -> OneHotLabelView:
+        """The same view answering labels: unit j's label `unit_labels[j]` (a compiled
+        Moore/Mealy machine's read-out, `MinskyLabeller`)."""
+        return OneHotLabelView(self.net, self._next, unit_labels, outputs, kind)
+
     def expand(self, state: Tensor) -> Tensor:
         """The network's (batch, units) one-hot states."""
         out = torch.zeros(state.shape[0], self.net.state_dim, dtype=torch.float32)
@@ -381,3 +387,27 @@ class OneHotView:
 
     def observable(self, state: Tensor) -> Tensor:
         return self.expand(state)
+
+
+class OneHotLabelView(OneHotView):
+    """`OneHotView` of a compiled Moore or Mealy machine (`MinskyLabeller`): the labeller
+    contract (`outputs`, `kind`, `output_logits`) on states held as unit indices, so the
+    oracle's trie, exact search and the exact equivalence check step it in O(1) a row (the
+    dense network of a 650-state, 75-input machine has 48,751 units)."""
+
+    def __init__(self, net: MinskyRNN, nxt: Tensor, unit_labels: Tensor,
+                 outputs: tuple[str, ...], kind: str) -> None:
+        super().__init__(net, nxt, torch.zeros(nxt.shape[0]))
+        self._labels = unit_labels.long()
+        self.outputs, self.kind = outputs, kind
+
+    def output_logits(self, state: Tensor) -> Tensor:
+        labels = self._labels[state[:, 0].long()]
+        return torch.nn.functional.one_hot(labels, len(self.outputs)).float()
+
+    def accept_logit(self, state: Tensor) -> Tensor:
+        return self.net.accept_logit(self.expand(state))  # refuses: it answers labels
+
+    def table(self) -> tuple[np.ndarray, np.ndarray]:
+        """(units, symbols) next units, and each unit's label."""
+        return self._next.cpu().numpy().astype(np.int64), self._labels.cpu().numpy()

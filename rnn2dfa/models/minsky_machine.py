@@ -69,9 +69,15 @@ class MinskyLabeller(MinskyRNN):
         return (f"Minsky RNN ({act}), {self.state_dim} units from a {self.n_states}-state "
                 f"{self.kind.capitalize()} machine, {len(self.outputs)}-label {what}")
 
-    def compact_view(self) -> None:
-        """None: the one-hot view steps accept logits, and this network answers labels."""
-        return None
+    def compact_view(self) -> Any:
+        """The network on states held as the index of the one unit that is on
+        (`OneHotLabelView`), when its weights guarantee one-hot states and its read-out is
+        one 1 per unit (as compiled); else None."""
+        view = super().compact_view()
+        labels = self._unit_labels()
+        if view is None or labels is None:
+            return None
+        return view.labelled(labels, self.outputs, self.kind)
 
     def accept_logit(self, state: Tensor) -> Tensor:
         raise InputError(f"this network answers with one of {len(self.outputs)} labels, not "

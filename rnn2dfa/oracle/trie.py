@@ -78,6 +78,7 @@ class MembershipOracle:
         max_cache_bytes: int = DEFAULT_CACHE_BYTES,
         chunk_size: int = 32768,
         readout: Callable[[Tensor], Tensor] | None = None,
+        labels: bool = False,
     ) -> None:
         self.acceptor = acceptor
         #: What is stepped: the acceptor, or its `compact_view()` when it offers one (a
@@ -85,11 +86,18 @@ class MembershipOracle:
         #: the same answers, O(1) a step instead of O(units)); `states()` expands them.
         self._net: Any = acceptor
         view = getattr(acceptor, "compact_view", None)
-        if readout is None and callable(view):
+        if callable(view):
             self._net = view() or acceptor
         #: state batch -> integer answers: accept bits by default; a labeller's oracle reads
-        #: its labels (`labeller.labels_of`), and the trie caches those instead.
+        #: its labels (`labels=True`: `labeller.labels_of` of what is stepped, the network
+        #: or its compact view), and the trie caches those instead.
         net = self._net
+        if labels:
+            from rnn2dfa.models.labeller import labels_of
+
+            readout = readout or (lambda states: labels_of(net, states))
+        elif readout is not None:  # a readout of the network's own states: no view
+            self._net = net = acceptor
         self._read: Callable[[Tensor], Tensor] = readout or (
             lambda states: net.accept_logit(states) > 0)
         self.alphabet = tuple(acceptor.alphabet)

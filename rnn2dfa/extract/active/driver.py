@@ -213,7 +213,7 @@ def prepare(teacher: Teacher, opts: LStarOptions, deadline: Deadline,
     pool = list(words.learn) + rare.words
     pac = refine = exact = None
     view = getattr(teacher.oracle, "compact_view", None)
-    if view is not None and teacher.target == "dfa" and callable(getattr(view, "table", None)):
+    if view is not None and callable(getattr(view, "table", None)):
         # a compiled network's exact states: equivalence is decided, not sampled (and
         # refinement over its n·k+1 units would cost seconds a split for nothing more)
         exact = ExactOracle(teacher, view)

@@ -385,11 +385,14 @@ class ExactOracle:
     def __init__(self, teacher: Teacher, view: Any, keep: int = 64) -> None:
         from rnn2dfa.automata.minimize import bfs_order
 
-        nxt, accept = view.table()
+        nxt, answers = view.table()
         order = bfs_order(nxt, 0)  # the reachable units, renumbered
         index = np.full(nxt.shape[0], -1, dtype=np.int64)
         index[order] = np.arange(order.size)
-        self.network = teacher.hypothesis(index[nxt[order]], accept[order].astype(np.int64))
+        trans = index[nxt[order]]
+        labels = np.asarray(answers)[order].astype(np.int64)  # a unit's answer
+        # Mealy: a transition outputs the label of the unit it leads to
+        self.network = teacher.hypothesis(trans, labels[trans] if teacher.mealy else labels)
         self.keep = keep
         self.calls = 0
 
@@ -400,7 +403,8 @@ class ExactOracle:
 
         a, b = hypothesis, self.network
         k, nb = a.n_symbols, b.n_states
-        if a.labels[a.start] != b.labels[b.start]:
+        mealy = a.kind == "mealy"  # the outputs are the transitions' (no empty word's)
+        if not mealy and a.labels[a.start] != b.labels[b.start]:
             return [()]
         pa, pb = np.array([a.start]), np.array([b.start])
         visited = VisitedPairs(a.n_states * nb)
@@ -411,7 +415,9 @@ class ExactOracle:
             deadline.check()
             qa, qb = a.transitions[pa].ravel(), b.transitions[pb].ravel()
             parent, sym = np.repeat(np.arange(pa.size), k), np.tile(np.arange(k), pa.size)
-            for i in np.flatnonzero(a.labels[qa] != b.labels[qb])[: self.keep].tolist():
+            differ = ((a.labels[pa] != b.labels[pb]).ravel() if mealy
+                      else a.labels[qa] != b.labels[qb])
+            for i in np.flatnonzero(differ)[: self.keep].tolist():
                 word, j = [int(sym[i])], int(parent[i])
                 for par, sy in reversed(levels):
                     word.append(int(sy[j]))
