@@ -17,9 +17,16 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from rnn2dfa import limits
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.base import ExactOptions, ExtractionProgress, resolve_options
-from rnn2dfa.extract.exact.search import exact_keys, explore_table
+from rnn2dfa.extract.exact.search import (
+    ENTRY_OVERHEAD,
+    StateExplosionError,
+    exact_keys,
+    explore_table,
+    out_of_memory,
+)
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
 from rnn2dfa.extract.teacher import table_automaton, target_of, to_dfa
 from rnn2dfa.extract.timing import Deadline, TimeUp
@@ -63,13 +70,13 @@ def extract_exact(
         # a compiled network's one-hot states by the index of the unit that is on (exact
         # as a float32 key below 2^24 units): the same states, O(1) a step
         stepped = view() or model
-    if callable(getattr(stepped, "table", None)) and opts.time_limit is None:
-        return _from_table(stepped, model, target, why, t0)
-
     def explode(n: int) -> str:
         more = f" ({hint})" if hint else ""
         return (f"exact extraction reached more than {n} distinct network states{more}: "
                 "raise the state cap or use another method")
+
+    if callable(getattr(stepped, "table", None)) and opts.time_limit is None:
+        return _from_table(stepped, model, target, why, t0, cap, explode)
 
     depth_reached = 0
 
@@ -106,7 +113,8 @@ def extract_exact(
     return ExtractionResult(automaton, record, [raw.n_states, machine.n_states], message)
 
 
-def _from_table(view: Any, model: Any, target: str, why: str, t0: float) -> ExtractionResult:
+def _from_table(view: Any, model: Any, target: str, why: str, t0: float, cap: int,
+                explode: Any) -> ExtractionResult:
     """Exact extraction of a compiled network from its compact view's table: the units
     reachable from unit 0, breadth-first, then minimized (one numpy pass; the search over
     states gives the same machine unit by unit)."""
@@ -116,6 +124,12 @@ def _from_table(view: Any, model: Any, target: str, why: str, t0: float) -> Extr
 
     nxt, answers = view.table()
     order = bfs_order(nxt, 0)
+    if order.size > cap:  # the same bounds as the search over states
+        raise StateExplosionError(explode(cap))
+    table = order.size * (ENTRY_OVERHEAD + 9 + 8 * nxt.shape[1])
+    if table > limits.EXACT_TABLE_BYTES:
+        raise StateExplosionError(out_of_memory(int(order.size), table,
+                                                limits.EXACT_TABLE_BYTES), param="max_states")
     index = np.full(nxt.shape[0], -1, dtype=np.int64)
     index[order] = np.arange(order.size)
     raw = table_automaton(model, index[nxt[order]], np.asarray(answers)[order].astype(np.int64))

@@ -165,7 +165,7 @@ def explore_table(
                     if len(seen) > max_states:
                         raise StateExplosionError(explode(max_states))
                     if table > max_bytes:
-                        raise StateExplosionError(_out_of_memory(len(seen), table, max_bytes),
+                        raise StateExplosionError(out_of_memory(len(seen), table, max_bytes),
                                                   param="max_states")
                 targets[lo * k + i] = c
             if new_rows:
@@ -192,7 +192,7 @@ def explore_table(
     return np.concatenate(blocks, axis=0), np.concatenate(answers), steps
 
 
-def _out_of_memory(found: int, table: int, max_bytes: int) -> str:
+def out_of_memory(found: int, table: int, max_bytes: int) -> str:
     return (
         f"state cap reached (memory): {found:,} distinct network states hold "
         f"~{human_bytes(table)} of exact states (the limit is {human_bytes(max_bytes)}); a "
