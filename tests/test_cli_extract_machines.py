@@ -159,4 +159,6 @@ def test_words_join_the_samples(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
     assert doc["finished"] is True and load_machine(out) == truth.minimize()
-    assert doc["stats"]["check_longer_words"]["lengths"][1] == 80  # the long word was checked
+    # the sampled lengths reach the user's longest word
+    assert doc["stats"]["max_length"] == 80
+    assert doc["stats"]["check_sampled_lengths"]["lengths"] == [0, 80]

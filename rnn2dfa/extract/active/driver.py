@@ -85,15 +85,16 @@ class UserWords:
     learn: list[Word]
     held: list[Word]
     longer: list[Word]
-    max_length: int  # the sampled lengths (0..max_length); longer words of the user's are
-    #: checked with the longer words
+    max_length: int  # the sampled lengths: the option, or the user's longest word
 
 
 def split_words(opts: LStarOptions) -> UserWords:
     """A `holdout` share of the user's words kept for scoring (with 10 or more), the rest
     for learning."""
     words = list(dict.fromkeys(tuple(w) for w in opts.words or ()))
-    top = opts.max_length
+    # the sampled lengths reach the user's longest word: their words are the distribution
+    # that matters (a competition's validation words of lengths 50-100)
+    top = max([opts.max_length] + [len(w) for w in words])
     longer = [w for w in words if len(w) > top]
     if len(words) < 10 or opts.holdout <= 0:
         return UserWords(words, [], longer, top)
@@ -176,7 +177,8 @@ def heldout(teacher: Teacher, opts: LStarOptions, words: UserWords, rare: Rare,
         seen.update(more)
         sample += more
         answers = np.concatenate([answers, teacher.labels(more)])
-    return HeldOut(sample, answers, "yours and sampled" if held else "sampled", balanced=True)
+    return HeldOut(sample, answers, "yours and sampled" if held else "sampled", balanced=True,
+                   yours=len(held))
 
 
 @dataclass

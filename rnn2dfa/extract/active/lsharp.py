@@ -1,27 +1,54 @@
-"""L#: an observation tree and apartness (F. Vaandrager, B. Garhewal, J. Rot & T. Wißmann,
-*A New Approach for Active Automata Learning Based on Apartness*, TACAS 2022).
+"""L#: an observation tree and apartness instead of a table or a discrimination tree.
 
-The tree. Its nodes are the words asked, each with the teacher's label (a DFA target's
-accept bit; a Moore state's output; a Mealy word's last output, none for the empty word).
-Two nodes p, q are *apart* when some σ with both p·σ and q·σ in the tree gives them
-different labels (σ may be empty but for a Mealy target). The basis S is a prefix-closed
-set of pairwise apart nodes (the states); the frontier F holds their children outside S.
-Rules, applied until none does: R2 asks every missing child q·a of a basis node; R1
-promotes a frontier node apart from every basis node; R3 asks f·σ for a frontier node f
-not apart from two basis nodes b, b' (σ: their witness), which makes f apart from one of
-them; when every frontier node is identified with exactly one basis node, R4 builds the
-hypothesis (basis nodes as states, q -a-> q·a or the basis node it is identified with),
-checks it against the whole tree first (a node it mislabels is a counterexample found for
-free) and hands it out. A counterexample σ is added to the tree and processed by the
-paper's binary search (Algorithm 2: ProcCounterEx), which makes a frontier node apart
-from the basis node it was identified with.
+F. Vaandrager, B. Garhewal, J. Rot & T. Wißmann, *A New Approach for Active Automata
+Learning Based on Apartness*, TACAS 2022. One formulation over "labels after words" serves
+DFA, Moore and Mealy targets alike.
 
-Batching: every rule's questions of a round go in one call (all extensions, all
-separations), each asking every prefix of its words at the cost of the words alone
-(`teacher.prefix_labels`); the tree is numpy arrays, and apartness is tested for many
-pairs of nodes at once, one vectorized step per depth of their common subtree. Each
-frontier node keeps the basis nodes it is not yet apart from: apartness only grows with
-the tree, so these candidate sets only shrink, except when a basis node is added.
+The tree. Its nodes are the words asked (every prefix of a question is a node: the teacher's
+`prefix_labels` answers them at the cost of the words alone), children by symbol, each node
+with the teacher's label of its word (a Mealy root has none: -1). Two nodes p, q are *apart*
+(p # q) when some σ has p·σ and q·σ both in the tree with different labels (Mealy: σ is
+never empty, a node's own label belongs to the symbol that led to it). Apartness only grows
+with the tree.
+
+The basis S (the states: prefix-closed, pairwise apart, {ε} at first) and the frontier F
+(the children of basis nodes outside S). Each frontier node keeps its candidates, the basis
+nodes it is not (yet) apart from. The rules (paper §3), each round's questions asked in ONE
+call: R1 promotes frontier nodes apart from the whole basis (several at once when pairwise
+apart); R2 asks q·a for every basis node q lacking a child a; R3 separates a frontier node
+with two candidates or more; R4, when every frontier node has exactly one candidate, builds
+the hypothesis: q -a-> q·a if in S, else its candidate; a Moore state outputs its node's
+label, a Mealy (q, a) the label of q·a.
+
+R3 walks an adaptive distinguishing sequence, as AALpy's `run_Lsharp` does by default
+(`separation_rule="ADS"`): a frontier node's cursor (a node below it) and the nodes its
+candidates reach along the same path move on the input that best splits those by label
+(AALpy's score), the cursor to the answer's child, the candidates to those that agree. Deep
+paths below the frontier let the hypothesis check below find most counterexamples with no
+equivalence query (random 200-state Mealy machines: a handful of hypotheses instead of
+about one per state with the paper's plain R3). Frontier nodes with the same candidates
+share the walk's choices (a group per block of candidates and sequence of answers), so a
+round costs the distinct blocks, not the frontier times the basis; one question asks a
+few steps ahead (each possible label's next input). A block no single input splits, or a
+walk that ended with candidates left, falls back to the paper's R3: f·σ for σ a (cached,
+shortest) witness of two candidates.
+
+Before a hypothesis is handed out, the whole tree is run through it (vectorized, a level
+at a time): a node whose label it gets wrong is a counterexample for free. Counterexamples
+follow the paper's Algorithm 2 (ProcCounterEx), several in lock step, one question a step:
+σ, whose node r is apart from its hypothesis state q (Moore: the word; Mealy: the word less
+its last symbol), is cut at h = ⌊(|ρ| + |σ|)/2⌋ (ρ its prefix in F) into σ1·σ2;
+access(q')·σ2·η is asked (q' the state of σ1, η a witness of r # q), and the search goes on
+with σ1 if its node is apart from q', else with access(q')·σ2, until the node is in F,
+where it is now apart from the candidate it was identified with: the rules make progress.
+
+Storage. The tree is numpy arrays grown geometrically (child table (nodes, k), label,
+parent, symbol, depth), with its nodes also listed by parent (so a walk visits the
+children that exist, not k slots). Candidates are the pairs (frontier row, state) not
+apart, kept up to date incrementally: a new frontier row or state is checked against the
+whole tree, an old pair only along the paths to nodes added since (new nodes and their
+ancestors are "dirty"). Apartness of many pairs at once is a level-by-level walk over
+their common subtrees, through the children of each pair's side with fewer.
 """
 
 from __future__ import annotations
@@ -36,9 +63,23 @@ from rnn2dfa.extract.active.lstar import LearnerStop
 from rnn2dfa.extract.teacher import Teacher
 from rnn2dfa.words import Word, pad_words
 
+#: Tree conflicts processed together per hypothesis (the shallowest first); the others are
+#: found again on the next hypothesis if it still gets them wrong.
+PER_STEP = 8
+#: Frontier nodes considered for promotion at once (their pairwise apartness is walked).
+MAX_PROMOTE = 64
+#: Steps an adaptive walk may take through the tree (no question) in one round.
+IN_TREE_STEPS = 64
+#: Words one step of an adaptive walk asks at most, and how many inputs deep: the next
+#: input, then the next inputs after each possible label... (one question serves several
+#: steps). Random 300-state targets took 2-6 times fewer questions with 8 words 4 deep than
+#: with the next input alone.
+LOOKAHEAD = 8
+LOOKAHEAD_DEPTH = 4
+
 
 class LSharpLearner:
-    """L#'s observation tree over the teacher's labels; implements `Learner`."""
+    """L#: an observation tree, a basis of pairwise apart states and its frontier."""
 
     name = "lsharp"
 
@@ -46,324 +87,641 @@ class LSharpLearner:
         self.teacher, self.check = teacher, check
         self.k = teacher.k
         self.mealy = teacher.mealy
-        self._child = np.full((64, self.k), -1, dtype=np.int64)
-        self._label = np.full(64, -1, dtype=np.int64)
-        self._parent = np.full(64, -1, dtype=np.int64)
-        self._symbol = np.full(64, -1, dtype=np.int64)
-        self._depth = np.zeros(64, dtype=np.int64)
-        self._n = 1  # node 0: the empty word
-        if not self.mealy:
-            self._label[0] = int(teacher.labels([()])[0])
-        self.basis: list[int] = [0]
-        self._in_basis = np.zeros(64, dtype=bool)
-        self._in_basis[0] = True
-        self.candidates: dict[int, list[int]] = {}  # frontier node -> basis nodes not apart
-        self._witness: dict[tuple[int, int], Word] = {}
-        self._tested = 0  # the tree's size when the candidates were last tested
+        self.r = max(teacher.n_outputs, 1)
+        cap = 1024
+        # the tree; node 0 is ε (its label unknown until the first answer; Mealy: always)
+        self._n = 1
+        self._child = np.full((cap, self.k), -1, dtype=np.int64)
+        self._label = np.full(cap, -1, dtype=np.int64)
+        self._parent = np.full(cap, -1, dtype=np.int64)
+        self._sym = np.full(cap, -1, dtype=np.int64)
+        self._depth = np.zeros(cap, dtype=np.int64)
+        self._kids = np.zeros(cap, dtype=np.int64)  # children count: walks skip leaves
+        self._dirty = np.zeros(cap, dtype=bool)  # added since the last refresh, or above one
+        self._bidx = np.full(cap, -1, dtype=np.int64)  # node -> its state, or -1
+        self._frow = np.full(cap, -1, dtype=np.int64)  # node -> its frontier row, or -1
+        self._bidx[0] = 0
+        # the basis (index = hypothesis state) and the frontier (rows) with its candidates
+        self._basis = np.zeros(1, dtype=np.int64)
+        self._access: list[Word] = [()]
+        self._fr = np.zeros(0, dtype=np.int64)
+        # candidates: the pairs (frontier row, state) not apart, sorted by row then state
+        self._pr = np.zeros(0, dtype=np.int64)
+        self._pc = np.zeros(0, dtype=np.int64)
+        self._cols = 1  # the states every row has its pairs for
+        self._checked = 1  # the states every other row was checked against
+        self._fresh = np.zeros(0, dtype=bool)  # rows not yet checked against the tree
+        # the tree as lists of children: non-root nodes sorted by parent, and their parents
+        self._kid_node = np.zeros(0, dtype=np.int64)
+        self._kid_par = np.zeros(0, dtype=np.int64)
+        self._witness: dict[tuple[int, int], Word] = {}  # pair of states -> shortest σ
+        # adaptive separation: per row its group (-1: none), cursor node and the number of
+        # candidates it had when its walk began; per group its members (states), the nodes
+        # they reached, its best input (-2: not chosen yet, -1: none splits) and children
+        self._grp = np.zeros(0, dtype=np.int64)
+        self._cursor = np.zeros(0, dtype=np.int64)
+        self._began = np.zeros(0, dtype=np.int64)
+        self._gmem: list[np.ndarray] = []
+        self._gnode: list[np.ndarray] = []
+        self._gbest: list[int] = []
+        self._gnext: dict[int, int] = {}  # group · r + label -> group
+        self._gplan: dict[int, list[Word]] = {}  # group -> the suffixes its walks ask
+        self._walking: np.ndarray | None = None  # rows whose cursor input was just asked
+        # the tree's nodes sorted by depth (runs through a hypothesis), extended lazily
+        self._order = np.zeros(1, dtype=np.int64)
+        self._sorted_depth = np.zeros(1, dtype=np.int64)
         self._hyp: Machine | None = None
-        self.queries = 0  # batched questions asked
+        self.questions = 0  # teacher calls
+        self.cex_steps = 0  # ProcCounterEx steps (one question each, all in lock step)
 
     # ------------------------------------------------------------------ the tree
     @property
     def n_states(self) -> int:
-        return len(self.basis)
+        return int(self._basis.size)
 
-    def _grow(self, need: int) -> None:
-        cap = self._label.shape[0]
-        if need <= cap:
+    def _reserve(self, extra: int) -> None:
+        cap = self._label.size
+        if self._n + extra <= cap:
             return
-        new = max(need, 2 * cap)
-        self._child = np.concatenate([self._child, np.full((new - cap, self.k), -1, np.int64)])
-        for name in ("_label", "_parent", "_symbol"):
-            old = getattr(self, name)
-            setattr(self, name, np.concatenate([old, np.full(new - cap, -1, np.int64)]))
-        self._depth = np.concatenate([self._depth, np.zeros(new - cap, np.int64)])
-        self._in_basis = np.concatenate([self._in_basis, np.zeros(new - cap, bool)])
+        new = max(2 * cap, self._n + extra)
 
-    def word(self, node: int) -> Word:
-        out: list[int] = []
-        while node > 0:
-            out.append(int(self._symbol[node]))
-            node = int(self._parent[node])
-        return tuple(reversed(out))
+        def grow(a: np.ndarray, fill: int | bool) -> np.ndarray:
+            out = np.full((new, *a.shape[1:]), fill, dtype=a.dtype)
+            out[:cap] = a
+            return out
 
-    def access(self, state: int) -> Word:
-        return self.word(self.basis[state])
+        self._child = grow(self._child, -1)
+        self._label, self._parent = grow(self._label, -1), grow(self._parent, -1)
+        self._sym, self._depth = grow(self._sym, -1), grow(self._depth, 0)
+        self._kids, self._dirty = grow(self._kids, 0), grow(self._dirty, False)
+        self._bidx, self._frow = grow(self._bidx, -1), grow(self._frow, -1)
 
-    def node(self, word: Sequence[int]) -> int:
-        """The node of a word in the tree (-1 when not there)."""
-        q = 0
-        for a in word:
-            q = int(self._child[q, a])
-            if q < 0:
-                return -1
-        return q
-
-    def ask(self, words: Sequence[Word]) -> None:
-        """Add the words to the tree with the labels of every prefix: one question."""
-        words = [w for w in dict.fromkeys(tuple(w) for w in words) if self.node(w) < 0]
-        if not words:
-            return
-        self.check()
-        sym, lens = pad_words(words)
-        labels = self.teacher.prefix_labels(sym, lens)
-        self.queries += 1
-        self._grow(self._n + int(lens.sum()) + 1)
-        cur = np.zeros(len(words), dtype=np.int64)
-        for t in range(int(lens.max())):
+    def _insert(self, starts: np.ndarray, suf: np.ndarray, lens: np.ndarray,
+                labels: np.ndarray) -> None:
+        """Add start·suffix for each row, level by level; labels[b, j] is the label of the
+        node of its j-th suffix symbol. A node already there keeps its label: the tree never
+        contradicts itself, even if the teacher's answers change."""
+        self._reserve(int(lens.sum()))
+        node = starts.copy()
+        k, first = self.k, self._n
+        for t in range(int(lens.max()) if lens.size else 0):
             live = np.flatnonzero(lens > t)
-            a = sym[live, t]
-            nxt = self._child[cur[live], a]
+            at, s = node[live], suf[live, t]
+            nxt = self._child[at, s]
             miss = np.flatnonzero(nxt < 0)
-            if miss.size:  # new nodes, one per distinct (parent, symbol)
-                keys = cur[live[miss]] * self.k + a[miss]
-                uniq, inv = np.unique(keys, return_inverse=True)
-                ids = self._n + np.arange(uniq.size)
-                self._n += uniq.size
-                par, sy = uniq // self.k, uniq % self.k
+            if miss.size:  # one new node per distinct (parent, symbol)
+                keys, rep, inv = np.unique(at[miss] * k + s[miss], return_index=True,
+                                           return_inverse=True)
+                ids = self._n + np.arange(keys.size)
+                par, sy = keys // k, keys % k
                 self._child[par, sy] = ids
-                self._parent[ids], self._symbol[ids] = par, sy
-                self._depth[ids] = t + 1
-                nxt[miss] = ids[inv.ravel()]
-            self._label[nxt] = labels[live, t + 1]
-            cur[live] = nxt
-        self._hyp = None
+                self._parent[ids], self._sym[ids] = par, sy
+                self._depth[ids] = self._depth[par] + 1
+                self._label[ids] = labels[live[miss[rep]], t + 1]
+                np.add.at(self._kids, par, 1)
+                self._n += keys.size
+                nxt[miss] = ids[inv.reshape(-1)]
+            node[live] = nxt
+        # the new nodes and their ancestors are dirty (up to the first one already marked)
+        cur = np.arange(first, self._n)
+        self._dirty[cur] = True
+        cur = np.unique(self._parent[cur])
+        while cur.size:
+            cur = cur[(cur >= 0) & ~self._dirty[np.maximum(cur, 0)]]
+            self._dirty[cur] = True
+            cur = np.unique(self._parent[cur])
 
-    # ------------------------------------------------------------------ apartness
-    def apart(self, p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """For pairs of nodes (p[i], q[i]): whether they are apart (vectorized over the
-        pairs, one step per depth of their common subtree)."""
-        p, q = np.asarray(p, dtype=np.int64), np.asarray(q, dtype=np.int64)
-        out = np.zeros(p.size, dtype=bool)
-        row = np.arange(p.size)
-        first = True
-        while row.size:
-            lp, lq = self._label[p], self._label[q]
-            diff = (lp >= 0) & (lq >= 0) & (lp != lq)
-            if first and self.mealy:  # a Mealy node's own label is its incoming edge's
-                diff[:] = False
-            first = False
-            out[row[diff]] = True
-            keep = ~diff
-            cp, cq = self._child[p[keep]], self._child[q[keep]]
-            r, c = np.nonzero((cp >= 0) & (cq >= 0))
-            row = row[keep][r]
-            p, q = cp[r, c], cq[r, c]
-            fresh = ~out[row]
-            row, p, q = row[fresh], p[fresh], q[fresh]
+    def _words(self, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The nodes' words, padded, and their lengths (walking up the parents)."""
+        lens = self._depth[nodes]
+        out = np.zeros((nodes.size, int(lens.max()) if nodes.size else 0), dtype=np.int64)
+        cur, pos = nodes.copy(), lens - 1
+        while True:
+            live = np.flatnonzero(pos >= 0)
+            if not live.size:
+                return out, lens
+            out[live, pos[live]] = self._sym[cur[live]]
+            cur[live] = self._parent[cur[live]]
+            pos -= 1
+
+    def _word_list(self, nodes: np.ndarray) -> list[Word]:
+        sym, lens = self._words(nodes)
+        return [tuple(row[:n]) for row, n in zip(sym.tolist(), lens.tolist(), strict=True)]
+
+    def _ask(self, starts: np.ndarray, suffixes: Sequence[Word]) -> None:
+        """Ask every word(start)·suffix in one question (the labels of all their prefixes)
+        and add them to the tree."""
+        if not len(suffixes):
+            return
+        pre, plen = self._words(starts)
+        suf, slen = pad_words(suffixes)
+        sym = np.zeros((starts.size, pre.shape[1] + suf.shape[1]), dtype=np.int64)
+        sym[:, : pre.shape[1]] = pre
+        rows, cols = np.nonzero(np.arange(suf.shape[1])[None, :] < slen[:, None])
+        sym[rows, plen[rows] + cols] = suf[rows, cols]
+        got = self.teacher.prefix_labels(sym, plen + slen)
+        self.questions += 1
+        if not self.mealy and self._label[0] < 0:
+            self._label[0] = got[0, 0]
+            self._dirty[0] = True
+        # the labels of the suffixes' nodes: columns depth(start) + j
+        idx = np.minimum(plen[:, None] + np.arange(suf.shape[1] + 1)[None, :],
+                         got.shape[1] - 1)
+        self._insert(starts, suf, slen, np.take_along_axis(got, idx, axis=1))
+
+    def _trace(self, sym: np.ndarray, lens: np.ndarray) -> np.ndarray:
+        """(B, T + 1) tree nodes of every prefix of a padded batch (-1: not in the tree)."""
+        out = np.full((lens.size, sym.shape[1] + 1), -1, dtype=np.int64)
+        node = np.zeros(lens.size, dtype=np.int64)
+        out[:, 0] = 0
+        for t in range(sym.shape[1]):
+            live = np.flatnonzero((lens > t) & (node >= 0))
+            node[live] = self._child[node[live], sym[live, t]]
+            out[live, t + 1] = node[live]
         return out
 
-    def witness(self, p: int, q: int) -> Word:
-        """A shortest σ telling apart nodes p and q (which are apart)."""
-        key = (min(p, q), max(p, q))
-        if key in self._witness:
-            return self._witness[key]
-        level: list[tuple[int, int, Word]] = [(p, q, ())]
-        while level:
-            nxt: list[tuple[int, int, Word]] = []
-            for a, b, w in level:
-                la, lb = self._label[a], self._label[b]
-                if la >= 0 and lb >= 0 and la != lb and (w or not self.mealy):
-                    self._witness[key] = w
-                    return w
-                for s in range(self.k):
-                    ca, cb = int(self._child[a, s]), int(self._child[b, s])
-                    if ca >= 0 and cb >= 0:
-                        nxt.append((ca, cb, w + (s,)))
-            level = nxt
-        raise ValueError(f"nodes {p} and {q} are not apart")
+    # ------------------------------------------------------------------ apartness
+    def _children(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every non-root node sorted by parent, and their parents (the tree as lists of
+        children), extended lazily with the nodes added since."""
+        done = self._kid_node.size + 1
+        if done < self._n:
+            new = np.arange(done, self._n)
+            new = new[np.argsort(self._parent[new], kind="stable")]
+            at = np.searchsorted(self._kid_par, self._parent[new], side="right")
+            self._kid_node = np.insert(self._kid_node, at, new)
+            self._kid_par = np.insert(self._kid_par, at, self._parent[new])
+        return self._kid_node, self._kid_par
 
-    # ------------------------------------------------------------------ the rules
-    def _frontier(self) -> list[int]:
-        kids = self._child[np.asarray(self.basis)].ravel()
-        return [int(f) for f in kids[kids >= 0].tolist() if not self._in_basis[f]]
+    def _expand(self, src: np.ndarray, other: np.ndarray, nodes: np.ndarray,
+                par: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For pairs (src[i], other[i]): each child of src[i] listed in (nodes, par) with the
+        child of other[i] on the same symbol, when there is one: (i, src child, other
+        child)."""
+        lo = np.searchsorted(par, src, side="left")
+        cnt = np.searchsorted(par, src, side="right") - lo
+        idx = np.repeat(np.arange(src.size), cnt)
+        pos = np.arange(idx.size) - np.repeat(np.cumsum(cnt) - cnt, cnt) + lo[idx]
+        mine = nodes[pos]
+        theirs = self._child[other[idx], self._sym[mine]]
+        ok = theirs >= 0
+        return idx[ok], mine[ok], theirs[ok]
 
-    def _update(self) -> None:
-        """New frontier nodes get every basis node as a candidate; then every candidate
-        pair is tested for apartness at once."""
-        frontier = self._frontier()
-        here = set(frontier)
-        fresh = [f for f in frontier if f not in self.candidates]
-        for f in fresh:
-            self.candidates[f] = list(self.basis)
-        for f in [f for f in self.candidates if f not in here]:
-            del self.candidates[f]
-        # a pair can only become apart where the tree grew below one of its nodes: the
-        # ancestors of the nodes added since the last test
-        changed = np.zeros(self._n, dtype=bool)
-        new = np.arange(self._tested, self._n)
-        while new.size:
-            new = new[~changed[new]]
-            changed[new] = True
-            new = np.unique(self._parent[new])
-            new = new[new >= 0]
-        self._tested = self._n
-        fresh_set = set(fresh)
-        pairs = [(f, b) for f, bs in self.candidates.items() for b in bs
-                 if f in fresh_set or changed[f] or changed[b]]
-        if not pairs:
+    def _walk(self, p: np.ndarray, q: np.ndarray, prune: np.ndarray | None = None,
+              witness: bool = False) -> tuple[np.ndarray, list[Word | None]]:
+        """Which pairs (p[i], q[i]) are apart, walking their common subtrees a level at a
+        time (each pair through the children of its side with fewer); with `witness`, also
+        a shortest σ of each (None when not apart). With `prune` (the dirty marks), only
+        along paths to nodes added since the last refresh: the rest of the common subtree
+        was walked before."""
+        m = p.size
+        hit = np.zeros(m, dtype=bool)
+        wit: list[Word | None] = [None] * m if witness else []
+        lab, kids = self._label, self._kids
+        if not self.mealy:  # σ = ε: the nodes' own labels
+            a, b = lab[p], lab[q]
+            d = (a != b) & (a >= 0) & (b >= 0)
+            hit |= d
+            for i in np.flatnonzero(d).tolist() if witness else ():
+                wit[i] = ()
+        keep = ~hit & (kids[p] > 0) & (kids[q] > 0)
+        if prune is not None:
+            keep &= prune[p] | prune[q]
+        x, y, org = p[keep], q[keep], np.flatnonzero(keep)
+        nodes, par = self._children()
+        levels: list[tuple[np.ndarray, np.ndarray]] = []  # (parent index, symbol) per level
+        while x.size:
+            mine = kids[x] <= kids[y]
+            i1, x1, y1 = self._expand(x[mine], y[mine], nodes, par)
+            i2, y2, x2 = self._expand(y[~mine], x[~mine], nodes, par)
+            i1, i2 = np.flatnonzero(mine)[i1], np.flatnonzero(~mine)[i2]
+            r = np.concatenate([i1, i2])
+            nx, ny = np.concatenate([x1, x2]), np.concatenate([y1, y2])
+            c = self._sym[nx]
+            o2 = org[r]
+            a, b = lab[nx], lab[ny]
+            d = np.flatnonzero((a != b) & (a >= 0) & (b >= 0))
+            if d.size:
+                if witness:  # the first hit of each pair, spelled back up the levels
+                    new, first = np.unique(o2[d], return_index=True)
+                    for o, i in zip(new.tolist(), d[first].tolist(), strict=True):
+                        if hit[o]:
+                            continue
+                        word, j = [int(c[i])], int(r[i])
+                        for up, sy in reversed(levels):
+                            word.append(int(sy[j]))
+                            j = int(up[j])
+                        wit[o] = tuple(reversed(word))
+                hit[o2[d]] = True
+            keep = ~hit[o2] & (kids[nx] > 0) & (kids[ny] > 0)
+            if prune is not None:
+                keep &= prune[nx] | prune[ny]
+            levels.append((r[keep], c[keep]))
+            x, y, org = nx[keep], ny[keep], o2[keep]
+        return hit, wit
+
+    def _sync_frontier(self) -> None:
+        """The children of basis nodes outside S and F become fresh frontier rows."""
+        ch = self._child[self._basis].reshape(-1)
+        ch = ch[ch >= 0]
+        new = ch[(self._bidx[ch] < 0) & (self._frow[ch] < 0)]
+        if not new.size:
             return
-        arr = np.array(pairs, dtype=np.int64)
-        gone = self.apart(arr[:, 0], arr[:, 1])
-        for (f, b), g in zip(pairs, gone.tolist(), strict=True):
-            if g:
-                self.candidates[f].remove(b)
+        new = np.sort(new)
+        rows = self._fr.size + np.arange(new.size)
+        self._frow[new] = rows
+        self._fr = np.concatenate([self._fr, new])
+        self._pr = np.concatenate([self._pr, np.repeat(rows, self._cols)])
+        self._pc = np.concatenate([self._pc, np.tile(np.arange(self._cols), new.size)])
+        self._fresh = np.concatenate([self._fresh, np.ones(new.size, dtype=bool)])
+        self._grp = np.concatenate([self._grp, np.full(new.size, -1)])
+        self._cursor = np.concatenate([self._cursor, new])
+        self._began = np.concatenate([self._began, np.zeros(new.size, dtype=np.int64)])
 
+    def _refresh(self) -> None:
+        """Bring the candidates up to date with the tree: fresh rows and new states walk
+        the whole tree, the other pairs only the paths to nodes added since."""
+        nb = self._basis.size
+        if self._cols < nb:  # new states: a pair with every row, at the end of its pairs
+            f, new = self._fr.size, np.arange(self._cols, nb)
+            add_r, add_c = np.repeat(np.arange(f), new.size), np.tile(new, f)
+            at = np.searchsorted(self._pr, add_r, side="right")
+            self._pr, self._pc = np.insert(self._pr, at, add_r), np.insert(self._pc, at, add_c)
+            self._cols = nb
+        self._sync_frontier()
+        pr, pc = self._pr, self._pc
+        x, y = self._fr[pr], self._basis[pc]
+        full = self._fresh[pr] | (pc >= self._checked)
+        dirty = self._dirty
+        old = np.flatnonzero(~full & (dirty[x] | dirty[y]))
+        full = np.flatnonzero(full)
+        apart = np.zeros(pr.size, dtype=bool)
+        if full.size:
+            apart[full] = self._walk(x[full], y[full])[0]
+        if old.size:
+            apart[old] = self._walk(x[old], y[old], prune=dirty)[0]
+        self._pr, self._pc = pr[~apart], pc[~apart]
+        self._fresh[:] = False
+        self._checked = nb
+        self._dirty[: self._n] = False
+
+    def _counts(self) -> np.ndarray:
+        """The number of candidates of each frontier row."""
+        return np.bincount(self._pr, minlength=self._fr.size)
+
+    def _first(self, rows: np.ndarray, nth: int = 0) -> np.ndarray:
+        """The nth candidate (state) of each row (rows with more than nth candidates)."""
+        return self._pc[np.searchsorted(self._pr, rows) + nth]
+
+    def _witnesses(self, pairs: np.ndarray) -> list[Word | None]:
+        """Shortest witnesses of pairs of states ((m, 2) basis indices), cached."""
+        keys = [(a, b) if a < b else (b, a) for a, b in pairs.tolist()]
+        todo = sorted({key for key in keys if key not in self._witness})
+        if todo:
+            arr = np.asarray(todo, dtype=np.int64)
+            _, wit = self._walk(self._basis[arr[:, 0]], self._basis[arr[:, 1]], witness=True)
+            for key, w in zip(todo, wit, strict=True):
+                if w is not None:
+                    self._witness[key] = w
+        return [self._witness.get(key) for key in keys]
+
+    # ------------------------------------------------------------------ R1, R2
     def _promote(self) -> bool:
-        """R1: frontier nodes apart from the whole basis join it, the shortest first, each
-        tested against those promoted before it."""
-        empty = sorted((f for f, bs in self.candidates.items() if not bs),
-                       key=lambda f: (int(self._depth[f]), f))
-        if not empty:
+        """R1: frontier nodes apart from every state become states (the shallowest first,
+        several at once when pairwise apart)."""
+        iso = np.flatnonzero(self._counts() == 0)
+        if not iso.size:
             return False
-        for f in empty:
-            if self.candidates.get(f):  # not apart from one promoted before it
-                continue
-            self.basis.append(f)
-            self._in_basis[f] = True
-            del self.candidates[f]
-            others = np.array(list(self.candidates), dtype=np.int64)
-            if others.size:  # the new basis node is a candidate of whoever it is not apart
-                near = ~self.apart(others, np.full(others.size, f))
-                for o in others[near].tolist():
-                    self.candidates[o].append(f)
-        self._hyp = None
+        nodes = self._fr[iso]
+        nodes = nodes[np.lexsort((nodes, self._depth[nodes]))[:MAX_PROMOTE]]
+        m = nodes.size
+        chosen = np.ones(m, dtype=bool)
+        if m > 1:  # greedily, each apart from those chosen before it
+            i, j = np.triu_indices(m, 1)
+            apart = np.zeros((m, m), dtype=bool)
+            apart[i, j] = apart[j, i] = self._walk(nodes[i], nodes[j])[0]
+            ok = np.ones(m, dtype=bool)
+            for t in range(m):
+                chosen[t] = ok[t]
+                if ok[t]:
+                    ok &= apart[t]
+        new = nodes[chosen]
+        self._bidx[new] = self._basis.size + np.arange(new.size)
+        self._basis = np.concatenate([self._basis, new])
+        self._access += self._word_list(new)
+        keep = self._bidx[self._fr] < 0
+        self._frow[self._fr] = -1
+        self._fr, self._fresh = self._fr[keep], self._fresh[keep]
+        self._frow[self._fr] = np.arange(self._fr.size)
+        self._pr = (np.cumsum(keep) - 1)[self._pr]  # promoted rows had no pairs
+        # adaptive walks start over with the new states among the candidates
+        self._cursor = self._fr.copy()
+        self._grp = np.full(self._fr.size, -1)
+        self._began = np.zeros(self._fr.size, dtype=np.int64)
+        self._gmem, self._gnode, self._gbest, self._gnext, self._gplan = [], [], [], {}, {}
         return True
 
-    def _extend(self) -> bool:
-        """R2: every missing child of a basis node, in one question."""
-        b = np.asarray(self.basis)
-        q, a = np.nonzero(self._child[b] < 0)
-        if not q.size:
-            return False
-        self.ask([self.word(int(b[i])) + (int(s),) for i, s in zip(q, a, strict=True)])
-        return True
+    def _extensions(self) -> tuple[np.ndarray, list[Word]]:
+        """R2: every missing child q·a of a basis node."""
+        qs, syms = np.nonzero(self._child[self._basis] < 0)
+        return self._basis[qs], [(a,) for a in syms.tolist()]
 
-    def _separate(self) -> bool:
-        """R3: each frontier node identified with two or more basis nodes is asked after a
-        witness of two of them, all in one question."""
-        words = []
-        for f, bs in self.candidates.items():
-            if len(bs) >= 2:
-                words.append(self.word(f) + self.witness(bs[0], bs[1]))
-        if not words:
-            return False
-        self.ask(words)
-        return True
+    # ------------------------------------------------------------------ R3
+    def _group(self, members: np.ndarray, nodes: np.ndarray) -> int:
+        self._gmem.append(members)
+        self._gnode.append(nodes)
+        self._gbest.append(-2)
+        return len(self._gmem) - 1
 
-    def _build(self) -> Machine:
-        """The hypothesis of the basis (an unidentified frontier node goes to its first
-        candidate, or the start: an anytime answer)."""
-        index = {b: i for i, b in enumerate(self.basis)}
-        n, k = len(self.basis), self.k
-        trans = np.zeros((n, k), dtype=np.int64)
-        labels = np.zeros((n, k) if self.mealy else n, dtype=np.int64)
-        for i, b in enumerate(self.basis):
-            if not self.mealy:
-                labels[i] = max(int(self._label[b]), 0)
-            for a in range(k):
-                c = int(self._child[b, a])
-                if c < 0:
-                    trans[i, a] = i
-                    continue
-                if self._in_basis[c]:
-                    trans[i, a] = index[c]
+    def _choose(self, groups: np.ndarray) -> None:
+        """The best input of each group not yet chosen: the one splitting its nodes most by
+        their children's labels (AALpy's ADS score, one level: Σ n_o·(n - n_o)/n)."""
+        todo = [g for g in np.unique(groups).tolist() if self._gbest[g] == -2]
+        if not todo:
+            return
+        k, r = self.k, self.r
+        sizes = [self._gnode[g].size for g in todo]
+        gi = np.repeat(np.arange(len(todo)), sizes)
+        ch = self._child[np.concatenate([self._gnode[g] for g in todo])]
+        lab = np.where(ch >= 0, self._label[np.maximum(ch, 0)], -1)
+        there = lab >= 0
+        key = ((gi[:, None] * k + np.arange(k)[None, :]) * r + lab)[there]
+        cnt = np.bincount(key, minlength=len(todo) * k * r).reshape(len(todo), k, r)
+        tot = cnt.sum(axis=2)
+        score = tot - (cnt**2).sum(axis=2) / np.maximum(tot, 1)
+        best = score.argmax(axis=1)
+        split = score[np.arange(len(todo)), best] > 0
+        for g, b, s in zip(todo, best.tolist(), split.tolist(), strict=True):
+            self._gbest[g] = b if s else -1
+
+    def _next_group(self, g: int, lab: int) -> int:
+        """The group of g's candidates whose nodes' child on g's input has label `lab`
+        (-1 when fewer than two)."""
+        key = g * self.r + lab
+        if key not in self._gnext:
+            nodes = self._child[self._gnode[g], self._gbest[g]]
+            agree = nodes >= 0
+            agree[agree] = self._label[nodes[agree]] == lab
+            self._gnext[key] = (self._group(self._gmem[g][agree], nodes[agree])
+                                if agree.sum() >= 2 else -1)
+        return self._gnext[key]
+
+    def _plan(self, groups: np.ndarray) -> None:
+        """What walks in these groups ask next, for the groups without a plan yet: the
+        group's input, followed by the inputs of the groups each label could lead to, as
+        deep as LOOKAHEAD words allow (one question serves several steps of a walk). All
+        the groups' levels are chosen together."""
+        todo = [g for g in np.unique(groups).tolist() if g not in self._gplan]
+        level = {g: [((self._gbest[g],), g)] for g in todo}
+        out: dict[int, list[Word]] = {g: [] for g in todo}
+        for _ in range(LOOKAHEAD_DEPTH - 1):
+            kids = {(g, i): [c for c in (self._next_group(h, lab) for lab in range(self.r))
+                             if c >= 0]
+                    for g, paths in level.items() for i, (_, h) in enumerate(paths)}
+            every = [c for cs in kids.values() for c in cs]
+            if not every:
+                break
+            self._choose(np.asarray(every, dtype=np.int64))
+            for g in list(level):
+                ends: list[Word] = []
+                deeper: list[tuple[Word, int]] = []
+                for i, (suf, _) in enumerate(level[g]):
+                    cont = [(suf + (self._gbest[c],), c) for c in kids[g, i]
+                            if self._gbest[c] >= 0]
+                    deeper += cont
+                    if not cont:
+                        ends.append(suf)
+                if not deeper or len(out[g]) + len(ends) + len(deeper) > LOOKAHEAD:
+                    self._gplan[g] = out[g] + [suf for suf, _ in level.pop(g)]
                 else:
-                    bs = self.candidates.get(c) or [self.basis[0]]
-                    trans[i, a] = index[bs[0]]
-                if self.mealy:
-                    labels[i, a] = max(int(self._label[c]), 0)
-        return self.teacher.hypothesis(trans, labels)
+                    out[g] += ends
+                    level[g] = deeper
+            if not level:
+                break
+        for g, paths in level.items():
+            self._gplan[g] = out[g] + [suf for suf, _ in paths]
 
-    def _inconsistent(self, hyp: Machine) -> Word | None:
-        """The shortest tree word the hypothesis labels otherwise than the tree (R4's check
-        of the hypothesis against every answer the tree holds), or None."""
-        n = self._n
-        state = np.zeros(n, dtype=np.int64)
-        state[0] = hyp.start
-        depth = self._depth[:n]
-        for d in range(1, int(depth.max(initial=0)) + 1):
-            at = np.flatnonzero(depth == d)
-            state[at] = hyp.transitions[state[self._parent[at]], self._symbol[at]]
-        label = self._label[:n]
-        nodes = np.arange(1 if self.mealy else 0, n)
-        if self.mealy:
-            mine = hyp.labels[state[self._parent[nodes]], self._symbol[nodes]]
+    def _advance(self, rows: np.ndarray) -> None:
+        """Move the rows' cursors on their group's input (the child is in the tree), each
+        into the group of the candidates that agree with the label found there."""
+        g = self._grp[rows]
+        a = np.asarray(self._gbest, dtype=np.int64)[g]
+        nxt = self._child[self._cursor[rows], a]
+        self._cursor[rows] = nxt
+        keys, inv = np.unique(g * self.r + self._label[nxt], return_inverse=True)
+        out = np.empty(keys.size, dtype=np.int64)
+        for i, key in enumerate(keys.tolist()):
+            out[i] = self._next_group(*divmod(key, self.r))
+        self._grp[rows] = out[inv.reshape(-1)]
+
+    def _separations(self) -> tuple[np.ndarray, list[Word]]:
+        """R3 for every frontier node with two candidates or more: the next input of its
+        adaptive walk (following the tree as far as it goes), or the witness of two of its
+        candidates when its walk cannot go on."""
+        count = self._counts()
+        need = count >= 2
+        self._grp[~need] = -1
+        # a walk begins (again) only when the candidates shrank since the last one began
+        start = np.flatnonzero(need & (self._grp < 0) & ((self._began == 0)
+                                                        | (count < self._began)))
+        if start.size:
+            at = np.full(self._fr.size, -1)
+            at[start] = np.arange(start.size)
+            sel = at[self._pr] >= 0
+            sets = np.zeros((start.size, self._cols), dtype=bool)
+            sets[at[self._pr[sel]], self._pc[sel]] = True
+            packed = np.packbits(sets, axis=1)
+            blocks, inv = np.unique(packed, axis=0, return_inverse=True)
+            nb = self._cols
+            ids = np.array([self._group(m, self._basis[m]) for m in
+                            (np.flatnonzero(np.unpackbits(b)[:nb]) for b in blocks)],
+                           dtype=np.int64)
+            self._grp[start] = ids[inv.reshape(-1)]
+            self._cursor[start] = self._fr[start]
+            self._began[start] = count[start]
+        asked = np.zeros(0, dtype=np.int64)
+        for _ in range(IN_TREE_STEPS):
+            asked = np.zeros(0, dtype=np.int64)
+            live = np.flatnonzero(self._grp >= 0)
+            if not live.size:
+                break
+            self._choose(self._grp[live])
+            a = np.asarray(self._gbest, dtype=np.int64)[self._grp[live]]
+            self._grp[live[a < 0]] = -1  # no input splits its block: the witness below
+            live, a = live[a >= 0], a[a >= 0]
+            inside = self._child[self._cursor[live], a] >= 0
+            asked = live[~inside]
+            if not inside.any():
+                break
+            self._advance(live[inside])
+        self._walking = asked
+        self._plan(self._grp[asked])
+        plans = [self._gplan[g] for g in self._grp[asked].tolist()]
+        starts = [np.repeat(self._cursor[asked], [len(p) for p in plans])]
+        suffixes = [w for p in plans for w in p]
+        # rows with no walk going on: the paper's R3 from the frontier node itself
+        rest = np.flatnonzero(need & (self._grp < 0))
+        if rest.size:
+            wit = self._witnesses(np.stack([self._first(rest), self._first(rest, 1)], axis=1))
+            good = [i for i, w in enumerate(wit) if w is not None]
+            starts.append(self._fr[rest[good]])
+            suffixes += [wit[i] for i in good]  # type: ignore[misc]
+        return np.concatenate(starts), suffixes
+
+    def _extend_and_separate(self) -> bool:
+        """R2 and R3 in one question; False if neither has anything to ask."""
+        s2, w2 = self._extensions()
+        s3, w3 = self._separations()
+        if not w2 and not w3:
+            return False
+        self._ask(np.concatenate([s2, s3]), w2 + w3)
+        if self._walking is not None and self._walking.size:
+            self._advance(self._walking)
+        self._walking = None
+        return True
+
+    # ------------------------------------------------------------------ hypotheses
+    def _build(self) -> Machine:
+        """The hypothesis of the basis and frontier; what is missing (an interrupted round)
+        goes to state 0 / output 0, so that one exists at any moment."""
+        ch = self._child[self._basis]
+        there = ch >= 0
+        node = np.maximum(ch, 0)
+        trans = np.where(there, self._bidx[node], -1)
+        row = np.where(there & (trans < 0), self._frow[node], -1)
+        fr = row >= 0
+        rows = row[fr]
+        if self._pr.size:  # the first candidate (0 for a row with none)
+            at = np.minimum(np.searchsorted(self._pr, rows), self._pr.size - 1)
+            trans[fr] = np.where(self._pr[at] == rows, self._pc[at], 0)
         else:
-            mine = hyp.labels[state[nodes]]
-        bad = nodes[(label[nodes] >= 0) & (mine != label[nodes])]
-        if not bad.size:
-            return None
-        return self.word(int(bad[np.argmin(depth[bad])]))
+            trans[fr] = 0
+        trans = np.clip(trans, 0, self._basis.size - 1)
+        if self.mealy:
+            labels = np.where(there, self._label[node], 0)
+        else:
+            labels = self._label[self._basis]
+        return self.teacher.hypothesis(trans, np.maximum(labels, 0))
 
-    # ------------------------------------------------------------------ counterexamples
-    def _process(self, hyp: Machine, word: Word) -> None:
-        """Make a frontier node apart from the basis node it was identified with, by the
-        paper's ProcCounterEx: `word`'s node is apart from the basis node of the
-        hypothesis's state after it (for a Mealy target: after all but its last symbol)."""
-        sigma = word[:-1] if self.mealy else word
-        for _ in range(4 * len(sigma) + 8):
-            r = self.node(sigma)
-            if r < 0 or self._in_basis[r] or r in self.candidates:
-                return
-            i = 0  # ρ = sigma[:i], the first prefix outside the basis (a frontier node)
-            q = 0
-            while i < len(sigma) and self._in_basis[q]:
-                q = int(self._child[q, sigma[i]])
-                i += 1
-            h = (i + len(sigma)) // 2
-            s1, s2 = sigma[:h], sigma[h:]
-            states = hyp.prefix_states(*pad_words([sigma]))[0]
-            b1 = self.basis[int(states[h])]
-            b = self.basis[int(states[len(sigma)])]
-            eta = self.witness(r, b)
-            self.ask([self.word(b1) + s2 + eta])
-            r1 = self.node(s1)
-            if bool(self.apart(np.array([r1]), np.array([b1]))[0]):
-                sigma = s1
-            else:
-                sigma = self.word(b1) + s2
-        # (a teacher whose answers change could loop: the bound ends it)
+    def _by_depth(self) -> tuple[np.ndarray, np.ndarray]:
+        """The tree's nodes sorted by depth, and where each depth begins in that order."""
+        done = self._order.size
+        if done < self._n:  # merge the nodes added since
+            new = np.arange(done, self._n)
+            new = new[np.argsort(self._depth[new], kind="stable")]
+            pos = np.searchsorted(self._sorted_depth, self._depth[new], side="right")
+            self._order = np.insert(self._order, pos, new)
+            self._sorted_depth = np.insert(self._sorted_depth, pos, self._depth[new])
+        bounds = np.searchsorted(self._sorted_depth,
+                                 np.arange(int(self._sorted_depth[-1]) + 2))
+        return self._order, bounds
+
+    def _conflicts(self, hyp: Machine) -> np.ndarray:
+        """Tree nodes whose label the hypothesis gets wrong, shallowest first."""
+        order, bounds = self._by_depth()
+        state = np.zeros(self._n, dtype=np.int64)
+        bad = np.zeros(self._n, dtype=bool)
+        trans, labels, lab = hyp.transitions, hyp.labels, self._label
+        state[0] = hyp.start
+        if not self.mealy:
+            bad[0] = lab[0] >= 0 and labels[hyp.start] != lab[0]
+        for d in range(1, bounds.size - 1):
+            ids = order[bounds[d] : bounds[d + 1]]
+            prev, sym = state[self._parent[ids]], self._sym[ids]
+            state[ids] = trans[prev, sym]
+            guess = labels[prev, sym] if self.mealy else labels[state[ids]]
+            bad[ids] = (guess != lab[ids]) & (lab[ids] >= 0)
+        return order[bad[order]]
+
+    def _counterexamples(self, hyp: Machine, nodes: np.ndarray) -> bool:
+        """ProcCounterEx (the paper's Algorithm 2) for the first conflicts, in lock step,
+        one question a step for all of them. False if none needed a question."""
+        if self.mealy:  # σ: the word less its last symbol, apart from its state by it
+            nodes = self._parent[nodes]
+        _, first = np.unique(nodes, return_index=True)
+        items = self._word_list(nodes[np.sort(first)][:PER_STEP])
+        asked = False
+        while items:
+            self.check()
+            sym, lens = pad_words(items)
+            trace = self._trace(sym, lens)
+            states = hyp.prefix_states(sym, lens)
+            # ρ: the first prefix outside the basis; done when it is σ itself (σ ∈ F)
+            outside = (trace < 0) | (self._bidx[np.maximum(trace, 0)] < 0)
+            outside &= np.arange(trace.shape[1])[None, :] <= lens[:, None]
+            rho = np.where(outside.any(axis=1), outside.argmax(axis=1), lens + 1)
+            live = np.flatnonzero((rho < lens) & (trace[np.arange(lens.size), lens] >= 0))
+            if not live.size:
+                break
+            lens, rho = lens[live], rho[live]
+            h = (rho + lens) // 2
+            r, q = trace[live, lens], states[live, lens]
+            r1, q1 = trace[live, h], states[live, h]
+            _, eta = self._walk(r, self._basis[q], witness=True)
+            go = [i for i, e in enumerate(eta) if e is not None]  # all, by the invariant
+            if not go:
+                break
+            sub = [items[live[i]] for i in go]
+            cut = h[go].tolist()
+            self._ask(self._basis[q1[go]], [w[c:] + eta[i]  # type: ignore[operator]
+                                            for w, c, i in zip(sub, cut, go, strict=True)])
+            self.cex_steps += 1
+            asked = True
+            apart, _ = self._walk(r1[go], self._basis[q1[go]])
+            items = [w[:c] if a else self._access[s] + w[c:]
+                     for w, c, a, s in zip(sub, cut, apart.tolist(), q1[go].tolist(),
+                                           strict=True)]
+        return asked
 
     # ------------------------------------------------------------------ the Learner seam
+    def access(self, state: int) -> Word:
+        """The access word of a state (its basis node's word)."""
+        return self._access[state]
+
     def hypothesis(self) -> Machine:
+        rechecked = False
         while self._hyp is None:
-            self.check()
-            if self._extend():
-                continue
-            self._update()
-            if self._promote():
-                continue
-            if self._separate():
+            self.check()  # between questions: the tree, basis and frontier are whole
+            self._refresh()
+            if self._promote() or self._extend_and_separate():
                 continue
             hyp = self._build()
-            bad = self._inconsistent(hyp)
-            if bad is not None:
-                before = self._n
-                self._process(hyp, bad)
-                self._update()
-                if self._n == before and not any(not bs for bs in self.candidates.values()):
-                    raise LearnerStop("the network answered the same word differently on "
-                                      f"two calls ({self.teacher.word(bad)})")
-                continue
-            self._hyp = hyp
+            wrong = self._conflicts(hyp)
+            if not wrong.size:
+                self._hyp = hyp
+            elif self._counterexamples(hyp, wrong):
+                rechecked = False
+            else:
+                # a conflict's frontier node is apart from its candidate already: never
+                # with up-to-date candidates; check every pair against the whole tree
+                if rechecked:
+                    raise LearnerStop("L# found a conflict in its tree it cannot resolve")
+                rechecked = True
+                self._fresh[:] = True
         return self._hyp
 
     def anytime(self) -> Machine:
+        """The last hypothesis, or one built from the basis and frontier as they stand."""
         return self._hyp if self._hyp is not None else self._build()
 
     def learn(self, counterexamples: Sequence[Word]) -> Machine:
-        pending = list(counterexamples)
-        while True:
-            self.check()
-            hyp = self.hypothesis()
-            pending = still_wrong(self.teacher, hyp, pending)
-            if not pending:
-                return hyp
-            self.ask(pending[:8])  # the tree now holds them: R4's check finds the rest
-            self._process(hyp, pending[0])
+        words = [tuple(w) for w in counterexamples if w or not self.mealy]
+        self.check()
+        before = (self._n, int(self._label[0]))
+        self._ask(np.zeros(len(words), dtype=np.int64), words)
+        if (self._n, int(self._label[0])) != before:  # a new answer: a new hypothesis
             self._hyp = None
+        # the tree holds them now, and a hypothesis agrees with the whole tree: one still
+        # wrong was answered otherwise when it was added
+        hyp = self.hypothesis()
+        wrong = still_wrong(self.teacher, hyp, words)
+        if wrong:
+            raise LearnerStop("the network answered the same word differently on two calls "
+                              f"({self.teacher.word(wrong[0])})")
+        return hyp
 
     def details(self) -> dict[str, int]:
-        return {"tree_nodes": self._n, "basis": len(self.basis),
-                "frontier": len(self.candidates), "questions": self.queries}
+        return {"basis": self.n_states, "tree_nodes": self._n,
+                "tree_depth": int(self._depth[: self._n].max()),
+                "frontier": int(self._fr.size), "cached_witnesses": len(self._witness),
+                "teacher_calls": self.questions, "counterexample_steps": self.cex_steps}

@@ -32,9 +32,13 @@ class HeldOut:
     answers: np.ndarray  # int64 labels
     source: str  # "yours", "yours and sampled" or "sampled"
     balanced: bool = False  # score as the mean of the answers' agreements
+    #: how many of the first words are the user's own: a family of its own, which an answer
+    #: must be as faithful on as the best (their words are the ones that matter)
+    yours: int = 0
 
     def __post_init__(self) -> None:
         keep = np.asarray(self.answers, dtype=np.int64) >= 0  # a Mealy empty word: no answer
+        self.yours = int(keep[: self.yours].sum())
         self.words = [w for w, k in zip(self.words, keep.tolist(), strict=True) if k]
         self.answers = np.asarray(self.answers, dtype=np.int64)[keep]
         self.symbols, self.lengths = pad_words(self.words) if self.words else (
@@ -45,14 +49,15 @@ class HeldOut:
     def __len__(self) -> int:
         return len(self.words)
 
-    def score(self, hyp: Machine) -> tuple[float, dict[int, float]]:
-        """(agreement, agreement on the words of each answer)."""
+    def score(self, hyp: Machine) -> tuple[float, dict[int, float], float | None]:
+        """(agreement, agreement on the words of each answer, on the user's own words)."""
         if not self.words:
-            return 1.0, {}
+            return 1.0, {}, None
         same = hyp.last_labels(self.symbols, self.lengths) == self.answers
         per = {int(c): float(same[self.answers == c].mean()) for c in self.classes}
         overall = float(np.mean(list(per.values()))) if self.balanced else float(same.mean())
-        return overall, per
+        mine = float(same[: self.yours].mean()) if self.yours and self.balanced else None
+        return overall, per, mine
 
     def count(self, label: int) -> int:
         return int((self.answers == label).sum())
@@ -72,6 +77,7 @@ class Point:
     states: int
     agreement: float
     per: dict[int, float]  # agreement on each answer of the network
+    yours: float | None = None  # agreement on the user's held-out words (beside sampled)
 
     def on(self, label: int) -> float:
         return self.per.get(label, 1.0)
@@ -86,13 +92,16 @@ class Curve:
     points: list[Point] = field(default_factory=list)
     front: dict[int, Machine] = field(default_factory=dict)  # round -> hypothesis
     _best: float = -1.0
+    _best_yours: float = -1.0
 
     def add(self, round_: int, hyp: Machine) -> Point:
-        agree, per = self.heldout.score(hyp)
-        p = Point(round_, hyp.n_states, agree, per)
+        agree, per, mine = self.heldout.score(hyp)
+        p = Point(round_, hyp.n_states, agree, per, mine)
         self.points.append(p)
-        if agree > self._best:  # strictly better than every earlier (smaller) one
-            self._best = agree
+        if agree > self._best or (mine is not None and mine > self._best_yours):
+            # strictly better than every earlier (smaller) one, overall or on your words
+            self._best = max(self._best, agree)
+            self._best_yours = max(self._best_yours, mine if mine is not None else -1.0)
             self.front[round_] = hyp
         return p
 
@@ -106,6 +115,9 @@ class Curve:
         h, conf = self.heldout, self.confidence
         if p.agreement < min(h.lower(best.agreement, len(h), conf), best.agreement):
             return False
+        if p.yours is not None and best.yours is not None and p.yours < min(
+                h.lower(best.yours, h.yours, conf), best.yours):
+            return False
         return all(p.on(c) >= min(h.lower(best.on(c), h.count(c), conf), best.on(c))
                    for c in h.classes.tolist())
 
@@ -116,6 +128,12 @@ class Curve:
         best = max(kept, key=lambda p: (p.agreement, -p.states))
         if mode == "faithful":
             return best
+        # the best on the user's own words too: the answer must match both
+        mine = [p for p in kept if p.yours is not None]
+        if mine:
+            top = max(mine, key=lambda p: (p.yours, p.agreement, -p.states))
+            if not self.as_faithful(best, top) and self.as_faithful(top, best):
+                best = top
         return min((p for p in kept if self.as_faithful(p, best)),
                    key=lambda p: (p.states, p.round))
 
