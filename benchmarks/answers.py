@@ -187,7 +187,9 @@ class TimeUp(Exception):
 def aalpy_dfa(hyp: Any, alphabet: tuple[str, ...]) -> DFA:
     letters = list(range(len(alphabet)))
     ids = {s.state_id: i for i, s in enumerate(hyp.states)}
-    trans = np.array([[ids[s.transitions[a].state_id] for a in letters] for s in hyp.states])
+    # a hypothesis stopped mid-round may point at a state it has not listed yet: a self-loop
+    trans = np.array([[ids.get(s.transitions[a].state_id, i) for a in letters]
+                      for i, s in enumerate(hyp.states)])
     acc = np.array([s.is_accepting for s in hyp.states])
     return DFA(tuple(alphabet), trans, acc, ids[hyp.initial_state.state_id])
 

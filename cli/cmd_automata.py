@@ -30,7 +30,6 @@ from rnn2dfa_cli.common import (
     json_option,
     options_for,
     out,
-    yes_no,
 )
 
 #: `-o -` writes the DFA file to stdout instead of a file.
@@ -62,52 +61,64 @@ def _check_json_target(output: str, as_json: bool) -> None:
 
 
 # --------------------------------------------------------------------------- languages
+#: What each kind of family is for: the commands that take its names (the listing's footer).
+LANGUAGE_USES = {
+    "DFA": "rnn2dfa train -l NAME; its ground truth: rnn2dfa truth NAME",
+    "non-regular": "rnn2dfa train -l NAME; a DFA exact up to length N: rnn2dfa truth NAME "
+                   "--max-length N",
+    "Moore": "rnn2dfa train --task classify-k -l NAME (one of k classes per word)",
+    "Mealy": "rnn2dfa train --task tag -l NAME (a label after every symbol)",
+    "PDFA": "rnn2dfa pdfa-train -l NAME (a language model); rnn2dfa pdfa-sample NAME -n 1000 "
+            "-o seqs.txt",
+}
+
+
 @click.command("languages")
 @json_option
 def languages_cmd(as_json: bool) -> None:
-    """List the named languages: alphabet, regular or not, size of the minimal DFA.
+    """List every named family with its kind, alphabet, states and what it is.
 
-    Regular languages have an exact ground-truth DFA; non-regular ones (a^n b^n, Dyck-1,
-    ...) have a membership function and, for `rnn2dfa truth --max-length N`, a DFA that is
-    exact on every word up to length N.
+    \b
+    Kinds:
+      DFA          regular accept/reject languages (an exact ground-truth DFA)
+      non-regular  accept/reject languages with a membership function (a^n b^n, Dyck-1,
+                   ...); `rnn2dfa truth NAME --max-length N` gives a DFA exact up to N
+      Moore        k-class languages (a label per word): train --task classify-k
+      Mealy        tagging languages (a label per symbol): train --task tag
+      PDFA         probabilistic automata to sample language-model data from: pdfa-train
+    Parametric families (tag-NAME, rpdfa-N-K-SEED, flat-N-K-SEED) are listed by their
+    pattern, with an example name.
 
     \b
     Examples:
       rnn2dfa languages
-      rnn2dfa languages --json | jq '.[].name'
+      rnn2dfa languages --json | jq -r '.[] | select(.kind == "PDFA") | .name'
     """
-    from rnn2dfa.languages import all_languages
+    from rnn2dfa.languages.catalog import KINDS, all_families
 
-    langs = all_languages()
-    rows = [
-        {
-            "name": lang.name,
-            "alphabet": list(lang.alphabet),
-            "regular": lang.regular,
-            "states": lang.dfa.n_states if lang.dfa is not None else None,
-            "description": lang.description,
-        }
-        for lang in langs
-    ]
+    families = all_families()
     if as_json:
-        emit_json(rows)
+        emit_json([f.to_dict() for f in families])
         return
-    table = Table(title="Languages (states: of the minimal complete DFA)")
+    table = Table(title="Languages, machines and PDFAs (states: of the minimal automaton)")
     table.add_column("name", style="bold")
+    table.add_column("kind")
     table.add_column("alphabet")
-    table.add_column("regular")
     table.add_column("states", justify="right")
     table.add_column("description")
-    for row in rows:
-        table.add_row(
-            escape(row["name"]),
-            escape(" ".join(row["alphabet"])),
-            yes_no(row["regular"]),
-            yes_no(row["states"]),
-            escape(row["description"]),
-        )
+    for f in families:
+        alphabet = " ".join(f.alphabet) if f.alphabet is not None else f.alphabet_text or ""
+        states = str(f.states) if f.states is not None else f.states_text or "—"
+        description = f.description
+        if f.outputs is not None:
+            description += f" (outputs {', '.join(f.outputs)})"
+        if f.example is not None:
+            description += f"; e.g. {f.example}"
+        table.add_row(escape(f.name), f.kind, escape(alphabet), escape(states),
+                      escape(description))
     out.print(table)
-    _say("Write a ground-truth DFA with: rnn2dfa truth NAME -o NAME.json")
+    for kind in KINDS:
+        _say(f"{kind}: {LANGUAGE_USES[kind]}")
 
 
 # --------------------------------------------------------------------------- truth

@@ -16,7 +16,7 @@ OPTIONS = {
     "head": "--head NAME,ACTIVATION,NAME,...", "accept_class": "--accept-class I",
     "token_ids": "--token-ids", "start_token": "--start-token", "end_token": "--end-token",
     "tokens": "--start-token/--end-token, or --token-ids", "alphabet": "--alphabet",
-    "trust_code": "--trust-code", "code": "--code DIR", "output": "--head-output",
+    "trust_code": "--trust-code", "code": "--code DIR|FILE.py", "output": "--head-output",
     "task": "--task", "outputs": "--outputs a,b,c", "language": "--language",
 }
 
@@ -83,10 +83,12 @@ def _int_list(text: str | None, flag: str) -> list[int] | None:
               help="Allow files that are code: TorchScript, a whole pickled module "
                    "(torch.save(model)), an MLflow PyTorch folder. Loading them RUNS CODE from "
                    "the file: use it only for files you trust. (--trust-pickle: the same.)")
-@click.option("--code", "code_dir", metavar="DIR",
-              type=click.Path(file_okay=False),
-              help="The folder holding the classes of a pickled module (put on the import "
-                   "path while it loads and runs).")
+@click.option("--code", "code_dir", metavar="DIR|FILE.py",
+              help="The code of a pickled module's classes: the folder holding them (put on "
+                   "the import path while it loads and runs), or the training script that "
+                   "saved it (python train.py pickles its classes as __main__.Net): its "
+                   "imports, classes, functions and assignments are run, not its main block, "
+                   "calls or loops.")
 @click.option("--bidirectional-readout", type=click.Choice(("final", "last_output")),
               default=None,
               help="A bidirectional network's head reads both directions' final states "
@@ -106,7 +108,8 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
     Reads a state dict (torch.save(model.state_dict(), ...)), a checkpoint dict holding one
     under "state_dict", "model" or "model_state_dict", a safetensors file, or (only with
     --trust-code, as they run code) a TorchScript file, a whole pickled module (--code DIR:
-    the folder of its classes) or an MLflow PyTorch model folder. Tensors saved on a GPU load
+    the folder of its classes; --code train.py: the script that saved it) or an MLflow
+    PyTorch model folder. Tensors saved on a GPU load
     on the CPU. The architecture comes from parameter names and shapes, under any prefix:
     nn.Embedding or one-hot input -> nn.RNN / nn.LSTM / nn.GRU modules or RNNCell /
     LSTMCell / GRUCell cells, stacked in the order the data flows (bidirectional: a
@@ -124,6 +127,7 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
       rnn2dfa import net.safetensors -o model.pt --alphabet 0,1 --rnn encoder.rnn
       rnn2dfa import scripted.pt -o model.pt --alphabet a,b      # TorchScript: checked too
       rnn2dfa import full.pt -o model.pt --trust-code --code src/  # runs the file's code!
+      rnn2dfa import full.pt -o model.pt --trust-code --code train.py  # saved by train.py
       rnn2dfa import mlflow_model/ -o model.pt --trust-code         # an MLflow folder
       rnn2dfa import mod3.pt -o model.pt --alphabet a,b --task classify-k --outputs 0,1,2
       rnn2dfa import tagger.pt -o model.pt --alphabet a,b --task tag --outputs q0,q1,q2
@@ -133,7 +137,7 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
     Exit code: 0 written, 2 bad input (one line naming the file and the parameter;
     nothing written).
     """
-    from rnn2dfa.models.imported import ImportOptions, import_checkpoint
+    from rnn2dfa.models.imported import ImportOptions, LanguageModelHead, import_checkpoint
     from rnn2dfa.models.io import save_model
 
     if output_file in ("auto", "logit", "probability"):  # --output meant this once
@@ -156,7 +160,13 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
         outputs=labels,
     )
     with options_for(**OPTIONS):
-        result = import_checkpoint(checkpoint, opts)
+        try:
+            result = import_checkpoint(checkpoint, opts)
+        except LanguageModelHead as exc:  # both ways on, each with its options
+            raise InputError(
+                f"{exc.lead}: {exc.classifier} ({OPTIONS['accept_class']}, or --task "
+                f"classify-k); {exc.language_model}: rnn2dfa pdfa-extract --acceptor "
+                "mylm.py:make, where make() returns the NextSymbolLM", path=exc.path) from None
     save_model(result.model, output_file, result.metadata)
     imp = result.metadata["import"]
     if as_json:

@@ -419,34 +419,65 @@ def _show_wfa(path: str, *, limit: int, as_json: bool) -> None:
                   f"against the model on {h.get('words')} sampled sequences[/dim]")
 
 
+def _edges_option(text: str | None) -> int | str:
+    """--edges N|all as draw_pdfa's edges_per_state (None: "auto")."""
+    if text is None:
+        return "auto"
+    if text.strip().lower() == "all":
+        return "all"
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise InputError(f"--edges takes a number of edges per state (>= 1) or 'all', not "
+                         f"{text!r}")
+    return n
+
+
 def render_pdfa(path: str, output: str, *, fmt: str | None = None, title: str | None = None,
                 max_states: int = 100, min_probability: float = 0.01,
-                minimize: bool = True, as_json: bool = False) -> None:
-    """Draw a PDFA file (edge labels with probabilities, pen width by probability)."""
+                minimize: bool = True, as_json: bool = False,
+                edges: str | None = None) -> None:
+    """Draw a PDFA file (edge labels with probabilities, pen width by probability; past
+    20 states only each state's strongest edges unless `edges` says otherwise)."""
     from rnn2dfa.pdfa import load_pdfa
     from rnn2dfa.pdfa.render import draw_pdfa
     from rnn2dfa.pdfa.wfa_io import is_wfa_file
-    from rnn2dfa.render import RenderError, output_format, write_drawing
+    from rnn2dfa.render import DrawingTooLarge, RenderError, output_format, write_drawing
 
     if is_wfa_file(path):
         raise InputError("a weighted automaton (rnn2dfa.wfa/1) has no state graph to draw; "
                          "`show` prints its weights", path=path)
     fmt = output_format(output, fmt)
+    per_state = _edges_option(edges)
     p = load_pdfa(path)
-    drawing = draw_pdfa(p, min_probability=min_probability, title=title, minimize=minimize)
+    drawing = draw_pdfa(p, min_probability=min_probability, title=title, minimize=minimize,
+                        edges_per_state=per_state)  # type: ignore[arg-type]
     try:
         write_drawing(drawing, output, fmt, max_states=max_states)  # type: ignore[arg-type]
     except RenderError as exc:
-        click.echo(f"rnn2dfa: {exc}", err=True)
+        hint = None
+        if isinstance(exc, DrawingTooLarge):
+            hint = ("raise the limit with --max-states (past 20 states only each state's 2 "
+                    "most probable edges are drawn), or `rnn2dfa show` prints every "
+                    "transition")
+        click.echo(f"rnn2dfa: {exc.describe(hint)}", err=True)
         click.get_current_context().exit(EXIT_FAIL)
     info = {"output": output, "format": fmt, "states": drawing.pdfa.n_states,
-            "shown_states": len(drawing.shown_states), "hidden_edges": drawing.hidden_edges}
+            "shown_states": len(drawing.shown_states), "hidden_edges": drawing.hidden_edges,
+            "edges_per_state": drawing.edges_per_state, "weaker_edges": drawing.weaker_edges}
     if as_json:
         emit_json(info)
         return
-    extra = (f", {drawing.hidden_edges} edges below {min_probability:g} not drawn"
-             if drawing.hidden_edges else "")
-    out.print(f"wrote {output}: {len(drawing.shown_states)} states{extra}", markup=False)
+    parts = [f"wrote {output}: {len(drawing.shown_states)} states"]
+    if drawing.weaker_edges:
+        n = drawing.edges_per_state
+        parts.append(f"only each state's {n} most probable edge{'s' if n != 1 else ''} drawn "
+                     f"({drawing.weaker_edges} weaker left out; --edges all draws every one)")
+    if drawing.hidden_edges:
+        parts.append(f"{drawing.hidden_edges} edges below {min_probability:g} not drawn")
+    out.print(", ".join(parts), markup=False, soft_wrap=True)
 
 
 # ----------------------------------------------------------------------------- hooks
@@ -511,9 +542,10 @@ def render_hook(ctx: click.Context) -> None:
     """`rnn2dfa render PDFA.json -o out.svg`."""
     p = ctx.params
     _refuse(ctx, {"dfa_file", "output", "fmt", "title", "max_states", "no_minimize",
-                  "as_json"}, "a PDFA file")
+                  "edges", "as_json"}, "a PDFA file")
     render_pdfa(p["dfa_file"], p["output"], fmt=p["fmt"], title=p["title"],
-                max_states=p["max_states"], minimize=not p["no_minimize"], as_json=p["as_json"])
+                max_states=p["max_states"], minimize=not p["no_minimize"], as_json=p["as_json"],
+                edges=p["edges"])
 
 
 # ----------------------------------------------------------------------------- commands
@@ -533,7 +565,8 @@ _ARCH = [
 @click.option("--language", "-l", metavar="NAME",
               help="A named PDFA to sample training sequences from (reber, rpdfa-N-K-SEED) "
                    "or a PDFA file.")
-@click.option("--data", metavar="FILE", help="Your sequences instead: one per line.")
+@click.option("--data", metavar="FILE", help="Your sequences instead: one per line (a blank "
+              "line or ε is the empty sequence).")
 @click.option("--alphabet", metavar="SYMBOLS",
               help="With --data: the symbols, comma-separated. Default: those in the file.")
 @click.option("--sequences", type=click.IntRange(2), default=DEFAULT_SEQUENCES,
@@ -676,8 +709,9 @@ def pdfa_extract_cmd(ctx: click.Context, source: str | None, acceptor: str | Non
 @click.argument("pdfa_file", metavar="PDFA.json")
 @click.option("--model", metavar="MODEL.pt", help="The language model it was extracted from.")
 @click.option("--acceptor", metavar="MODULE:FUNCTION", help=_LM_CODE)
-@click.option("--words", "data", metavar="FILE", help="Test sequences, one per line "
-              "(default: sampled from the model, else from the truth).")
+@click.option("--words", "data", metavar="FILE", help="Test sequences, one per line, a "
+              "blank line or ε the empty one (default: sampled from the model, else from "
+              "the truth).")
 @old_name("--data", "--words", "data", metavar="FILE")
 @click.option("--truth", metavar="NAME|FILE", help="The true PDFA (default: the named PDFA "
               "the model was trained on, when there is one).")
@@ -796,7 +830,8 @@ def pdfa_random_cmd(states: int, symbols: int, end: float, concentration: float,
 @click.argument("words", nargs=-1, metavar="[WORD]...")
 @click.option("--acceptor", metavar="MODULE:FUNCTION", help=_LM_CODE)
 @click.option("--words", "words_file", metavar="FILE",
-              help="Words to score, one per line (as pdfa-sample writes them).")
+              help="Words to score, one per line (as pdfa-sample writes them; a blank line "
+                   "or ε is the empty word).")
 @json_option
 def pdfa_prob_cmd(source: str | None, words: tuple[str, ...], acceptor: str | None,
                   words_file: str | None, as_json: bool) -> None:

@@ -27,6 +27,10 @@ from rnn2dfa_cli.common import EXIT_FAIL, emit_json, json_option, options_for, o
 @click.option("--max-states", type=click.IntRange(1), default=100, show_default=True,
               help="Draw SVG/PNG only up to this many states (Graphviz slows down badly "
                    "beyond; the DOT file is written instead).")
+@click.option("--edges", "edges", metavar="N|all", default=None,
+              help="A PDFA file: how many edges each state keeps, the most probable first "
+                   "(default: all up to 20 states; past that the 2 strongest, so that the "
+                   "picture stays readable; 'all' draws every one).")
 @json_option
 def render_cmd(
     dfa_file: str,
@@ -37,6 +41,7 @@ def render_cmd(
     no_minimize: bool,
     title: str | None,
     max_states: int,
+    edges: str | None,
     as_json: bool,
 ) -> None:
     """Draw a DFA: a start arrow, accepting states as double circles, one edge per pair of
@@ -56,6 +61,10 @@ def render_cmd(
       rnn2dfa render dfa.json -o dfa.png --word 10110     # highlight a word's path
       rnn2dfa render dfa.json -o dfa.dot --show-sink      # DOT text for your own layout
       rnn2dfa render mod3.json -o mod3.pdf                # a Moore machine
+
+    A PDFA file (rnn2dfa.pdfa/1) shows each state's end probability and the edges'
+    probabilities, pen width by probability; past 20 states only each state's 2 most
+    probable edges are drawn (a note counts the others; --edges all draws every one).
 
     SVG, PNG and PDF need Graphviz's `dot` program. Without it (or past --max-states, or
     when `dot` fails) the DOT file is written next to the requested path, the message
@@ -81,6 +90,9 @@ def render_cmd(
 
     with options_for(fmt="--format"):
         fmt = output_format(output, fmt)
+    if edges is not None:
+        raise InputError("--edges goes with a PDFA file: a DFA's or machine's every edge is "
+                         "part of what it computes, so all are drawn", path=dfa_file)
     if is_machine_file(dfa_file):
         from rnn2dfa.render.machine import draw_machine
 

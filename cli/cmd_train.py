@@ -635,8 +635,8 @@ def _batched_logits(model: Any, words: list[tuple[int, ...]], time_limit: float 
     "words_file",
     type=click.Path(dir_okay=True),
     metavar="FILE",
-    help="Read words from a file, one per line (ε for the empty word; blank lines, "
-    "# comments and text after a TAB are ignored).",
+    help="Read words from a file, one per line (ε for the empty word; # comments and "
+    "text after a TAB are ignored; a blank line is refused: write ε).",
 )
 @old_name("--file", "--words", "words_file", type=click.Path(dir_okay=True), metavar="FILE")
 @click.option(

@@ -153,8 +153,9 @@ def print_network_table(net, threshold: float | None = None) -> None:  # noqa: A
                    "every length bucket (and on your --words).")
 @click.option("--words", "words_file", type=click.Path(dir_okay=False), metavar="FILE",
               help="With --model: your own words (one per line, or `word<TAB>label`; labels "
-                   "ignored); agreement on them is shown beside the length buckets. With a "
-                   "PDFA file: test sequences, one per line (see rnn2dfa pdfa-verify).")
+                   "ignored; ε is the empty word, a blank line is refused); agreement on them "
+                   "is shown beside the length buckets. With a PDFA file: test sequences, one "
+                   "per line, a blank line the empty one (see rnn2dfa pdfa-verify).")
 @click.option("--data", metavar="FILE", hidden=True,
               help="Old name of --words with a PDFA file.")
 @click.option("--plot", "plot_file", metavar="FILE.svg",

@@ -12,7 +12,7 @@ import numpy as np
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.limits import MAX_TEXT_BYTES, MAX_WORD_LIST_SYMBOLS, MAX_WORD_SYMBOLS, read_bounded
-from rnn2dfa.words import Word, parse_word, single_char
+from rnn2dfa.words import EMPTY_WORD_TEXT, Word, parse_word, single_char
 
 T = TypeVar("T")
 
@@ -27,13 +27,65 @@ def read_text(
     `error` is the class raised when the file exists but is not text.
     """
     path = str(path)
-    data = read_bounded(path, kind, MAX_TEXT_BYTES)
+    try:
+        data = read_bounded(path, kind, MAX_TEXT_BYTES)
+    except InputError as exc:
+        if exc.message.startswith("too large"):  # a regular file: a large model, maybe
+            _refuse_model_file(path, kind, error, _head(path))
+        raise
+    # (a safetensors header can decode as UTF-8: a model file is looked for first)
+    _refuse_model_file(path, kind, error, data[:64])
     if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark (Windows editors): skip it
         data = data[3:]
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise error(f"not {kind}: not UTF-8 text", path=path) from None
+
+
+def _head(path: str, size: int = 64) -> bytes:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(size)
+    except OSError:
+        return b""
+
+
+def model_file_format(path: str | os.PathLike[str], head: bytes) -> str | None:
+    """What kind of model file `path` is, from its first bytes `head` (and a torch zip
+    archive's member names): "a PyTorch file written by torch.save", "a TorchScript file", "a
+    PyTorch file in the legacy pickle format", "a safetensors file"; None for anything else.
+    No torch needed: automata commands call it on a file they cannot read as text."""
+    import zipfile
+
+    if head.startswith(b"PK\x03\x04"):
+        try:
+            with zipfile.ZipFile(path) as zf:
+                names = zf.namelist()[:10_000]
+        except (zipfile.BadZipFile, OSError, ValueError):
+            return None
+        if any(n.endswith("constants.pkl") for n in names):
+            return "a TorchScript file"
+        if any(n.endswith("data.pkl") for n in names):
+            return "a PyTorch file written by torch.save"
+        return None
+    if len(head) > 1 and head[0] == 0x80 and 2 <= head[1] <= 5:  # a pickle's protocol op
+        return "a PyTorch file in the legacy pickle format"
+    # safetensors: an 8-byte little-endian header length (its high bytes 0), then JSON
+    if len(head) > 10 and head[4:8] == b"\0\0\0\0" and head[8:10] == b'{"':
+        return "a safetensors file"
+    return None
+
+
+def _refuse_model_file(path: str, kind: str, error: type[InputError], head: bytes) -> None:
+    """When a text file asked for is a model file, say so and where it goes."""
+    what = model_file_format(path, head)
+    if what is not None:
+        raise error(
+            f"not {kind} but a model file ({what}): commands that run networks take it "
+            "(rnn2dfa classify, extract, verify), while show, minimize, equiv and render "
+            "take automaton files (DFA, Moore/Mealy machine or PDFA JSON), such as the one "
+            "rnn2dfa extract writes from the model", path=path)
 
 
 def load_json_file(
@@ -70,9 +122,10 @@ def json_head(path: str | os.PathLike[str], size: int = 4096) -> bytes | None:
 def read_words(path: str | os.PathLike[str], alphabet: Sequence[str]) -> list[Word]:
     """The words of a word list, one per line, as symbol indices of `alphabet`.
 
-    Blank lines and `#` comments are skipped and text after a TAB is ignored (so a
-    `word<TAB>label` file reads as its words); the empty word is written `ε`. A symbol
-    outside the alphabet is an AlphabetError naming the file and the line.
+    `#` comments are skipped and text after a TAB is ignored (so a `word<TAB>label` file
+    reads as its words, `<TAB>label` being the empty word as in training data); the empty
+    word is written `ε`. A blank line is an InputError naming the file and the line (see
+    below); a symbol outside the alphabet is an AlphabetError naming both.
     """
     path = str(path)
     lines = read_text(path, "a word list (one word per line)").splitlines()
@@ -80,8 +133,17 @@ def read_words(path: str | os.PathLike[str], alphabet: Sequence[str]) -> list[Wo
     words = []
     for n, line in enumerate(lines, 1):
         text = line.split("\t", 1)[0]
-        if not text.strip() or text.strip().startswith("#"):
+        if text.strip().startswith("#"):
             continue
+        if not line.strip():
+            # Refused, not read: a word list is written by hand as often as by a program
+            # (it takes comments and labels), so a blank line may be a separator as well
+            # as an empty word, and either guess would change silently what is classified
+            # or verified. The empty word has its own spelling, which costs one edit.
+            # (Sequence files, sampled by programs, read a blank line as the empty one:
+            # rnn2dfa.pdfa.data.) splitlines() ends at a final newline: no blank line there.
+            raise InputError(f"line {n} is blank: write the empty word as "
+                             f"{EMPTY_WORD_TEXT}, or delete the line", path=path)
         budget.add(n, text)
         words.append(parse_word(text, alphabet, source=f"{path}: line {n}"))
     return words

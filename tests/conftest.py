@@ -1,4 +1,5 @@
-"""Shared test set-up: hypothesis profiles and small helpers for files on disk."""
+"""Shared test set-up: hypothesis profiles, one thread per pytest-xdist worker, the `gpu`
+marker, and small helpers for files on disk."""
 
 from __future__ import annotations
 
@@ -27,6 +28,49 @@ os.environ.pop("LINES", None)
 # Progress lines into a log (stderr not a terminal) come every few seconds: on a slow
 # machine a test's one-line stderr would depend on its speed. Tests of them set it to 0.
 os.environ["RNN2DFA_PROGRESS_SECONDS"] = "86400"
+# Under pytest-xdist (`pytest -n auto`) the workers already take one core each: torch,
+# OpenMP and BLAS starting a thread per core in every worker would put n x n threads on n
+# cores, and tests with a time limit would run out of it. Each worker keeps to one thread
+# (as the command line does by default) unless the environment says otherwise; it is set
+# before any test module imports torch.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(_name, "1")
+
+
+def _no_cuda_reason() -> str | None:
+    """Why device tests cannot run here (None when torch sees a CUDA device)."""
+    import torch
+
+    if torch.cuda.is_available():
+        return None
+    build = f"CUDA {torch.version.cuda}" if torch.version.cuda else "a CPU-only build"
+    return (f"needs a CUDA device: torch.cuda.is_available() is False "
+            f"(torch {torch.__version__}, {build})")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `gpu` are skipped, with the reason, where torch sees no CUDA device
+    (torch is imported only when such a test was collected)."""
+    marked = [item for item in items if item.get_closest_marker("gpu") is not None]
+    if not marked:
+        return
+    reason = _no_cuda_reason()
+    if reason is not None:
+        for item in marked:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture
+def cuda_device():
+    """The CUDA device, for a test that runs work on it; skips (with the reason) where torch
+    sees none. Tests using it should also be marked `gpu` (`pytest -m gpu` selects them)."""
+    reason = _no_cuda_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    import torch
+
+    return torch.device("cuda")
 
 
 @pytest.fixture

@@ -129,7 +129,7 @@ def test_classify_words_and_json(tomita1_model) -> None:
 
 
 def test_classify_word_file(tomita1_model, write_file) -> None:
-    words = write_file("w.txt", "# words\n11\t1\n\nε\n10\n")
+    words = write_file("w.txt", "# words\n11\t1\nε\n10\n")
     result = run("classify", tomita1_model, "--words", words, "--json")
     assert result.exit_code == 0, result.stderr
     doc = json.loads(result.stdout)
@@ -138,6 +138,9 @@ def test_classify_word_file(tomita1_model, write_file) -> None:
         ("ε", True),
         ("10", False),
     ]
+    spaced = write_file("spaced.txt", "11\n\n10\n")  # a blank line: refused, never dropped
+    assert_bad_input(run("classify", tomita1_model, "--words", spaced), spaced,
+                     "line 2 is blank", "ε")
 
 
 def test_classify_bad_inputs(tomita1_model, tmp_path, write_file) -> None:

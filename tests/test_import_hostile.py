@@ -229,7 +229,7 @@ def test_numbers_that_are_not_numbers_refused_at_load(tmp_path: Path, what: str,
 
 
 def _both_refused(src: Path, old: Path, *needles: object, capped: bool = True) -> None:
-    """`import` and `classify` both refuse `src` (under the address-space cap when `capped`),
+    """`import` and `classify` both refuse `src` (under the memory cap when `capped`),
     naming it and the needles; the -o file stays as it was."""
     runner = run_capped if capped else run
     assert_bad_input(runner("import", src, "--alphabet", "a,b", "-o", old), src, *needles)

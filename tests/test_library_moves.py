@@ -16,18 +16,29 @@ from rnn2dfa.verify.truth import truth_from_language
 
 
 # --------------------------------------------------------------------------- word lists
-def test_read_words_skips_comments_blanks_and_labels(write_file):
-    path = write_file("w.txt", "# words\n11\t1\n\nε\n10\n  # indented comment\n0 1\n")
-    assert read_words(path, ("0", "1")) == [(1, 1), (), (1, 0), (0, 1)]
+def test_read_words_skips_comments_and_labels(write_file):
+    path = write_file("w.txt", "# words\n11\t1\nε\n10\n  # indented comment\n0 1\n\t0\n")
+    assert read_words(path, ("0", "1")) == [(1, 1), (), (1, 0), (0, 1), ()]
+
+
+def test_read_words_refuses_a_blank_line_naming_it(write_file):
+    path = write_file("w.txt", "11\n\nε\n")
+    with pytest.raises(InputError) as info:
+        read_words(path, ("0", "1"))
+    assert info.value.path == str(path)
+    assert info.value.message.startswith("line 2 is blank: write the empty word as ε")
+    spaces = write_file("s.txt", "11\n10\n   \n")
+    with pytest.raises(InputError, match="line 3 is blank"):
+        read_words(spaces, ("0", "1"))
 
 
 def test_read_words_multi_character_symbols(write_file):
-    path = write_file("w.txt", "ab cd ab\n\ncd\n")
+    path = write_file("w.txt", "ab cd ab\ncd\n")
     assert read_words(path, ("ab", "cd")) == [(0, 1, 0), (1,)]
 
 
 def test_read_words_names_the_file_and_line_of_a_foreign_symbol(write_file):
-    path = write_file("w.txt", "01\n\n0x1\n")
+    path = write_file("w.txt", "01\n# a comment\n0x1\n")
     with pytest.raises(AlphabetError) as info:
         read_words(path, ("0", "1"))
     assert info.value.path == f"{path}: line 3" and "'x'" in str(info.value)

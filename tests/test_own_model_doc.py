@@ -6,6 +6,7 @@ import json
 import re
 import runpy
 import shlex
+import shutil
 import sys
 from pathlib import Path
 
@@ -27,6 +28,8 @@ def doc_commands() -> list[list[str]]:
     return [shlex.split(line) for b in blocks for line in b.splitlines() if line.strip()]
 
 
+@pytest.mark.skipif(shutil.which("dot") is None,
+                    reason="the page's `rnn2dfa render dfa.json -o dfa.svg` needs Graphviz's dot")
 def test_worked_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     before = torch.get_num_threads()

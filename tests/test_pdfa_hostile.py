@@ -1,6 +1,6 @@
 """Hostile sizes on the PDFA commands (issue 24): every size an option or a file asks for is
 checked against rnn2dfa.limits before work starts; a PDFA whose words hardly ever end is
-refused. Each case runs under an address-space cap (`run_capped`) and asserts exit 2, one
+refused. Each case runs under a memory cap (`run_capped`) and asserts exit 2, one
 line naming the option or file, no traceback, and the -o file untouched."""
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 train, classify, compile, generalization, activations and the word files they read. Each
 case ends in one line naming the option or file: exit 2 for a size refused up front, exit 1
 for a run stopped by --time-limit (an unfinished answer); the -o file is never touched, and
-where memory is at stake the command runs under `run_capped` (1.5 GB address space)."""
+where memory is at stake the command runs under `run_capped` (1.5 GB of peak resident
+memory)."""
 
 from __future__ import annotations
 

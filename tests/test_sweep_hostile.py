@@ -170,7 +170,8 @@ def _start_slow_sweep(tmp_path: Path, *flags: str) -> tuple[subprocess.Popen, Pa
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, OMP_NUM_THREADS="1", TMPDIR=str(tmp)))
     try:
-        deadline = time.monotonic() + 90
+        # bounds for a loaded machine (pytest -n auto: every core busy), not speed checks
+        deadline = time.monotonic() + 300
         while not list(tmp.glob("rnn2dfa-sweep-*")):
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "the workers never started a point"
@@ -195,7 +196,7 @@ def _kill_left(pids: list[int]) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-def _wait_gone(pids: list[int], seconds: float = 15.0) -> list[int]:
+def _wait_gone(pids: list[int], seconds: float = 60.0) -> list[int]:
     deadline = time.monotonic() + seconds
     while (alive := [p for p in pids if _alive(p)]) and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -217,7 +218,7 @@ def test_workers_end_when_the_driver_is_killed(tmp_path):
 def test_sigterm_ends_the_sweep_and_its_workers(tmp_path):
     proc, tmp, children = _start_slow_sweep(tmp_path)
     proc.send_signal(signal.SIGTERM)
-    proc.wait(60)
+    proc.wait(180)
     try:
         assert _wait_gone(children) == []
     finally:

@@ -9,7 +9,7 @@ import numpy as np
 
 from rnn2dfa.analysis.activations import ActivationReport
 from rnn2dfa.analysis.generalization import GeneralizationReport
-from rnn2dfa.render.plots import new_figure, save_figure
+from rnn2dfa.render.plots import fit_title, new_figure, save_figure
 
 
 def plot_generalization(
@@ -38,8 +38,8 @@ def plot_generalization(
     fam = reports[0].family if reports else ""
     ax.set_xlabel(f"n ({fam})")
     ax.set_ylabel("accept logit (arcsinh)")
-    ax.set_title("member accepted while solid > 0; near-misses rejected while dotted < 0",
-                 fontsize=9)
+    fit_title(ax, "member accepted while solid > 0; near-misses rejected while dotted < 0",
+              fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="best")
     save_figure(fig, fmt, path)
@@ -68,8 +68,7 @@ def plot_activations(report: ActivationReport, path: str | os.PathLike[str],
                 label=f"fit: {c.slope:+.3f}·({c.counter}) {c.intercept:+.2f}")
     ax.set_xlabel("symbols read")
     ax.set_ylabel("activation")
-    ax.set_title(report.verdict if len(report.verdict) < 100 else report.verdict[:97] + "...",
-                 fontsize=8)
+    fit_title(ax, report.verdict, fontsize=8)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=7, loc="best")
     ax2 = fig.add_subplot(2, 1, 2)

@@ -5,7 +5,9 @@ wrapping one (`{"state_dict": ...}`, `{"model": ...}`, `{"model_state_dict": ...
 safetensors file; and, only when the caller trusts the file (`trust_code`), what is code:
 a TorchScript file (`torch.jit.save`: loading runs its `__setstate__`, its forward is
 compiled code), a whole pickled module (`torch.save(model, ...)`: unpickling runs code named
-in the file), with the folder of its classes (`code_dir`), and an MLflow PyTorch model folder
+in the file), with the code of its classes (`code_dir`: the folder holding them, or the
+training script that saved the module, whose classes the pickle calls `__main__.X`), and
+an MLflow PyTorch model folder
 (`MLmodel`, `data/model.pth`, `code/`). Without trust nothing in the file runs: tensors are
 read with `weights_only=True`. Every torch file loads with `map_location="cpu"`, so tensors
 saved on a GPU load on a machine without one.
@@ -33,7 +35,14 @@ from rnn2dfa.models.file_bounds import (
     check_torch_file,
     file_head,
 )
-from rnn2dfa.models.trusted import running_user_code
+from rnn2dfa.models.trusted import (
+    MAIN,
+    ScriptClassMissing,
+    is_script,
+    load_script,
+    running_user_code,
+    script_pickle_module,
+)
 
 #: keys under which training scripts commonly store the state dict (or the module)
 WRAPPER_KEYS = ("state_dict", "model_state_dict", "model", "net", "network", "module",
@@ -52,7 +61,8 @@ class Checkpoint:
     module: nn.Module | None = None  # TorchScript or trusted pickled module (can be run)
     wrapper_key: str | None = None  # the key of a checkpoint dict that held the weights
     attributes: dict[str, Any] = field(default_factory=dict)  # e.g. {"nonlinearity": "relu"}
-    code_dir: str | None = None  # the folder of the module's classes (its forward may import)
+    code_dir: str | None = None  # the folder or script of the module's classes (its forward
+    # may import)
     weights_path: str | None = None  # the file the weights came from (an MLflow folder's)
 
 
@@ -130,6 +140,8 @@ def read_checkpoint(path: str | os.PathLike[str], *, trust_code: bool = False,
                     trust_pickle: bool = False) -> Checkpoint:
     """Read a checkpoint from another program (see the module docstring for the formats).
 
+    `code_dir`: the folder holding a pickled module's classes, or the Python script that
+    saved it (its definitions are read: `rnn2dfa.models.trusted.load_script`).
     `trust_pickle` is the older name of `trust_code`. Raises InputError / ModelFileError
     with a one-line message naming the file.
     """
@@ -137,8 +149,13 @@ def read_checkpoint(path: str | os.PathLike[str], *, trust_code: bool = False,
     trust_code = trust_code or trust_pickle
     code = None if code_dir is None else str(code_dir)
     if code is not None and not os.path.isdir(code):
-        raise InputError("no such folder (the code of the module's classes)", path=code,
-                         param="code")
+        if os.path.isfile(code) and not is_script(code):
+            raise InputError("not a folder nor a Python script (.py): the code of the "
+                             "module's classes is the folder that holds them or the script "
+                             "that saved it", path=code, param="code")
+        if not os.path.isfile(code):
+            raise InputError("no such folder or script (the code of the module's classes)",
+                             path=code, param="code")
     if not os.path.exists(path):
         raise InputError("no such file", path=path)
     if os.path.isdir(path):
@@ -201,14 +218,32 @@ def _read_pickled(model_file: str, code_dir: str | None, shown: str,
 
 def _load_trusted(path: str, code_dir: str | None = None, shown: str | None = None) -> Any:
     shown = shown or path
+    script = load_script(code_dir) if is_script(code_dir) else None
     try:
         with running_user_code(code_dir):
-            return torch.load(path, map_location="cpu", weights_only=False)
+            # Names under __main__ are a script's (see trusted.script_pickle_module): found
+            # in the script given, and never in this program's own __main__.
+            return torch.load(path, map_location="cpu", weights_only=False,
+                              pickle_module=script_pickle_module(
+                                  script, code_dir if script is not None else None))
+    except ScriptClassMissing as exc:
+        if exc.script is None:
+            hint = ("it was saved by a script run as the main program (or a notebook), so "
+                    "its classes are that script's: give the script" + (
+                        f" itself, not a folder ({code_dir}: no module of a folder is "
+                        f"{MAIN})" if code_dir is not None else ""))
+        else:
+            hint = (f"{exc.script} defines no {exc.name!r} (only its imports, definitions "
+                    "and assignments are read): give the script that saved the module")
+        raise ModelFileError(
+            f"the pickled module needs the class {MAIN}.{exc.name}: {hint}, or save "
+            "model.state_dict() instead", path=shown, param="code") from None
     except (ModuleNotFoundError, AttributeError) as exc:
         where = "" if code_dir is None else f" (nor in {code_dir})"
         raise ModelFileError(
             f"the pickled module needs code that is not importable here{where}: {exc}; give "
-            "the folder that holds its classes, or save model.state_dict() instead",
+            "the folder that holds its classes (or the script that saved it), or save "
+            "model.state_dict() instead",
             path=shown, param="code",
         ) from None
     except Exception as exc:  # noqa: BLE001 - arbitrary unpickling code may raise anything

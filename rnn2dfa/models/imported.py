@@ -42,8 +42,8 @@ from rnn2dfa.models.torch_rnn import (
 )
 
 __all__ = ["MAX_DEFAULT_ALPHABET", "OUTPUTS", "TASKS", "ForwardCheck", "ImportOptions",
-           "ImportResult", "TorchRNNAcceptor", "TorchRNNLabeller", "import_checkpoint",
-           "import_module"]
+           "ImportResult", "LanguageModelHead", "TorchRNNAcceptor", "TorchRNNLabeller",
+           "import_checkpoint", "import_module"]
 
 #: Without an alphabet or token ids every token is a symbol, up to this many (extraction
 #: cost grows with the alphabet; a language-model vocabulary is never meant).
@@ -70,7 +70,8 @@ class ImportOptions:
     one_hot: bool = False
     trust_code: bool = False  # TorchScript, pickled modules, MLflow folders: they run code
     trust_pickle: bool = False  # the older name of trust_code
-    code_dir: str | None = None  # the folder holding a pickled module's classes
+    code_dir: str | None = None  # the folder of a pickled module's classes, or the script
+    # that saved it (classes pickled as __main__.X): rnn2dfa.models.checkpoint
     language: str | None = None
     bidirectional_readout: str | None = None  # "final" (h_n) or "last_output" (out[:, -1])
     task: str = "accept"  # "accept", "classify-k" (Moore labeller), "tag" (Mealy labeller)
@@ -221,8 +222,47 @@ def _nonlinearity(arch: Architecture, ckpt: Checkpoint, opts: ImportOptions,
     return "tanh"
 
 
+class LanguageModelHead(InputError):
+    """A head of k > 2 outputs, with no accept class, whose width is a vocabulary's (as many
+    as the input's tokens, or the alphabet and its end/start tokens): a next-symbol
+    language model, likely. The message gives both ways on (`lead`: what the head is;
+    `classifier`: the accept class or labels; `language_model`: the route for language
+    models), so the CLI can put its options beside each."""
+
+    def __init__(self, lead: str, classifier: str, language_model: str, path: str) -> None:
+        self.lead, self.classifier, self.language_model = lead, classifier, language_model
+        super().__init__(f"{lead}: {classifier}; {language_model}", path=path,
+                         param="accept_class")
+
+    def with_option(self, option: str) -> InputError:
+        """A plain InputError with the option appended (the base class rebuilds its own
+        class from the message, which this one does not take)."""
+        return InputError(f"{self.message} ({option})", path=self.path, param=self.param)
+
+
+def _head_name(arch: Architecture) -> str:
+    """The read-out layer as messages name it: its weight tensor (`fc.weight`), so that a
+    layer called `head` does not read "the head head"."""
+    name = arch.head_layers[-1].name
+    return f"{name}.weight" if name else "weight"
+
+
+def _vocabulary_like(arch: Architecture, opts: ImportOptions) -> str | None:
+    """Why k head outputs look like a next-symbol model's vocabulary, or None: as many as
+    the input's tokens (the model predicts what it reads), or the alphabet's symbols plus
+    an end token (and a start or padding token)."""
+    k = arch.head_outputs
+    if k == arch.vocab:
+        return f"as many as the input's tokens ({arch.vocab})"
+    given = opts.alphabet if opts.alphabet is not None else opts.token_ids
+    if given is not None and k in (len(given) + 1, len(given) + 2):
+        return (f"the {len(given)} symbols of the alphabet and {k - len(given)} more (an end "
+                "token, and a start or padding token?)")
+    return None
+
+
 def _accept_class(arch: Architecture, opts: ImportOptions, path: str) -> int:
-    k, head = arch.head_outputs, arch.head_layers[-1].name
+    k, head = arch.head_outputs, _head_name(arch)
     if opts.task != "accept":
         if opts.accept_class is not None:
             raise InputError(f"an accept class reads one class against the rest; task "
@@ -231,16 +271,26 @@ def _accept_class(arch: Architecture, opts: ImportOptions, path: str) -> int:
         return 1
     if opts.accept_class is None:
         if k > 2:
-            raise InputError(f"the head {head} has {k} outputs: say which class means accept "
-                             "(one against the rest), or read them all as labels (task "
-                             "classify-k or tag)", path=path, param="accept_class")
+            lead = f"the head ({head}) has {k} outputs"
+            classifier = ("say which class means accept (one against the rest), or read "
+                          "them all as labels (task classify-k or tag)")
+            vocab = _vocabulary_like(arch, opts)
+            if vocab is not None:
+                raise LanguageModelHead(
+                    f"{lead}, {vocab}, as a next-symbol language model's head over its "
+                    "vocabulary has", f"if it is a classifier, {classifier}",
+                    "if it is a language model, it is not imported: wrap the module in "
+                    "NextSymbolLM (rnn2dfa.pdfa.user_lm) and extract a probabilistic "
+                    "automaton from it by weighted L* (docs/own-model.md, 'Your language "
+                    "model')", path)
+            raise InputError(f"{lead}: {classifier}", path=path, param="accept_class")
         return 1
     c = opts.accept_class
     if k == 1 and c != 1:
-        raise InputError(f"accept class {c}: the head {head} has one output (a logit, > 0 "
+        raise InputError(f"accept class {c}: the head ({head}) has one output (a logit, > 0 "
                          "accepts)", path=path, param="accept_class")
     if not 0 <= c < max(k, 2):
-        raise ModelFileError(f"accept class {c} is outside the {k} outputs of {head}.weight",
+        raise ModelFileError(f"accept class {c} is outside the {k} outputs of {head}",
                              path=path, param="accept_class")
     return c
 
@@ -263,14 +313,14 @@ def _labels(arch: Architecture, opts: ImportOptions, path: str) -> tuple[str, ..
     """The labels of a classify-k or tag import: the user's, else "0".."k-1", checked
     against the head's k outputs (a one-output tagger: two labels, by its sign) and a
     named machine language's outputs."""
-    k, head = arch.head_outputs, arch.head_layers[-1].name or "(top level)"
+    k, head = arch.head_outputs, _head_name(arch)
     if arch.bidirectional:
         raise ModelFileError(
             "a bidirectional network has no state after a prefix: no machine can be read "
             f"from it as a {'classifier' if opts.task == 'classify-k' else 'tagger'} (import "
             "it with task accept)", path=path, param="task")
     if opts.task == "classify-k" and k == 1:
-        raise ModelFileError(f"the head {head} has one output (a logit): a classifier of k "
+        raise ModelFileError(f"the head ({head}) has one output (a logit): a classifier of k "
                              "classes needs k >= 2 outputs; a logit accepts or rejects (task "
                              "accept)", path=path, param="task")
     want = 2 if k == 1 else k

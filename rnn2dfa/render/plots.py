@@ -1,8 +1,15 @@
-"""Plots with matplotlib (Agg canvas, no display needed): agreement by length for `verify`."""
+"""Plots with matplotlib (Agg canvas, no display needed): agreement by length for `verify`.
+
+Two helpers keep every plot legible: `fit_title` wraps a long title (a verify verdict runs
+to 300 characters) onto as many lines as it needs instead of cutting it with "...", and
+`plain_log_ticks` labels a log axis with plain numbers (2, 3, 10, 1,000) where matplotlib
+writes 2×10⁰ and 3×10⁰ on axes that span less than a few decades.
+"""
 
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +34,47 @@ def new_figure(path: str | os.PathLike[str], size: tuple[float, float]) -> tuple
     fig = Figure(figsize=size)
     FigureCanvasAgg(fig)
     return fig, fmt
+
+
+#: Characters per inch of a title line at fontsize 1 (DejaVu Sans averages about 0.55 em a
+#: character): a line of a title holds width_in * TITLE_CHARS_PER_INCH / fontsize ones.
+TITLE_CHARS_PER_INCH = 72 / 0.58
+
+
+def fit_title(ax: Any, text: str, fontsize: float = 9) -> None:
+    """Set the axes' title, wrapped at spaces onto as many lines as the axes' width needs:
+    the whole text is shown, and the figure grows by the extra lines (save_figure's tight
+    layout then puts them above the plot)."""
+    fig = ax.figure
+    width = ax.get_position().width * fig.get_figwidth()
+    chars = max(20, int(width * TITLE_CHARS_PER_INCH / fontsize))
+    wrapped = textwrap.fill(text, chars, break_on_hyphens=False)
+    ax.set_title(wrapped, fontsize=fontsize)
+    # each line past the first makes the figure taller by its height, so that the plot
+    # keeps its size under a long title
+    fig.set_figheight(fig.get_figheight() + wrapped.count("\n") * fontsize * 1.3 / 72)
+
+
+def plain_number(x: float) -> str:
+    """A tick value as people write it: 2, 30, 1,000, 0.5, 0.01 (no powers of ten)."""
+    if x >= 1 and float(x).is_integer():
+        return f"{int(x):,}"
+    return f"{x:g}"
+
+
+def plain_log_ticks(ax: Any, axis: str = "x") -> None:
+    """Label a log-scale axis with plain numbers, major and minor ticks alike; matplotlib
+    still chooses which ticks carry a label (the minor ones only on a short range)."""
+    from matplotlib.ticker import LogFormatter
+
+    class PlainLogFormatter(LogFormatter):
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return plain_number(x) if super().__call__(x, pos) else ""
+
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    target.set_major_formatter(PlainLogFormatter(labelOnlyBase=False))
+    target.set_minor_formatter(PlainLogFormatter(labelOnlyBase=False,
+                                                 minor_thresholds=(2, 0.5)))
 
 
 def save_figure(fig: Any, fmt: str, path: str | os.PathLike[str]) -> None:
@@ -62,12 +110,12 @@ def plot_agreement(report: VerifyReport, path: str | os.PathLike[str]) -> None:
         ax.plot([r.length for r in cmp.by_length], [100 * (1 - r.rate) for r in cmp.by_length],
                 "-", color="black", linewidth=1.2, label="DFA = truth (all words, exact)")
     ax.set_xscale("log")
+    plain_log_ticks(ax)
     ax.set_xlabel("word length (bucket midpoints, log scale)")
     ax.set_ylabel("% of words")
     ax.set_ylim(-2, 102)
     ax.grid(True, alpha=0.3)
-    ax.set_title(report.verdict if len(report.verdict) < 90 else report.verdict[:87] + "...",
-                 fontsize=9)
+    fit_title(ax, report.verdict, fontsize=9)
     ax.legend(fontsize=8, loc="lower left")
     save_figure(fig, fmt, path)
 
@@ -84,6 +132,7 @@ def plot_size_error(curve: list[list[float]], path: str | os.PathLike[str],
         ax.axhline(100 * epsilon, color="tab:red", linestyle="--", label=f"epsilon = {epsilon:g}")
         ax.legend(fontsize=8)
     ax.set_xscale("log")
+    plain_log_ticks(ax)
     ax.set_xlabel("hypothesis states (log scale)")
     ax.set_ylabel("% of sampled words where DFA != network")
     ax.grid(True, alpha=0.3)

@@ -139,18 +139,29 @@ class Curve:
 
     def plateau(self, factor: float, rounds: int) -> Point | None:
         """When more states stopped paying: the Occam point, if the last `rounds` hypotheses
-        all have at least `factor` times its states and none is significantly more faithful
-        (the Occam point is within the Wilson interval of the best, overall and on each
-        answer). None otherwise (or when the held-out words cannot tell: too few)."""
+        all have at least `factor` times its states, none is significantly more faithful
+        (the Occam point is within the Wilson interval of the best, overall, on each answer
+        and on the user's words) and none improves at all on those before it. None
+        otherwise (or when the held-out words cannot tell: too few)."""
         if len(self.points) < rounds + 1 or len(self.heldout) < 100:
             return None
         pick = self.select("occam")
         recent = self.points[-rounds:]
         if pick.round > recent[0].round or pick.states < 1:
             return None
-        if all(p.states >= factor * pick.states for p in recent):
-            return pick
-        return None
+        if not all(p.states >= factor * pick.states for p in recent):
+            return None
+        # ... and none of them improves on every hypothesis before it (a slow climb on the
+        # user's words, or overall, is more states still paying, if not significantly yet)
+        before = self.points[: -rounds]
+        for p in recent:
+            if p.agreement > max(q.agreement for q in before) + 1e-12:
+                return None
+            if p.yours is not None and p.yours > max(
+                    (q.yours for q in before if q.yours is not None), default=-1.0) + 1e-12:
+                return None
+            before = [*before, p]
+        return pick
 
     def as_list(self) -> list[list[float]]:
         """[[states, agreement], ...] of distinct sizes, for the statistics and the plot."""
