@@ -1,5 +1,5 @@
-"""`rnn2dfa convert`: DFAs between rnn2dfa JSON and the Graphviz DOT of AALpy and LearnLib, and
-Moore and Mealy machines between rnn2dfa JSON and AALpy's DOT.
+"""`rnn2dfa convert`: DFAs and Moore/Mealy machines between rnn2dfa JSON and the Graphviz DOT
+of AALpy, LearnLib and the Radboud Automata Wiki (partial machines completed on request).
 
 No torch import anywhere on this path: commands that only handle automata start fast.
 """
@@ -15,6 +15,8 @@ from rnn2dfa.errors import DFAFormatError, InputError
 from rnn2dfa_cli.common import emit_json, err, json_option, options_for, out
 
 DOT_SUFFIXES = (".dot", ".gv")
+#: What the summary line shows of an alphabet or an output list.
+_SHOWN = 20
 
 
 def _kind(path: str, what: str) -> str:
@@ -27,39 +29,73 @@ def _kind(path: str, what: str) -> str:
                      "(Graphviz)", path=path)
 
 
+def _shown(items: tuple[str, ...]) -> str:
+    """A list of symbols or outputs for the summary line: plain ones as they are, others as
+    their (cut) repr, the first 20."""
+    from rnn2dfa.automata.dot_io import shown
+
+    parts = [s if s and s.isprintable() and s.strip() == s and "," not in s and len(s) <= 40
+             else shown(s, 40) for s in items[:_SHOWN]]
+    return ", ".join(parts) + (f", ... ({len(items):,} in all)" if len(items) > _SHOWN else "")
+
+
 @click.command("convert")
 @click.argument("input_file", metavar="IN")
 @click.option("-o", "--output", required=True, metavar="OUT",
               help="The converted automaton: .json (rnn2dfa) or .dot/.gv (Graphviz).")
 @click.option("--style", type=click.Choice(("aalpy", "learnlib", "rnn2dfa")), default="aalpy",
               show_default=True,
-              help="DOT output: AALpy's or LearnLib's layout (states s0, s1, ...; one edge per "
-                   "symbol; a __start0 node), or rnn2dfa's own (the look of `render`, the "
-                   "symbols of edges to one state merged in one label). aalpy refuses symbols "
-                   "AALpy's reader would change (commas, quotes, backslashes, blanks at an end). "
-                   "A Moore or Mealy machine: aalpy (AALpy's layout) or rnn2dfa (the same "
-                   "layout with Graphviz's escapes: any symbol or output).")
+              help="DOT output. aalpy: AALpy's layout (states s0, s1, ...; one edge per "
+                   "symbol; a __start0 node), every symbol and output written as it is, "
+                   "which AALpy's load_automaton_from_file reads as the same automaton "
+                   "(commas, parentheses, pipes, '+', '->' included); what its reader would "
+                   "change (quotes, backslashes, newlines, blanks at an end, '/' in a Mealy "
+                   "input, digit strings like 01) is refused, naming the string. learnlib: "
+                   "LearnLib's and the Automata Wiki's layout (a Mealy label 'in / out'), "
+                   "Graphviz escapes where a string needs them; a DFA or Mealy machine. "
+                   "rnn2dfa: any symbol and output (escapes), the alphabet's order kept; a "
+                   "DFA in the look of `render`, a machine in AALpy's layout.")
 @click.option("--kind", type=click.Choice(("dfa", "moore", "mealy")),
               help="What a DOT input holds (default: guessed: states drawn as records, "
                    "AALpy's Moore machines, are moore; edge labels 'input/output' with no "
                    "accepting state are mealy; anything else a dfa).")
+@click.option("--labels", type=click.Choice(("whole", "list")),
+              help="How a DOT DFA's edge labels name symbols: whole (one symbol a label, "
+                   "commas included, as AALpy, LearnLib and the wiki write them) or list "
+                   "(symbols separated by commas, '\\,' a comma inside one, as rnn2dfa's "
+                   "style draws them). Default: list when the file carries rnn2dfa_alphabet "
+                   "(the rnn2dfa style), else whole.")
+@click.option("--complete", type=click.Choice(("sink", "self-loop")),
+              help="Complete a partial Moore or Mealy machine (a state without an edge for "
+                   "some input), as AALpy's make_input_complete and LearnLib do: sink sends "
+                   "every missing transition to one added state that loops on every input; "
+                   "self-loop keeps the state where it is. Without it a partial machine is "
+                   "refused. A partial DFA always gets a rejecting sink (sink; self-loop is "
+                   "refused).")
+@click.option("--complete-output", metavar="TEXT",
+              help="With --complete: the output of the added transitions of a Mealy machine "
+                   "(default: epsilon, AALpy's) or of the added sink state of a Moore machine "
+                   "(default: sink_state, AALpy's).")
 @json_option
 def convert_cmd(input_file: str, output: str, style: str, kind: str | None,
+                labels: str | None, complete: str | None, complete_output: str | None,
                 as_json: bool) -> None:
-    """Convert a DFA between rnn2dfa JSON and Graphviz DOT (AALpy / LearnLib style), or a
-    Moore or Mealy machine between rnn2dfa JSON (rnn2dfa.moore/1, rnn2dfa.mealy/1) and
-    AALpy's DOT (`load_automaton_from_file(path, "moore")` / `"mealy"`).
+    """Convert a DFA, or a Moore or Mealy machine, between rnn2dfa JSON (rnn2dfa.dfa/1,
+    rnn2dfa.moore/1, rnn2dfa.mealy/1) and Graphviz DOT as AALpy
+    (`load_automaton_from_file(path, "dfa" | "moore" | "mealy")`), LearnLib and the Radboud
+    Automata Wiki write it.
 
-    Reading DOT: accepting states are drawn as doublecircle, the start state is the target
-    of the edge from the `__start0` node, an edge label is one symbol or several separated
-    by commas (`\\,` is a comma inside a symbol, `\\\\` a backslash, `\\n` a newline).
-    A partial DFA (as LearnLib writes) gets a rejecting sink state for its missing
-    transitions, and the command says so. Whatever is written reads back as the same DFA;
-    a symbol the chosen style cannot hold is refused.
+    Reading DOT takes every dialect these tools use: names quoted or not, `label=...` with
+    commas, parentheses, pipes and `+` (`ACK+RST(V,V,0) / TIMEOUT` is one input and one
+    output), a `__start0` node (the start state is its edge's target), a Mealy label
+    `input/output` or `input / output` (split at the first '/', blanks around dropped),
+    a Moore state drawn as a record `name|output`, accepting DFA states as doublecircle.
+    Graphviz's escapes are undone (`\\\\` a backslash, `\\n` a newline). A partial DFA (as
+    LearnLib writes) gets a rejecting sink for its missing transitions and the command says
+    so; a partial machine needs --complete. Every problem names its line.
 
-    A Moore machine's DOT has record-shaped states labelled `name|output`; a Mealy
-    machine's edges are labelled `input/output`. A machine must be complete; every
-    problem names its line.
+    Whatever is written reads back as the same automaton; a string the chosen style cannot
+    hold is refused in one line naming it.
 
     \b
     Examples:
@@ -67,26 +103,33 @@ def convert_cmd(input_file: str, output: str, style: str, kind: str | None,
       rnn2dfa convert dfa.json -o dfa.dot --style aalpy     # to AALpy (load_automaton_from_file)
       rnn2dfa convert dfa.json -o dfa.dot --style learnlib
       rnn2dfa convert mod3.json -o mod3.dot                 # a Moore machine, for AALpy
-      rnn2dfa convert learned_mealy.dot -o tagger.json      # AALpy's Mealy machine
+      rnn2dfa convert TCP_Linux_Client.dot -o tcp.json      # a wiki Mealy machine
+      rnn2dfa convert xray.dot -o xray.json --complete sink --complete-output error
 
     Exit code: 0 written, 2 bad input (nothing written).
     """
-    from rnn2dfa.automata.dot_io import dfa_from_dot, save_dot
+    from rnn2dfa.automata.dot_io import WHOLE_LABEL_NOTE, dfa_from_dot, save_dot
     from rnn2dfa.automata.io import load_dfa, save_dfa
     from rnn2dfa.fileio import read_text
 
     src, dst = _kind(input_file, "the input"), _kind(output, "the output")
     if os.path.isdir(output):
         raise InputError("cannot write: is a folder", path=output)
-    if src == "json" and kind is not None:
-        raise InputError("--kind says what a DOT input holds; a JSON file names its format",
+    if complete_output is not None and complete is None:
+        raise InputError("--complete-output goes with --complete (sink or self-loop)",
                          path=input_file)
     if src == "json":
+        given = [name for name, value in (("--kind", kind), ("--labels", labels),
+                                          ("--complete", complete)) if value is not None]
+        if given:
+            verb = "says" if len(given) == 1 else "say"
+            raise InputError(f"{' and '.join(given)} {verb} how to read a DOT input; a JSON "
+                             "file names its format and is complete", path=input_file)
         from rnn2dfa.automata.machine_io import is_machine_file, load_machine
 
         if is_machine_file(input_file):
             return _convert_machine(load_machine(input_file), input_file, output, dst, style,
-                                    as_json)
+                                    as_json, from_dot=False)
         dfa = load_dfa(input_file)
     else:  # every size is counted while reading, and refused before a table is built
         from rnn2dfa.automata.machine_dot import dot_kind, machine_from_dot
@@ -94,31 +137,49 @@ def convert_cmd(input_file: str, output: str, style: str, kind: str | None,
         text = read_text(input_file, "a DOT file", error=DFAFormatError)
         kind = kind or dot_kind(text)
         if kind != "dfa":
-            machine = machine_from_dot(text, kind, source=input_file)
+            if labels is not None:
+                raise InputError(f"--labels goes with a DFA: a {kind} machine's edge carries "
+                                 "one symbol" + (" and its output ('input/output')"
+                                                 if kind == "mealy" else ""), path=input_file)
+            with options_for(complete="--complete sink|self-loop"):
+                machine = machine_from_dot(text, kind, source=input_file, complete=complete,
+                                           complete_output=complete_output)
             del text
-            return _convert_machine(machine, input_file, output, dst, style, as_json)
-        dfa = dfa_from_dot(text, source=input_file)
+            return _convert_machine(machine, input_file, output, dst, style, as_json,
+                                    from_dot=True)
+        if complete == "self-loop":
+            raise InputError("--complete self-loop goes with a Moore or Mealy machine: a "
+                             "partial DFA's missing transitions reject (they go to an added "
+                             "rejecting sink, --complete sink)", path=input_file)
+        if complete_output is not None:
+            raise InputError("--complete-output goes with a Moore or Mealy machine: a DFA's "
+                             "added sink state rejects", path=input_file)
+        dfa = dfa_from_dot(text, source=input_file,
+                           lists=None if labels is None else labels == "list")
         del text
     if dst == "json":
         save_dfa(dfa, output)
     else:
         with options_for(style="--style"):
             save_dot(dfa, output, style=style)
-    note = dfa.extra.get("dot_notes")
+    note = dfa.extra.get("dot_notes") if src == "dot" else None  # (JSON keeps old notes)
+    if note and WHOLE_LABEL_NOTE in note:
+        note += " (--labels list reads them as lists)"
     if as_json:
-        emit_json({"input": input_file, "output": output, "states": dfa.n_states,
-                   "alphabet": list(dfa.alphabet), "note": note})
+        emit_json({"input": input_file, "output": output, "kind": "dfa",
+                   "states": dfa.n_states, "alphabet": list(dfa.alphabet), "note": note,
+                   "completed": dfa.extra.get("dot_completed") if src == "dot" else None})
         return
     if note:
         err.print(f"[yellow]note: {escape(note)}[/yellow]")
-    shown = ", ".join(s if s.isprintable() and s.strip() == s and "," not in s else repr(s)
-                      for s in dfa.alphabet)
-    out.print(f"wrote {escape(output)}: {dfa.n_states} states, alphabet {{{escape(shown)}}}")
+    out.print(f"wrote {escape(output)}: {dfa.n_states} states, alphabet "
+              f"{{{escape(_shown(dfa.alphabet))}}}")
 
 
 def _convert_machine(machine, input_file: str, output: str, dst: str, style: str,  # noqa: ANN001
-                     as_json: bool) -> None:
-    """Write a Moore or Mealy machine as rnn2dfa JSON or AALpy-style DOT."""
+                     as_json: bool, from_dot: bool) -> None:
+    """Write a Moore or Mealy machine as rnn2dfa JSON or DOT (`from_dot`: what reading the
+    DOT input added is said)."""
     if dst == "json":
         from rnn2dfa.automata.machine_io import save_machine
 
@@ -128,18 +189,18 @@ def _convert_machine(machine, input_file: str, output: str, dst: str, style: str
 
         with options_for(style="--style"):
             save_machine_dot(machine, output, style=style)
+    note = machine.extra.get("dot_notes") if from_dot else None
     if as_json:
         emit_json({"input": input_file, "output": output, "kind": machine.kind,
                    "states": machine.n_states, "alphabet": list(machine.alphabet),
-                   "outputs": list(machine.outputs), "note": None})
+                   "outputs": list(machine.outputs), "note": note,
+                   "completed": machine.extra.get("dot_completed") if from_dot else None})
         return
-    shown = ", ".join(s if s.isprintable() and s.strip() == s and "," not in s else repr(s)
-                      for s in machine.alphabet)
-    outs = ", ".join(o if o.isprintable() and o.strip() == o and o and "," not in o
-                     else repr(o) for o in machine.outputs[:20])
-    more = " ..." if machine.n_outputs > 20 else ""
+    if note:
+        err.print(f"[yellow]note: {escape(note)}[/yellow]")
     out.print(f"wrote {escape(output)}: {machine.kind} machine, {machine.n_states} states, "
-              f"alphabet {{{escape(shown)}}}, outputs {{{escape(outs)}{more}}}")
+              f"alphabet {{{escape(_shown(machine.alphabet))}}}, outputs "
+              f"{{{escape(_shown(machine.outputs))}}}")
 
 
 COMMANDS: list[click.Command] = [convert_cmd]

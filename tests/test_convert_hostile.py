@@ -98,7 +98,7 @@ def test_every_format_pair_through_the_cli(tmp_path: Path) -> None:
 def test_the_issue_comma_symbol_no_longer_splits(tmp_path: Path) -> None:
     dfa = DFA(("a,b", "c"), [[1, 0], [1, 1]], [False, True])
     save_dfa(dfa, tmp_path / "a.json")
-    for style in ("learnlib", "rnn2dfa"):
+    for style in STYLES:
         assert run("convert", tmp_path / "a.json", "-o", tmp_path / "a.dot",
                    "--style", style).exit_code == 0
         assert run("convert", tmp_path / "a.dot", "-o", tmp_path / "b.json").exit_code == 0
@@ -148,10 +148,10 @@ def test_lone_surrogates_are_refused_by_the_writer() -> None:
 
 def test_aalpy_style_refusal_is_one_line(tmp_path: Path) -> None:
     src = tmp_path / "a.json"
-    save_dfa(DFA(("a,b", "c"), [[0, 0]], [True]), src)
+    save_dfa(DFA(('say "hi"', "c"), [[0, 0]], [True]), src)
     out = old_output(tmp_path / "a.dot")
-    assert_bad_input(run("convert", src, "-o", out, "--style", "aalpy"), out, "'a,b'",
-                     "aalpy", "--style")
+    assert_bad_input(run("convert", src, "-o", out, "--style", "aalpy"), out, "'say \"hi\"'",
+                     "aalpy", "a quote", "--style")
     untouched(out)
 
 
@@ -174,8 +174,9 @@ def aalpy_accepts(a, word: tuple[str, ...]) -> bool:
 
 def test_aalpy_reads_every_symbol_the_aalpy_style_writes(tmp_path: Path) -> None:
     allowed = tuple(s for s in NASTY if symbol_problem(s, "aalpy") is None)
-    assert {"->", "{", "=", ";", "é", "日本", "s0", "\u200b"} <= set(allowed)
-    assert symbol_problem("a,b", "aalpy") and symbol_problem(" a", "aalpy")
+    assert {"->", "{", "=", ";", "é", "日本", "s0", "\u200b", "a,b", ",",
+            "__start0"} <= set(allowed)
+    assert symbol_problem('"q"', "aalpy") and symbol_problem(" a", "aalpy")
     dfa = DFA.random(5, allowed, np.random.default_rng(3))
     path = tmp_path / "a.dot"
     path.write_text(dfa_to_dot(dfa, "aalpy"), encoding="utf-8")
@@ -232,7 +233,9 @@ MALFORMED = [
     ("peripheries", HEAD + 's0 -> s0 [label="a"];\ns0 [peripheries=3];\n}\n', 6,
      "peripheries=3"),
     ("edge-no-label", HEAD + "s0 -> s1;\n}\n", 5, "has no label"),
-    ("empty-symbol", HEAD + 's0 -> s0 [label="a,,b"];\n}\n', 5, "empty symbol"),
+    ("empty-symbol", 'digraph g {\nrnn2dfa_alphabet="a,b"\n__start0 -> s0;\n'
+     's0 -> s0 [label="a,,b"];\n}\n', 4, "empty symbol"),
+    ("blank-symbol", HEAD + 's0 -> s0 [label=" "];\n}\n', 5, "empty symbol"),
     ("edge-into-marker", HEAD + 's0 -> __start0 [label="a"];\n}\n', 5, "into the start marker"),
     ("undirected-edge", HEAD + 's0 -- s0 [label="a"];\n}\n', 5, "undirected"),
     ("text-after-graph", HEAD + 's0 -> s0 [label="a"];\n}\ndigraph h {}\n', 7, "after the graph"),
@@ -324,10 +327,11 @@ def test_states_times_symbols_refused_before_the_table(tmp_path: Path) -> None:
 
 
 def test_too_many_symbols_in_one_label_refused(tmp_path: Path) -> None:
-    src = _dot_file(tmp_path / "label.dot",
-                    ['s0 -> s0 [label="', "a," * (MAX_DOT_TRANSITIONS + 1), 'a"];\n'])
+    src = _dot_file(tmp_path / "label.dot",  # labels listing symbols: the rnn2dfa style
+                    ['rnn2dfa_alphabet="a"\n', 's0 -> s0 [label="',
+                     "a," * (MAX_DOT_TRANSITIONS + 1), 'a"];\n'])
     out = old_output(tmp_path / "out.json")
-    assert_bad_input(run_capped("convert", src, "-o", out), src, "line 4:",
+    assert_bad_input(run_capped("convert", src, "-o", out), src, "line 5:",
                      f"more than {MAX_DOT_TRANSITIONS:,} transitions")
     untouched(out)
 

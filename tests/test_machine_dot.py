@@ -146,7 +146,7 @@ def test_rnn2dfa_style_round_trip_random_strings(symbols, outputs, kind) -> None
 
 
 @pytest.mark.parametrize(("kind", "out", "why"), [
-    ("moore", "<eos>", "record syntax"), ("moore", "a|b", "record syntax"),
+    ("moore", "<eos>", "record syntax"), ("moore", "a{b", "record syntax"),
     ("mealy", 'say "hi"', "a quote"), ("mealy", " x", "blanks"), ("moore", "007", "digit"),
     ("mealy", "a\\b", "a backslash"), ("moore", "x->y", "'->'")])
 def test_aalpy_style_refuses_outputs_its_reader_changes(kind: str, out: str, why: str) -> None:
@@ -163,10 +163,15 @@ def test_aalpy_style_refuses_a_slash_in_a_mealy_input() -> None:
     assert machine_from_dot(machine_to_dot(m, "rnn2dfa")) == m
 
 
-def test_learnlib_style_is_for_dfas() -> None:
-    with pytest.raises(InputError, match="DFAs only") as info:
+def test_learnlib_style_is_for_dfas_and_mealy_machines() -> None:
+    with pytest.raises(InputError, match="no learnlib DOT style") as info:
         machine_to_dot(get_machine_language("mod3").machine, "learnlib")
     assert info.value.param == "style"
+    m = Machine.random("mealy", 5, 3, 3, seed=2).replace(alphabet=("a/b", "c d", "e,f"),
+                                                         outputs=("x / y", " z", "w"))
+    text = machine_to_dot(m, "learnlib")
+    assert '[label="a\\/b / x / y"]' in text and "__start0 -> s0;" in text
+    assert machine_from_dot(text) == m
 
 
 def test_learnlib_like_mealy_labels_with_blanks() -> None:

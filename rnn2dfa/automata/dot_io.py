@@ -10,22 +10,43 @@ AALpy (`save_automaton_to_file(dfa, file_type="dot")`) writes
     __start0 -> s0 [label=""];
     }
 
-LearnLib's GraphDOT is the same shape (quoted attribute values, `shape="circle"`). Reading:
-accepting states have `shape=doublecircle` (or `peripheries=2`), rejecting ones `circle`,
-`ellipse`, `oval` or no shape (any other shape is an error: it may mean either); the start
-state is the target of the edge from a `__start*` node (or from a node drawn as
-`shape=none|point|plaintext` with no label). An edge label is one symbol or several
-separated by commas, read as Graphviz reads labels: `\\,` is a comma inside a symbol, `\\\\`
-a backslash, `\\n` a newline, `\\ ` a space (blanks around a symbol are dropped). A graph
-attribute `rnn2dfa_alphabet` (the rnn2dfa style writes it) fixes the symbol order, else it
-is the order of first appearance. A state with a missing transition goes to a rejecting
-sink that is added (LearnLib writes partial DFAs), and the reader says so in
-`extra["dot_notes"]`. Two edges with one symbol from one state to different states are an
-error; every error names the line.
+LearnLib's GraphDOT and the Radboud Automata Wiki's files are the same shape (quoted
+attribute values, `shape="circle"`, `__start0 -> s0;`). Reading: accepting states have
+`shape=doublecircle` (or `peripheries=2`), rejecting ones `circle`, `ellipse`, `oval` or no
+shape (any other shape is an error: it may mean either); the start state is the target of
+the edge from a `__start*` node (or from a node drawn as `shape=none|point|plaintext` with
+no label). Names may be quoted or not; attributes, statements and lines may be laid out as
+Graphviz allows (chains, ports, defaults, comments).
 
-Writing escapes every symbol so that it reads back the same (and Graphviz draws it as is);
-the aalpy style refuses the symbols that AALpy's own line-based reader would read
-differently (commas, quotes, backslashes, blanks at either end, ...).
+An edge label is read as Graphviz reads it: `\\\\` is a backslash, `\\n` a newline, `\\ ` a
+kept blank, `\\x` any other character x; blanks around it are dropped. What a label names
+depends on the file's dialect:
+
+- whole (AALpy, LearnLib, the wiki: one edge per symbol): the label is one symbol, commas,
+  parentheses, pipes and `+` included (`ACK+RST(V,V,0)`);
+- list (rnn2dfa's own style, which draws the symbols of parallel edges in one label and
+  records the alphabet in the graph attribute `rnn2dfa_alphabet`): the label lists symbols
+  separated by unescaped commas (`\\,` is a comma inside a symbol).
+
+A file is read as lists when it carries `rnn2dfa_alphabet` before its first edge (the
+`lists` argument forces either); a label with a comma read whole is said in
+`extra["dot_notes"]` (it names the first). The graph attribute `rnn2dfa_alphabet` fixes the
+symbol order, else it is the order of first appearance. A state with a missing transition
+goes to a rejecting sink that is added (LearnLib writes partial DFAs; AALpy's
+`make_input_complete("sink_state")` does the same), and the notes say so. Two edges with
+one symbol from one state to different states are an error; every error names the line.
+
+Writing: the aalpy style writes each symbol as it is, for AALpy's line-based reader
+(`load_automaton_from_file`), and refuses, in one line naming the symbol, what that reader
+would read differently: quotes (its labels end at the first), backslashes (it keeps what
+Graphviz reads as escapes), newlines (it reads line by line), a label wrapped in braces
+(it unwraps it), AALpy's start marker `__start0 ->`, digit strings it would turn into
+another number (`01`, `²`), and blanks at an end (ours drops them, as LearnLib's
+`in / out` needs). Commas, parentheses, pipes, `+`, `->`,
+`/` and any other text are written as they are. The learnlib style writes the same layout
+as LearnLib, with Graphviz's escapes only where a symbol needs them (so a symbol the aalpy
+style takes is written the same way); the rnn2dfa style is the look of `render` (one edge
+per target, symbols in a list). Whatever is written reads back as the same DFA.
 
 Why a hand-written reader: the only DOT parser on PyPI, pydot (pyparsing), is not a
 dependency of this project and parses large files slowly; the subset these tools write
@@ -62,6 +83,8 @@ from rnn2dfa.limits import (
 STYLES = ("aalpy", "learnlib", "rnn2dfa")
 #: The graph attribute holding the alphabet in order (the rnn2dfa style writes it).
 ALPHABET_ATTR = "rnn2dfa_alphabet"
+#: How the notes begin when a label with a comma was read as one symbol.
+WHOLE_LABEL_NOTE = "edge labels are read whole"
 
 _TOKEN = re.compile(
     r"(?:\s+|//[^\n]*|/\*.*?\*/|\#[^\n]*)"  # blanks and comments: skipped
@@ -125,11 +148,56 @@ def _unescape_label(s: str) -> str:
     return "\\".join(parts)
 
 
+def shown(text: str, limit: int = 60) -> str:
+    """`text` as a message shows it: its repr, cut to about `limit` characters."""
+    if len(text) <= limit:
+        return repr(text)
+    return repr(text[:limit]) + f"... ({len(text):,} characters)"
+
+
+def first_unescaped(text: str, char: str) -> int:
+    """The offset of the first `char` in a label not escaped by a backslash, or -1."""
+    i = text.find(char)
+    while i >= 0:
+        slashes = i - len(text[:i].rstrip("\\"))
+        if slashes % 2 == 0:
+            return i
+        i = text.find(char, i + 1)
+    return -1
+
+
+def clean_label(piece: str) -> str:
+    """A symbol or output as written in a label: blanks around it dropped (an escaped one
+    kept), Graphviz's escapes undone."""
+    body = piece.rstrip(_BLANKS)
+    if (len(body) - len(body.rstrip("\\"))) % 2:  # the last blank stripped was escaped
+        body = piece[: len(body) + 1]
+    return _unescape_label(body.lstrip(_BLANKS))
+
+
+def escape_label(text: str, specials: str = "") -> str:
+    """The inside of a quoted DOT label that reads back (`clean_label`) as `text`:
+    Graphviz's escapes for a backslash, a newline, each of `specials` and a blank at either
+    end, then the quote escaped for the DOT string. Text that needs none is unchanged."""
+    s = text.replace("\\", "\\\\").replace("\n", "\\n")
+    for c in specials:
+        s = s.replace(c, "\\" + c)
+    if s[:1] in (" ", "\t"):
+        s = "\\" + s
+    if len(text) > 1 and text[-1] in " \t":
+        s = s[:-1] + "\\" + s[-1]
+    return s.replace('"', '\\"')
+
+
 class _Reader:
     """One pass over DOT text: nodes, transitions and the graph's attributes, compactly."""
 
-    def __init__(self, text: str, source: str | None) -> None:
+    def __init__(self, text: str, source: str | None, lists: bool | None = None) -> None:
         self.text, self.source = text, source
+        # whether an edge label lists symbols (rnn2dfa's style) or is one (AALpy,
+        # LearnLib); None: decided at the first label, by the graph's rnn2dfa_alphabet
+        self.lists, self.auto_lists = lists, lists is None
+        self.comma_label: str | None = None  # the first label with a comma read whole
         self.i = 0  # offset after the current token
         self.kind, self.val, self.pos = "", "", 0  # the current token
         self.last = 0  # offset of the token before the current one
@@ -488,10 +556,20 @@ class _Reader:
         got = self._labels.get(label)
         if got is not None:
             return got
-        if label.count(",") > MAX_DOT_TRANSITIONS:
-            self.count(pos, label.count(","))
+        if self.lists is None:
+            self.lists = ALPHABET_ATTR in self.graph_attrs
+        if self.lists:
+            if label.count(",") > MAX_DOT_TRANSITIONS:
+                self.count(pos, label.count(","))
+            names = split_label(label, lambda what: self.fail(pos, what))
+        else:
+            names = [clean_label(label)]
+            if names[0] == "":
+                raise self.fail(pos, f"an empty symbol in the label {label!r}")
+            if self.comma_label is None and self.auto_lists and "," in label:
+                self.comma_label = label
         out = []
-        for s in split_label(label, lambda what: self.fail(pos, what)):
+        for s in names:
             c = self.symbols.get(s)
             if c is None:
                 c = len(self.symbols)
@@ -578,6 +656,14 @@ class _Reader:
             raise self.fail(int(at[j]), f"an edge into the start marker {self.names[dst[j]]!r}")
         return marker, first, (src, dst, sym, at)
 
+    def label_notes(self) -> list[str]:
+        """What the reading of the labels should say: a comma read as part of a symbol."""
+        if self.comma_label is None:
+            return []
+        return [f"{WHOLE_LABEL_NOTE}, as AALpy and LearnLib write them: "
+                f"{shown(clean_label(self.comma_label))} is one symbol (the file has no "
+                f"{ALPHABET_ATTR}, which marks labels listing several)"]
+
     def dfa(self) -> DFA:
         marker, first_start, (src, dst, sym, at) = self._start_and_edges()
         state_names = [name for q, name in enumerate(self.names) if not marker[q]]
@@ -632,13 +718,17 @@ class _Reader:
                              + [False], dtype=bool)
         hole = trans[:n] == n
         extra: dict[str, Any] = {"dot_state_names": state_names}
+        notes = self.label_notes()
         if hole.any():
             r, i = (int(v) for v in np.argwhere(hole)[0])
-            extra["dot_notes"] = (f"{int(hole.sum())} missing transitions (the first: state "
-                                  f"{state_names[r]!r} on {alphabet[i]!r}) go to an added "
-                                  "rejecting sink state (the file's DFA was partial)")
+            notes.insert(0, f"{int(hole.sum())} missing transitions (the first: state "
+                         f"{state_names[r]!r} on {alphabet[i]!r}) go to an added rejecting "
+                         "sink state (the file's DFA was partial)")
+            extra["dot_completed"] = {"how": "sink", "missing": int(hole.sum())}
         else:
             trans, accepting = trans[:n], accepting[:n]
+        if notes:
+            extra["dot_notes"] = "; ".join(notes)
         return DFA(tuple(alphabet), trans, accepting, int(state_of[first_start]), extra)
 
 
@@ -676,60 +766,100 @@ def split_label(label: str, fail: Any = None) -> list[str]:
     return pieces
 
 
-def dfa_from_dot(text: str, source: str | None = None) -> DFA:
+def dfa_from_dot(text: str, source: str | None = None, *, lists: bool | None = None) -> DFA:
     """Parse an AALpy/LearnLib/rnn2dfa-style DOT DFA (see the module docstring); any
-    problem is a DFAFormatError naming `source` and the line."""
-    reader = _Reader(text, source)
+    problem is a DFAFormatError naming `source` and the line. `lists`: whether an edge label
+    lists symbols separated by commas (True) or is one symbol (False); None: lists when the
+    graph has `rnn2dfa_alphabet` before its first edge."""
+    reader = _Reader(text, source, lists)
     reader.parse()
     return reader.dfa()
 
 
 # ------------------------------------------------------------------ writing
-def symbol_problem(sym: str, style: str) -> str | None:
-    """Why `sym` cannot be written in DOT of `style` so that it reads back the same, or None.
-
-    Every style refuses control characters other than a newline (Graphviz has no escape for
-    them) and lone surrogates (not UTF-8). The aalpy style also refuses what AALpy's reader
-    (one regular expression a line, labels stripped, digits turned into ints) would read
-    differently: commas (our readers split there), quotes, backslashes, newlines, blanks at
-    either end, `{...}`, '__start0', and digit strings that are no plain int (`01`, `²`).
-    """
-    for ch in sym:
+def dot_problem(text: str) -> str | None:
+    """Why no DOT label can carry `text`, or None: a control character other than a newline
+    (Graphviz has no escape for them; a NUL ends its strings) or a lone surrogate (not
+    UTF-8)."""
+    for ch in text:
         cat = unicodedata.category(ch)
         if (cat == "Cc" and ch != "\n") or cat == "Cs":
             return f"holds the character {ch!r}, which a DOT label cannot carry"
-    if style != "aalpy":
-        return None
-    for bad, why in ((",", "a comma"), ('"', "a quote"), ("\\", "a backslash"),
-                     ("\n", "a newline"), ("__start0", "'__start0'")):
-        if bad in sym:
-            return f"holds {why}, which AALpy's DOT reader cannot read back"
-    if sym.strip() != sym:
-        return "has blanks at an end, which AALpy's DOT reader strips"
-    if sym.startswith("{") and sym.endswith("}"):
-        return "is wrapped in braces, which AALpy's DOT reader strips"
-    if sym.isdigit() and not (sym.isascii() and str(int(sym)) == sym):
-        return "is a digit string that AALpy's DOT reader turns into another number"
     return None
 
 
-def _label(sym: str) -> str:
-    """The quoted DOT label of one symbol: Graphviz's label escapes (a backslash, a comma,
-    a newline, a space at either end), then the quote escaped for the DOT string."""
-    s = sym.replace("\\", "\\\\").replace(",", "\\,").replace("\n", "\\n")
-    if s.startswith(" "):
-        s = "\\" + s
-    if len(sym) > 1 and sym.endswith(" "):
-        s = s[:-1] + "\\ "
-    return '"' + s.replace('"', '\\"') + '"'
+#: Where a string stands in AALpy's DOT: the label of a DFA's or Moore machine's edge
+#: ("symbol"), a Mealy label's "input" or "output", a Moore state's "state-output".
+AALPY_PLACES = ("symbol", "input", "output", "state-output")
+
+
+def aalpy_problem(text: str, place: str = "symbol") -> str | None:
+    """Why AALpy's DOT reader (`load_automaton_from_file`: a regular expression a line,
+    `label="[^"]*"`, the label stripped and unwrapped from braces, a Mealy label split at
+    its first '/', digit strings turned into ints) would not read `text`, written as it is
+    at `place`, as `text`; None when it would (our reader too)."""
+    if '"' in text:
+        return "holds a quote, where AALpy's DOT reader ends a label"
+    if "\\" in text:
+        return ("holds a backslash, which AALpy's DOT reader keeps where Graphviz and rnn2dfa "
+                "read an escape")
+    if "\n" in text:
+        return "holds a newline (AALpy's DOT reader reads a file line by line)"
+    if "__start0 ->" in text:
+        return "holds '__start0 ->', AALpy's start marker"
+    # AALpy strips a Moore state's output of any white space (an edge label keeps its own:
+    # it strips outside the quotes); rnn2dfa strips blanks around every string
+    if text.strip(None if place == "state-output" else _BLANKS) != text:
+        who = ("AALpy's DOT reader strips" if place == "state-output"
+               else "rnn2dfa's DOT reader strips (LearnLib writes 'in / out')")
+        return f"has blanks at an end, which {who}"
+    if text.isdigit() and not (text.isascii() and (text == "0" or text[0] != "0")
+                               and len(text) <= (sys.get_int_max_str_digits() or len(text))):
+        return "is a digit string that AALpy's DOT reader turns into another number"
+    if place == "symbol" and text[:1] == "{" and text[-1:] == "}":
+        return "is wrapped in braces, which AALpy's DOT reader strips"
+    if place == "input" and "/" in text:
+        return "holds '/', where AALpy's Mealy reader splits a label into input and output"
+    if place == "state-output":
+        if "__start0" in text:
+            return "holds '__start0', which makes AALpy's DOT reader skip the state's line"
+        if "->" in text:
+            return "holds '->', which makes AALpy's DOT reader read the state's line as an edge"
+        for c in "{}<>":
+            if c in text:
+                return (f"holds {c!r}, which Graphviz reads as record syntax in AALpy's Moore "
+                        "state")
+    return None
+
+
+def symbol_problem(sym: str, style: str) -> str | None:
+    """Why a DFA's symbol `sym` cannot be written in DOT of `style` so that it reads back the
+    same, or None: `dot_problem` in every style; in the aalpy style also `aalpy_problem`
+    (the learnlib and rnn2dfa styles escape what needs it)."""
+    problem = dot_problem(sym)
+    if problem is None and style == "aalpy":
+        problem = aalpy_problem(sym, "symbol")
+    return problem
+
+
+def _label(sym: str, lists: bool = False) -> str:
+    """The quoted DOT label of one symbol: Graphviz's escapes where it needs them (a comma
+    too when labels list symbols, the rnn2dfa style)."""
+    return '"' + escape_label(sym, "," if lists else "") + '"'
+
+
+def _reads_back(label: str, lists: bool) -> list[str]:
+    body = _unquote_body(label[1:-1])
+    return split_label(body) if lists else [clean_label(body)]
 
 
 def check_symbols(dfa: DFA, style: str, path: str | None = None) -> None:
     """An InputError (param "style") naming the first symbol `style` cannot hold, or whose
     label would not read back as itself (a guard on the escapes)."""
+    lists = style == "rnn2dfa"
     for sym in dfa.alphabet:
         problem = symbol_problem(sym, style)
-        if problem is None and split_label(_unquote_body(_label(sym)[1:-1])) != [sym]:
+        if problem is None and _reads_back(_label(sym, lists), lists) != [sym]:
             problem = "would not read back as itself"  # pragma: no cover - a bug if seen
         if problem is not None:
             hint = " (the learnlib and rnn2dfa styles can hold it)" if style == "aalpy" else ""
@@ -753,7 +883,7 @@ def dot_chunks(dfa: DFA, style: str = "aalpy", name: str = "learnedModel",
     if style not in STYLES:
         raise ValueError(f"unknown DOT style {style!r} (known: {', '.join(STYLES)})")
     check_symbols(dfa, style, path)
-    labels = [_label(s) for s in dfa.alphabet]
+    labels = [_label(s, style == "rnn2dfa") for s in dfa.alphabet]
     if style == "rnn2dfa":
         return _rnn2dfa_chunks(dfa, labels)
     return _tool_chunks(dfa, style, name, labels)

@@ -9,6 +9,7 @@ rejecting sink hidden, a word's path highlighted. A Moore state shows its output
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -31,6 +32,22 @@ _END_FILL = "#c6dbef"
 NOTEBOOK_MAX_STATES = 60
 #: Seconds `dot` may take for a notebook's picture.
 NOTEBOOK_DOT_SECONDS = 20.0
+
+
+_UNDRAWABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def label_text(text: str) -> str:
+    """A Graphviz label that draws `text` as it is, whatever it holds (symbols and outputs
+    are any strings): backslashes escaped and `<...>` kept from reading as HTML
+    (`graphviz.escape`; quotes are escaped when the source is written), and the characters
+    no DOT string can carry shown as escapes (`\\x00`): control characters other than a
+    newline or a tab (a NUL ends Graphviz's string, which then fails on what follows: "syntax
+    error in line 14 near '/'") and lone surrogates (not UTF-8)."""
+    if _UNDRAWABLE.search(text) is not None:
+        text = _UNDRAWABLE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"),
+                               text)
+    return graphviz.escape(text)
 
 
 def show_output(out: str | Sequence[str]) -> str:
@@ -129,7 +146,7 @@ def draw_dfa(
     if hide:
         notes.append("rejecting sink state not shown: missing transitions lead to it")
     if notes:
-        g.attr(label=graphviz.escape("\n".join(notes)), labelloc="b", fontname="Helvetica",
+        g.attr(label=label_text("\n".join(notes)), labelloc="b", fontname="Helvetica",
                fontsize="10")
 
     g.node("__start", label="", shape="point", width="0.08")
@@ -152,7 +169,7 @@ def draw_dfa(
                 continue
             groups.setdefault(t, []).append(a)
         for t, syms in groups.items():
-            attrs = {"label": graphviz.escape(symbol_ranges(syms, dfa.alphabet))}
+            attrs = {"label": label_text(symbol_ranges(syms, dfa.alphabet))}
             if (q, t) in path_edges:
                 attrs.update(color=PATH_COLOR, fontcolor=PATH_COLOR, penwidth="2.2")
             g.edge(str(q), str(t), **attrs)
@@ -199,7 +216,7 @@ def draw_machine(
     if result is not None:
         notes.append(f"word {format_word(word, m.alphabet)}: {show_output(result)}")
     if notes:
-        g.attr(label=graphviz.escape("\n".join(notes)), labelloc="b", fontname="Helvetica",
+        g.attr(label=label_text("\n".join(notes)), labelloc="b", fontname="Helvetica",
                fontsize="10")
     g.node("__start", label="", shape="point", width="0.08")
     final = path_states[-1] if path_states else None
@@ -215,7 +232,7 @@ def draw_machine(
             attrs.update(color=PATH_COLOR, penwidth="2")
         if q == final:
             attrs.update(style="rounded,filled" if moore else "filled", fillcolor=_END_FILL)
-        g.node(str(q), label=graphviz.escape(label), **attrs)
+        g.node(str(q), label=label_text(label), **attrs)
     start_attrs = {"color": PATH_COLOR, "penwidth": "2"} if word is not None else {}
     g.edge("__start", str(m.start), **start_attrs)
 
@@ -229,7 +246,7 @@ def draw_machine(
         for t, by_out in groups.items():
             lines = [symbol_ranges(syms, m.alphabet) + ("" if o < 0 else f" / {m.outputs[o]}")
                      for o, syms in by_out.items()]
-            attrs = {"label": graphviz.escape("\n".join(lines))}
+            attrs = {"label": label_text("\n".join(lines))}
             if (q, t) in path_edges:
                 attrs.update(color=PATH_COLOR, fontcolor=PATH_COLOR, penwidth="2.2")
             g.edge(str(q), str(t), **attrs)

@@ -25,6 +25,7 @@ import torch
 
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor, state_space
+from rnn2dfa.models.minsky import OneHotView
 from rnn2dfa.words import Word
 
 #: An answer under this share of uniform words is searched for.
@@ -41,8 +42,17 @@ class RareSearch:
     depth: int  # deepest level explored
 
 
+def _compact(model: Any) -> Any:
+    """A compiled network's view on unit indices (`models.minsky.OneHotView`), or None."""
+    view = getattr(model, "compact_view", None)
+    return view() if callable(view) else None
+
+
 def _keys(acceptor: Acceptor, states: torch.Tensor, middle: float) -> np.ndarray:
-    """One bytes key per state: which side of the box's middle each observable unit is on."""
+    """One bytes key per state: which side of the box's middle each observable unit is on
+    (on a compiled network's compact view: the unit that is on)."""
+    if isinstance(acceptor, OneHotView):
+        return np.array(states[:, 0].cpu().tolist(), dtype=object)
     obs = acceptor.observable(states).detach().float().cpu().numpy()
     bits = np.packbits(obs > middle, axis=1)
     return np.array([row.tobytes() for row in bits], dtype=object)
@@ -69,13 +79,13 @@ def guided_beam(
     `found` holds what is already known (the empty word). (words found, network steps,
     deepest level explored)."""
     k = len(model.alphabet)
-    space = state_space(model)
+    space = state_space(model.net if isinstance(model, OneHotView) else model)
     middle = 0.0 if space.low is None or space.high is None else (space.low + space.high) / 2
     states = model.initial_state(1)
     words: list[Word] = [()]
     seen = set(_keys(model, states, middle).tolist())
     steps = 0
-    syms = torch.arange(k, dtype=torch.long)
+    syms = torch.arange(k, dtype=torch.long, device=states.device)
     depth, first_hit = 0, (0 if found else None)
     for depth in range(1, max_length + 1):
         if len(found) >= n_wanted or (deadline is not None and deadline.expired()):
@@ -110,7 +120,7 @@ def guided_beam(
         pick = np.concatenate([np.asarray(chosen, dtype=np.int64), best,
                                rng.choice(rest, n_rand, replace=False) if n_rand else rest[:0]])
         seen.update(keys[pick].tolist())
-        states = nxt[torch.as_tensor(pick, dtype=torch.long)]
+        states = nxt[torch.as_tensor(pick, dtype=torch.long, device=nxt.device)]
         words = [words[parent[i]] + (int(symbol[i]),) for i in pick]
     return list(found), steps, depth
 
@@ -154,6 +164,9 @@ def search_label(
     symbol: never the empty word)."""
     if not hasattr(model, "step"):  # a whole-word classifier: no prefixes to walk
         return RareSearch(label, [], 0, 0)
+    # a compiled network is walked on unit indices: the same states and answers, O(1) a
+    # row (its dense steps took 14 of 23 s of L* on a 300-state, 75-input Mealy network)
+    model = _compact(model) or model
     score = label_score(model, target, label)
     found: dict[Word, None] = {}
     if target != "mealy" and bool(score(model.initial_state(1))[1][0]):

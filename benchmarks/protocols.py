@@ -1,0 +1,337 @@
+"""Protocol-model benchmark (issue 39): random Mealy machines shaped like the Radboud
+Automata Wiki's and AALpy's DotModels (TCP, SSH, X-ray, ASML): 10-700 states, 5-80 inputs,
+labels with commas, parentheses, pipes and `+` (`ACK+RST(V,V,3)`, `|Pds(Button7)|`),
+complete and partial (a share of the transitions missing, as in the X-ray models).
+
+For each machine:
+
+1. its DOT, written here in the wiki's layout (`in / out`, tabs, `__start0 -> s0;`) or
+   AALpy's (`in/out`), alternately;
+2. `rnn2dfa convert` to JSON (`--complete sink` for a partial one) and back to DOT (the
+   aalpy style), both through the command; AALpy's `load_automaton_from_file` reads the
+   original (completed by its `make_input_complete("sink_state")`) and what we wrote back:
+   "round trip" says whether all three (ours, AALpy's original, AALpy's reading of ours)
+   are the machine that was generated (completed: missing transitions to a sink emitting
+   `epsilon`);
+3. compiled (`rnn2dfa.compile`: Minsky's construction with a one-hot read-out) and learned
+   back through `rnn2dfa.extract` by exact, lstar, lsharp and kv (each with a time limit,
+   60 s by default), and by AALpy's KV (`run_KV`, a `PerfectKnowledgeEqOracle` on the
+   original as AALpy loaded it: the equivalence queries are free) beside them: states
+   learned, correct (`rnn2dfa.equivalent` with the generated machine), seconds.
+
+    OMP_NUM_THREADS=1 python benchmarks/protocols.py          # the default set (~10 min)
+    python benchmarks/protocols.py --quick                     # about a minute
+    python benchmarks/protocols.py --sizes 300x75p,700x80p --methods exact,kv,aalpy-kv
+    python benchmarks/protocols.py --json protocols.json
+
+A size is STATESxINPUTS, with `p` for a partial machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from rnn2dfa.automata.machine import Machine  # noqa: E402
+
+DEFAULT_SIZES = "10x5,10x5p,60x20p,150x40,300x75p,700x80p"
+QUICK_SIZES = "10x5,10x5p,60x20p,150x40"
+METHODS = ("exact", "lstar", "lsharp", "kv", "aalpy-kv")
+SINK_OUTPUT = "epsilon"  # what `convert --complete sink` and AALpy's completion emit
+
+
+@dataclass
+class Row:
+    machine: str
+    states: int  # the generated machine's states (completed: with its sink)
+    inputs: int
+    missing: int  # transitions missing from the DOT file (a partial machine)
+    method: str  # "convert" (the round trip) or a learner
+    learned: int | None = None
+    # yes | yes* (equal, but the learner ran out of time before it could tell) | no |
+    # unfinished | timeout | error; convert: ok | FAIL
+    correct: str = ""
+    seconds: float | None = None
+    note: str = ""
+
+
+# ------------------------------------------------------------------ the machines
+def _inputs(k: int, rng: np.random.Generator) -> tuple[str, ...]:
+    shapes = ["ACK+RST(V,V,{})", "|Pds(Button{})|", "SYN(V,{},0)", "FIN+ACK(V,V,{})|x",
+              "usr{}_ai1_VoidReply", "CH_OPEN({},1)", "KEX{}+NEWKEYS"]
+    return tuple(shapes[i % len(shapes)].format(i) for i in range(k))
+
+
+def _outputs(n_out: int) -> tuple[str, ...]:
+    shapes = ["TIMEOUT", "RST(ZERO,ZERO,{})", "ACK+SYN(NEXT,{})|TIMEOUT", "|Pcs(Void{})|",
+              "KEXINIT|KEX31+NEWKEYS|{}", "error"]
+    return tuple(shapes[i % len(shapes)].format(i) for i in range(n_out))
+
+
+def protocol_machine(n: int, k: int, partial: bool, seed: int) -> tuple[Machine, np.ndarray]:
+    """(a minimal random Mealy machine of n states over k protocol-like inputs, the mask of
+    the transitions its DOT file leaves out: none, or ~15% off a breadth-first tree so that
+    every state stays reachable)."""
+    rng = np.random.default_rng(seed)
+    n_out = int(min(6, max(2, k // 4)))
+    m = Machine.random("mealy", n, k, n_out, seed=seed)
+    m = m.replace(alphabet=_inputs(k, rng), outputs=_outputs(n_out))
+    missing = np.zeros((n, k), dtype=bool)
+    if partial:
+        tree = np.zeros((n, k), dtype=bool)
+        seen, frontier = {m.start}, [m.start]
+        while frontier:
+            nxt = []
+            for q in frontier:
+                for a in range(k):
+                    t = int(m.transitions[q, a])
+                    if t not in seen:
+                        seen.add(t)
+                        tree[q, a] = True
+                        nxt.append(t)
+            frontier = nxt
+        missing = (rng.random((n, k)) < 0.15) & ~tree
+    return m, missing
+
+
+def completed(m: Machine, missing: np.ndarray) -> Machine:
+    """The machine a partial file means once completed with a sink (AALpy's and ours)."""
+    if not missing.any():
+        return m
+    n, k = m.transitions.shape
+    outputs = m.outputs + ((SINK_OUTPUT,) if SINK_OUTPUT not in m.outputs else ())
+    o = outputs.index(SINK_OUTPUT)
+    trans = np.vstack([np.where(missing, n, m.transitions), np.full((1, k), n)])
+    labels = np.vstack([np.where(missing, o, m.labels), np.full((1, k), o)])
+    return Machine("mealy", m.alphabet, outputs, trans, labels, m.start)
+
+
+def write_dot(m: Machine, missing: np.ndarray, wiki: bool) -> str:
+    """The machine's DOT as the wiki (LearnLib) or AALpy writes it, missing edges left out."""
+    n, k = m.transitions.shape
+    trans, labels = m.transitions.tolist(), m.labels.tolist()
+    keep = (~missing).tolist()
+    if wiki:
+        head = 'digraph g {\n__start0 [label="" shape="none"];\n\n'
+        nodes = [f'\ts{q} [shape="circle" label="s{q}"];\n' for q in range(n)]
+        edge, tail = '\ts{} -> s{} [label="{} / {}"];\n', f"\n__start0 -> s{m.start};\n}}\n"
+    else:
+        head = "digraph learnedModel {\n"
+        nodes = [f's{q} [label="s{q}"];\n' for q in range(n)]
+        edge = 's{} -> s{} [label="{}/{}"];\n'
+        tail = f'__start0 [shape=none, label=""];\n__start0 -> s{m.start} [label=""];\n}}\n'
+    edges = [edge.format(q, trans[q][a], m.alphabet[a], m.outputs[labels[q][a]])
+             for q in range(n) for a in range(k) if keep[q][a]]
+    return head + "".join(nodes) + "".join(edges) + tail
+
+
+# ------------------------------------------------------------------ AALpy
+def aalpy_load(path: Path, complete: bool) -> Any:
+    from aalpy.utils import load_automaton_from_file
+
+    with contextlib.redirect_stdout(io.StringIO()):  # it prints a warning when partial
+        aut = load_automaton_from_file(str(path), "mealy")
+    if complete:
+        aut.make_input_complete("sink_state")
+    return aut
+
+
+def from_aalpy(aut: Any, alphabet: tuple[str, ...]) -> Machine:
+    """AALpy's Mealy machine as ours over `alphabet` (its strings stripped: AALpy keeps the
+    blanks the wiki writes around '/')."""
+    states = list(aut.states)
+    index = {id(s): i for i, s in enumerate(states)}
+    keys = {str(a).strip(): a for a in aut.get_input_alphabet()}
+    trans = [[index[id(s.transitions[keys[a]])] for a in alphabet] for s in states]
+    raw = [[str(s.output_fun[keys[a]]).strip() for a in alphabet] for s in states]
+    outputs = tuple(sorted({o for row in raw for o in row}))
+    pos = {o: j for j, o in enumerate(outputs)}
+    labels = [[pos[o] for o in row] for row in raw]
+    return Machine("mealy", alphabet, outputs, trans, labels, index[id(aut.initial_state)])
+
+
+class _TimeUp(Exception):
+    pass
+
+
+def aalpy_kv(aut: Any, truth: Machine, time_limit: float) -> Row:
+    """AALpy's KV on the machine AALpy loaded, with the perfect equivalence oracle."""
+    from aalpy.learning_algs import run_KV
+    from aalpy.oracles import PerfectKnowledgeEqOracle
+    from aalpy.SULs import AutomatonSUL
+
+    deadline = time.perf_counter() + time_limit
+
+    class TimedSUL(AutomatonSUL):
+        def step(self, letter: Any = None) -> Any:
+            if time.perf_counter() > deadline:
+                raise _TimeUp
+            return super().step(letter)
+
+    alphabet = aut.get_input_alphabet()
+    sul = TimedSUL(aut)
+    oracle = PerfectKnowledgeEqOracle(alphabet, sul, aut)
+    t0 = time.perf_counter()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            hyp = run_KV(alphabet, sul, oracle, "mealy", print_level=0)
+    except _TimeUp:
+        return Row("", 0, 0, 0, "aalpy-kv", None, "timeout", time.perf_counter() - t0)
+    seconds = time.perf_counter() - t0
+    got = from_aalpy(hyp, truth.alphabet)
+    return Row("", 0, 0, 0, "aalpy-kv", got.n_states,
+               "yes" if got.equivalent(truth) else "no", seconds)
+
+
+# ------------------------------------------------------------------ one machine
+def convert(*args: str) -> tuple[int, str]:
+    from click.testing import CliRunner
+
+    from rnn2dfa_cli.main import cli
+
+    r = CliRunner().invoke(cli, ["convert", *args])
+    return r.exit_code, (r.stderr or r.output).strip()
+
+
+def run_machine(n: int, k: int, partial: bool, seed: int, args: argparse.Namespace,
+                folder: Path) -> list[Row]:
+    import rnn2dfa
+
+    m, missing = protocol_machine(n, k, partial, seed)
+    truth = completed(m, missing)
+    wiki = seed % 2 == 0
+    name = f"{'wiki' if wiki else 'aalpy'} {n}x{k}{' partial' if partial else ''}"
+    base = {"machine": name, "states": truth.n_states, "inputs": k,
+            "missing": int(missing.sum())}
+    src, js, back = folder / f"{seed}.dot", folder / f"{seed}.json", folder / f"{seed}-back.dot"
+    src.write_text(write_dot(m, missing, wiki), encoding="utf-8")
+    t0 = time.perf_counter()
+    rc, said = convert(str(src), "-o", str(js), *(["--complete", "sink"] if partial else []))
+    if rc == 0:
+        rc, said = convert(str(js), "-o", str(back), "--style", "aalpy")
+    seconds = time.perf_counter() - t0
+    if rc != 0:
+        row = Row(**base, method="convert", correct="FAIL", seconds=seconds, note=said[:70])
+        print_row(row)
+        return [row]
+    ours = rnn2dfa.load(js)
+    original = aalpy_load(src, complete=partial)
+    theirs, again = from_aalpy(original, truth.alphabet), from_aalpy(aalpy_load(back, False),
+                                                                    truth.alphabet)
+    same = [ours.equivalent(truth), theirs.equivalent(truth), again.equivalent(truth),
+            ours.n_states == again.n_states == truth.n_states]
+    rows = [Row(**base, method="convert", learned=ours.n_states,
+                correct="ok" if all(same) else "FAIL", seconds=seconds,
+                note="" if all(same) else f"ours/AALpy/AALpy-of-ours/size: {same}")]
+    print_row(rows[0])
+    net = rnn2dfa.compile(ours)
+    for method in args.methods:
+        if method == "aalpy-kv":
+            row = aalpy_kv(original, truth, args.time_limit)
+            row.machine, row.states, row.inputs, row.missing = (
+                name, truth.n_states, k, int(missing.sum()))
+        else:
+            t0 = time.perf_counter()
+            try:
+                res = rnn2dfa.extract(net, method, seed=0, time_limit=args.time_limit)
+            except Exception as exc:  # noqa: BLE001 - a benchmark row, not a crash
+                row = Row(**base, method=method, correct="error",
+                          seconds=time.perf_counter() - t0, note=str(exc)[:70])
+            else:
+                got = res.automaton
+                ok = rnn2dfa.equivalent(got, truth)
+                verdict = ("yes" if ok else "no") if res.finished else (
+                    "yes*" if ok else "unfinished")
+                row = Row(**base, method=method, learned=got.n_states, correct=verdict,
+                          seconds=time.perf_counter() - t0,
+                          note="" if res.finished else (res.message or "")[:70])
+        rows.append(row)
+        print_row(row)
+    return rows
+
+
+# ------------------------------------------------------------------ the table
+HEAD = (f"{'machine':<24} {'states':>6} {'inputs':>6} {'missing':>7} {'method':<9} "
+        f"{'learned':>7} {'correct':<10} {'seconds':>8}  note")
+
+
+def _f(x: Any, spec: str = "") -> str:
+    if x is None:
+        return "-"
+    return format(x, spec) if spec else str(x)
+
+
+def print_row(r: Row) -> None:
+    print(f"{r.machine:<24} {r.states:>6} {r.inputs:>6} {r.missing:>7} {r.method:<9} "
+          f"{_f(r.learned):>7} {r.correct:<10} {_f(r.seconds, '.2f'):>8}  {r.note}",
+          flush=True)
+
+
+def parse_sizes(text: str) -> list[tuple[int, int, bool]]:
+    out = []
+    for part in text.split(","):
+        part = part.strip().lower()
+        partial = part.endswith("p")
+        n, k = part.rstrip("p").split("x")
+        out.append((int(n), int(k), partial))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default=None,
+                    help=f"STATESxINPUTS[p],... (default {DEFAULT_SIZES}; p: partial)")
+    ap.add_argument("--methods", default=",".join(METHODS),
+                    help=f"learners, of {', '.join(METHODS)}")
+    ap.add_argument("--time-limit", type=float, default=None,
+                    help="seconds per learner (default 60; --quick: 20)")
+    ap.add_argument("--quick", action="store_true", help=f"a one-minute run ({QUICK_SIZES})")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    args = ap.parse_args(argv)
+    args.methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    unknown = [m for m in args.methods if m not in METHODS]
+    if unknown:
+        ap.error(f"unknown methods {unknown} (known: {', '.join(METHODS)})")
+    if args.time_limit is None:
+        args.time_limit = 20.0 if args.quick else 60.0
+    sizes = parse_sizes(args.sizes or (QUICK_SIZES if args.quick else DEFAULT_SIZES))
+    import torch
+
+    torch.set_num_threads(args.threads)
+    os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
+    print(f"# protocol-shaped Mealy machines; learners' time limit {args.time_limit:g} s; "
+          f"torch threads {args.threads}")
+    print(HEAD)
+    rows: list[Row] = []
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (n, k, partial) in enumerate(sizes):
+            rows += run_machine(n, k, partial, args.seed + i, args, Path(tmp))
+    if any(r.correct == "yes*" for r in rows):
+        print("# yes*: the machine learned is the original, but the time limit came before "
+              "the learner could tell")
+    print(f"# {time.perf_counter() - t0:.0f} s in all")
+    bad = [r for r in rows if r.correct in ("FAIL", "no", "error")]
+    if args.json:
+        Path(args.json).write_text(json.dumps([asdict(r) for r in rows], indent=1))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
