@@ -38,6 +38,7 @@ from rnn2dfa_cli.common import (
     seed_option,
     yes_no,
 )
+from rnn2dfa_cli.device_option import device_option
 
 #: Extraction methods handled here (also accepted by `rnn2dfa extract --method`); the
 #: registry is rnn2dfa.pdfa.methods.PDFA_METHODS.
@@ -52,7 +53,8 @@ OPTIONS = {"acceptor": "--acceptor", "truth": "--truth", "data": "--data",
            "rank": "--rank", "max_states": "--max-states", "ngrams": "--ngrams",
            "count": "-n", "max_length": "--max-length", "states": "--states",
            "words": "--words", "distance": "--distance", "select": "--select",
-           "sequences": "--sequences", "method": "--method", "train": "--train"}
+           "sequences": "--sequences", "method": "--method", "train": "--train",
+           "fit_words": "--fit-words", "near_tie": "--near-tie"}
 
 
 def load_source(source: str) -> tuple[Any, dict[str, Any], str, Any]:
@@ -65,6 +67,15 @@ def load_source(source: str) -> tuple[Any, dict[str, Any], str, Any]:
     if "torch" in sys.modules:  # a network: run it with --threads
         torch_threads_now()
     return s.model, s.meta, s.origin, s.truth
+
+
+def _threads() -> None:
+    """Give torch the global `--threads` count once a network or your module is loaded (a
+    small network on more threads than it can use runs many times slower)."""
+    from rnn2dfa_cli.common import torch_threads_now
+
+    if "torch" in sys.modules:
+        torch_threads_now()
 
 
 def _fmt(x: float | None, digits: int = 4) -> str:
@@ -185,6 +196,7 @@ def extract_pdfa(
     check_writable(output)
     with options_for(**OPTIONS):
         src = load_teacher(source, acceptor)
+        _threads()
         if data is not None:
             if method != "ngram":
                 raise InputError(f"--data does not apply to --method {method}")
@@ -274,6 +286,7 @@ def verify_pdfa(
 
     with options_for(**{**OPTIONS, "data": "--words", "truth": "--truth"}):
         network = load_teacher(model, acceptor) if (model or acceptor) else None
+        _threads()
         v = run_verify(pdfa_file, network=network, data=data, truth=truth,
                        train_data=train_data, ngrams=ngrams, spectral_rank=spectral_rank,
                        samples=samples, max_wer=max_wer, seed=seed)
@@ -346,12 +359,16 @@ def show_pdfa(path: str, *, limit: int = 40, as_json: bool = False) -> None:
         extra = pdfa_to_dict(p)
         for key in ("format", "alphabet", "start", "transitions", "probabilities"):
             del extra[key]
+        full = p.full_probabilities()
         emit_json({"file": path, "format": "rnn2dfa.pdfa/1", "alphabet": list(p.alphabet),
                    "states": p.n_states, "reachable_states": reachable,
                    "minimal_states": minimal, "start": p.start,
                    "expected_length": mean_len, "entropy_nats": ent,
                    "transitions": p.transitions.tolist(),
-                   "probabilities": p.probabilities.tolist(), "extra": extra})
+                   "probabilities": full[:, :-1].tolist(),
+                   **({"outside": full[:, -1].tolist(), "outside_token": p.outside_token}
+                      if p.has_lost else {}),
+                   "extra": extra})
         return
     name = p.extra.get("name")
     out.print(f"[bold]{escape(path)}[/bold] (PDFA)" + (f"  ({escape(str(name))})" if name else ""))
@@ -361,17 +378,26 @@ def show_pdfa(path: str, *, limit: int = 40, as_json: bool = False) -> None:
     out.print(f"states:    {p.n_states} ({state_note}, {reachable} reachable)")
     out.print(f"start:     {p.start}")
     out.print(f"mean sequence length {mean_len:.3f}, entropy {ent:.3f} nats per sequence")
+    other = p.outside_token or "outside"
+    if p.has_lost:
+        out.print(f"sub-stochastic: each state keeps mass for tokens outside the alphabet "
+                  f"(column {escape(other)}; {float(p.full_probabilities()[:, -1].mean()):.2%}"
+                  " on average), counted in word probabilities; the mean length and entropy "
+                  "are of the distribution given the symbols and the end")
     t = Table(title="transitions (next state, probability)")
     t.add_column("state", justify="right")
     for s in p.alphabet:
         t.add_column(escape(s), justify="right")
     t.add_column(EOS_TEXT, justify="right")
+    if p.has_lost:
+        t.add_column(escape(other), justify="right")
+    full = p.full_probabilities()
     rows = p.n_states if limit == 0 else min(limit, p.n_states)
     for q in range(rows):
-        cells = [f"{int(p.transitions[q, a])} ({p.probabilities[q, a]:.3f})"
-                 for a in range(p.n_symbols)]
+        cells = [f"{int(p.transitions[q, a])} ({full[q, a]:.3f})" for a in range(p.n_symbols)]
         mark = "→" if q == p.start else " "
-        t.add_row(f"{mark} {q}", *cells, f"{p.probabilities[q, p.n_symbols]:.3f}")
+        tail = [f"{full[q, -1]:.3f}"] if p.has_lost else []
+        t.add_row(f"{mark} {q}", *cells, f"{full[q, p.n_symbols]:.3f}", *tail)
     out.print(t)
     if rows < p.n_states:
         out.print(f"... {p.n_states - rows} more states (--limit 0 shows all)")
@@ -626,12 +652,14 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
               "models alike) or the probabilities themselves (absolute).")
 @click.option("--target", type=click.FloatRange(0, 1), default=0.01, show_default=True,
               help="wlstar: halve the tolerance until the PDFA's WER and 1 - NDCG@5 against "
-              "the model, on sequences the model samples, are at most this (0: keep "
-              "--tolerance fixed).")
+              "the model (reading near-ties, --near-tie), on sequences the model samples, "
+              "are at most this and a hypothesis beats the best n-gram (0: keep --tolerance "
+              "fixed).")
 @click.option("--select", type=click.Choice(("occam", "faithful")), default="occam",
               show_default=True, help="wlstar: occam = the smallest hypothesis whose "
               "held-out log-loss cannot be told apart from the best (paired test, and "
-              "--margin); faithful = the best.")
+              "--margin); faithful = the best. Either must also beat the best --ngrams "
+              "baseline, else the better of the two is kept (and said).")
 @click.option("--margin", type=click.FloatRange(0, 1), default=0.005, show_default=True,
               help="wlstar, occam: held-out log-loss differences below this many nats per "
               "symbol are not worth more states (0: the paired test alone).")
@@ -640,6 +668,16 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
 @click.option("--max-error-rate", type=click.FloatRange(0, 1), default=0.01, show_default=True,
               help="wlstar: accept a hypothesis when at most this fraction of sampled "
               "prefixes differ by more than the tolerance (0: none may).")
+@click.option("--fit-words", type=click.IntRange(10), default=20_000, show_default=True,
+              help="wlstar: sequences sampled to fit the hypotheses' distributions and the "
+              "n-gram baselines (shrunk to fit --time-limit).")
+@click.option("--ngrams", default="1-6", show_default=True, metavar="RANGE",
+              help="wlstar: the n-gram baselines' orders (e.g. 1-6, 3, none): Occam's answer "
+              "must be no worse than the best of them on held-out log-loss, else the better "
+              "of the two is kept.")
+@click.option("--near-tie", type=click.FloatRange(0, 1), default=0.05, show_default=True,
+              help="wlstar, --target: where the model's two most likely symbols are within "
+              "this, either is right (WER and NDCG@5 read near-ties; 0: plain WER).")
 @click.option("--max-states", type=click.IntRange(1), default=500, show_default=True,
               help="wlstar: stop learning (unfinished) past this many states.")
 @click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=60.0,
@@ -661,6 +699,7 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
               help="Where to write the PDFA (spectral: the weighted automaton), with its "
                    "statistics under 'stats'.")
 @seed_option
+@device_option
 @json_option
 @click.pass_context
 def pdfa_extract_cmd(ctx: click.Context, source: str | None, acceptor: str | None,
@@ -673,8 +712,13 @@ def pdfa_extract_cmd(ctx: click.Context, source: str | None, acceptor: str | Non
     on the log scale), and checks each hypothesis on sampled sequences. Every hypothesis,
     and each merged further, is scored on held-out sequences the network samples
     (log-loss, KL, WER, NDCG@5); the answer is the smallest whose log-loss cannot be told
-    apart from the best (--select faithful: the best). With --target (default) the
-    tolerance is halved until the target is met, the time limit or the state cap.
+    apart from the best (--select faithful: the best) and beats the best n-gram the run
+    fits itself (--ngrams; when none does, the better of the two is kept, and said). With
+    --target (default) the tolerance is halved until the target is met (WER reading
+    near-ties, --near-tie), the time limit or the state cap. --time-limit holds from the
+    first query: a pilot sample times the model and the samples shrink to fit. A model
+    that puts mass on tokens outside the alphabet (a start token in its head) gives a
+    PDFA whose states keep that mass ("outside" in the file).
 
     The spectral baseline writes a weighted automaton (rnn2dfa.wfa/1: initial vector, one
     matrix per symbol, final vector) that `show` prints and `verify` scores like a PDFA.
@@ -727,6 +771,7 @@ def pdfa_extract_cmd(ctx: click.Context, source: str | None, acceptor: str | Non
               help="Pass when the PDFA's top prediction differs from the network's on at most "
               "this fraction of prefixes.")
 @seed_option
+@device_option
 @json_option
 def pdfa_verify_cmd(pdfa_file: str, **kw: Any) -> None:
     """Score a PDFA against the network and baselines: WER, NDCG@5, perplexity, KL.
@@ -757,6 +802,7 @@ def pdfa_verify_cmd(pdfa_file: str, **kw: Any) -> None:
 @click.option("-o", "--output", required=True, metavar="FILE",
               help="Where to write the sequences, one per line.")
 @seed_option
+@device_option
 @json_option
 def pdfa_sample_cmd(source: str, count: int, max_length: int, output: str, seed: int,
                     as_json: bool) -> None:
@@ -770,11 +816,13 @@ def pdfa_sample_cmd(source: str, count: int, max_length: int, output: str, seed:
     import numpy as np
 
     from rnn2dfa.pdfa.data import write_sequences
-    from rnn2dfa.pdfa.workflow import check_sample
+    from rnn2dfa.pdfa.workflow import check_ends, check_sample
 
     check_writable(output)
     with options_for(**OPTIONS):
-        lm, _, kind, _ = load_source(source)
+        lm, _, kind, truth = load_source(source)
+        if truth is lm:  # a PDFA: refused when its words hardly ever end (every sample
+            check_ends(lm, source, None)  # would be cut at --max-length, not drawn from it)
         check_sample(lm, count, max_length, param="count")
     words = lm.sample(count, np.random.default_rng(seed), max_length)
     write_sequences(output, words, lm.alphabet)
@@ -832,6 +880,7 @@ def pdfa_random_cmd(states: int, symbols: int, end: float, concentration: float,
 @click.option("--words", "words_file", metavar="FILE",
               help="Words to score, one per line (as pdfa-sample writes them; a blank line "
                    "or ε is the empty word).")
+@device_option
 @json_option
 def pdfa_prob_cmd(source: str | None, words: tuple[str, ...], acceptor: str | None,
                   words_file: str | None, as_json: bool) -> None:
@@ -874,6 +923,7 @@ def pdfa_prob_cmd(source: str | None, words: tuple[str, ...], acceptor: str | No
         else:
             src = load_teacher(source, acceptor)
             model, kind = src.model, src.origin
+            _threads()
         alphabet = tuple(model.alphabet)
         items = [parse_word(w, alphabet, source="a word argument") for w in words]
         if words_file is not None:

@@ -46,7 +46,10 @@ def test_a_flat_pdfa_gets_its_structure(seed) -> None:
     n = truth.minimize().n_states
     got = wlstar(truth, target=0.01, seed=seed)  # relative distance, Occam: the defaults
     assert got.pdfa.n_states <= 2 * n
-    one = wlstar(truth, distance="absolute", seed=seed)  # 0.1 is wider than the spread
+    # 0.1 is wider than the spread: one state (without the n-gram baselines, whose bar a
+    # 1-state answer misses, and the n-gram contexts as hypotheses: with them, the better
+    # n-gram, or a context automaton, would be kept instead)
+    one = wlstar(truth, distance="absolute", baselines=(), contexts=(), seed=seed)
     assert one.pdfa.n_states == 1
     # beats the 1-state model's log-loss, by exact KL to the truth
     assert kl_divergence(truth, got.pdfa) < 0.01 * kl_divergence(truth, one.pdfa)
@@ -95,8 +98,19 @@ def test_the_paired_test_by_hand() -> None:
     # p = 0.6: differences +0.5108 and -0.0770: mean 0.2169 > 1.645 x 0.0295: told apart
     curve, best, far = curve_of(0.6)
     assert curve.select("occam") is best
-    # with a margin of 0.2 nats per symbol (0.3 per word here) the 1-state one is kept
+    # a margin of 0.2 nats per symbol is capped at a tenth of what the curve spans (the best
+    # 1-state model's log-loss minus the best's, 0.1446): 0.0145, and far is still told apart
     curve.margin = 0.2
+    assert curve.margin_for(best) == pytest.approx(0.1 * (far.log_loss - best.log_loss))
+    assert curve.select("occam") is best
+    # with a curve that spans more (a poor 1-state model, p = 0.95: 2.0144 nats per symbol,
+    # cap 0.1378 per symbol = 0.2067 per word), the margin keeps the 2-state p = 0.6 one:
+    # 0.2169 <= 0.2067 + 1.645 x 0.0295
+    curve = Curve(held, confidence=0.95, margin=0.2)
+    best = curve.add(Const(p3, 3), tolerance=0.1, how="3 states", seconds=0)
+    far = curve.add(Const(0.6, 2), tolerance=0.2, how="2 states", seconds=0)
+    curve.add(Const(0.95, 1), tolerance=0.4, how="1 state", seconds=0)
+    assert curve.margin_for(best) == pytest.approx(0.1378, abs=1e-3)
     assert curve.select("occam") is far
 
 

@@ -4,6 +4,13 @@
 symbol, in alphabet order, and a last entry for the end of the sequence (EOS). A word's
 probability is the product of the entries along its path times the end entry of its last
 state. Everything here is vectorised over batches of words with numpy.
+
+A PDFA may be sub-stochastic: `lost[q]` is the mass state q keeps for tokens outside the
+alphabet (a network's start or padding token that stays in its output vocabulary). Then
+state q gives symbol a the probability `(1 - lost[q]) * probabilities[q, a]`, and a word's
+probability (`log_probs`) counts that factor at every position; `probabilities` stays the
+distribution given that the next token is a symbol or the end, which is what sampling,
+the learners, the exact quantities and the next-symbol metrics read.
 """
 
 from __future__ import annotations
@@ -47,6 +54,48 @@ def next_targets(words: Sequence[Word], eos: int) -> np.ndarray:
     return out
 
 
+class Prefixes(Sequence[Word]):
+    """Words prepared once for running many automata over every prefix (the fitting and
+    held-out samples of weighted L*): sorted by length, longest first, so that the words
+    still running at position i are the first `alive[i]`, and each step moves only them
+    (the work is the number of symbols, not words x the longest). A sequence of the
+    words, in their order: anything that takes a word list takes it."""
+
+    def __init__(self, words: Sequence[Word]) -> None:
+        self.words = list(words)
+        lengths = np.fromiter((len(w) for w in self.words), dtype=np.int64,
+                              count=len(self.words))
+        self.lengths = lengths
+        self.order = np.argsort(-lengths, kind="stable")
+        padded, _ = pad_words([self.words[i] for i in self.order])
+        self.symbols = padded  # (B, T) by length, longest first
+        width = padded.shape[1]
+        self.alive = (lengths[self.order][None, :] > np.arange(width)[:, None]).sum(axis=1)
+        starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]) if len(lengths) else \
+            np.zeros(0, dtype=np.int64)
+        self.start_of = starts[self.order]  # flat position of each sorted word's prefix 0
+        self.total = int((lengths + 1).sum())
+
+    def __len__(self) -> int:
+        return len(self.words)
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.words[i]
+
+    def __iter__(self) -> Any:
+        return iter(self.words)
+
+    def states(self, transitions: np.ndarray, start: int) -> np.ndarray:
+        """Flat (`flat_positions` order) state after every prefix of every word."""
+        out = np.empty(self.total, dtype=np.int64)
+        q = np.full(len(self.words), start, dtype=np.int64)
+        out[self.start_of] = start
+        for i, m in enumerate(self.alive):
+            q[:m] = transitions[q[:m], self.symbols[:m, i]]
+            out[self.start_of[:m] + i + 1] = q[:m]
+        return out
+
+
 @dataclass
 class PDFA:
     """A probabilistic deterministic finite automaton (complete: every state has every symbol)."""
@@ -56,6 +105,18 @@ class PDFA:
     probabilities: np.ndarray  # float64 (n, k + 1), rows sum to 1, last column = EOS
     start: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
+    #: float64 (n,) mass each state keeps for tokens outside the alphabet (None: none)
+    lost: np.ndarray | None = None
+    #: what that mass stands for, when it is one token ("<s>"); None: "outside the alphabet"
+    outside_token: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.lost is not None:
+            lost = np.asarray(self.lost, dtype=np.float64).reshape(-1)
+            if lost.shape[0] != self.transitions.shape[0]:
+                raise ValueError(f"lost has {lost.shape[0]} entries for "
+                                 f"{self.transitions.shape[0]} states")
+            self.lost = None if not lost.any() and self.outside_token is None else lost
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """Jupyter: the drawing (SVG through Graphviz) and the repr; PDFAs of many states
@@ -84,9 +145,28 @@ class PDFA:
         """Index of the end-of-sequence entry in a distribution (= number of symbols)."""
         return len(self.alphabet)
 
+    @property
+    def has_lost(self) -> bool:
+        """True when some state keeps mass for tokens outside the alphabet."""
+        return self.lost is not None
+
     def with_extra(self, **extra: Any) -> PDFA:
         return PDFA(self.alphabet, self.transitions, self.probabilities, self.start,
-                    {**self.extra, **extra})
+                    {**self.extra, **extra}, self.lost, self.outside_token)
+
+    def with_lost(self, lost: np.ndarray | None, outside_token: str | None = None) -> PDFA:
+        """The same automaton keeping `lost[q]` for tokens outside the alphabet (None: none)."""
+        return PDFA(self.alphabet, self.transitions, self.probabilities, self.start,
+                    dict(self.extra), None if lost is None else np.clip(lost, 0.0, 1.0 - 1e-12),
+                    outside_token if outside_token is not None else self.outside_token)
+
+    def full_probabilities(self) -> np.ndarray:
+        """(n, k + 2): each state's probabilities of the symbols and the end as the modelled
+        network gives them (times the mass kept), and a last column: the mass lost to
+        tokens outside the alphabet (what the file stores)."""
+        lost = self.lost if self.lost is not None else np.zeros(self.n_states)
+        return np.concatenate([self.probabilities * (1.0 - lost)[:, None], lost[:, None]],
+                              axis=1)
 
     # ------------------------------------------------------------------ runs
     def state_table(self, padded: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -127,6 +207,8 @@ class PDFA:
         """Flat (sum(len + 1),) state after every prefix of every word (see `flat_positions`)."""
         if len(words) == 0:
             return np.zeros(0, dtype=np.int64)
+        if isinstance(words, Prefixes):
+            return words.states(self.transitions, self.start)
         padded, lengths = pad_words(words)
         rows, cols = flat_positions(lengths)
         return self.state_table(padded, lengths)[rows, cols]
@@ -143,8 +225,8 @@ class PDFA:
         gives) over the prefixes reaching each state, and how many reach it (zero rows where
         none do). Fits a state structure's distributions to a teacher's answers."""
         visited = self.prefix_states(words)
-        sums = np.zeros((self.n_states, dists.shape[1]))
-        np.add.at(sums, visited, dists)
+        sums = np.stack([np.bincount(visited, weights=dists[:, j], minlength=self.n_states)
+                         for j in range(dists.shape[1])], axis=1)
         counts = np.bincount(visited, minlength=self.n_states)
         return sums / np.maximum(counts, 1)[:, None], counts
 
@@ -156,11 +238,49 @@ class PDFA:
         probs = self.probabilities.copy()
         enough = counts >= min_count
         probs[enough] = means[enough]
-        return PDFA(self.alphabet, self.transitions, probs, self.start, dict(self.extra))
+        return PDFA(self.alphabet, self.transitions, probs, self.start, dict(self.extra),
+                    self.lost, self.outside_token)
+
+    def fit_lost(self, words: Sequence[Word], lost: np.ndarray, min_count: int = 1,
+                 outside_token: str | None = None) -> PDFA:
+        """This automaton with each state's lost mass fitted to `lost` (flat, one value per
+        prefix of `words`: the mass a network puts outside the alphabet there): one minus
+        the geometric mean of the kept mass over the prefixes reaching the state (the value
+        that makes the summed log of the kept mass right on average, which is what word
+        log-probabilities add up). States reached fewer than `min_count` times get the mean
+        over all prefixes."""
+        lost = np.clip(np.asarray(lost, dtype=np.float64), 0.0, 1.0 - 1e-12)
+        if lost.size == 0:
+            return self
+        log_kept = np.log1p(-lost)
+        means, counts = self.visit_means(words, log_kept[:, None])
+        fitted = np.where(counts >= min_count, means[:, 0], float(log_kept.mean()))
+        return self.with_lost(-np.expm1(fitted), outside_token)
+
+    def prefix_lost(self, words: Sequence[Word]) -> np.ndarray:
+        """Flat (sum(len + 1),) mass lost to tokens outside the alphabet after every prefix
+        (zeros when none is)."""
+        if self.lost is None:
+            return np.zeros(sum(len(w) + 1 for w in words))
+        return self.lost[self.prefix_states(words)]
 
     def log_probs(self, words: Sequence[Word]) -> np.ndarray:
-        """Natural log of each word's probability (-inf for impossible words)."""
-        return word_log_probs(self.prefix_distributions(words), words, self.eos)
+        """Natural log of each word's probability (-inf for impossible words), the mass lost
+        to tokens outside the alphabet counted at every position."""
+        words = list(words)
+        logp = word_log_probs(self.prefix_distributions(words), words, self.eos)
+        if self.lost is not None and words:
+            return logp + self.outside(words)
+        return logp
+
+    def outside(self, words: Sequence[Word]) -> np.ndarray:
+        """Per word: the summed log of the mass kept on the symbols and the end at each of
+        its positions (0 when the automaton loses none)."""
+        words = list(words)
+        if self.lost is None or not words:
+            return np.zeros(len(words))
+        bounds = np.cumsum([0] + [len(w) + 1 for w in words])[:-1]
+        return np.add.reduceat(np.log1p(-self.prefix_lost(words)), bounds)
 
     # ------------------------------------------------------------------ sampling
     def sample(self, n: int, rng: np.random.Generator, max_length: int = 1000) -> list[Word]:
@@ -214,7 +334,9 @@ class PDFA:
         # Transitions on zero-probability symbols never matter: point them at the start's class.
         n, k = self.n_states, self.n_symbols
         probs = self.probabilities
-        rounded = np.round(probs / max(atol, 1e-15)).astype(np.int64)
+        sig_rows = probs if self.lost is None else np.concatenate(
+            [probs, self.lost[:, None]], axis=1)
+        rounded = np.round(sig_rows / max(atol, 1e-15)).astype(np.int64)
         _, block = np.unique(rounded, axis=0, return_inverse=True)
         block = block.reshape(-1)
         while True:
@@ -245,13 +367,17 @@ class PDFA:
         m = len(order)
         trans = np.zeros((m, k), dtype=np.int64)
         pr = np.zeros((m, k + 1))
+        lost = None if self.lost is None else np.zeros(m)
         for b, i in order.items():
             q = rep[b]
             pr[i] = probs[q]
+            if lost is not None:
+                assert self.lost is not None
+                lost[i] = self.lost[q]
             for a in range(k):
                 if probs[q, a] > 0:
                     trans[i, a] = order[int(block[self.transitions[q, a]])]
-        return PDFA(self.alphabet, trans, pr, 0, dict(self.extra))
+        return PDFA(self.alphabet, trans, pr, 0, dict(self.extra), lost, self.outside_token)
 
 
 def word_log_probs(dists: np.ndarray, words: Sequence[Word], eos: int) -> np.ndarray:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from rnn2dfa.atomic import write_text
 from rnn2dfa.errors import InputError
 from rnn2dfa.fileio import read_text
+from rnn2dfa.limits import MAX_PDFA_SYMBOLS
 from rnn2dfa.words import EMPTY_WORD_TEXT, Word, format_word, parse_word
 
 #: Largest sequence file read.
@@ -55,8 +56,20 @@ def read_sequences(
             raise InputError("every sequence is empty: cannot tell the alphabet", path=path)
         alphabet = tuple(sorted(symbols))
     alphabet = tuple(alphabet)
+    # bounded before any line is parsed: a 100 MB line is 10^8 symbols, gigabytes as a
+    # tuple (an upper bound: a symbol is a character, or a blank-separated name)
+    longest = max(_symbols_at_most(t) for _, t in lines)
+    if len(lines) * (longest + 1) > MAX_PDFA_SYMBOLS:
+        raise InputError(f"{len(lines):,} sequences of up to {longest:,} symbols exceed the "
+                         f"limit of {MAX_PDFA_SYMBOLS:,} symbols in all", path=path)
     words = [parse_word(t, alphabet, source=f"{path}: line {n}") for n, t in lines]
     return words, alphabet
+
+
+def _symbols_at_most(text: str) -> int:
+    """An upper bound on the symbols of a line, without splitting it."""
+    body = text.strip()
+    return body.count(" ") + 1 if " " in body else len(body)
 
 
 def write_sequences(path: str | os.PathLike[str], words: Sequence[Word],

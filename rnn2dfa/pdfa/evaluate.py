@@ -104,8 +104,11 @@ def compare(
         if c.model is network:
             s.wer_network, s.ndcg_network = 0.0, 1.0
             s.differ_network, s.near_ties_network = 0, 0
+        logp = net_logp if c.model is network and net_logp is not None else \
+            word_log_probs_of(c.model, words, dists)
+        if len(words):
+            s.perplexity_words = float(np.exp(-logp.sum() / out.prefixes))
         if net_logp is not None:
-            logp = word_log_probs_of(c.model, words, dists)
             with np.errstate(invalid="ignore"):
                 s.logp_error_network = float(np.mean(np.abs(logp - net_logp))) \
                     if len(words) else 0.0

@@ -7,6 +7,12 @@
 `probabilities[q]` is state q's next-symbol distribution: one entry per symbol in alphabet
 order and a last one for the end of the sequence; each row sums to 1 (within 1e-6; rows are
 renormalised on reading). Every way a file can be wrong is a PDFAFormatError naming the file.
+
+Optional: `"outside": [m0, m1, ...]`, one number per state, the mass the state keeps for
+tokens outside the alphabet (a network's start or padding token; `"outside_token": "<s>"`
+names it when it is one token). Then row q sums to 1 - m_q: its entries are the
+probabilities the modelled network gives the symbols and the end. Files without it (every
+file written before) are read as before.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from rnn2dfa.words import alphabet_problem
 
 FORMAT = "rnn2dfa.pdfa/1"
 _KNOWN = ("format", "alphabet", "start", "transitions", "probabilities")
+_OPTIONAL = ("outside", "outside_token")
 #: How far a row of probabilities may be from summing to 1.
 SUM_TOLERANCE = 1e-6
 #: Largest automaton read (states x symbols), checked before any array is built.
@@ -85,6 +92,19 @@ def pdfa_from_dict(data: Any, source: str | None = None) -> PDFA:
                 raise fail(f"'transitions'[{q}][{i}] is {t!r}, not an integer")
             if not 0 <= t < n:
                 raise fail(f"'transitions'[{q}][{i}] = {t} is out of range 0..{n - 1}")
+    outside = data.get("outside")
+    token = data.get("outside_token")
+    if token is not None and not isinstance(token, str):
+        raise fail(f"'outside_token' is {token!r}, not a string")
+    if outside is not None:
+        if not isinstance(outside, list) or len(outside) != n:
+            got = len(outside) if isinstance(outside, list) else type(outside).__name__
+            raise fail(f"'outside' must have one number per state ({n}), got {got}")
+        for q, m in enumerate(outside):
+            if not _is_num(m) or not math.isfinite(m) or m < 0 or m >= 1:
+                raise fail(f"'outside'[{q}] is {m!r}, not a probability in [0, 1)")
+    elif token is not None:
+        raise fail("'outside_token' without 'outside' (the mass each state keeps for it)")
     for q, row in enumerate(probs):
         if not isinstance(row, list):
             raise fail(f"'probabilities' row {q} is not a list")
@@ -95,8 +115,14 @@ def pdfa_from_dict(data: Any, source: str | None = None) -> PDFA:
             if not _is_num(p) or not math.isfinite(p) or p < 0 or p > 1:
                 raise fail(f"'probabilities'[{q}][{i}] is {p!r}, not a probability in [0, 1]")
         total = math.fsum(row)
-        if abs(total - 1.0) > SUM_TOLERANCE:
-            raise fail(f"'probabilities' row {q} sums to {total:.6g}, not 1")
+        want = 1.0 if outside is None else 1.0 - outside[q]
+        if abs(total - want) > SUM_TOLERANCE:
+            if outside is None:
+                raise fail(f"'probabilities' row {q} sums to {total:.6g}, not 1")
+            raise fail(f"'probabilities' row {q} sums to {total:.6g}, not 1 - 'outside'[{q}] "
+                       f"= {want:.6g}")
+        if total <= 0:
+            raise fail(f"'probabilities' row {q} is all zero")
     start = data["start"]
     if not _is_int(start):
         raise fail(f"'start' is {start!r}, not an integer")
@@ -104,20 +130,27 @@ def pdfa_from_dict(data: Any, source: str | None = None) -> PDFA:
         raise fail(f"'start' = {start} is out of range 0..{n - 1}")
     p = np.array(probs, dtype=np.float64)
     p /= p.sum(axis=1, keepdims=True)
-    extra = {key: val for key, val in data.items() if key not in _KNOWN}
-    return PDFA(tuple(alphabet), np.array(trans, dtype=np.int64), p, start, extra)
+    extra = {key: val for key, val in data.items() if key not in _KNOWN + _OPTIONAL}
+    lost = None if outside is None else np.array(outside, dtype=np.float64)
+    return PDFA(tuple(alphabet), np.array(trans, dtype=np.int64), p, start, extra, lost, token)
 
 
 def pdfa_to_dict(pdfa: PDFA) -> dict[str, Any]:
+    rows = pdfa.full_probabilities()[:, :-1] if pdfa.has_lost else pdfa.probabilities
     out: dict[str, Any] = {
         "format": FORMAT,
         "alphabet": list(pdfa.alphabet),
         "start": int(pdfa.start),
         "transitions": pdfa.transitions.tolist(),
-        "probabilities": [[float(x) for x in row] for row in pdfa.probabilities],
+        "probabilities": [[float(x) for x in row] for row in rows],
     }
+    if pdfa.lost is not None:
+        out["outside"] = [float(x) for x in pdfa.lost]
+        if pdfa.outside_token is not None:
+            out["outside_token"] = pdfa.outside_token
     for key, val in pdfa.extra.items():
-        out.setdefault(key, val)
+        if key not in _OPTIONAL:
+            out.setdefault(key, val)
     return out
 
 
@@ -128,9 +161,12 @@ def dumps(pdfa: PDFA) -> str:
     trans = data.pop("transitions")
     probs = data.pop("probabilities")
     rows = ["[" + ", ".join(f"{x:.12g}" for x in r) + "]" for r in probs]
-    return json_object_text(data, [
-        ' "transitions": [\n  ' + ",\n  ".join(json.dumps(r) for r in trans) + "\n ]",
-        ' "probabilities": [\n  ' + ",\n  ".join(rows) + "\n ]"], inline=("alphabet",))
+    blocks = [' "transitions": [\n  ' + ",\n  ".join(json.dumps(r) for r in trans) + "\n ]",
+              ' "probabilities": [\n  ' + ",\n  ".join(rows) + "\n ]"]
+    if "outside" in data:
+        lost = data.pop("outside")
+        blocks.append(' "outside": [' + ", ".join(f"{x:.12g}" for x in lost) + "]")
+    return json_object_text(data, blocks, inline=("alphabet",))
 
 
 def loads(text: str, source: str | None = None) -> PDFA:

@@ -110,7 +110,20 @@ def merge_states(pdfa: PDFA, tolerance: float, visits: np.ndarray, *,
     for q in order[::-1]:
         lead[block[q]] = q
     trans = block[pdfa.transitions[lead]]
-    return PDFA(pdfa.alphabet, trans, probs, int(block[pdfa.start]), dict(pdfa.extra))
+    return PDFA(pdfa.alphabet, trans, probs, int(block[pdfa.start]), dict(pdfa.extra),
+                _merged_lost(pdfa, block, weight, m), pdfa.outside_token)
+
+
+def _merged_lost(pdfa: PDFA, block: np.ndarray, weight: np.ndarray, m: int) -> np.ndarray | None:
+    """The mass each merged state keeps for tokens outside the alphabet: one minus the
+    visit-weighted geometric mean of its states' kept mass."""
+    if pdfa.lost is None:
+        return None
+    sums = np.zeros(m)
+    np.add.at(sums, block, np.log1p(-pdfa.lost) * weight)
+    total = np.zeros(m)
+    np.add.at(total, block, weight)
+    return -np.expm1(sums / total)
 
 
 def _majority(pdfa: PDFA, block: np.ndarray, visits: np.ndarray) -> PDFA:
@@ -129,4 +142,4 @@ def _majority(pdfa: PDFA, block: np.ndarray, visits: np.ndarray) -> PDFA:
     np.add.at(votes, (rows, syms, block[pdfa.transitions].reshape(-1)), mass.reshape(-1))
     trans = votes.argmax(axis=2)
     return PDFA(pdfa.alphabet, trans.astype(np.int64), probs, int(block[pdfa.start]),
-                dict(pdfa.extra))
+                dict(pdfa.extra), _merged_lost(pdfa, block, weight, m), pdfa.outside_token)

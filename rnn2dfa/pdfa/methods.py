@@ -49,6 +49,15 @@ class WLStarOptions(PDFAOptions):
     confidence: float = 0.95
     margin: float = 0.005
     merge: bool = True
+    fit_words: int = 20_000  # the fitting sample: refits and the n-gram baselines
+    ngrams: str = "1-6"  # the n-gram baselines' orders ("none": no baselines)
+    near_tie: float = 0.05  # the target's WER and NDCG@5 read near-ties within this
+    max_numbers: int | None = None  # None: the network's parameter count, when known
+
+    def orders(self) -> list[int]:
+        from rnn2dfa.pdfa.verify import parse_orders
+
+        return parse_orders(self.ngrams)
 
     def check(self, teacher: Any) -> None:
         from rnn2dfa.pdfa.merge import DISTANCES
@@ -60,9 +69,11 @@ class WLStarOptions(PDFAOptions):
         if self.select not in SELECT_MODES:
             raise InputError(f"select must be one of {', '.join(SELECT_MODES)}",
                              param="select")
-        # three samples of check_words sequences (held out, fitting, the check), and the
-        # network's distributions at each of their prefixes
-        check_sample(teacher, 3 * self.check_words, self.max_length, param="check_words")
+        self.orders()
+        # two samples of check_words sequences (held out, the check), the fitting sample,
+        # and the network's distributions at each of their prefixes
+        check_sample(teacher, 2 * self.check_words, self.max_length, param="check_words")
+        check_sample(teacher, self.fit_words, self.max_length, param="fit_words")
         if self.max_states is not None and self.max_states * (len(teacher.alphabet) + 1) \
                 > limits.MAX_RANDOM_PDFA_CELLS:
             raise InputError(f"a state cap of {self.max_states:,} over "
@@ -138,7 +149,8 @@ def _wlstar(teacher: Any, o: WLStarOptions, progress: Any) -> PDFAResult:
                min_probability=o.min_probability, max_error_rate=o.max_error_rate,
                target=o.target or None, distance=o.distance, select=o.select,
                confidence=o.confidence, margin=o.margin, merge=o.merge, seed=o.seed,
-               progress=progress)
+               fit_words=o.fit_words, baselines=tuple(o.orders()), near_tie=o.near_tie,
+               max_numbers=o.max_numbers, progress=progress)
     return PDFAResult(r.pdfa, "wlstar", r.finished, r.message, r.stats)
 
 
@@ -163,7 +175,7 @@ def _spectral(teacher: Any, o: SpectralOptions, progress: Any) -> PDFAResult:
         "basis_samples": o.samples,
         "held_out": {"words": len(held), "prefixes": int(len(want)), "wer": round(w_err, 6),
                      "ndcg": round(ndcg, 6)},
-        "seconds": round(sb.seconds, 3)}
+        "seconds": round(sb.seconds, 3), "finished": True}
     message = (f"rank-{used} weighted automaton (Hankel {sb.hankel.shape[0]} x "
                f"{sb.hankel.shape[1]}, numerical rank {sb.max_rank}) from {o.samples:,} "
                f"sampled sequences; on {len(held):,} other samples of the model "
@@ -188,7 +200,13 @@ def _ngram(teacher: Any, o: NgramOptions, progress: Any) -> PDFAResult:
         words = teacher.sample(o.samples, np.random.default_rng(o.seed), o.max_length)
         where = f"{o.samples:,} sequences sampled from the model"
     pdfa = ngram_pdfa(words, teacher.alphabet, o.n)
-    stats = {"n": o.n, "states": pdfa.n_states, "seconds": round(time.perf_counter() - t0, 3)}
+    if hasattr(teacher, "prefix_distributions_lost"):  # the mass outside, as the model's
+        lost = teacher.prefix_distributions_lost(words)[1]
+        if lost.size and float(lost.max()) > 0:
+            pdfa = pdfa.fit_lost(words, lost, min_count=5,
+                                 outside_token=getattr(teacher, "outside_token", None))
+    stats = {"n": o.n, "states": pdfa.n_states, "seconds": round(time.perf_counter() - t0, 3),
+             "finished": True}
     return PDFAResult(pdfa, "ngram", True, f"{o.n}-gram model (Witten-Bell) of {where}",
                       stats)
 
@@ -223,4 +241,6 @@ def extract_pdfa(teacher: Any, method: str, options: PDFAOptions | None = None, 
     spec = PDFA_METHODS[method]
     opts = options if options is not None else spec.options()
     opts.check(teacher)
-    return spec.run(teacher, opts, progress)
+    result = spec.run(teacher, opts, progress)
+    result.stats["finished"] = result.finished  # every result file says it, as DFA files do
+    return result

@@ -63,6 +63,20 @@ def near_tie_differences(pred: np.ndarray, reference: np.ndarray,
     return int(differ.sum()), int(near_ties(reference[differ], margin).sum())
 
 
+def wer_beyond_ties(pred: np.ndarray, reference: np.ndarray,
+                    margin: float = NEAR_TIE) -> float:
+    """WER that reads near-ties: the fraction of prefixes where the model's most likely
+    symbol has, under the `reference` distributions, a probability more than `margin` below
+    the reference's most likely one. Where the reference's top two are within the margin
+    (a near-tie) either of them is right; a flat model has near-ties almost everywhere, and
+    plain WER counts its coin flips there as errors."""
+    if pred.shape[0] == 0:
+        return 0.0
+    guess = top_symbols(pred, 1)[:, 0]
+    got = reference[np.arange(reference.shape[0]), guess]
+    return float(np.mean(got < reference.max(axis=1) - margin))
+
+
 def near_ties(dists: np.ndarray, margin: float = NEAR_TIE) -> np.ndarray:
     """Bool (N,): rows whose two largest entries are less than `margin` apart."""
     if dists.shape[0] == 0:
@@ -86,6 +100,23 @@ def ndcg5(pred: np.ndarray, reference: np.ndarray) -> float:
     gain = (np.take_along_axis(ref, ranked, axis=1) * _DISCOUNT[:n]).sum(axis=1)
     best = (-np.sort(-ref, axis=1)[:, :n] * _DISCOUNT[:n]).sum(axis=1)
     return float(np.mean(gain / best))
+
+
+def ndcg5_beyond_ties(pred: np.ndarray, reference: np.ndarray,
+                      margin: float = NEAR_TIE) -> float:
+    """NDCG@5 that reads near-ties: the model's j-th pick earns the reference relevance of
+    the j-th most likely symbol when its own is within `margin` of it (a swap of symbols
+    whose probabilities are within the margin is no error), else its own plus the margin.
+    Each prefix's score is at most 1; with `margin` 0 it is `ndcg5`."""
+    if pred.shape[0] == 0:
+        return 0.0
+    n = min(TOP, pred.shape[1])
+    ranked = top_symbols(pred, n)
+    got = np.take_along_axis(reference, ranked, axis=1)
+    ideal = -np.sort(-reference, axis=1)[:, :n]
+    gain = ((got + np.clip(ideal - got, 0.0, margin)) * _DISCOUNT[:n]).sum(axis=1)
+    best = (ideal * _DISCOUNT[:n]).sum(axis=1)
+    return float(np.mean(np.minimum(gain / best, 1.0)))
 
 
 def perplexity(dists: np.ndarray, words: Sequence[Word], eos: int) -> float:
@@ -118,6 +149,9 @@ class Scores:
     kl_truth: float | None = None
     kl_exact: bool | None = None
     seconds: float | None = None
+    # perplexity of whole words' probabilities: the mass a model puts on tokens outside the
+    # alphabet (a network's start token, a sub-stochastic PDFA's) counted, not renormalised
+    perplexity_words: float | None = None
 
 
 def score(

@@ -10,6 +10,7 @@ Smoothing: Witten & Bell (1991), interpolated down to the uniform distribution.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,59 +26,97 @@ MAX_CONTEXTS = 2_000_000
 def _windows(words: Sequence[Word], n: int, k: int) -> np.ndarray:
     """(positions, n) windows: n - 1 symbols of history (begin marker k + 1) and the next one
     (the end of the sequence is k), for every position of every word."""
-    bos = k + 1
-    rows = []
-    for w in words:  # one numpy array per word (not per symbol)
-        seq = np.array([bos] * (n - 1) + list(w) + [k], dtype=np.int64)
-        idx = np.arange(len(w) + 1)[:, None] + np.arange(n)[None, :]
-        rows.append(seq[idx])
-    return np.concatenate(rows, axis=0) if rows else np.zeros((0, n), dtype=np.int64)
+    if not words:
+        return np.zeros((0, n), dtype=np.int64)
+    lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    span = lengths + n  # n - 1 begin markers, the word, the end
+    seq = np.full(int(span.sum()), k + 1, dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(span)[:-1]])
+    body = np.repeat(starts + n - 1, lengths) + (
+        np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths))
+    seq[body] = np.fromiter(itertools.chain.from_iterable(words), dtype=np.int64,
+                            count=int(lengths.sum()))
+    seq[starts + span - 1] = k
+    first = np.repeat(starts, lengths + 1) + (
+        np.arange(int((lengths + 1).sum())) - np.repeat(np.cumsum(lengths + 1) - lengths - 1,
+                                                        lengths + 1))
+    return seq[first[:, None] + np.arange(n)[None, :]]
 
 
 def ngram_pdfa(words: Sequence[Word], alphabet: Sequence[str], n: int) -> PDFA:
-    """The n-gram model (n >= 1) of `words` as a PDFA over `alphabet`."""
+    """The n-gram model (n >= 1) of `words` as a PDFA over `alphabet`.
+
+    Contexts of each order m = 0..n-1 (the last m symbols of history) are numbered by an
+    integer code (the newest symbol the lowest digit, base k + 2), so that counting, the
+    Witten-Bell recursion and the transitions are array operations over all contexts."""
     if n < 1:
         raise InputError(f"n-gram order must be >= 1 (got {n})")
     k = len(alphabet)
     if not words:
         raise InputError("no training sequences for the n-gram model")
+    base = k + 2
+    if base ** max(n - 1, 1) >= 2**62:
+        raise InputError(f"an {n}-gram over {k} symbols has more contexts than this "
+                         "implementation numbers: lower the order")
     win = _windows(words, n, k)
-    # counts per context, per order m = 0..n-1 (context = the last m history symbols)
-    contexts: dict[tuple[int, ...], int] = {}
-    counts: list[np.ndarray] = []
+    nxt = win[:, n - 1]
+    hist = win[:, : n - 1]
+    # per order m: the sorted distinct context codes, and their counts of each next symbol
+    codes: list[np.ndarray] = []
+    probs: list[np.ndarray] = []
+    total_contexts = 0
+    code = np.zeros(win.shape[0], dtype=np.int64)
     for m in range(n):
-        ctx = win[:, n - 1 - m : n - 1]
-        uniq, inv = np.unique(ctx, axis=0, return_inverse=True)
+        if m:  # add the m-th newest symbol as the highest digit
+            code = code + hist[:, n - 1 - m] * base ** (m - 1)
+        uniq, inv = np.unique(code, return_inverse=True)
         inv = inv.reshape(-1)
-        table = np.zeros((uniq.shape[0], k + 1))
-        np.add.at(table, (inv, win[:, n - 1]), 1.0)
-        for row, c in zip(uniq, table, strict=True):
-            contexts[tuple(int(x) for x in row)] = len(counts)
-            counts.append(c)
-        if len(contexts) > MAX_CONTEXTS:
+        counts = np.bincount(inv * (k + 1) + nxt, minlength=uniq.size * (k + 1)
+                             ).reshape(uniq.size, k + 1).astype(np.float64)
+        total_contexts += uniq.size
+        if total_contexts > MAX_CONTEXTS:
             raise InputError(f"more than {MAX_CONTEXTS:,} contexts: lower the n-gram order")
-    # Witten-Bell: P(x|c) = (C(c,x) + T(c) P(x|c')) / (C(c) + T(c)), c' = c without its
-    # oldest symbol; computed shortest context first.
-    keys = sorted(contexts, key=len)
-    probs = np.zeros((len(keys), k + 1))
-    pos = {c: i for i, c in enumerate(keys)}
-    for i, c in enumerate(keys):
-        cnt = counts[contexts[c]]
-        lower = probs[pos[c[1:]]] if c else np.full(k + 1, 1.0 / (k + 1))
-        total, types = cnt.sum(), float((cnt > 0).sum())
-        probs[i] = (cnt + types * lower) / (total + types)
-    # transitions: longest seen suffix of (context + symbol), at most n - 1 symbols
-    trans = np.zeros((len(keys), k), dtype=np.int64)
-    for i, c in enumerate(keys):
-        for a in range(k):
-            h = (c + (a,))[-(n - 1) :] if n > 1 else ()
-            while h not in pos:
-                h = h[1:]
-            trans[i, a] = pos[h]
-    start_ctx: tuple[int, ...] = (k + 1,) * (n - 1)
-    while start_ctx not in pos:
-        start_ctx = start_ctx[1:]
-    pdfa = PDFA(tuple(alphabet), trans, probs, pos[start_ctx], {"name": f"{n}-gram"})
+        # Witten-Bell: P(x|c) = (C(c,x) + T(c) P(x|c')) / (C(c) + T(c)), c' = c without its
+        # oldest symbol (the highest digit)
+        if m == 0:
+            lower = np.full((uniq.size, k + 1), 1.0 / (k + 1))
+        else:
+            parent = np.searchsorted(codes[m - 1], uniq % base ** (m - 1))
+            lower = probs[m - 1][parent]
+        tot = counts.sum(axis=1, keepdims=True)
+        types = (counts > 0).sum(axis=1, keepdims=True).astype(np.float64)
+        probs.append((counts + types * lower) / (tot + types))
+        codes.append(uniq)
+    # states: every context of every order; transitions: the longest seen suffix of
+    # (context + symbol), at most n - 1 symbols
+    offsets = np.concatenate([[0], np.cumsum([c.size for c in codes])])
+    order = np.concatenate([np.full(c.size, m) for m, c in enumerate(codes)])
+    state_code = np.concatenate(codes)
+    trans = np.zeros((state_code.size, k), dtype=np.int64)
+    top = n - 1
+    for a in range(k):
+        m = np.minimum(order + 1, top)
+        want = (state_code * base + a) % base ** m
+        found = np.full(state_code.size, -1, dtype=np.int64)
+        for level in range(top, -1, -1):  # longest first
+            at = np.flatnonzero((found < 0) & (m >= level))
+            if at.size == 0:
+                continue
+            c = want[at] % base ** level
+            pos = np.searchsorted(codes[level], c)
+            pos = np.minimum(pos, codes[level].size - 1)
+            hit = codes[level][pos] == c
+            found[at[hit]] = offsets[level] + pos[hit]
+        trans[:, a] = found
+    start_code = sum((k + 1) * base ** j for j in range(top))
+    start = -1
+    for level in range(top, -1, -1):
+        c = start_code % base ** level
+        pos = int(np.searchsorted(codes[level], c))
+        if pos < codes[level].size and codes[level][pos] == c:
+            start = int(offsets[level]) + pos
+            break
+    pdfa = PDFA(tuple(alphabet), trans, np.concatenate(probs), start, {"name": f"{n}-gram"})
     return _trim(pdfa)
 
 
@@ -87,4 +126,5 @@ def _trim(p: PDFA) -> PDFA:
     new = np.full(p.n_states, 0, dtype=np.int64)
     new[keep] = np.arange(keep.size)
     return PDFA(p.alphabet, new[p.transitions[keep]], p.probabilities[keep],
-                int(new[p.start]), dict(p.extra))
+                int(new[p.start]), dict(p.extra),
+                None if p.lost is None else p.lost[keep], p.outside_token)

@@ -8,10 +8,20 @@ log-loss decides: near-ties of the teacher do not make it unstable, as they make
 The answer is the smallest hypothesis whose per-sequence log-loss differences to the best
 one have a mean within `z(confidence)` standard errors of 0 (a one-sided paired test: the
 sample cannot tell them apart), or of an equivalence margin of `margin` nats per symbol
-(0.005 by default: a perplexity within 0.5% is not worth more states; a trained network's
+(0.005 by default, and at most a tenth of what the whole curve spans, `Curve.margin_for`:
+a perplexity within 0.5% is not worth more states; a trained network's
 history-dependent noise at its near-ties is always "significant" on enough sequences, and
 tracking it multiplies the states). `select="faithful"` keeps the
 best (the smallest of equals).
+
+Baselines (n-gram models the run fits on its own sample, `add(..., baseline=True)`) set a
+bar: Occam's answer must also have a held-out log-loss no worse than the best baseline's,
+and keep at least BAR_SHARE of the best hypothesis's gain over it (the smallest candidate
+just under the bar on the held-out sample is there partly by chance, and loses to the
+n-gram on other samples as often as not); when no hypothesis reaches the bar, the best
+baseline is the answer (an n-gram model is a PDFA too), and `Selection.beaten` says so.
+Caps on the states and on the numbers an automaton holds (`pdfa_numbers`) leave larger
+candidates out of the choice.
 Only hypotheses on the size-loss Pareto front keep their automaton (memory stays bounded).
 """
 
@@ -25,20 +35,42 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.pdfa.automaton import next_targets
-from rnn2dfa.pdfa.metrics import ndcg5, near_tie_differences, wer
+from rnn2dfa.pdfa.metrics import (
+    NEAR_TIE,
+    ndcg5,
+    ndcg5_beyond_ties,
+    near_tie_differences,
+    wer,
+    wer_beyond_ties,
+)
 from rnn2dfa.words import Word
 
 #: Probabilities are floored here in log-losses: a hypothesis giving 0 to a held-out symbol
 #: pays 27.6 nats for it instead of making every mean infinite.
 LOSS_FLOOR = 1e-12
 SELECT_MODES = ("occam", "faithful")
+#: The equivalence margin is at most this share of the curve's range (`Curve.margin_for`).
+MARGIN_SHARE = 0.1
+#: Occam's answer keeps at least this share of the best hypothesis's held-out gain over the
+#: best baseline (`Curve.choose`).
+BAR_SHARE = 0.5
+
+
+def pdfa_numbers(model: Any) -> int:
+    """The numbers an automaton holds: a PDFA's transitions and probabilities (and the mass
+    each state keeps outside the alphabet); a weighted automaton's weights."""
+    k = len(getattr(model, "alphabet", ()))
+    n = int(model.n_states)
+    if hasattr(model, "transitions"):
+        return n * (2 * k + 1) + (n if getattr(model, "lost", None) is not None else 0)
+    return n * n * k + 2 * n
 
 
 @dataclass
 class HeldOut:
     """Held-out sequences and the teacher's next-symbol distributions at every prefix."""
 
-    words: list[Word]
+    words: Sequence[Word]  # a list, or `automaton.Prefixes`
     teacher: np.ndarray  # flat (prefixes, k + 1), `flat_positions` order
 
     def __post_init__(self) -> None:
@@ -77,13 +109,34 @@ class Trial:
     differing: int
     at_near_ties: int
     seconds: float
+    wer_ties: float = 0.0  # WER that reads near-ties (`metrics.wer_beyond_ties`)
+    ndcg_ties: float = 1.0  # NDCG@5 that reads them (`metrics.ndcg5_beyond_ties`)
+    numbers: int = 0  # `pdfa_numbers`
+    baseline: bool = False  # an n-gram baseline, not a hypothesis
+
+    def target_error(self) -> float:
+        """What the adaptive stopping rule compares with its target: the larger of the WER
+        and 1 - NDCG@5, both reading near-ties."""
+        return max(self.wer_ties, 1.0 - self.ndcg_ties)
 
     def to_dict(self) -> dict[str, Any]:
         return {"tolerance": self.tolerance, "states": self.states, "ended": self.how,
                 "log_loss": round(self.log_loss, 6), "kl": round(self.kl, 6),
-                "wer": round(self.wer, 6), "ndcg": round(self.ndcg, 6),
+                "wer": round(self.wer, 6), "wer_beyond_ties": round(self.wer_ties, 6),
+                "ndcg": round(self.ndcg, 6), "ndcg_beyond_ties": round(self.ndcg_ties, 6),
                 "differing": self.differing, "at_near_ties": self.at_near_ties,
                 "seconds": round(self.seconds, 3)}
+
+
+@dataclass
+class Selection:
+    """The chosen trial and why: the best hypothesis, the best baseline, and whether no
+    hypothesis reached the baseline (the baseline is then the choice)."""
+
+    trial: Trial
+    best: Trial
+    baseline: Trial | None
+    beaten: bool
 
 
 @dataclass
@@ -96,18 +149,27 @@ class Curve:
     trials: list[Trial] = field(default_factory=list)
     losses: dict[int, np.ndarray] = field(default_factory=dict)  # trial -> per sequence
     front: dict[int, Any] = field(default_factory=dict)  # trial -> automaton
+    baselines: dict[int, Any] = field(default_factory=dict)  # trial -> baseline automaton
+    near_tie: float = NEAR_TIE
 
-    def add(self, model: Any, *, tolerance: float, how: str, seconds: float) -> Trial:
+    def add(self, model: Any, *, tolerance: float, how: str, seconds: float,
+            baseline: bool = False) -> Trial:
         """Score `model` (anything with `prefix_distributions` and `n_states`)."""
         dists = model.prefix_distributions(self.held.words)
         loss, kl = self.held.per_sequence(dists)
         n = max(self.held.prefixes, 1)
-        differ, ties = near_tie_differences(dists, self.held.teacher)
+        differ, ties = near_tie_differences(dists, self.held.teacher, self.report_tie)
         t = Trial(len(self.trials), int(model.n_states), float(tolerance), how,
                   float(loss.sum() / n), max(0.0, float(kl.sum() / n)),
                   wer(dists, self.held.teacher), ndcg5(dists, self.held.teacher), differ, ties,
-                  seconds)
+                  seconds, wer_beyond_ties(dists, self.held.teacher, self.near_tie),
+                  ndcg5_beyond_ties(dists, self.held.teacher, self.near_tie),
+                  pdfa_numbers(model), baseline)
         self.trials.append(t)
+        if baseline:
+            self.baselines[t.index] = model
+            self.losses[t.index] = loss
+            return t
         # Pareto front: keep it unless one kept is no larger and no worse
         if not any(self.trials[i].states <= t.states and self.trials[i].log_loss <= t.log_loss
                    for i in self.front):
@@ -118,9 +180,34 @@ class Curve:
             self.losses[t.index] = loss
         return t
 
+    @property
+    def report_tie(self) -> float:
+        """The margin near-ties are counted at in reports: the rule's, else NEAR_TIE."""
+        return self.near_tie if self.near_tie > 0 else NEAR_TIE
+
     def best(self) -> Trial:
         """The most faithful kept hypothesis (lowest held-out log-loss; the smaller of equals)."""
         return min((self.trials[i] for i in self.front), key=lambda t: (t.log_loss, t.states))
+
+    def bar(self) -> float:
+        """The best baseline's held-out log-loss (inf without baselines)."""
+        return min((self.trials[i].log_loss for i in self.baselines), default=np.inf)
+
+    def best_baseline(self, max_states: int | None = None,
+                      max_numbers: int | None = None) -> Trial | None:
+        """The baseline with the lowest held-out log-loss within the caps (None: none)."""
+        fits = [self.trials[i] for i in self.baselines
+                if _within(self.trials[i], max_states, max_numbers)]
+        return min(fits, key=lambda t: (t.log_loss, t.states)) if fits else None
+
+    def margin_for(self, best: Trial) -> float:
+        """The equivalence margin, scaled to the curve: at most MARGIN_SHARE of what all the
+        structure is worth (the log-loss of the best 1-state model, or of the worst
+        candidate, minus the best's). On a flat model the whole structure is worth about
+        0.01 nats per symbol: a fixed 0.005 would let half of it go."""
+        ones = [t.log_loss for t in self.trials if t.states == 1]
+        worst = min(ones) if ones else max(t.log_loss for t in self.trials)
+        return min(self.margin, MARGIN_SHARE * max(worst - best.log_loss, 0.0))
 
     def indistinguishable(self, trial: Trial, best: Trial) -> bool:
         """True when the paired per-sequence loss differences to `best` cannot tell the two
@@ -129,7 +216,7 @@ class Curve:
         d = self.losses[trial.index] - self.losses[best.index]
         if d.size == 0 or d.mean() <= 0:
             return True
-        allowed = self.margin * self.held.prefixes / max(len(self.held.words), 1)
+        allowed = self.margin_for(best) * self.held.prefixes / max(len(self.held.words), 1)
         if d.size < 2:
             return bool(d.mean() <= allowed)
         z = NormalDist().inv_cdf(self.confidence)
@@ -137,18 +224,44 @@ class Curve:
 
     def select(self, mode: str = "occam") -> Trial:
         """Occam's answer (smallest indistinguishable from the best) or the most faithful."""
-        best = self.best()
+        return self.choose(mode).trial
+
+    def choose(self, mode: str = "occam", *, max_states: int | None = None,
+               max_numbers: int | None = None) -> Selection:
+        """The answer among the hypotheses within the caps (when none is, the smallest
+        hypothesis): Occam's (the smallest indistinguishable from the best hypothesis and
+        no worse than the best baseline, by at least BAR_SHARE of the best's gain over it)
+        or the most faithful; the best baseline when no hypothesis reaches it."""
+        hyps = [self.trials[i] for i in self.front
+                if _within(self.trials[i], max_states, max_numbers)]
+        if not hyps:
+            hyps = [min((self.trials[i] for i in self.front),
+                        key=lambda t: (t.states, t.log_loss))]
+        best = min(hyps, key=lambda t: (t.log_loss, t.states))
+        base = self.best_baseline(max_states, max_numbers)
+        bar = base.log_loss if base is not None else np.inf
+        if best.log_loss > bar:
+            assert base is not None
+            return Selection(base, best, base, True)
         if mode == "faithful":
-            return best
-        fits = [self.trials[i] for i in self.front
-                if self.indistinguishable(self.trials[i], best)]
-        return min(fits, key=lambda t: (t.states, t.log_loss))
+            return Selection(best, best, base, False)
+        line = bar - BAR_SHARE * (bar - best.log_loss) if base is not None else np.inf
+        fits = [t for t in hyps if t.log_loss <= line and self.indistinguishable(t, best)]
+        return Selection(min(fits, key=lambda t: (t.states, t.log_loss)), best, base, False)
 
     def model(self, trial: Trial) -> Any:
-        return self.front[trial.index]
+        return self.baselines[trial.index] if trial.baseline else self.front[trial.index]
+
+
+def _within(trial: Trial, max_states: int | None, max_numbers: int | None) -> bool:
+    return (max_states is None or trial.states <= max_states) and \
+        (max_numbers is None or trial.numbers <= max_numbers)
 
 
 def held_out(teacher: Any, words: Sequence[Word]) -> HeldOut:
-    """Held-out sequences with the teacher's distributions at every prefix."""
-    words = list(words)
+    """Held-out sequences with the teacher's distributions at every prefix (`Prefixes` are
+    kept as they are: every automaton scored on them steps over their symbols only)."""
+    from rnn2dfa.pdfa.automaton import Prefixes
+
+    words = words if isinstance(words, Prefixes) else list(words)
     return HeldOut(words, teacher.prefix_distributions(words))

@@ -1,8 +1,10 @@
 """Draw a PDFA with Graphviz: edge labels with probabilities, pen width by probability.
 
-States show their end-of-sequence probability; one edge per (source, target) pair lists its
-symbols with their probabilities; edges below `min_probability` are left out (a note says
-so). Written through `rnn2dfa.render.write_drawing` (SVG / PNG / DOT, atomic, DOT fallback).
+States show their end-of-sequence probability (and, in a sub-stochastic PDFA, the mass
+they keep for tokens outside the alphabet); one edge per (source, target) pair lists its
+symbols with their probabilities (as the file has them: times the mass kept); edges below
+`min_probability` are left out (a note says so). Written through
+`rnn2dfa.render.write_drawing` (SVG / PNG / DOT, atomic, DOT fallback).
 
 Large PDFAs are drawn by their strongest edges. Every state of a PDFA usually has an edge
 for every symbol, so a 40-state, 5-symbol PDFA has near 200 edges, and Graphviz lays that
@@ -77,32 +79,39 @@ def draw_pdfa(pdfa: PDFA, *, min_probability: float = 0.01, title: str | None = 
     g.attr("node", fontname="Helvetica", fontsize="10" if big else "11", margin="0.02")
     g.attr("edge", fontname="Helvetica", fontsize="8" if big else "9", arrowsize="0.6")
     g.node("__start", label="", shape="point", width="0.08")
+    probs = pdfa.full_probabilities()  # what the file has: times the mass kept
+    other = pdfa.outside_token or "other"
     for q in shown:
-        end = pdfa.probabilities[q, k]
-        g.node(str(q), label=f"{q}\n{EOS_TEXT} {end:.2f}", shape="circle", width="0.45",
+        end = probs[q, k]
+        label = f"{q}\n{EOS_TEXT} {end:.2f}"
+        if pdfa.has_lost:
+            label += f"\n{other} {probs[q, -1]:.2f}"
+        g.node(str(q), label=graphviz.escape(label), shape="circle", width="0.45",
                penwidth=f"{0.6 + 3 * end:.2f}")
     g.edge("__start", str(pdfa.start))
     hidden = weaker = 0
     for q in shown:
         groups: dict[int, list[int]] = {}
         for a in range(k):
-            if pdfa.probabilities[q, a] < min_probability:
-                hidden += pdfa.probabilities[q, a] > 0
+            if probs[q, a] < min_probability:
+                hidden += probs[q, a] > 0
                 continue
             groups.setdefault(int(pdfa.transitions[q, a]), []).append(a)
         ranked = list(groups.items())
         if keep is not None:  # the most probable edges (ties: the lower target), no others
-            ranked.sort(key=lambda item: (-float(pdfa.probabilities[q, item[1]].sum()),
-                                          item[0]))
+            ranked.sort(key=lambda item: (-float(probs[q, item[1]].sum()), item[0]))
             weaker += max(0, len(ranked) - keep)
             ranked = ranked[:keep]
         for t, syms in ranked:
-            total = float(pdfa.probabilities[q, syms].sum())
-            label = "\n".join(f"{pdfa.alphabet[a]} {pdfa.probabilities[q, a]:.2f}" for a in syms)
+            total = float(probs[q, syms].sum())
+            label = "\n".join(f"{pdfa.alphabet[a]} {probs[q, a]:.2f}" for a in syms)
             g.edge(str(q), str(t), label=graphviz.escape(label),
                    penwidth=f"{0.4 + 4 * total:.2f}")
     notes = [title] if title else []
     notes.append(f"edge width ~ probability; {EOS_TEXT} = end of sequence")
+    if pdfa.has_lost:
+        notes.append(f"{other} = mass kept for tokens outside the alphabet"
+                     + (f" ({pdfa.outside_token})" if pdfa.outside_token else ""))
     if weaker:
         notes.append(f"only the {keep} most probable edge{'s' if keep != 1 else ''} of each "
                      f"state drawn ({weaker} weaker edges left out)")

@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import torch
 
+from rnn2dfa.models.device import device_of
 from rnn2dfa.models.lm import RNNLanguageModel
 from rnn2dfa.oracle.trie import MembershipOracle
 from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
@@ -53,13 +54,14 @@ class NetworkLM:
         self.eos = len(self.alphabet)
         self.oracle = MembershipOracle(model)
         self.batch_size = batch_size
+        self.device = device_of(model)  # queries go there; answers come back once a batch
 
     @torch.no_grad()
     def next_table(self, prefixes: Sequence[Word], suffixes: Sequence[Word]) -> np.ndarray:
         states = self.oracle.states_table(prefixes, suffixes)
         p, s, d = states.shape
-        probs = self.model.state_probs(states.reshape(p * s, d))
-        return probs.double().numpy().reshape(p, s, self.eos + 1)
+        probs = self.model.state_probs(states.reshape(p * s, d).to(self.device))
+        return probs.double().cpu().numpy().reshape(p, s, self.eos + 1)
 
     def next_probs(self, words: Sequence[Word]) -> np.ndarray:
         return self.next_table(words, [()])[:, 0]
@@ -75,8 +77,8 @@ class NetworkLM:
         for b in range(0, len(order), self.batch_size):
             idx = order[b : b + self.batch_size]
             padded, lengths = pad_words([words[i] for i in idx])
-            logits = self.model.next_logits(torch.as_tensor(padded))
-            probs = torch.softmax(logits.double(), dim=-1).numpy()
+            logits = self.model.next_logits(torch.as_tensor(padded, device=self.device))
+            probs = torch.softmax(logits.double(), dim=-1).cpu().numpy()
             rows, cols = flat_positions(lengths)
             dest = starts[idx][rows] + cols
             out[dest] = probs[rows, cols]
@@ -97,7 +99,7 @@ class NetworkLM:
         for _ in range(max_length):
             if alive.size == 0:
                 break
-            probs = model.state_probs(state).double().numpy()
+            probs = model.state_probs(state).double().cpu().numpy()
             cum = np.cumsum(probs, axis=1)
             cum[:, -1] = 1.0
             sym = (cum <= rng.random(alive.size)[:, None]).sum(axis=1)
@@ -106,6 +108,6 @@ class NetworkLM:
                 words[i].append(a)
             alive, sym = alive[going], sym[going]
             if alive.size:
-                keep = torch.as_tensor(np.flatnonzero(going))
-                state = model.step(state[keep], torch.as_tensor(sym))
+                keep = torch.as_tensor(np.flatnonzero(going), device=self.device)
+                state = model.step(state[keep], torch.as_tensor(sym, device=self.device))
         return [tuple(w) for w in words]

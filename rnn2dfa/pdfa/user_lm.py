@@ -15,23 +15,41 @@ A plain `nn.Module` written the usual way, `forward(tokens: LongTensor (B, T)) -
 Symbol i of the alphabet is token `token_ids[i]` (default: i) on the input and the output
 side; `end_token` is the output that ends the sequence; `start_token` is read before every
 word, so that the first position predicts the first symbol (a model without one cannot say
-how words begin). The module must be causal (a unidirectional RNN, a masked transformer):
-words are right-padded with `pad_token` and read in one batched forward pass.
+how words begin).
+
+How the module is run:
+
+* `causal=True` (default: a unidirectional RNN, a masked transformer): words are
+  right-padded with `pad_token` and read in one batched forward pass, every position at
+  once. Sampling steps every word one token at a time: through your `step` function when
+  you give one, else through the states of the module's own `nn.RNN`/`nn.LSTM`/`nn.GRU`
+  layers (hooks feed each layer the state it returned one token before), so a sequence
+  costs O(T) forward work; either path is first checked against the full forward pass on
+  a few words and left unused (`sampling_path` says which is used) when they disagree.
+  Without one, each position is a batched pass over the prefixes so far.
+* `causal=False` (a bidirectional network, anything whose output at t reads later tokens):
+  the distribution after a word is the module's output at the last position of the word
+  alone, so the module is re-run per prefix: every prefix of one length in one batched
+  pass, without padding (its output may be (B, T, V) or (B, V)). The distributions after
+  every prefix of a word of length T then cost O(T^2) forward work; sampling is one batched
+  pass per position over the running words.
 
 `head` says what the outputs are: "logits" (default; the distribution over the vocabulary
 is their softmax), "probabilities" (already a distribution), "log_probabilities", or
 "softmax_sigmoid" (a linear layer whose distribution is softmax(sigmoid(x)), as in TAYSIR
 Track 2). The learners need distributions over the symbols and the end: the mass on other
 tokens (the start token when it stays in the output vocabulary, padding) is renormalised
-away there. Whole words' probabilities (`log_probs`) count it: with `outside_mass="count"`
-(default) a word's probability is the product of its tokens' probabilities under the full
-vocabulary, as the model gives them; "renormalise" gives the renormalised product.
+away there, and kept apart (`prefix_distributions_lost`), so that an extracted PDFA keeps it
+too (a sub-stochastic PDFA). Whole words' probabilities (`log_probs`) count it: with
+`outside_mass="count"` (default) a word's probability is the product of its tokens'
+probabilities under the full vocabulary, as the model gives them; "renormalise" gives the
+renormalised product. `outside_token` names that mass in files and drawings ("<s>").
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -43,6 +61,11 @@ from rnn2dfa.words import Word, pad_words
 
 HEADS = ("logits", "probabilities", "log_probabilities", "softmax_sigmoid")
 OUTSIDE = ("count", "renormalise")
+#: Largest difference of next-token probabilities between a sampling path and the full
+#: forward pass that still counts as the same model (float32 rounding of long recurrences).
+STEP_AGREEMENT = 1e-4
+
+Step = Callable[[torch.Tensor, Any], tuple[torch.Tensor, Any]]
 
 
 @dataclass
@@ -59,6 +82,14 @@ class NextSymbolLM:
     name: str = "your language model"
     head: str = "logits"
     outside_mass: str = "count"
+    causal: bool = True
+    #: step(tokens (B,) LongTensor, state or None) -> (outputs (B, V), state): the module
+    #: one token at a time (state: a tensor, or a tuple/list of them, whose dimension
+    #: `state_batch_dim` is the batch)
+    step: Step | None = None
+    state_batch_dim: int = 1
+    outside_token: str | None = None
+    sampling_path: str = field(default="", init=False)  # which path `sample` uses
 
     def __post_init__(self) -> None:
         if self.head not in HEADS:
@@ -79,6 +110,9 @@ class NextSymbolLM:
         if len(set(ids + [int(self.end_token)])) != k + 1:
             raise InputError(f"{self.name}: the symbols' token ids and the end token must all "
                              f"differ (got {ids} and end {self.end_token})")
+        if self.step is not None and not self.causal:
+            raise InputError(f"{self.name}: a step function reads one token after another, "
+                             "which a model that is not causal cannot")
         self.token_ids = ids
         self.start_token, self.end_token = int(self.start_token), int(self.end_token)
         self.pad_token = self.start_token if self.pad_token is None else int(self.pad_token)
@@ -86,16 +120,36 @@ class NextSymbolLM:
             self.module.eval()
         self._in = torch.as_tensor(ids, dtype=torch.long)
         self._out = torch.as_tensor(ids + [self.end_token], dtype=torch.long)
+        self._stepper: _Stepper | None | bool = False  # False: not looked for yet
+        self.sampling_path = ("prefix passes (the model is re-run per prefix)"
+                              if not self.causal else "")
 
     @property
     def eos(self) -> int:
         return len(self.alphabet)
 
+    @property
+    def n_weights(self) -> int | None:
+        """The module's number of parameters (None when it has none to count)."""
+        params = getattr(self.module, "parameters", None)
+        if params is None:
+            return None
+        try:
+            return int(sum(p.numel() for p in params()))
+        except Exception:  # noqa: BLE001 - a module of the user's, whatever it does
+            return None
+
     # ------------------------------------------------------------------ the forward pass
-    @torch.no_grad()
-    def _logits(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
-        """(B, T + 1, k + 1) log-probabilities after every prefix of each word (column 0:
-        after the start token alone), and the lengths."""
+    def _guarded(self, fn: Callable[..., Any], *args: Any, shape: tuple[int, ...]) -> Any:
+        from rnn2dfa.models.user_code import UserCode
+
+        # the user's forward pass under the guard every call into user code has: an
+        # exception, sys.exit or os._exit is one line; a hang ends at the per-call limit
+        return UserCode(self.name).call(fn, *args, doing="the forward pass",
+                                        on=f"on a batch of shape {shape}")
+
+    def _tokens(self, words: Sequence[Word]) -> tuple[torch.Tensor, np.ndarray]:
+        """(B, T + 1) token ids: the start token, each word's tokens, then padding."""
         padded, lengths = pad_words(words)
         b, t = padded.shape
         tokens = torch.full((b, t + 1), self.pad_token, dtype=torch.long)
@@ -104,32 +158,70 @@ class NextSymbolLM:
             body = self._in[torch.as_tensor(padded)]
             mask = torch.as_tensor(np.arange(t)[None, :] < lengths[:, None])
             tokens[:, 1:] = torch.where(mask, body, tokens[:, 1:])
-        from rnn2dfa.models.user_code import UserCode
+        return tokens, lengths
 
-        # the user's forward pass under the guard every call into user code has: an
-        # exception, sys.exit or os._exit is one line; a hang ends at the per-call limit
-        raw = UserCode(self.name).call(self.module, tokens, doing="the forward pass",
-                                       on=f"on a batch of shape {tuple(tokens.shape)}")
-        if isinstance(raw, tuple | list):  # e.g. (logits, hidden) as nn.RNN-style returns
+    def _check_raw(self, raw: Any, shape: tuple[int, ...], last_only: bool = False
+                   ) -> torch.Tensor:
+        """The module's outputs as a (B, T, V) float64 tensor (T = 1 for `last_only`
+        outputs of shape (B, V)), or a one-line error."""
+        if isinstance(raw, tuple | list) and raw:  # e.g. (logits, hidden) as nn.RNN returns
             raw = raw[0]
         if isinstance(raw, torch.Tensor) and raw.is_complex():
             raise InputError(f"{self.name} returned complex outputs; a language model returns "
                              "real (batch, time, vocab) logits or probabilities")
-        if not isinstance(raw, torch.Tensor) or raw.dim() != 3 or raw.shape[:2] != (b, t + 1):
-            shape = tuple(raw.shape) if isinstance(raw, torch.Tensor) else type(raw).__name__
-            raise InputError(f"{self.name} returned {shape} for tokens of shape "
-                             f"{(b, t + 1)}; a language model returns (batch, time, vocab) "
-                             "logits")
+        b, t = shape
+        ok = isinstance(raw, torch.Tensor) and (
+            (raw.dim() == 3 and raw.shape[:2] == (b, t))
+            or (last_only and raw.dim() == 2 and raw.shape[0] == b))
+        if not ok:
+            got = tuple(raw.shape) if isinstance(raw, torch.Tensor) else type(raw).__name__
+            raise InputError(f"{self.name} returned {got} for tokens of shape {(b, t)}; a "
+                             "language model returns (batch, time, vocab) logits")
+        if raw.dim() == 2:
+            raw = raw[:, None]
         if raw.shape[2] <= int(self._out.max()):
             raise InputError(f"{self.name} has {raw.shape[2]} outputs, but token "
                              f"{int(self._out.max())} was declared")
-        full = self._vocabulary(raw.double())
+        return raw.double()
+
+    def _split(self, raw: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(..., k + 1) distributions over the symbols and the end, and the mass kept on them
+        (the rest is on tokens outside the alphabet)."""
+        full = self._vocabulary(raw)
         picked = full[..., self._out]
         kept = picked.sum(dim=-1)
         if not bool((kept > 0).all()):
             raise InputError(f"{self.name} gives probability 0 to every symbol and the end at "
                              "some position")
-        return (picked / kept[..., None]).numpy(), kept.numpy(), lengths
+        return picked / kept[..., None], kept
+
+    @torch.no_grad()
+    def _logits(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(B, T + 1, k + 1) distributions after every prefix of each word (column 0: after
+        the start token alone), the mass kept on the symbols and the end there, and the
+        lengths (a causal module: one batched forward pass)."""
+        tokens, lengths = self._tokens(words)
+        raw = self._guarded(self.module, tokens, shape=tuple(tokens.shape))
+        probs, kept = self._split(self._check_raw(raw, tuple(tokens.shape)))
+        return probs.numpy(), kept.numpy(), lengths
+
+    @torch.no_grad()
+    def _last(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
+        """(B, k + 1) distributions after each whole word and the mass kept there, from the
+        module's output at the last position of the word alone (no padding: words of one
+        length per pass)."""
+        out, kept = np.empty((len(words), self.eos + 1)), np.empty(len(words))
+        lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+        for n in np.unique(lengths):
+            same = np.flatnonzero(lengths == n)
+            for s in range(0, same.size, self.batch_size):
+                idx = same[s : s + self.batch_size]
+                tokens, _ = self._tokens([words[i] for i in idx])
+                raw = self._guarded(self.module, tokens, shape=tuple(tokens.shape))
+                probs, mass = self._split(self._check_raw(raw, tuple(tokens.shape),
+                                                          last_only=True)[:, -1])
+                out[idx], kept[idx] = probs.numpy(), mass.numpy()
+        return out, kept
 
     def _vocabulary(self, raw: torch.Tensor) -> torch.Tensor:
         """The distribution over the whole output vocabulary, by the declared head."""
@@ -160,11 +252,21 @@ class NextSymbolLM:
         return out
 
     # ------------------------------------------------------------------ LanguageModel
-    def next_probs(self, words: Sequence[Word]) -> np.ndarray:
-        out = np.empty((len(words), self.eos + 1))
-        for idx, probs, _, lengths in self._batched(words):
+    def next_probs_lost(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
+        """(B, k + 1) distribution after each word and (B,) the mass lost to tokens outside
+        the alphabet there."""
+        words = list(words)
+        if not self.causal:
+            probs, kept = self._last(words)
+            return probs, 1.0 - kept
+        out, lost = np.empty((len(words), self.eos + 1)), np.empty(len(words))
+        for idx, probs, kept, lengths in self._batched(words):
             out[idx] = probs[np.arange(len(idx)), lengths]
-        return out
+            lost[idx] = 1.0 - kept[np.arange(len(idx)), lengths]
+        return out, lost
+
+    def next_probs(self, words: Sequence[Word]) -> np.ndarray:
+        return self.next_probs_lost(words)[0]
 
     def next_table(self, prefixes: Sequence[Word], suffixes: Sequence[Word]) -> np.ndarray:
         words = [p + s for p in prefixes for s in suffixes]
@@ -176,6 +278,13 @@ class NextSymbolLM:
     def _flat(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
         """Flat renormalised distributions and the mass kept on the symbols and the end, at
         every prefix (`flat_positions` order)."""
+        if not self.causal:  # every distinct prefix once, re-run alone
+            prefixes = [w[:i] for w in words for i in range(len(w) + 1)]
+            distinct = list(dict.fromkeys(prefixes))
+            where = {w: i for i, w in enumerate(distinct)}
+            at = np.fromiter((where[p] for p in prefixes), dtype=np.int64, count=len(prefixes))
+            probs, mass = self._last(distinct)
+            return probs[at], mass[at]
         total = sum(len(w) + 1 for w in words)
         out, kept = np.empty((total, self.eos + 1)), np.empty(total)
         starts = np.cumsum([0] + [len(w) + 1 for w in words])
@@ -186,7 +295,13 @@ class NextSymbolLM:
         return out, kept
 
     def prefix_distributions(self, words: Sequence[Word]) -> np.ndarray:
-        return self._flat(words)[0]
+        return self._flat(list(words))[0]
+
+    def prefix_distributions_lost(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
+        """Flat distributions after every prefix (as `prefix_distributions`) and the mass
+        lost to tokens outside the alphabet there, from one pass."""
+        dists, kept = self._flat(list(words))
+        return dists, 1.0 - kept
 
     def log_probs(self, words: Sequence[Word]) -> np.ndarray:
         """Natural log of each whole word's probability: its symbols' tokens, then the end
@@ -214,25 +329,235 @@ class NextSymbolLM:
         bounds = np.cumsum([0] + [len(w) + 1 for w in words])[:-1]
         return np.add.reduceat(np.log(kept), bounds)
 
+    # ------------------------------------------------------------------ sampling
     def sample(self, n: int, rng: np.random.Generator, max_length: int = 200) -> list[Word]:
-        """`n` words drawn from the model: all unfinished words extended together, one
-        batched forward pass per position (the module gives no state to step)."""
+        """`n` words drawn from the model (the mass outside the alphabet renormalised away),
+        `batch_size` at a time, every running word of a batch extended together: through
+        the step path when there is one (O(T) work per sequence), else one batched pass
+        over the prefixes per position."""
+        stepper = self._find_stepper()
         words: list[list[int]] = [[] for _ in range(n)]
-        alive = list(range(n))
+        for s in range(0, n, self.batch_size):
+            chunk = list(range(s, min(n, s + self.batch_size)))
+            if stepper is not None:
+                self._sample_steps(stepper, chunk, words, rng, max_length)
+            else:
+                self._sample_prefixes(chunk, words, rng, max_length)
+        return [tuple(w) for w in words]
+
+    @staticmethod
+    def _draw(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        cum = np.cumsum(probs, axis=1)
+        cum[:, -1] = 1.0
+        return (cum <= rng.random(probs.shape[0])[:, None]).sum(axis=1)
+
+    def _sample_prefixes(self, chunk: list[int], words: list[list[int]],
+                         rng: np.random.Generator, max_length: int) -> None:
+        alive = list(chunk)
         for _ in range(max_length):
             if not alive:
                 break
-            probs = self.next_probs([tuple(words[i]) for i in alive])
-            cum = np.cumsum(probs, axis=1)
-            cum[:, -1] = 1.0
-            sym = (cum <= rng.random(len(alive))[:, None]).sum(axis=1)
+            probs = (self._last if not self.causal else self._causal_last)(
+                [tuple(words[i]) for i in alive])[0]
+            sym = self._draw(probs, rng)
             still = []
             for i, a in zip(alive, sym, strict=True):
                 if a != self.eos:
                     words[i].append(int(a))
                     still.append(i)
             alive = still
-        return [tuple(w) for w in words]
+
+    def _causal_last(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
+        probs, lost = self.next_probs_lost(words)
+        return probs, 1.0 - lost
+
+    @torch.no_grad()
+    def _sample_steps(self, stepper: _Stepper, chunk: list[int], words: list[list[int]],
+                      rng: np.random.Generator, max_length: int) -> None:
+        alive = np.asarray(chunk)
+        tokens = torch.full((alive.size,), self.start_token, dtype=torch.long)
+        state = None
+        for _ in range(max_length):
+            if alive.size == 0:
+                break
+            raw, state = stepper.advance(tokens, state)
+            probs, _ = self._split(raw)
+            sym = self._draw(probs.numpy(), rng)
+            going = sym != self.eos
+            for i, a in zip(alive[going].tolist(), sym[going].tolist(), strict=True):
+                words[i].append(a)
+            if not going.all():
+                keep = torch.as_tensor(np.flatnonzero(going))
+                state = stepper.select(state, keep)
+            alive, sym = alive[going], sym[going]
+            tokens = self._in[torch.as_tensor(sym, dtype=torch.long)]
+
+    def _find_stepper(self) -> _Stepper | None:
+        """The step path, checked once against the full forward pass (None: there is none,
+        or it disagrees)."""
+        if self._stepper is not False:
+            return self._stepper  # type: ignore[return-value]
+        self._stepper = None
+        if not self.causal:
+            return None
+        candidates: list[_Stepper] = []
+        if self.step is not None:
+            candidates.append(_UserStep(self, self.step))
+        layers = _recurrent_layers(self.module)
+        if layers is not None:
+            candidates.append(_LayerStates(self, layers))
+        tried = []
+        for cand in candidates:
+            problem = cand.check()
+            if problem is None:
+                self._stepper = cand
+                self.sampling_path = f"step ({cand.what})"
+                return cand
+            tried.append(f"{cand.what}: {problem}")
+        self.sampling_path = ("prefix passes (one batched pass per position"
+                              + (f"; not used: {'; '.join(tried)}" if tried else "") + ")")
+        return None
+
+
+# ---------------------------------------------------------------------- step paths
+class _Stepper:
+    """One way to run a causal module one token at a time."""
+
+    what = ""
+
+    def __init__(self, lm: NextSymbolLM) -> None:
+        self.lm = lm
+
+    def advance(self, tokens: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
+        """(B, V) float64 outputs after reading `tokens` (B,) in `state` (None: the start),
+        and the new state."""
+        raise NotImplementedError
+
+    def select(self, state: Any, keep: torch.Tensor) -> Any:
+        """The state of the batch rows `keep` only."""
+        raise NotImplementedError
+
+    @torch.no_grad()
+    def check(self) -> str | None:
+        """None when stepping gives the full forward pass's distributions on a few words (up
+        to STEP_AGREEMENT), else what went wrong. Exceptions count as disagreement."""
+        lm = self.lm
+        rng = np.random.default_rng(0)
+        k = len(lm.alphabet)
+        words = [tuple(int(a) for a in rng.integers(0, k, size=7)) for _ in range(4)]
+        try:
+            probs, kept, _ = lm._logits(words)  # (4, 8, k + 1)
+            want = probs * kept[..., None]
+            tokens, _ = lm._tokens(words)
+            state = None
+            for t in range(tokens.shape[1]):
+                raw, state = self.advance(tokens[:, t], state)
+                if t == 2:  # the rows must follow `select`
+                    state = self.select(state, torch.arange(4))
+                p, m = lm._split(raw)
+                got = (p * m[..., None]).numpy()
+                diff = float(np.abs(got - want[:, t]).max())
+                if not diff <= STEP_AGREEMENT:
+                    return f"differs from the forward pass by {diff:.2g} at position {t}"
+        except InputError as exc:
+            return exc.message
+        except Exception as exc:  # noqa: BLE001 - the user's module, stepped as we guess
+            return f"{type(exc).__name__}: {exc}"
+        return None
+
+
+def _map_state(state: Any, fn: Callable[[torch.Tensor], torch.Tensor]) -> Any:
+    if isinstance(state, torch.Tensor):
+        return fn(state)
+    if isinstance(state, tuple | list):
+        return type(state)(_map_state(s, fn) for s in state)
+    if isinstance(state, dict):
+        return {key: _map_state(s, fn) for key, s in state.items()}
+    return state
+
+
+class _UserStep(_Stepper):
+    what = "your step function"
+
+    def __init__(self, lm: NextSymbolLM, fn: Step) -> None:
+        super().__init__(lm)
+        self.fn = fn
+
+    def advance(self, tokens: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
+        out = self.lm._guarded(self.fn, tokens, state, shape=tuple(tokens.shape))
+        if not isinstance(out, tuple | list) or len(out) != 2:
+            raise InputError(f"{self.lm.name}: step must return (outputs, state)")
+        raw, new = out
+        if not isinstance(raw, torch.Tensor) or raw.dim() != 2 or raw.shape[0] != tokens.shape[0]:
+            got = tuple(raw.shape) if isinstance(raw, torch.Tensor) else type(raw).__name__
+            raise InputError(f"{self.lm.name}: step returned outputs of shape {got} for "
+                             f"{tokens.shape[0]} tokens; expected (batch, vocab)")
+        return self.lm._check_raw(raw, (tokens.shape[0], 1), last_only=True)[:, 0], new
+
+    def select(self, state: Any, keep: torch.Tensor) -> Any:
+        dim = self.lm.state_batch_dim
+        return _map_state(state, lambda s: s.index_select(dim, keep))
+
+
+def _recurrent_layers(module: Any) -> list[torch.nn.Module] | None:
+    """The module's unidirectional nn.RNN/LSTM/GRU layers (None: none, or one is
+    bidirectional: its state cannot be carried forward)."""
+    if not isinstance(module, torch.nn.Module):
+        return None
+    layers = [m for m in module.modules() if isinstance(m, torch.nn.RNNBase)]
+    if not layers or any(m.bidirectional for m in layers):
+        return None
+    return layers
+
+
+class _LayerStates(_Stepper):
+    """Steps a module whose recurrence is its nn.RNN/LSTM/GRU layers: the module is run on
+    one token at a time while hooks hand each layer the hidden state it returned for the
+    token before (everything else in the module must work position by position: `check`
+    tells)."""
+
+    what = "the states of its recurrent layers"
+
+    def __init__(self, lm: NextSymbolLM, layers: list[torch.nn.Module]) -> None:
+        super().__init__(lm)
+        self.layers = layers
+
+    def advance(self, tokens: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
+        given: list[Any] = list(state) if state is not None else [None] * len(self.layers)
+        got: list[Any] = [None] * len(self.layers)
+        handles = []
+
+        def pre(i: int) -> Callable[..., Any]:
+            def hook(mod: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+                if given[i] is None:
+                    return None
+                if len(args) >= 2:
+                    return (args[0], given[i], *args[2:]), kwargs
+                if "hx" in kwargs:
+                    return args, {**kwargs, "hx": given[i]}
+                return (args[0], given[i]), kwargs
+            return hook
+
+        def post(i: int) -> Callable[..., Any]:
+            def hook(mod: Any, args: Any, output: Any) -> None:
+                got[i] = output[1]
+            return hook
+
+        try:
+            for i, layer in enumerate(self.layers):
+                handles.append(layer.register_forward_pre_hook(pre(i), with_kwargs=True))
+                handles.append(layer.register_forward_hook(post(i)))
+            x = tokens[:, None]
+            raw = self.lm._guarded(self.lm.module, x, shape=tuple(x.shape))
+        finally:
+            for h in handles:
+                h.remove()
+        if any(g is None for g in got):
+            raise InputError("a recurrent layer was not run on the token")
+        return self.lm._check_raw(raw, (tokens.shape[0], 1))[:, -1], got
+
+    def select(self, state: Any, keep: torch.Tensor) -> Any:
+        return _map_state(state, lambda s: s.index_select(1, keep))  # (layers, batch, h)
 
 
 def load_user_lm(spec: str) -> NextSymbolLM:

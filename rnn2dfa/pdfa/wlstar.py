@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from rnn2dfa.pdfa.automaton import PDFA, flat_positions
+from rnn2dfa.errors import InputError
+from rnn2dfa.pdfa.automaton import PDFA, Prefixes, flat_positions
 from rnn2dfa.pdfa.merge import DISTANCES, linf, merge_states, scaled, smoothing_for
 from rnn2dfa.pdfa.metrics import NEAR_TIE
 from rnn2dfa.pdfa.occam import SELECT_MODES, Curve, Trial, held_out
@@ -81,18 +82,40 @@ class _Table:
         self.index: dict[Word, int] = {}
         self.rows = np.zeros((0, 1, k + 1))
         self.cells = 0
+        self.seconds = 0.0  # spent asking the teacher (what predicts the next fill's time)
+
+    def _closure(self, suffixes: Sequence[Word]) -> list[Word]:
+        if not self.weighted:
+            return list(suffixes)
+        return list(dict.fromkeys(s[:i] for s in suffixes for i in range(len(s) + 1)))
+
+    def predict(self, words: Sequence[Word] = (), suffixes: Sequence[Word] = ()) -> float:
+        """Seconds the teacher is expected to take for the new cells of `add_words(words)`
+        (or of `add_suffixes(suffixes)`), at the mean time per cell so far (times 1.5)."""
+        if self.cells == 0:
+            return 0.0
+        new_words = sum(1 for w in dict.fromkeys(words) if w not in self.index)
+        have = set(self.suffixes)
+        new_suffixes = [s for s in dict.fromkeys(suffixes) if s not in have]
+        cells = new_words * len(self._closure(self.suffixes)) + \
+            len(self.words) * len(self._closure(new_suffixes))
+        return 1.5 * cells * self.seconds / self.cells
+
+    def _ask(self, words: Sequence[Word], suffixes: Sequence[Word]) -> np.ndarray:
+        t = time.perf_counter()
+        block = self.teacher.next_table(words, suffixes)
+        self.seconds += time.perf_counter() - t
+        self.cells += block.shape[0] * block.shape[1]
+        return block
 
     def _block(self, words: Sequence[Word], suffixes: Sequence[Word]) -> np.ndarray:
         if not self.weighted:
-            block = self.teacher.next_table(words, suffixes)
-            self.cells += block.shape[0] * block.shape[1]
-            return block
+            return self._ask(words, suffixes)
         # one query for every prefix of every suffix gives both the distributions and the
         # probabilities of reading the suffixes
-        closure = list(dict.fromkeys(s[:i] for s in suffixes for i in range(len(s) + 1)))
+        closure = self._closure(suffixes)
         pos = {s: i for i, s in enumerate(closure)}
-        dist = self.teacher.next_table(words, closure)
-        self.cells += dist.shape[0] * dist.shape[1]
+        dist = self._ask(words, closure)
         out = np.empty((len(words), len(suffixes), self.k + 1))
         for j, s in enumerate(suffixes):
             w = np.ones(len(words))
@@ -208,13 +231,138 @@ def _cluster(dist: np.ndarray, tolerance: float) -> tuple[list[int], np.ndarray]
     return reps, assign
 
 
-def _near_tie_note(differ: int, at_ties: int, finished: bool) -> str:
+def _near_tie_note(differ: int, at_ties: int, finished: bool, margin: float = NEAR_TIE) -> str:
     """For a run that missed its target: how much of the WER is at the teacher's near-ties."""
     if finished or differ == 0:
         return ""
     return (f"; {at_ties:,} of the {differ:,} prefixes where the top predictions differ are "
-            f"near-ties of the teacher (its two most likely symbols within {NEAR_TIE:g}), "
+            f"near-ties of the teacher (its two most likely symbols within {margin:g}), "
             "where a network's choice rests on its own small errors")
+
+
+#: n-gram orders the run fits on its own sample as baselines (Occam's bar).
+BASELINE_ORDERS = (1, 2, 3, 4, 5, 6)
+#: n-gram orders whose contexts, with the teacher's distributions, are hypotheses too.
+CONTEXT_ORDERS = (2, 3, 4)
+#: Shares of the time limit: the held-out sample, the fitting sample, one equivalence
+#: check, and what is kept for the end (merging, the choice, the mass outside).
+HELD_SHARE, FIT_SHARE, CHECK_SHARE, END_SHARE = 0.08, 0.2, 0.06, 0.1
+#: Pilot sample sizes (`plan_samples`): the first, then the largest of the others whose cost
+#: fits PILOT_SHARE of the time limit.
+PILOT_SIZES, PILOT_SHARE = (8, 16, 32, 64), 0.1
+#: The first tolerance (relative distance) the context hypotheses are merged at.
+CONTEXT_MERGE = 0.05
+#: Fewest sequences a held-out, check or fitting sample is shrunk to.
+MIN_SAMPLE = 50
+
+
+@dataclass
+class SamplePlan:
+    """How many sequences a run samples, fitted to its time limit by a pilot sample: the
+    teacher's seconds to sample n sequences are about `sample_cost[0]` per batch of
+    `batch` plus `sample_cost[1]` per sequence (the same for reading its distributions at
+    every prefix, `read_cost`)."""
+
+    check_words: int  # held out, and per equivalence check
+    fit_words: int  # the fitting sample: refits, n-gram baselines, context hypotheses
+    sample_cost: tuple[float, float] = (0.0, 0.0)
+    read_cost: tuple[float, float] = (0.0, 0.0)
+    batch: int = 512
+    pilot: int = 0  # sequences in the pilot (0: none was needed)
+    note: str = ""  # said in the message when the samples were shrunk
+
+    def _cost(self, cost: tuple[float, float], n: int) -> float:
+        return cost[0] * -(-n // self.batch) + cost[1] * n
+
+    def seconds(self, n: int, *, sample: float = 1.0) -> float:
+        """Predicted seconds to sample `sample` x n sequences and read n."""
+        return self._cost(self.sample_cost, int(sample * n)) + self._cost(self.read_cost, n)
+
+    def largest(self, budget: float, most: int, *, sample: float = 1.0) -> int:
+        """The most sequences (<= `most`, >= MIN_SAMPLE) whose `seconds` fit `budget`."""
+        lo, hi = MIN_SAMPLE, max(most, MIN_SAMPLE)
+        if self.seconds(hi, sample=sample) <= budget:
+            return hi
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if self.seconds(mid, sample=sample) <= budget else (lo, mid)
+        return lo
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"check_words": self.check_words, "fit_words": self.fit_words,
+                "pilot": self.pilot,
+                "seconds_per_1000": round(self.seconds(1000), 3),
+                **({"note": self.note} if self.note else {})}
+
+
+def plan_samples(teacher: LanguageModel, check_words: int, fit_words: int, max_length: int,
+                 time_limit: float | None, seed: int = 0) -> SamplePlan:
+    """The sample sizes that fit `time_limit`. A pilot sample times the teacher (sampling,
+    and its distributions at every prefix) at two sizes (the second as large as
+    PILOT_SHARE of the limit allows; only one when even the smallest second would not fit:
+    then all its cost counts per sequence, a pessimistic plan); the held-out sample (which
+    is also each equivalence check's size) then takes at most HELD_SHARE of the limit and a
+    check CHECK_SHARE, the fitting sample FIT_SHARE. A PDFA teacher, or no limit, needs
+    none."""
+    if time_limit is None or isinstance(teacher, PDFA) or not hasattr(teacher, "sample"):
+        return SamplePlan(check_words, fit_words)
+    rng = np.random.default_rng([seed, 37])
+    batch = int(getattr(teacher, "batch_size", 512) or 512)
+    points: list[tuple[int, float, float]] = []
+    size = PILOT_SIZES[0]
+    while True:  # the first batch also finds the teacher's step path
+        t = time.perf_counter()
+        words = teacher.sample(size, rng, max_length)  # type: ignore[attr-defined]
+        t2 = time.perf_counter()
+        _distributions_and_lost(teacher, words)
+        points.append((size, t2 - t, time.perf_counter() - t2))
+        if len(points) == 2:
+            break
+        # a second, larger point separates the cost per batch (a batch runs for as many
+        # positions as its longest word, however many words it holds) from the cost per
+        # sequence: the largest whose cost, were it all per sequence, fits PILOT_SHARE
+        spent = points[0][1] + points[0][2]
+        fits = [n for n in PILOT_SIZES[1:]
+                if spent * (1 + n / points[0][0]) <= PILOT_SHARE * time_limit]
+        if not fits:
+            break
+        size = max(fits)
+
+    def fitted(col: int) -> tuple[float, float]:
+        if len(points) == 1:
+            return 0.0, points[0][col] / points[0][0]
+        (n1, *c1), (n2, *c2) = points
+        slope = max((c2[col - 1] - c1[col - 1]) / (n2 - n1), 0.1 * c2[col - 1] / n2)
+        return max(c1[col - 1] - slope * n1, 0.0), slope
+
+    plan = SamplePlan(check_words, fit_words, fitted(1), fitted(2), batch,
+                      sum(p[0] for p in points))
+    held = min(plan.largest(HELD_SHARE * time_limit, check_words),
+               plan.largest(CHECK_SHARE * time_limit, check_words, sample=0.5))
+    fit = plan.largest(FIT_SHARE * time_limit, fit_words) if fit_words else 0
+    plan.check_words, plan.fit_words = held, fit
+    if held < check_words or fit < fit_words:
+        path = getattr(teacher, "sampling_path", "")
+        plan.note = (f"samples shrunk to fit the {time_limit:g} s limit: {held:,} sequences "
+                     f"held out and per check (asked: {check_words:,}), {fit:,} for fitting "
+                     f"and the n-gram baselines (asked: {fit_words:,}); 1,000 sequences take "
+                     f"about {plan.seconds(1000):.3g} s to sample and read (a pilot of "
+                     f"{plan.pilot}" + (f"; {path}" if path else "") + ")")
+        if plan.seconds(held) > 2 * HELD_SHARE * time_limit:
+            plan.note += (f"; even {held:,} sequences take about {plan.seconds(held):.3g} s, "
+                          "more than the limit allows")
+    return plan
+
+
+def _distributions_and_lost(model: Any, words: Sequence[Word]
+                            ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Flat distributions after every prefix and the mass lost outside the alphabet there
+    (None when the model loses none)."""
+    both = getattr(model, "prefix_distributions_lost", None)
+    if both is None:
+        return model.prefix_distributions(words), None
+    dists, lost = both(words)
+    return dists, (lost if lost.size and float(np.max(lost)) > 0 else None)
 
 
 def wlstar(
@@ -240,6 +388,11 @@ def wlstar(
     confidence: float = 0.95,
     margin: float = 0.005,
     merge: bool = True,
+    baselines: Sequence[int] = BASELINE_ORDERS,
+    fit_words: int = 20_000,
+    contexts: Sequence[int] = CONTEXT_ORDERS,
+    near_tie: float = NEAR_TIE,
+    max_numbers: int | None = None,
     seed: int = 0,
     progress: Progress | None = None,
 ) -> PDFAExtraction:
@@ -254,7 +407,12 @@ def wlstar(
     `check_words` words are sampled per equivalence check, half from the teacher (when it
     can sample) and half from the hypothesis; the check accepts a hypothesis when at most
     `max_error_rate` of the sampled prefixes differ by more than the tolerance. Stops early
-    (unfinished) at `max_states` or after `time_limit` seconds.
+    (unfinished) at `max_states` or at the time limit.
+
+    Time: `time_limit` holds from the first query. A pilot sample measures the teacher
+    (`plan_samples`) and the samples shrink to fit (the message says so); a table fill or a
+    check that would not end in time is not started; the end (merging, the choice) keeps
+    END_SHARE of the limit.
 
     `min_probability` > 0 leaves prefixes rarer than that (under the teacher) out of the
     closedness check: they are sent to the nearest state (a trained network's
@@ -268,17 +426,31 @@ def wlstar(
     (`refit`), is scored on `check_words` held-out sequences the teacher samples (log-loss,
     KL, WER, NDCG@5: `occam.Curve`); each hypothesis a tolerance ends with is also merged
     (`merge_states`, at 1, 2, 4 and 8 times the tolerance, refined and by majority, when
-    `merge`) and scored. The answer
-    is the smallest hypothesis whose held-out log-loss cannot be told apart from the best
-    (`select="occam"`, paired test at `confidence` with an equivalence `margin` in nats
-    per symbol, see `occam.Curve`) or the best (`"faithful"`).
+    `merge`) and scored. The fitting sample has `fit_words` sequences: n-gram models of the
+    `baselines` orders fitted on it (Witten-Bell) are scored beside the hypotheses as
+    baselines, and the contexts of the n-gram models of the `contexts` orders, each with
+    the teacher's mean distribution (and merged), as hypotheses. The answer is the smallest
+    hypothesis whose held-out log-loss cannot be told apart from the best (`select="occam"`,
+    paired test at `confidence` with an equivalence `margin` in nats per symbol, see
+    `occam.Curve`) and is no worse than the best n-gram's (by at least `occam.BAR_SHARE` of
+    the best hypothesis's gain over it), or the best (`"faithful"`); when
+    no hypothesis reaches the best n-gram the message says so and the better of the best
+    hypothesis and the best n-gram (within the caps) is the answer. Candidates beyond
+    `max_states` states or `max_numbers` numbers (default: the teacher's `n_weights`, a
+    network's parameter count, when it has one) are not chosen.
+
+    A teacher that keeps mass for tokens outside the alphabet (`prefix_distributions_lost`)
+    gets a sub-stochastic PDFA: each state keeps the geometric mean of the teacher's kept
+    mass over the fitting prefixes reaching it (`PDFA.fit_lost`), so that word
+    probabilities count it as the network's do.
 
     `target` makes the tolerance adaptive: each hypothesis the check accepts (or that gets
     stuck: its counterexamples are rows already in the table) is compared with the
-    target by WER and 1 - NDCG@5 against the teacher on the held-out sequences; above it,
-    learning goes on from the same table with the tolerance times `shrink`, down to
-    `min_tolerance`, until the time limit or the state cap. `finished` then means the
-    answer meets the target.
+    target by the WER that reads near-ties (`metrics.wer_beyond_ties` at `near_tie`: where
+    the teacher's top two symbols are within it, either is right) and 1 - NDCG@5 against
+    the teacher on the held-out sequences; above it, learning goes on from the same table
+    with the tolerance times `shrink`, down to `min_tolerance`, until the time limit or the
+    state cap. `finished` then means the answer meets the target.
     """
     if distance not in DISTANCES:
         raise ValueError(f"distance must be one of {DISTANCES} (got {distance!r})")
@@ -295,13 +467,27 @@ def wlstar(
     def scale(x: np.ndarray) -> np.ndarray:
         return scaled(x, distance, smooth)
 
+    def left() -> float:
+        return np.inf if time_limit is None else t0 + time_limit - time.perf_counter()
+
+    end_reserve = 0.0 if time_limit is None else END_SHARE * time_limit
+
+    def out_of_time(need: float = 0.0) -> bool:
+        """True when `need` more seconds would run into the time kept for the end."""
+        return left() - end_reserve < need
+
     can_sample = hasattr(teacher, "sample")
     adaptive = target is not None and can_sample
+    if max_numbers is None:
+        max_numbers = getattr(teacher, "n_weights", None)
+    plan = plan_samples(teacher, check_words, fit_words if (refit or baselines) else 0,
+                        max_length, time_limit, seed) if can_sample else \
+        SamplePlan(check_words, 0)
+    n_words = plan.check_words
     table = _Table(teacher, k, weighted)
     dists = _Distances(table, split_predictions, scale)
     prefixes: list[Word] = [()]
     in_p: set[Word] = {()}
-    table.add_words([()] + [(a,) for a in range(k)])
     prob: dict[Word, float] = {(): 1.0}  # teacher's probability of each prefix in the table
     sizes: list[int] = []
     rounds = 0
@@ -311,19 +497,45 @@ def wlstar(
     finished = False
     hyp: PDFA | None = None
     curve: Curve | None = None
-    fit: tuple[list[Word], np.ndarray] | None = None
+    fit: tuple[Sequence[Word], np.ndarray] | None = None
+    fit_lost: np.ndarray | None = None
+    baseline_stats: list[dict[str, Any]] = []
+    context_models: list[PDFA] = []
     if can_sample:  # Occam's samples from a stream of their own: learning is unchanged
         occam_rng = np.random.default_rng([seed, 25])
-        curve = Curve(held_out(teacher, teacher.sample(  # type: ignore[attr-defined]
-            check_words, occam_rng, max_length)), confidence, margin)
-        if refit:
-            fit_words = teacher.sample(  # type: ignore[attr-defined]
-                check_words, occam_rng, max_length)
-            fit = (fit_words, teacher.prefix_distributions(fit_words))
-    ends: list[Trial] = []  # the hypothesis each tolerance ended with (adaptive table)
+        held_words = Prefixes(teacher.sample(  # type: ignore[attr-defined]
+            n_words, occam_rng, max_length))
+        curve = Curve(held_out(teacher, held_words), confidence, margin, near_tie=near_tie)
+        if plan.fit_words:
+            sample = Prefixes(teacher.sample(  # type: ignore[attr-defined]
+                plan.fit_words, occam_rng, max_length))
+            fit_d, fit_lost = _distributions_and_lost(teacher, sample)
+            fit = (sample, fit_d)
+        if fit is not None and (baselines or contexts):
+            from rnn2dfa.pdfa.ngram import ngram_pdfa
 
-    def out_of_time() -> bool:
-        return time_limit is not None and time.perf_counter() - t0 > time_limit
+            cap = None if max_states is None else 4 * max_states
+            for order in sorted(set(baselines) | set(contexts)):
+                if out_of_time():
+                    break
+                tb = time.perf_counter()
+                try:
+                    g = ngram_pdfa(fit[0], alphabet, order)
+                except InputError:  # too many contexts: the higher orders too
+                    break
+                if order in baselines:
+                    t = curve.add(g, tolerance=0.0, how=f"{order}-gram (baseline)",
+                                  seconds=time.perf_counter() - t0, baseline=True)
+                    baseline_stats.append({"n": order, "states": t.states,
+                                           "log_loss": round(t.log_loss, 6),
+                                           "seconds": round(time.perf_counter() - tb, 3)})
+                    if (max_states is not None and g.n_states > max_states) or \
+                            (max_numbers is not None and t.numbers > max_numbers):
+                        curve.baselines[t.index] = None  # beyond the caps: a bar, no answer
+                if order in contexts and (cap is None or g.n_states <= cap):
+                    context_models.append(g.with_extra(name=f"{order}-gram contexts"))
+    table.add_words([()] + [(a,) for a in range(k)])
+    ends: list[Trial] = []  # the hypothesis each tolerance ended with (adaptive table)
 
     def fitted(h: PDFA) -> PDFA:
         """`h` with each state's distribution the teacher's mean over the fitting prefixes
@@ -337,43 +549,64 @@ def wlstar(
         return curve.add(fitted(h), tolerance=tolerance, how=how,
                          seconds=time.perf_counter() - t0)
 
-    def merged(h: PDFA) -> None:
-        """Score `h` merged at 1, 2, 4 and 8 times the tolerance (`merge_states`, refined
-        and by majority)."""
+    def merged(h: PDFA, at: float | None = None, relearn: bool = True,
+               name: str = "") -> None:
+        """Score `h` merged at 1, 2, 4 and 8 times `at` (default: the tolerance;
+        `merge_states`, refined and by majority), and relearned from itself, while time is
+        left."""
         if curve is None or not merge or fit is None:
             return
+        at = tolerance if at is None else at
         base = fitted(h)
         _, visits = base.visit_means(fit[0], fit[1])
         seen = {(base.n_states, True)}
         for m in (1, 2, 4, 8):
             for refine in (True, False):
-                g = merge_states(base, tolerance * m, visits, distance=distance,
+                if left() < 0.5 * end_reserve:
+                    return
+                g = merge_states(base, at * m, visits, distance=distance,
                                  smoothing=smooth, split_predictions=split_predictions,
                                  refine=refine)
                 if (g.n_states, refine) not in seen:
                     seen.add((g.n_states, refine))
-                    consider(g, f"merged at {tolerance * m:g}"
+                    consider(g, f"{name}merged at {at * m:g}"
                                 + ("" if refine else " (majority)"))
             # weighted L* on the fitted hypothesis itself, a PDFA: minimisation with a
             # tolerance that tells states apart by their futures, not by noisy successors
-            # (also past the time limit, for the last hypothesis: at most 15 s more)
-            late = time_limit is not None and time.perf_counter() - t0 > time_limit + 15.0
-            if base.n_states > 1 and not late:
-                inner = wlstar(base, tolerance=tolerance * m, time_limit=5.0,
+            budget = min(5.0, 0.25 * (left() - 0.5 * end_reserve))
+            if relearn and base.n_states > 1 and budget > 0.2:
+                inner = wlstar(base, tolerance=at * m, time_limit=budget,
                                check_words=min(check_words, 500), max_length=max_length,
+                               fit_words=min(check_words, 500), contexts=(),
                                min_probability=min_probability, max_error_rate=max_error_rate,
                                distance=distance, smoothing=smooth, merge=False,
                                split_predictions=split_predictions, max_states=max_states,
-                               margin=margin, confidence=confidence, seed=seed)
+                               margin=margin, confidence=confidence, baselines=(),
+                               near_tie=near_tie, seed=seed)
                 if inner.pdfa.n_states < base.n_states:
-                    consider(inner.pdfa, f"relearned at {tolerance * m:g}")
+                    consider(inner.pdfa, f"{name}relearned at {at * m:g}")
 
+    for g in context_models:  # the n-gram contexts with the teacher's distributions
+        if out_of_time():
+            break
+        consider(g, str(g.extra["name"]))
+        merged(g, CONTEXT_MERGE, relearn=False, name=f"{g.extra['name']} ")
+
+    order: list[Word] = []
+    reps: list[int] = []
     while True:
         rounds += 1
         # ---- close and make consistent (Weiss et al. 2019, Sec. 4: t-closed, t-consistent)
         while True:
-            order = _shortlex(prefixes)
-            ext = [p + (a,) for p in order for a in range(k)]
+            new_order = _shortlex(prefixes)
+            new_ext = [p + (a,) for p in new_order for a in range(k)]
+            if order and out_of_time(table.predict(new_order + new_ext)):
+                # the table cannot grow in time: the rows asked so far make the hypothesis
+                prefixes[:] = list(order)
+                in_p = set(order)
+                stop_reason = f"time limit ({time_limit:g} s): the next table fill would not end"
+                break
+            order, ext = new_order, new_ext
             table.add_words(order + ext)
             reps, assign = _cluster(dists.get(order, order), tolerance)  # positions in order
             ext_rows = scale(table.flat(ext))
@@ -384,14 +617,16 @@ def wlstar(
             unclosed = [w for w, d in zip(ext, ext_d, strict=True)
                         if d > tolerance and prob[w] >= min_probability]
             if unclosed:
+                if max_states is not None and len(reps) + len(set(unclosed)) > max_states:
+                    stop_reason = f"reached the state cap ({max_states})"
+                    break
                 for w in unclosed:
                     if w not in in_p:
                         in_p.add(w)
                         prefixes.append(w)
-                if max_states is not None and len(reps) + len(set(unclosed)) > max_states:
-                    stop_reason = f"reached the state cap ({max_states})"
-                    break
                 if out_of_time():
+                    prefixes[:] = list(order)
+                    in_p = set(order)
                     break
                 continue
             ext_cl = ext_cl.reshape(len(order), k)
@@ -411,7 +646,11 @@ def wlstar(
                             new_suffixes.append((int(a),) + s)
             if not new_suffixes:
                 break
+            if out_of_time(table.predict(suffixes=new_suffixes)):
+                stop_reason = f"time limit ({time_limit:g} s): the next table fill would not end"
+                break
             table.add_suffixes(new_suffixes)
+            reps, assign = _cluster(dists.get(order, order), tolerance)
             if out_of_time():
                 break
         # ---- the hypothesis: one state per representative
@@ -430,7 +669,9 @@ def wlstar(
             progress({"round": rounds, "hypothesis_states": n, "prefixes": len(prefixes),
                       "suffixes": len(table.suffixes), "table_cells": table.cells,
                       "tolerance": tolerance, "seconds": time.perf_counter() - t0})
-        if stop_reason or out_of_time():
+        half = n_words // 2
+        check_cost = plan.seconds(n_words, sample=0.5)
+        if stop_reason or out_of_time(check_cost):
             stop_reason = stop_reason or f"time limit ({time_limit:g} s) reached"
             if trial is not None:
                 ends.append(trial)
@@ -438,8 +679,7 @@ def wlstar(
             merged(hyp)
             break
         # ---- equivalence check by sampling (counterexamples: prefixes differing by > t)
-        half = check_words // 2
-        sample = hyp.sample(check_words - half if can_sample else check_words, rng, max_length)
+        sample = hyp.sample(n_words - half if can_sample else n_words, rng, max_length)
         if can_sample:
             sample += teacher.sample(half, rng, max_length)  # type: ignore[attr-defined]
         got = scale(teacher.prefix_distributions(sample))
@@ -471,7 +711,10 @@ def wlstar(
         merged(hyp)
         if adaptive:
             assert trial is not None and target is not None
-            if max(trial.wer, 1.0 - trial.ndcg) <= target:
+            # the target, and the hypothesis this tolerance ended with no worse than the
+            # best n-gram (a flat model meets a target that reads near-ties at once)
+            if trial.target_error() <= target and curve is not None and \
+                    trial.log_loss <= curve.bar():
                 break
             if tolerance * shrink < min_tolerance:
                 stop_reason = (f"the tolerance reached its floor ({min_tolerance:g}) before "
@@ -488,18 +731,29 @@ def wlstar(
     assert hyp is not None
     last_states = hyp.n_states
     kept: Trial | None = None
+    choice = None
     if curve is not None:
-        kept = curve.select(select)
-        hyp, tolerance = curve.model(kept), kept.tolerance
+        choice = curve.choose(select, max_states=max_states, max_numbers=max_numbers)
+        kept = choice.trial
+        hyp = curve.model(kept)
+        tolerance = kept.tolerance if not kept.baseline else tolerance
         if adaptive:
             assert target is not None
-            finished = max(kept.wer, 1.0 - kept.ndcg) <= target
+            finished = kept.target_error() <= target and not choice.beaten
     else:
         hyp = fitted(hyp)
+    outside_token = getattr(teacher, "outside_token", None)
+    best_model = None if curve is None else curve.model(curve.best())
+    if fit is not None and fit_lost is not None:  # a sub-stochastic PDFA: the mass kept
+        hyp = hyp.fit_lost(fit[0], fit_lost, min_count=5, outside_token=outside_token)
+        if best_model is not None:
+            best_model = best_model.fit_lost(fit[0], fit_lost, min_count=5,
+                                             outside_token=outside_token)
     seconds = time.perf_counter() - t0
     stats: dict[str, Any] = {
         "rounds": rounds,
         "states": hyp.n_states,
+        "finished": finished,
         "tolerance": tolerance,
         "distance": distance,
         "weighted": weighted,
@@ -513,43 +767,85 @@ def wlstar(
         "checked_prefixes": checked_prefixes,
         "seconds": round(seconds, 3),
     }
+    if time_limit is not None:
+        stats["time_limit"] = time_limit
+    if plan.pilot:
+        stats["sampling"] = plan.to_dict()
+        if getattr(teacher, "sampling_path", ""):
+            stats["sampling"]["path"] = teacher.sampling_path  # type: ignore[attr-defined]
     if target is not None:
         stats["target"] = target
-    if curve is not None and kept is not None:
-        best = curve.best()
+        stats["near_tie"] = near_tie
+    if fit_lost is not None:
+        stats["outside_mass"] = round(float(np.mean(fit_lost)), 6)
+    if max_numbers is not None:
+        stats["max_numbers"] = max_numbers
+    if curve is not None and kept is not None and choice is not None:
+        best = choice.best
         stats["held_out"] = {"sequences": len(curve.held.words),
                              "prefixes": curve.held.prefixes,
                              "log_loss": round(kept.log_loss, 6), "kl": round(kept.kl, 6),
-                             "wer": round(kept.wer, 6), "ndcg": round(kept.ndcg, 6),
+                             "wer": round(kept.wer, 6),
+                             "wer_beyond_ties": round(kept.wer_ties, 6),
+                             "ndcg": round(kept.ndcg, 6),
                              "best_states": best.states,
                              "best_log_loss": round(best.log_loss, 6),
-                             "hypotheses_scored": len(curve.trials),
+                             "hypotheses_scored": sum(not t.baseline for t in curve.trials),
                              "last_states": last_states}
+        if choice.baseline is not None or baseline_stats:
+            bar = min((t for t in curve.trials if t.baseline),
+                      key=lambda t: t.log_loss, default=None)
+            stats["baselines"] = baseline_stats
+            if bar is not None:
+                stats["held_out"]["best_ngram"] = bar.how.split(" ")[0]
+                stats["held_out"]["best_ngram_log_loss"] = round(bar.log_loss, 6)
         stats["tolerances"] = [t.to_dict() for t in ends]
         sizes_seen: dict[int, float] = {}
         for t in curve.trials:
-            sizes_seen[t.states] = min(sizes_seen.get(t.states, np.inf), t.log_loss)
+            if not t.baseline:
+                sizes_seen[t.states] = min(sizes_seen.get(t.states, np.inf), t.log_loss)
         stats["curve"] = [[s, round(v, 6)] for s, v in sorted(sizes_seen.items())]
-        how = ("the smallest of the hypotheses whose held-out log-loss cannot be told apart "
-               f"from the best ({best.states} states, {best.log_loss:.4f} nats per symbol)"
-               if select == "occam" and kept.index != best.index else
-               "the most faithful hypothesis")
+        bar_t = min((t for t in curve.trials if t.baseline), key=lambda t: t.log_loss,
+                    default=None)
+        bar = ("" if bar_t is None else
+               f"the best n-gram ({bar_t.how.split(' ')[0]}, {bar_t.log_loss:.4f} nats per "
+               "symbol)")
+        if kept.baseline:
+            how = (f"no hypothesis reached {bar} (the best hypothesis: {best.states} states, "
+                   f"{best.log_loss:.4f}): kept the better of the two, the "
+                   f"{kept.how.split(' ')[0]} model")
+        elif choice.beaten:
+            how = f"no hypothesis reached {bar}: kept the better of the two, the best hypothesis"
+        elif select == "occam" and kept.index != best.index:
+            how = ("the smallest of the hypotheses whose held-out log-loss cannot be told "
+                   f"apart from the best ({best.states} states, {best.log_loss:.4f} nats per "
+                   "symbol)" + (f" and is no worse than {bar}, by at least half the best's "
+                                "gain over it" if bar else ""))
+        else:
+            how = "the most faithful hypothesis" + (f" (no worse than {bar})" if bar else "")
         message = (f"kept {how}: {kept.states} states, log-loss {kept.log_loss:.4f}, KL to "
-                   f"the teacher {kept.kl:.4f} nats per symbol, WER {kept.wer:.2%}, NDCG@5 "
+                   f"the teacher {kept.kl:.4f} nats per symbol, WER {kept.wer:.2%} "
+                   f"({kept.wer_ties:.2%} beyond near-ties), NDCG@5 "
                    f"{kept.ndcg:.4f} against its predictions on {len(curve.held.words):,} "
                    f"held-out samples ({curve.held.prefixes:,} prefixes; "
-                   f"{len(curve.trials)} hypotheses scored)")
+                   f"{sum(not t.baseline for t in curve.trials)} hypotheses scored)")
         if adaptive:
             message = (f"{'within' if finished else 'NOT within'} the target {target:g}; "
                        + message + f"; {len(ends)} tolerance(s) tried"
                        + (f"; stopped: {stop_reason}" if stop_reason and not finished else "")
-                       + _near_tie_note(kept.differing, kept.at_near_ties, finished))
+                       + _near_tie_note(kept.differing, kept.at_near_ties, finished,
+                                        curve.report_tie))
         elif finished:
             message = (f"the last check: {last_bad:,} of {last_prefixes:,} prefixes of "
                        f"{last_words:,} sampled words differ by more than {tolerance:g}; "
                        + message)
         else:
             message = f"stopped unfinished: {stop_reason}; " + message
+        if fit_lost is not None:
+            message += (f"; each state keeps the teacher's mass outside the alphabet "
+                        f"({float(np.mean(fit_lost)):.2%} on average)")
+        if plan.note:
+            message += f"; {plan.note}"
         message += "; a sampled check, not a proof"
     elif finished:
         message = (f"{last_bad:,} of {last_prefixes:,} prefixes of the last {last_words:,} "
@@ -557,8 +853,8 @@ def wlstar(
                    f"{max_error_rate:.2%}; a sampled check, not a proof)")
     else:
         message = f"stopped unfinished: {stop_reason}; the last hypothesis was kept"
+    stats["finished"] = finished
     pdfa = hyp.with_extra(stats=stats)
     tried = [] if curve is None else [(ends[i].tolerance, curve.model(ends[i]))
                                        for i in range(len(ends)) if ends[i].index in curve.front]
-    faithful = None if curve is None else curve.model(curve.best())
-    return PDFAExtraction(pdfa, "wlstar", finished, message, stats, sizes, tried, faithful)
+    return PDFAExtraction(pdfa, "wlstar", finished, message, stats, sizes, tried, best_model)

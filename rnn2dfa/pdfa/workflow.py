@@ -44,11 +44,13 @@ def load_source(source: str) -> Source:
         if json_text or is_pdfa_file(source):  # the loader names what is wrong with it
             p = load_pdfa(source)
             return Source(p, {"language": p.extra.get("name")}, "PDFA file", p, source)
+        from rnn2dfa.models.device import default_device, place
         from rnn2dfa.models.io import load_model
         from rnn2dfa.models.lm import RNNLanguageModel
         from rnn2dfa.pdfa.teacher import NetworkLM
 
         model, meta = load_model(source)
+        model = place(model, default_device())  # where the caller asked networks to go
         if not isinstance(model, RNNLanguageModel):
             raise InputError("a classifier, not a language model (train one with the "
                              "language-model objective)", path=source)
@@ -180,9 +182,10 @@ def expected_length_bounded(p: Any, steps: int | None = None) -> float | None:
     return total if float(x.sum()) < 1e-9 else None
 
 
-def check_ends(p: Any, source: str | None) -> None:
+def check_ends(p: Any, source: str | None, param: str | None = "truth") -> None:
     """Refuse a PDFA whose words hardly ever end (expected length beyond the bound, or not
-    determined within the bounded steps): sums over its words would not end."""
+    determined within the bounded steps): sums over its words would not end, and samples
+    would all be cut. `param`: the parameter that named it (None: a positional source)."""
     mean = expected_length_bounded(p)
     if mean is None or mean > limits.PDFA_MAX_EXPECTED_LENGTH:
         what = (f"its expected word length is {mean:,.0f}" if mean is not None else
@@ -190,7 +193,7 @@ def check_ends(p: Any, source: str | None) -> None:
         raise InputError(f"a PDFA whose words hardly ever end ({what}; the limit is "
                          f"{limits.PDFA_MAX_EXPECTED_LENGTH:,})",
                          path=source if source and os.path.exists(source) else None,
-                         param="truth")
+                         param=param)
 
 
 def check_random_pdfa(states: int, symbols: int) -> None:
