@@ -7,7 +7,6 @@ and the language registry in rnn2dfa.languages.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
@@ -16,11 +15,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from rnn2dfa import __version__
+from rnn2dfa.atomic import check_writable, keep_existing, may_replace
 from rnn2dfa.automata import DFA, load_dfa, save_dfa
 from rnn2dfa.automata.io import dfa_to_dict, dumps
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.automata.machine_io import is_machine_file
-from rnn2dfa.errors import InputError, check_alphabets
+from rnn2dfa.errors import InputError, check_alphabets, shown_symbols
+from rnn2dfa.errors import shown as quoted
 from rnn2dfa.words import format_word
 from rnn2dfa_cli.common import (
     EXIT_FAIL,
@@ -37,9 +38,10 @@ STDOUT = "-"
 
 
 def _check_output(path: str) -> None:
-    """Refuse an output path that names a folder before any work is done."""
-    if path != STDOUT and Path(path).is_dir():
-        raise InputError("is a folder; give a file name for the output DFA", path=path)
+    """Refuse an output path before any work is done: a folder, a missing folder, a
+    read-only file (`atomic.check_writable`)."""
+    if path != STDOUT:
+        check_writable(path, "the output DFA")
 
 
 def _write_dfa(dfa: DFA, path: str) -> None:
@@ -146,7 +148,7 @@ def truth_cmd(name: str, output: str | None, max_length: int | None, as_json: bo
 
     \b
     Examples:
-      rnn2dfa truth tomita3                      # writes tomita3.json
+      rnn2dfa truth tomita3                      # writes tomita3.json (when new)
       rnn2dfa truth tomita3 -o truth.json
       rnn2dfa truth anbn --max-length 20 -o anbn20.json
       rnn2dfa truth parity -o - | head           # the file on stdout
@@ -158,6 +160,9 @@ def truth_cmd(name: str, output: str | None, max_length: int | None, as_json: bo
 
     lang = get_language(name)
     path = output if output is not None else f"{lang.name}.json"
+    if output is None:  # a name the user did not give: written only while new
+        keep_existing(path, f"the default output of `truth {lang.name}`; name it with -o to "
+                            "replace it")
     _check_json_target(path, as_json)
     _check_output(path)
     with options_for(max_length="--max-length N"):
@@ -190,8 +195,8 @@ def truth_cmd(name: str, output: str | None, max_length: int | None, as_json: bo
         )
         return
     where = "stdout" if to_stdout else path
-    symbols = ", ".join(dfa.alphabet)
-    msg = f"wrote {where}: {lang.name}, {dfa.n_states} states (minimal), alphabet {{{symbols}}}"
+    msg = (f"wrote {where}: {lang.name}, {dfa.n_states} states (minimal), alphabet "
+           f"{shown_symbols(dfa.alphabet)}")
     if bound is not None:
         msg += f"; {lang.name} is not regular: this DFA is exact only up to length {bound}"
     _say(msg, to_stdout)
@@ -255,7 +260,7 @@ def show_cmd(dfa_file: str, limit: int, as_json: bool) -> None:
         return
     name = dfa.extra.get("name")
     out.print(f"[bold]{escape(dfa_file)}[/bold]" + (f"  ({escape(str(name))})" if name else ""))
-    _say(f"alphabet:  {{{', '.join(dfa.alphabet)}}}")
+    _say(f"alphabet:  {shown_symbols(dfa.alphabet)}")
     minimal = (
         "minimal"
         if minimal_states == dfa.n_states
@@ -305,6 +310,7 @@ def minimize_cmd(dfa_file: str, output: str, as_json: bool) -> None:
     """
     _check_json_target(output, as_json)
     _check_output(output)
+    may_replace(dfa_file)  # IN -o IN: the minimal automaton replaces it (read whole first)
     if is_machine_file(dfa_file):
         return _minimize_machine(dfa_file, output, as_json)
     dfa = load_dfa(dfa_file)
@@ -431,14 +437,15 @@ def _show_machine(path: str, limit: int, as_json: bool) -> None:
     out.print(f"[bold]{escape(path)}[/bold]" + (f"  ({escape(str(name))})" if name else ""))
     per = "state" if m.kind == "moore" else "transition"
     _say(f"kind:      {m.kind} (one output per {per})")
-    _say(f"alphabet:  {{{', '.join(m.alphabet)}}}")
+    _say(f"alphabet:  {shown_symbols(m.alphabet)}")
     minimal = ("minimal" if minimal_states == m.n_states
                else f"not minimal: {minimal_states} states suffice")
     unreach = "" if reachable == m.n_states else f", {m.n_states - reachable} unreachable"
     _say(f"states:    {m.n_states} ({minimal}{unreach})")
     _say(f"start:     {m.start}")
     shown = list(counts.items())
-    text = ", ".join(f"{o!r} {c:,}" for o, c in shown[:30]) + (" ..." if len(shown) > 30 else "")
+    text = ", ".join(f"{quoted(o)} {c:,}" for o, c in shown[:30]) + (
+        " ..." if len(shown) > 30 else "")
     _say(f"outputs:   {m.n_outputs} ({per}s emitting each: {text})")
     table = Table(title="transitions" if m.kind == "moore" else "target / output")
     table.add_column("state", justify="right")

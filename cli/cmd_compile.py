@@ -77,6 +77,9 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
 
     if os.path.isdir(output):
         raise InputError("is a folder, cannot write the model there", path=output)
+    from rnn2dfa.atomic import check_writable
+
+    check_writable(output, "the compiled network")  # read-only, missing folder: before work
     from rnn2dfa.automata import machine_io
     from rnn2dfa.turing.machine import file_format
 

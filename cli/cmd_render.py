@@ -6,7 +6,11 @@ from __future__ import annotations
 import click
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.limits import MAX_DRAWN_STATES, RENDER_SECONDS
 from rnn2dfa_cli.common import EXIT_FAIL, emit_json, json_option, options_for, out
+
+#: What an existing DOT file beside the picture is, when the picture was asked for.
+_FALLBACK = "the DOT text written beside a picture that cannot be drawn"
 
 
 @click.command("render")
@@ -24,9 +28,11 @@ from rnn2dfa_cli.common import EXIT_FAIL, emit_json, json_option, options_for, o
 @click.option("--no-minimize", is_flag=True,
               help="Draw the states as in the file (default: minimize and number canonically).")
 @click.option("--title", metavar="TEXT", help="A caption under the drawing.")
-@click.option("--max-states", type=click.IntRange(1), default=100, show_default=True,
+@click.option("--max-states", type=click.IntRange(1, MAX_DRAWN_STATES), default=100,
+              show_default=True,
               help="Draw SVG/PNG only up to this many states (Graphviz slows down badly "
-                   "beyond; the DOT file is written instead).")
+                   f"beyond; the DOT file is written instead; at most {MAX_DRAWN_STATES:,}, "
+                   f"and Graphviz gets {RENDER_SECONDS:g} s at most).")
 @click.option("--edges", "edges", metavar="N|all", default=None,
               help="A PDFA file: how many edges each state keeps, the most probable first "
                    "(default: all up to 20 states; past that the 2 strongest, so that the "
@@ -67,9 +73,11 @@ def render_cmd(
     probable edges are drawn (a note counts the others; --edges all draws every one).
 
     SVG, PNG and PDF need Graphviz's `dot` program. Without it (or past --max-states, or
-    when `dot` fails) the DOT file is written next to the requested path, the message
-    says why and what to do (e.g. how to install Graphviz), and the exit code is 1:
-    the picture asked for was not made.
+    when `dot` fails or runs past its time) the DOT file is written next to the requested
+    path, the message says why and what to do (e.g. how to install Graphviz), and the exit
+    code is 1: the picture asked for was not made. An existing DOT file there is never
+    replaced (only -o FILE.dot names it): the DOT text is then not written, and the message
+    says so.
     """
     from rnn2dfa.pdfa.io import is_pdfa_file
 
@@ -90,6 +98,10 @@ def render_cmd(
 
     with options_for(fmt="--format"):
         fmt = output_format(output, fmt)
+    from rnn2dfa.atomic import check_writable
+
+    check_writable(output, "the drawing")  # a read-only file or a missing folder: before work
+    dot_path = _fallback_path(output, fmt)
     if edges is not None:
         raise InputError("--edges goes with a PDFA file: a DFA's or machine's every edge is "
                          "part of what it computes, so all are drawn", path=dfa_file)
@@ -109,7 +121,15 @@ def render_cmd(
         drawing = draw_dfa(dfa, show_sink=show_sink, word=parsed, minimize=not no_minimize,
                            title=title)
     try:
-        write_drawing(drawing, output, fmt, max_states=max_states)
+        write_drawing(drawing, output, fmt, max_states=max_states, timeout=RENDER_SECONDS)
+    except InputError as exc:
+        if dot_path is None or exc.path != dot_path:
+            raise
+        why = _not_drawn(drawing, max_states)
+        click.echo(f"rnn2dfa: {output} was not drawn ({why}), and the DOT text was not "
+                   f"written: {dot_path} exists and is not replaced (-o {dot_path} writes it "
+                   "there)", err=True)
+        click.get_current_context().exit(EXIT_FAIL)
     except RenderError as exc:
         hint = None
         if isinstance(exc, DrawingTooLarge):
@@ -140,6 +160,41 @@ def render_cmd(
         emit_json(info)
         return
     out.print(", ".join(parts), soft_wrap=True, markup=False)
+
+
+def _fallback_path(output: str, fmt: str) -> str | None:
+    """The DOT file written beside a picture that cannot be drawn, when one exists already:
+    kept (`atomic.keep_existing`: written only while new). None when nothing is kept."""
+    import os
+    from pathlib import Path
+
+    from rnn2dfa.atomic import keep_existing
+
+    if fmt == "dot":
+        return None
+    dot_path = str(Path(output).with_suffix(".dot"))
+    if not os.path.lexists(dot_path):
+        keep_existing(dot_path, _FALLBACK)  # (a file made meanwhile is kept too)
+        return dot_path
+    try:
+        if os.path.exists(output) and os.path.samefile(output, dot_path):
+            return None
+    except OSError:
+        pass
+    keep_existing(dot_path, _FALLBACK)
+    return dot_path
+
+
+def _not_drawn(drawing: object, max_states: int) -> str:
+    """Why the picture was not made, when the fallback could not say it."""
+    import shutil
+
+    shown = len(getattr(drawing, "shown_states", ()))
+    if shutil.which("dot") is None:
+        return "the Graphviz 'dot' program is not installed"
+    if shown > max_states:
+        return f"{shown} states are more than --max-states {max_states}"
+    return "Graphviz 'dot' failed or ran past its time"
 
 
 COMMANDS: list[click.Command] = [render_cmd]

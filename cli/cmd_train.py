@@ -18,6 +18,7 @@ from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
 from rnn2dfa.limits import MAX_TURING_STEPS, MAX_WORD_SYMBOLS
 from rnn2dfa.models.cells import ALL_CELLS
+from rnn2dfa.models.device import default_device
 from rnn2dfa.train.config import TrainConfig
 from rnn2dfa.train.labels import LABEL_MAX_LENGTH, LABEL_TASKS, PUMP_FACTOR, VAL_FACTOR
 from rnn2dfa.train.predict import PREDICT_MAX_LENGTH, resolve_objective
@@ -34,6 +35,7 @@ from rnn2dfa_cli.common import (
     seed_option,
     threads,
 )
+from rnn2dfa_cli.device_option import device_option
 from rnn2dfa_cli.turing_view import DEFAULT_MAX_STEPS, DEFAULT_TIME_LIMIT, LateProgress
 from rnn2dfa_cli.user_model import TIME_LIMIT_HELP, acceptor_option, user_model
 
@@ -67,6 +69,7 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
 
 
 @click.command("train")
+@device_option
 @click.option(
     "--language", "-l", metavar="NAME", help="A named language (see `rnn2dfa languages`)."
 )
@@ -321,6 +324,9 @@ def train_cmd(
     )
     trained_to = max_length if language is not None else None
     out.print(_length_table(s.accuracy_by_length, trained_to))
+    if getattr(s, "test_cut_at", None) is not None:
+        out.print(f"test words of length {s.test_cut_at} and longer not measured: the time "
+                  "limit had passed")
     _wrote(output, warning)
 
 
@@ -355,6 +361,7 @@ def _config(ctx: click.Context, max_length: int) -> TrainConfig:
         lr=p["lr"],
         batch_size=p["batch_size"],
         threads=threads(),  # the global --threads (the library's default is 1)
+        device=str(default_device()),  # --device
     )
 
 
@@ -627,6 +634,7 @@ def _batched_logits(model: Any, words: list[tuple[int, ...]], time_limit: float 
 
 
 @click.command("classify")
+@device_option
 @click.argument("model_file", metavar="MODEL", type=click.Path(dir_okay=True))
 @click.argument("words", nargs=-1)
 @acceptor_option

@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import contextlib
+import errno
+import functools
 import importlib
 import json
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import click
 from rich.console import Console
 
+from rnn2dfa.atomic import output_scope, written_outputs
 from rnn2dfa.errors import InputError
 from rnn2dfa.fileio import json_default_or_str
 
@@ -37,6 +41,21 @@ def _has_surrogate(text: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+#: The longest error line printed: past it the middle is left out (a message that quotes a
+#: 100,000-symbol alphabet or word stays readable; our own longest hints, ~900 characters,
+#: stay whole).
+ERROR_LINE = 2000
+
+
+def one_line(text: str, limit: int = ERROR_LINE) -> str:
+    """An error message as one printable line: line breaks and tabs escaped (a symbol with a
+    newline cannot split it), control characters escaped, the middle left out past `limit`."""
+    from rnn2dfa.errors import cut_middle
+
+    flat = text.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+    return printable(cut_middle(flat, limit))
 
 
 class SafeConsole(Console):
@@ -149,17 +168,45 @@ class Rnn2dfaGroup(click.Group):
 
     def add_command(self, cmd: click.Command, name: str | None = None) -> None:
         """Add a command; its float options refuse NaN and infinities (click's ranges let
-        NaN through: every comparison with it is false)."""
+        NaN through: every comparison with it is false), and its outputs are checked
+        against its inputs before it runs (`refuse_output_as_input`)."""
         for param in cmd.params:
             if isinstance(param.type, click.FloatRange | click.types.FloatParamType) and not \
                     isinstance(param.type, FiniteFloat):
                 param.type = FiniteFloat.like(param.type)
+        if cmd.callback is not None and not getattr(cmd.callback, "_paths_checked", False):
+            cmd.callback = _checking_paths(cmd, cmd.callback)
         super().add_command(cmd, name)
 
     def invoke(self, ctx: click.Context) -> Any:
-        as_json = _wants_json([*ctx._protected_args, *ctx.args])
+        args = [*ctx._protected_args, *ctx.args]
+        as_json = _wants_json(args)
+        hard_stop = any(a == "--acceptor" or a.startswith("--acceptor=") for a in args)
+        if hard_stop:
+            _install_hard_stop(as_json)
         try:
-            return super().invoke(ctx)
+            with output_scope(), _json_stdout(as_json):
+                return self._invoke(ctx, as_json)
+        finally:
+            if hard_stop and not KEEP_REDIRECT:  # in-process callers (tests): no watchdog
+                from rnn2dfa.models import user_code  # left behind for later library calls
+
+                user_code.set_hard_stop(None)
+
+    def _invoke(self, ctx: click.Context, as_json: bool) -> Any:
+        try:
+            if sys.stdout is None:  # started with stdout closed (>&-)
+                raise InputError("stdout is closed: nothing could show the result (redirect "
+                                 "it, e.g. >/dev/null, instead of closing it)")
+            exit_with = None
+            try:
+                result = super().invoke(ctx)
+            except click.exceptions.Exit as exc:
+                exit_with = exc
+            _flush_stdout()  # a full stdout fails here, not at the interpreter's exit
+            if exit_with is not None:
+                raise exit_with
+            return result
         except InputError as exc:
             if ctx.params.get("debug") and exc.__cause__ is not None:
                 # the user's own traceback (their function, their trusted model's code)
@@ -167,19 +214,26 @@ class Rnn2dfaGroup(click.Group):
 
                 cause = exc.__cause__
                 click.echo("".join(traceback.format_exception(cause)).rstrip(), err=True)
-            click.echo(printable(f"rnn2dfa: error: {exc}"), err=True)
-            if as_json:
-                emit_json({"error": exc.message, "file": exc.path,
-                           "type": type(exc).__name__})
+            click.echo(one_line(f"rnn2dfa: error: {exc}"), err=True)
+            if as_json and sys.stdout is not None:
+                _emit_or_fail({"error": exc.message, "file": exc.path,
+                               "type": type(exc).__name__})
             ctx.exit(EXIT_BAD_INPUT)
         except click.UsageError as exc:
             if as_json:
-                emit_json({"error": exc.format_message(), "file": None,
-                           "type": "UsageError"})
+                _emit_or_fail({"error": exc.format_message(), "file": None,
+                               "type": "UsageError"})
             raise
         except KeyboardInterrupt as exc:
-            click.echo("rnn2dfa: interrupted; no partial output was written", err=True)
+            click.echo(f"rnn2dfa: {interrupted_text()}", err=True)
             ctx.exit(interrupt_status(exc))
+        except OSError as exc:
+            if exc.errno not in _STDOUT_FAILURES:
+                raise
+            _silence_stdout()
+            click.echo(f"rnn2dfa: error: cannot write to stdout: {exc.strerror or exc}",
+                       err=True)
+            ctx.exit(EXIT_BAD_INPUT)
         except (MemoryError, RuntimeError) as exc:
             if not out_of_memory(exc):
                 raise
@@ -188,8 +242,193 @@ class Rnn2dfaGroup(click.Group):
                        "where more memory is free)")
             click.echo(f"rnn2dfa: error: {message}", err=True)
             if as_json:
-                emit_json({"error": message, "file": None, "type": "MemoryError"})
+                _emit_or_fail({"error": message, "file": None, "type": "MemoryError"})
             ctx.exit(EXIT_BAD_INPUT)
+
+
+def _install_hard_stop(as_json: bool) -> None:
+    """With --acceptor: a call into the user's code that overruns --time-limit and cannot be
+    interrupted (it blocks SIGALRM) ends the process with the one-line error, exit 2."""
+    from rnn2dfa.models import user_code
+
+    def stop(error: InputError) -> None:
+        with contextlib.suppress(Exception):
+            click.echo(one_line(f"rnn2dfa: error: {error}"), err=True)
+            if as_json:
+                emit_json({"error": error.message, "file": error.path,
+                           "type": type(error).__name__})
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        user_code.exit_now(EXIT_BAD_INPUT)
+
+    user_code.set_hard_stop(stop)
+
+
+def interrupted_text() -> str:
+    """What an interrupt left behind: nothing, or the outputs already complete in place."""
+    done = written_outputs()
+    if not done:
+        return "interrupted; no partial output was written"
+    names = ", ".join(done[:5]) + (f" and {len(done) - 5} more" if len(done) > 5 else "")
+    return (f"interrupted after writing {names} (complete and new); nothing else was "
+            "written")
+
+
+#: errno values of a stdout that cannot take the output: full disk or quota, closed.
+#: (A closed pipe, EPIPE, is click's: `rnn2dfa languages | head` ends quietly.)
+_STDOUT_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EBADF, errno.EFBIG})
+
+
+def _flush_stdout() -> None:
+    for stream in (_JSON_OUT, sys.stdout):
+        if stream is not None:
+            stream.flush()
+
+
+def _silence_stdout() -> None:
+    """After stdout failed: point fd 1 at /dev/null, so that what is still buffered does
+    not fail again (with a traceback) when the interpreter exits."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        for stream in (sys.stdout, sys.__stdout__, _JSON_OUT):
+            with contextlib.suppress(Exception):
+                fd = stream.fileno() if stream is not None else -1
+                if fd >= 0 and fd != 2 and stream is not sys.stderr:
+                    os.dup2(null, fd)
+    finally:
+        os.close(null)
+
+
+def _emit_or_fail(obj: Any) -> None:
+    """emit_json for the error document; a stdout that cannot take it is left alone (the
+    error line on stderr said what happened)."""
+    try:
+        emit_json(obj)
+    except (OSError, InputError):
+        _silence_stdout()
+
+
+# --- --json: stdout holds the one JSON document --------------------------------------------
+#: Where `emit_json` writes while a --json command runs (stdout as it was at the start);
+#: None outside one.
+_JSON_OUT: IO[str] | None = None
+#: Set by `main()`: the process ends with the command, so stdout stays redirected to its end
+#: (a thread the user's code left running prints to stderr, not after the document).
+KEEP_REDIRECT = False
+
+
+@contextlib.contextmanager
+def _json_stdout(as_json: bool) -> Iterator[None]:
+    """While a --json command runs, everything but its document goes to stderr: sys.stdout
+    is stderr (print() in the user's --acceptor code, its threads), and so is file
+    descriptor 1 (its C code, child processes); `emit_json` writes to the real stdout."""
+    global _JSON_OUT
+    if not as_json or sys.stdout is None:
+        yield
+        return
+    original = sys.stdout
+    saved_fd = None
+    doc: IO[str] = original
+    try:
+        fd = original.fileno()
+    except (OSError, ValueError, AttributeError):  # (io.UnsupportedOperation: both)
+        fd = -1
+    if fd == 1:
+        with contextlib.suppress(OSError, ValueError):
+            original.flush()
+        try:
+            saved_fd = os.dup(1)
+            os.dup2(2, 1)
+            doc = open(saved_fd, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+        except OSError:
+            if saved_fd is not None:
+                os.close(saved_fd)
+            saved_fd = None
+            doc = original
+    outer, _JSON_OUT = _JSON_OUT, doc
+    sys.stdout = sys.stderr
+    try:
+        yield
+    finally:
+        _JSON_OUT = outer
+        with contextlib.suppress(OSError, ValueError):
+            doc.flush()
+        if not KEEP_REDIRECT:
+            sys.stdout = original
+            if saved_fd is not None:
+                with contextlib.suppress(OSError):
+                    sys.stderr.flush()
+                    os.dup2(saved_fd, 1)
+        if saved_fd is not None and doc is not original:
+            with contextlib.suppress(OSError, ValueError):
+                doc.close()
+            if not KEEP_REDIRECT:
+                with contextlib.suppress(OSError):
+                    os.close(saved_fd)
+
+
+# --- outputs that are inputs ----------------------------------------------------------------
+#: Parameters that name where a command writes (a file or a folder).
+OUTPUT_PARAMS = ("output", "output_file", "old_output_file", "outdir", "plot", "plot_file")
+#: Commands whose output may be their input by design (`minimize IN -o IN`).
+IN_PLACE_COMMANDS = frozenset({"minimize"})
+
+
+def _checking_paths(cmd: click.Command, callback: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(callback)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        if cmd.name not in IN_PLACE_COMMANDS:
+            refuse_output_as_input(cmd, kwargs)
+        return callback(*args, **kwargs)
+
+    run._paths_checked = True  # type: ignore[attr-defined]
+    return run
+
+
+def _input_paths(value: Any, name: str) -> list[str]:
+    """The paths a parameter's value may name (an --acceptor's module file too)."""
+    values = value if isinstance(value, list | tuple) else [value]
+    paths = []
+    for v in values:
+        if not isinstance(v, str | os.PathLike) or not str(v):
+            continue
+        text = str(v)
+        if name.startswith("acceptor") and ":" in text:
+            text = text.rpartition(":")[0]
+        paths.append(text)
+    return paths
+
+
+def refuse_output_as_input(cmd: click.Command, values: dict[str, Any]) -> None:
+    """Before a command runs: an output (-o, --plot) naming the same file as one of its
+    inputs (an argument or option naming an existing file) is refused in one line; the
+    writer would otherwise replace what the command reads (`extract m.pt -o m.pt`)."""
+    outputs = [(k, str(v)) for k, v in values.items()
+               if k in OUTPUT_PARAMS and isinstance(v, str) and v not in ("", "-")]
+    if not outputs:
+        return
+    names = {p.name: (p.opts[0] if isinstance(p, click.Option) else p.human_readable_name)
+             for p in cmd.params}
+    for out_name, out_path in outputs:
+        if not os.path.isfile(out_path):
+            continue
+        for key, value in values.items():
+            if key in OUTPUT_PARAMS:
+                continue
+            for path in _input_paths(value, key):
+                try:
+                    same = os.path.isfile(path) and os.path.samefile(path, out_path)
+                except (OSError, ValueError):
+                    same = False
+                if same:
+                    what = names.get(key, key)
+                    raise InputError(
+                        f"is also an input of this command ({what} {path}): writing "
+                        f"{names.get(out_name, out_name)} there would replace what is read; "
+                        "give another output file", path=out_path)
 
 
 class FiniteFloat(click.FloatRange):
@@ -222,9 +461,13 @@ def _wants_json(args: Sequence[str]) -> bool:
 
 
 def emit_json(obj: Any) -> None:
-    """Print a JSON document on stdout (the whole output of a command run with --json)."""
-    sys.stdout.write(json.dumps(obj, indent=2, default=json_default_or_str) + "\n")
-    sys.stdout.flush()
+    """Print a JSON document on stdout (the whole output of a command run with --json):
+    the real stdout, also while a --json command sends everything else to stderr."""
+    stream = _JSON_OUT if _JSON_OUT is not None else sys.stdout
+    if stream is None:
+        raise InputError("stdout is closed: the JSON document cannot be written")
+    stream.write(json.dumps(obj, indent=2, default=json_default_or_str) + "\n")
+    stream.flush()
 
 
 def json_option(f: F) -> F:
@@ -275,20 +518,46 @@ AUTOMATA_COMMANDS = frozenset(
 )
 
 
-def torch_threads_now() -> None:
-    """Import torch and give it the global `--threads` count: for the commands that run a
-    network; an automata command that meets one (pdfa-sample of a model file) calls it."""
+class ThreadsType(click.ParamType):
+    """`--threads`: a count from 1 to 256, or "auto"."""
+
+    name = "auto|N"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int | str:
+        if isinstance(value, int) or str(value).strip().lower() != "auto":
+            try:
+                n = int(value)
+            except (TypeError, ValueError):
+                self.fail(f"{value!r} is neither auto nor a whole number", param, ctx)
+            if not 1 <= n <= 256:
+                self.fail(f"{n} is not in the range 1<=x<=256", param, ctx)
+            return n
+        return "auto"
+
+
+def torch_threads_now(net: Any = None) -> None:
+    """Import torch and give it the global `--threads` setting: for the commands that run a
+    network (auto: timed on `net`, one thread without it); an automata command that meets
+    one (pdfa-sample of a model file) calls it."""
     import torch
 
-    torch.set_num_threads(threads())
+    setting = threads()
+    if setting == "auto":
+        from rnn2dfa.models.threads import resolve_threads
+
+        setting = 1 if net is None else resolve_threads("auto", net) or 1
+    torch.set_num_threads(int(setting))
 
 
-def threads() -> int:
-    """The global `--threads` count of the running command (1 outside a command)."""
+def threads() -> int | str:
+    """The global `--threads` setting of the running command: a count, or "auto" (1
+    outside a command)."""
     ctx = click.get_current_context(silent=True)
     if ctx is None:
         return 1
-    return int(ctx.find_root().params.get("threads") or 1)
+    value = ctx.find_root().params.get("threads")
+    return "auto" if value == "auto" else int(value or 1)
 
 
 # --- conventions shared by every command (docs/cli.md) ------------------------------------

@@ -7,9 +7,11 @@ import contextlib
 import click
 
 from rnn2dfa import __version__
+from rnn2dfa_cli import STOP_SIGNALS
 from rnn2dfa_cli.common import (
     AUTOMATA_COMMANDS,
     Rnn2dfaGroup,
+    ThreadsType,
     exit_on_interrupt,
     interrupt_status,
     raise_stopped,
@@ -42,12 +44,13 @@ COMMAND_MODULES = (
 @click.version_option(__version__, prog_name="rnn2dfa")
 @click.option(
     "--threads",
-    type=click.IntRange(1, 256),
-    default=1,
+    type=ThreadsType(),
+    default="auto",
     show_default=True,
     envvar="RNN2DFA_THREADS",
-    help="CPU threads for torch. Small recurrent networks run fastest on one "
-    "(env RNN2DFA_THREADS).",
+    help="CPU threads for torch: a count, or auto (one, or every core when that steps the "
+    "network faster, timed on it; one on 2 cores, where more only add waiting). A fixed "
+    "count makes training repeat exactly across machines (env RNN2DFA_THREADS).",
 )
 @click.option(
     "--debug",
@@ -56,7 +59,7 @@ COMMAND_MODULES = (
     help="On an error, also show the traceback of what caused it (your code's, when your "
     "--acceptor function or trusted model raised) (env RNN2DFA_DEBUG).",
 )
-def cli(threads: int, debug: bool) -> None:
+def cli(threads: int | str, debug: bool) -> None:
     """Train recurrent networks on formal languages, extract the automaton they implement,
     verify it against the ground truth and draw it.
 
@@ -73,14 +76,14 @@ def cli(threads: int, debug: bool) -> None:
     2 bad input (the message names the file and the problem).
     """
     # Automata-only commands never touch torch: importing it just to set its threads would
-    # cost them more than a second. For the others torch's threads are set here; train and
-    # verify also hand the count to the library (common.threads()), which would otherwise
-    # run on its own default of one thread.
+    # cost them more than a second. For the others torch's threads are set here (auto: one,
+    # until a command that loads a network times it); train, verify and extract also hand
+    # the setting to the library (common.threads()), which times "auto" on the network.
     if click.get_current_context().invoked_subcommand not in AUTOMATA_COMMANDS:
         with exit_on_interrupt():
             import torch
 
-        torch.set_num_threads(threads)
+        torch.set_num_threads(1 if threads == "auto" else int(threads))
 
 
 def main() -> None:
@@ -90,6 +93,9 @@ def main() -> None:
     # From here Ctrl-C raises KeyboardInterrupt again, and SIGTERM / SIGHUP raise its subclass
     # Stopped: the group handles both (exit 128 + signal, temporary files removed, sweep
     # workers stopped); before, cli/__init__.py's start-up handler answered them.
+    from rnn2dfa_cli import common
+
+    common.KEEP_REDIRECT = True  # the process ends with the command (see common._json_stdout)
     with contextlib.suppress(ValueError):  # not the main thread
         signal.signal(signal.SIGINT, signal.default_int_handler)
         for name in ("SIGTERM", "SIGHUP"):
@@ -97,10 +103,74 @@ def main() -> None:
                 signal.signal(getattr(signal, name), raise_stopped)
     try:
         cli(prog_name="rnn2dfa")
-    except KeyboardInterrupt as exc:
-        click.echo("rnn2dfa: interrupted; no partial output was written", err=True)
+    except KeyboardInterrupt as exc:  # after the command's own handler (the outputs it wrote)
+        _quiet_finalization()
+        click.echo(f"rnn2dfa: {common.interrupted_text()}", err=True)
         sys.exit(interrupt_status(exc))
+    except SystemExit as exc:
+        _quiet_finalization()
+        _end_despite_threads(exc)
+        raise
+
+
+def _quiet_finalization() -> None:
+    """The command is over, its outputs in place and its status known. The interpreter's
+    last steps put the default signal actions back: a Ctrl-C, SIGTERM or SIGHUP landing
+    then would end the process by the signal, without a word, as if the command had been
+    stopped. From the interpreter's exit handlers on (after its threads have ended, so a
+    hanging thread can still be stopped), they are ignored: the status is the command's.
+    (Ignored, not blocked: a blocked signal can still reach another thread, numpy's or
+    torch's, and the interpreter leaves an ignored one ignored.)"""
+    import atexit
+    import signal
+
+    def ignore() -> None:
+        for signum in STOP_SIGNALS:
+            with contextlib.suppress(ValueError, OSError):
+                signal.signal(signum, signal.SIG_IGN)
+
+    atexit.register(ignore)
+
+
+def _end_despite_threads(exc: SystemExit) -> None:
+    """The command is over: a thread the user's --acceptor code started and never ended
+    (not a daemon) would keep the interpreter from exiting, forever. End the process then,
+    with the command's status, once stdout and stderr are flushed."""
+    import sys
+    import threading
+
+    user_code = sys.modules.get("rnn2dfa.models.user_code")
+    if user_code is None or user_code._hard_stop is None:  # no --acceptor code ran
+        return
+    others = [t for t in threading.enumerate()
+              if t is not threading.main_thread() and not t.daemon and t.is_alive()]
+    if not others:
+        return
+    code = exc.code
+    status = 0 if code is None else code if isinstance(code, int) else 1
+    if isinstance(code, str):
+        click.echo(code, err=True)
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    user_code.exit_now(status)
+
+
+def _drop_working_folder() -> None:
+    """`python -m rnn2dfa_cli.main` puts the working folder first on the import path (the
+    installed `rnn2dfa` script does not): a `matplotlib.py` there would run when a plot is
+    drawn. The package is installed, so nothing of ours needs it; a user's `--acceptor`
+    module is found there while it is imported (`models.user_code`)."""
+    import os
+    import sys
+
+    if sys.flags.safe_path or not sys.path:
+        return
+    with contextlib.suppress(OSError):
+        if os.path.realpath(sys.path[0] or os.curdir) == os.path.realpath(os.getcwd()):
+            del sys.path[0]
 
 
 if __name__ == "__main__":
+    _drop_working_folder()
     main()

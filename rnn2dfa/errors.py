@@ -43,6 +43,61 @@ class ModelFileError(InputError):
     """A model file that cannot be loaded: corrupt, foreign, or of an unknown architecture."""
 
 
+#: The longest a value (a symbol, an output, a word) is shown in a message, and the longest
+#: list of them: past it the middle is left out, with the count of what was.
+SHOWN_VALUE = 200
+SHOWN_LIST = 300
+#: Characters that make a symbol ambiguous when shown bare in a list ({a, b}).
+_AMBIGUOUS = set(",{}[]()'\"\\ ") | {chr(c) for c in range(0x20)} | {"\x7f"}
+
+
+def cut_middle(text: str, limit: int, unit: str = "characters") -> str:
+    """`text` with its middle left out past `limit` characters (what was left out counted)."""
+    if len(text) <= limit:
+        return text
+    keep = max(limit - 40, 20)
+    head, tail = text[: keep * 2 // 3], text[len(text) - keep // 3 :]
+    return f"{head}…({len(text) - len(head) - len(tail):,} {unit} left out)…{tail}"
+
+
+def shown(value: object, limit: int = SHOWN_VALUE) -> str:
+    """A value for a one-line message: its repr (quoted, escapes visible: a comma or a
+    newline in a symbol cannot cut or break the message), shortened past `limit`."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a hostile __repr__
+        text = f"<{type(value).__name__}>"
+    return cut_middle(text, limit)
+
+
+def shown_symbol(symbol: str) -> str:
+    """A symbol bare when that cannot mislead (`a`, `10`), else quoted (`'a,b'`, `' '`)."""
+    if symbol and len(symbol) <= 40 and not _AMBIGUOUS.intersection(symbol) \
+            and symbol.isprintable():
+        return symbol
+    return shown(symbol)
+
+
+def shown_symbols(symbols: Sequence[str], limit: int = SHOWN_LIST) -> str:
+    """A set of symbols (or outputs) for a message, `{0, 1}`: each `shown_symbol`, the list
+    shortened past `limit` characters with the number left out ({a, b, …(99,990 more)…, z})."""
+    parts = [shown_symbol(str(s)) for s in symbols]
+    text = "{" + ", ".join(parts) + "}"
+    if len(text) <= limit:
+        return text
+    head: list[str] = []
+    size = 0
+    for part in parts[:-1]:
+        if size + len(part) > limit * 2 // 3:
+            break
+        head.append(part)
+        size += len(part) + 2
+    tail = parts[-1] if len(parts[-1]) <= limit // 3 else shown(parts[-1], limit // 3)
+    left = len(parts) - len(head) - 1
+    more = f"…({left:,} more)…, {tail}"
+    return "{" + ", ".join([*head, more]) + "}"
+
+
 def alphabets_differ(
     first: Sequence[str],
     first_name: str,
@@ -56,8 +111,8 @@ def alphabets_differ(
     `first_name` / `second_name` are noun phrases ("the DFA", "A.json", "the truth tomita3").
     """
     return AlphabetError(
-        f"alphabets differ: {{{', '.join(first)}}} of {first_name} versus "
-        f"{{{', '.join(second)}}} of {second_name}",
+        f"alphabets differ: {shown_symbols(first)} of {first_name} versus "
+        f"{shown_symbols(second)} of {second_name}",
         path=path,
     )
 

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Collection, Mapping, Sequence
+import re
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, is_dataclass
 from typing import Any, TypeVar
 
 import numpy as np
 
-from rnn2dfa.errors import InputError
-from rnn2dfa.limits import MAX_TEXT_BYTES, MAX_WORD_LIST_SYMBOLS, MAX_WORD_SYMBOLS, read_bounded
+from rnn2dfa.atomic import note_input
+from rnn2dfa.errors import InputError, shown
+from rnn2dfa.limits import (
+    MAX_DFA_TABLE,
+    MAX_TEXT_BYTES,
+    MAX_WORD_LIST_SYMBOLS,
+    MAX_WORD_SYMBOLS,
+    read_bounded,
+)
 from rnn2dfa.words import EMPTY_WORD_TEXT, Word, parse_word, single_char
 
 T = TypeVar("T")
@@ -27,6 +35,7 @@ def read_text(
     `error` is the class raised when the file exists but is not text.
     """
     path = str(path)
+    note_input(path)  # the command's output may not replace it
     try:
         data = read_bounded(path, kind, MAX_TEXT_BYTES)
     except InputError as exc:
@@ -93,29 +102,128 @@ def load_json_file(
     kind: str,
     error: type[InputError],
     from_text: Callable[..., T],
+    *,
+    from_data: Callable[..., T] | None = None,
+    max_commas: int | None = None,
 ) -> T:
     """Read a JSON file format (DFA, PDFA, weighted automaton, Turing machine): the text
-    through `read_text`, an empty file as one line, then `from_text(text, source=path)`."""
+    through `read_text`, an empty file as one line, then `from_text(text, source=path)`.
+
+    A reader that can take the parsed object (`from_data(data, source=path)`) gets the one
+    `json_document` parsed already when the command sniffed the file's format (the same
+    file, unchanged, of at most `max_commas` values): the JSON is parsed once."""
     path = str(path)
+    cached = _take_document(path)
+    if cached is not None and from_data is not None and (
+            max_commas is None or cached[0] <= max_commas):
+        return from_data(cached[1], source=path)
     text = read_text(path, kind, error=error)
     if not text.strip():
         raise error("the file is empty", path=path)
     return from_text(text, source=path)
 
 
-def json_head(path: str | os.PathLike[str], size: int = 4096) -> bytes | None:
-    """The first `size` bytes of a regular file that starts as a JSON object (leading white
-    space dropped), else None: a cheap sniff of a file's format that never blocks on a FIFO
-    or reads a device without end; the loaders say what is wrong with a file."""
+# --------------------------------------------------------------------- a file's format
+#: JSON documents parsed to learn their format, kept for the readers that follow (at most
+#: _KEPT_DOCUMENTS, the last ones: `equiv A B` sniffs both, then reads both):
+#: (path, device, inode, size, mtime) -> (commas in its text, the parsed value).
+_DOCUMENTS: dict[tuple[Any, ...], tuple[int, Any]] = {}
+_KEPT_DOCUMENTS = 2
+#: The most values (commas) a document parsed only to learn its format may hold: those of
+#: the largest DFA file the reader takes (a larger file's format is read from its head, and
+#: its reader refuses it before parsing).
+_SNIFF_COMMAS = 2 * MAX_DFA_TABLE
+_FORMAT_IN_HEAD = re.compile(rb'"format"\s*:\s*"([^"\\]{1,200})"')
+
+
+def _file_key(path: str) -> tuple[Any, ...] | None:
+    """Who a regular file is, and which version of it; None for anything else."""
     import stat
 
     try:
-        if not stat.S_ISREG(os.stat(path).st_mode):
-            return None
-        with open(path, "rb") as fh:
-            head = fh.read(size).lstrip()
-    except OSError:
+        st = os.stat(path)
+    except (OSError, ValueError):
         return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return (os.path.realpath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _take_document(path: str) -> tuple[int, Any] | None:
+    """The parsed document of `path` when it is the one cached (and drop the cache)."""
+    key = _file_key(path)
+    cached = _DOCUMENTS.pop(key, None) if key is not None else None
+    if cached is not None:
+        note_input(path)
+    return cached
+
+
+def json_document(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The JSON object a regular file holds, parsed once (kept for the reader that follows:
+    `load_json_file`), or None: not a regular file (a FIFO is never opened), not text, not
+    a JSON object, not valid JSON, or more values than any automaton file holds. Never
+    raises: the reader says what is wrong with a file."""
+    path = str(path)
+    key = _file_key(path)
+    if key is None:
+        return None
+    if key in _DOCUMENTS:
+        return _DOCUMENTS[key][1]
+    head = _head(path, 256).lstrip()
+    if head.startswith(b"\xef\xbb\xbf"):
+        head = head[3:].lstrip()
+    if not head.startswith(b"{"):
+        return None
+    try:
+        text = read_text(path, "a JSON file")
+    except InputError:
+        return None
+    commas = text.count(",")
+    if commas > _SNIFF_COMMAS:
+        return None
+    try:
+        data = parse_json(text, "a JSON file", source=path)
+    except InputError:
+        return None
+    del text
+    if not isinstance(data, dict):
+        return None
+    while len(_DOCUMENTS) >= _KEPT_DOCUMENTS:
+        _DOCUMENTS.pop(next(iter(_DOCUMENTS)))
+    _DOCUMENTS[key] = (commas, data)
+    return data
+
+
+def json_format(path: str | os.PathLike[str]) -> str | None:
+    """The 'format' of a JSON file, wherever the key stands in it (sorted keys put it after
+    a long alphabet), read from the parsed document (`json_document`); for a document that
+    cannot be parsed, a top-level-looking `"format": "..."` in its first 4 KB (the reader
+    then says what is wrong). None when it names none."""
+    data = json_document(path)
+    if data is not None:
+        fmt = data.get("format")
+        return fmt if isinstance(fmt, str) else None
+    if _file_key(str(path)) is None:
+        return None
+    m = _FORMAT_IN_HEAD.search(_head(str(path), 4096))
+    return m.group(1).decode("utf-8", "replace") if m else None
+
+
+def json_head(path: str | os.PathLike[str], size: int = 4096) -> bytes | None:
+    """What a format sniff needs of a regular file that holds a JSON object: the object's
+    skeleton as JSON text, its 'format' (when a string) and nothing else, or, without a
+    format, its top-level keys (each with null): taken from the parsed document, so neither
+    a symbol named like a format nor a key far into the file misleads it. A file that starts
+    as a JSON object but cannot be parsed gives its first `size` bytes (the loader says what
+    is wrong); anything else None. Never blocks on a FIFO or reads a device without end."""
+    data = json_document(path)
+    if data is not None:
+        fmt = data.get("format")
+        skeleton = {"format": fmt} if isinstance(fmt, str) else dict.fromkeys(data)
+        return json.dumps(skeleton, ensure_ascii=False).encode("utf-8", "replace")
+    if _file_key(str(path)) is None:
+        return None
+    head = _head(str(path), size).lstrip()
     return head if head.startswith(b"{") else None
 
 
@@ -125,13 +233,17 @@ def read_words(path: str | os.PathLike[str], alphabet: Sequence[str]) -> list[Wo
     `#` comments are skipped and text after a TAB is ignored (so a `word<TAB>label` file
     reads as its words, `<TAB>label` being the empty word as in training data); the empty
     word is written `ε`. A blank line is an InputError naming the file and the line (see
-    below); a symbol outside the alphabet is an AlphabetError naming both.
+    below); a symbol outside the alphabet is an AlphabetError naming both. The file is read
+    line by line under `WordBudget` (a file of 10^7 short lines stops at the bound, before
+    it is all in memory).
     """
     path = str(path)
-    lines = read_text(path, "a word list (one word per line)").splitlines()
-    budget = WordBudget(path, alphabet, lines)
-    words = []
-    for n, line in enumerate(lines, 1):
+    lines = _text_lines(path, "a word list (one word per line)")
+    next(lines)  # the file's checks, before anything else
+    _count_lines(path)
+    budget = WordBudget(path, alphabet, None, rest=lines)
+    words: list[Word] = []
+    for n, line in lines:
         text = line.split("\t", 1)[0]
         if text.strip().startswith("#"):
             continue
@@ -141,12 +253,69 @@ def read_words(path: str | os.PathLike[str], alphabet: Sequence[str]) -> list[Wo
             # as an empty word, and either guess would change silently what is classified
             # or verified. The empty word has its own spelling, which costs one edit.
             # (Sequence files, sampled by programs, read a blank line as the empty one:
-            # rnn2dfa.pdfa.data.) splitlines() ends at a final newline: no blank line there.
+            # rnn2dfa.pdfa.data.) A final newline ends the last line: no blank line there.
             raise InputError(f"line {n} is blank: write the empty word as "
                              f"{EMPTY_WORD_TEXT}, or delete the line", path=path)
         budget.add(n, text)
         words.append(parse_word(text, alphabet, source=f"{path}: line {n}"))
     return words
+
+
+def _count_lines(path: str) -> None:
+    """Refuse at once (a fast pass over the bytes, no line parsed) a word file of more lines
+    that are no comment than MAX_WORD_LIST_SYMBOLS: each of its words counts at least one."""
+    lines = comments = 0
+    last = b"\n"
+    try:
+        with open(path, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                lines += chunk.count(b"\n")
+                comments += chunk.count(b"\n#") + (last == b"\n" and chunk[:1] == b"#")
+                last = chunk[-1:]
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    words = lines + (last != b"\n") - comments
+    if words > MAX_WORD_LIST_SYMBOLS:
+        raise InputError(f"holds {words:,} words (lines), more than the {MAX_WORD_LIST_SYMBOLS:,}"
+                         " symbols a word list may hold (an empty word counts one): split it "
+                         "into smaller files", path=path)
+
+
+def _text_lines(path: str, kind: str) -> Iterator[tuple[int, str]]:
+    """(0, "") once the file is found readable, then (line number, line) for each line of
+    a UTF-8 text file, read as a stream (a byte-order mark skipped, line ends dropped as
+    `str.splitlines` drops them); the checks of `read_text` (a regular file of at most
+    MAX_TEXT_BYTES, not a model file, UTF-8) in one line naming the file."""
+    from rnn2dfa.limits import check_regular_file
+
+    size = check_regular_file(path, kind, MAX_TEXT_BYTES)
+    note_input(path)
+    _refuse_model_file(path, kind, InputError, _head(path))
+    try:
+        fh = open(path, "rb")  # noqa: SIM115 - closed below, also on an early stop
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    with fh:
+        yield 0, ""
+        read = 0
+        for n, raw in enumerate(fh, 1):
+            read += len(raw)
+            if read > max(size, MAX_TEXT_BYTES):  # grown meanwhile
+                raise InputError(f"too large for {kind} (the limit is "
+                                 f"{MAX_TEXT_BYTES // 2**20} MB)", path=path)
+            if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(f"not {kind}: not UTF-8 text (line {n})", path=path) from None
+            # the line ends splitlines() knows, within a line too (\r, \x0b, \u2028, ...)
+            parts = line.splitlines() or [""]
+            if line.endswith(("\n", "\r")) and len(parts) == 1:
+                yield n, parts[0]
+                continue
+            for part in parts:
+                yield n, part
 
 
 def _symbols_in(text: str, single: bool) -> int:
@@ -160,10 +329,16 @@ def _symbols_in(text: str, single: bool) -> int:
 class WordBudget:
     """The symbols of a word file's words, counted line by line before each is parsed: a word
     over MAX_WORD_SYMBOLS or a file over MAX_WORD_LIST_SYMBOLS in all is an InputError naming
-    the file and the count, so memory and network steps stay bounded before any padding."""
+    the file and the count, so memory and network steps stay bounded before any padding.
+    A word counts at least one (the empty word too: each is a network's read-out and a row
+    of every table), so a file of 10^7 empty words is refused as well. `lines`: the file's
+    lines, when all are in memory; for a file read as a stream, `rest` gives the lines not
+    read yet (counted, not parsed, for the message: the file's whole count)."""
 
-    def __init__(self, path: str, alphabet: Sequence[str], lines: Sequence[str]) -> None:
-        self.path, self.lines = path, lines
+    def __init__(self, path: str, alphabet: Sequence[str],
+                 lines: Sequence[str] | None = None, *,
+                 rest: Iterator[tuple[int, str]] | None = None) -> None:
+        self.path, self.lines, self.rest = path, lines, rest
         self.single = single_char(alphabet)
         self.total = 0
 
@@ -174,13 +349,16 @@ class WordBudget:
             raise InputError(
                 f"line {n}: a word of {size:,} symbols (the limit is {MAX_WORD_SYMBOLS:,} a "
                 "word: a network is stepped once per symbol)", path=self.path)
-        self.total += size
+        self.total += max(size, 1)
         if self.total > MAX_WORD_LIST_SYMBOLS:
-            rest = sum(_symbols_in(line.split("\t", 1)[0], self.single)
-                       for line in self.lines[n:] if not line.lstrip().startswith("#"))
+            later = (line for _, line in self.rest) if self.rest is not None else \
+                self.lines[n:] if self.lines is not None else ()
+            rest = sum(max(_symbols_in(line.split("\t", 1)[0], self.single), 1)
+                       for line in later if not line.lstrip().startswith("#"))
             raise InputError(
                 f"holds {self.total + rest:,} symbols in its words (the limit is "
-                f"{MAX_WORD_LIST_SYMBOLS:,}): split it into smaller files", path=self.path)
+                f"{MAX_WORD_LIST_SYMBOLS:,}; an empty word counts one): split it into smaller "
+                "files", path=self.path)
 
 
 def json_default(x: Any) -> Any:
@@ -212,7 +390,7 @@ def check_format_head(
         raise fail("missing key 'format'")
     if data["format"] != fmt:
         hint = (hints or {}).get(str(data["format"]), "")
-        raise fail(f"unknown format {data['format']!r}{hint} (this version reads {fmt!r})")
+        raise fail(f"unknown format {shown(data['format'])}{hint} (this version reads {fmt!r})")
     for key in required:
         if key not in data:
             raise fail(f"missing key {key!r}")

@@ -27,6 +27,9 @@ CONFIG_BOUNDS = {
     "vocab": 10_000_000,
     "head_outputs": 65_536,
 }
+#: The most parameters `train` builds: training keeps about five copies of them (weights,
+#: gradients, Adam's two moments, the best weights so far), 4 bytes each: ~500 MB here.
+MAX_TRAIN_PARAMS = 25_000_000
 #: Any other integer in a config.
 OTHER_INT_BOUND = 10_000_000
 #: Uniform words the search for rare answers labels first (rnn2dfa.extract.rare.find_rare).
@@ -166,6 +169,13 @@ MAX_DOT_STATES = 1_000_000
 MAX_DOT_TRANSITIONS = MAX_DFA_TABLE
 
 
+#: The most states `render` may hand to Graphviz: a random 300-state DFA already takes its
+#: `dot` past 100 s; past this the DOT text is written instead.
+MAX_DRAWN_STATES = 2000
+#: Seconds Graphviz's `dot` may run for one `render` before the DOT text is written instead.
+RENDER_SECONDS = 60.0
+
+
 #: Seconds one call into user code (MODULE:FUNCTION given as the model: importing it, its
 #: factory, one batch of a classifier, one step of an Acceptor) may run when the command sets
 #: no time limit of its own: a hang then ends with a message instead of never, and 10 minutes
@@ -219,6 +229,9 @@ MAX_WORD_SYMBOLS = 100_000
 #: in `classify` and `generalization`: with ~100 float values of activations a symbol this
 #: is ~400 MB at most, and a batch is the unit of progress shown.
 PADDED_BATCH_SYMBOLS = 1_000_000
+#: Values `activations --traces --json` may print (prefixes x units, ~9 bytes each as JSON):
+#: 10^6 are a 10 MB document (a^20000 b^20000 on the counter fixture printed 23 MB).
+MAX_TRACE_VALUES = 1_000_000
 #: Memory the weights of a network compiled from a Turing machine may take: the exact
 #: weights (two int64 a unit and state coordinate, also the model file's size) and the float
 #: run's recurrent matrix (units², float64, built dense before it is made sparse).

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from rnn2dfa.errors import AlphabetError
+from rnn2dfa.errors import AlphabetError, shown, shown_symbols
 
 Word = tuple[int, ...]
 
@@ -49,9 +49,9 @@ def parse_word(text: str, alphabet: Sequence[str], *, source: str | None = None)
     out = []
     for s in symbols:
         if s not in index:
-            shown = ", ".join(alphabet)
             raise AlphabetError(
-                f"symbol {s!r} in word {text!r} is not in the alphabet {{{shown}}}", path=source
+                f"symbol {shown(s)} in word {shown(text)} is not in the alphabet "
+                f"{shown_symbols(alphabet)}", path=source
             )
         out.append(index[s])
     return tuple(out)

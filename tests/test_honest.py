@@ -235,7 +235,7 @@ def test_planted_errors_keep_the_planted_dfa() -> None:
     # finished, unless a check met one of the flipped words: it is then set aside, named
     # and rated, never learned
     if not result.finished:
-        assert "set aside as the network's isolated mistakes" in result.message
+        assert "set aside as the network's isolated mistake" in result.message
         assert result.stats["disagreement_rate"] < 1e-3
 
 
@@ -249,7 +249,9 @@ def test_rare_disagreements_are_set_aside_and_rated() -> None:
     if result.stats.get("rare_disagreements"):
         rate = result.stats["disagreement_rate"]
         assert 2e-3 / 3 < rate < 3 * 2e-3
-        assert "disagreements were set aside as the network's isolated" in result.message
+        n = result.stats["rare_disagreements"]
+        said = "1 disagreement was" if n == 1 else f"{n:,} disagreements were"
+        assert f"{said} set aside as the network's isolated" in result.message
 
 
 def test_counting_network_is_still_not_finite_state() -> None:

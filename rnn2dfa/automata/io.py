@@ -13,16 +13,32 @@ import numpy as np
 
 from rnn2dfa.atomic import write_text
 from rnn2dfa.automata.dfa import DFA, check_state_numbers
-from rnn2dfa.errors import DFAFormatError
+from rnn2dfa.errors import DFAFormatError, shown
 from rnn2dfa.fileio import check_format_head, json_object_text, load_json_file, parse_json
 from rnn2dfa.limits import MAX_DFA_TABLE
 
 FORMAT = "rnn2dfa.dfa/1"
 _KNOWN = ("format", "alphabet", "start", "accepting", "transitions")
+_HINTS = {"rnn2dfa.pdfa/1": " (a probabilistic automaton, not a DFA)",
+          "rnn2dfa.moore/1": " (a Moore machine, not a DFA)",
+          "rnn2dfa.mealy/1": " (a Mealy machine, not a DFA)"}
+#: The most values (commas) a DFA file's text may hold: its largest table and an accepting
+#: list or alphabet as long (2 x MAX_DFA_TABLE).
+_MAX_COMMAS = 2 * MAX_DFA_TABLE
 
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _state_problem(x: Any, n: int) -> str | None:
+    """What is wrong with a state number of a file of `n` states (checked before numpy sees
+    it: an integer past int64 would overflow), else None."""
+    if not _is_int(x):
+        return f"is {shown(x)}, not an integer"
+    if not 0 <= x < n:
+        return f"= {shown(x)} is out of range 0..{n - 1}"
+    return None
 
 
 def dfa_from_dict(data: Any, source: str | None = None) -> DFA:
@@ -36,7 +52,8 @@ def dfa_from_dict(data: Any, source: str | None = None) -> DFA:
     def fail(msg: str) -> DFAFormatError:
         return DFAFormatError(msg, path=source)
 
-    check_format_head(data, what="a DFA file", fmt=FORMAT, required=_KNOWN, fail=fail)
+    check_format_head(data, what="a DFA file", fmt=FORMAT, required=_KNOWN, fail=fail,
+                      hints=_HINTS)
     alphabet = data["alphabet"]
     if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
         raise fail("'alphabet' must be a list of strings")
@@ -55,17 +72,20 @@ def dfa_from_dict(data: Any, source: str | None = None) -> DFA:
                 f"'transitions' row {q} has {len(row)} entries, expected {k} (one per symbol)"
             )
         for i, t in enumerate(row):
-            if not _is_int(t):
-                raise fail(f"'transitions'[{q}][{i}] is {t!r}, not an integer")
+            problem = _state_problem(t, len(trans))
+            if problem is not None:
+                raise fail(f"'transitions'[{q}][{i}] {problem}")
     start = data["start"]
-    if not _is_int(start):
-        raise fail(f"'start' is {start!r}, not an integer")
+    problem = _state_problem(start, max(len(trans), 1))
+    if problem is not None:
+        raise fail(f"'start' {problem}")
     accepting = data["accepting"]
     if not isinstance(accepting, list):
         raise fail("'accepting' must be a list of state numbers")
-    for q in accepting:
-        if not _is_int(q):
-            raise fail(f"'accepting' holds {q!r}, not an integer")
+    for i, q in enumerate(accepting):
+        problem = _state_problem(q, len(trans))
+        if problem is not None:
+            raise fail(f"'accepting'[{i}] {problem}")
     n = len(trans)
     extra = {key: val for key, val in data.items() if key not in _KNOWN}
     try:
@@ -108,7 +128,7 @@ def loads(text: str, source: str | None = None) -> DFA:
     largest table holds (the table and an accepting list or alphabet as long: 2 *
     MAX_DFA_TABLE) is refused before it is parsed: JSON lists take ~10-40 bytes a value."""
     commas = text.count(",")
-    if commas > 2 * MAX_DFA_TABLE:
+    if commas > _MAX_COMMAS:
         raise DFAFormatError(f"holds {commas:,} JSON values, more than a DFA file with the "
                              f"largest transition table ({MAX_DFA_TABLE:,} entries) holds",
                              path=source)
@@ -118,7 +138,8 @@ def loads(text: str, source: str | None = None) -> DFA:
 
 def load_dfa(path: str | os.PathLike[str]) -> DFA:
     """Read a DFA file; any problem is a DFAFormatError naming the file."""
-    return load_json_file(path, "a DFA file", DFAFormatError, loads)
+    return load_json_file(path, "a DFA file", DFAFormatError, loads, from_data=dfa_from_dict,
+                          max_commas=_MAX_COMMAS)
 
 
 def save_dfa(dfa: DFA, path: str | os.PathLike[str]) -> None:

@@ -14,26 +14,43 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from typing import Any
 
 import numpy as np
 
 from rnn2dfa.atomic import write_text
 from rnn2dfa.automata.machine import Machine
-from rnn2dfa.errors import DFAFormatError
-from rnn2dfa.fileio import check_format_head, json_object_text, load_json_file, parse_json
+from rnn2dfa.errors import DFAFormatError, shown
+from rnn2dfa.fileio import (
+    check_format_head,
+    json_format,
+    json_object_text,
+    load_json_file,
+    parse_json,
+)
 from rnn2dfa.limits import MAX_DFA_TABLE
 
 FORMATS = {"moore": "rnn2dfa.moore/1", "mealy": "rnn2dfa.mealy/1"}
 KIND_OF_FORMAT = {fmt: kind for kind, fmt in FORMATS.items()}
 _KNOWN = ("format", "alphabet", "start", "outputs", "transitions", "output_alphabet")
+#: The most values (commas) a machine file's text may hold: 3 x the largest table.
+_MAX_COMMAS = 3 * MAX_DFA_TABLE
 _HINTS = {"rnn2dfa.dfa/1": " (a DFA file, not a machine)",
           "rnn2dfa.pdfa/1": " (a probabilistic automaton, not a machine)"}
 
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _state_problem(x: Any, n: int) -> str | None:
+    """What is wrong with a state number of a file of `n` states (checked before numpy sees
+    it: an integer past int64 would overflow), else None."""
+    if not _is_int(x):
+        return f"is {shown(x)}, not an integer"
+    if not 0 <= x < n:
+        return f"= {shown(x)} is out of range 0..{n - 1}"
+    return None
 
 
 def machine_from_dict(data: Any, source: str | None = None) -> Machine:
@@ -47,7 +64,7 @@ def machine_from_dict(data: Any, source: str | None = None) -> Machine:
     kind = KIND_OF_FORMAT.get(fmt) if isinstance(fmt, str) else None
     if kind is None and isinstance(data, dict) and "format" in data:
         hint = _HINTS.get(str(fmt), "")
-        raise fail(f"unknown format {fmt!r}{hint} (this version reads "
+        raise fail(f"unknown format {shown(fmt)}{hint} (this version reads "
                    f"{FORMATS['moore']!r} and {FORMATS['mealy']!r})")
     check_format_head(data, what="a machine file", fmt=FORMATS[kind or "moore"],
                       required=_KNOWN[:5], fail=fail)
@@ -65,10 +82,12 @@ def machine_from_dict(data: Any, source: str | None = None) -> Machine:
         if not isinstance(row, list) or len(row) != k:
             raise fail(f"'transitions' row {q} must be a list of {k} integers (one per symbol)")
         for i, t in enumerate(row):
-            if not _is_int(t):
-                raise fail(f"'transitions'[{q}][{i}] is {t!r}, not an integer")
-    if not _is_int(data["start"]):
-        raise fail(f"'start' is {data['start']!r}, not an integer")
+            problem = _state_problem(t, len(trans))
+            if problem is not None:
+                raise fail(f"'transitions'[{q}][{i}] {problem}")
+    problem = _state_problem(data["start"], len(trans))
+    if problem is not None:
+        raise fail(f"'start' {problem}")
     outs = data["outputs"]
     n = len(trans)
     if not isinstance(outs, list) or len(outs) != n:
@@ -91,7 +110,7 @@ def machine_from_dict(data: Any, source: str | None = None) -> Machine:
             raise fail("'output_alphabet' lists an output twice")
         unknown = sorted(set(flat) - set(declared))
         if unknown:
-            raise fail(f"output {unknown[0]!r} is not in 'output_alphabet'")
+            raise fail(f"output {shown(unknown[0])} is not in 'output_alphabet'")
         outputs = tuple(declared)
     else:
         outputs = tuple(sorted(set(flat)))
@@ -142,7 +161,7 @@ def loads(text: str, source: str | None = None) -> Machine:
     """The machine of a file's text; a text of more values than the largest table is refused
     before it is parsed."""
     commas = text.count(",")
-    if commas > 3 * MAX_DFA_TABLE:
+    if commas > _MAX_COMMAS:
         raise DFAFormatError(f"holds {commas:,} JSON values, more than a machine file with the "
                              f"largest transition table ({MAX_DFA_TABLE:,} entries) holds",
                              path=source)
@@ -152,7 +171,8 @@ def loads(text: str, source: str | None = None) -> Machine:
 
 def load_machine(path: str | os.PathLike[str]) -> Machine:
     """Read a Moore or Mealy machine file; any problem is a DFAFormatError naming the file."""
-    return load_json_file(path, "a machine file", DFAFormatError, loads)
+    return load_json_file(path, "a machine file", DFAFormatError, loads,
+                          from_data=machine_from_dict, max_commas=_MAX_COMMAS)
 
 
 def save_machine(m: Machine, path: str | os.PathLike[str]) -> None:
@@ -160,48 +180,25 @@ def save_machine(m: Machine, path: str | os.PathLike[str]) -> None:
     write_text(path, dumps(m))
 
 
-#: A machine file's 'format' of any version (its reader then names the version it reads).
-_MACHINE_FORMAT = re.compile(r'"rnn2dfa\.(moore|mealy)/')
-
-
-def _head(path: str | os.PathLike[str]) -> str | None:
-    """The first 4 KB of a regular file as text, else None. Only a regular file is opened:
-    opening a FIFO would wait for a writer (the reader that runs next refuses special
-    files in one line)."""
-    if not os.path.isfile(path):
-        return None
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(4096).decode("utf-8", "replace")
-    except OSError:
-        return None
-
-
 def file_format(path: str | os.PathLike[str]) -> str | None:
-    """The 'format' named in the first 4 KB of a JSON file (no full parse), else None.
+    """The 'format' of a JSON file, wherever the key stands (`fileio.json_format`: the
+    document is parsed once, and its reader then takes the parsed value), else None.
 
     Lets a command taking "an automaton file" pick the DFA or the machine reader."""
-    head = _head(path)
-    if head is None:
-        return None
-    for fmt in (*FORMATS.values(), "rnn2dfa.dfa/1", "rnn2dfa.pdfa/1"):
-        if f'"{fmt}"' in head:
-            return fmt
-    return None
+    return json_format(path)
 
 
 def machine_kind(path: str | os.PathLike[str]) -> str | None:
     """"moore" or "mealy" for a machine file (by its 'format', another version included:
     the machine reader then names the version), else None (a DFA file or anything else:
-    the DFA reader says what is wrong). The file's head is read once."""
-    head = _head(path)
-    if head is None:
+    the DFA reader says what is wrong)."""
+    fmt = json_format(path)
+    if fmt is None:
         return None
-    for fmt in (*FORMATS.values(), "rnn2dfa.dfa/1", "rnn2dfa.pdfa/1"):
-        if f'"{fmt}"' in head:
-            return KIND_OF_FORMAT.get(fmt)
-    m = _MACHINE_FORMAT.search(head)
-    return m.group(1) if m else None
+    for kind in FORMATS:
+        if fmt.startswith(f"rnn2dfa.{kind}/"):
+            return kind
+    return None
 
 
 def is_machine_file(path: str | os.PathLike[str]) -> bool:

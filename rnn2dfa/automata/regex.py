@@ -18,26 +18,34 @@ automata-lib, is a dev-only dependency of this project (used side by side in ben
 never a runtime one, and Python's `re` compiles to a backtracking matcher, not an
 automaton. The whole job is ~300 lines: recursive descent to a syntax tree, Thompson's
 construction (Thompson 1968) to an ε-NFA, and the subset construction (Rabin & Scott 1959)
-vectorized with numpy: the ε-closure is a reflexive-transitive closure computed by
-repeated squaring of a boolean matrix, each symbol's move-then-close is one matrix
-`T_a = M_a · C`, and a whole frontier of subsets advances by one matrix product per
-symbol. The result is minimized and canonically numbered (DFA.minimize).
+on bit sets: the ε-closure of every NFA state is a bit set (computed to a fixed point over
+the ε-edges, linear per pass), each symbol's move-then-close `T_a[p]` the union of the
+closures its moves reach, kept as packed rows, and a subset advances by OR-ing the rows of
+its members. The NFA's size is computed from the syntax tree before anything is built:
+nested counts (`((0{1000}){1000}){1000}` is 10^9 copies) are refused in one line
+(MAX_NFA_STATES). The result is minimized and canonically numbered (DFA.minimize).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.errors import InputError
+from rnn2dfa.errors import InputError, shown, shown_symbols
 
 #: Characters with a meaning in patterns; write `\\c` for the character itself.
 SPECIAL = set("()|*+?{}[].\\ε")
 
 DEFAULT_MAX_STATES = 200_000
+#: The most NFA states a pattern may expand to (counted repetitions copy their operand):
+#: its packed move tables take k x n^2 / 8 bytes (k = 2, n = 20,000: 100 MB).
+MAX_NFA_STATES = 20_000
+#: The most bytes the packed move tables (k x n^2 / 8) may take.
+MAX_NFA_TABLE_BYTES = 256 * 10**6
 
 
 class RegexError(InputError):
@@ -297,17 +305,56 @@ class _NFA:
         raise AssertionError(kind)  # pragma: no cover
 
 
-def _closure(n: int, edges: list[tuple[int, int]]) -> np.ndarray:
-    """Reflexive-transitive closure of the ε-edges by repeated boolean squaring."""
-    c = np.eye(n, dtype=np.float32)
-    if edges:
-        e = np.array(edges, dtype=np.int64)
-        c[e[:, 0], e[:, 1]] = 1.0
-    while True:
-        nxt = ((c @ c) > 0).astype(np.float32)
-        if np.array_equal(nxt, c):
-            return c > 0
-        c = nxt
+def nfa_size(node: Node) -> int:
+    """The states Thompson's construction (`_NFA.build`) makes for `node`, counted without
+    building anything (a Python int: a nested count may be astronomic)."""
+    kind = node[0]
+    if kind == "eps":
+        return 1
+    if kind in ("chars", "any"):
+        return 2
+    if kind == "cat":
+        return 1 + sum(nfa_size(c) for c in node[1])
+    if kind == "alt":
+        return 2 + sum(nfa_size(c) for c in node[1])
+    if kind == "rep":
+        _, child, lo, hi = node
+        one = nfa_size(child)
+        return 1 + lo * one + (one + 1 if hi is None else 1 + (hi - lo) * one)
+    raise AssertionError(kind)  # pragma: no cover
+
+
+def _closure(n: int, edges: list[tuple[int, int]]) -> list[int]:
+    """The reflexive-transitive ε-closure of every state, as a bit set (a Python int, bit q
+    for state q): each state takes the union of its successors' sets until none changes.
+    Thompson's ε-edges mostly go from a state to a later one, so a pass in reverse order
+    settles all but the loops' back edges: a few passes."""
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for a, b in edges:
+        succ[a].append(b)
+    reach = [1 << q for q in range(n)]
+    changed = True
+    while changed:
+        changed = False
+        for q in range(n - 1, -1, -1):
+            r = reach[q]
+            for w in succ[q]:
+                r |= reach[w]
+            if r != reach[q]:
+                reach[q] = r
+                changed = True
+    return reach
+
+
+def _packed(bits: list[int], n: int) -> np.ndarray:
+    """Bit sets as the rows of a packed uint8 matrix (bit q of a row: state q, little
+    order)."""
+    width = (n + 7) // 8
+    out = np.zeros((len(bits), width), dtype=np.uint8)
+    for i, b in enumerate(bits):
+        if b:
+            out[i] = np.frombuffer(b.to_bytes(width, "little"), dtype=np.uint8)
+    return out
 
 
 def regex_to_dfa(
@@ -334,64 +381,74 @@ def regex_to_dfa(
             raise RegexError(f"alphabet {list(alphabet)} must be non-empty without repeats")
         for c, pos in sorted(used.items(), key=lambda kv: kv[1]):
             if c not in alphabet:
-                shown = ", ".join(alphabet)
                 hint = ""
                 long = [a for a in alphabet if len(a) > 1]
                 if long and len(c) == 1:
                     hint = f"; write multi-character symbols in angle brackets, e.g. <{long[0]}>"
                 raise RegexError(
                     f"bad regular expression {pattern!r}: symbol {c!r} at position {pos} "
-                    f"is not in the alphabet {{{shown}}}{hint}"
+                    f"is not in the alphabet {shown_symbols(alphabet)}{hint}"
                 )
     index = {s: i for i, s in enumerate(alphabet)}
     k = len(alphabet)
 
+    try:
+        size = nfa_size(tree)
+    except RecursionError:
+        raise RegexError(f"bad regular expression {pattern!r}: nested too deeply") from None
+    if size > MAX_NFA_STATES or k * size * size // 8 > MAX_NFA_TABLE_BYTES:
+        shown_size = f"{size:,}" if size < 10**15 else f"about 10^{len(str(size)) - 1}"
+        raise RegexError(
+            f"regular expression {shown(pattern)} expands to {shown_size} automaton "
+            f"states (counted repetitions copy what they repeat), more than the "
+            f"{min(MAX_NFA_STATES, int((8 * MAX_NFA_TABLE_BYTES / k) ** 0.5)):,} this "
+            "construction takes over this alphabet: use smaller counts or a star"
+        )
     nfa = _NFA(k)
     try:
         start, final = nfa.build(tree, index)
     except RecursionError:
         raise RegexError(f"bad regular expression {pattern!r}: nested too deeply") from None
     n = nfa.n
-    close = _closure(n, nfa.eps).astype(np.float32)
-    # T[a][p, q] = 1 when q is in the ε-closure of a state reached from p on symbol a.
+    close = _closure(n, nfa.eps)
+    # step[a] row p: the states in the ε-closure of a state reached from p on symbol a.
     step = []
     for a in range(k):
-        m = np.zeros((n, n), dtype=np.float32)
+        rows_a = [0] * n
         for src, dst, mask in nfa.moves:
             if mask[a]:
-                m[src, dst] = 1.0
-        step.append(((m @ close) > 0).astype(np.float32))
+                rows_a[src] |= close[dst]
+        step.append(_packed(rows_a, n))
 
-    # Subset construction, one frontier (a matrix of subsets) at a time.
-    first = close[start] > 0
-    ids: dict[bytes, int] = {np.packbits(first).tobytes(): 0}
-    subsets = [first]
+    # Subset construction, breadth first; each subset a packed bit row (its bytes the key).
+    first = _packed([close[start]], n)[0]
+    final_byte, final_bit = final >> 3, 1 << (final & 7)
+    ids: dict[bytes, int] = {first.tobytes(): 0}
+    accepting_list = [bool(first[final_byte] & final_bit)]
+    queue = deque([first])
     rows: list[np.ndarray] = []
-    frontier = first[None, :]
-    while frontier.shape[0]:
-        table = np.zeros((frontier.shape[0], k), dtype=np.int64)
-        new_sets = []
-        fr = frontier.astype(np.float32)
+    while queue:
+        subset = queue.popleft()
+        members = np.flatnonzero(np.unpackbits(subset, bitorder="little")[:n])
+        row = np.zeros((1, k), dtype=np.int64)
         for a in range(k):
-            nxt = (fr @ step[a]) > 0
-            keys = np.packbits(nxt, axis=1)
-            for r in range(nxt.shape[0]):
-                key = keys[r].tobytes()
-                q = ids.get(key)
-                if q is None:
-                    q = len(subsets)
-                    if q >= max_states:
-                        raise RegexError(
-                            f"regular expression {pattern!r}: the DFA exceeds {max_states} "
-                            "states during subset construction"
-                        )
-                    ids[key] = q
-                    subsets.append(nxt[r])
-                    new_sets.append(nxt[r])
-                table[r, a] = q
-        rows.append(table)
-        frontier = np.array(new_sets, dtype=bool).reshape(len(new_sets), n)
+            nxt = (np.bitwise_or.reduce(step[a][members], axis=0) if len(members)
+                   else np.zeros_like(subset))
+            key = nxt.tobytes()
+            q = ids.get(key)
+            if q is None:
+                q = len(ids)
+                if q >= max_states:
+                    raise RegexError(
+                        f"regular expression {shown(pattern)}: the DFA exceeds "
+                        f"{max_states} states during subset construction"
+                    )
+                ids[key] = q
+                accepting_list.append(bool(nxt[final_byte] & final_bit))
+                queue.append(nxt)
+            row[0, a] = q
+        rows.append(row)
     trans = np.concatenate(rows, axis=0)
-    accepting = np.array([s[final] for s in subsets], dtype=bool)
+    accepting = np.array(accepting_list, dtype=bool)
     dfa = DFA(alphabet, trans, accepting, 0).minimize()
     return dfa.with_extra(regex=pattern)

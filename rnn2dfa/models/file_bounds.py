@@ -115,15 +115,36 @@ def _named_leaves(root: object) -> Iterator[tuple[str, object]]:
         stack.extend(reversed(children))
 
 
+def _odd_kind(t: Tensor) -> str | None:
+    """What makes a tensor no network weights: values on the meta device (none at all),
+    a sparse or other non-dense layout, complex numbers (a real network's copy would drop
+    the imaginary part), a quantized tensor; None for a plain dense real tensor."""
+    if t.is_meta:
+        return "is on torch's meta device: it holds no values"
+    if t.layout != torch.strided:
+        return f"is not dense (layout {str(t.layout).removeprefix('torch.')})"
+    if t.is_complex():
+        return "holds complex numbers (a network's weights are real: the imaginary part " \
+               "would be dropped)"
+    if t.is_quantized:
+        return "is quantized"
+    return None
+
+
 def check_tensor_sizes(obj: object, path: str) -> None:
     """Refuse, before anything copies them, more than MAX_MODEL_TENSORS tensors, or tensors
     whose claimed sizes (numel, whatever the strides: an expanded view of one value claims
-    its whole shape) exceed MAX_MODEL_VALUES alone or together. One line naming the tensor."""
+    its whole shape) exceed MAX_MODEL_VALUES alone or together; and tensors that are no
+    weights (`_odd_kind`: meta, sparse, complex, quantized). One line naming the tensor."""
     count = total = 0
     biggest: tuple[int, str, tuple[int, ...]] = (-1, "", ())
     for name, t in _named_leaves(obj):
         if not isinstance(t, Tensor):
             continue
+        odd = _odd_kind(t)
+        if odd is not None:
+            raise ModelFileError(f"tensor {name or '(the file)'!r} {odd}; a model file holds "
+                                 "dense real tensors", path=path)
         count += 1
         if count > MAX_MODEL_TENSORS:
             raise _too_many(path)
@@ -446,12 +467,44 @@ def _check_zip(path: str, size: int) -> zipfile.ZipInfo | None:
     return pkl
 
 
+#: Bytes read at once while an archive's entries are checked against their CRC-32.
+_CRC_CHUNK = 1 << 20
+
+
+def _check_crcs(path: str) -> None:
+    """Read every entry of a zip archive through `zipfile`, which checks the CRC-32 the
+    archive records for it, in chunks (bounded memory; entries were bounded before). torch
+    itself checks none but its pickle's: a tensor's bytes changed after saving would load
+    without a word, and the network's answers change."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if info.is_dir():
+                    continue
+                with zf.open(info) as fh:
+                    while fh.read(_CRC_CHUNK):
+                        pass
+    except zipfile.BadZipFile as exc:
+        text = str(exc)
+        if "CRC" in text:
+            name = text.rpartition("for file ")[2].strip("'\"") or "?"
+            raise ModelFileError(f"the bytes of the zip entry {name!r} do not match the CRC "
+                                 "recorded when it was written: the file was changed or "
+                                 "damaged after saving", path=path) from None
+        raise ModelFileError(f"a damaged zip archive ({text[:160]})", path=path) from None
+    except (OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+        raise ModelFileError(f"a damaged zip archive ({first})", path=path) from None
+
+
 def file_head(path: str, kind: str) -> tuple[int, bytes]:
     """(size, first 64 bytes) of a model file: a regular file within MAX_MODEL_BYTES (no
     FIFO, no /dev/zero), read once for the format checks that follow."""
+    from rnn2dfa.atomic import note_input
     from rnn2dfa.limits import check_regular_file
 
     size = check_regular_file(path, kind, MAX_MODEL_BYTES)
+    note_input(path)  # the command's output may not replace it
     try:
         with open(path, "rb") as fh:
             head = fh.read(64)
@@ -467,6 +520,7 @@ def check_torch_file(path: str, size: int, head: bytes) -> None:
     zipped = head.startswith(b"PK\x03\x04")  # what torch.load takes for a zip archive
     if zipped or (head[:2] == b"PK" and zipfile.is_zipfile(path)):
         pkl = _check_zip(path, size)
+        _check_crcs(path)  # every entry's bytes as written, before torch reads any
         if pkl is None:
             return
         try:

@@ -21,6 +21,7 @@ output is checked (`scores`, `real_array`, `GuardedAcceptor`) before the library
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import importlib.util
@@ -31,7 +32,7 @@ import threading
 import time
 import types
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,6 +99,72 @@ def _restore_exit() -> None:
         _exit_users -= 1
         if _exit_users == 0:
             os._exit = _saved_exit
+
+
+def exit_now(status: int) -> None:
+    """End the process at once with `status` (the real os._exit, also while a guarded call
+    has it replaced)."""
+    (_saved_exit if os._exit is _refused_exit else os._exit)(status)
+
+
+#: Seconds past its limit a guarded call may still run when SIGALRM could not stop it (code
+#: that blocks or ignores the signal, a handler of its own, a long native call, a call in
+#: another thread) before the hard stop (`set_hard_stop`) ends the process.
+HANG_GRACE = 2.0
+_hard_stop: Callable[[UserCodeError], Any] | None = None
+
+
+def set_hard_stop(handler: Callable[[UserCodeError], Any] | None) -> None:
+    """Install what ends the process when a guarded call overruns its limit by HANG_GRACE
+    and cannot be interrupted: `handler(error)` gets the one-line error (and should end
+    the process: `exit_now`). None (the default, a library caller) keeps no watchdog."""
+    global _hard_stop
+    _hard_stop = handler
+
+
+class _Watchdog:
+    """One daemon thread watching the deadlines of the guarded calls running (any thread);
+    a deadline passed by HANG_GRACE calls the hard stop with that call's error."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._due: dict[int, tuple[float, Callable[[], UserCodeError]]] = {}
+        self._next = 0
+        self._thread: threading.Thread | None = None
+
+    def arm(self, seconds: float, error: Callable[[], UserCodeError]) -> int:
+        with self._cond:
+            self._next += 1
+            self._due[self._next] = (time.monotonic() + seconds + HANG_GRACE, error)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="rnn2dfa-watchdog",
+                                                daemon=True)
+                self._thread.start()
+            self._cond.notify()
+            return self._next
+
+    def disarm(self, token: int) -> None:
+        with self._cond:
+            self._due.pop(token, None)
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                if not self._due:
+                    self._cond.wait()
+                    continue
+                token, (due, error) = min(self._due.items(), key=lambda kv: kv[1][0])
+                left = due - time.monotonic()
+                if left > 0:
+                    self._cond.wait(left)
+                    continue
+                self._due.pop(token, None)
+            handler = _hard_stop
+            if handler is not None:
+                handler(error())
+
+
+_WATCHDOG = _Watchdog()
 
 
 def _on_alarm(signum: int, frame: types.FrameType | None) -> None:
@@ -181,6 +248,13 @@ class UserCode:
         option = self.options.get(param) if param is not None else None
         return err.with_option(option) if option else err  # type: ignore[return-value]
 
+    def _hang_error(self, doing: str, on: str) -> UserCodeError:
+        when = f" ({on})" if on else ""
+        return self.error(
+            f"{doing} did not return within {self.limit:g} s{when} and could not be "
+            "interrupted (it blocks or ignores the alarm signal, or waits in native code): "
+            "the process was ended", param="time_limit")
+
     def call(self, fn: Callable[..., Any], *args: Any, doing: str = "the call", on: str = "",
              passthrough: tuple[type[BaseException], ...] = ()) -> Any:
         """`fn(*args)` under the guard. `doing` says what ran ("importing net.py", "step"),
@@ -191,13 +265,18 @@ class UserCode:
         global _armed
         _LOCAL.depth = 1
         saved = None
+        token = None
         try:
             try:
                 _replace_exit()
+                if _hard_stop is not None:
+                    token = _WATCHDOG.arm(self.limit, lambda: self._hang_error(doing, on))
                 saved = _arm(self.limit)
                 return fn(*args)
             finally:
                 _armed = False  # first: from here a late SIGALRM does nothing
+                if token is not None:
+                    _WATCHDOG.disarm(token)
                 if saved is not None:
                     _disarm(saved)
                 _restore_exit()
@@ -587,9 +666,22 @@ def _example_error(spec: str, example: str) -> UserCodeError:
                          param="acceptor")
 
 
+def _is_path(mod_name: str) -> bool:
+    return mod_name.endswith(".py") or os.sep in mod_name or "/" in mod_name
+
+
+def _module_folder(mod_name: str) -> str | None:
+    """The folder put on sys.path while the user's module loads: a .py file's own (it may
+    import its neighbours), the working folder for a module name (not on the path of an
+    installed `rnn2dfa`), None when it is there already ("")."""
+    if _is_path(mod_name):
+        return os.path.dirname(os.path.abspath(mod_name))
+    return None if "" in sys.path else os.getcwd()
+
+
 def _import_module(spec: str, mod_name: str, guard: UserCode) -> Any:
     """Import `mod_name` (a module name, or a path to a .py file) under the guard."""
-    if mod_name.endswith(".py") or os.sep in mod_name or "/" in mod_name:
+    if _is_path(mod_name):
         path = os.path.abspath(mod_name)
         if not os.path.isfile(path):
             raise UserCodeError(f"no such file (the module of {spec})", path=mod_name)
@@ -599,9 +691,6 @@ def _import_module(spec: str, mod_name: str, guard: UserCode) -> Any:
             raise UserCodeError(f"not a Python file (the module of {spec})", path=mod_name)
         module = importlib.util.module_from_spec(loader_spec)
         sys.modules[name] = module
-        folder = os.path.dirname(path)
-        if folder not in sys.path:  # the file may import its neighbours
-            sys.path.insert(0, folder)
         try:
             guard.call(loader_spec.loader.exec_module, module,
                        doing=f"importing {os.path.basename(path)}")
@@ -609,14 +698,29 @@ def _import_module(spec: str, mod_name: str, guard: UserCode) -> Any:
             sys.modules.pop(name, None)
             raise
         return module
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())
     try:
         return guard.call(importlib.import_module, mod_name, doing=f"importing {mod_name}",
                           passthrough=(ModuleNotFoundError,))
     except ModuleNotFoundError as exc:
         raise guard.error(f"no module named {exc.name!r} (is it on PYTHONPATH, or give a "
                           "path to a .py file)") from None
+
+
+@contextlib.contextmanager
+def _on_import_path(folder: str | None) -> Iterator[None]:
+    """`folder` first on sys.path while the user's module is imported (and its FUNCTION()
+    called), and off it again afterwards: a `matplotlib.py` in the working folder must not
+    be imported later in matplotlib's place (when a plot is drawn). Nothing changes for a
+    folder already on the path."""
+    if folder is None or folder in sys.path:
+        yield
+        return
+    sys.path.insert(0, folder)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(ValueError):
+            sys.path.remove(folder)
 
 
 def call_user_function(spec: str, example: str = "mypkg.models:make or ./net.py:make", *,
@@ -628,11 +732,13 @@ def call_user_function(spec: str, example: str = "mypkg.models:make or ./net.py:
     mod_name, sep, fn_name = spec.rpartition(":")
     if not sep or not mod_name or not fn_name:
         raise _example_error(spec, example)
-    module = _import_module(spec, mod_name, guard)
-    fn = getattr(module, fn_name, None)
-    if fn is None or not callable(fn):
-        raise guard.error(f"{mod_name} has no function {fn_name!r}")
-    return guard.call(fn, doing=f"{fn_name}()")
+    # its folder on the import path while it loads (the import and FUNCTION() only)
+    with _on_import_path(_module_folder(mod_name)):
+        module = _import_module(spec, mod_name, guard)
+        fn = getattr(module, fn_name, None)
+        if fn is None or not callable(fn):
+            raise guard.error(f"{mod_name} has no function {fn_name!r}")
+        return guard.call(fn, doing=f"{fn_name}()")
 
 
 def load_user_model(spec: str, *, seconds: float | None = None,

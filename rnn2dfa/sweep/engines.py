@@ -232,11 +232,38 @@ def _check_reachable(address: str) -> None:
         raise InputError(f"a Ray cluster address must be HOST:PORT or ray://HOST:PORT (got "
                          f"{address!r})", param="ray_address")
     try:
-        with socket.create_connection((host, int(port)), timeout=RAY_CONNECT_TIMEOUT):
-            pass
+        with socket.create_connection((host, int(port)), timeout=RAY_CONNECT_TIMEOUT) as conn:
+            grpc = _speaks_grpc(conn)
     except OSError as exc:
         raise InputError(f"cannot reach the Ray cluster at {address}: "
                          f"{exc.strerror or exc}") from None
+    if not grpc:
+        raise InputError(f"{address} answers, but not as a Ray head (Ray speaks gRPC there; "
+                         "this does not): check the host and port (a head's GCS port is "
+                         "6379 by default, Ray Client's ray:// port 10001)",
+                         param="ray_address")
+
+
+#: HTTP/2's connection preface and an empty SETTINGS frame: what a gRPC client sends first.
+_H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
+
+
+def _speaks_grpc(conn: socket.socket) -> bool:
+    """Whether the server on `conn` answers HTTP/2's preface with a SETTINGS frame, as every
+    gRPC server (a Ray head's GCS, Ray Client) does at once; anything else (an HTTP/1 or SSH
+    server, silence until the timeout) is no Ray head, and ray.init would hang or fail."""
+    try:
+        conn.settimeout(RAY_CONNECT_TIMEOUT)
+        conn.sendall(_H2_PREFACE)
+        head = b""
+        while len(head) < 9:
+            chunk = conn.recv(9 - len(head))
+            if not chunk:
+                return False
+            head += chunk
+    except OSError:
+        return False
+    return head[3] == 4  # the frame's type: SETTINGS
 
 
 def check_ray(address: str | None = None) -> None:
@@ -263,7 +290,12 @@ def start_ray(workers: int, address: str | None = None) -> bool:
              "configure_logging": True}
     with _keep_signal_handlers():
         if address:
-            ray.init(address=address, **quiet)
+            try:
+                ray.init(address=address, **quiet)
+            except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
+                raise InputError(f"cannot connect to the Ray cluster at {address}: {first}",
+                                 param="ray_address") from None
         else:
             short = _short_temp_dir()
             extra = {"_temp_dir": short} if short else {}

@@ -39,6 +39,10 @@ LOCK_NAME = ".rnn2dfa-sweep.lock"
 
 Row = dict[str, str]
 
+#: What a sweep writes into its folder (beside sweep.json, written first): in a folder
+#: without sweep.json they are someone else's, and the sweep is refused.
+SWEEP_NAMES = ("results.csv", "report.md", "success.svg", "times.svg", "points")
+
 #: Columns holding whole numbers / finite numbers / true-false, when not empty.
 _INT_COLUMNS = ("hidden", "layers", "seed", "train_epochs", "states", "truth_states",
                 "agreement_long_words")
@@ -212,9 +216,18 @@ class ResultsStore:
 
     def check(self, sweep: Sweep) -> list[Row]:
         """Check, writing nothing, that the folder can take `sweep`: an existing sweep.json
-        has the same settings and results.csv reads without fault; returns its rows."""
+        has the same settings and results.csv reads without fault; a folder without
+        sweep.json holds none of the names a sweep writes (a sweep never replaces files it
+        did not make: the user's report.md); returns its rows."""
         if self.dir.exists() and not self.dir.is_dir():
             raise InputError("exists and is not a folder", path=str(self.dir))
+        if self.dir.is_dir() and not self.meta.exists():
+            theirs = [name for name in SWEEP_NAMES if os.path.lexists(self.dir / name)]
+            if theirs:
+                raise InputError(
+                    f"holds {', '.join(theirs)} but no sweep.json: not a sweep's folder, and a "
+                    "sweep never replaces files it did not make; use another (or an empty) "
+                    "output folder", path=str(self.dir))
         self._check_record(sweep)
         return self.rows(repair=False)
 
@@ -278,12 +291,26 @@ def done_keys(latest: list[Row], retry_failed: bool = False) -> set[tuple[str, .
     return {row_key(r) for r in latest if not retry_failed or r["status"] == "ok"}
 
 
+def _write_holder(path: Path) -> None:
+    """Write this pid into the lock's note (for a second sweep's message), in place: it is
+    no output (an interrupt does not report it), and a link there is not followed."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    with contextlib.suppress(OSError):
+        fd = os.open(path, flags, 0o644)
+        try:
+            os.write(fd, f"{os.getpid()}\n".encode("ascii"))
+        finally:
+            os.close(fd)
+
+
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
-    """Hold an exclusive lock on a sweep folder (flock on LOCK_NAME inside it, which then
-    holds this pid) for the block; an InputError naming the folder and the holder's pid when
-    another process holds it. The kernel releases a flock when its holder dies, so a sweep
-    killed mid-way never blocks the next. A no-op where fcntl is missing (Windows)."""
+    """Hold an exclusive lock on a sweep folder for the block: `flock` on a descriptor of
+    the folder itself, open for the whole block, so that no file anyone may delete carries
+    the lock (a lock file deleted mid-sweep would let a second sweep lock a new one). The
+    pid is written into LOCK_NAME for the message a second sweep gets: an InputError naming
+    the folder and the holder's pid. The kernel releases a flock when its holder dies, so a
+    sweep killed mid-way never blocks the next. A no-op where fcntl is missing (Windows)."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX
@@ -291,24 +318,24 @@ def folder_lock(folder: str | os.PathLike[str]) -> Iterator[None]:
         return
     path = Path(folder) / LOCK_NAME
     try:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     except OSError as exc:
-        raise InputError(f"cannot create its lock file: {exc.strerror}",
+        raise InputError(f"cannot open the sweep folder: {exc.strerror}",
                          path=str(folder)) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            holder = ""
+            with contextlib.suppress(OSError), open(path, "rb") as fh:
+                holder = fh.read(32).decode("ascii", "replace").strip()
             pid = f" (pid {holder})" if holder.isdigit() else ""
             raise InputError(f"another sweep is writing into it{pid}; wait for it to end, or "
                              "use another output folder", path=str(folder)) from None
         except OSError as exc:  # a file system without locks: run unlocked, as before
             if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS):
                 raise InputError(f"cannot lock it: {exc.strerror}", path=str(folder)) from None
-        with contextlib.suppress(OSError):
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode("ascii"), 0)
+        _write_holder(path)
         yield
     finally:
         os.close(fd)

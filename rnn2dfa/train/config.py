@@ -34,8 +34,12 @@ class TrainConfig:
     prefix_labels: bool = True  # with a language: also learn the label of every prefix
     repeat_scarce: bool = True  # repeat a scarce class's words rather than cut the other class
     length_batches: bool = True  # minibatches of similar lengths (less padding, faster)
-    threads: int = 1  # torch CPU threads while training (1 is fastest for small networks,
-    # and the same seed then gives the same weights whatever the machine's core count)
+    threads: int | str = 1  # torch CPU threads while training (1 is fastest for small
+    # networks, and the same seed then gives the same weights whatever the machine's core
+    # count); "auto": one or every core, whichever steps a layer of this width faster
+    #: where the network trains: "cpu", "auto" (a GPU when torch sees one), "cuda[:N]";
+    #: the trained model comes back on the CPU (saved device-free)
+    device: str = "cpu"
     restart_patience: int = 50  # restart from fresh weights after this many epochs stuck
     seed: int = 0
     # "auto": next-symbol prediction on members for non-regular languages
@@ -53,7 +57,8 @@ class TrainConfig:
             ("per_length", self.per_length >= 2, ">= 2"),
             ("epochs", self.epochs >= 1, ">= 1"),
             ("batch_size", self.batch_size >= 1, ">= 1"),
-            ("threads", self.threads >= 1, ">= 1"),
+            ("threads", self.threads == "auto" or (isinstance(self.threads, int)
+                                                     and self.threads >= 1), '>= 1 or "auto"'),
             ("lr", self.lr > 0, "> 0"),
         )
         for name, ok, rule in rules:
@@ -89,10 +94,10 @@ class TrainConfig:
     def check_memory(self, symbols: int = 2) -> None:
         """Refuse, before any work, sizes whose network or word sets would not fit in memory
         (rnn2dfa.limits); the message says what it would need and which field changes it."""
-        from rnn2dfa.limits import MAX_MODEL_VALUES, MAX_SAMPLE_VALUES, human_bytes
+        from rnn2dfa.limits import MAX_SAMPLE_VALUES, MAX_TRAIN_PARAMS, human_bytes
 
         params, step, wide = self._sizes(symbols)
-        if params > MAX_MODEL_VALUES:
+        if params > MAX_TRAIN_PARAMS:
             field = max(("hidden", self.hidden), ("layers", self.layers),
                         ("embedding", self.embedding or 0),
                         ("window", self.window if self.cell == "qrnn" else 0),
@@ -103,8 +108,8 @@ class TrainConfig:
                 + (f", embedding {self.embedding}" if self.embedding else "")
                 + (f", window {self.window}" if self.cell == "qrnn" else "")
                 + (f", stack depth {self.stack_depth}" if self.cell == "stack" else "")
-                + f" has {params:,} parameters (~{human_bytes(params * 4 * 4)} to train; the "
-                f"limit is {MAX_MODEL_VALUES:,}): lower {field}",
+                + f" has {params:,} parameters (~{human_bytes(params * 4 * 5)} to train; the "
+                f"limit is {MAX_TRAIN_PARAMS:,}): lower {field}",
                 param=field,
             )
         longest = self.test_factor * self.max_length

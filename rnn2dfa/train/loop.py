@@ -18,9 +18,11 @@ import torch.nn.functional as F
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
+from rnn2dfa.limits import rows_per_batch
 from rnn2dfa.models.cells import build_acceptor
+from rnn2dfa.models.device import device_of, place
 from rnn2dfa.models.rnn import RNNAcceptor
-from rnn2dfa.models.threads import torch_threads
+from rnn2dfa.models.threads import measured_width_threads, torch_threads
 from rnn2dfa.train.config import TrainConfig
 from rnn2dfa.train.data import Dataset, language_sample, split_holdout, without
 from rnn2dfa.train.summary import (
@@ -32,6 +34,7 @@ from rnn2dfa.train.summary import (
     keeps_best_on_interrupt,
     model_metadata,
     predict_logits,
+    test_budget,
 )
 from rnn2dfa.words import pad_words
 
@@ -117,7 +120,7 @@ def train_model(
         test = val
         src = source or "data"
 
-    with torch_threads(cfg.threads):
+    with torch_threads(measured_width_threads(cfg.threads, cfg.hidden)):
         model, summary = _train(train, val, test, cfg, src, lang_name, progress, prefix_targets)
     return model, summary
 
@@ -135,7 +138,7 @@ def _train(
     alphabet = train.alphabet
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(cfg.seed)
-        model = build_acceptor(alphabet, cfg)
+        model = place(build_acceptor(alphabet, cfg), cfg.device)
         summary = TrainSummary(
             source=src,
             language=lang_name,
@@ -150,8 +153,11 @@ def _train(
         _fit(model, train, val, cfg, summary, gen, progress, prefix_targets)
 
     summary.test_max_length = test.max_length
-    summary.accuracy_by_length = accuracy_by_length(model, test)
-    return model, summary
+    summary.accuracy_by_length = accuracy_by_length(model, test,
+                                                  test_budget(cfg, summary.seconds))
+    if len(summary.accuracy_by_length) < len(np.unique(test.lengths)):
+        summary.test_cut_at = int(summary.accuracy_by_length[-1]["length"]) + 1
+    return model.to("cpu"), summary  # device-free: it saves and loads anywhere
 
 
 def _batches(
@@ -193,10 +199,15 @@ def _fit(
 ) -> None:
     """Adam on the accept labels (and every prefix's label when `prefix_targets`); the
     epochs, restarts and book-keeping are `fit_epochs`'."""
-    sym, lens, y = train.tensors()
+    dev = device_of(model)
+    host_lens = train.tensors()[1]  # minibatches are drawn on the host (seeded generator)
+    sym, lens, y = (t.to(dev) for t in train.tensors())
+    if prefix_targets is not None:
+        prefix_targets = prefix_targets.to(dev)
     book = EpochBook(model, cfg, summary, progress, val)
 
     def batch_loss(idx: torch.Tensor) -> torch.Tensor:
+        idx = idx.to(dev)
         bl = lens[idx]
         width = int(bl.max())
         if prefix_targets is None:
@@ -204,19 +215,25 @@ def _fit(
             return F.binary_cross_entropy_with_logits(logits, y[idx])
         # Dense supervision: the label of every prefix, plus the (balanced) word labels.
         pl = model.prefix_logits(sym[idx, :width])
-        mask = torch.arange(width + 1)[None, :] <= bl[:, None]
-        final = pl[torch.arange(len(idx)), bl]
+        mask = torch.arange(width + 1, device=dev)[None, :] <= bl[:, None]
+        final = pl[torch.arange(len(idx), device=dev), bl]
         loss = F.binary_cross_entropy_with_logits(final, y[idx])
         return loss + F.binary_cross_entropy_with_logits(
             pl[mask], prefix_targets[idx, : width + 1][mask]
         )
 
+    # the whole training set in row chunks: one fused pass keeps every step's gates, and
+    # a wide network over all words at once took gigabytes
+    width = cfg.hidden * cfg.layers * 2 * (2 if cfg.bidirectional else 1)  # LSTM: h and c
+    rows = rows_per_batch(width * 4 * (sym.shape[1] + 1), max(1, sym.shape[0]), least=16)
+
     def evaluate() -> tuple[float, float]:
-        logits = model(sym, lens)
+        logits = torch.cat([model(sym[s : s + rows], lens[s : s + rows])
+                            for s in range(0, sym.shape[0], rows)])
         train_loss = float(F.binary_cross_entropy_with_logits(logits, y))
         return train_loss, float(((logits > 0).float() == y).float().mean())
 
-    fit_epochs(model, cfg, summary, book, gen, lens, batch_loss, evaluate)
+    fit_epochs(model, cfg, summary, book, gen, host_lens, batch_loss, evaluate)
 
 
 def fit_epochs(
@@ -256,6 +273,12 @@ def fit_epochs(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
+            if book.out_of_time():
+                break  # mid-epoch (a wide network's epoch can take minutes): the best
+                # booked weights stand, or this epoch's are measured once and kept
+        if book.out_of_time() and book.best_state is not None:
+            book.summary.stopped = "time limit"
+            break
         # Exact numbers on the whole training set with the epoch's final weights.
         model.eval()
         with torch.no_grad():

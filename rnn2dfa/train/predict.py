@@ -24,10 +24,11 @@ import torch.nn.functional as F
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
+from rnn2dfa.models.device import device_of, place
 from rnn2dfa.models.predictive import PredictiveAcceptor
-from rnn2dfa.models.threads import torch_threads
+from rnn2dfa.models.threads import measured_width_threads, torch_threads
 from rnn2dfa.train.data import Dataset, language_sample
-from rnn2dfa.train.summary import EpochBook, TrainSummary, accuracy_by_length
+from rnn2dfa.train.summary import EpochBook, TrainSummary, accuracy_by_length, test_budget
 from rnn2dfa.words import Word, pad_words
 
 OBJECTIVES = ("auto", "classify", "predict")
@@ -213,12 +214,14 @@ def train_predictive(
     val = language_sample(language, lengths, cfg.val_per_length, rng)
     test_lengths = range(cfg.test_factor * cfg.max_length + 1)
     test = language_sample(language, test_lengths, max(2, cfg.test_per_length // 10), rng)
-    with torch_threads(cfg.threads), torch.random.fork_rng(devices=[]):
+    threads = measured_width_threads(cfg.threads, cfg.hidden)
+    with torch_threads(threads), torch.random.fork_rng(devices=[]):
         torch.manual_seed(cfg.seed)
         core = build_core_model(tuple(language.alphabet), cfg)
         counting_init(core)
         model = PredictiveAcceptor(core.architecture, core.config())
         model.core.load_state_dict(core.state_dict())
+        place(model, getattr(cfg, "device", "cpu"))
         summary = TrainSummary(
             source=source or f"language:{language.name}",
             language=language.name,
@@ -232,8 +235,11 @@ def train_predictive(
         gen = torch.Generator().manual_seed(cfg.seed)
         _fit_predict(model, words, targets, val, cfg, summary, gen, progress)
         summary.test_max_length = test.max_length
-        summary.accuracy_by_length = accuracy_by_length(model, test)  # type: ignore[arg-type]
-    return model, summary
+        summary.accuracy_by_length = accuracy_by_length(  # type: ignore[arg-type]
+            model, test, test_budget(cfg, summary.seconds))
+        if len(summary.accuracy_by_length) < len(np.unique(test.lengths)):
+            summary.test_cut_at = int(summary.accuracy_by_length[-1]["length"]) + 1
+    return model.to("cpu"), summary  # device-free: it saves and loads anywhere
 
 
 def _fit_predict(
@@ -250,9 +256,11 @@ def _fit_predict(
     (fraction of training words predicted right everywhere, -loss)."""
 
     sym_np, lens_np = pad_words(words)
-    sym, lens = torch.from_numpy(sym_np), torch.from_numpy(lens_np)
+    dev = device_of(model)
+    sym, lens = torch.from_numpy(sym_np).to(dev), torch.from_numpy(lens_np).to(dev)
+    targets = targets.to(dev)
     t1 = sym.shape[1] + 1
-    mask = (torch.arange(t1)[None, :] <= lens[:, None]).float()  # (B, T + 1)
+    mask = (torch.arange(t1, device=dev)[None, :] <= lens[:, None]).float()  # (B, T + 1)
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     sched = torch.optim.lr_scheduler.ReduceLROnPlateau(
         opt, mode="min", factor=0.5, patience=LR_PATIENCE, min_lr=cfg.min_lr
@@ -266,7 +274,7 @@ def _fit_predict(
     for epoch in range(1, cfg.epochs + 1):
         model.train()
         for _ in range(STEPS_PER_EPOCH):
-            idx = torch.randperm(n, generator=gen)[:size]
+            idx = torch.randperm(n, generator=gen)[:size].to(dev)
             width = int(lens[idx].max())
             pred = model.prefix_predictions(sym[idx, :width])
             m = mask[idx, : width + 1]
@@ -278,6 +286,11 @@ def _fit_predict(
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
             opt.step()
+            if book.out_of_time():
+                break  # mid-epoch: see loop.fit_epochs
+        if book.out_of_time() and book.best_state is not None:
+            summary.stopped = "time limit"
+            break
         model.eval()
         with torch.no_grad():
             pred = model.prefix_predictions(sym)

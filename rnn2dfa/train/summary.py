@@ -57,6 +57,7 @@ def keeps_best_on_interrupt(fn: Callable[..., Any]) -> Callable[..., Any]:
                 raise
             book.summary.stopped = "interrupted"
             book.finish()
+            book.model.to("cpu")  # saved device-free, as a finished run's model
             raise TrainingInterrupted(book.model, book.summary, exc) from exc
         finally:
             _BOOK.reset(token)
@@ -86,6 +87,8 @@ class TrainSummary:
     train_accuracy: float = 0.0
     val_accuracy: float | None = None
     test_max_length: int = 0
+    #: the first test length left unmeasured when the time limit ended the test (None: all)
+    test_cut_at: int | None = None
     accuracy_by_length: list[dict[str, Any]] = field(default_factory=list)
 
     @property
@@ -111,23 +114,35 @@ def predict_logits(model: RNNAcceptor, words: Sequence[Word], batch_size: int = 
     return accept_logits(model, words, batch_size)
 
 
-def accuracy_by_length(model: RNNAcceptor, data: Dataset) -> list[dict[str, Any]]:
-    """Per length: number of words, number classified right, accuracy."""
-    pred = predict_logits(model, data.words) > 0
-    right = pred == data.labels
+def accuracy_by_length(model: RNNAcceptor, data: Dataset,
+                       seconds: float | None = None) -> list[dict[str, Any]]:
+    """Per length: number of words, number classified right, accuracy. With `seconds`, the
+    lengths are measured shortest first until that time has passed (a wide network's long
+    test words must not carry a run far past its time limit); the rest are left out."""
     lens = data.lengths
+    end = None if seconds is None else time.perf_counter() + seconds
     rows = []
     for n in np.unique(lens):
-        m = lens == n
+        if end is not None and rows and time.perf_counter() > end:
+            break
+        m = np.flatnonzero(lens == n)
+        right = (predict_logits(model, [data.words[i] for i in m]) > 0) == data.labels[m]
         rows.append(
             {
                 "length": int(n),
-                "n": int(m.sum()),
-                "correct": int(right[m].sum()),
-                "accuracy": float(right[m].mean()),
+                "n": int(m.size),
+                "correct": int(right.sum()),
+                "accuracy": float(right.mean()),
             }
         )
     return rows
+
+
+def test_budget(cfg: Any, trained_seconds: float) -> float | None:
+    """What the test after training may take: what is left of the time limit and 5 s more
+    (at least 2 s); None without a limit."""
+    limit = getattr(cfg, "time_limit", None)
+    return None if limit is None else max(2.0, limit + 5.0 - trained_seconds)
 
 
 @dataclass
@@ -195,6 +210,11 @@ class EpochBook:
                 }
             )
         return elapsed
+
+    def out_of_time(self) -> bool:
+        """Whether the time limit has passed (checked between minibatches too)."""
+        return (self.cfg.time_limit is not None
+                and self.clock() - self.start > self.cfg.time_limit)
 
     def stop(self, train_loss: float, train_acc: float, elapsed: float) -> bool:
         """Whether training ends here (converged, or the time limit passed); says why."""

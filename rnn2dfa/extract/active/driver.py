@@ -735,7 +735,11 @@ class Run:
             if c is not None and c.record.runs:
                 out[key] = c.record.as_dict(t)
         curve = s.curve
-        if curve.points:
+        if curve.points and not len(curve.heldout):
+            # no held-out word was ever scored (a time limit before any was drawn): no
+            # agreement is stated on nothing
+            out["heldout"] = {"source": curve.heldout.source, "words": 0}
+        elif curve.points:
             out["heldout"] = {"source": curve.heldout.source, "words": len(curve.heldout)}
             out["size_agreement_curve"] = curve.as_list()
             out["size_error_curve"] = [[n, round(1 - a, 6)] for n, a in curve.as_list()]

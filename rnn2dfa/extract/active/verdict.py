@@ -108,7 +108,7 @@ class Outcome:
 def _choice(o: Outcome) -> str:
     """How the answer was chosen among the hypotheses, with its held-out agreement."""
     p, best = o.selected, o.best
-    if p is None:
+    if p is None or not o.heldout_words:  # nothing held out was scored: no agreement to say
         return ""
     where = {"yours": "of your held-out words",
              "yours and sampled": "of held-out words (yours, their edits and sampled ones; "
@@ -244,11 +244,13 @@ def verdict(o: Outcome) -> tuple[bool, str | None, str]:
         if o.rate is not None:
             rate = " " + describe_rate(o.rate[0], o.rate[1], 1 - o.delta, o.max_length)
         shortest = ", ".join(o.word(w) for w in sorted(o.set_aside, key=lambda w: (len(w), w))[:3])
-        msg = (f"unfinished: the network disagrees with {o.what}{rate}; {len(o.set_aside)} "
-               f"disagreements were set aside as the network's isolated mistakes (the "
-               f"white-box check found the answer consistent with its states), the shortest: "
+        n = len(o.set_aside)
+        what = "1 disagreement was" if n == 1 else f"{n:,} disagreements were"
+        msg = (f"unfinished: the network disagrees with {o.what}{rate}; {what} set aside "
+               f"as the network's isolated mistake{'' if n == 1 else 's'} (the white-box "
+               f"check found the answer consistent with its states), the shortest: "
                f"{shortest}")
-        return False, f"{len(o.set_aside)} disagreements set aside", msg
+        return False, f"{what.replace(' was', '').replace(' were', '')} set aside", msg
     if lg is not None and lg.wrong:
         msg = (f"unfinished: {o.what} disagrees with the network on {lg.wrong} longer words "
                f"(lengths {lg.lo}-{lg.hi}), e.g. {o.word(lg.wrong_words[0])}")
