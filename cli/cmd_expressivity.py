@@ -11,13 +11,16 @@ from rich.table import Table
 
 from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import emit_json, err, json_option, options_for, out, seed_option
+from rnn2dfa_cli.device_option import device_option
 
 
 def _load(model_file: str, language: str | None) -> tuple[Any, Any, dict[str, Any]]:
     from rnn2dfa.languages import get_language
+    from rnn2dfa.models.device import default_device, place
     from rnn2dfa.models.io import load_model
 
     model, meta = load_model(model_file)
+    model = place(model, default_device())  # --device
     name = language or meta.get("language")
     lang = None
     if name is not None:
@@ -49,6 +52,7 @@ def _trained_length(meta: dict[str, Any]) -> int | None:
 @click.option("--plot", metavar="FILE", default=None,
               help="Member and worst near-miss logits by n (.svg, .png or .pdf).")
 @seed_option
+@device_option
 @json_option
 def generalization_cmd(model_file: str, language: str | None, max_n: int,
                        max_length: int | None, per_length: int, plot: str | None, seed: int,
@@ -127,6 +131,7 @@ def generalization_cmd(model_file: str, language: str | None, max_n: int,
 @click.option("--r2", "r2_min", type=click.FloatRange(0, 1), default=0.99, show_default=True,
               help="R² a unit's fit to a running count needs to be called counting.")
 @click.option("--traces", is_flag=True, help="With --json: include every unit's trace.")
+@device_option
 @json_option
 def activations_cmd(model_file: str, word: str, plot: str | None, r2_min: float,
                     traces: bool, as_json: bool) -> None:
@@ -150,6 +155,8 @@ def activations_cmd(model_file: str, word: str, plot: str | None, r2_min: float,
     with options_for(word="WORD"):
         text = expand_powers(word) if single_char(alphabet) and "^" not in alphabet else word
     parsed = parse_word(text, alphabet, source="command line")
+    if traces and as_json:
+        _check_traces(len(parsed), int(getattr(model, "state_dim", 1) or 1))
     if plot is not None:
         from rnn2dfa.atomic import check_writable
 
@@ -179,6 +186,19 @@ def activations_cmd(model_file: str, word: str, plot: str | None, r2_min: float,
         out.print(f"saturating (|value| >= 0.95 on >= 90% of prefixes): {escape(names)}")
     if plot is not None:
         out.print(f"wrote {escape(plot)}")
+
+
+def _check_traces(length: int, units: int) -> None:
+    """--traces prints every unit after every prefix: refused before any step when that is
+    more values than limits.MAX_TRACE_VALUES (a JSON document of tens of MB)."""
+    from rnn2dfa.limits import MAX_TRACE_VALUES
+
+    values = (length + 1) * units
+    if values > MAX_TRACE_VALUES:
+        raise InputError(
+            f"--traces would print {values:,} values ({length + 1:,} prefixes x {units:,} "
+            f"units), more than {MAX_TRACE_VALUES:,}: drop --traces (the fits and the verdict "
+            "need none), or give a shorter WORD")
 
 
 COMMANDS: list[click.Command] = [generalization_cmd, activations_cmd]

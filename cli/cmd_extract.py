@@ -25,6 +25,7 @@ from rnn2dfa_cli.common import (
     seed_option,
     yes_no,
 )
+from rnn2dfa_cli.device_option import device_option, threads_setting
 from rnn2dfa_cli.user_model import acceptor_option, user_model
 
 #: Command-line options that are not method options (they decide how options are built).
@@ -139,6 +140,7 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
 
 
 @click.command("extract")
+@device_option
 @click.argument("model_file", metavar="MODEL.pt", required=False)
 @acceptor_option
 @click.option("--method", type=MethodChoice(), default="lstar",
@@ -277,14 +279,15 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     with options_for(**OPTIONS):  # the library plans, bounds memory, then runs
         if as_json:
             result = extract(loaded, method, progress=lambda ev: piped.note(ev.text),
-                             language=language, **values)
+                             language=language, threads=threads_setting(), **values)
         else:
             with err.status("extracting…", spinner="dots") as status:
                 def show(ev: Any) -> None:
                     status.update("extracting: " + ev.text())
                     piped.note(ev.text)
 
-                result = extract(loaded, method, progress=show, language=language, **values)
+                result = extract(loaded, method, progress=show, language=language,
+                                 threads=threads_setting(), **values)
     automaton = result.automaton
     if result.target == "dfa":
         from rnn2dfa.automata.io import save_dfa

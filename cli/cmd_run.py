@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+from rnn2dfa.atomic import keep_existing
+from rnn2dfa.errors import InputError
 from rnn2dfa.extract.registry import method_names
 from rnn2dfa.languages import get_language
 from rnn2dfa.models.cells import ALL_CELLS
+from rnn2dfa.models.device import default_device
 from rnn2dfa.pipeline import RunConfig
 from rnn2dfa_cli.cmd_extract import MethodChoice, method_help
 from rnn2dfa_cli.common import (
@@ -22,7 +26,9 @@ from rnn2dfa_cli.common import (
     kv_table,
     out,
     seed_option,
+    threads,
 )
+from rnn2dfa_cli.device_option import device_option
 
 _STAGE_TEXT = {
     "train": "training",
@@ -120,6 +126,7 @@ def _summary(run: Any) -> None:
 
 
 @click.command("run")
+@device_option
 @click.option("--language", "-l", default="tomita3", show_default=True, metavar="NAME",
               help="A named language (tomita1..7, parity, even_pairs, anbn, dyck1, ...).")
 @click.option("--cell", type=click.Choice(ALL_CELLS), default="gru",
@@ -159,7 +166,9 @@ def run_cmd(
     Writes into the output folder: model.pt (the network), dfa.json (the extracted,
     minimized DFA), dfa.svg (its drawing), agreement.svg (agreement by length),
     report.json (every number) and report.md (the drawing and the tables). Files appear
-    only when the whole chain has finished; an interrupted run leaves none behind.
+    only when the whole chain has finished; an interrupted run leaves none behind. Without
+    -o, files already in ./rnn2dfa-out/ are never replaced: the run is refused before any
+    work (name the folder with -o to replace them).
 
     \b
     Examples:
@@ -174,10 +183,14 @@ def run_cmd(
     from rnn2dfa.pipeline import run_pipeline
 
     get_language(language)  # an unknown name fails here, before any progress display
+    ctx = click.get_current_context()
+    if ctx.get_parameter_source("outdir") is click.core.ParameterSource.DEFAULT:
+        _keep_default_folder(outdir)
     cfg = RunConfig(language=language, cell=cell, hidden=hidden, layers=layers, method=method,
                     seed=seed, epochs=epochs, train_time_limit=time_limit,
                     extract_time_limit=time_limit, show_sink=show_sink,
-                    threads=None)  # the global --threads option has set torch's threads
+                    threads=threads(),  # the global --threads
+                    device=str(default_device()))  # --device
     bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                    TimeElapsedColumn(), console=err, transient=False)
     live = _Live(bar, epochs)
@@ -189,6 +202,23 @@ def run_cmd(
     else:
         _summary(run)
     click.get_current_context().exit(EXIT_OK if run.passed else EXIT_FAIL)
+
+
+#: Every file `run` may write into its folder (rnn2dfa.pipeline).
+RUN_FILES = ("model.pt", "dfa.json", "dfa.svg", "dfa.dot", "agreement.svg", "hypotheses.svg",
+             "report.json", "report.md")
+
+
+def _keep_default_folder(outdir: str) -> None:
+    """The default folder is no name the user gave: its files are written only while new
+    (an existing one is refused before any work, and one made meanwhile is kept too)."""
+    why = "in the default folder of `run`; name a folder with -o to replace its files"
+    for name in RUN_FILES:
+        path = Path(outdir) / name
+        keep_existing(path, why)
+        if path.exists() or path.is_symlink():
+            raise InputError(f"exists and was not named as an output ({why}): not replaced",
+                             path=str(path))
 
 
 COMMANDS: list[click.Command] = [run_cmd]

@@ -26,6 +26,7 @@ from rnn2dfa_cli.common import (
     options_for,
     out,
 )
+from rnn2dfa_cli.device_option import device_option
 
 _AXES = ("languages", "cells", "hidden", "layers", "seeds", "methods")
 
@@ -132,6 +133,7 @@ def _summary(result: Any) -> None:
               help="Run on an existing Ray cluster: HOST:PORT of its head, ray://HOST:10001 "
                    "(Ray Client) or auto; implies --ray.")
 @click.option("--retry-failed", is_flag=True, help="Run again the points whose rows failed.")
+@device_option
 @json_option
 def sweep_cmd(outdir: str, preset_name: str | None, config: str | None,
               languages: str | tuple[str, ...] | None,
@@ -176,6 +178,9 @@ def sweep_cmd(outdir: str, preset_name: str | None, config: str | None,
          "seeds": seeds, "methods": methods},
         {"epochs": epochs, "train_max_length": train_max_length,
          "train_time_limit": train_time_limit, "extract_time_limit": extract_time_limit})
+    from rnn2dfa.models.device import default_device
+
+    sweep.settings.device = str(default_device())  # --device
     engine = "ray" if (use_ray or ray_address) else "pool"
     cores = default_workers()
     if workers is not None and workers > cores and not ray_address:

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.models.device import default_device, place
 from rnn2dfa_cli.common import (
     EXIT_FAIL,
     EXIT_OK,
@@ -21,6 +22,7 @@ from rnn2dfa_cli.common import (
     seed_option,
     threads,
 )
+from rnn2dfa_cli.device_option import device_option
 from rnn2dfa_cli.user_model import acceptor_option, refuse_time_limit_alone, user_model
 
 
@@ -129,6 +131,7 @@ def print_network_table(net, threshold: float | None = None) -> None:  # noqa: A
 
 
 @click.command("verify")
+@device_option
 @click.argument("dfa_file", metavar="DFA.json")
 @click.option("--truth", "-l", "--language", "truth_name", metavar="NAME",
               help="A named language as the ground truth: tomita1..7, parity, anbn, ... for a "
@@ -259,6 +262,7 @@ def verify_cmd(
             acceptor, meta = acceptor_obj, {}
         else:
             acceptor, meta = load_model(model_file)
+            place(acceptor, default_device())  # --device
         if truth is None and meta.get("language") and not as_json:
             tip = (f"tip: the model was trained on {meta['language']}; add --truth "
                    f"{meta['language']} to compare with the ground truth too")
@@ -472,6 +476,7 @@ def verify_machine_file(ctx: click.Context) -> None:
         from rnn2dfa.models.labeller import is_labeller
 
         labeller, meta = load_model(model_file)
+        place(labeller, default_device())  # --device
         if not is_labeller(labeller):
             raise InputError("is an accept/reject network, not a k-class classifier or tagger: "
                              "verify a DFA against it", path=model_file)

@@ -103,7 +103,7 @@ def extract(model: Any, method: str = "lstar", *, alphabet: str | Sequence[str] 
             outputs: Sequence[str] | None = None,
             words: Sequence[Sequence[int] | str] | None = None,
             progress: Callable[[Any], None] | None = None, language: str | None = "auto",
-            **options: Any) -> Any:
+            device: str | None = None, **options: Any) -> Any:
     """The automaton a network implements: a DFA from an acceptor, a Moore machine from a
     k-class classifier, a Mealy machine from a tagger (`ExtractionResult`: `.automaton`,
     `.finished`, `.message`, `.stats`; it draws itself in Jupyter).
@@ -112,7 +112,8 @@ def extract(model: Any, method: str = "lstar", *, alphabet: str | Sequence[str] 
     IMPORT_KEYWORDS, e.g. `start_token`, for a plain `nn.Module`). `words`: the words that
     matter to you (symbol strings or index tuples). `options`: the method's (`seed`,
     `time_limit`, `max_states`, `max_length`, ...; `rnn2dfa.extract.plan_options` lists
-    them, unknown ones are refused)."""
+    them, unknown ones are refused). `device`: where the network runs ("cpu", "auto" for a
+    GPU when torch sees one, "cuda:N"; the network is moved there)."""
     from rnn2dfa.extract import extract as run
 
     how = {k: options.pop(k) for k in IMPORT_KEYWORDS if k in options}
@@ -120,7 +121,8 @@ def extract(model: Any, method: str = "lstar", *, alphabet: str | Sequence[str] 
                       outputs=outputs, **how)
     if words is not None:
         options["words"] = _words(words, loaded.acceptor.alphabet)
-    result = run(loaded, method, progress=progress, language=language, **options)
+    result = run(loaded, method, progress=progress, language=language, device=device,
+                 **options)
     # what `verify(result, model=...)` needs to ask the same network the same way
     result.network, result.source = loaded.acceptor, model
     return result
@@ -161,14 +163,15 @@ def truth(name: str) -> Automaton:
 
 
 def verify(automaton: Any, *, model: Any = None, truth: Any = None,
-           words: Sequence[Sequence[int] | str] | None = None, **options: Any) -> Any:
+           words: Sequence[Sequence[int] | str] | None = None, device: str | None = None,
+           **options: Any) -> Any:
     """Check an automaton (or a result) against a truth and/or the network: exact against
     the truth (a language name, a regular expression, a DFA or machine), sampled against
     the model by length bucket and on each answer of the network (uniform, balanced,
     near-miss and pumped words, and yours). A result's own model is asked as `extract` read
     it; another plain module is read with the IMPORT_KEYWORDS given here. The report's
     `passed` and `verdict` say it in one line; other `options` are `verify.verify`'s
-    (`threshold`, `per_bucket`, `seed`, ...)."""
+    (`threshold`, `per_bucket`, `seed`, ...); `device` as for `extract`."""
     a = _automaton(automaton)
     how = {k: options.pop(k) for k in IMPORT_KEYWORDS if k in options}
     if model is not None and model is getattr(automaton, "source", None):
@@ -177,6 +180,10 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
         net = as_model(model, alphabet=a.alphabet, **how).acceptor
     else:
         net = None
+    if net is not None and device is not None:
+        from rnn2dfa.models.device import place
+
+        place(net, device)
     if isinstance(a, Machine):
         from rnn2dfa.verify.machine import verify_machine
 
@@ -241,9 +248,12 @@ def difference(a: Any, b: Any) -> tuple[int, ...] | None:
 
 
 # ----------------------------------------------------------------------------- files
-def load(path: str | os.PathLike[str]) -> Any:
+def load(path: str | os.PathLike[str], *, complete: str | None = None,
+         complete_output: str | None = None) -> Any:
     """An automaton file: a DFA, a Moore or Mealy machine, a PDFA (JSON, by its format) or
-    a DFA or machine in DOT (AALpy's or LearnLib's)."""
+    a DFA or machine in DOT (AALpy's or LearnLib's). A partial machine in DOT is refused
+    unless `complete` is "sink" or "self-loop" (the added transitions emit
+    `complete_output`; see `automata.machine_dot`)."""
     path = str(path)
     if path.endswith((".dot", ".gv")):
         from rnn2dfa.automata.dot_io import dfa_from_dot
@@ -254,7 +264,8 @@ def load(path: str | os.PathLike[str]) -> Any:
         kind = dot_kind(text)
         if kind == "dfa":
             return dfa_from_dot(text, source=path)
-        return machine_from_dot(text, kind, source=path)
+        return machine_from_dot(text, kind, source=path, complete=complete,
+                                complete_output=complete_output)
     from rnn2dfa.automata.machine_io import file_format, load_machine
 
     fmt = file_format(path)

@@ -48,7 +48,10 @@ class RunConfig:
     verify_max_length: int = 20  # exact disagreement counted for lengths 1..N
     verify_per_bucket: int = 100  # sampled words per length bucket and kind
     show_sink: bool = False
-    threads: int | None = 1  # torch threads: one is fastest for small RNNs (models.threads)
+    # torch threads: one is fastest for small RNNs; "auto" times one against every core on
+    # the network (models.threads); None leaves torch's setting alone
+    threads: int | str | None = 1
+    device: str = "cpu"  # where the network trains and is asked ("auto": a GPU if any)
 
 
 @dataclass
@@ -146,7 +149,9 @@ def train_stage(cfg: RunConfig, book: Book) -> tuple[Any, Any]:
     with book.stage("train", epochs=cfg.epochs):
         tcfg = TrainConfig(cell=cfg.cell, hidden=cfg.hidden, layers=cfg.layers,
                            max_length=cfg.train_max_length, epochs=cfg.epochs,
-                           time_limit=cfg.train_time_limit, seed=cfg.seed)
+                           time_limit=cfg.train_time_limit, seed=cfg.seed,
+                           device=cfg.device,
+                           threads=1 if cfg.threads is None else cfg.threads)
         model, summary = train_model(
             language=lang, config=tcfg,
             progress=lambda d: book.progress({"stage": "train", **d}))
@@ -168,7 +173,7 @@ def extract_stage(model: Any, cfg: RunConfig, options: ExtractOptions,
 
     with book.stage("extract", method=cfg.method):
         result: ExtractionResult = extract(
-            model, cfg.method, options,
+            model, cfg.method, options, device=cfg.device, threads=cfg.threads,
             progress=lambda ev: book.progress({"stage": "extract", "event": ev}))
         if not result.finished:
             book.notes.append(
@@ -291,7 +296,8 @@ def run_pipeline(
     # saturated-linear units, Theorem 4.5) is refused before training, not after
     options = extraction_options(cfg)
     out = Path(outdir)
-    with torch_threads(cfg.threads), staged_folder(out) as staged:
+    with torch_threads(None if cfg.threads == "auto" else cfg.threads), \
+            staged_folder(out) as staged:
         book = Book(staged.tmp, progress or (lambda _info: None))
         model, summary = train_stage(cfg, book)
         run = method_stages(model, summary, cfg, book, str(out), options)

@@ -98,3 +98,15 @@ def write_file(tmp_path: Path):
         return str(path)
 
     return write
+
+
+@pytest.fixture(autouse=True)
+def _default_device_back_to_cpu():
+    """A command run in-process with `--device` sets where loaded networks go for the whole
+    process (models.device.set_default_device): each test starts and ends on the CPU."""
+    yield
+    import sys
+
+    device = sys.modules.get("rnn2dfa.models.device")
+    if device is not None:
+        device.set_default_device("cpu")

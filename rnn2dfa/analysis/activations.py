@@ -119,9 +119,9 @@ def activations(model: Any, word: Word, *, r2_min: float = 0.99) -> ActivationRe
     state = model.initial_state(1)
     rows = [state[0].clone()]
     for s in word:
-        state = model.step(state, torch.tensor([s], dtype=torch.long))
+        state = model.step(state, torch.tensor([s], dtype=torch.long, device=state.device))
         rows.append(state[0].clone())
-    traces = torch.stack(rows).double().numpy()
+    traces = torch.stack(rows).double().cpu().numpy()
     names_fn = getattr(model, "unit_names", None)
     units = list(names_fn()) if names_fn else [f"s{i}" for i in range(traces.shape[1])]
     if len(units) != traces.shape[1]:

@@ -87,6 +87,8 @@ def extract(
     *,
     progress: Progress | None = None,
     language: str | None = "auto",
+    device: str | None = None,
+    threads: int | str | None = "auto",
     **values: Any,
 ) -> Any:
     """Run one extraction method on a model and return its `ExtractionResult` (a PDFA
@@ -100,13 +102,31 @@ def extract(
     options (`extract(net, "lstar", oracle="pac")`). The options are checked, and the
     memory they need, before any work. `language`: the network's training language, whose
     class-balanced words join the samples of a method that wants them ("auto": the one the
-    model file names; None: uniform words only). The automaton carries `stats` and
-    `provenance` for its file.
+    model file names; None: uniform words only). `device` ("cpu", "auto", "cuda[:N]"):
+    where the network runs (it is moved there, in place; None leaves it where it is); the
+    answers do not depend on it. `threads`: torch's CPU threads while it runs ("auto":
+    the faster of one and every core, timed on the network (`models.threads`); None: leave
+    torch's setting alone). The automaton carries `stats` and `provenance` for its file.
     """
+    from rnn2dfa.models.threads import measured_threads, torch_threads
+
+    loaded = load(model)
+    if device is not None:
+        from rnn2dfa.models.device import place
+
+        place(loaded.acceptor, device)
+    if threads == "auto":
+        threads = measured_threads(loaded.acceptor)
+    with torch_threads(None if threads is None else int(threads)):
+        return _extract(loaded, method, options, progress, language, values)
+
+
+def _extract(loaded: Any, method: str, options: Any, progress: Progress | None,
+             language: str | None, values: dict[str, Any]) -> Any:
+    """`extract` once the model is loaded, placed and its threads set."""
     from rnn2dfa.extract.teacher import target_of
 
     m = get_method(method)
-    loaded = load(model)
     path = loaded.path or None
     try:
         net = loaded.acceptor

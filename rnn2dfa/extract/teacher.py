@@ -214,6 +214,7 @@ class Teacher:
                 live = part.size - np.searchsorted(part[::-1], np.arange(int(part[0]) + 1),
                                                    side="right")
                 state = model.initial_state(idx.size)
+                block = block.to(state.device)  # symbols cross to the device once a batch
                 got = np.full((idx.size, width + 1), -1, dtype=np.int64)
                 got[:, 0] = decisions(model, state)
                 for t in range(int(part[0])):

@@ -15,6 +15,7 @@ import torch
 from torch import Tensor
 
 from rnn2dfa.limits import rows_per_batch
+from rnn2dfa.models.device import device_of, halving
 from rnn2dfa.words import pad_words
 
 
@@ -108,6 +109,7 @@ def run_padded(acceptor: Acceptor, symbols: np.ndarray, lengths: np.ndarray) -> 
     live = lengths.size - np.searchsorted(np.sort(lengths), np.arange(sym.shape[1]),
                                           side="right")
     state = acceptor.initial_state(sym.shape[0])
+    sym = sym.to(state.device)  # the symbols cross to the network's device once a batch
     if sym.shape[1] and live[0] < state.shape[0]:
         state = state.clone()  # an initial state may be a broadcast view: never written
     for t in range(sym.shape[1]):
@@ -120,7 +122,7 @@ def run_padded(acceptor: Acceptor, symbols: np.ndarray, lengths: np.ndarray) -> 
             state[:n] = acceptor.step(state[:n], sym[:n, t])
     inverse = np.empty_like(order)
     inverse[order] = np.arange(order.size)
-    return state[torch.from_numpy(inverse)]
+    return state[torch.from_numpy(inverse).to(state.device)]
 
 
 @torch.no_grad()
@@ -147,19 +149,40 @@ def accept_logits(
         acceptor = view() or acceptor
     if fused is None and not whole:  # stepped states: fewer words a batch for wide networks
         batch_size = rows_per_batch(int(acceptor.initial_state(1).shape[1]), batch_size)
+    elif fused is not None:
+        # a fused pass keeps every step's gates (~4 x the state) for the whole batch: a
+        # 1,500-unit GRU over 2,048 words of 30 symbols took 3.7 GB in one pass
+        try:
+            width = int(acceptor.initial_state(1).shape[1])
+        except Exception:  # noqa: BLE001 - no states to measure (a whole-word network)
+            width = 0
+        if width:
+            longest = max(len(w) for w in words) + 1
+            batch_size = rows_per_batch(width * 4 * longest, batch_size, least=16)
+    device = device_of(acceptor)
     order = np.argsort([len(w) for w in words], kind="stable")
-    for s in range(0, len(order), batch_size):
-        idx = order[s : s + batch_size]
-        padded, lengths = pad_words([words[i] for i in idx])
-        if whole:
-            sym, lens = torch.from_numpy(padded), torch.from_numpy(lengths)
-            out[idx] = acceptor(sym, lens).double().cpu().numpy()  # type: ignore[operator]
-            continue
-        if fused is not None:
-            logits = fused(torch.from_numpy(padded), torch.from_numpy(lengths))
+
+    def run(rows: np.ndarray) -> np.ndarray:
+        padded, lengths = pad_words([words[i] for i in rows])
+        if whole or fused is not None:
+            sym = torch.from_numpy(padded).to(device)
+            lens = torch.from_numpy(lengths).to(device)
+            logits = (acceptor(sym, lens) if whole  # type: ignore[operator]
+                      else fused(sym, lens))
         else:
             logits = acceptor.accept_logit(run_padded(acceptor, padded, lengths))
-        out[idx] = logits.double().cpu().numpy()
+        return logits.double().cpu().numpy()
+
+    s = 0
+    while s < len(order):
+        # on a GPU a batch that does not fit (cuDNN's workspace grows with it) is halved
+        # and retried, never an out-of-memory error (models.device.halving)
+        def chunk(n: int, s: int = s) -> tuple[int, np.ndarray]:
+            return n, run(order[s : s + n])
+
+        batch_size, part = halving(chunk, batch_size, device)
+        out[order[s : s + batch_size]] = part
+        s += batch_size
     return out
 
 

@@ -76,9 +76,9 @@ class BidirectionalAcceptor(nn.Module):
 
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """Accept logits of a padded batch; the empty word reads as a zero summary."""
-        lengths = torch.as_tensor(lengths, dtype=torch.long)
+        lengths = torch.as_tensor(lengths, dtype=torch.long, device=symbols.device)
         b = symbols.shape[0]
-        summary = torch.zeros(b, 2 * self.hidden)
+        summary = self.readout.weight.new_zeros(b, 2 * self.hidden)
         live = lengths > 0
         if symbols.shape[1] and bool(live.any()):
             x = F.one_hot(symbols[live].long(), len(self.alphabet)).float()

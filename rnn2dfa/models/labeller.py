@@ -82,7 +82,9 @@ def prefix_labels(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> np
         if not keep.size:
             break
         rows = rows[keep]
-        state = labeller.step(state[torch.from_numpy(keep)], torch.from_numpy(symbols[rows, t]))
+        dev = state.device
+        state = labeller.step(state[torch.from_numpy(keep).to(dev)],
+                              torch.from_numpy(symbols[rows, t]).to(dev))
         out[rows, t + 1] = labels_of(labeller, state).cpu().numpy()
     return out
 
@@ -187,13 +189,13 @@ class RNNLabeller(RNNAcceptor):
 
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """(B, k) output logits after each word of a padded batch (its class)."""
-        lengths = torch.as_tensor(lengths, dtype=torch.long)
+        lengths = torch.as_tensor(lengths, dtype=torch.long, device=symbols.device)
         b = symbols.shape[0]
         top_init = self._init()[-1, 0].expand(b, -1)
         if symbols.shape[1] == 0:
             return self.readout(top_init)
         out = self.top_outputs(symbols)
-        last = out[torch.arange(b), (lengths - 1).clamp(min=0)]
+        last = out[torch.arange(b, device=out.device), (lengths - 1).clamp(min=0)]
         last = torch.where((lengths > 0)[:, None], last, top_init)
         return self.readout(last)
 

@@ -87,4 +87,6 @@ def load_acceptor(path: str | os.PathLike[str]) -> LoadedAcceptor:
         from rnn2dfa.models.user_code import whole_word_classifier
 
         return LoadedAcceptor(whole_word_classifier(model), meta, "whole-word network", path)
-    return LoadedAcceptor(model, meta, "model", path)
+    from rnn2dfa.models.device import default_device, place
+
+    return LoadedAcceptor(place(model, default_device()), meta, "model", path)

@@ -108,7 +108,7 @@ class PredictiveAcceptor(nn.Module):
 
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """Accept logits of a padded batch, the same numbers as stepping (up to rounding)."""
-        lengths = torch.as_tensor(lengths, dtype=torch.long)
+        lengths = torch.as_tensor(lengths, dtype=torch.long, device=symbols.device)
         pred = self.prefix_predictions(symbols)
         return accept_from_predictions(pred, symbols, lengths)
 
@@ -116,12 +116,12 @@ class PredictiveAcceptor(nn.Module):
 def accept_from_predictions(pred: Tensor, symbols: Tensor, lengths: Tensor) -> Tensor:
     """min(START_MARGIN, margins of the symbols read, end logit after the last one) per row."""
     b, t = symbols.shape
-    rows = torch.arange(b)
+    rows = torch.arange(b, device=pred.device)
     end = pred[rows, lengths, -1]
     if t == 0:
         return torch.clamp(end, max=START_MARGIN)
     margins = pred[:, :t].gather(2, symbols[:, :, None].long()).squeeze(2)  # (B, T)
-    live = torch.arange(t)[None, :] < lengths[:, None]
+    live = torch.arange(t, device=pred.device)[None, :] < lengths[:, None]
     margins = torch.where(live, margins, torch.full_like(margins, START_MARGIN))
     run = torch.clamp(margins.min(dim=1).values, max=START_MARGIN)
     return torch.minimum(run, end)

@@ -258,14 +258,14 @@ class RNNAcceptor(nn.Module):
 
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """Accept logits of a padded batch (symbols (B, T) int64, lengths (B,)) -> (B,)."""
-        lengths = torch.as_tensor(lengths, dtype=torch.long)
+        lengths = torch.as_tensor(lengths, dtype=torch.long, device=symbols.device)
         b = symbols.shape[0]
         top_init = self._init()[-1, 0].expand(b, -1)
         if symbols.shape[1] == 0:
             return self.readout(top_init).squeeze(-1)
         out = self.top_outputs(symbols)
         idx = (lengths - 1).clamp(min=0)
-        last = out[torch.arange(b), idx]
+        last = out[torch.arange(b, device=out.device), idx]
         last = torch.where((lengths > 0)[:, None], last, top_init)
         return self.readout(last).squeeze(-1)
 

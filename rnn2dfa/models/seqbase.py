@@ -18,13 +18,13 @@ class FusedPassesMixin:
         return self.top_hidden(self.initial_state(b))  # type: ignore[attr-defined]
 
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
-        lengths = torch.as_tensor(lengths, dtype=torch.long)
+        lengths = torch.as_tensor(lengths, dtype=torch.long, device=symbols.device)
         b = symbols.shape[0]
         top0 = self._top0(b)
         if symbols.shape[1] == 0:
             return self.readout(top0).squeeze(-1)  # type: ignore[attr-defined]
         out = self.top_outputs(symbols)  # type: ignore[attr-defined]
-        last = out[torch.arange(b), (lengths - 1).clamp(min=0)]
+        last = out[torch.arange(b, device=out.device), (lengths - 1).clamp(min=0)]
         last = torch.where((lengths > 0)[:, None], last, top0)
         return self.readout(last).squeeze(-1)  # type: ignore[attr-defined]
 

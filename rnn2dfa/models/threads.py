@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import math
+import os
+import time
 from collections.abc import Iterator
+from typing import Any
 
 import torch
 
@@ -25,3 +29,79 @@ def torch_threads(n: int | None) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
+
+
+#: Narrower networks than this step on too little work a row to split across cores.
+AUTO_MIN_WIDTH = 64
+#: Rows of the batch timed by `measured_threads` (a membership-query batch's order).
+AUTO_ROWS = 2048
+
+
+def measured_threads(net: Any, cores: int | None = None) -> int:
+    """The CPU thread count that steps `net` faster: one, or every core, measured on a batch
+    of its own states (three steps each, the best time kept).
+
+    On two cores, and for networks narrower than AUTO_MIN_WIDTH units, one thread is taken
+    without timing: measured here, more threads only added synchronisation (see
+    `torch_threads`). A network off the CPU, or one that cannot be stepped, gets one."""
+    cores = cores or os.cpu_count() or 1
+    if cores <= 2:
+        return 1
+    try:
+        with torch.no_grad():
+            state = net.initial_state(AUTO_ROWS)
+            if state.device.type != "cpu" or state.shape[1] < AUTO_MIN_WIDTH:
+                return 1
+            symbols = torch.randint(0, len(net.alphabet), (AUTO_ROWS,),
+                                    generator=torch.Generator().manual_seed(0))
+
+            def seconds(n: int) -> float:
+                with torch_threads(n):
+                    net.step(state, symbols)  # warm-up: kernels, allocations
+                    best = math.inf
+                    for _ in range(3):
+                        t0 = time.perf_counter()
+                        net.step(state, symbols)
+                        best = min(best, time.perf_counter() - t0)
+                return best
+
+            return cores if seconds(cores) < 0.8 * seconds(1) else 1
+    except Exception:  # a network that cannot be stepped here: leave it on one thread
+        return 1
+
+
+def resolve_threads(setting: int | str | None, net: Any) -> int | None:
+    """The thread count a `threads` setting means for `net`: "auto" is `measured_threads`,
+    None leaves torch's setting alone, a number is taken as given."""
+    if setting is None:
+        return None
+    if setting == "auto":
+        return measured_threads(net)
+    return max(1, int(setting))
+
+
+def measured_width_threads(setting: int | str | None, width: int,
+                           cores: int | None = None) -> int | None:
+    """`resolve_threads` before a network exists (training builds it inside the block):
+    "auto" times a recurrent layer's matrix product, (AUTO_ROWS, width) x (width, 4 width),
+    on one thread and on every core. A given count or None passes through."""
+    if setting != "auto":
+        return None if setting is None else max(1, int(setting))
+    cores = cores or os.cpu_count() or 1
+    if cores <= 2 or width < AUTO_MIN_WIDTH:
+        return 1
+    gen = torch.Generator().manual_seed(0)
+    a = torch.randn(AUTO_ROWS, width, generator=gen)
+    b = torch.randn(width, 4 * width, generator=gen)
+
+    def seconds(n: int) -> float:
+        with torch_threads(n):
+            a @ b
+            best = math.inf
+            for _ in range(3):
+                t0 = time.perf_counter()
+                a @ b
+                best = min(best, time.perf_counter() - t0)
+        return best
+
+    return cores if seconds(cores) < 0.8 * seconds(1) else 1

@@ -300,9 +300,11 @@ class TorchRNNAcceptor(nn.Module):
 
     # ---------------------------------------------------------- Acceptor contract
     def initial_state(self, batch: int) -> Tensor:
-        state = torch.zeros(batch, self.state_dim, dtype=self.head.weight.dtype)
+        state = torch.zeros(batch, self.state_dim, dtype=self.head.weight.dtype,
+                            device=self.head.weight.device)
         if self.start_token is not None:
-            state = self.step_tokens(state, torch.full((batch,), self.start_token))
+            state = self.step_tokens(state, torch.full((batch,), self.start_token,
+                                                        device=state.device))
         return state
 
     def step(self, state: Tensor, symbols: Tensor) -> Tensor:
@@ -313,7 +315,8 @@ class TorchRNNAcceptor(nn.Module):
     def top(self, state: Tensor) -> Tensor:
         """What the head reads of a state: the last layer's h, after the end token if any."""
         if self.end_token is not None:
-            state = self.step_tokens(state, torch.full((state.shape[0],), self.end_token))
+            state = self.step_tokens(state, torch.full((state.shape[0],), self.end_token,
+                                                        device=state.device))
         return state[:, self._h_at[-1] : self._h_at[-1] + self.layer_hidden[-1]]
 
     def read_out(self, features: Tensor, activations: Sequence[str] | None = None,
@@ -352,7 +355,7 @@ class TorchRNNAcceptor(nn.Module):
     # ------------------------------------------------------------ whole words
     def features(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """What the head reads for a padded batch (alphabet indices (B, T), lengths (B,))."""
-        lengths = torch.as_tensor(lengths, dtype=torch.long)
+        lengths = torch.as_tensor(lengths, dtype=torch.long, device=symbols.device)
         if not self.bidirectional:
             state = self.initial_state(symbols.shape[0])
             for t in range(symbols.shape[1]):
@@ -366,11 +369,12 @@ class TorchRNNAcceptor(nn.Module):
         """Token ids with the start token before and the end token after every word."""
         b = tokens.shape[0]
         if self.start_token is not None:
-            tokens = torch.cat([torch.full((b, 1), self.start_token), tokens], dim=1)
+            tokens = torch.cat([torch.full((b, 1), self.start_token, device=tokens.device), tokens],
+                               dim=1)
             lengths = lengths + 1
         if self.end_token is not None:
-            tokens = torch.cat([tokens, torch.zeros((b, 1), dtype=torch.long)], dim=1)
-            tokens[torch.arange(b), lengths] = self.end_token
+            tokens = torch.cat([tokens, tokens.new_zeros((b, 1))], dim=1)
+            tokens[torch.arange(b, device=tokens.device), lengths] = self.end_token
             lengths = lengths + 1
         return tokens, lengths
 
@@ -378,14 +382,14 @@ class TorchRNNAcceptor(nn.Module):
                    ) -> tuple[Tensor, Tensor]:
         """(outputs (B, T, H) at every position, the state after the last one read)."""
         b, t_max = x.shape[0], x.shape[1]
-        pos = torch.arange(t_max)[None, :].expand(b, t_max)
+        pos = torch.arange(t_max, device=x.device)[None, :].expand(b, t_max)
         live = pos < lengths[:, None]
         if reverse:  # read each word from its end: position t holds symbol len-1-t
             idx = torch.where(live, lengths[:, None] - 1 - pos, pos)
             x = x.gather(1, idx[:, :, None].expand_as(x))
         hid = self.layer_hidden[k]
-        h = torch.zeros(b, hid, dtype=x.dtype)
-        c = torch.zeros(b, hid, dtype=x.dtype) if self.layer_cells[k] == "lstm" else None
+        h = x.new_zeros(b, hid)
+        c = x.new_zeros(b, hid) if self.layer_cells[k] == "lstm" else None
         outs = []
         suffix = "_reverse" if reverse else ""
         for t in range(t_max):
@@ -395,14 +399,14 @@ class TorchRNNAcceptor(nn.Module):
             if c is not None and c2 is not None:
                 c = torch.where(keep, c2, c)
             outs.append(h)
-        out = torch.stack(outs, dim=1) if outs else torch.zeros(b, 0, hid)
+        out = torch.stack(outs, dim=1) if outs else x.new_zeros(b, 0, hid)
         if reverse and t_max:
             out = out.gather(1, idx[:, :, None].expand_as(out))
         return out, h
 
     def _bidirectional_summary(self, tokens: Tensor, lengths: Tensor) -> Tensor:
         x = self._inputs(tokens)
-        fwd = bwd = torch.zeros(tokens.shape[0], self.layer_hidden[-1])
+        fwd = bwd = x.new_zeros(tokens.shape[0], self.layer_hidden[-1])
         for k in range(self.layers):
             out_f, fwd = self._direction(k, x, lengths, reverse=False)
             out_b, bwd = self._direction(k, x, lengths, reverse=True)
@@ -410,8 +414,8 @@ class TorchRNNAcceptor(nn.Module):
         if self.readout == "final":  # h_n of both directions
             return torch.cat([fwd, bwd], dim=1)
         if x.shape[1] == 0:  # out[:, -1] of the last position read
-            return torch.zeros(tokens.shape[0], 2 * self.layer_hidden[-1])
-        last = x[torch.arange(x.shape[0]), (lengths - 1).clamp(min=0)]
+            return x.new_zeros(tokens.shape[0], 2 * self.layer_hidden[-1])
+        last = x[torch.arange(x.shape[0], device=x.device), (lengths - 1).clamp(min=0)]
         return torch.where((lengths > 0)[:, None], last, torch.zeros_like(last))
 
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
@@ -504,7 +508,7 @@ class TorchRNNLabeller(TorchRNNAcceptor):
             state = self.step(state, symbols[:, t])
             outs.append(self.top(state))
         if not outs:
-            return torch.zeros(b, 0, self.layer_hidden[-1], dtype=self.head.weight.dtype)
+            return self.head.weight.new_zeros(b, 0, self.layer_hidden[-1])
         return torch.stack(outs, dim=1)
 
     def prefix_output_logits(self, symbols: Tensor) -> Tensor:

@@ -104,6 +104,9 @@ class MembershipOracle:
         self.k = len(self.alphabet)
         with torch.no_grad():
             init = net.initial_state(1).detach()
+        #: where the network's states live: the trie's state cache and every batch stay
+        #: there; only symbols go in and answers come out, once per depth (models.device)
+        self.device = init.device
         self._dim = int(init.shape[1])  # the width of the states the trie holds
         self.state_dim = int(acceptor.state_dim) if net is not acceptor else self._dim
         self.dtype = init.dtype  # of the states the trie holds
@@ -134,7 +137,7 @@ class MembershipOracle:
     def clear(self) -> None:
         """Drop every cached state (the root, the initial state, stays)."""
         cap = min(self.max_cached_states, 1024)
-        self._states = torch.empty((cap, self._dim), dtype=self.dtype)
+        self._states = torch.empty((cap, self._dim), dtype=self.dtype, device=self.device)
         self._states[0] = self._init
         self._child = np.full(cap * self.k, -1, dtype=np.int64)  # flat: node * k + symbol
         self._answer = np.full(cap, -1, dtype=np.int16)  # -1 unknown, else the answer
@@ -154,7 +157,7 @@ class MembershipOracle:
             return
         new_cap = min(self.max_cached_states, max(need, 2 * cap))
         n, k = self._n, self.k
-        states = torch.empty((new_cap, self._dim), dtype=self.dtype)
+        states = torch.empty((new_cap, self._dim), dtype=self.dtype, device=self.device)
         states[:n] = self._states[:n]
         self._states = states
         child = np.full(new_cap * k, -1, dtype=np.int64)
@@ -194,7 +197,7 @@ class MembershipOracle:
             node, first_new = start.node[order], start.first_new
             scratch = None
             if start.scratch is not None:
-                scratch = start.scratch[torch.from_numpy(order)]
+                scratch = start.scratch[self._ix(order)]
         n_live = b - np.searchsorted(lens[::-1], np.arange(width), side="right")
         self._reserve(int(lens.sum()))
         k, st = self.k, self.stats
@@ -256,17 +259,17 @@ class MembershipOracle:
                 continue
             parts, syms = [], []
             if n_new:
-                parts.append(self._states.index_select(0, torch.from_numpy(new_keys // k)))
+                parts.append(self._states.index_select(0, self._ix(new_keys // k)))
                 syms.append(new_keys % k)
             if spill is not None:
-                parts.append(self._states.index_select(0, torch.from_numpy(spill_keys // k)))
+                parts.append(self._states.index_select(0, self._ix(spill_keys // k)))
                 syms.append(spill_keys % k)
             if off_rows is not None and off_rows.size:
                 assert scratch is not None
-                parts.append(scratch.index_select(0, torch.from_numpy(off_rows)))
+                parts.append(scratch.index_select(0, self._ix(off_rows)))
                 syms.append(col[off_rows])
             prev = parts[0] if len(parts) == 1 else torch.cat(parts)
-            sym_t = torch.from_numpy(syms[0] if len(syms) == 1 else np.concatenate(syms))
+            sym_t = self._ix(syms[0] if len(syms) == 1 else np.concatenate(syms))
             out = self._net.step(prev, sym_t)
             st.network_steps += int(prev.shape[0])
             st.step_calls += 1
@@ -279,9 +282,9 @@ class MembershipOracle:
             rest = out[n_new:]
             if spill is not None or (off_rows is not None and off_rows.size):
                 if scratch is None:
-                    scratch = torch.empty((b, self._dim), dtype=self.dtype)
+                    scratch = torch.empty((b, self._dim), dtype=self.dtype, device=self.device)
                 moved = np.concatenate([x for x in (spill, off_rows) if x is not None])
-                scratch[torch.from_numpy(moved)] = rest.to(self.dtype)
+                scratch[self._ix(moved)] = rest.to(self.dtype)
                 node[moved] = -1
                 if trace_off is not None:
                     trace_off[t + 1, moved] = self._read(rest).cpu().numpy()
@@ -291,7 +294,7 @@ class MembershipOracle:
         inverse = np.empty(b, dtype=np.int64)
         inverse[order] = np.arange(b)
         if scratch is not None:
-            scratch = scratch[torch.from_numpy(inverse)]
+            scratch = scratch[self._ix(inverse)]
         if trace is not None and trace_off is not None:
             trace, trace_off = trace[:, inverse], trace_off[:, inverse]
         return _Positions(node[inverse], scratch, first_new, trace, trace_off)
@@ -317,28 +320,35 @@ class MembershipOracle:
         off = np.flatnonzero(node < 0)
         if off.size:
             assert pos.scratch is not None
-            out[off] = self._read(pos.scratch[torch.from_numpy(off)]).cpu().numpy()
+            out[off] = self._read(pos.scratch[self._ix(off)]).cpu().numpy()
             self.stats.distinct_words += int(off.size)
         self.stats.queries += int(node.size)
         return out
 
     def _final_states(self, pos: _Positions) -> Tensor:
-        """The network's states at the positions (a compact view's expanded)."""
+        """The network's states at the positions (a compact view's expanded), on the host:
+        they are what clustering and the user read."""
         node = pos.node
-        out = torch.empty((node.size, self._dim), dtype=self.dtype)
+        out = torch.empty((node.size, self._dim), dtype=self.dtype, device=self.device)
         on = np.flatnonzero(node >= 0)
         if on.size:
-            out[torch.from_numpy(on)] = self._states[torch.from_numpy(node[on])]
+            out[self._ix(on)] = self._states[self._ix(node[on])]
         off = np.flatnonzero(node < 0)
         if off.size:
             assert pos.scratch is not None
-            idx = torch.from_numpy(off)
+            idx = self._ix(off)
             out[idx] = pos.scratch[idx]
-        return out if self._net is self.acceptor else self._net.expand(out)
+        out = out if self._net is self.acceptor else self._net.expand(out)
+        return out.cpu()
 
     def _fill(self, todo: np.ndarray) -> None:
         """Read the answers of cached nodes `todo` (unique) into the answer cache."""
-        self._answer[todo] = self._read(self._states[torch.from_numpy(todo)]).cpu().numpy()
+        self._answer[todo] = self._read(self._states[self._ix(todo)]).cpu().numpy()
+
+    def _ix(self, rows: np.ndarray) -> Tensor:
+        """A numpy index (or symbol) array as a tensor on the network's device."""
+        t = torch.from_numpy(rows)
+        return t if self.device.type == "cpu" else t.to(self.device, non_blocking=True)
 
     # ------------------------------------------------------------------ public API
     def labels_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -437,7 +447,7 @@ class MembershipOracle:
             rep = np.repeat(np.arange(m), n_s)
             scratch = None
             if head.scratch is not None:
-                scratch = head.scratch[torch.from_numpy(rep)]
+                scratch = head.scratch[self._ix(rep)]
             start = _Positions(head.node[rep], scratch, head.first_new)
             pos = self._walk(np.tile(sp, (m, 1)), np.tile(sl, m), start)
             if want_states:

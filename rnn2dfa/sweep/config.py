@@ -90,7 +90,7 @@ def _axis(value: Any, key: str, path: str) -> list[Any]:
 def _settings(table: Any, base: Settings, path: str) -> Settings:
     if not isinstance(table, dict):
         raise InputError("[settings] must be a table", path=path)
-    known = {f.name: f for f in fields(Settings)}
+    known = {f.name: f for f in fields(Settings) if f.name != "device"}  # not recorded
     values = base.to_dict()
     for key, value in table.items():
         if key not in known:

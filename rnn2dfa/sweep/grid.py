@@ -125,6 +125,9 @@ class Settings:
     extract_time_limit: float = 60.0
     verify_max_length: int = 20
     verify_per_bucket: int = 100
+    #: where each point's network trains and is asked; not recorded in sweep.json (rows
+    #: from a CPU and a GPU run compare: the answers do not depend on it)
+    device: str = "cpu"
 
     def check(self, path: str | None = None) -> None:
         if self.epochs < 1:
@@ -143,7 +146,8 @@ class Settings:
                              path=path)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The settings sweep.json records and a resumed sweep must repeat."""
+        return {k: v for k, v in asdict(self).items() if k != "device"}
 
 
 @dataclass

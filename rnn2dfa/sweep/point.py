@@ -66,6 +66,7 @@ def run_config(point: Point, method: str, settings: Settings) -> RunConfig:
         extract_time_limit=settings.extract_time_limit,
         verify_max_length=settings.verify_max_length,
         verify_per_bucket=settings.verify_per_bucket, threads=1,
+        device=settings.device,
     )
 
 

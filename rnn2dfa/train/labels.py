@@ -30,9 +30,10 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
 from rnn2dfa.languages.machines import TASK_OF_KIND, MachineLanguage, get_machine_language
+from rnn2dfa.models.device import device_of, place
 from rnn2dfa.models.labeller import RNNLabeller
 from rnn2dfa.models.rnn import CELLS
-from rnn2dfa.models.threads import torch_threads
+from rnn2dfa.models.threads import measured_width_threads, torch_threads
 from rnn2dfa.train.config import TrainConfig
 from rnn2dfa.train.loop import fit_epochs
 from rnn2dfa.train.summary import (
@@ -200,7 +201,8 @@ def predicted_labels(model: RNNLabeller, data: LabelledWords) -> np.ndarray:
         for idx in length_batches(data.lengths, EVAL_BATCH_SYMBOLS):
             width = int(data.lengths[idx].max())
             sym = torch.from_numpy(np.ascontiguousarray(data.symbols[idx, :width]))
-            pred = model.prefix_output_logits(sym).argmax(dim=-1).numpy()
+            sym = sym.to(device_of(model))
+            pred = model.prefix_output_logits(sym).argmax(dim=-1).cpu().numpy()
             valid = np.arange(width + 1)[None, :] <= data.lengths[idx, None]
             out[idx, : width + 1] = np.where(valid, pred, -1)
     finally:
@@ -338,11 +340,13 @@ def train_labeller(
                   train)
     test = balanced_labelled(machine, range(cfg.test_factor * cfg.max_length + 1),
                              cfg.test_per_length, rng)
-    with torch_threads(cfg.threads), torch.random.fork_rng(devices=[]):
+    threads = measured_width_threads(cfg.threads, cfg.hidden)
+    with torch_threads(threads), torch.random.fork_rng(devices=[]):
         torch.manual_seed(cfg.seed)
         model = RNNLabeller(lang.alphabet, machine.outputs, machine.kind, cell=cfg.cell,
                             hidden=cfg.hidden, layers=cfg.layers, embedding=cfg.embedding,
                             learn_init=cfg.learn_init)
+        place(model, cfg.device)
         summary = LabelSummary(
             source=source or f"language:{lang.name}", language=lang.name,
             alphabet=list(lang.alphabet), config=asdict(cfg), model=model.describe(),
@@ -356,7 +360,7 @@ def train_labeller(
         summary.val_by_length = accuracy_rows(val, val_pred)
         summary.test_max_length = int(test.lengths.max(initial=0))
         summary.accuracy_by_length = accuracy_rows(test, predicted_labels(model, test))
-    return model, summary
+    return model.to("cpu"), summary  # device-free: it saves and loads anywhere
 
 
 def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
@@ -364,9 +368,11 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
                   progress: Progress | None) -> None:
     """Cross-entropy on the scored labels (a classifier's word class, plus every prefix's
     class unless cfg.prefix_labels is off; a tagger's every tag) through `fit_epochs`."""
-    sym = torch.from_numpy(train.symbols)
-    lens = torch.from_numpy(train.lengths)
-    targets = torch.from_numpy(train.labels)
+    dev = device_of(model)
+    host_lens = torch.from_numpy(train.lengths)  # minibatches are drawn on the host
+    sym = torch.from_numpy(train.symbols).to(dev)
+    lens = host_lens.to(dev)
+    targets = torch.from_numpy(train.labels).to(dev)
     moore = train.kind == "moore"
 
     def loss_of(pl: torch.Tensor, idx: torch.Tensor | None, bl: torch.Tensor,
@@ -374,10 +380,11 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
         width = pl.shape[1] - 1
         y = targets if idx is None else targets[idx]
         y = y[:, : width + 1]
-        cols = torch.arange(width + 1)[None, :]
+        cols = torch.arange(width + 1, device=dev)[None, :]
         if moore:
-            final = pl[torch.arange(len(bl)), bl]
-            loss = F.cross_entropy(final, y[torch.arange(len(bl)), bl])
+            rows = torch.arange(len(bl), device=dev)
+            final = pl[rows, bl]
+            loss = F.cross_entropy(final, y[rows, bl])
             if dense:
                 mask = cols <= bl[:, None]
                 loss = loss + F.cross_entropy(pl[mask], y[mask])
@@ -386,6 +393,7 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
         return F.cross_entropy(pl[mask], y[mask])
 
     def batch_loss(idx: torch.Tensor) -> torch.Tensor:
+        idx = idx.to(dev)
         bl = lens[idx]
         width = int(bl.max())
         pl = model.prefix_output_logits(sym[idx, :width])
@@ -394,7 +402,7 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
     def evaluate() -> tuple[float, float]:
         pl = model.prefix_output_logits(sym)
         loss = float(loss_of(pl, None, lens, False))
-        pred = pl.argmax(dim=-1).numpy()
+        pred = pl.argmax(dim=-1).cpu().numpy()
         return loss, float(word_correct(train, pred).mean())
 
     def validate() -> float | None:
@@ -403,7 +411,7 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
         return float(word_correct(val, predicted_labels(model, val)).mean())
 
     book = EpochBook(model, cfg, summary, progress, val, validate=validate, stop_on_val=True)
-    fit_epochs(model, cfg, summary, book, gen, lens, batch_loss, evaluate)
+    fit_epochs(model, cfg, summary, book, gen, host_lens, batch_loss, evaluate)
 
 
 def labeller_metadata(summary: LabelSummary) -> dict[str, Any]:

@@ -236,6 +236,7 @@ def network_traces(labeller: Any, words: Sequence[Word]) -> list[np.ndarray]:
     batches of bounded padded size; a fused pass (`prefix_output_logits`) when there is one."""
     import torch
 
+    from rnn2dfa.models.device import device_of
     from rnn2dfa.models.labeller import prefix_labels
 
     out: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(words)
@@ -247,7 +248,8 @@ def network_traces(labeller: Any, words: Sequence[Word]) -> list[np.ndarray]:
         for idx in length_batches(lengths, BATCH_SYMBOLS):
             padded, lens = pad_words([words[i] for i in idx])
             if fused is not None:
-                trace = fused(torch.from_numpy(padded)).argmax(dim=-1).cpu().numpy()
+                sym = torch.from_numpy(padded).to(device_of(labeller))
+                trace = fused(sym).argmax(dim=-1).cpu().numpy()
             else:
                 trace = prefix_labels(labeller, padded, lens)
             for row, i in enumerate(idx.tolist()):

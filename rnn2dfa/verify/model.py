@@ -21,7 +21,7 @@ from rnn2dfa.automata.counting import count_accepted
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import check_alphabets
 from rnn2dfa.models.acceptor import Acceptor, accept_logits
-from rnn2dfa.models.threads import torch_threads
+from rnn2dfa.models.threads import resolve_threads, torch_threads
 from rnn2dfa.verify.truth import Truth
 from rnn2dfa.words import Word, format_word, uniform_word_list
 
@@ -349,7 +349,7 @@ def compare_with_model(
     per_bucket: int = 200,
     seed: int = 0,
     batch_size: int = 4096,
-    threads: int | None = None,
+    threads: int | str | None = None,
     words: Sequence[Word] | None = None,
 ) -> ModelComparison:
     """Agreement of `dfa` with the network `acceptor` by length bucket, and with a truth.
@@ -376,7 +376,7 @@ def compare_with_model(
         mine = [tuple(w) for w in words]
         groups.append((min(map(len, mine)), max(map(len, mine)), "yours", mine))
     words = [w for g in groups for w in g[3]]
-    with torch_threads(threads):
+    with torch_threads(resolve_threads(threads, acceptor)):
         net = accept_logits(acceptor, words, batch_size=batch_size) > 0
         searched = None
         minority = min(net.mean(), 1 - net.mean()) if words else 0.0

@@ -56,7 +56,7 @@ def verify(
     per_bucket: int = 200,
     threshold: float = 0.99,
     seed: int = 0,
-    threads: int | None = 1,
+    threads: int | str | None = 1,
     source: str | None = None,
     words: Any = None,
     trust_exact_truth: bool = True,

@@ -142,7 +142,7 @@ def explore_table(
     answers = [readout(start)]
     frontier = [first if keys_encode_states else compact_rows(start)[0]]
     blocks: list[np.ndarray] = []
-    syms = torch.arange(k, dtype=torch.long)
+    syms = torch.arange(k, dtype=torch.long, device=start.device)
     per_chunk = max(1, CHUNK_VALUES // max(1, k * dim))
     steps = 0
     while frontier:
@@ -152,6 +152,7 @@ def explore_table(
         for lo in range(0, f, per_chunk):
             rows = len(frontier[lo:lo + per_chunk])
             part = torch.from_numpy(expand_rows(frontier[lo:lo + per_chunk], dim, repeat=k))
+            part = part.to(start.device)
             nxt = model.step(part, syms.repeat(rows))
             steps += rows * k
             new_rows: list[int] = []
@@ -169,7 +170,7 @@ def explore_table(
                                                   param="max_states")
                 targets[lo * k + i] = c
             if new_rows:
-                new = nxt[torch.as_tensor(new_rows, dtype=torch.long)]
+                new = nxt[torch.as_tensor(new_rows, dtype=torch.long, device=nxt.device)]
                 answers.append(readout(new))
                 if keys_encode_states:  # the very bytes objects the table holds: no copy
                     nxt_frontier += [keys[i] for i in new_rows]

@@ -122,8 +122,9 @@ def cluster_transitions(
         trans[missing[:, 0], missing[:, 1]] = missing[:, 0]  # empty cluster: self-loop
         m = missing[has_rep]
         if m.size:
-            reps = data.states[torch.as_tensor(first[m[:, 0]])]
-            nxt = acceptor.step(reps, torch.as_tensor(m[:, 1], dtype=torch.long))
+            dev = data.states.device
+            reps = data.states[torch.as_tensor(first[m[:, 0]], device=dev)]
+            nxt = acceptor.step(reps, torch.as_tensor(m[:, 1], dtype=torch.long, device=dev))
             trans[m[:, 0], m[:, 1]] = model.predict(featurize(nxt))
     return trans
 

@@ -112,7 +112,7 @@ def balanced_walks(
     lens = rng.integers(1, max_length + 1, size=n_words).astype(np.int64)
     sym = np.zeros((n_words, max_length), dtype=np.int64)
     state = acceptor.initial_state(n_words)
-    all_syms = torch.arange(k, dtype=torch.long).repeat(n_words)
+    all_syms = torch.arange(k, dtype=torch.long, device=state.device).repeat(n_words)
     rows = np.arange(n_words)
     for t in range(max_length):
         nxt = acceptor.step(state.repeat_interleave(k, dim=0), all_syms)
@@ -124,7 +124,8 @@ def balanced_walks(
         # a uniformly random symbol among the allowed ones: the largest random key wins
         pick = np.argmax(np.where(ok, rng.random((n_words, k)), -1.0), axis=1)
         sym[:, t] = pick
-        state = nxt.reshape(n_words, k, -1)[torch.as_tensor(rows), torch.as_tensor(pick)]
+        state = nxt.reshape(n_words, k, -1)[torch.as_tensor(rows, device=nxt.device),
+                                            torch.as_tensor(pick, device=nxt.device)]
     return sym, lens
 
 
@@ -250,8 +251,10 @@ def collect_prefix_states(
         key = node_of_word[live] * k + symbols[live, t]
         uniq, inv = np.unique(key, return_inverse=True)
         par_local, sym = uniq // k, uniq % k
+        dev = level_state.device
         level_state = acceptor.step(
-            level_state[torch.as_tensor(par_local)], torch.as_tensor(sym, dtype=torch.long)
+            level_state[torch.as_tensor(par_local, device=dev)],
+            torch.as_tensor(sym, dtype=torch.long, device=dev),
         )
         parents.append(par_local + starts[-2])
         syms.append(sym)
@@ -327,7 +330,7 @@ def signatures(acceptor: Acceptor, states: Tensor, depth: int, chunk: int = 4096
         for _ in range(depth):
             level = acceptor.step(
                 level.repeat_interleave(k, dim=0),
-                torch.arange(k, dtype=torch.long).repeat(level.shape[0]),
+                torch.arange(k, dtype=torch.long, device=level.device).repeat(level.shape[0]),
             )
             cols.append(decisions(acceptor, level).reshape(n, -1))
         out.append(np.concatenate(cols, axis=1))
