@@ -11,7 +11,7 @@ answer becomes a DFA again at the end (`to_dfa`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -88,6 +88,9 @@ class Teacher:
     target: str
     alphabet: tuple[str, ...]
     outputs: tuple[str, ...]
+    #: words found for an answer by one search, (label, max length) -> words, shared by the
+    #: held-out words and the final check (each takes its own half: `driver.shared_search`)
+    searched: dict[tuple[int, int], list[Any]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, model: Any, membership: Any = None) -> Teacher:
