@@ -49,7 +49,8 @@ COMMAND_MODULES = (
     show_default=True,
     envvar="RNN2DFA_THREADS",
     help="CPU threads for torch: a count, or auto (one, or every core when that steps the "
-    "network faster, timed on it; one on 2 cores, where more only add waiting). A fixed "
+    "network faster, timed on it; one for small networks and on a busy 2-core machine, "
+    "where more only add waiting). A fixed "
     "count makes training repeat exactly across machines (env RNN2DFA_THREADS).",
 )
 @click.option(
