@@ -62,6 +62,9 @@ COMMANDS = {
     "compile": (["compile", "{in}", "-o", "{out}"], "out.pt", 2.5),
     "extract": (["extract", "{model}", "-o", "{out}"], "out.json", 5.0),
     "train": (["train", "-l", "tomita1", "--epochs", "3", "-o", "{out}"], "out.pt", 6.0),
+    "pdfa-random": (["pdfa-random", "--states", "50", "-o", "{out}"], "out.json", 0.5),
+    "pdfa-sample": (["pdfa-sample", "rpdfa-12-5-0", "-n", "20000", "-o", "{out}"],
+                    "out.txt", 1.0),
 }
 
 
