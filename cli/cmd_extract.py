@@ -23,9 +23,10 @@ from rnn2dfa_cli.common import (
     options_for,
     out,
     seed_option,
+    threads,
     yes_no,
 )
-from rnn2dfa_cli.device_option import device_option, threads_setting
+from rnn2dfa_cli.device_option import device_option
 from rnn2dfa_cli.user_model import acceptor_option, user_model
 
 #: Command-line options that are not method options (they decide how options are built).
@@ -279,7 +280,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     with options_for(**OPTIONS):  # the library plans, bounds memory, then runs
         if as_json:
             result = extract(loaded, method, progress=lambda ev: piped.note(ev.text),
-                             language=language, threads=threads_setting(), **values)
+                             language=language, threads=threads(), **values)
         else:
             with err.status("extracting…", spinner="dots") as status:
                 def show(ev: Any) -> None:
@@ -287,7 +288,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
                     piped.note(ev.text)
 
                 result = extract(loaded, method, progress=show, language=language,
-                                 threads=threads_setting(), **values)
+                                 threads=threads(), **values)
     automaton = result.automaton
     if result.target == "dfa":
         from rnn2dfa.automata.io import save_dfa

@@ -36,11 +36,3 @@ def device_option(f: Callable[..., Any]) -> Callable[..., Any]:
         metavar="auto|cpu|cuda|cuda:N", callback=_use, expose_value=False,
         help=DEVICE_HELP)(f)
 
-
-def threads_setting() -> str | None:
-    """What a command hands the library as `threads`: "auto" when the global `--threads`
-    is auto (the library times the loaded network), else None (the group has already set
-    torch's thread count)."""
-    ctx = click.get_current_context(silent=True)
-    value = None if ctx is None else ctx.find_root().params.get("threads")
-    return "auto" if value == "auto" else None

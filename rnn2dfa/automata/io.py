@@ -27,14 +27,15 @@ _HINTS = {"rnn2dfa.pdfa/1": " (a probabilistic automaton, not a DFA)",
 _MAX_COMMAS = 2 * MAX_DFA_TABLE
 
 
-def _is_int(x: Any) -> bool:
+def is_int(x: Any) -> bool:
+    """A JSON integer (not a bool): what every automaton file's state numbers must be."""
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def _state_problem(x: Any, n: int) -> str | None:
+def state_problem(x: Any, n: int) -> str | None:
     """What is wrong with a state number of a file of `n` states (checked before numpy sees
     it: an integer past int64 would overflow), else None."""
-    if not _is_int(x):
+    if not is_int(x):
         return f"is {shown(x)}, not an integer"
     if not 0 <= x < n:
         return f"= {shown(x)} is out of range 0..{n - 1}"
@@ -72,18 +73,18 @@ def dfa_from_dict(data: Any, source: str | None = None) -> DFA:
                 f"'transitions' row {q} has {len(row)} entries, expected {k} (one per symbol)"
             )
         for i, t in enumerate(row):
-            problem = _state_problem(t, len(trans))
+            problem = state_problem(t, len(trans))
             if problem is not None:
                 raise fail(f"'transitions'[{q}][{i}] {problem}")
     start = data["start"]
-    problem = _state_problem(start, max(len(trans), 1))
+    problem = state_problem(start, max(len(trans), 1))
     if problem is not None:
         raise fail(f"'start' {problem}")
     accepting = data["accepting"]
     if not isinstance(accepting, list):
         raise fail("'accepting' must be a list of state numbers")
     for i, q in enumerate(accepting):
-        problem = _state_problem(q, len(trans))
+        problem = state_problem(q, len(trans))
         if problem is not None:
             raise fail(f"'accepting'[{i}] {problem}")
     n = len(trans)

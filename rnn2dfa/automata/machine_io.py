@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.atomic import write_text
+from rnn2dfa.automata.io import state_problem
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import DFAFormatError, shown
 from rnn2dfa.fileio import (
@@ -37,20 +38,6 @@ _KNOWN = ("format", "alphabet", "start", "outputs", "transitions", "output_alpha
 _MAX_COMMAS = 3 * MAX_DFA_TABLE
 _HINTS = {"rnn2dfa.dfa/1": " (a DFA file, not a machine)",
           "rnn2dfa.pdfa/1": " (a probabilistic automaton, not a machine)"}
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
-
-
-def _state_problem(x: Any, n: int) -> str | None:
-    """What is wrong with a state number of a file of `n` states (checked before numpy sees
-    it: an integer past int64 would overflow), else None."""
-    if not _is_int(x):
-        return f"is {shown(x)}, not an integer"
-    if not 0 <= x < n:
-        return f"= {shown(x)} is out of range 0..{n - 1}"
-    return None
 
 
 def machine_from_dict(data: Any, source: str | None = None) -> Machine:
@@ -82,10 +69,10 @@ def machine_from_dict(data: Any, source: str | None = None) -> Machine:
         if not isinstance(row, list) or len(row) != k:
             raise fail(f"'transitions' row {q} must be a list of {k} integers (one per symbol)")
         for i, t in enumerate(row):
-            problem = _state_problem(t, len(trans))
+            problem = state_problem(t, len(trans))
             if problem is not None:
                 raise fail(f"'transitions'[{q}][{i}] {problem}")
-    problem = _state_problem(data["start"], len(trans))
+    problem = state_problem(data["start"], len(trans))
     if problem is not None:
         raise fail(f"'start' {problem}")
     outs = data["outputs"]

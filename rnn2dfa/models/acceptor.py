@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from rnn2dfa.limits import rows_per_batch
+from rnn2dfa.limits import fused_rows, rows_per_batch
 from rnn2dfa.models.device import device_of, halving
 from rnn2dfa.words import pad_words
 
@@ -149,16 +149,13 @@ def accept_logits(
         acceptor = view() or acceptor
     if fused is None and not whole:  # stepped states: fewer words a batch for wide networks
         batch_size = rows_per_batch(int(acceptor.initial_state(1).shape[1]), batch_size)
-    elif fused is not None:
-        # a fused pass keeps every step's gates (~4 x the state) for the whole batch: a
-        # 1,500-unit GRU over 2,048 words of 30 symbols took 3.7 GB in one pass
+    elif fused is not None:  # bounded by the gates a fused pass keeps (`fused_rows`)
         try:
             width = int(acceptor.initial_state(1).shape[1])
         except Exception:  # noqa: BLE001 - no states to measure (a whole-word network)
             width = 0
         if width:
-            longest = max(len(w) for w in words) + 1
-            batch_size = rows_per_batch(width * 4 * longest, batch_size, least=16)
+            batch_size = fused_rows(width, max(len(w) for w in words) + 1, batch_size)
     device = device_of(acceptor)
     order = np.argsort([len(w) for w in words], kind="stable")
 

@@ -6,7 +6,7 @@ import contextlib
 import math
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import torch
@@ -48,6 +48,23 @@ def _busy(cores: int) -> bool:
         return True
 
 
+def _faster_threads(work: Callable[[], Any], cores: int) -> int:
+    """`cores` when `work` runs clearly faster on them than on one thread (warmed up, the
+    best of three runs each), else 1."""
+
+    def seconds(n: int) -> float:
+        with torch_threads(n):
+            work()  # warm-up: kernels, allocations
+            best = math.inf
+            for _ in range(3):
+                t0 = time.perf_counter()
+                work()
+                best = min(best, time.perf_counter() - t0)
+        return best
+
+    return cores if seconds(cores) < 0.8 * seconds(1) else 1
+
+
 def measured_threads(net: Any, cores: int | None = None) -> int:
     """The CPU thread count that steps `net` faster: one, or every core, measured on a batch
     of its own states (three steps each, the best time kept).
@@ -66,18 +83,7 @@ def measured_threads(net: Any, cores: int | None = None) -> int:
                 return 1
             symbols = torch.randint(0, len(net.alphabet), (AUTO_ROWS,),
                                     generator=torch.Generator().manual_seed(0))
-
-            def seconds(n: int) -> float:
-                with torch_threads(n):
-                    net.step(state, symbols)  # warm-up: kernels, allocations
-                    best = math.inf
-                    for _ in range(3):
-                        t0 = time.perf_counter()
-                        net.step(state, symbols)
-                        best = min(best, time.perf_counter() - t0)
-                return best
-
-            return cores if seconds(cores) < 0.8 * seconds(1) else 1
+            return _faster_threads(lambda: net.step(state, symbols), cores)
     except Exception:  # a network that cannot be stepped here: leave it on one thread
         return 1
 
@@ -105,15 +111,5 @@ def measured_width_threads(setting: int | str | None, width: int,
     gen = torch.Generator().manual_seed(0)
     a = torch.randn(AUTO_ROWS, width, generator=gen)
     b = torch.randn(width, 4 * width, generator=gen)
-
-    def seconds(n: int) -> float:
-        with torch_threads(n):
-            a @ b
-            best = math.inf
-            for _ in range(3):
-                t0 = time.perf_counter()
-                a @ b
-                best = min(best, time.perf_counter() - t0)
-        return best
-
-    return cores if seconds(cores) < 0.8 * seconds(1) else 1
+    with torch.no_grad():
+        return _faster_threads(lambda: a @ b, cores)

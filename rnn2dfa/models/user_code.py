@@ -21,7 +21,6 @@ output is checked (`scores`, `real_array`, `GuardedAcceptor`) before the library
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import importlib
 import importlib.util
@@ -32,7 +31,7 @@ import threading
 import time
 import types
 import warnings
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +39,7 @@ import numpy as np
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.limits import BATCH_STATE_BYTES, PADDED_BATCH_SYMBOLS
+from rnn2dfa.models.trusted import on_import_path
 from rnn2dfa.words import length_batches
 
 STEP_METHODS = ("initial_state", "step", "accept_logit")
@@ -706,23 +706,6 @@ def _import_module(spec: str, mod_name: str, guard: UserCode) -> Any:
                           "path to a .py file)") from None
 
 
-@contextlib.contextmanager
-def _on_import_path(folder: str | None) -> Iterator[None]:
-    """`folder` first on sys.path while the user's module is imported (and its FUNCTION()
-    called), and off it again afterwards: a `matplotlib.py` in the working folder must not
-    be imported later in matplotlib's place (when a plot is drawn). Nothing changes for a
-    folder already on the path."""
-    if folder is None or folder in sys.path:
-        yield
-        return
-    sys.path.insert(0, folder)
-    try:
-        yield
-    finally:
-        with contextlib.suppress(ValueError):
-            sys.path.remove(folder)
-
-
 def call_user_function(spec: str, example: str = "mypkg.models:make or ./net.py:make", *,
                        guard: UserCode | None = None) -> Any:
     """Import `module:function` (module importable, or a path to a .py file) and call it
@@ -733,7 +716,10 @@ def call_user_function(spec: str, example: str = "mypkg.models:make or ./net.py:
     if not sep or not mod_name or not fn_name:
         raise _example_error(spec, example)
     # its folder on the import path while it loads (the import and FUNCTION() only)
-    with _on_import_path(_module_folder(mod_name)):
+    # on the import path only while the module is imported and FUNCTION() called: a
+    # `matplotlib.py` in the working folder must not be imported later in matplotlib's place
+    folder = _module_folder(mod_name)
+    with on_import_path(None if folder in sys.path else folder):
         module = _import_module(spec, mod_name, guard)
         fn = getattr(module, fn_name, None)
         if fn is None or not callable(fn):

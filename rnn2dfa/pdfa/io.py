@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.atomic import write_text
+from rnn2dfa.automata.io import is_int
 from rnn2dfa.errors import InputError
 from rnn2dfa.fileio import (
     check_format_head,
@@ -47,10 +48,6 @@ MAX_CELLS = 50_000_000
 
 class PDFAFormatError(InputError):
     """A PDFA file that cannot be read: not JSON, missing keys, inconsistent tables."""
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool)
 
 
 def _is_num(x: Any) -> bool:
@@ -88,7 +85,7 @@ def pdfa_from_dict(data: Any, source: str | None = None) -> PDFA:
             raise fail(f"'transitions' row {q} has {len(row)} entries, expected {k} "
                        "(one per symbol)")
         for i, t in enumerate(row):
-            if not _is_int(t):
+            if not is_int(t):
                 raise fail(f"'transitions'[{q}][{i}] is {t!r}, not an integer")
             if not 0 <= t < n:
                 raise fail(f"'transitions'[{q}][{i}] = {t} is out of range 0..{n - 1}")
@@ -124,7 +121,7 @@ def pdfa_from_dict(data: Any, source: str | None = None) -> PDFA:
         if total <= 0:
             raise fail(f"'probabilities' row {q} is all zero")
     start = data["start"]
-    if not _is_int(start):
+    if not is_int(start):
         raise fail(f"'start' is {start!r}, not an integer")
     if not 0 <= start < n:
         raise fail(f"'start' = {start} is out of range 0..{n - 1}")

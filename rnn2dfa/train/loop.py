@@ -18,7 +18,7 @@ import torch.nn.functional as F
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
-from rnn2dfa.limits import rows_per_batch
+from rnn2dfa.limits import fused_rows
 from rnn2dfa.models.cells import build_acceptor
 from rnn2dfa.models.device import device_of, place
 from rnn2dfa.models.rnn import RNNAcceptor
@@ -32,9 +32,9 @@ from rnn2dfa.train.summary import (
     TrainSummary,
     accuracy_by_length,
     keeps_best_on_interrupt,
+    measure_test,
     model_metadata,
     predict_logits,
-    test_budget,
 )
 from rnn2dfa.words import pad_words
 
@@ -152,11 +152,7 @@ def _train(
         gen = torch.Generator().manual_seed(cfg.seed)
         _fit(model, train, val, cfg, summary, gen, progress, prefix_targets)
 
-    summary.test_max_length = test.max_length
-    summary.accuracy_by_length = accuracy_by_length(model, test,
-                                                  test_budget(cfg, summary.seconds))
-    if len(summary.accuracy_by_length) < len(np.unique(test.lengths)):
-        summary.test_cut_at = int(summary.accuracy_by_length[-1]["length"]) + 1
+    measure_test(model, test, cfg, summary)
     return model.to("cpu"), summary  # device-free: it saves and loads anywhere
 
 
@@ -222,10 +218,10 @@ def _fit(
             pl[mask], prefix_targets[idx, : width + 1][mask]
         )
 
-    # the whole training set in row chunks: one fused pass keeps every step's gates, and
-    # a wide network over all words at once took gigabytes
+    # the whole training set in row chunks (`fused_rows`): a wide network over all words
+    # at once took gigabytes
     width = cfg.hidden * cfg.layers * 2 * (2 if cfg.bidirectional else 1)  # LSTM: h and c
-    rows = rows_per_batch(width * 4 * (sym.shape[1] + 1), max(1, sym.shape[0]), least=16)
+    rows = fused_rows(width, sym.shape[1] + 1, max(1, sym.shape[0]))
 
     def evaluate() -> tuple[float, float]:
         logits = torch.cat([model(sym[s : s + rows], lens[s : s + rows])

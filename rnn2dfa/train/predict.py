@@ -28,7 +28,7 @@ from rnn2dfa.models.device import device_of, place
 from rnn2dfa.models.predictive import PredictiveAcceptor
 from rnn2dfa.models.threads import measured_width_threads, torch_threads
 from rnn2dfa.train.data import Dataset, language_sample
-from rnn2dfa.train.summary import EpochBook, TrainSummary, accuracy_by_length, test_budget
+from rnn2dfa.train.summary import EpochBook, TrainSummary, measure_test
 from rnn2dfa.words import Word, pad_words
 
 OBJECTIVES = ("auto", "classify", "predict")
@@ -234,11 +234,7 @@ def train_predictive(
         )
         gen = torch.Generator().manual_seed(cfg.seed)
         _fit_predict(model, words, targets, val, cfg, summary, gen, progress)
-        summary.test_max_length = test.max_length
-        summary.accuracy_by_length = accuracy_by_length(  # type: ignore[arg-type]
-            model, test, test_budget(cfg, summary.seconds))
-        if len(summary.accuracy_by_length) < len(np.unique(test.lengths)):
-            summary.test_cut_at = int(summary.accuracy_by_length[-1]["length"]) + 1
+        measure_test(model, test, cfg, summary)
     return model.to("cpu"), summary  # device-free: it saves and loads anywhere
 
 

@@ -138,11 +138,16 @@ def accuracy_by_length(model: RNNAcceptor, data: Dataset,
     return rows
 
 
-def test_budget(cfg: Any, trained_seconds: float) -> float | None:
-    """What the test after training may take: what is left of the time limit and 5 s more
-    (at least 2 s); None without a limit."""
+def measure_test(model: Any, test: Dataset, cfg: Any, summary: TrainSummary) -> None:
+    """The trained model's accuracy on the test words by length, into `summary`: within
+    what is left of the time limit and 5 s more (at least 2 s), shortest lengths first;
+    `test_cut_at` names the first length left unmeasured."""
     limit = getattr(cfg, "time_limit", None)
-    return None if limit is None else max(2.0, limit + 5.0 - trained_seconds)
+    seconds = None if limit is None else max(2.0, limit + 5.0 - summary.seconds)
+    summary.test_max_length = test.max_length
+    summary.accuracy_by_length = accuracy_by_length(model, test, seconds)
+    if len(summary.accuracy_by_length) < len(np.unique(test.lengths)):
+        summary.test_cut_at = int(summary.accuracy_by_length[-1]["length"]) + 1
 
 
 @dataclass
