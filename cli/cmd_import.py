@@ -9,6 +9,7 @@ from rich.markup import escape
 from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import emit_json, err, json_option, kv_table, old_name, options_for, out
+from rnn2dfa_cli.device_option import device_option
 
 #: library parameters of the importer's messages -> the options that set them
 OPTIONS = {
@@ -94,6 +95,7 @@ def _int_list(text: str | None, flag: str) -> list[int] | None:
               help="A bidirectional network's head reads both directions' final states "
                    "(final: h_n) or the last position's output (last_output: out[:, -1]). "
                    "Detected when the file holds the module.")
+@device_option
 @json_option
 def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_ids: str | None,
                start_token: int | None, end_token: int | None, task: str,
@@ -137,6 +139,7 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
     Exit code: 0 written, 2 bad input (one line naming the file and the parameter;
     nothing written).
     """
+    from rnn2dfa.models.device import default_device
     from rnn2dfa.models.imported import ImportOptions, LanguageModelHead, import_checkpoint
     from rnn2dfa.models.io import save_model
 
@@ -157,7 +160,7 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
         output=output_kind, nonlinearity=nonlinearity, rnn=rnn_prefix, embedding=embedding,
         head=head, one_hot=one_hot, trust_code=trust_code, code_dir=code_dir,
         language=language, bidirectional_readout=bidirectional_readout, task=task,
-        outputs=labels,
+        outputs=labels, device=str(default_device()),
     )
     with options_for(**OPTIONS):
         try:

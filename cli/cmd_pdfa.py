@@ -36,6 +36,7 @@ from rnn2dfa_cli.common import (
     options_for,
     out,
     seed_option,
+    threads,
     yes_no,
 )
 from rnn2dfa_cli.device_option import device_option
@@ -144,9 +145,11 @@ def train_lm(
                          f"{acts:.3g} activations (the limit is "
                          f"{limits.MAX_LM_TRAIN_ACTIVATIONS:.3g}): lower --batch-size or "
                          "--hidden, or give shorter sequences")
+    from rnn2dfa.models.device import default_device
+
     cfg = LMTrainConfig(cell=cell, hidden=hidden, layers=layers, embedding=embedding,
                         epochs=epochs, lr=lr, batch_size=batch_size, time_limit=time_limit,
-                        seed=seed)
+                        seed=seed, threads=threads(), device=str(default_device()))
     if as_json:
         model, summary = fit(words, alpha, cfg, source=source, language=lang_name)
     else:
@@ -612,6 +615,7 @@ _ARCH = [
                    "no limit; --epochs and early stopping end the run).")
 @click.option("-o", "--output", default="lm.pt", show_default=True, metavar="FILE",
               help="Where to write the language model (a model file).")
+@device_option
 @seed_option
 @json_option
 def pdfa_train_cmd(**kw: Any) -> None:

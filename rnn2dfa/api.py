@@ -117,6 +117,8 @@ def extract(model: Any, method: str = "lstar", *, alphabet: str | Sequence[str] 
     from rnn2dfa.extract import extract as run
 
     how = {k: options.pop(k) for k in IMPORT_KEYWORDS if k in options}
+    if device is not None:  # a plain module's own forward is checked there too
+        how["device"] = device
     loaded = as_model(model, alphabet=alphabet, token_ids=token_ids, task=task,
                       outputs=outputs, **how)
     if words is not None:
@@ -177,6 +179,8 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
     if model is not None and model is getattr(automaton, "source", None):
         net = automaton.network  # the model the result came from, read as it was then
     elif model is not None:  # a plain module's symbols are the automaton's
+        if device is not None:
+            how["device"] = device
         net = as_model(model, alphabet=a.alphabet, **how).acceptor
     else:
         net = None

@@ -210,17 +210,20 @@ MAX_LM_TRAIN_ACTIVATIONS = 20_000_000
 BATCH_STATE_BYTES = 128 * 2**20
 
 
-def rows_per_batch(state_dim: int, wanted: int, least: int = 64) -> int:
+def rows_per_batch(state_dim: int, wanted: int, least: int = 64,
+                   budget: int = BATCH_STATE_BYTES) -> int:
     """Rows of `state_dim` float32 values a batch may hold: `wanted`, or fewer for wide
-    states (BATCH_STATE_BYTES), never fewer than `least`."""
-    return max(least, min(int(wanted), BATCH_STATE_BYTES // max(1, 4 * int(state_dim))))
+    states (`budget` bytes: BATCH_STATE_BYTES on the host, `models.device.batch_bytes` for
+    a device), never fewer than `least`."""
+    return max(least, min(int(wanted), int(budget) // max(1, 4 * int(state_dim))))
 
 
-def fused_rows(state_dim: int, steps: int, wanted: int) -> int:
+def fused_rows(state_dim: int, steps: int, wanted: int,
+               budget: int = BATCH_STATE_BYTES) -> int:
     """Words a fused pass over `steps` time steps may take at once: such a pass keeps every
     step's gates (~4 x the state) for the whole batch (a 1,500-unit GRU over 2,048 words of
     30 symbols took 3.7 GB in one pass); never fewer than 16."""
-    return rows_per_batch(int(state_dim) * 4 * int(steps), wanted, least=16)
+    return rows_per_batch(int(state_dim) * 4 * int(steps), wanted, least=16, budget=budget)
 
 
 #: Symbols a word list (rnn2dfa.fileio.read_words) or a training data file (read_tsv) may

@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
+from rnn2dfa.models.acceptor import accept_logits
 from rnn2dfa.models.device import default_device, device_of, place, resolve
 from rnn2dfa.models.dfa_acceptor import DFAAcceptor
 from rnn2dfa.models.rnn import RNNAcceptor
@@ -65,9 +66,110 @@ def test_command_line_device_option(tmp_path: Path) -> None:
         res = run("classify", model, "--device", "cuda", "0110")
         assert res.exit_code == 2 and "torch sees no CUDA device" in res.output
     for command in ("extract", "verify", "train", "classify", "run", "sweep",
-                    "generalization", "activations", "pdfa-extract", "pdfa-prob",
-                    "pdfa-sample", "pdfa-verify"):
+                    "generalization", "activations", "pdfa-train", "pdfa-extract",
+                    "pdfa-prob", "pdfa-sample", "pdfa-verify", "import"):
         assert "--device" in run(command, "--help").output, command
+
+
+@pytest.mark.skipif(not NO_CUDA, reason="torch sees a CUDA device here")
+@pytest.mark.parametrize("command", [
+    ["pdfa-train", "--language", "reber", "--epochs", "1"],
+    ["import", str(FIXTURES.parent / "import" / "absent.pt")],
+])
+def test_training_and_import_refuse_a_missing_gpu_before_any_work(
+        command: list[str], tmp_path: Path) -> None:
+    out = tmp_path / "m.pt"
+    res = run(*command, "--device", "cuda:0", "-o", str(out))
+    assert res.exit_code == 2 and "torch sees no CUDA device" in res.output
+    assert not out.exists()
+
+
+class _UsersGRU(torch.nn.Module):
+    """A classifier as users write one: its first state is made on the device its
+    weights are on (`torch.zeros(..., device=...)`), batch first."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb = torch.nn.Embedding(2, 4)
+        self.gru = torch.nn.GRU(4, 6, batch_first=True)
+        self.out = torch.nn.Linear(6, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h0 = torch.zeros(1, x.shape[0], 6, device=self.out.weight.device)
+        _, h = self.gru(self.emb(x), h0)
+        return self.out(h[-1]).squeeze(-1)
+
+
+def test_a_users_module_is_checked_and_imported_on_the_cpu_by_default() -> None:
+    from rnn2dfa.models.imported import ImportOptions, import_module
+
+    torch.manual_seed(0)
+    module = _UsersGRU()
+    res = import_module(module, ImportOptions(alphabet=("a", "b"), device="cpu"))
+    assert res.check is not None and res.check.words > 0 and res.check.output == "logit"
+    assert device_of(res.model).type == "cpu"
+    x = torch.tensor([[0, 1, 1, 0]])
+    with torch.no_grad():
+        want = float(module(x))
+    got = float(accept_logits(res.model, [(0, 1, 1, 0)])[0])
+    assert got == pytest.approx(want, rel=1e-5, abs=1e-6)
+
+
+def test_language_model_training_takes_a_device_and_thread_setting() -> None:
+    from rnn2dfa.train.lm import LMTrainConfig, train_lm
+
+    rng = np.random.default_rng(0)
+    words = [tuple(int(a) for a in rng.integers(0, 2, size=rng.integers(0, 6)))
+             for _ in range(40)]
+    cfg = LMTrainConfig(hidden=4, epochs=2, device="cpu", threads="auto", seed=0)
+    model, summary = train_lm(words, ("a", "b"), cfg)
+    assert device_of(model).type == "cpu" and summary.epochs == 2
+    assert summary.config["device"] == "cpu" and np.isfinite(summary.val_loss)
+    for bad in (0, "many"):
+        with pytest.raises(InputError, match="threads"):
+            LMTrainConfig(threads=bad).check()  # type: ignore[arg-type]
+
+
+def test_a_batch_the_device_cannot_hold_is_halved_never_an_error() -> None:
+    """`halving` on a CUDA device (the object needs no GPU): out-of-memory and cuDNN's
+    allocation failure halve the batch until it fits; other errors, and any error on the
+    CPU, are raised at once."""
+    from rnn2dfa.models.device import halving
+
+    asked: list[int] = []
+
+    def run(n: int) -> int:
+        asked.append(n)
+        if n > 1000:
+            raise RuntimeError("CUDA out of memory. Tried to allocate 37.50 GiB")
+        if n > 300:
+            raise RuntimeError("cuDNN error: CUDNN_STATUS_ALLOC_FAILED")
+        return n
+
+    assert halving(run, 65536, torch.device("cuda", 0)) == 256
+    assert asked == [65536, 32768, 16384, 8192, 4096, 2048, 1024, 512, 256]
+    with pytest.raises(RuntimeError, match="out of memory"):
+        halving(run, 65536, torch.device("cpu"))
+
+    def broken(n: int) -> int:
+        raise RuntimeError("size mismatch")
+
+    with pytest.raises(RuntimeError, match="size mismatch"):
+        halving(broken, 64, torch.device("cuda", 0))
+
+
+def test_batches_are_bounded_by_the_bytes_where_the_states_live() -> None:
+    from rnn2dfa.limits import BATCH_STATE_BYTES, fused_rows, rows_per_batch
+    from rnn2dfa.models.device import batch_bytes
+
+    assert batch_bytes(torch.device("cpu")) == BATCH_STATE_BYTES
+    # the issue's 512-unit GRU, 65,536 words of 50 symbols: 37.5 GiB of gates at once
+    host = fused_rows(512, 51, 65536)
+    assert 16 <= host < 65536 and host * 512 * 4 * 51 * 4 <= BATCH_STATE_BYTES
+    big = fused_rows(512, 51, 65536, budget=64 * BATCH_STATE_BYTES)
+    assert 64 * host <= big < 64 * (host + 1)  # rows grow with the budget
+    assert rows_per_batch(64, 32768) == 32768  # narrow states: all the words asked for
+    assert rows_per_batch(10**9, 32768) == 64  # never fewer than `least`
 
 
 def test_threads_are_one_on_one_core_and_for_narrow_networks(monkeypatch) -> None:
@@ -153,3 +255,49 @@ def test_extract_and_train_on_the_device(cuda_device: torch.device, tmp_path: Pa
     net, _summary = train_model(language="tomita1", config=cfg)
     assert device_of(net).type == "cpu"  # saved device-free, loads anywhere
     assert default_device().type == "cuda"  # the command's --device (reset after the test)
+
+
+@pytest.mark.gpu
+def test_language_model_trains_on_the_device(cuda_device: torch.device) -> None:
+    from rnn2dfa.train.lm import LMTrainConfig, train_lm
+
+    rng = np.random.default_rng(0)
+    words = [tuple(int(a) for a in rng.integers(0, 3, size=rng.integers(0, 8)))
+             for _ in range(200)]
+    runs = {dev: train_lm(words, ("a", "b", "c"), LMTrainConfig(hidden=8, epochs=3,
+                                                                   device=dev, seed=0))
+            for dev in ("cpu", "cuda")}
+    model, summary = runs["cuda"]
+    assert device_of(model).type == "cpu"  # saved device-free
+    assert summary.val_loss == pytest.approx(runs["cpu"][1].val_loss, rel=1e-3)
+
+
+@pytest.mark.gpu
+def test_a_module_that_makes_its_states_on_the_gpu_imports_there(
+        cuda_device: torch.device) -> None:
+    from rnn2dfa import api
+
+    class OnGPU(_UsersGRU):  # the first state always on the GPU: runs nowhere else
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            h0 = torch.zeros(1, x.shape[0], 6, device="cuda")
+            _, h = self.gru(self.emb(x), h0)
+            return self.out(h[-1]).squeeze(-1)
+
+    torch.manual_seed(0)
+    with pytest.raises(InputError):
+        api.as_model(OnGPU(), alphabet="ab")  # checked on the CPU: its forward fails
+    torch.manual_seed(0)
+    result = api.extract(OnGPU(), "lstar", alphabet="ab", device="cuda", seed=0,
+                         time_limit=60)
+    assert result.automaton.n_states >= 1
+
+
+@pytest.mark.gpu
+def test_a_gpu_batch_is_sized_by_its_free_memory(cuda_device: torch.device) -> None:
+    from rnn2dfa.limits import BATCH_STATE_BYTES
+    from rnn2dfa.models.device import batch_bytes, free_bytes
+
+    free = free_bytes(cuda_device)
+    assert free is not None and free > 0
+    assert batch_bytes(cuda_device) == max(BATCH_STATE_BYTES, free // 4)
+

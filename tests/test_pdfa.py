@@ -406,3 +406,41 @@ def test_trained_language_model_and_extraction_on_reber() -> None:
     occam = wlstar(lm, target=0.01, time_limit=30, max_error_rate=0.01,
                    min_probability=0.01)
     assert occam.pdfa.n_states <= 2 * truth.minimize().n_states, occam.message
+
+
+def test_library_extract_asks_a_language_model_network_for_pdfa_methods() -> None:
+    """`rnn2dfa.extract.extract(lm, "wlstar")` on a trained language-model network (not only
+    the command line) asks it through NetworkLM; a classifier is refused in one line."""
+    from rnn2dfa.errors import InputError
+    from rnn2dfa.extract import extract
+
+    torch.manual_seed(0)
+    lm = RNNLanguageModel(["a", "b"], "gru", 4, 1, None, True).eval()
+    result = extract(lm, "wlstar", time_limit=5, seed=0)
+    assert result.automaton.n_states >= 1 and result.automaton.alphabet == ("a", "b")
+    with pytest.raises(InputError, match="needs a language model"):
+        extract(str(Path(__file__).resolve().parent.parent / "fixtures" / "models"
+                    / "tomita3_gru.pt"), "wlstar", time_limit=5)
+
+
+def test_language_model_training_stops_mid_epoch_at_the_time_limit(monkeypatch) -> None:
+    """The limit is checked between minibatches (a long epoch would overrun it): with a
+    limit already passed, one minibatch is trained, then the run is measured and kept."""
+    from rnn2dfa.train import lm as lm_mod
+
+    calls = {"n": 0}
+    real = lm_mod._loss
+
+    def counting(*args, **kwargs):
+        calls["n"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(lm_mod, "_loss", counting)
+    rng = np.random.default_rng(0)
+    words = [tuple(int(a) for a in rng.integers(0, 2, size=rng.integers(0, 6)))
+             for _ in range(2000)]
+    cfg = lm_mod.LMTrainConfig(hidden=4, epochs=5, batch_size=8, time_limit=1e-9, seed=0)
+    _model, summary = lm_mod.train_lm(words, ("a", "b"), cfg)
+    assert summary.stopped == "time limit" and summary.epochs == 1
+    # 1 minibatch of the 225 an epoch has, then the held-out and final measurements
+    assert calls["n"] < 20 and np.isfinite(summary.train_loss)

@@ -15,7 +15,7 @@ import torch
 from torch import Tensor
 
 from rnn2dfa.limits import fused_rows, rows_per_batch
-from rnn2dfa.models.device import device_of, halving
+from rnn2dfa.models.device import batch_bytes, device_of, halving
 from rnn2dfa.words import pad_words
 
 
@@ -147,16 +147,19 @@ def accept_logits(
     if fused is None and not whole and callable(view):
         # a compiled network's one-hot states stepped by index (same logits, O(1) a step)
         acceptor = view() or acceptor
+    device = device_of(acceptor)
+    budget = batch_bytes(device)  # bytes where the states live (a GPU's free memory)
     if fused is None and not whole:  # stepped states: fewer words a batch for wide networks
-        batch_size = rows_per_batch(int(acceptor.initial_state(1).shape[1]), batch_size)
+        batch_size = rows_per_batch(int(acceptor.initial_state(1).shape[1]), batch_size,
+                                    budget=budget)
     elif fused is not None:  # bounded by the gates a fused pass keeps (`fused_rows`)
         try:
             width = int(acceptor.initial_state(1).shape[1])
         except Exception:  # noqa: BLE001 - no states to measure (a whole-word network)
             width = 0
         if width:
-            batch_size = fused_rows(width, max(len(w) for w in words) + 1, batch_size)
-    device = device_of(acceptor)
+            batch_size = fused_rows(width, max(len(w) for w in words) + 1, batch_size,
+                                    budget=budget)
     order = np.argsort([len(w) for w in words], kind="stable")
 
     def run(rows: np.ndarray) -> np.ndarray:

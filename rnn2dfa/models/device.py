@@ -87,12 +87,20 @@ def device_of(net: Any) -> torch.device:
 
 
 def place(net: T, device: str | torch.device | None) -> T:
-    """Move a network (an nn.Module acceptor, labeller or language model) to `device`, in
-    place, and return it. Anything else (a DFA posing as a network, a user's black-box
-    function) stays where it is: its own code decides where it runs, as does a network
-    whose states are made on the host whatever its weights."""
+    """Move a network (an nn.Module acceptor, labeller or language model, or the whole-word
+    network behind a batch classifier's `network`) to `device`, in place, and return it.
+    Anything else (a DFA posing as a network, a user's black-box function) stays where it
+    is: its own code decides where it runs, as does a network whose states are made on the
+    host whatever its weights, and one marked `runs_on_host` (exact arithmetic)."""
     target = resolve(device)
-    if not isinstance(net, nn.Module) or target == device_of(net):
+    if target.type == "cuda":
+        full_float32()
+    inner = getattr(net, "network", None)
+    if not isinstance(net, nn.Module) and isinstance(inner, nn.Module):
+        place(inner, target)  # a whole-word network behind its batch classifier
+        return net
+    if (not isinstance(net, nn.Module) or getattr(net, "runs_on_host", False)
+            or target == device_of(net)):
         return net
     if callable(getattr(net, "compact_view", None)) and net.compact_view() is not None:
         # a compiled network is stepped by unit index on its compact view: O(1) a row, so
@@ -101,13 +109,16 @@ def place(net: T, device: str | torch.device | None) -> T:
     net.to(target)
     if device_of(net) != target:  # states made on the host whatever its weights: keep it there
         net.to("cpu")
-        return net
-    if target.type == "cuda":
-        # float32 on the device as on the CPU: TF32 matmuls would change a network's
-        # answers near its decision boundary (the extracted automaton must be the CPU's)
-        torch.backends.cuda.matmul.allow_tf32 = False
-        torch.backends.cudnn.allow_tf32 = False
     return net
+
+
+def full_float32() -> None:
+    """Float32 on a GPU as on the CPU: TF32 matmuls and cuDNN kernels (torch's default for
+    cuDNN) would change a network's answers near its decision boundary by ~1e-3, and the
+    extracted automaton, and an import's check against the module's own forward, must be
+    the CPU's."""
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
 
 
 def free_bytes(device: torch.device) -> int | None:
@@ -116,6 +127,17 @@ def free_bytes(device: torch.device) -> int | None:
         return None
     free, _total = torch.cuda.mem_get_info(device)
     return int(free)
+
+
+def batch_bytes(device: torch.device) -> int:
+    """Bytes one batch's states and a fused pass's gates may take where they live: the host
+    budget (limits.BATCH_STATE_BYTES) on the CPU; on a GPU a quarter of what is free now
+    (never less than the host budget), so its batches are as large as help it. What
+    cuDNN's workspace asks beyond that is met by `halving`."""
+    from rnn2dfa.limits import BATCH_STATE_BYTES
+
+    free = free_bytes(device)
+    return BATCH_STATE_BYTES if free is None else max(BATCH_STATE_BYTES, free // 4)
 
 
 def is_out_of_memory(exc: BaseException) -> bool:

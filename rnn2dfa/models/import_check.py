@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from rnn2dfa.models.device import device_of, full_float32, resolve
 from rnn2dfa.models.torch_rnn import ACTIVATIONS, FINALS, TorchRNNAcceptor
 from rnn2dfa.models.trusted import running_user_code
 
@@ -131,10 +132,13 @@ def _calls(module: nn.Module, x: Tensor, lengths: Tensor) -> list[Callable[[], o
 
 
 def _run_module(module: nn.Module, x: Tensor, call: int, b: int,
-                steps: tuple[int, int] | None = None) -> Tensor | None:
+                steps: tuple[int, int] | None = None,
+                device: torch.device | None = None) -> Tensor | None:
     """The module's answer to one call form, normalized: (B, n), or with `steps` (the
-    words' symbols, the outputs per position) a tagger's (B, T, n); None when it fails."""
-    lengths = torch.full((b,), x.shape[1], dtype=torch.long)
+    words' symbols, the outputs per position) a tagger's (B, T, n); None when it fails.
+    On a `device` the input crosses there and the answer comes back to the host."""
+    x = x if device is None else x.to(device)
+    lengths = torch.full((b,), x.shape[1], dtype=torch.long, device=x.device)
     try:
         with torch.no_grad():
             y = _calls(module, x, lengths)[call]()
@@ -185,17 +189,52 @@ def _word_text(model: TorchRNNAcceptor, symbols: Tensor) -> str:
     return repr(sep.join(syms))
 
 
+def _module_answers(module: nn.Module, batches: list[_Batch], forms: dict[str, InputForm],
+                    width: int, steps: Callable[[_Batch], tuple[int, int] | None],
+                    dev: torch.device, per_step: bool,
+                    ) -> tuple[dict[tuple[str, int], list[Tensor]], bool]:
+    """The module's answers on every batch for each (input form, call form) that runs on
+    all of them; and, for a tagger asked for, whether it answers once per word instead."""
+    answers: dict[tuple[str, int], list[Tensor]] = {}
+    per_word = False
+    first = batches[0]
+    for (name, form), call in itertools.product(forms.items(), range(4)):
+        x = form(first.tokens, width)
+        y = _run_module(module, x, call, first.tokens.shape[0], steps(first), dev)
+        if y is not None:
+            answers[(name, call)] = [y]
+        elif per_step and not per_word:
+            per_word = _run_module(module, x, call, first.tokens.shape[0],
+                                   device=dev) is not None
+    for key in list(answers):
+        form = forms[key[0]]
+        for batch in batches[1:]:
+            y = _run_module(module, form(batch.tokens, width), key[1],
+                            batch.tokens.shape[0], steps(batch), dev)
+            if y is None:
+                del answers[key]
+                break
+            answers[key].append(y)
+    return answers, per_word
+
+
 def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
                   activations: Sequence[str] | None = None, final: str | None = None,
                   output: str = "auto", seed: int = 0,
-                  code_dir: str | None = None, per_step: bool = False) -> ForwardCheck:
+                  code_dir: str | None = None, per_step: bool = False,
+                  device: str | torch.device | None = None) -> ForwardCheck:
     """Run the module's own forward on words and compare with the imported network.
 
     `activations` (between head layers) and `final` are the ones the user named (None: try
     every one); `output` "logit" or "probability" restricts the final activation.
     `per_step`: a tagger, compared on its outputs after every symbol (the model is a
-    TorchRNNLabeller, whose `prefix_features` the head reads).
+    TorchRNNLabeller, whose `prefix_features` the head reads). `device`: where the module
+    runs (moved there for the check and back after it; None: where its weights are); the
+    imported network's side of the comparison stays on the CPU.
     """
+    dev = device_of(module) if device is None else resolve(device)
+    if dev.type == "cuda":
+        full_float32()  # the module's float32 as the CPU's, within the check's tolerance
     n_hidden = len(model.head_hidden)
     if activations is None and n_hidden > MAX_SEARCHED_HEAD_LAYERS:
         return ForwardCheck(0, None, None, f"a head with {n_hidden} hidden layers: the "
@@ -211,31 +250,21 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
             batches.append(_Batch(sym, tokens, feats))
     width = model.vocab
     forms = {n: f for n, f in FORMS.items() if not model.use_embedding or "one-hot" not in n}
-    answers: dict[tuple[str, int], list[Tensor]] = {}
     n_out = model.head_outputs
 
     def steps(batch: _Batch) -> tuple[int, int] | None:
         return (batch.symbols.shape[1], n_out) if per_step else None
 
-    per_word = False  # a tagger asked for, a module answering once per word
+    home = device_of(module)
     with running_user_code(code_dir):
-        first = batches[0]
-        for (name, form), call in itertools.product(forms.items(), range(4)):
-            x = form(first.tokens, width)
-            y = _run_module(module, x, call, first.tokens.shape[0], steps(first))
-            if y is not None:
-                answers[(name, call)] = [y]
-            elif per_step and not per_word:
-                per_word = _run_module(module, x, call, first.tokens.shape[0]) is not None
-        for key in list(answers):
-            form = forms[key[0]]
-            for batch in batches[1:]:
-                y = _run_module(module, form(batch.tokens, width), key[1],
-                                batch.tokens.shape[0], steps(batch))
-                if y is None:
-                    del answers[key]
-                    break
-                answers[key].append(y)
+        if dev != home:
+            module.to(dev)
+        try:
+            answers, per_word = _module_answers(module, batches, forms, width, steps, dev,
+                                                per_step)
+        finally:
+            if dev != home:  # the user's module goes back where it was
+                module.to(home)
     if not answers and per_word:
         return ForwardCheck(0, None, None, "the module's own forward answers once per word, "
                             "not after every symbol: it is a classifier (task classify-k or "

@@ -76,6 +76,10 @@ class ImportOptions:
     bidirectional_readout: str | None = None  # "final" (h_n) or "last_output" (out[:, -1])
     task: str = "accept"  # "accept", "classify-k" (Moore labeller), "tag" (Mealy labeller)
     outputs: Sequence[str] | None = None  # the labels, in the head's order (not for accept)
+    #: where the module's own forward runs for the check (a module that makes its states
+    #: on a GPU runs only there; None: where its weights are); the imported network is
+    #: compared and saved on the CPU
+    device: str | None = None
 
 
 @dataclass
@@ -398,7 +402,8 @@ def _run_check(model: TorchRNNAcceptor, arch: Architecture, ckpt: Checkpoint,
         model.readout = readout or "final"
         check = check_forward(model, ckpt.module, activations=arch.head_activations,
                               final=arch.head_final, output=opts.output,
-                              code_dir=ckpt.code_dir, per_step=opts.task == "tag")
+                              code_dir=ckpt.code_dir, per_step=opts.task == "tag",
+                              device=opts.device)
         if check.output is not None:
             break
     assert check is not None

@@ -71,7 +71,9 @@ def save_model(model: nn.Module, path: str | os.PathLike[str], metadata: dict[st
         "architecture": arch,
         "config": model.config(),  # type: ignore[operator]
         "alphabet": list(model.alphabet),  # type: ignore[attr-defined]
-        "state_dict": model.state_dict(),
+        # device-free: a network placed on a GPU is saved from host copies (loads anywhere)
+        "state_dict": {k: v.cpu() if isinstance(v, torch.Tensor) else v
+                       for k, v in model.state_dict().items()},
         "metadata": {
             "library_version": __version__,
             "saved_at": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),

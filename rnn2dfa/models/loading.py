@@ -80,13 +80,13 @@ def load_acceptor(path: str | os.PathLike[str]) -> LoadedAcceptor:
         return LoadedAcceptor(MachineLabeller(machine),
                               {"language": name} if isinstance(name, str) else {},
                               "machine file", path)
+    from rnn2dfa.models.device import default_device, place
     from rnn2dfa.models.io import load_model
 
     model, meta = load_model(path)
+    place(model, default_device())
     if getattr(model, "whole_word", False):  # bidirectional: whole words only
         from rnn2dfa.models.user_code import whole_word_classifier
 
         return LoadedAcceptor(whole_word_classifier(model), meta, "whole-word network", path)
-    from rnn2dfa.models.device import default_device, place
-
-    return LoadedAcceptor(place(model, default_device()), meta, "model", path)
+    return LoadedAcceptor(model, meta, "model", path)

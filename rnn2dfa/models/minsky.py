@@ -158,17 +158,19 @@ class MinskyRNN(nn.Module):
     def recurrent_matrix(self) -> Tensor:
         """The dense recurrent matrix R of Eq. 4.21 ((nk+1) x (nk+1)); for tests and small nets."""
         d, k, n = self.state_dim, self.n_symbols, self.n_states
-        rows = 1 + torch.arange(k)[None, :] * n + self.dest[:, None]
-        mat = torch.zeros(d, d, dtype=self.rec_weight.dtype)
-        mat[rows, torch.arange(d)[:, None].expand(-1, k)] = self.rec_weight.detach()
+        dev = self.dest.device
+        rows = 1 + torch.arange(k, device=dev)[None, :] * n + self.dest[:, None]
+        mat = torch.zeros(d, d, dtype=self.rec_weight.dtype, device=dev)
+        mat[rows, torch.arange(d, device=dev)[:, None].expand(-1, k)] = self.rec_weight.detach()
         return mat
 
     def _sparse_recurrent(self, rec: Tensor) -> Tensor:
         """R as a sparse COO tensor built from its nonzeros (k per column), never dense:
         a large network's d x d matrix would not fit in memory."""
         d, k, n = self.state_dim, self.n_symbols, self.n_states
-        rows = 1 + torch.arange(k)[None, :] * n + self.dest[:, None]
-        cols = torch.arange(d)[:, None].expand(-1, k)
+        dev = self.dest.device
+        rows = 1 + torch.arange(k, device=dev)[None, :] * n + self.dest[:, None]
+        cols = torch.arange(d, device=dev)[:, None].expand(-1, k)
         index = torch.stack([rows.reshape(-1), cols.reshape(-1)])
         return torch.sparse_coo_tensor(index, rec.reshape(-1), (d, d)).coalesce()
 
@@ -292,12 +294,12 @@ class MinskyRNN(nn.Module):
         if not bool((rec == 1).all()):
             return None
         tab = w_in[1:].view(k, n, k) + bias[1:].view(k, n, 1)  # (unit's symbol, state, read)
-        own = torch.eye(k, dtype=torch.bool)[:, None, :].expand(k, n, k)
+        own = torch.eye(k, dtype=torch.bool, device=tab.device)[:, None, :].expand(k, n, k)
         if not (bool((tab[own] == 0).all()) and bool((tab[~own] <= -1).all())):
             return None
         if not bool((w_in[0] + bias[0] <= 0).all()):
             return None
-        nxt = 1 + torch.arange(k)[None, :] * n + self.dest[:, None]  # (units, symbols)
+        nxt = 1 + torch.arange(k, device=self.dest.device)[None, :] * n + self.dest[:, None]
         return OneHotView(self, nxt, self.out_weight.detach().float())
 
     def accept_logit(self, state: Tensor) -> Tensor:
@@ -335,9 +337,9 @@ class MinskyRNN(nn.Module):
     @torch.no_grad()
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """Accept logits of a padded batch (symbols (B, T) int64, lengths (B,)) -> (B,)."""
-        lengths = torch.as_tensor(lengths, dtype=torch.long)
         logits = self.prefix_logits(symbols)
-        return logits[torch.arange(logits.shape[0]), lengths]
+        lengths = torch.as_tensor(lengths, dtype=torch.long, device=logits.device)
+        return logits[torch.arange(logits.shape[0], device=logits.device), lengths]
 
 
 class OneHotView:

@@ -355,6 +355,10 @@ class TuringRNN(nn.Module):
     numerator/denominator pairs and U as `dest`.
     """
 
+    #: `models.device.place` leaves it on the host: `run_turing` steps it with exact
+    #: rational arithmetic (numpy), for which a device would only add transfers
+    runs_on_host = True
+
     def __init__(self, machine: dict[str, Any], encoding: str = "base3",
                  eos: str = "<eos>") -> None:
         super().__init__()

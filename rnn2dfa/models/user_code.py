@@ -469,6 +469,9 @@ class BatchClassifier:
     max_symbols: int = PADDED_BATCH_SYMBOLS
     name: str = "batch classifier"
     guard: UserCode | None = None
+    #: our own whole-word network behind `fn`, if it is one: what `models.device.place`
+    #: moves (a user's function decides itself where it runs)
+    network: Any = None
 
     def __post_init__(self) -> None:
         self.alphabet = tuple(str(a) for a in self.alphabet)
@@ -524,7 +527,7 @@ def whole_word_classifier(model: Any, name: str = WHOLE_WORD) -> BatchClassifier
     symbols = max(PADDED_BATCH_SYMBOLS // 8, BATCH_STATE_BYTES // (4 * width))
     return BatchClassifier(lambda words: accept_logits(model, words), model.alphabet,
                            words_as="ids", max_symbols=symbols, name=name,
-                           guard=UserCode(name, enabled=False))
+                           guard=UserCode(name, enabled=False), network=model)
 
 
 def is_acceptor(obj: Any) -> bool:

@@ -237,8 +237,20 @@ def make_pdfa_options(method: str, **values: Any) -> PDFAOptions:
 
 def extract_pdfa(teacher: Any, method: str, options: PDFAOptions | None = None, *,
                  progress: Any = None) -> PDFAResult:
-    """Check the options' sizes against the teacher, then run the method."""
+    """Check the options' sizes against the teacher, then run the method. The teacher is a
+    language model answering batched queries (a PDFA, `NetworkLM`, a `NextSymbolLM`), or
+    a trained language-model network, which is asked through `NetworkLM`."""
     spec = PDFA_METHODS[method]
+    if not callable(getattr(teacher, "next_table", None)):
+        from rnn2dfa.models.lm import RNNLanguageModel
+
+        if not isinstance(teacher, RNNLanguageModel):
+            raise InputError(f"the {method} method needs a language model (a network trained "
+                             "with the language-model objective, a PDFA or a NextSymbolLM), "
+                             f"not a {type(teacher).__name__}", param="model")
+        from rnn2dfa.pdfa.teacher import NetworkLM
+
+        teacher = NetworkLM(teacher)
     opts = options if options is not None else spec.options()
     opts.check(teacher)
     result = spec.run(teacher, opts, progress)

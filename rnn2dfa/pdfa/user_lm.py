@@ -158,7 +158,14 @@ class NextSymbolLM:
             body = self._in[torch.as_tensor(padded)]
             mask = torch.as_tensor(np.arange(t)[None, :] < lengths[:, None])
             tokens[:, 1:] = torch.where(mask, body, tokens[:, 1:])
-        return tokens, lengths
+        return tokens.to(self._device()), lengths
+
+    def _device(self) -> torch.device:
+        """Where the user's module runs (its weights'): tokens go there, outputs come back
+        to the host once a batch (`_check_raw`)."""
+        from rnn2dfa.models.device import device_of
+
+        return device_of(self.module)
 
     def _check_raw(self, raw: Any, shape: tuple[int, ...], last_only: bool = False
                    ) -> torch.Tensor:
@@ -177,6 +184,7 @@ class NextSymbolLM:
             got = tuple(raw.shape) if isinstance(raw, torch.Tensor) else type(raw).__name__
             raise InputError(f"{self.name} returned {got} for tokens of shape {(b, t)}; a "
                              "language model returns (batch, time, vocab) logits")
+        raw = raw.cpu()  # back to the host once a batch (a module on a GPU)
         if raw.dim() == 2:
             raw = raw[:, None]
         if raw.shape[2] <= int(self._out.max()):
@@ -375,7 +383,8 @@ class NextSymbolLM:
     def _sample_steps(self, stepper: _Stepper, chunk: list[int], words: list[list[int]],
                       rng: np.random.Generator, max_length: int) -> None:
         alive = np.asarray(chunk)
-        tokens = torch.full((alive.size,), self.start_token, dtype=torch.long)
+        dev = self._device()
+        tokens = torch.full((alive.size,), self.start_token, dtype=torch.long, device=dev)
         state = None
         for _ in range(max_length):
             if alive.size == 0:
@@ -390,7 +399,7 @@ class NextSymbolLM:
                 keep = torch.as_tensor(np.flatnonzero(going))
                 state = stepper.select(state, keep)
             alive, sym = alive[going], sym[going]
-            tokens = self._in[torch.as_tensor(sym, dtype=torch.long)]
+            tokens = self._in[torch.as_tensor(sym, dtype=torch.long)].to(dev)
 
     def _find_stepper(self) -> _Stepper | None:
         """The step path, checked once against the full forward pass (None: there is none,
@@ -496,7 +505,7 @@ class _UserStep(_Stepper):
 
     def select(self, state: Any, keep: torch.Tensor) -> Any:
         dim = self.lm.state_batch_dim
-        return _map_state(state, lambda s: s.index_select(dim, keep))
+        return _map_state(state, lambda s: s.index_select(dim, keep.to(s.device)))
 
 
 def _recurrent_layers(module: Any) -> list[torch.nn.Module] | None:
@@ -557,7 +566,8 @@ class _LayerStates(_Stepper):
         return self.lm._check_raw(raw, (tokens.shape[0], 1))[:, -1], got
 
     def select(self, state: Any, keep: torch.Tensor) -> Any:
-        return _map_state(state, lambda s: s.index_select(1, keep))  # (layers, batch, h)
+        # (layers, batch, h), on the module's device
+        return _map_state(state, lambda s: s.index_select(1, keep.to(s.device)))
 
 
 def load_user_lm(spec: str) -> NextSymbolLM:

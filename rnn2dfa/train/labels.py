@@ -393,9 +393,9 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
         return F.cross_entropy(pl[mask], y[mask])
 
     def batch_loss(idx: torch.Tensor) -> torch.Tensor:
+        width = int(host_lens[idx].max())  # on the host: no device sync a minibatch
         idx = idx.to(dev)
         bl = lens[idx]
-        width = int(bl.max())
         pl = model.prefix_output_logits(sym[idx, :width])
         return loss_of(pl, idx, bl, cfg.prefix_labels)
 

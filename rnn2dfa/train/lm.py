@@ -3,7 +3,8 @@
 Plain batched torch: padded minibatches through the fused sequence module, a target at
 every prefix (the next symbol, and the end of the sequence after the whole word), Adam,
 and early stopping on the held-out loss with the best weights kept. Same seed, same
-weights (on CPU, one thread).
+weights (on CPU, one thread). On a device the batches cross to it once each and the
+trained model comes back on the CPU (saved device-free).
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ import torch
 import torch.nn.functional as F
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.models.device import device_of, place
 from rnn2dfa.models.lm import RNNLanguageModel
-from rnn2dfa.models.threads import torch_threads
+from rnn2dfa.models.threads import measured_width_threads, torch_threads
 from rnn2dfa.words import Word, pad_words
 
 Progress = Callable[[dict[str, Any]], None]
@@ -50,13 +52,18 @@ class LMTrainConfig:
     # data's end probability: 0.18 instead of 0.11 on a 10-state random PDFA)
     batching: str = "random"
     time_limit: float | None = None
-    threads: int = 1
+    threads: int | str = 1  # torch CPU threads, or "auto" (timed on a layer of this width)
     seed: int = 0
+    #: where the network trains ("cpu", "auto", "cuda", "cuda:N"); the trained model comes
+    #: back on the CPU (saved device-free)
+    device: str = "cpu"
 
     def check(self) -> None:
-        for name in ("epochs", "batch_size", "patience", "threads", "hidden", "layers"):
+        for name in ("epochs", "batch_size", "patience", "hidden", "layers"):
             if getattr(self, name) < 1:
                 raise InputError(f"{name} must be >= 1 (got {getattr(self, name)})")
+        if self.threads != "auto" and not (isinstance(self.threads, int) and self.threads >= 1):
+            raise InputError(f'threads must be >= 1 or "auto" (got {self.threads!r})')
         if not self.lr > 0:
             raise InputError(f"the learning rate must be > 0 (got {self.lr})")
         if self.batching not in ("random", "length"):
@@ -102,6 +109,8 @@ def _targets(words: Sequence[Word], eos: int) -> tuple[torch.Tensor, torch.Tenso
 
 def _loss(model: RNNLanguageModel, inputs: torch.Tensor, targets: torch.Tensor,
           reduction: str = "mean") -> torch.Tensor:
+    dev = device_of(model)
+    inputs, targets = inputs.to(dev), targets.to(dev)
     logits = model.next_logits(inputs)
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1),
                            ignore_index=IGNORE, reduction=reduction)
@@ -149,10 +158,10 @@ def train_lm(
         words = [words[i] for i in perm[n_val:]]
     val_words = list(val_words)
     t0 = time.perf_counter()
-    with torch_threads(cfg.threads):
+    with torch_threads(measured_width_threads(cfg.threads, cfg.hidden)):
         torch.manual_seed(cfg.seed)
-        model = RNNLanguageModel(list(alphabet), cfg.cell, cfg.hidden, cfg.layers,
-                                 cfg.embedding, cfg.learn_init)
+        model = place(RNNLanguageModel(list(alphabet), cfg.cell, cfg.hidden, cfg.layers,
+                                       cfg.embedding, cfg.learn_init), cfg.device)
         opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
         sched = torch.optim.lr_scheduler.ReduceLROnPlateau(
             opt, factor=0.5, patience=cfg.lr_patience, threshold=cfg.min_delta,
@@ -183,9 +192,12 @@ def train_lm(
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
                 opt.step()
-                n = int((targets != IGNORE).sum())
-                total += float(loss.detach()) * n
+                n = int((targets != IGNORE).sum())  # counted on the host: no device sync
+                total += loss.detach().double() * n  # summed where it is, read once an epoch
                 count += n
+                if cfg.time_limit is not None and time.perf_counter() - t0 > cfg.time_limit:
+                    break  # mid-epoch (a long epoch would overrun the limit): measured, kept
+            total = float(total)
             model.eval()
             val = mean_loss(model, val_words)
             sched.step(val)
@@ -211,7 +223,7 @@ def train_lm(
         summary.val_loss = mean_loss(model, val_words)
     summary.val_perplexity = math.exp(summary.val_loss)
     summary.seconds = round(time.perf_counter() - t0, 3)
-    return model, summary
+    return model.to("cpu"), summary  # device-free: it saves and loads anywhere
 
 
 def lm_metadata(summary: LMTrainSummary) -> dict[str, Any]:

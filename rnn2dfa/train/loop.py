@@ -20,7 +20,7 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
 from rnn2dfa.limits import fused_rows
 from rnn2dfa.models.cells import build_acceptor
-from rnn2dfa.models.device import device_of, place
+from rnn2dfa.models.device import batch_bytes, device_of, halving, place
 from rnn2dfa.models.rnn import RNNAcceptor
 from rnn2dfa.models.threads import measured_width_threads, torch_threads
 from rnn2dfa.train.config import TrainConfig
@@ -203,9 +203,9 @@ def _fit(
     book = EpochBook(model, cfg, summary, progress, val)
 
     def batch_loss(idx: torch.Tensor) -> torch.Tensor:
+        width = int(host_lens[idx].max())  # on the host: no device sync a minibatch
         idx = idx.to(dev)
         bl = lens[idx]
-        width = int(bl.max())
         if prefix_targets is None:
             logits = model(sym[idx, :width], bl)
             return F.binary_cross_entropy_with_logits(logits, y[idx])
@@ -221,11 +221,19 @@ def _fit(
     # the whole training set in row chunks (`fused_rows`): a wide network over all words
     # at once took gigabytes
     width = cfg.hidden * cfg.layers * 2 * (2 if cfg.bidirectional else 1)  # LSTM: h and c
-    rows = fused_rows(width, sym.shape[1] + 1, max(1, sym.shape[0]))
+    rows = fused_rows(width, sym.shape[1] + 1, max(1, sym.shape[0]), budget=batch_bytes(dev))
 
     def evaluate() -> tuple[float, float]:
-        logits = torch.cat([model(sym[s : s + rows], lens[s : s + rows])
-                            for s in range(0, sym.shape[0], rows)])
+        nonlocal rows
+        parts, s = [], 0
+        while s < sym.shape[0]:  # a chunk the device cannot hold is halved (`halving`)
+            def chunk(n: int, s: int = s) -> tuple[int, torch.Tensor]:
+                return n, model(sym[s : s + n], lens[s : s + n])
+
+            rows, part = halving(chunk, rows, dev)
+            parts.append(part)
+            s += rows
+        logits = torch.cat(parts)
         train_loss = float(F.binary_cross_entropy_with_logits(logits, y))
         return train_loss, float(((logits > 0).float() == y).float().mean())
 

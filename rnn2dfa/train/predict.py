@@ -270,8 +270,9 @@ def _fit_predict(
     for epoch in range(1, cfg.epochs + 1):
         model.train()
         for _ in range(STEPS_PER_EPOCH):
-            idx = torch.randperm(n, generator=gen)[:size].to(dev)
-            width = int(lens[idx].max())
+            host_idx = torch.randperm(n, generator=gen)[:size]
+            width = int(lens_np[host_idx.numpy()].max())  # on the host: no device sync
+            idx = host_idx.to(dev)
             pred = model.prefix_predictions(sym[idx, :width])
             m = mask[idx, : width + 1]
             raw = F.binary_cross_entropy_with_logits(

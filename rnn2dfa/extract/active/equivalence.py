@@ -18,6 +18,7 @@ from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.active.checks import own_words, wrong_at
 from rnn2dfa.extract.teacher import Teacher
 from rnn2dfa.extract.timing import Deadline, TimeUp
+from rnn2dfa.models.device import device_of
 from rnn2dfa.oracle import pac_sample_size
 from rnn2dfa.words import Word, all_words, mix, pad_words, uniform_words, unpad
 
@@ -250,6 +251,7 @@ class RefinementOracle:
     def __init__(self, teacher: Teacher, *, initial_split_depth: int = 10, seed: int = 0,
                  budget: float | None = None) -> None:
         self.teacher = teacher
+        self._device = device_of(teacher.model)  # where the network reads its states
         #: seconds one call may spend; past it the call ends without a verdict (a counting
         #: network's state space has no finite abstraction, so refinement would not end)
         self.budget = budget
@@ -264,6 +266,7 @@ class RefinementOracle:
         from rnn2dfa.models.labeller import decisions
 
         model = self.teacher.model
+        states = states.to(self._device)  # the oracle hands states back on the host
         obs = model.observable(states).float().cpu().numpy()  # the states' precision
         return obs, decisions(model, states)
 
