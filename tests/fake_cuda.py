@@ -26,6 +26,8 @@ ROOT = str(Path(__file__).resolve().parent.parent) + "/"
 FAKE = torch.device("cuda", 0)
 #: host syncs (item, float, int, bool of a CUDA tensor) by the project line that made them
 SYNCS: collections.Counter[str] = collections.Counter()
+#: copies between host and device ("to device" / "to host") by the project line
+TRANSFERS: collections.Counter[str] = collections.Counter()
 #: every mismatch met, also those a caller's `except Exception` swallowed
 ERRORS: list[str] = []
 
@@ -134,6 +136,8 @@ class FakeCudaMode(TorchFunctionMode):
             SYNCS[_site()] += 1
             return func(*args, **kwargs)
         if name == "cpu":
+            if args and isinstance(args[0], FT):
+                TRANSFERS[f"to host at {_site()}"] += 1
             return _unwrap(func(*args, **kwargs))
         if name == "cuda":
             return _wrap(func(*args, **kwargs))
@@ -155,8 +159,12 @@ class FakeCudaMode(TorchFunctionMode):
                 kwargs["device"] = "cpu"
             out = func(args[0], *rest, **kwargs)
             if target is True:
+                if not isinstance(args[0], FT):
+                    TRANSFERS[f"to device at {_site()}"] += 1
                 return _wrap(out.clone() if out is args[0] or not isinstance(args[0], FT) else out)
             if target is False:
+                if isinstance(args[0], FT):
+                    TRANSFERS[f"to host at {_site()}"] += 1
                 return _unwrap(out)
             return _wrap(out) if isinstance(args[0], FT) else out
         cuda_kw = False
@@ -286,6 +294,7 @@ def emulated_cuda() -> Iterator[list[str]]:
     tf32 = (torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32)
     ERRORS.clear()
     SYNCS.clear()
+    TRANSFERS.clear()
     torch.cuda.is_available = lambda: True
     torch.cuda.device_count = lambda: 1
     torch.cuda.mem_get_info = lambda *a, **k: (40 * 2**30, 80 * 2**30)

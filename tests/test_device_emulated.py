@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from fake_cuda import FT, DeviceMismatch, emulated_cuda
+from fake_cuda import FT, SYNCS, TRANSFERS, DeviceMismatch, emulated_cuda
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.models.device import device_of, place
@@ -77,6 +77,26 @@ def test_extraction_on_the_device_gives_the_cpu_answer(cuda, fixture: str,
                        time_limit=60).automaton
     assert api.equivalent(cuda_answer, want)
     assert cuda_answer.n_states == want.n_states
+
+
+def test_the_oracle_keeps_its_batch_on_the_device(cuda) -> None:
+    """A batch of membership queries: the states never come back; per depth of the trie
+    two small index arrays go to the device, and the answers come back once."""
+    from rnn2dfa.models.io import load_model
+    from rnn2dfa.oracle import MembershipOracle
+
+    net, _ = load_model(FIXTURES / "tomita4_lstm.pt")
+    ws = [w + (0,) * (25 - len(w)) for w in words(2, 2000, 25)]  # all of length 25
+    want = MembershipOracle(net).labels(ws)
+    oracle = MembershipOracle(place(net, "cuda"))
+    TRANSFERS.clear()
+    SYNCS.clear()
+    got = oracle.labels(ws)
+    assert np.array_equal(got, want)
+    to_host = sum(n for site, n in TRANSFERS.items() if site.startswith("to host"))
+    to_device = sum(n for site, n in TRANSFERS.items() if site.startswith("to device"))
+    assert to_host == 1 and to_device <= 2 * 25 + 2, dict(TRANSFERS)
+    assert sum(SYNCS.values()) == 0, dict(SYNCS)  # no .item()/float() of device values
 
 
 def test_verify_and_classify_on_the_device(cuda) -> None:
