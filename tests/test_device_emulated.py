@@ -232,6 +232,43 @@ def test_a_users_module_on_the_device_is_checked_there_and_stays_there(cuda) -> 
     assert device_of(home).type == "cpu"  # moved for the check, back after it
 
 
+def test_a_users_own_acceptor_on_the_device(cuda) -> None:
+    """`--acceptor` code: the user's object with the step methods, its network on a GPU
+    (its own code put it there); extraction asks it where its states are."""
+    from rnn2dfa.extract import extract
+    from rnn2dfa.models.io import load_model
+    from rnn2dfa.models.user_code import as_model
+
+    class Mine:  # the Acceptor methods, written by a user around their network
+        def __init__(self, where: str) -> None:
+            self.net = load_model(FIXTURES / "tomita4_gru.pt")[0].to(where)
+            self.alphabet = self.net.alphabet
+            self.state_dim = self.net.state_dim
+
+        def initial_state(self, b: int) -> torch.Tensor:
+            return self.net.initial_state(b)
+
+        def step(self, s: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+            return self.net.step(s, x)
+
+        def accept_logit(self, s: torch.Tensor) -> torch.Tensor:
+            return self.net.accept_logit(s)
+
+        def observable(self, s: torch.Tensor) -> torch.Tensor:
+            return self.net.observable(s)
+
+    answers = {}
+    for where in ("cpu", "cuda"):
+        mine = as_model(Mine(where), "mine")
+        assert device_of(mine).type == where
+        answers[where] = [extract(mine, m, time_limit=30, seed=0).automaton
+                          for m in ("lstar", "kmeans")]
+    from rnn2dfa.api import equivalent
+
+    for a, b in zip(answers["cuda"], answers["cpu"], strict=True):
+        assert equivalent(a, b) and a.n_states == b.n_states
+
+
 def test_a_users_language_model_on_the_device(cuda) -> None:
     from rnn2dfa.extract import extract
     from rnn2dfa.pdfa.user_lm import NextSymbolLM
