@@ -139,6 +139,23 @@ def test_train_tagger_library_reproducible() -> None:
     assert max(r["length"] for r in summary.accuracy_by_length) == 24
 
 
+@pytest.mark.parametrize("name,task", [("tag-tomita4", "tag"), ("mod3", "classify-k")])
+def test_the_whole_set_measurement_is_the_same_in_chunks(monkeypatch, name: str,
+                                                         task: str) -> None:
+    """Each epoch's loss and accuracy on the whole training set, measured in chunks of a few
+    words (as a wide network's are), equal the one-pass measurement: the chunks' means are
+    weighted by words (a classifier) or by tags (a tagger)."""
+    import rnn2dfa.train.labels as labels_mod
+
+    cfg = dict(seed=1, **{**QUICK_CFG, "epochs": 4})
+    _, whole = train_labeller(name, task=task, config=TrainConfig(**cfg))
+    monkeypatch.setattr(labels_mod, "fused_rows", lambda *a, **k: 7)
+    _, chunked = train_labeller(name, task=task, config=TrainConfig(**cfg))
+    assert chunked.epochs == whole.epochs == 4
+    assert chunked.train_loss == pytest.approx(whole.train_loss, rel=1e-5)
+    assert chunked.train_accuracy == whole.train_accuracy
+
+
 def test_word_correct_needs_every_tag() -> None:
     machine = get_machine_language("depth3").machine
     data = labelled(machine, [(0, 0, 1), (1,)])

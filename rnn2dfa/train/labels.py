@@ -30,7 +30,8 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
 from rnn2dfa.languages.machines import TASK_OF_KIND, MachineLanguage, get_machine_language
-from rnn2dfa.models.device import device_of, place
+from rnn2dfa.limits import fused_rows
+from rnn2dfa.models.device import batch_bytes, device_of, halving, place
 from rnn2dfa.models.labeller import RNNLabeller
 from rnn2dfa.models.rnn import CELLS
 from rnn2dfa.models.threads import measured_width_threads, torch_threads
@@ -399,11 +400,31 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
         pl = model.prefix_output_logits(sym[idx, :width])
         return loss_of(pl, idx, bl, cfg.prefix_labels)
 
+    # the whole training set in row chunks, as the acceptor trainer's (`fused_rows`; a
+    # chunk the device cannot hold is halved): one pass over all words kept every step's
+    # gates at once
+    units = cfg.hidden * cfg.layers * 2  # LSTM: h and c
+    rows = fused_rows(units, sym.shape[1] + 1, max(1, sym.shape[0]), budget=batch_bytes(dev))
+
     def evaluate() -> tuple[float, float]:
-        pl = model.prefix_output_logits(sym)
-        loss = float(loss_of(pl, None, lens, False))
-        pred = pl.argmax(dim=-1).cpu().numpy()
-        return loss, float(word_correct(train, pred).mean())
+        nonlocal rows
+        total, weight, preds, s = 0.0, 0, [], 0
+        while s < sym.shape[0]:
+            def chunk(n: int, s: int = s) -> tuple[int, torch.Tensor]:
+                return n, model.prefix_output_logits(sym[s : s + n])
+
+            rows, pl = halving(chunk, rows, dev)
+            n = pl.shape[0]
+            # loss_of's mean is over words (Moore) or over every tag (Mealy): re-weighted
+            w = n if moore else int(host_lens[s : s + n].sum())
+            if w:  # (a chunk of empty words has no tags to score)
+                idx = torch.arange(s, s + n, device=dev)
+                total += float(loss_of(pl, idx, lens[s : s + n], False)) * w
+                weight += w
+            preds.append(pl.argmax(dim=-1).cpu().numpy())
+            s += n
+        pred = np.concatenate(preds)
+        return total / max(1, weight), float(word_correct(train, pred).mean())
 
     def validate() -> float | None:
         if not len(val):
