@@ -320,7 +320,7 @@ def train_cmd(
     val = "-" if s.val_accuracy is None else f"{100 * s.val_accuracy:.2f}%"
     out.print(
         f"training accuracy {100 * s.train_accuracy:.2f}% (loss {s.train_loss:.2g}, "
-        f"{s.n_train} words), validation {val} ({s.n_val} held-out words)"
+        f"{_measured(s)}), validation {val} ({s.n_val} held-out words)"
     )
     trained_to = max_length if language is not None else None
     out.print(_length_table(s.accuracy_by_length, trained_to))
@@ -423,6 +423,15 @@ def _save(model: Any, output: str, metadata: dict[str, Any], summary: Any,
     return (f"the model fits only {100 * summary.train_accuracy:.1f}% of its training words "
             f"(under {100 * UNDERFIT:.0f}%): it has not learned the language (try another "
             "--cell, --hidden, --seed or more --epochs)")
+
+
+def _measured(s: Any) -> str:
+    """The training words the accuracy was read on: all, or the first epoch's sample."""
+    part = getattr(s, "train_measured_on", None)
+    if part is None:
+        return f"{s.n_train} words"
+    return (f"measured on {part} of {s.n_train} words: the time limit came in the first "
+            "epoch")
 
 
 def _emit(output: str, metadata: dict[str, Any], warning: str | None) -> None:
@@ -536,7 +545,7 @@ def _train_labeller_cmd(ctx: click.Context) -> None:
     unit = "word classes" if lang.kind == "moore" else "words (every tag)"
     out.print(
         f"training accuracy {100 * s.train_accuracy:.2f}% (loss {s.train_loss:.2g}, "
-        f"{s.n_train} words), validation {val} ({s.n_val} held-out words up to length "
+        f"{_measured(s)}), validation {val} ({s.n_val} held-out words up to length "
         f"{s.val_max_length}; {unit})"
     )
     out.print(_output_table(s.val_by_output, lang.kind))

@@ -160,6 +160,11 @@ def test_every_trainer_trains_there_and_returns_a_device_free_model(cuda,
         train_model(language="anbn", config=TrainConfig(cell="lstm", objective="predict",
                                                         **small))[0],
         train_labeller("mod3", config=TrainConfig(cell="gru", **small))[0],
+        # the limit in the first epoch: a sample of the training words measured there
+        train_model(language="tomita3", config=TrainConfig(
+            cell="gru", time_limit=1e-9, **{**small, "per_length": 60}))[0],
+        train_labeller("tag-tomita4", task="tag", config=TrainConfig(
+            cell="gru", time_limit=1e-9, **{**small, "per_length": 60}))[0],
         train_lm(words(2, 60, 6), ("a", "b"), LMTrainConfig(hidden=6, epochs=2,
                                                             device="cuda"))[0],
     ]

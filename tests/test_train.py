@@ -206,6 +206,26 @@ def test_time_limit_stops_and_keeps_best_weights() -> None:
     assert summary.stopped == "time limit" and summary.epochs == 1 and len(seen) == 1
 
 
+def test_a_limit_in_the_first_epoch_measures_a_sample_of_the_training_words() -> None:
+    """A wide network's pass over every training word carried a 10 s run to 22 s: when the
+    limit comes in the first epoch the accuracy is read on 256 words (a multiple of 1/256)
+    and the summary says so; a run within its limit measures every word."""
+    from rnn2dfa.train.labels import train_labeller
+
+    cfg = {**QUICK, "per_length": 60}
+    _, late = train_model(language="tomita4", config=TrainConfig(time_limit=1e-9, **cfg))
+    assert late.stopped == "time limit" and late.train_measured_on == 256 < late.n_train
+    hits = late.train_accuracy * 256
+    assert hits == pytest.approx(round(hits), abs=1e-6)
+    _, calm = train_model(language="tomita4", config=TrainConfig(epochs=2, **cfg))
+    assert calm.train_measured_on is None
+    _, tagger = train_labeller("tag-tomita4", task="tag",
+                               config=TrainConfig(time_limit=1e-9, **cfg))
+    assert tagger.train_measured_on == 256 < tagger.n_train
+    hits = tagger.train_accuracy * 256
+    assert hits == pytest.approx(round(hits), abs=1e-6)
+
+
 def test_plateau_restarts_keep_the_best_attempt() -> None:
     # Patience 2: any two epochs without a 0.2% gain in training accuracy restart the run.
     cfg = TrainConfig(cell="tanh", epochs=30, restart_patience=2, seed=0, **QUICK)

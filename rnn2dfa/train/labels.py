@@ -406,25 +406,29 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
     units = cfg.hidden * cfg.layers * 2  # LSTM: h and c
     rows = fused_rows(units, sym.shape[1] + 1, max(1, sym.shape[0]), budget=batch_bytes(dev))
 
-    def evaluate() -> tuple[float, float]:
+    def evaluate(words: torch.Tensor | None = None) -> tuple[float, float]:
+        """(loss, accuracy) on every training word, or on the rows `words`."""
         nonlocal rows
+        ids = torch.arange(len(train)) if words is None else words.cpu()
         total, weight, preds, s = 0.0, 0, [], 0
-        while s < sym.shape[0]:
+        while s < len(ids):
             def chunk(n: int, s: int = s) -> tuple[int, torch.Tensor]:
-                return n, model.prefix_output_logits(sym[s : s + n])
+                return n, model.prefix_output_logits(sym[ids[s : s + n].to(dev)])
 
             rows, pl = halving(chunk, rows, dev)
-            n = pl.shape[0]
+            part = ids[s : s + pl.shape[0]]
             # loss_of's mean is over words (Moore) or over every tag (Mealy): re-weighted
-            w = n if moore else int(host_lens[s : s + n].sum())
+            w = len(part) if moore else int(host_lens[part].sum())
             if w:  # (a chunk of empty words has no tags to score)
-                idx = torch.arange(s, s + n, device=dev)
-                total += float(loss_of(pl, idx, lens[s : s + n], False)) * w
+                on = part.to(dev)
+                total += float(loss_of(pl, on, lens[on], False)) * w
                 weight += w
             preds.append(pl.argmax(dim=-1).cpu().numpy())
-            s += n
-        pred = np.concatenate(preds)
-        return total / max(1, weight), float(word_correct(train, pred).mean())
+            s += len(part)
+        pick = ids.numpy()
+        seen = LabelledWords(train.symbols[pick], train.lengths[pick], train.labels[pick],
+                             train.kind)
+        return total / max(1, weight), float(word_correct(seen, np.concatenate(preds)).mean())
 
     def validate() -> float | None:
         if not len(val):

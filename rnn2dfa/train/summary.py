@@ -85,6 +85,9 @@ class TrainSummary:
     restarts: int = 0  # fresh starts after a plateau
     train_loss: float = math.nan
     train_accuracy: float = 0.0
+    #: how many training words the loss and accuracy were measured on when the time limit
+    #: came in the first epoch (a random sample; None: all of them)
+    train_measured_on: int | None = None
     val_accuracy: float | None = None
     test_max_length: int = 0
     #: the first test length left unmeasured when the time limit ended the test (None: all)
