@@ -192,6 +192,17 @@ def test_threads_are_one_on_one_core_and_for_narrow_networks(monkeypatch) -> Non
     assert measured_width_threads("auto", 128, cores=2) == 1
 
 
+def test_the_timed_batch_shrinks_for_wide_networks() -> None:
+    """The thread timing's batch: 2,048 rows up to ~350 units, then fewer (a 1,500-unit
+    layer's product on 2,048 rows took 2 s of timing), never fewer than 64."""
+    from rnn2dfa.models.threads import timed_rows
+
+    assert timed_rows(64) == timed_rows(256) == 2048
+    assert timed_rows(1500) == 2_000_000_000 // (4 * 1500**2) == 222
+    assert timed_rows(10_000) == 64
+    assert measured_width_threads("auto", 1500, cores=2) in (1, 2)
+
+
 def test_threads_option_takes_a_count_or_auto(tmp_path: Path) -> None:
     model = str(FIXTURES / "tomita3_gru.pt")
     for setting in ("auto", "1", "2"):
