@@ -98,6 +98,15 @@ IMPORT_KEYWORDS = ("start_token", "end_token", "accept_class", "output", "nonlin
                    "rnn", "embedding", "head", "one_hot", "bidirectional_readout")
 
 
+def _import_options(options: dict[str, Any], device: str | None) -> dict[str, Any]:
+    """The IMPORT_KEYWORDS taken out of `options`, and the `device` a plain module's own
+    forward is checked on (`models.imported.ImportOptions`)."""
+    how = {k: options.pop(k) for k in IMPORT_KEYWORDS if k in options}
+    if device is not None:
+        how["device"] = device
+    return how
+
+
 def extract(model: Any, method: str = "lstar", *, alphabet: str | Sequence[str] | None = None,
             token_ids: Sequence[int] | None = None, task: str | None = None,
             outputs: Sequence[str] | None = None,
@@ -116,9 +125,7 @@ def extract(model: Any, method: str = "lstar", *, alphabet: str | Sequence[str] 
     GPU when torch sees one, "cuda:N"; the network is moved there)."""
     from rnn2dfa.extract import extract as run
 
-    how = {k: options.pop(k) for k in IMPORT_KEYWORDS if k in options}
-    if device is not None:  # a plain module's own forward is checked there too
-        how["device"] = device
+    how = _import_options(options, device)
     loaded = as_model(model, alphabet=alphabet, token_ids=token_ids, task=task,
                       outputs=outputs, **how)
     if words is not None:
@@ -175,12 +182,10 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
     `passed` and `verdict` say it in one line; other `options` are `verify.verify`'s
     (`threshold`, `per_bucket`, `seed`, ...); `device` as for `extract`."""
     a = _automaton(automaton)
-    how = {k: options.pop(k) for k in IMPORT_KEYWORDS if k in options}
+    how = _import_options(options, device)
     if model is not None and model is getattr(automaton, "source", None):
         net = automaton.network  # the model the result came from, read as it was then
     elif model is not None:  # a plain module's symbols are the automaton's
-        if device is not None:
-            how["device"] = device
         net = as_model(model, alphabet=a.alphabet, **how).acceptor
     else:
         net = None

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 import torch
 from fake_cuda import FT, SYNCS, TRANSFERS, DeviceMismatch, emulated_cuda
+from test_device_option import UsersGRU
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.models.device import device_of, place
@@ -207,21 +208,6 @@ def test_a_bidirectional_network_goes_where_it_is_asked(cuda, tmp_path: Path) ->
 
 
 # ----------------------------------------------------------------- users' own modules
-class UsersGRU(torch.nn.Module):
-    """A classifier as users write one: its first state made where its weights are."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.emb = torch.nn.Embedding(2, 4)
-        self.gru = torch.nn.GRU(4, 6, batch_first=True)
-        self.out = torch.nn.Linear(6, 1)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h0 = torch.zeros(1, x.shape[0], 6, device=self.out.weight.device)
-        _, h = self.gru(self.emb(x), h0)
-        return self.out(h[-1]).squeeze(-1)
-
-
 def test_a_users_module_on_the_device_is_checked_there_and_stays_there(cuda) -> None:
     from rnn2dfa.models.imported import ImportOptions, import_module
 

@@ -84,18 +84,20 @@ def test_training_and_import_refuse_a_missing_gpu_before_any_work(
     assert not out.exists()
 
 
-class _UsersGRU(torch.nn.Module):
+class UsersGRU(torch.nn.Module):
     """A classifier as users write one: its first state is made on the device its
-    weights are on (`torch.zeros(..., device=...)`), batch first."""
+    weights are on (`torch.zeros(..., device=...)`), batch first; or always on
+    `states_on` (a module written for a GPU, which runs nowhere else)."""
 
-    def __init__(self) -> None:
+    def __init__(self, states_on: str | None = None) -> None:
         super().__init__()
+        self.states_on = states_on
         self.emb = torch.nn.Embedding(2, 4)
         self.gru = torch.nn.GRU(4, 6, batch_first=True)
         self.out = torch.nn.Linear(6, 1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h0 = torch.zeros(1, x.shape[0], 6, device=self.out.weight.device)
+        h0 = torch.zeros(1, x.shape[0], 6, device=self.states_on or self.out.weight.device)
         _, h = self.gru(self.emb(x), h0)
         return self.out(h[-1]).squeeze(-1)
 
@@ -104,7 +106,7 @@ def test_a_users_module_is_checked_and_imported_on_the_cpu_by_default() -> None:
     from rnn2dfa.models.imported import ImportOptions, import_module
 
     torch.manual_seed(0)
-    module = _UsersGRU()
+    module = UsersGRU()
     res = import_module(module, ImportOptions(alphabet=("a", "b"), device="cpu"))
     assert res.check is not None and res.check.words > 0 and res.check.output == "logit"
     assert device_of(res.model).type == "cpu"
@@ -156,6 +158,29 @@ def test_a_batch_the_device_cannot_hold_is_halved_never_an_error() -> None:
 
     with pytest.raises(RuntimeError, match="size mismatch"):
         halving(broken, 64, torch.device("cuda", 0))
+
+
+def test_a_pass_in_chunks_keeps_the_halved_size() -> None:
+    """`Chunks`: every row once, in order; a chunk the device cannot hold is halved, and
+    the smaller size stays for the rest of the pass and for the next pass."""
+    from rnn2dfa.models.device import Chunks
+
+    asked: list[int] = []
+
+    def run(start: int, stop: int) -> list[int]:
+        asked.append(stop - start)
+        if stop - start > 1000:
+            raise RuntimeError("CUDA out of memory.")
+        return list(range(start, stop))
+
+    chunks = Chunks(4096, torch.device("cuda", 0))
+    rows = [r for _, _, part in chunks.over(3000, run) for r in part]
+    assert rows == list(range(3000))
+    assert asked == [3000, 2048, 1024, 512, 512, 512, 512, 512, 440]
+    assert chunks.rows == 512
+    asked.clear()
+    assert [(s, e) for s, e, _ in chunks.over(1000, run)] == [(0, 512), (512, 1000)]
+    assert asked == [512, 488]
 
 
 def test_batches_are_bounded_by_the_bytes_where_the_states_live() -> None:
@@ -288,18 +313,12 @@ def test_a_module_that_makes_its_states_on_the_gpu_imports_there(
         cuda_device: torch.device) -> None:
     from rnn2dfa import api
 
-    class OnGPU(_UsersGRU):  # the first state always on the GPU: runs nowhere else
-        def forward(self, x: torch.Tensor) -> torch.Tensor:
-            h0 = torch.zeros(1, x.shape[0], 6, device="cuda")
-            _, h = self.gru(self.emb(x), h0)
-            return self.out(h[-1]).squeeze(-1)
-
     torch.manual_seed(0)
-    with pytest.raises(InputError):
-        api.as_model(OnGPU(), alphabet="ab")  # checked on the CPU: its forward fails
+    with pytest.raises(InputError):  # checked on the CPU: its forward fails there
+        api.as_model(UsersGRU(states_on="cuda"), alphabet="ab")
     torch.manual_seed(0)
-    result = api.extract(OnGPU(), "lstar", alphabet="ab", device="cuda", seed=0,
-                         time_limit=60)
+    result = api.extract(UsersGRU(states_on="cuda"), "lstar", alphabet="ab", device="cuda",
+                         seed=0, time_limit=60)
     assert result.automaton.n_states >= 1
 
 

@@ -145,11 +145,11 @@ def test_the_whole_set_measurement_is_the_same_in_chunks(monkeypatch, name: str,
     """Each epoch's loss and accuracy on the whole training set, measured in chunks of a few
     words (as a wide network's are), equal the one-pass measurement: the chunks' means are
     weighted by words (a classifier) or by tags (a tagger)."""
-    import rnn2dfa.train.labels as labels_mod
+    import rnn2dfa.train.loop as loop_mod  # whole_set_chunks: the labeller's chunks too
 
     cfg = dict(seed=1, **{**QUICK_CFG, "epochs": 4})
     _, whole = train_labeller(name, task=task, config=TrainConfig(**cfg))
-    monkeypatch.setattr(labels_mod, "fused_rows", lambda *a, **k: 7)
+    monkeypatch.setattr(loop_mod, "fused_rows", lambda *a, **k: 7)
     _, chunked = train_labeller(name, task=task, config=TrainConfig(**cfg))
     assert chunked.epochs == whole.epochs == 4
     assert chunked.train_loss == pytest.approx(whole.train_loss, rel=1e-5)

@@ -15,7 +15,7 @@ import torch
 from torch import Tensor
 
 from rnn2dfa.limits import fused_rows, rows_per_batch
-from rnn2dfa.models.device import batch_bytes, device_of, halving
+from rnn2dfa.models.device import Chunks, batch_bytes, device_of
 from rnn2dfa.words import pad_words
 
 
@@ -173,16 +173,10 @@ def accept_logits(
             logits = acceptor.accept_logit(run_padded(acceptor, padded, lengths))
         return logits.double().cpu().numpy()
 
-    s = 0
-    while s < len(order):
-        # on a GPU a batch that does not fit (cuDNN's workspace grows with it) is halved
-        # and retried, never an out-of-memory error (models.device.halving)
-        def chunk(n: int, s: int = s) -> tuple[int, np.ndarray]:
-            return n, run(order[s : s + n])
-
-        batch_size, part = halving(chunk, batch_size, device)
-        out[order[s : s + batch_size]] = part
-        s += batch_size
+    # on a GPU a batch that does not fit (cuDNN's workspace grows with it) is halved and
+    # retried, never an out-of-memory error (models.device.Chunks)
+    for s, e, part in Chunks(batch_size, device).over(len(order), lambda s, e: run(order[s:e])):
+        out[order[s:e]] = part
     return out
 
 

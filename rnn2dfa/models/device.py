@@ -9,7 +9,7 @@ membership oracle and the batched helpers then keep states on the network's devi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import torch
@@ -162,4 +162,26 @@ def halving(run: Callable[[int], T], batch: int, device: torch.device) -> T:
                 raise
             torch.cuda.empty_cache()
             batch = max(1, batch // 2)
+
+
+class Chunks:
+    """A pass over many rows in chunks of `rows`, on `device`: a chunk the device cannot
+    hold is halved (`halving`), and the smaller size is kept for the rest of this pass and
+    for later passes of the same holder (a trainer's every epoch)."""
+
+    def __init__(self, rows: int, device: torch.device) -> None:
+        self.rows = rows
+        self.device = device
+
+    def over(self, total: int, run: Callable[[int, int], T]) -> Iterator[tuple[int, int, T]]:
+        """(start, stop, run(start, stop)) for consecutive chunks of range(total)."""
+        start = 0
+        while start < total:
+            def call(n: int, start: int = start) -> tuple[int, T]:
+                return n, run(start, min(total, start + n))
+
+            self.rows, out = halving(call, self.rows, self.device)
+            stop = min(total, start + self.rows)
+            yield start, stop, out
+            start = stop
 

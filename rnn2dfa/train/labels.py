@@ -30,13 +30,12 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
 from rnn2dfa.languages.machines import TASK_OF_KIND, MachineLanguage, get_machine_language
-from rnn2dfa.limits import fused_rows
-from rnn2dfa.models.device import batch_bytes, device_of, halving, place
+from rnn2dfa.models.device import device_of, place
 from rnn2dfa.models.labeller import RNNLabeller
 from rnn2dfa.models.rnn import CELLS
 from rnn2dfa.models.threads import measured_width_threads, torch_threads
 from rnn2dfa.train.config import TrainConfig
-from rnn2dfa.train.loop import fit_epochs
+from rnn2dfa.train.loop import fit_epochs, whole_set_chunks
 from rnn2dfa.train.summary import (
     EpochBook,
     Progress,
@@ -400,23 +399,18 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
         pl = model.prefix_output_logits(sym[idx, :width])
         return loss_of(pl, idx, bl, cfg.prefix_labels)
 
-    # the whole training set in row chunks, as the acceptor trainer's (`fused_rows`; a
-    # chunk the device cannot hold is halved): one pass over all words kept every step's
-    # gates at once
-    units = cfg.hidden * cfg.layers * 2  # LSTM: h and c
-    rows = fused_rows(units, sym.shape[1] + 1, max(1, sym.shape[0]), budget=batch_bytes(dev))
+    chunks = whole_set_chunks(cfg, sym, dev)  # as the acceptor trainer's
 
     def evaluate(words: torch.Tensor | None = None) -> tuple[float, float]:
         """(loss, accuracy) on every training word, or on the rows `words`."""
-        nonlocal rows
         ids = torch.arange(len(train)) if words is None else words.cpu()
-        total, weight, preds, s = 0.0, 0, [], 0
-        while s < len(ids):
-            def chunk(n: int, s: int = s) -> tuple[int, torch.Tensor]:
-                return n, model.prefix_output_logits(sym[ids[s : s + n].to(dev)])
+        total, weight, preds = 0.0, 0, []
 
-            rows, pl = halving(chunk, rows, dev)
-            part = ids[s : s + pl.shape[0]]
+        def run(s: int, e: int) -> torch.Tensor:
+            return model.prefix_output_logits(sym[ids[s:e].to(dev)])
+
+        for s, e, pl in chunks.over(len(ids), run):
+            part = ids[s:e]
             # loss_of's mean is over words (Moore) or over every tag (Mealy): re-weighted
             w = len(part) if moore else int(host_lens[part].sum())
             if w:  # (a chunk of empty words has no tags to score)
@@ -424,7 +418,6 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
                 total += float(loss_of(pl, on, lens[on], False)) * w
                 weight += w
             preds.append(pl.argmax(dim=-1).cpu().numpy())
-            s += len(part)
         pick = ids.numpy()
         seen = LabelledWords(train.symbols[pick], train.lengths[pick], train.labels[pick],
                              train.kind)

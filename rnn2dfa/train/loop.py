@@ -20,7 +20,7 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
 from rnn2dfa.limits import fused_rows
 from rnn2dfa.models.cells import build_acceptor
-from rnn2dfa.models.device import batch_bytes, device_of, halving, place
+from rnn2dfa.models.device import Chunks, batch_bytes, device_of, place
 from rnn2dfa.models.rnn import RNNAcceptor
 from rnn2dfa.models.threads import measured_width_threads, torch_threads
 from rnn2dfa.train.config import TrainConfig
@@ -223,33 +223,34 @@ def _fit(
             pl[mask], prefix_targets[idx, : width + 1][mask]
         )
 
-    # the whole training set in row chunks (`fused_rows`): a wide network over all words
-    # at once took gigabytes
-    width = cfg.hidden * cfg.layers * 2 * (2 if cfg.bidirectional else 1)  # LSTM: h and c
-    rows = fused_rows(width, sym.shape[1] + 1, max(1, sym.shape[0]), budget=batch_bytes(dev))
+    chunks = whole_set_chunks(cfg, sym, dev)
 
     def evaluate(words: torch.Tensor | None = None) -> tuple[float, float]:
         """(loss, accuracy) on every training word, or on the rows `words`."""
-        nonlocal rows
         ids = None if words is None else words.to(dev)
-        total = sym.shape[0] if ids is None else len(ids)
-        parts, s = [], 0
-        while s < total:  # a chunk the device cannot hold is halved (`halving`)
-            def chunk(n: int, s: int = s) -> tuple[int, torch.Tensor]:
-                if ids is None:
-                    return n, model(sym[s : s + n], lens[s : s + n])
-                part = ids[s : s + n]
-                return n, model(sym[part], lens[part])
 
-            rows, part = halving(chunk, rows, dev)
-            parts.append(part)
-            s += rows
+        def run(s: int, e: int) -> torch.Tensor:
+            if ids is None:
+                return model(sym[s:e], lens[s:e])
+            return model(sym[ids[s:e]], lens[ids[s:e]])
+
+        total = sym.shape[0] if ids is None else len(ids)
+        parts = [part for _, _, part in chunks.over(total, run)]
         logits = torch.cat(parts)
         want = y if ids is None else y[ids]
         train_loss = float(F.binary_cross_entropy_with_logits(logits, want))
         return train_loss, float(((logits > 0).float() == want).float().mean())
 
     fit_epochs(model, cfg, summary, book, gen, host_lens, batch_loss, evaluate)
+
+
+def whole_set_chunks(cfg: TrainConfig, sym: torch.Tensor, dev: torch.device) -> Chunks:
+    """Row chunks for a trainer's passes over its whole training set (`sym`: the padded
+    words): bounded by the gates a fused pass keeps at the configured width (`fused_rows`,
+    in the bytes of `dev`), since a wide network over all words at once took gigabytes."""
+    width = cfg.hidden * cfg.layers * 2 * (2 if cfg.bidirectional else 1)  # LSTM: h and c
+    return Chunks(fused_rows(width, sym.shape[1] + 1, max(1, sym.shape[0]),
+                             budget=batch_bytes(dev)), dev)
 
 
 def fit_epochs(
