@@ -12,8 +12,7 @@ from rnn2dfa.atomic import keep_existing
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.registry import method_names
 from rnn2dfa.languages import get_language
-from rnn2dfa.models.cells import ALL_CELLS
-from rnn2dfa.models.device import default_device
+from rnn2dfa.models.cell_names import ALL_CELLS
 from rnn2dfa.pipeline import RunConfig
 from rnn2dfa_cli.cmd_extract import MethodChoice, method_help
 from rnn2dfa_cli.common import (
@@ -180,6 +179,7 @@ def run_cmd(
     language: agrees on all words up to length 20), 1 when not (files are still
     written), 2 on bad input.
     """
+    from rnn2dfa.models.device import default_device
     from rnn2dfa.pipeline import run_pipeline
 
     get_language(language)  # an unknown name fails here, before any progress display
@@ -189,7 +189,7 @@ def run_cmd(
     cfg = RunConfig(language=language, cell=cell, hidden=hidden, layers=layers, method=method,
                     seed=seed, epochs=epochs, train_time_limit=time_limit,
                     extract_time_limit=time_limit, show_sink=show_sink,
-                    threads=threads(),  # the global --threads
+                    threads=threads(),  # --threads
                     device=str(default_device()))  # --device
     bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                    TimeElapsedColumn(), console=err, transient=False)

@@ -17,11 +17,15 @@ from rich.table import Table
 from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
 from rnn2dfa.limits import MAX_TURING_STEPS, MAX_WORD_SYMBOLS
-from rnn2dfa.models.cells import ALL_CELLS
-from rnn2dfa.models.device import default_device
-from rnn2dfa.train.config import TrainConfig
-from rnn2dfa.train.labels import LABEL_MAX_LENGTH, LABEL_TASKS, PUMP_FACTOR, VAL_FACTOR
-from rnn2dfa.train.predict import PREDICT_MAX_LENGTH, resolve_objective
+from rnn2dfa.models.cell_names import ALL_CELLS
+from rnn2dfa.train.config import (
+    LABEL_MAX_LENGTH,
+    LABEL_TASKS,
+    PREDICT_MAX_LENGTH,
+    PUMP_FACTOR,
+    VAL_FACTOR,
+    TrainConfig,
+)
 from rnn2dfa_cli.common import (
     EXIT_FAIL,
     PipedProgress,
@@ -281,6 +285,8 @@ def train_cmd(
         _refuse_machine_language(language)
     check_writable(output, "the model")
     if max_length is None:
+        from rnn2dfa.train.predict import resolve_objective
+
         with options_for(objective="--objective", language="--language"):
             predicts = not bidirectional and resolve_objective(language, objective) == "predict"
         max_length = PREDICT_MAX_LENGTH if predicts else _DEFAULT.max_length
@@ -340,6 +346,8 @@ _CONFIG_OPTIONS = dict(hidden="--hidden", layers="--layers", embedding="--embedd
 
 def _config(ctx: click.Context, max_length: int) -> TrainConfig:
     """The TrainConfig of the command's options."""
+    from rnn2dfa.models.device import default_device
+
     p = ctx.params
     return TrainConfig(
         objective=p["objective"],
@@ -360,7 +368,7 @@ def _config(ctx: click.Context, max_length: int) -> TrainConfig:
         epochs=p["epochs"],
         lr=p["lr"],
         batch_size=p["batch_size"],
-        threads=threads(),  # the global --threads (the library's default is 1)
+        threads=threads(),  # --threads (the library's default is 1)
         device=str(default_device()),  # --device
     )
 

@@ -9,7 +9,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.device import default_device, place
 from rnn2dfa_cli.common import (
     EXIT_FAIL,
     EXIT_OK,
@@ -256,6 +255,7 @@ def verify_cmd(
     acceptor = None
     tip = None  # printed after the report, never before an error
     if model_file is not None:
+        from rnn2dfa.models.device import default_device, place
         from rnn2dfa.models.io import load_model
 
         if acceptor_spec is not None:
@@ -472,6 +472,7 @@ def verify_machine_file(ctx: click.Context) -> None:
         truth, label = load_machine(truth_file), truth_file
     labeller, meta = None, {}
     if model_file is not None:
+        from rnn2dfa.models.device import default_device, place
         from rnn2dfa.models.io import load_model
         from rnn2dfa.models.labeller import is_labeller
 

@@ -174,6 +174,9 @@ class Rnn2dfaGroup(click.Group):
             if isinstance(param.type, click.FloatRange | click.types.FloatParamType) and not \
                     isinstance(param.type, FiniteFloat):
                 param.type = FiniteFloat.like(param.type)
+        if (cmd.name not in AUTOMATA_COMMANDS or cmd.name in NETWORK_TOO) and not any(
+                p.name == "threads" for p in cmd.params):
+            cmd.params.append(threads_option())
         if cmd.callback is not None and not getattr(cmd.callback, "_paths_checked", False):
             cmd.callback = _checking_paths(cmd, cmd.callback)
         super().add_command(cmd, name)
@@ -382,6 +385,8 @@ def _checking_paths(cmd: click.Command, callback: Callable[..., Any]) -> Callabl
     def run(*args: Any, **kwargs: Any) -> Any:
         if cmd.name not in IN_PLACE_COMMANDS:
             refuse_output_as_input(cmd, kwargs)
+        if cmd.name not in AUTOMATA_COMMANDS:
+            _torch_threads_at_start()
         return callback(*args, **kwargs)
 
     run._paths_checked = True  # type: ignore[attr-defined]
@@ -516,6 +521,9 @@ AUTOMATA_COMMANDS = frozenset(
     {"languages", "truth", "show", "minimize", "equiv", "render", "convert", "pdfa-random",
      "pdfa-sample"}
 )
+#: Automata commands that may still meet a network (pdfa-sample of a model file): they take
+#: --threads too, and set it once a network is loaded (`torch_threads_now`).
+NETWORK_TOO = frozenset({"pdfa-sample"})
 
 
 class ThreadsType(click.ParamType):
@@ -548,6 +556,39 @@ def torch_threads_now(net: Any = None) -> None:
 
         setting = 1 if net is None else resolve_threads("auto", net) or 1
     torch.set_num_threads(int(setting))
+
+
+THREADS_HELP = (
+    "CPU threads for torch: a count, or auto (one, or every core when that steps the "
+    "network faster, timed on it; one for small networks and on a busy 2-core machine, "
+    "where more only add waiting). A fixed count makes training repeat exactly across "
+    "machines. Before the command (rnn2dfa --threads N train) or after it (rnn2dfa train "
+    "--threads N); env RNN2DFA_THREADS."
+)
+
+
+def _set_threads(ctx: click.Context, param: click.Parameter, value: Any) -> None:
+    """A command's own --threads replaces the global one (`threads()` reads the root's)."""
+    if value is not None and not ctx.resilient_parsing:
+        ctx.find_root().params["threads"] = value
+
+
+def threads_option() -> click.Option:
+    """`--threads` of a command that runs a network: the global option, given after the
+    command's name (`rnn2dfa train --threads 4`)."""
+    return click.Option(["--threads"], type=ThreadsType(), default=None, expose_value=False,
+                        callback=_set_threads, metavar="auto|N", help=THREADS_HELP)
+
+
+def _torch_threads_at_start() -> None:
+    """Give torch the --threads setting as a network command starts (auto: one, until the
+    command times it on its network). Here rather than in the group, so that a command's
+    --help and its usage errors never import torch (over a second)."""
+    with exit_on_interrupt():
+        import torch
+
+    setting = threads()
+    torch.set_num_threads(1 if setting == "auto" else int(setting))
 
 
 def threads() -> int | str:

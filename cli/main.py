@@ -9,10 +9,9 @@ import click
 from rnn2dfa import __version__
 from rnn2dfa_cli import STOP_SIGNALS
 from rnn2dfa_cli.common import (
-    AUTOMATA_COMMANDS,
+    THREADS_HELP,
     Rnn2dfaGroup,
     ThreadsType,
-    exit_on_interrupt,
     interrupt_status,
     raise_stopped,
 )
@@ -48,10 +47,7 @@ COMMAND_MODULES = (
     default="auto",
     show_default=True,
     envvar="RNN2DFA_THREADS",
-    help="CPU threads for torch: a count, or auto (one, or every core when that steps the "
-    "network faster, timed on it; one for small networks and on a busy 2-core machine, "
-    "where more only add waiting). A fixed "
-    "count makes training repeat exactly across machines (env RNN2DFA_THREADS).",
+    help=THREADS_HELP,
 )
 @click.option(
     "--debug",
@@ -76,15 +72,10 @@ def cli(threads: int | str, debug: bool) -> None:
     Exit codes: 0 success, 1 a negative answer (not equivalent, below threshold),
     2 bad input (the message names the file and the problem).
     """
-    # Automata-only commands never touch torch: importing it just to set its threads would
-    # cost them more than a second. For the others torch's threads are set here (auto: one,
-    # until a command that loads a network times it); train, verify and extract also hand
-    # the setting to the library (common.threads()), which times "auto" on the network.
-    if click.get_current_context().invoked_subcommand not in AUTOMATA_COMMANDS:
-        with exit_on_interrupt():
-            import torch
-
-        torch.set_num_threads(1 if threads == "auto" else int(threads))
+    # Torch's threads are set as a network command starts (common._torch_threads_at_start),
+    # not here: its --help and the automata-only commands never import torch (over a
+    # second). train, verify and extract also hand the setting to the library
+    # (common.threads()), which times "auto" on the network.
 
 
 def main() -> None:

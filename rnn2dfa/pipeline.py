@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, ExtractOptions, LStarOptions
@@ -23,7 +23,9 @@ from rnn2dfa.extract.registry import for_trained_networks
 from rnn2dfa.extract.result import ExtractionResult
 from rnn2dfa.fileio import json_default_or_str
 from rnn2dfa.train import TrainConfig
-from rnn2dfa.verify.report import VerifyReport
+
+if TYPE_CHECKING:  # verify imports torch; `rnn2dfa run --help` reads RunConfig without it
+    from rnn2dfa.verify.report import VerifyReport
 
 #: Progress callback: called with {"stage": ..., and the stage's live numbers}.
 Progress = Callable[[dict[str, Any]], None]

@@ -1,5 +1,6 @@
-"""Fast start: the automata side of the library and the automata-only commands never import
-torch, scikit-learn or matplotlib (importing torch alone takes over a second).
+"""Fast start: the automata side of the library, the automata-only commands and every
+command's --help never import torch, scikit-learn or matplotlib (importing torch alone takes
+over a second).
 
 Each check runs in a fresh interpreter, since this test process has imported torch already.
 """
@@ -90,3 +91,47 @@ def test_automata_commands_leave_out_heavy_packages(dfa_files, args, exit_code):
     result = heavy_after(RUN_CLI.format(heavy=HEAVY), *args, cwd=str(dfa_files))
     assert result["code"] == exit_code
     assert result["heavy"] == []
+
+
+#: Every command's --help, one after the other in one interpreter: the first whose help
+#: imports a heavy package is named.
+EVERY_HELP = """
+import json, sys
+import click
+from rnn2dfa_cli.main import cli
+
+def run(args):
+    try:
+        cli.main(args=args, prog_name="rnn2dfa")
+    except SystemExit as exc:
+        return exc.code
+    return 0
+
+found = {"top": run(["--help"])}
+names = cli.list_commands(click.Context(cli))
+found["names"] = names
+for name in names:
+    found[name] = run([name, "--help"])
+    heavy = sorted(m for m in HEAVY_NAMES if m in sys.modules)
+    if heavy:
+        found["heavy_after"] = [name, heavy]
+        break
+found["usage_error"] = run(["train", "--no-such-option"])
+found["heavy"] = sorted(m for m in HEAVY_NAMES if m in sys.modules)
+print(json.dumps(found), file=sys.stderr)
+"""
+
+
+def test_every_commands_help_leaves_out_heavy_packages(tmp_path):
+    result = heavy_after(EVERY_HELP.replace("HEAVY_NAMES", repr(HEAVY)), cwd=str(tmp_path))
+    assert result.get("heavy_after") is None
+    assert result["heavy"] == []
+    assert {"train", "extract", "verify", "run", "pdfa-train", "sweep"} <= set(result["names"])
+    assert result["top"] == 0 and result["usage_error"] == 2
+    assert all(result[name] == 0 for name in result["names"])
+
+
+@pytest.mark.parametrize("args", [["--help"], ["extract", "--help"], ["train", "-h"]])
+def test_help_of_the_entry_point_leaves_out_heavy_packages(args, tmp_path):
+    result = heavy_after(RUN_CLI.format(heavy=HEAVY), *args, cwd=str(tmp_path))
+    assert result == {"code": 0, "heavy": []}

@@ -86,3 +86,45 @@ def test_other_network_commands_get_the_threads_from_the_global_option(tmp_path)
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     assert torch.get_num_threads() == 3 and (tmp_path / "n.pt").exists()
+
+
+@pytest.mark.parametrize(("option", "expected"), [(["--threads", "3"], 3),
+                                                  (["--threads", "auto"], 1)])
+def test_train_takes_threads_after_its_name(monkeypatch, tmp_path, option, expected):
+    seen = _spy_training(monkeypatch)
+    # the command's own --threads wins over the global one (auto: one thread on 2 units)
+    args = ["--threads", "2", "train", *option, "-l", "tomita1", *QUICK,
+            "-o", str(tmp_path / "m.pt")]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert seen and set(seen) == {expected}
+
+
+def test_every_network_command_takes_threads_after_its_name():
+    import click
+
+    from rnn2dfa_cli.common import AUTOMATA_COMMANDS, NETWORK_TOO
+
+    ctx = click.Context(cli)
+    names = cli.list_commands(ctx)
+    with_option = {n for n in names
+                   if any(p.name == "threads" for p in cli.get_command(ctx, n).params)}
+    assert {"train", "classify", "extract", "verify", "run", "sweep", "compile", "import",
+            "pdfa-train", "pdfa-extract", "pdfa-sample"} <= with_option
+    assert with_option == (set(names) - AUTOMATA_COMMANDS) | NETWORK_TOO
+
+
+def test_a_commands_threads_are_checked_like_the_global_ones(tmp_path):
+    ends_in_1 = DFA(("0", "1"), [[0, 1], [0, 1]], [False, True])
+    save_dfa(ends_in_1, tmp_path / "d.json")
+    for bad in ("0", "many", "257"):
+        args = ["compile", str(tmp_path / "d.json"), "--threads", bad,
+                "-o", str(tmp_path / "n.pt")]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 2 and bad in result.output, bad
+        assert not (tmp_path / "n.pt").exists()
+    torch.set_num_threads(1)
+    args = ["compile", str(tmp_path / "d.json"), "--threads", "2", "-o", str(tmp_path / "n.pt")]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert torch.get_num_threads() == 2

@@ -1,9 +1,25 @@
-"""Acceptors: the contract, a DFA posing as a network, recurrent networks, model files."""
+"""Acceptors: the contract, a DFA posing as a network, recurrent networks, model files.
 
-from rnn2dfa.models.acceptor import Acceptor, accept_logits, accepts, run_padded
-from rnn2dfa.models.dfa_acceptor import DFAAcceptor
-from rnn2dfa.models.io import load_model, register, save_model
-from rnn2dfa.models.loading import LoadedAcceptor, load_acceptor
+The names below are imported on first use (PEP 562): `rnn2dfa.models.cell_names` needs no
+torch, and the command line reads it for its --help without loading the networks.
+"""
+
+from __future__ import annotations
+
+from rnn2dfa.lazy import lazy_exports
+
+_WHERE = {
+    "Acceptor": "acceptor",
+    "accept_logits": "acceptor",
+    "accepts": "acceptor",
+    "run_padded": "acceptor",
+    "DFAAcceptor": "dfa_acceptor",
+    "load_model": "io",
+    "register": "io",
+    "save_model": "io",
+    "LoadedAcceptor": "loading",
+    "load_acceptor": "loading",
+}
 
 __all__ = [
     "Acceptor",
@@ -17,3 +33,5 @@ __all__ = [
     "run_padded",
     "save_model",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())

@@ -11,12 +11,10 @@ from typing import Any
 from torch import nn
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.rnn import CELLS as RNN_CELLS
+from rnn2dfa.models.cell_names import ALL_CELLS, EXTRA_CELLS, RNN_CELLS
 from rnn2dfa.models.rnn import RNNAcceptor
 
-#: Cells beyond RNNAcceptor's: quasi-recurrent and stack-augmented networks.
-EXTRA_CELLS = ("qrnn", "stack")
-ALL_CELLS = RNN_CELLS + EXTRA_CELLS
+__all__ = ["ALL_CELLS", "EXTRA_CELLS", "RNN_CELLS", "build_acceptor"]
 
 
 def build_acceptor(alphabet: tuple[str, ...], cfg: Any) -> nn.Module:

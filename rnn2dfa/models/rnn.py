@@ -20,11 +20,12 @@ from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import StateSpace, non_integer_weight
+from rnn2dfa.models.cell_names import RNN_CELLS
 from rnn2dfa.models.io import register
 from rnn2dfa.models.stacked import slu, step_stack
 
 #: Cell names: Elman activations, then gated cells.
-CELLS = ("tanh", "relu", "slu", "lstm", "gru")
+CELLS = RNN_CELLS
 ELMAN = ("tanh", "relu", "slu")
 
 

@@ -7,6 +7,18 @@ import math
 from dataclasses import dataclass
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.languages.machines import TASK_OF_KIND
+
+#: The tasks of a labeller (the acceptor's task is "accept"), train.labels.
+LABEL_TASKS = tuple(TASK_OF_KIND.values())
+#: Default training lengths 0..N of a labeller (validation reaches VAL_FACTOR x N).
+LABEL_MAX_LENGTH = 20
+VAL_FACTOR = 2
+#: Training words made by pumping reach PUMP_FACTOR x the training lengths.
+PUMP_FACTOR = 4
+#: Training length of the predict recipe when none is given (the slides: words up to 100),
+#: train.predict.
+PREDICT_MAX_LENGTH = 100
 
 
 @dataclass

@@ -29,12 +29,18 @@ from rnn2dfa.automata.counting import sample_words_of_lengths, suffix_counts
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
-from rnn2dfa.languages.machines import TASK_OF_KIND, MachineLanguage, get_machine_language
+from rnn2dfa.languages.machines import MachineLanguage, get_machine_language
 from rnn2dfa.models.device import device_of, place
 from rnn2dfa.models.labeller import RNNLabeller
 from rnn2dfa.models.rnn import CELLS
 from rnn2dfa.models.threads import measured_width_threads, torch_threads
-from rnn2dfa.train.config import TrainConfig
+from rnn2dfa.train.config import (  # the defaults, where the CLI reads them without torch
+    LABEL_MAX_LENGTH,
+    LABEL_TASKS,
+    PUMP_FACTOR,
+    VAL_FACTOR,
+    TrainConfig,
+)
 from rnn2dfa.train.loop import fit_epochs, whole_set_chunks
 from rnn2dfa.train.summary import (
     EpochBook,
@@ -45,15 +51,8 @@ from rnn2dfa.train.summary import (
 )
 from rnn2dfa.words import length_batches, pad_words
 
-#: The tasks of a labeller (the acceptor's task is "accept").
-LABEL_TASKS = tuple(TASK_OF_KIND.values())
-#: Default training lengths 0..N of a labeller (validation reaches VAL_FACTOR x N).
-LABEL_MAX_LENGTH = 20
-VAL_FACTOR = 2
 #: The share of each length's words that are a shorter word then a repeated pattern.
 PUMPED = 0.25
-#: Training words made by pumping reach PUMP_FACTOR x the training lengths.
-PUMP_FACTOR = 4
 #: Padded symbols one evaluation batch holds (words x their longest; ~hidden x 4 floats each).
 EVAL_BATCH_SYMBOLS = 200_000
 

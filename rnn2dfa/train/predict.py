@@ -27,13 +27,12 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.device import device_of, place
 from rnn2dfa.models.predictive import PredictiveAcceptor
 from rnn2dfa.models.threads import measured_width_threads, torch_threads
+from rnn2dfa.train.config import PREDICT_MAX_LENGTH  # noqa: F401 (its home before)
 from rnn2dfa.train.data import Dataset, language_sample
 from rnn2dfa.train.summary import EpochBook, TrainSummary, measure_test
 from rnn2dfa.words import Word, pad_words
 
 OBJECTIVES = ("auto", "classify", "predict")
-#: Training length of the predict recipe when none is given (the slides: words up to 100).
-PREDICT_MAX_LENGTH = 100
 #: Minibatches per epoch of the predict recipe (positive words are few: a^n b^n has 51 up
 #: to length 100), so that an epoch budget means about as much work as in the classifier.
 STEPS_PER_EPOCH = 4
