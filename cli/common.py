@@ -138,8 +138,8 @@ class Rnn2dfaGroup(click.Group):
                  homes: dict[str, str] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._pending = list(command_modules)
-        #: command -> its module, for commands that must not wait for the modules before
-        #: theirs (pdfa-random starts without the network commands' torch)
+        #: command -> its module, imported first when the command is asked for (the
+        #: modules before it are not imported at all)
         self._homes = dict(homes or {})
 
     def _load_next(self) -> bool:

@@ -135,3 +135,27 @@ def test_every_commands_help_leaves_out_heavy_packages(tmp_path):
 def test_help_of_the_entry_point_leaves_out_heavy_packages(args, tmp_path):
     result = heavy_after(RUN_CLI.format(heavy=HEAVY), *args, cwd=str(tmp_path))
     assert result == {"code": 0, "heavy": []}
+
+
+def test_every_command_has_its_module_as_home():
+    import importlib
+
+    from rnn2dfa_cli.main import COMMAND_HOMES, COMMAND_MODULES
+
+    found = {}
+    for module in COMMAND_MODULES:
+        for command in importlib.import_module(f"rnn2dfa_cli.{module}").COMMANDS:
+            found[command.name] = module
+    assert COMMAND_HOMES == found
+
+
+def test_a_command_imports_its_own_module_alone(tmp_path):
+    code = (
+        "import json, sys\n"
+        "import click\n"
+        "from rnn2dfa_cli.main import cli\n"
+        "cli.get_command(click.Context(cli), 'extract')\n"
+        "mods = sorted(m for m in sys.modules if m.startswith('rnn2dfa_cli.cmd_'))\n"
+        "print(json.dumps({'modules': mods}), file=sys.stderr)\n"
+    )
+    assert heavy_after(code, cwd=str(tmp_path))["modules"] == ["rnn2dfa_cli.cmd_extract"]
