@@ -23,8 +23,14 @@ For each machine:
     python benchmarks/protocols.py --quick                     # about a minute
     python benchmarks/protocols.py --sizes 300x75p,700x80p --methods exact,kv,aalpy-kv
     python benchmarks/protocols.py --json protocols.json
+    python benchmarks/protocols.py --industrial     # the large rows alone, default method too
 
-A size is STATESxINPUTS, with `p` for a partial machine.
+A size is STATESxINPUTS, with `p` for a partial machine and `i` for one shaped like the
+large industrial models (the ASML ones of the wiki: partial, a third of the transitions
+missing, and most inputs answered by a few outputs: 60% one output, 25% another). The
+`default` method is `rnn2dfa.extract` with no method named (its learner chosen by size,
+`extract.learner_choice`). "cpu s" is the process's CPU time (one torch thread): the 60 s
+targets are CPU seconds, which a loaded machine does not inflate as it does wall time.
 """
 
 from __future__ import annotations
@@ -50,7 +56,8 @@ from rnn2dfa.automata.machine import Machine  # noqa: E402
 
 DEFAULT_SIZES = "10x5,10x5p,60x20p,150x40,300x75p,700x80p"
 QUICK_SIZES = "10x5,10x5p,60x20p,150x40"
-METHODS = ("exact", "lstar", "lsharp", "kv", "aalpy-kv")
+INDUSTRIAL_SIZES = "200x40i,300x75i,450x60i,650x75i,700x80i"
+METHODS = ("default", "exact", "lstar", "lsharp", "kv", "aalpy-kv")
 SINK_OUTPUT = "epsilon"  # what `convert --complete sink` and AALpy's completion emit
 
 
@@ -66,6 +73,7 @@ class Row:
     # unfinished | timeout | error; convert: ok | FAIL
     correct: str = ""
     seconds: float | None = None
+    cpu: float | None = None  # the process's CPU seconds
     note: str = ""
 
 
@@ -82,13 +90,20 @@ def _outputs(n_out: int) -> tuple[str, ...]:
     return tuple(shapes[i % len(shapes)].format(i) for i in range(n_out))
 
 
-def protocol_machine(n: int, k: int, partial: bool, seed: int) -> tuple[Machine, np.ndarray]:
+def protocol_machine(n: int, k: int, partial: bool, seed: int,
+                     industrial: bool = False) -> tuple[Machine, np.ndarray]:
     """(a minimal random Mealy machine of n states over k protocol-like inputs, the mask of
     the transitions its DOT file leaves out: none, or ~15% off a breadth-first tree so that
-    every state stays reachable)."""
+    every state stays reachable; `industrial`: a third left out, and most transitions
+    answered by two outputs)."""
     rng = np.random.default_rng(seed)
     n_out = int(min(6, max(2, k // 4)))
     m = Machine.random("mealy", n, k, n_out, seed=seed)
+    if industrial:
+        n_out = 6
+        share = np.array([0.6, 0.25, 0.05, 0.04, 0.03, 0.03])
+        m = m.replace(labels=rng.choice(n_out, size=m.labels.shape, p=share),
+                      outputs=tuple(str(i) for i in range(n_out)))
     m = m.replace(alphabet=_inputs(k, rng), outputs=_outputs(n_out))
     missing = np.zeros((n, k), dtype=bool)
     if partial:
@@ -104,7 +119,7 @@ def protocol_machine(n: int, k: int, partial: bool, seed: int) -> tuple[Machine,
                         tree[q, a] = True
                         nxt.append(t)
             frontier = nxt
-        missing = (rng.random((n, k)) < 0.15) & ~tree
+        missing = (rng.random((n, k)) < (0.33 if industrial else 0.15)) & ~tree
     return m, missing
 
 
@@ -207,14 +222,16 @@ def convert(*args: str) -> tuple[int, str]:
     return r.exit_code, (r.stderr or r.output).strip()
 
 
-def run_machine(n: int, k: int, partial: bool, seed: int, args: argparse.Namespace,
+def run_machine(n: int, k: int, partial: bool | str, seed: int, args: argparse.Namespace,
                 folder: Path) -> list[Row]:
     import rnn2dfa
 
-    m, missing = protocol_machine(n, k, partial, seed)
-    truth = completed(m, missing)
+    industrial = partial == "industrial"
+    m, missing = protocol_machine(n, k, bool(partial), seed, industrial)
+    truth = completed(m, missing).minimize()
     wiki = seed % 2 == 0
-    name = f"{'wiki' if wiki else 'aalpy'} {n}x{k}{' partial' if partial else ''}"
+    name = f"{'wiki' if wiki else 'aalpy'} {n}x{k}" + (
+        " industrial" if industrial else " partial" if partial else "")
     base = {"machine": name, "states": truth.n_states, "inputs": k,
             "missing": int(missing.sum())}
     src, js, back = folder / f"{seed}.dot", folder / f"{seed}.json", folder / f"{seed}-back.dot"
@@ -240,14 +257,16 @@ def run_machine(n: int, k: int, partial: bool, seed: int, args: argparse.Namespa
     print_row(rows[0])
     net = rnn2dfa.compile(ours)
     for method in args.methods:
+        c0 = time.process_time()
         if method == "aalpy-kv":
             row = aalpy_kv(original, truth, args.time_limit)
             row.machine, row.states, row.inputs, row.missing = (
                 name, truth.n_states, k, int(missing.sum()))
         else:
             t0 = time.perf_counter()
+            named = {} if method == "default" else {"method": method}
             try:
-                res = rnn2dfa.extract(net, method, seed=0, time_limit=args.time_limit)
+                res = rnn2dfa.extract(net, **named, seed=0, time_limit=args.time_limit)
             except Exception as exc:  # noqa: BLE001 - a benchmark row, not a crash
                 row = Row(**base, method=method, correct="error",
                           seconds=time.perf_counter() - t0, note=str(exc)[:70])
@@ -256,17 +275,20 @@ def run_machine(n: int, k: int, partial: bool, seed: int, args: argparse.Namespa
                 ok = rnn2dfa.equivalent(got, truth)
                 verdict = ("yes" if ok else "no") if res.finished else (
                     "yes*" if ok else "unfinished")
+                learner = res.stats.get("learner") if method == "default" else None
+                note = "" if res.finished else (res.message or "")[:70]
                 row = Row(**base, method=method, learned=got.n_states, correct=verdict,
                           seconds=time.perf_counter() - t0,
-                          note="" if res.finished else (res.message or "")[:70])
+                          note=f"{learner}; {note}" if learner else note)
+        row.cpu = time.process_time() - c0
         rows.append(row)
         print_row(row)
     return rows
 
 
 # ------------------------------------------------------------------ the table
-HEAD = (f"{'machine':<24} {'states':>6} {'inputs':>6} {'missing':>7} {'method':<9} "
-        f"{'learned':>7} {'correct':<10} {'seconds':>8}  note")
+HEAD = (f"{'machine':<27} {'states':>6} {'inputs':>6} {'missing':>7} {'method':<9} "
+        f"{'learned':>7} {'correct':<10} {'seconds':>8} {'cpu s':>8}  note")
 
 
 def _f(x: Any, spec: str = "") -> str:
@@ -276,17 +298,17 @@ def _f(x: Any, spec: str = "") -> str:
 
 
 def print_row(r: Row) -> None:
-    print(f"{r.machine:<24} {r.states:>6} {r.inputs:>6} {r.missing:>7} {r.method:<9} "
-          f"{_f(r.learned):>7} {r.correct:<10} {_f(r.seconds, '.2f'):>8}  {r.note}",
-          flush=True)
+    print(f"{r.machine:<27} {r.states:>6} {r.inputs:>6} {r.missing:>7} {r.method:<9} "
+          f"{_f(r.learned):>7} {r.correct:<10} {_f(r.seconds, '.2f'):>8} "
+          f"{_f(r.cpu, '.2f'):>8}  {r.note}", flush=True)
 
 
-def parse_sizes(text: str) -> list[tuple[int, int, bool]]:
+def parse_sizes(text: str) -> list[tuple[int, int, bool | str]]:
     out = []
     for part in text.split(","):
         part = part.strip().lower()
-        partial = part.endswith("p")
-        n, k = part.rstrip("p").split("x")
+        partial: bool | str = "industrial" if part.endswith("i") else part.endswith("p")
+        n, k = part.rstrip("pi").split("x")
         out.append((int(n), int(k), partial))
     return out
 
@@ -300,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=None,
                     help="seconds per learner (default 60; --quick: 20)")
     ap.add_argument("--quick", action="store_true", help=f"a one-minute run ({QUICK_SIZES})")
+    ap.add_argument("--industrial", action="store_true",
+                    help=f"the large industrial-shaped rows ({INDUSTRIAL_SIZES})")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     ap.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
@@ -310,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unknown methods {unknown} (known: {', '.join(METHODS)})")
     if args.time_limit is None:
         args.time_limit = 20.0 if args.quick else 60.0
-    sizes = parse_sizes(args.sizes or (QUICK_SIZES if args.quick else DEFAULT_SIZES))
+    sizes = parse_sizes(args.sizes or (QUICK_SIZES if args.quick else INDUSTRIAL_SIZES
+                                       if args.industrial else DEFAULT_SIZES))
     import torch
 
     torch.set_num_threads(args.threads)

@@ -13,6 +13,7 @@ from rich.table import Table
 from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, LStarOptions
+from rnn2dfa.extract.learner_choice import LARGE_ALPHABET
 from rnn2dfa.extract.registry import METHODS, get_method, method_names
 from rnn2dfa_cli.common import (
     PipedProgress,
@@ -146,7 +147,9 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
 @acceptor_option
 @click.option("--method", type=MethodChoice(), default="lstar",
               show_default=True,
-              help=method_help(method_names("automaton"))
+              help=f"The default is lstar, or kv for a network of {LARGE_ALPHABET} inputs or "
+              "more (it finishes first there). "
+              + method_help(method_names("automaton"))
               + " For language models (a PDFA, see rnn2dfa pdfa-extract): "
               + method_help(method_names("pdfa")))
 @click.option("--oracle", type=click.Choice(("refine", "pac", "both")),
@@ -269,6 +272,10 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     if target != "dfa" and "pac_words" in given:
         raise InputError("--pac-words applies to DFA extraction only (a language's words), "
                          f"not to a {target} machine", path=model_file)
+    if ctx.get_parameter_source("method") == ParameterSource.DEFAULT:
+        from rnn2dfa.extract.learner_choice import default_method
+
+        method = default_method(net)  # lstar, or kv on many inputs (same options)
     values = {name: options[name] for name in given if name not in CLI_ONLY}
     words_file = values.pop("words", None)
     if words_file is not None:

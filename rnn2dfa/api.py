@@ -107,7 +107,8 @@ def _import_options(options: dict[str, Any], device: str | None) -> dict[str, An
     return how
 
 
-def extract(model: Any, method: str = "lstar", *, alphabet: str | Sequence[str] | None = None,
+def extract(model: Any, method: str | None = None, *,
+            alphabet: str | Sequence[str] | None = None,
             token_ids: Sequence[int] | None = None, task: str | None = None,
             outputs: Sequence[str] | None = None,
             words: Sequence[Sequence[int] | str] | None = None,
@@ -119,7 +120,8 @@ def extract(model: Any, method: str = "lstar", *, alphabet: str | Sequence[str] 
 
     `model`: see `as_model` (with `alphabet`, `token_ids`, `task`, `outputs` and the
     IMPORT_KEYWORDS, e.g. `start_token`, for a plain `nn.Module`). `words`: the words that
-    matter to you (symbol strings or index tuples). `options`: the method's (`seed`,
+    matter to you (symbol strings or index tuples). `method`: None runs L*, or KV on many
+    inputs (`rnn2dfa.extract.learner_choice`). `options`: the method's (`seed`,
     `time_limit`, `max_states`, `max_length`, ...; `rnn2dfa.extract.plan_options` lists
     them, unknown ones are refused). `device`: where the network runs ("cpu", "auto" for a
     GPU when torch sees one, "cuda:N"; the network is moved there)."""

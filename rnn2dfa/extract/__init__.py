@@ -82,7 +82,7 @@ def load(model: Any) -> Any:
 
 def extract(
     model: Any,
-    method: str = "lstar",
+    method: str | None = None,
     options: Any = None,
     *,
     progress: Progress | None = None,
@@ -92,7 +92,8 @@ def extract(
     **values: Any,
 ) -> Any:
     """Run one extraction method on a model and return its `ExtractionResult` (a PDFA
-    method: its own result).
+    method: its own result). `method` None: L*, or KV on many inputs or a large known
+    table (`extract.learner_choice`).
 
     `model`: a path (a model file, or a DFA or Moore/Mealy machine file posing as a
     network), a loaded model (an Acceptor; a labeller: a k-class classifier gives a Moore
@@ -111,6 +112,10 @@ def extract(
     from rnn2dfa.models.threads import measured_threads, torch_threads
 
     loaded = load(model)
+    if method is None:
+        from rnn2dfa.extract.learner_choice import default_method
+
+        method = default_method(loaded.acceptor)
     if device is not None:
         from rnn2dfa.models.device import place
 

@@ -1,0 +1,50 @@
+"""Which active learner runs when none is named: one rule, by the size of what is learned.
+
+L* (Angluin 1987) fills a table of every prefix against every suffix: each new state costs
+a row per input, each new suffix a column over every row, so on many inputs it spends its
+queries on rows that merely repeat known states. Kearns-Vazirani (1994) sifts one word per
+new state through its discrimination tree and asks no table. Measured on
+benchmarks/protocols.py (industrial-shaped Mealy machines, compiled into networks, one
+thread; docs/architecture.md has the numbers): on 40 inputs the two are close; on 80
+inputs and 700 states KV finishes in 23 CPU-s where L* passes the 60 s limit. So: L* on
+small alphabets, where its table checks each state against every suffix at little cost and
+the project's other defaults were tuned with it; KV from LARGE_ALPHABET inputs on, or once
+the states known beforehand (a machine or DFA posing as a network) make the table large.
+
+`learner_by_size` is the rule; `default_method` reads the sizes off a model. Another rule
+(a network whose answers keep growing) can be combined by calling `learner_by_size` first.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: From this many inputs on, the default learner is KV.
+LARGE_ALPHABET = 32
+#: Or when the table would have this many cells (known states x inputs) or more.
+LARGE_TABLE = 8_000
+
+
+def learner_by_size(inputs: int, states: int | None = None) -> str:
+    """The method name ("lstar" or "kv") of the learner to run by default on `inputs`
+    symbols and, when known before learning, `states` states."""
+    if inputs >= LARGE_ALPHABET:
+        return "kv"
+    if states is not None and states * inputs >= LARGE_TABLE:
+        return "kv"
+    return "lstar"
+
+
+def known_states(model: Any) -> int | None:
+    """The states of a model that declares them (an automaton posing as a network); None
+    for a network, whose states are what is learned."""
+    for holder in (model, getattr(model, "dfa", None), getattr(model, "machine", None)):
+        n = getattr(holder, "n_states", None)
+        if isinstance(n, int) and n > 0:
+            return n
+    return None
+
+
+def default_method(model: Any) -> str:
+    """The extraction method used when none is named, for this model (an Acceptor)."""
+    return learner_by_size(len(model.alphabet), known_states(model))
