@@ -23,6 +23,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from rnn2dfa.models.device import device_of, full_float32, resolve
+from rnn2dfa.models.index_guard import ids_fit
 from rnn2dfa.models.torch_rnn import ACTIVATIONS, FINALS, TorchRNNAcceptor
 from rnn2dfa.models.trusted import running_user_code
 
@@ -137,6 +138,8 @@ def _run_module(module: nn.Module, x: Tensor, call: int, b: int,
     """The module's answer to one call form, normalized: (B, n), or with `steps` (the
     words' symbols, the outputs per position) a tagger's (B, T, n); None when it fails.
     On a `device` the input crosses there and the answer comes back to the host."""
+    if not ids_fit(module, x):  # checked on the host: on a GPU it would kill the context
+        return None
     x = x if device is None else x.to(device)
     lengths = torch.full((b,), x.shape[1], dtype=torch.long, device=x.device)
     try:
