@@ -47,4 +47,4 @@ def known_states(model: Any) -> int | None:
 
 def default_method(model: Any) -> str:
     """The extraction method used when none is named, for this model (an Acceptor)."""
-    return learner_by_size(len(model.alphabet), known_states(model))
+    return learner_by_size(len(getattr(model, "alphabet", ()) or ()), known_states(model))
