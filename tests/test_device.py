@@ -25,5 +25,7 @@ def test_tiny_gru_on_cuda_gives_the_cpu_answers(cuda_device: torch.device) -> No
         torch.backends.cudnn.allow_tf32 = tf32
     assert got_out.device.type == "cuda" and got_h.device.type == "cuda"
     assert got_out.shape == want_out.shape == (4, 7, 8)
-    torch.testing.assert_close(got_out.cpu(), want_out, rtol=1e-4, atol=1e-6)
-    torch.testing.assert_close(got_h.cpu(), want_h, rtol=1e-4, atol=1e-6)
+    # cuDNN sums in another order than the CPU: a 2-layer GRU's states differ by ~2e-6
+    # (measured on an H200), past an absolute 1e-6 near zero; 1e-5 holds on both
+    torch.testing.assert_close(got_out.cpu(), want_out, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(got_h.cpu(), want_h, rtol=1e-5, atol=1e-5)
