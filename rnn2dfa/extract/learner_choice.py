@@ -6,7 +6,7 @@ queries on rows that merely repeat known states. Kearns-Vazirani (1994) sifts on
 new state through its discrimination tree and asks no table. Measured on
 benchmarks/protocols.py (industrial-shaped Mealy machines, compiled into networks, one
 thread; docs/architecture.md has the numbers): on 40 inputs the two are close, on 60-75
-KV takes 0.75-0.85 of L*'s CPU time, and on 80 inputs and 700 states KV finishes in 21
+KV takes 0.7-0.85 of L*'s CPU time, and on 80 inputs and 700 states KV finishes in 21
 CPU-s where L* passes the 60 s limit. So: L* on
 small alphabets, where its table checks each state against every suffix at little cost and
 the project's other defaults were tuned with it; KV from LARGE_ALPHABET inputs on, or once
