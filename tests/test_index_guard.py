@@ -48,3 +48,35 @@ def test_ids_fit_reads_the_first_embedding():
     assert not ids_fit(module, torch.tensor([[-1, 0]]))
     assert ids_fit(module, torch.zeros(1, 3, 2))  # one-hot input: not ids
     assert ids_fit(nn.GRU(2, 3), torch.tensor([[5]]))  # no embedding: nothing to check
+
+
+def _gru_acceptor():
+    torch.manual_seed(0)
+    return api.as_model(UsersGRU(), alphabet="ab").acceptor
+
+
+def test_the_oracle_refuses_a_symbol_outside_the_alphabet_naming_the_word():
+    import pytest
+
+    from rnn2dfa.errors import InputError
+    from rnn2dfa.oracle.trie import MembershipOracle
+
+    oracle = MembershipOracle(_gru_acceptor())
+    assert oracle.query([(0, 1), (1, 1, 0)]).shape == (2,)  # in range: answered
+    for word, symbol in (((0, 1, 5), 5), ((1, -1), -1), ((0, 2), 2)):
+        with pytest.raises(InputError) as caught:
+            oracle.query([(0,), word])
+        text = str(caught.value)
+        assert str(word) in text and f"symbol {symbol}" in text, text
+    # nothing was cached from the refused batches: the trie still answers as before
+    assert oracle.query([(0, 1), (1, 1, 0)]).shape == (2,)
+
+
+def test_extract_refuses_words_of_symbols_outside_the_alphabet_before_any_work():
+    import pytest
+
+    from rnn2dfa.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        api.extract(_gru_acceptor(), words=[(0, 1), (1, 7)], seed=0, time_limit=30)
+    assert "(1, 7)" in str(caught.value) and caught.value.param == "words"

@@ -140,6 +140,11 @@ def _extract(loaded: Any, method: str, options: Any, progress: Progress | None,
         target = target_of(net)
         m.check_target(target, path)
         opts = plan_options(method, options, model=net, **values)
+        if getattr(opts, "words", None):  # the user's words: indices of the alphabet?
+            from rnn2dfa.models.index_guard import check_symbols
+            from rnn2dfa.words import pad_words
+
+            check_symbols(*pad_words(opts.words), net.alphabet, param="words")
         name = loaded.language if language == "auto" else language
         wants = bool(name) and m.wants_language_words(opts) and target == "dfa"
         width = int(getattr(net, "state_dim", 1)) if not is_batch_classifier(net) else 1

@@ -7,7 +7,12 @@ ids are checked here, on the host, before they cross to the device, the same on 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
 from torch import Tensor, nn
+
+from rnn2dfa.errors import InputError
 
 
 def first_embedding(module: nn.Module) -> nn.Embedding | None:
@@ -26,3 +31,31 @@ def ids_fit(module: nn.Module, x: Tensor) -> bool:
         return True
     return int(x.min()) >= 0 and int(x.max()) < table.num_embeddings
 
+
+
+def first_bad_symbol(symbols: np.ndarray, lengths: np.ndarray, k: int
+                     ) -> tuple[int, int] | None:
+    """(row, symbol) of the first row of a padded batch (`symbols` (B, T), `lengths` (B,))
+    holding a symbol outside 0..k-1 within its length, or None: one pass on the host."""
+    if symbols.size == 0 or (int(symbols.min()) >= 0 and int(symbols.max()) < k):
+        return None
+    inside = np.arange(symbols.shape[1])[None, :] < np.asarray(lengths)[:, None]
+    bad = inside & ((symbols < 0) | (symbols >= k))
+    if not bad.any():  # only the padding was out of range
+        return None
+    row = int(np.flatnonzero(bad.any(axis=1))[0])
+    return row, int(symbols[row][bad[row]][0])
+
+
+def check_symbols(symbols: np.ndarray, lengths: np.ndarray, alphabet: Sequence[str],
+                  param: str | None = None) -> None:
+    """InputError naming the word and the symbol when a padded batch holds a symbol index
+    outside the alphabet (past an embedding's rows on a device: a context-killing assert)."""
+    found = first_bad_symbol(symbols, lengths, len(alphabet))
+    if found is None:
+        return
+    row, sym = found
+    word = tuple(int(a) for a in symbols[row, : int(lengths[row])])
+    shown = word if len(word) <= 20 else (*word[:20], "...")
+    raise InputError(f"the word {shown} holds symbol {sym}, not an index of the "
+                     f"{len(alphabet)}-symbol alphabet (0..{len(alphabet) - 1})", param=param)

@@ -26,6 +26,7 @@ from torch import Tensor
 
 from rnn2dfa.limits import rows_per_batch
 from rnn2dfa.models.acceptor import Acceptor
+from rnn2dfa.models.index_guard import check_symbols
 from rnn2dfa.words import pad_words
 
 #: Default memory budget of the state cache (the trie's state tensor).
@@ -186,6 +187,8 @@ class MembershipOracle:
         """
         b = lengths.size
         width = symbols.shape[1] if symbols.ndim == 2 else 0
+        if width:  # on the host, before a symbol indexes the child table or an embedding
+            check_symbols(symbols, lengths, self.alphabet, param="words")
         order = np.argsort(-lengths, kind="stable")
         sym = np.ascontiguousarray(symbols[order].T, dtype=np.int64)  # (width, b): rows by depth
         lens = lengths[order]
