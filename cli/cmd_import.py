@@ -22,6 +22,17 @@ OPTIONS = {
 }
 
 
+def _token_warning(advice: object, checkpoint: str, output_file: str) -> str:
+    """An unused input token as one line, with the import that reads it as a start token."""
+    from rnn2dfa.models.import_tokens import TokenAdvice
+
+    assert isinstance(advice, TokenAdvice)
+    fix = f"--start-token {advice.token}"
+    if advice.changed:
+        return f"{advice.message()}; if so, import again with {fix}"
+    return f"{advice.message()}; if the network reads it first, import again with {fix}"
+
+
 def _int_list(text: str | None, flag: str) -> list[int] | None:
     if text is None:
         return None
@@ -172,6 +183,9 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
                 "mylm.py:make, where make() returns the NextSymbolLM", path=exc.path) from None
     save_model(result.model, output_file, result.metadata)
     imp = result.metadata["import"]
+    warnings = [_token_warning(a, checkpoint, output_file) for a in result.unused_tokens]
+    for line in warnings:
+        err.print(f"[yellow]warning:[/yellow] {escape(line)}", soft_wrap=True)
     if as_json:
         emit_json({
             "output": output_file,
@@ -180,6 +194,9 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
             "config": result.model.config(),
             "import": imp,
             "notes": result.notes,
+            "warnings": warnings,
+            "unused_tokens": [{"token": a.token, "answers_changed": a.changed,
+                               "words_checked": a.checked} for a in result.unused_tokens],
         })
         return
     a = result.architecture

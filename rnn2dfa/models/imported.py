@@ -32,6 +32,7 @@ from rnn2dfa.errors import InputError, ModelFileError
 from rnn2dfa.models.checkpoint import Checkpoint, read_checkpoint
 from rnn2dfa.models.file_bounds import check_tensor_sizes
 from rnn2dfa.models.import_check import ForwardCheck, check_forward
+from rnn2dfa.models.import_tokens import TokenAdvice, unused_token_advice
 from rnn2dfa.models.infer import Architecture, infer_architecture
 from rnn2dfa.models.torch_rnn import (
     KIND_OF_TASK,
@@ -92,6 +93,9 @@ class ImportResult:
     checkpoint_format: str
     check: ForwardCheck | None
     notes: list[str] = field(default_factory=list)
+    #: input tokens no symbol uses, each with how often the network's answer changes when it
+    #: comes first (a forgotten start marker: `start_token`); warnings, not notes
+    unused_tokens: list[TokenAdvice] = field(default_factory=list)
 
 
 def _sha256(path: str) -> str | None:
@@ -164,8 +168,6 @@ def _resolve_tokens(arch: Architecture, opts: ImportOptions, path: str,
             f"{where} is wider than the {len(names)} symbols: token(s) {_columns(unused)} "
             "would be unused; say which are start/end tokens, or give the symbols' token ids",
             path=path, param="tokens")
-    if unused:
-        notes.append(f"input tokens not used by any symbol: {_columns(unused)}")
     return names, ids
 
 
@@ -464,6 +466,12 @@ def import_checkpoint(path: str | os.PathLike[str], opts: ImportOptions | None =
         if arch.bidirectional and opts.bidirectional_readout is None:
             notes.append("bidirectional: the head reads both directions' final states (h_n); "
                          "if it reads the last position's output (out[:, -1]), say so")
+    unused = [t for t in range(arch.vocab)
+              if t not in ids and t not in (opts.start_token, opts.end_token)]
+    advice = ([] if arch.bidirectional or opts.start_token is not None
+              else unused_token_advice(model, unused))
+    if unused and not advice:
+        notes.append(f"input tokens not used by any symbol: {_columns(unused)}")
     source = ckpt.weights_path or path
     metadata: dict[str, Any] = {
         "language": opts.language,
@@ -494,7 +502,7 @@ def import_checkpoint(path: str | os.PathLike[str], opts: ImportOptions | None =
         },
         "description": model.describe(),
     }
-    return ImportResult(model, metadata, arch, ckpt.format, check, notes)
+    return ImportResult(model, metadata, arch, ckpt.format, check, notes, advice)
 
 
 def import_module(module: torch.nn.Module, opts: ImportOptions | None = None) -> ImportResult:
