@@ -76,3 +76,33 @@ def test_forgotten_start_token_from_the_api() -> None:
     assert [a.token for a in res.unused_tokens] == [0]
     assert res.unused_tokens[0].share == 1.0
     assert "start marker" in res.unused_tokens[0].message()
+
+
+class EvenBs(nn.Module):
+    """Embedding + GRU with packed sequences, the way a user writes a classifier."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(3, 4, padding_idx=0)
+        self.gru = nn.GRU(4, 8, batch_first=True)
+        self.out = nn.Linear(8, 1)
+
+    def forward(self, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        packed = nn.utils.rnn.pack_padded_sequence(self.emb(x), lengths.cpu(),
+                                                   batch_first=True, enforce_sorted=False)
+        _, h = self.gru(packed)
+        return self.out(h[-1]).squeeze(-1)
+
+
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_state_dict_given_to_extract_names_the_import_line(tmp_path, wrapped) -> None:
+    """Point 5: extract on a state dict (or a checkpoint holding one) says what it is and
+    gives the `rnn2dfa import` line to run."""
+    sd = EvenBs().state_dict()
+    path = tmp_path / "state_dict.pt"
+    torch.save({"model_state_dict": sd, "epoch": 3} if wrapped else sd, path)
+    r = CliRunner().invoke(cli, ["extract", str(path), "-o", str(tmp_path / "d.json")])
+    line = r.stderr.strip()
+    assert r.exit_code == 2 and len(line.splitlines()) == 1, r.stderr
+    assert "state dict" in line and f"rnn2dfa import {path} -o model.pt" in line, line
+    assert not (tmp_path / "d.json").exists()
