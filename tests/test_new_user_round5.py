@@ -106,3 +106,65 @@ def test_state_dict_given_to_extract_names_the_import_line(tmp_path, wrapped) ->
     assert r.exit_code == 2 and len(line.splitlines()) == 1, r.stderr
     assert "state dict" in line and f"rnn2dfa import {path} -o model.pt" in line, line
     assert not (tmp_path / "d.json").exists()
+
+
+class Mod3Tagger(nn.Module):
+    """A GRU tagger as a user writes one: a label for every position (#a mod 3)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(4)
+        self.emb = nn.Embedding(2, 6)
+        self.gru = nn.GRU(6, 12, batch_first=True)
+        self.tag = nn.Linear(12, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out, _ = self.gru(self.emb(x))
+        return self.tag(out)  # (B, T, 3): a label after every symbol
+
+
+WORDS = ["aabbab", "b", "ababbbaaab", "aaaa"]
+
+
+def _module_tags(net: nn.Module, word: str) -> list[str]:
+    with torch.no_grad():
+        y = net(torch.tensor([["ab".index(c) for c in word]]))
+    return [f"q{int(i)}" for i in y[0].argmax(-1)]
+
+
+@pytest.mark.parametrize("task", ["tag", "classify-k"])
+def test_classify_prints_a_taggers_tags_and_a_classifiers_class(tmp_path, task) -> None:
+    """Point 6: classify on a tagger prints the label after every symbol, on a k-class
+    classifier the class; both are the module's own argmax."""
+    net = Mod3Tagger().eval()
+    ckpt, model = tmp_path / "d.pt", tmp_path / "d_model.pt"
+    torch.save(net.state_dict(), ckpt)
+    r = invoke("import", str(ckpt), "-o", str(model), "--alphabet", "a,b", "--task", task,
+               "--outputs", "q0,q1,q2")
+    assert r.exit_code == 0, r.output
+    r = invoke("classify", str(model), *WORDS, "--json")
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)["results"]
+    for word, row in zip(WORDS, rows, strict=True):
+        tags = _module_tags(net, word)
+        if task == "tag":
+            assert row["tags"] == tags, (word, row)
+        else:
+            assert row["class"] == tags[-1], (word, row)
+    r = invoke("classify", str(model), WORDS[0])
+    assert r.exit_code == 0, r.output
+    shown = " ".join(_module_tags(net, WORDS[0])) if task == "tag" else \
+        _module_tags(net, WORDS[0])[-1]
+    assert shown in r.stdout, r.stdout
+
+
+def test_tagger_imported_without_task_leads_with_task_tag(tmp_path) -> None:
+    """Point 7: a head of k outputs imported without a task: the message leads with
+    --task tag --outputs, in one line."""
+    ckpt = tmp_path / "d.pt"
+    torch.save(Mod3Tagger().state_dict(), ckpt)
+    r = invoke("import", str(ckpt), "-o", str(tmp_path / "m.pt"), "--alphabet", "a,b")
+    line = r.stderr.strip()
+    assert r.exit_code == 2 and len(line.splitlines()) == 1, r.stderr
+    assert "--task tag --outputs 0,1,2" in line, line
+    assert line.index("--task tag") < line.index("language model"), line

@@ -235,10 +235,14 @@ class LanguageModelHead(InputError):
     `classifier`: the accept class or labels; `language_model`: the route for language
     models), so the CLI can put its options beside each."""
 
-    def __init__(self, lead: str, classifier: str, language_model: str, path: str) -> None:
+    def __init__(self, lead: str, classifier: str, language_model: str | None, path: str,
+                 outputs: int = 0, vocab: str | None = None) -> None:
         self.lead, self.classifier, self.language_model = lead, classifier, language_model
-        super().__init__(f"{lead}: {classifier}; {language_model}", path=path,
-                         param="accept_class")
+        self.outputs, self.vocab = outputs, vocab  # the head's k; why it looks like an LM's
+        why = (f", {vocab}, as a next-symbol language model's head over its vocabulary has"
+               if vocab else "")
+        tail = f"; {language_model}" if language_model else ""
+        super().__init__(f"{lead}{why}: {classifier}{tail}", path=path, param="accept_class")
 
     def with_option(self, option: str) -> InputError:
         """A plain InputError with the option appended (the base class rebuilds its own
@@ -278,18 +282,20 @@ def _accept_class(arch: Architecture, opts: ImportOptions, path: str) -> int:
     if opts.accept_class is None:
         if k > 2:
             lead = f"the head ({head}) has {k} outputs"
-            classifier = ("say which class means accept (one against the rest), or read "
-                          "them all as labels (task classify-k or tag)")
+            # a tagger first: a k-way head read at every position is the common case
+            classifier = ("if it labels every symbol, read them as tags (task tag, the "
+                          "labels named in the head's order); if it classifies the word, as "
+                          "classes (task classify-k), or say which class means accept (one "
+                          "against the rest)")
             vocab = _vocabulary_like(arch, opts)
             if vocab is not None:
                 raise LanguageModelHead(
-                    f"{lead}, {vocab}, as a next-symbol language model's head over its "
-                    "vocabulary has", f"if it is a classifier, {classifier}",
+                    lead, classifier,
                     "if it is a language model, it is not imported: wrap the module in "
                     "NextSymbolLM (rnn2dfa.pdfa.user_lm) and extract a probabilistic "
                     "automaton from it by weighted L* (docs/own-model.md, 'Your language "
-                    "model')", path)
-            raise InputError(f"{lead}: {classifier}", path=path, param="accept_class")
+                    "model')", path, outputs=k, vocab=vocab)
+            raise LanguageModelHead(lead, classifier, None, path, outputs=k)
         return 1
     c = opts.accept_class
     if k == 1 and c != 1:
