@@ -168,3 +168,44 @@ def test_tagger_imported_without_task_leads_with_task_tag(tmp_path) -> None:
     assert r.exit_code == 2 and len(line.splitlines()) == 1, r.stderr
     assert "--task tag --outputs 0,1,2" in line, line
     assert line.index("--task tag") < line.index("language model"), line
+
+
+def even_bs_drifting(words: list[list[str]]) -> torch.Tensor:
+    """An "even number of b's" classifier as a user's batch function, that errs on a third
+    of the words longer than 60 symbols, of both classes (a hash of the word decides), as a
+    network does past its training lengths: it does not count."""
+    out = []
+    for w in words:
+        b = torch.tensor([s == "b" for s in w], dtype=torch.long)
+        even = int(b.sum()) % 2 == 0
+        code = int((b * torch.arange(1, len(w) + 1)).sum()) * 2654435761 + len(w)
+        if len(w) > 60 and code % 3 == 0:
+            even = not even
+        out.append(3.0 if even else -3.0)
+    return torch.tensor(out)
+
+
+def test_errors_on_long_words_of_both_classes_are_not_called_a_counter() -> None:
+    """Point 1: a network that errs on long words of both classes is not "a counter": the
+    message says it errs on N% of the words longer than M, and the DFA is right (2 states)."""
+    import rnn2dfa as rd
+
+    res = rd.extract(even_bs_drifting, "lstar", alphabet="ab", seed=0, time_limit=120)
+    assert res.dfa.n_states == 2
+    assert res.dfa.accepts(res.dfa.encode("abab")) and not res.dfa.accepts(res.dfa.encode("ab"))
+    assert not res.finished
+    assert "not finite-state" not in res.message and "counts past" not in res.message
+    assert "as an LSTM learns" not in res.message, res.message
+    assert "the network errs on" in res.message and "on both classes" in res.message
+    # point 8: the inline drawing wraps the caption; the automaton stays the picture
+    from rnn2dfa.automata.draw import CAPTION_LINES, CAPTION_WIDTH, draw_dfa
+
+    title = f"lstar: unfinished: {res.message}"
+    source = draw_dfa(res.dfa, title=title).graph.source
+    label = source.split("label=", 1)[1].split("labelloc", 1)[0]
+    lines = label.strip().strip('"').splitlines()
+    assert 1 < len(lines) <= CAPTION_LINES and all(len(x) <= CAPTION_WIDTH + 4 for x in lines)
+    picture = res._repr_mimebundle_().get("image/svg+xml")
+    if picture is not None:  # Graphviz installed: the picture is not a banner
+        width = float(picture.split('width="', 1)[1].split("pt", 1)[0])
+        assert width < 600, width
