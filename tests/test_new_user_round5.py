@@ -170,16 +170,16 @@ def test_tagger_imported_without_task_leads_with_task_tag(tmp_path) -> None:
     assert line.index("--task tag") < line.index("language model"), line
 
 
-def even_bs_drifting(words: list[list[str]]) -> torch.Tensor:
-    """An "even number of b's" classifier as a user's batch function, that errs on a third
-    of the words longer than 60 symbols, of both classes (a hash of the word decides), as a
+def even_bs_drifting(words: list[list[str]], every: int = 3) -> torch.Tensor:
+    """An "even number of b's" classifier as a user's batch function, that errs on one in
+    `every` words longer than 60 symbols, of both classes (a hash of the word decides), as a
     network does past its training lengths: it does not count."""
     out = []
     for w in words:
         b = torch.tensor([s == "b" for s in w], dtype=torch.long)
         even = int(b.sum()) % 2 == 0
         code = int((b * torch.arange(1, len(w) + 1)).sum()) * 2654435761 + len(w)
-        if len(w) > 60 and code % 3 == 0:
+        if len(w) > 60 and code % every == 0:
             even = not even
         out.append(3.0 if even else -3.0)
     return torch.tensor(out)
@@ -209,3 +209,51 @@ def test_errors_on_long_words_of_both_classes_are_not_called_a_counter() -> None
     if picture is not None:  # Graphviz installed: the picture is not a banner
         width = float(picture.split('width="', 1)[1].split("pt", 1)[0])
         assert width < 600, width
+
+
+def test_pdfa_extract_table_shows_baselines_and_finished_once(tmp_path) -> None:
+    """Point 9: the table names each n-gram baseline with its score, and `finished` once."""
+    import numpy as np
+
+    from rnn2dfa.pdfa import PDFA, save_pdfa
+
+    truth, out = tmp_path / "t.json", tmp_path / "p.json"
+    save_pdfa(PDFA(("a", "b"), np.array([[1, 1], [0, 0]]),
+                   np.array([[0.6, 0.3, 0.1], [0.2, 0.7, 0.1]]), 0), truth)
+    r = CliRunner().invoke(cli, ["pdfa-extract", str(truth), "--time-limit", "10",
+                                 "--check-words", "200", "--fit-words", "500", "--ngrams",
+                                 "1-2", "-o", str(out)], terminal_width=200)
+    assert r.exit_code == 0, r.output
+    rows = [line for line in r.stdout.splitlines() if line.strip()]
+    assert sum(line.split()[1:2] == ["finished"] or line.lstrip("│ ").startswith("finished")
+               for line in rows) == 1, r.stdout
+    assert "1-gram: 1 state," in r.stdout and "2-gram:" in r.stdout, r.stdout
+    assert "{'n'" not in r.stdout
+
+
+def test_a_right_answer_on_a_network_drifting_past_its_lengths_reads_as_what_is_known() -> None:
+    """Point 2: a network wrong on a few long words (no pattern) gives the right DFA; the
+    message says what is known in plain words, not "unfinished"."""
+    import rnn2dfa as rd
+
+    res = rd.extract(lambda ws: even_bs_drifting(ws, every=23), "lstar", alphabet="ab",
+                     seed=0, time_limit=120)
+    assert res.dfa.n_states == 2 and not res.finished
+    assert res.stopped == "wrong on longer words"
+    assert not res.message.startswith("unfinished"), res.message
+    assert "agrees with the network on every checked word up to length 6" in res.message
+    assert "it accepts and" in res.message and "it rejects" in res.message, res.message
+
+
+def test_run_pipeline_note_for_a_drifting_network(tmp_path) -> None:
+    """Point 2 in `run`'s notes: the extraction's plain line, without "stopped early"."""
+    from rnn2dfa.extract import ExtractOptions
+    from rnn2dfa.models.user_code import BatchClassifier
+    from rnn2dfa.pipeline import Book, RunConfig, extract_stage
+
+    net = BatchClassifier(lambda ws: even_bs_drifting(ws, every=23), ("a", "b"))
+    book = Book(tmp_path)
+    cfg = RunConfig(language="parity", method="lstar")
+    extract_stage(net, cfg, ExtractOptions(seed=0, time_limit=120), book)
+    assert book.notes and book.notes[-1].startswith("extraction (lstar): this 2-state DFA")
+    assert "stopped early" not in book.notes[-1]
