@@ -271,10 +271,16 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
                          f"not to a {target} machine", path=model_file)
     values = {name: options[name] for name in given if name not in CLI_ONLY}
     words_file = values.pop("words", None)
+    labels: list[str | None] = []
     if words_file is not None:
         from rnn2dfa.fileio import read_words
 
-        values["words"] = tuple(read_words(words_file, net.alphabet))
+        values["words"] = tuple(read_words(words_file, net.alphabet, labels))
+    checks = _label_checks(net, values.get("words", ()), labels, words_file,
+                           loaded.metadata.get("language"))
+    for check in checks:
+        if check.differs:
+            err.print(f"[yellow]warning: {escape(check.message())}[/yellow]", soft_wrap=True)
     language = "auto" if options["pac_words"] == "auto" else None
     piped = PipedProgress("extract")
     with options_for(**OPTIONS):  # the library plans, bounds memory, then runs
@@ -304,7 +310,11 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
                "stopped": result.stopped, "seconds": round(result.seconds, 3),
                "stats": result.stats, "hypothesis_sizes": result.hypothesis_sizes,
                "message": result.message, "warning": result.warning,
-               "evidence": result.stats.get("evidence")}
+               "evidence": result.stats.get("evidence"),
+               "label_checks": [{"source": c.source, "words": c.words,
+                                 "disagree": c.disagree, "example": c.example,
+                                 "warning": c.message() if c.differs else None}
+                                for c in checks]}
         if result.target != "dfa":
             doc.update(kind=automaton.kind, outputs=list(automaton.outputs))
         emit_json(doc)
@@ -318,6 +328,19 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     if result.message:
         err.print(f"[dim]{escape(result.message)}[/dim]" if result.finished
                   else f"[yellow]warning: {escape(result.message)}[/yellow]")
+
+
+def _label_checks(net: Any, words: Any, labels: list[str | None], words_file: str | None,
+                  language: Any) -> list[Any]:
+    """The user's labelled words and the model file's language, against the network."""
+    from rnn2dfa.extract.label_check import check_labels, check_language
+
+    found = []
+    if words_file is not None and any(t is not None for t in labels):
+        found.append(check_labels(net, list(words), labels, f"the labels in {words_file}"))
+    if isinstance(language, str) and language:
+        found.append(check_language(net, language))
+    return [c for c in found if c is not None]
 
 
 COMMANDS: list[click.Command] = [extract_cmd]

@@ -257,3 +257,93 @@ def test_run_pipeline_note_for_a_drifting_network(tmp_path) -> None:
     extract_stage(net, cfg, ExtractOptions(seed=0, time_limit=120), book)
     assert book.notes and book.notes[-1].startswith("extraction (lstar): this 2-state DFA")
     assert "stopped early" not in book.notes[-1]
+
+
+class SourceLM(nn.Module):
+    """A language model as a user writes one: tokens 0 = <s>, 1 = a, 2 = b, 3 = </s>; the
+    next token from the last one read (a 2-state source: after a, b is likely; after b or
+    <s>, a), a quarter-probability end after a symbol; <s> is never predicted."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(4, 4)
+        self.out = nn.Linear(4, 4)
+        with torch.no_grad():
+            self.emb.weight.copy_(torch.eye(4))
+            table = torch.tensor([[-9.0, 2.0, 0.5, -9.0],   # after <s>: a, b
+                                  [-9.0, 0.2, 2.0, 0.9],    # after a
+                                  [-9.0, 2.0, 0.2, 0.9],    # after b
+                                  [-9.0, 0.0, 0.0, 0.0]])   # after </s> (never read)
+            self.out.weight.copy_(table.T)
+            self.out.bias.zero_()
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        return self.out(self.emb(tokens))
+
+
+def test_swapped_start_and_end_tokens_stop_at_once() -> None:
+    """Point 4: start and end tokens declared swapped: one line naming the swap, before any
+    learning; declared right, the same module extracts."""
+    from rnn2dfa.errors import InputError
+    from rnn2dfa.pdfa.methods import extract_pdfa, make_pdfa_options
+    from rnn2dfa.pdfa.user_lm import NextSymbolLM
+
+    lm = NextSymbolLM(SourceLM(), alphabet=["a", "b"], token_ids=[1, 2], start_token=3,
+                      end_token=0)
+    with pytest.raises(InputError, match="look swapped") as err:
+        extract_pdfa(lm, "wlstar", make_pdfa_options("wlstar", time_limit=20.0))
+    assert "start_token=0, end_token=3" in str(err.value)
+    right = NextSymbolLM(SourceLM(), alphabet=["a", "b"], token_ids=[1, 2], start_token=0,
+                         end_token=3)
+    right.check_tokens()  # no error: the module never predicts its start token
+    probs = right.next_probs([(0,)])
+    assert probs.shape == (1, 3) and abs(probs.sum() - 1) < 1e-9
+
+
+class NoZeros(nn.Module):
+    """Tomita 1 (1*) as a user writes it: one-hot input (column 0: the symbol 0), a tanh
+    unit that latches once a 0 is read; the head accepts while it has not."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rnn = nn.RNN(2, 1, batch_first=True)
+        self.fc = nn.Linear(1, 1)
+        with torch.no_grad():
+            self.rnn.weight_ih_l0.copy_(torch.tensor([[10.0, 0.0]]))
+            self.rnn.weight_hh_l0.fill_(10.0)
+            self.rnn.bias_ih_l0.zero_()
+            self.rnn.bias_hh_l0.zero_()
+            self.fc.weight.fill_(-2.0)
+            self.fc.bias.fill_(1.0)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out, _ = self.rnn(x)
+        return self.fc(out[:, -1]).squeeze(-1)
+
+
+@pytest.mark.parametrize("alphabet", ["0,1", "1,0"])
+def test_labels_and_the_language_are_checked_against_the_network(tmp_path, alphabet) -> None:
+    """Point 10: labelled words and the model's language are compared with the network
+    before extracting; a wrong alphabet order (1,0) is said, the right one is not."""
+    ckpt, model = tmp_path / "net.pt", tmp_path / "m.pt"
+    torch.save(NoZeros().state_dict(), ckpt)
+    r = invoke("import", str(ckpt), "-o", str(model), "--alphabet", alphabet, "--one-hot",
+               "--language", "tomita1")
+    assert r.exit_code == 0, r.output
+    words = tmp_path / "words.txt"
+    rows = ["1\taccept", "11\taccept", "111\taccept", "0\treject", "10\treject",
+            "011\treject", "1111\t1", "ε\t1", "1101\t0", "00\t0"]
+    words.write_text("\n".join(rows) + "\n")
+    r = invoke("extract", str(model), "-o", str(tmp_path / "d.json"), "--words", str(words),
+               "--json")
+    assert r.exit_code == 0, r.output
+    checks = {c["source"].split(" ")[0]: c for c in json.loads(r.stdout)["label_checks"]}
+    assert set(checks) == {"the", "tomita1"}, checks
+    if alphabet == "0,1":
+        assert all(c["disagree"] == 0 and c["warning"] is None for c in checks.values())
+        assert "warning: the network disagrees" not in r.stderr
+    else:
+        assert checks["the"]["disagree"] == 6 and "the alphabet's order" in checks["the"][
+            "warning"]
+        assert checks["tomita1"]["warning"] is not None
+        assert "warning: the network disagrees with the labels in" in r.stderr

@@ -59,29 +59,20 @@ def _words(k: int, seed: int = 0) -> list[list[int]]:
     return words
 
 
-def _answers(model: object, words: Sequence[Sequence[int]]) -> np.ndarray:
-    from rnn2dfa.models.acceptor import accepts
-    from rnn2dfa.models.labeller import is_labeller, machine_outputs
-    from rnn2dfa.words import pad_words
-
-    if is_labeller(model):
-        symbols, lengths = pad_words(words)
-        return machine_outputs(model, symbols, lengths)
-    return accepts(model, words).astype(np.int64)  # type: ignore[arg-type]
-
-
 def unused_token_advice(model: object, unused: Sequence[int]) -> list[TokenAdvice]:
     """For each of the first unused tokens: how often the network's answer changes when the
     token comes before the word (the network's start token set to it)."""
+    from rnn2dfa.models.labeller import word_answers
+
     if not unused or getattr(model, "start_token", 0) is not None:
         return []
     words = _words(len(model.alphabet))  # type: ignore[attr-defined]
-    base = _answers(model, words)
+    base = word_answers(model, words)
     out = []
     for token in unused[:MAX_TRIED]:
         model.start_token = int(token)  # type: ignore[attr-defined]
         try:
-            other = _answers(model, words)
+            other = word_answers(model, words)
         finally:
             model.start_token = None  # type: ignore[attr-defined]
         out.append(TokenAdvice(int(token), int((other != base).sum()), len(words)))
