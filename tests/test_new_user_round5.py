@@ -347,3 +347,53 @@ def test_labels_and_the_language_are_checked_against_the_network(tmp_path, alpha
             "warning"]
         assert checks["tomita1"]["warning"] is not None
         assert "warning: the network disagrees with the labels in" in r.stderr
+
+
+def _longest_run(w: tuple[int, ...]) -> int:
+    best = run = 0
+    for i, s in enumerate(w):
+        run = run + 1 if i and w[i - 1] == s else 1
+        best = max(best, run)
+    return best
+
+
+def test_training_and_test_sets_hold_near_misses_and_pumped_words() -> None:
+    """Point 11: the trainer's sets hold the families verify samples: long runs (pumped
+    words of each class) that uniform words never hold, and one-symbol slips; every label
+    is the language's."""
+    import numpy as np
+
+    from rnn2dfa.languages import get_language
+    from rnn2dfa.train import TrainConfig
+    from rnn2dfa.train.loop import _language_data
+
+    lang = get_language("tomita7")
+    cfg = TrainConfig(max_length=20, per_length=40, test_per_length=20, seed=1)
+    train, val, test = _language_data(lang, cfg, np.random.default_rng(1))
+    for data in (train, val, test):
+        truth = np.array([lang.dfa.accepts(w) for w in data.words])
+        assert np.array_equal(truth, data.labels)
+    long_test = [(w, y) for w, y in zip(test.words, test.labels, strict=True) if len(w) > 30]
+    runs = [(y, _longest_run(w)) for w, y in long_test]
+    # pumped words of both classes: runs of 15+ symbols (uniform words of these lengths
+    # hold one with probability under 1%)
+    assert sum(r >= 15 for y, r in runs if y) >= 20
+    assert sum(r >= 15 for y, r in runs if not y) >= 20
+    assert sum(_longest_run(w) >= 8 for w in train.words) > 0.1 * len(train)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language", ["tomita4", "tomita7"])
+def test_a_fresh_default_gru_extracts_to_the_true_dfa(tmp_path, language) -> None:
+    """Point 11: `rnn2dfa train --language L --cell gru --seed 1` then `extract` gives the
+    true DFA (Tomita 7's network was right on every test word before, and wrong on the
+    near-misses and pumped words verify samples)."""
+    model, out = tmp_path / "m.pt", tmp_path / "d.json"
+    r = invoke("train", "--language", language, "--cell", "gru", "--seed", "1", "-o",
+               str(model))
+    assert r.exit_code == 0, r.output
+    r = invoke("extract", str(model), "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert invoke("truth", language, "-o", str(tmp_path / "t.json")).exit_code == 0
+    r = invoke("equiv", str(out), str(tmp_path / "t.json"))
+    assert r.exit_code == 0, r.output
