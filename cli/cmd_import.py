@@ -29,7 +29,7 @@ def _token_warning(advice: object, checkpoint: str, output_file: str) -> str:
     assert isinstance(advice, TokenAdvice)
     fix = f"--start-token {advice.token}"
     if advice.changed:
-        return f"{advice.message()}; if so, import again with {fix}"
+        return f"{advice.message()}; a start marker: import again with {fix}"
     return f"{advice.message()}; if the network reads it first, import again with {fix}"
 
 

@@ -43,8 +43,9 @@ class TokenAdvice:
                     f"do not change when it comes first, on {self.checked} checked words)")
         return (f"input token {self.token} is used by no symbol, and the network's answers "
                 f"change on {100 * self.share:.0f}% of {self.checked} checked words when it "
-                "comes before the word: it is likely a start marker the network reads first; "
-                "without it the extracted automaton is not the network's language")
+                "comes before the word: if the network was trained with it first (a start "
+                "marker), the automaton extracted without it is not the network's language "
+                "(if it is only padding, nothing is wrong)")
 
 
 def _words(k: int, seed: int = 0) -> list[list[int]]:
