@@ -185,7 +185,8 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
                    "states. exact without it: as many as 800 MB of state table holds (it "
                    "stops with 'state cap reached (memory)' on a network that counts).")
 @click.option("--words", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Your words (one per line, or `word<TAB>label` lines; labels ignored): "
+              help="Your words (one per line, or `word<TAB>label` lines: labels are "
+                   "compared with the network first, a warning past 5% disagreement): "
                    "they join the PAC sample and the words k-means and partition cluster. "
                    "Answers still come from the network only.")
 @click.option("--holdout", type=click.FloatRange(0, 1, max_open=True),
