@@ -188,7 +188,8 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
                    "states. exact without it: as many as 800 MB of state table holds (it "
                    "stops with 'state cap reached (memory)' on a network that counts).")
 @click.option("--words", type=click.Path(dir_okay=False), default=None, metavar="FILE",
-              help="Your words (one per line, or `word<TAB>label` lines; labels ignored): "
+              help="Your words (one per line, or `word<TAB>label` lines: labels are "
+                   "compared with the network first, a warning past 5% disagreement): "
                    "they join the PAC sample and the words k-means and partition cluster. "
                    "Answers still come from the network only.")
 @click.option("--holdout", type=click.FloatRange(0, 1, max_open=True),
@@ -278,10 +279,16 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
         method = default_method(net)  # lstar, or kv on many inputs (same options)
     values = {name: options[name] for name in given if name not in CLI_ONLY}
     words_file = values.pop("words", None)
+    labels: list[str | None] = []
     if words_file is not None:
         from rnn2dfa.fileio import read_words
 
-        values["words"] = tuple(read_words(words_file, net.alphabet))
+        values["words"] = tuple(read_words(words_file, net.alphabet, labels))
+    checks = _label_checks(net, values.get("words", ()), labels, words_file,
+                           loaded.metadata.get("language"))
+    for check in checks:
+        if check.differs:
+            err.print(f"[yellow]warning: {escape(check.message())}[/yellow]", soft_wrap=True)
     language = "auto" if options["pac_words"] == "auto" else None
     piped = PipedProgress("extract")
     with options_for(**OPTIONS):  # the library plans, bounds memory, then runs
@@ -311,7 +318,11 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
                "stopped": result.stopped, "seconds": round(result.seconds, 3),
                "stats": result.stats, "hypothesis_sizes": result.hypothesis_sizes,
                "message": result.message, "warning": result.warning,
-               "evidence": result.stats.get("evidence")}
+               "evidence": result.stats.get("evidence"),
+               "label_checks": [{"source": c.source, "words": c.words,
+                                 "disagree": c.disagree, "example": c.example,
+                                 "warning": c.message() if c.differs else None}
+                                for c in checks]}
         if result.target != "dfa":
             doc.update(kind=automaton.kind, outputs=list(automaton.outputs))
         emit_json(doc)
@@ -325,6 +336,19 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     if result.message:
         err.print(f"[dim]{escape(result.message)}[/dim]" if result.finished
                   else f"[yellow]warning: {escape(result.message)}[/yellow]")
+
+
+def _label_checks(net: Any, words: Any, labels: list[str | None], words_file: str | None,
+                  language: Any) -> list[Any]:
+    """The user's labelled words and the model file's language, against the network."""
+    from rnn2dfa.extract.label_check import check_labels, check_language
+
+    found = []
+    if words_file is not None and any(t is not None for t in labels):
+        found.append(check_labels(net, list(words), labels, f"the labels in {words_file}"))
+    if isinstance(language, str) and language:
+        found.append(check_language(net, language))
+    return [c for c in found if c is not None]
 
 
 COMMANDS: list[click.Command] = [extract_cmd]

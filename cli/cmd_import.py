@@ -22,6 +22,17 @@ OPTIONS = {
 }
 
 
+def _token_warning(advice: object, checkpoint: str, output_file: str) -> str:
+    """An unused input token as one line, with the import that reads it as a start token."""
+    from rnn2dfa.models.import_tokens import TokenAdvice
+
+    assert isinstance(advice, TokenAdvice)
+    fix = f"--start-token {advice.token}"
+    if advice.changed:
+        return f"{advice.message()}; a start marker: import again with {fix}"
+    return f"{advice.message()}; if the network reads it first, import again with {fix}"
+
+
 def _int_list(text: str | None, flag: str) -> list[int] | None:
     if text is None:
         return None
@@ -165,13 +176,24 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
     with options_for(**OPTIONS):
         try:
             result = import_checkpoint(checkpoint, opts)
-        except LanguageModelHead as exc:  # both ways on, each with its options
+        except LanguageModelHead as exc:  # every way on, a tagger's first, with its options
+            labels = ",".join(map(str, range(exc.outputs)))
+            lm = ("" if not exc.language_model else
+                  f"; if it is a language model (its outputs {exc.vocab}), it is not "
+                  "imported: rnn2dfa pdfa-extract "
+                  "--acceptor mylm.py:make, where make() returns your module wrapped in "
+                  "NextSymbolLM (rnn2dfa.pdfa.user_lm; docs/own-model.md, 'Your language "
+                  "model')")
             raise InputError(
-                f"{exc.lead}: {exc.classifier} ({OPTIONS['accept_class']}, or --task "
-                f"classify-k); {exc.language_model}: rnn2dfa pdfa-extract --acceptor "
-                "mylm.py:make, where make() returns the NextSymbolLM", path=exc.path) from None
+                f"{exc.lead}: if it labels every symbol, import it with --task tag --outputs "
+                f"{labels} (the labels' names in the head's order); if it classifies the "
+                f"word, --task classify-k --outputs {labels}, or {OPTIONS['accept_class']} "
+                f"(one class against the rest){lm}", path=exc.path) from None
     save_model(result.model, output_file, result.metadata)
     imp = result.metadata["import"]
+    warnings = [_token_warning(a, checkpoint, output_file) for a in result.unused_tokens]
+    for line in warnings:
+        err.print(f"[yellow]warning:[/yellow] {escape(line)}", soft_wrap=True)
     if as_json:
         emit_json({
             "output": output_file,
@@ -180,6 +202,9 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
             "config": result.model.config(),
             "import": imp,
             "notes": result.notes,
+            "warnings": warnings,
+            "unused_tokens": [{"token": a.token, "answers_changed": a.changed,
+                               "words_checked": a.checked} for a in result.unused_tokens],
         })
         return
     a = result.architecture

@@ -239,8 +239,13 @@ def extract_pdfa(
               str(auto.n_states))
     t.add_row("finished", "yes" if result.finished else "[yellow]no[/yellow]")
     for key, val in stats.items():
-        if key in ("states", "tolerances", "curve"):
+        if key in ("states", "tolerances", "curve", "finished"):  # finished: the row above
             continue
+        if key == "baselines" and isinstance(val, list):  # one n-gram each: its held-out score
+            val = "; ".join(f"{b.get('n')}-gram: {b.get('states')} state"
+                            f"{'' if b.get('states') == 1 else 's'}, held-out log-loss "
+                            f"{b.get('log_loss')}" if isinstance(b, dict) else str(b)
+                            for b in val) or "none"
         if isinstance(val, dict):
             val = ", ".join(f"{k.replace('_', ' ')} {v:,}" if isinstance(v, int) else
                             f"{k.replace('_', ' ')} {v}" for k, v in val.items())

@@ -99,7 +99,10 @@ def _summary(run: Any) -> None:
     if acc:
         t.add_row("test accuracy", "  ".join(f"{b}: {a:.2%}" for b, _, a in acc))
     t.add_row("extraction", f"{ex['method']}: {ex['states_minimal']} states"
-                            + ("" if ex["finished"] else " (stopped early)")
+                            + ("" if ex["finished"] else
+                               " (the network errs on longer words: see the note)"
+                               if ex["stats"].get("stopped") == "wrong on longer words"
+                               else " (stopped early)")
                             + f", sizes {size_trail(ex['hypothesis_sizes'])}")
     if ver.truth is not None:
         cmp = ver.truth

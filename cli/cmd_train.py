@@ -701,7 +701,8 @@ def classify_cmd(
     acceptor_spec: str | None = None,
     time_limit: float | None = None,
 ) -> None:
-    """Run a model on words: accept or reject, and the accept logit (> 0 accepts).
+    """Run a model on words: accept or reject, and the accept logit (> 0 accepts); a k-class
+    classifier's class, a tagger's label after every symbol.
 
     Words are written as symbols joined with nothing when every symbol is one character
     (`0110`), otherwise separated by spaces (quote them). The empty word is '' or ε.
@@ -747,6 +748,13 @@ def classify_cmd(
     if max_steps is not None or precision is not None:
         raise InputError("--max-steps and --precision apply to networks compiled from a "
                          "Turing machine only", path=model_file)
+    from rnn2dfa.models.labeller import is_labeller
+
+    if is_labeller(model):  # a k-class classifier's class, a tagger's tag after each symbol
+        from rnn2dfa_cli.classify_labels import classify_labeller
+
+        classify_labeller(model, meta, model_file, parsed, as_json, time_limit)
+        return
     logits = _batched_logits(model, parsed, time_limit, as_json)
     finite = np.isfinite(np.asarray(logits, dtype=np.float64))
     if not finite.all():  # never print "reject +nan" as if it were a verdict

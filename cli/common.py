@@ -9,6 +9,7 @@ import importlib
 import json
 import math
 import os
+import shlex
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any, TypeVar
@@ -217,6 +218,9 @@ class Rnn2dfaGroup(click.Group):
 
                 cause = exc.__cause__
                 click.echo("".join(traceback.format_exception(cause)).rstrip(), err=True)
+            if exc.param == "state_dict" and exc.path:  # a user's weights given for a model
+                exc = exc.with_option(f"rnn2dfa import {shlex.quote(exc.path)} -o model.pt "
+                                      "--alphabet SYMBOLS; docs/own-model.md")
             click.echo(one_line(f"rnn2dfa: error: {exc}"), err=True)
             if as_json and sys.stdout is not None:
                 _emit_or_fail({"error": exc.message, "file": exc.path,

@@ -227,7 +227,8 @@ def json_head(path: str | os.PathLike[str], size: int = 4096) -> bytes | None:
     return head if head.startswith(b"{") else None
 
 
-def read_words(path: str | os.PathLike[str], alphabet: Sequence[str]) -> list[Word]:
+def read_words(path: str | os.PathLike[str], alphabet: Sequence[str],
+               labels: list[str | None] | None = None) -> list[Word]:
     """The words of a word list, one per line, as symbol indices of `alphabet`.
 
     `#` comments are skipped and text after a TAB is ignored (so a `word<TAB>label` file
@@ -235,7 +236,8 @@ def read_words(path: str | os.PathLike[str], alphabet: Sequence[str]) -> list[Wo
     word is written `ε`. A blank line is an InputError naming the file and the line (see
     below); a symbol outside the alphabet is an AlphabetError naming both. The file is read
     line by line under `WordBudget` (a file of 10^7 short lines stops at the bound, before
-    it is all in memory).
+    it is all in memory). `labels`, when given, receives each word's label (the text after
+    the TAB, None without one), so that they can be checked against the network.
     """
     path = str(path)
     lines = _text_lines(path, "a word list (one word per line)")
@@ -258,6 +260,9 @@ def read_words(path: str | os.PathLike[str], alphabet: Sequence[str]) -> list[Wo
                              f"{EMPTY_WORD_TEXT}, or delete the line", path=path)
         budget.add(n, text)
         words.append(parse_word(text, alphabet, source=f"{path}: line {n}"))
+        if labels is not None:
+            label = line.split("\t", 1)[1].strip() if "\t" in line else ""
+            labels.append(label or None)
     return words
 
 

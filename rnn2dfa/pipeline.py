@@ -177,7 +177,10 @@ def extract_stage(model: Any, cfg: RunConfig, options: ExtractOptions,
         result: ExtractionResult = extract(
             model, cfg.method, options, device=cfg.device, threads=cfg.threads,
             progress=lambda ev: book.progress({"stage": "extract", "event": ev}))
-        if not result.finished:
+        if not result.finished and result.stopped == "wrong on longer words":
+            # the network errs past some length: what is known, not a failure of the tool
+            book.notes.append(f"extraction ({cfg.method}): {result.message}")
+        elif not result.finished:
             book.notes.append(
                 f"extraction ({cfg.method}) stopped early; the DFA is its last hypothesis"
                 + (f": {result.message}" if result.message else "")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -99,6 +100,22 @@ class Drawing:
     word_accepted: bool | None  # when a word was highlighted
 
 
+#: a drawing's caption: lines wrapped at this many characters, at most CAPTION_LINES of them
+#: (a run's whole warning on one line made a 2-state DFA's picture 2,767 pt wide)
+CAPTION_WIDTH = 72
+CAPTION_LINES = 6
+
+
+def caption(notes: Sequence[str]) -> str:
+    """The notes under a drawing, wrapped and cut so the automaton stays the main thing in
+    the picture (the full text is the result's message)."""
+    lines = [line for note in notes
+             for line in textwrap.wrap(note, CAPTION_WIDTH, break_long_words=True) or [""]]
+    if len(lines) > CAPTION_LINES:
+        lines = lines[: CAPTION_LINES - 1] + [lines[CAPTION_LINES - 1].rstrip(" ;,") + " ..."]
+    return label_text("\n".join(lines))
+
+
 def draw_dfa(
     dfa: DFA,
     *,
@@ -146,7 +163,7 @@ def draw_dfa(
     if hide:
         notes.append("rejecting sink state not shown: missing transitions lead to it")
     if notes:
-        g.attr(label=label_text("\n".join(notes)), labelloc="b", fontname="Helvetica",
+        g.attr(label=caption(notes), labelloc="b", fontname="Helvetica",
                fontsize="10")
 
     g.node("__start", label="", shape="point", width="0.08")
@@ -216,7 +233,7 @@ def draw_machine(
     if result is not None:
         notes.append(f"word {format_word(word, m.alphabet)}: {show_output(result)}")
     if notes:
-        g.attr(label=label_text("\n".join(notes)), labelloc="b", fontname="Helvetica",
+        g.attr(label=caption(notes), labelloc="b", fontname="Helvetica",
                fontsize="10")
     g.node("__start", label="", shape="point", width="0.08")
     final = path_states[-1] if path_states else None

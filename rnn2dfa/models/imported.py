@@ -32,6 +32,7 @@ from rnn2dfa.errors import InputError, ModelFileError
 from rnn2dfa.models.checkpoint import Checkpoint, read_checkpoint
 from rnn2dfa.models.file_bounds import check_tensor_sizes
 from rnn2dfa.models.import_check import ForwardCheck, check_forward
+from rnn2dfa.models.import_tokens import TokenAdvice, unused_token_advice
 from rnn2dfa.models.infer import Architecture, infer_architecture
 from rnn2dfa.models.torch_rnn import (
     KIND_OF_TASK,
@@ -92,6 +93,9 @@ class ImportResult:
     checkpoint_format: str
     check: ForwardCheck | None
     notes: list[str] = field(default_factory=list)
+    #: input tokens no symbol uses, each with how often the network's answer changes when it
+    #: comes first (a forgotten start marker: `start_token`); warnings, not notes
+    unused_tokens: list[TokenAdvice] = field(default_factory=list)
 
 
 def _sha256(path: str) -> str | None:
@@ -164,8 +168,6 @@ def _resolve_tokens(arch: Architecture, opts: ImportOptions, path: str,
             f"{where} is wider than the {len(names)} symbols: token(s) {_columns(unused)} "
             "would be unused; say which are start/end tokens, or give the symbols' token ids",
             path=path, param="tokens")
-    if unused:
-        notes.append(f"input tokens not used by any symbol: {_columns(unused)}")
     return names, ids
 
 
@@ -233,10 +235,14 @@ class LanguageModelHead(InputError):
     `classifier`: the accept class or labels; `language_model`: the route for language
     models), so the CLI can put its options beside each."""
 
-    def __init__(self, lead: str, classifier: str, language_model: str, path: str) -> None:
+    def __init__(self, lead: str, classifier: str, language_model: str | None, path: str,
+                 outputs: int = 0, vocab: str | None = None) -> None:
         self.lead, self.classifier, self.language_model = lead, classifier, language_model
-        super().__init__(f"{lead}: {classifier}; {language_model}", path=path,
-                         param="accept_class")
+        self.outputs, self.vocab = outputs, vocab  # the head's k; why it looks like an LM's
+        why = (f", {vocab}, as a next-symbol language model's head over its vocabulary has"
+               if vocab else "")
+        tail = f"; {language_model}" if language_model else ""
+        super().__init__(f"{lead}{why}: {classifier}{tail}", path=path, param="accept_class")
 
     def with_option(self, option: str) -> InputError:
         """A plain InputError with the option appended (the base class rebuilds its own
@@ -276,18 +282,20 @@ def _accept_class(arch: Architecture, opts: ImportOptions, path: str) -> int:
     if opts.accept_class is None:
         if k > 2:
             lead = f"the head ({head}) has {k} outputs"
-            classifier = ("say which class means accept (one against the rest), or read "
-                          "them all as labels (task classify-k or tag)")
+            # a tagger first: a k-way head read at every position is the common case
+            classifier = ("if it labels every symbol, read them as tags (task tag, the "
+                          "labels named in the head's order); if it classifies the word, as "
+                          "classes (task classify-k), or say which class means accept (one "
+                          "against the rest)")
             vocab = _vocabulary_like(arch, opts)
             if vocab is not None:
                 raise LanguageModelHead(
-                    f"{lead}, {vocab}, as a next-symbol language model's head over its "
-                    "vocabulary has", f"if it is a classifier, {classifier}",
+                    lead, classifier,
                     "if it is a language model, it is not imported: wrap the module in "
                     "NextSymbolLM (rnn2dfa.pdfa.user_lm) and extract a probabilistic "
                     "automaton from it by weighted L* (docs/own-model.md, 'Your language "
-                    "model')", path)
-            raise InputError(f"{lead}: {classifier}", path=path, param="accept_class")
+                    "model')", path, outputs=k, vocab=vocab)
+            raise LanguageModelHead(lead, classifier, None, path, outputs=k)
         return 1
     c = opts.accept_class
     if k == 1 and c != 1:
@@ -464,6 +472,12 @@ def import_checkpoint(path: str | os.PathLike[str], opts: ImportOptions | None =
         if arch.bidirectional and opts.bidirectional_readout is None:
             notes.append("bidirectional: the head reads both directions' final states (h_n); "
                          "if it reads the last position's output (out[:, -1]), say so")
+    unused = [t for t in range(arch.vocab)
+              if t not in ids and t not in (opts.start_token, opts.end_token)]
+    advice = ([] if arch.bidirectional or opts.start_token is not None
+              else unused_token_advice(model, unused))
+    if unused and not advice:
+        notes.append(f"input tokens not used by any symbol: {_columns(unused)}")
     source = ckpt.weights_path or path
     metadata: dict[str, Any] = {
         "language": opts.language,
@@ -494,7 +508,7 @@ def import_checkpoint(path: str | os.PathLike[str], opts: ImportOptions | None =
         },
         "description": model.describe(),
     }
-    return ImportResult(model, metadata, arch, ckpt.format, check, notes)
+    return ImportResult(model, metadata, arch, ckpt.format, check, notes, advice)
 
 
 def import_module(module: torch.nn.Module, opts: ImportOptions | None = None) -> ImportResult:

@@ -84,6 +84,21 @@ def save_model(model: nn.Module, path: str | os.PathLike[str], metadata: dict[st
         torch.save(payload, tmp)
 
 
+def _state_dict_of(payload: object) -> dict[str, torch.Tensor] | None:
+    """The tensors of a state dict (torch.save(model.state_dict())), or of a checkpoint
+    holding one under a usual key; None when the payload is neither."""
+    if not isinstance(payload, dict):
+        return None
+    for key in ("state_dict", "model_state_dict", "model"):
+        if isinstance(payload.get(key), dict):
+            payload = payload[key]
+            break
+    if payload and all(isinstance(k, str) and isinstance(v, torch.Tensor)
+                       for k, v in payload.items()):
+        return payload  # type: ignore[return-value]
+    return None
+
+
 def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
     """Rebuild a saved model; returns (the acceptor, in eval mode, and its metadata).
 
@@ -122,6 +137,13 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
         raise ModelFileError(f"not a rnn2dfa model file: {why}", path=path) from None
     check_tensor_sizes(payload, path)  # claimed sizes, before any check touches the values
     if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
+        weights = _state_dict_of(payload)
+        if weights is not None:
+            shown = ", ".join(list(weights)[:3]) + (", ..." if len(weights) > 3 else "")
+            raise ModelFileError(
+                f"not a rnn2dfa model file but a PyTorch state dict ({len(weights)} tensors: "
+                f"{shown}), the weights of a network trained by other code: import it first",
+                path=path, param="state_dict")
         raise ModelFileError("not a rnn2dfa model file (no rnn2dfa.model/1 header)", path=path)
     _ensure_registered()
     arch = payload.get("architecture")

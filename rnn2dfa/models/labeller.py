@@ -16,6 +16,7 @@ the empty word's label means nothing). Either way, what an extractor asks the ne
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -64,6 +65,18 @@ def decisions(model: Any, states: Tensor) -> np.ndarray:
     if is_labeller(model):
         return labels_of(model, states).cpu().numpy().astype(np.int64).reshape(-1)
     return (model.accept_logit(states) > 0).cpu().numpy().astype(np.int64).reshape(-1)
+
+
+def word_answers(model: Any, words: Sequence[Sequence[int]]) -> np.ndarray:
+    """Each word's answer as an int64: an acceptor's accept bit (1 accepts, batched through
+    `accept_logits`), a labeller's label index after the word (-1: a tagger's empty word)."""
+    from rnn2dfa.models.acceptor import accepts
+    from rnn2dfa.words import pad_words
+
+    if is_labeller(model):
+        symbols, lengths = pad_words(words)
+        return machine_outputs(model, symbols, lengths)
+    return accepts(model, words).astype(np.int64)
 
 
 @torch.no_grad()

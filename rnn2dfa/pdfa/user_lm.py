@@ -90,6 +90,9 @@ class NextSymbolLM:
     state_batch_dim: int = 1
     outside_token: str | None = None
     sampling_path: str = field(default="", init=False)  # which path `sample` uses
+    #: whether the start and end tokens were checked against the module's outputs (once,
+    #: before its first answer is used: `check_tokens`)
+    tokens_checked: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
         if self.head not in HEADS:
@@ -204,10 +207,51 @@ class NextSymbolLM:
         return picked / kept[..., None], kept
 
     @torch.no_grad()
+    def check_tokens(self) -> None:
+        """Refuse start and end tokens that look swapped, before any work: the module puts
+        mass on the declared start token (which no word's next token is: a swapped model's
+        end token) and little on the declared end, or ends the empty word at once while
+        mass falls outside the alphabet. Run once, on the words up to length 3."""
+        self.tokens_checked = True
+        if not self.causal:
+            return
+        k = len(self.alphabet)
+        words: list[Word] = [()]
+        for n in range(1, 4):
+            if len(words) + k**n > 64:
+                break
+            words += [tuple(int(x) for x in w) for w in np.ndindex(*(k,) * n)]
+        tokens, lengths = self._tokens(words)
+        raw = self._guarded(self.module, tokens, shape=tuple(tokens.shape))
+        full = self._vocabulary(self._check_raw(raw, tuple(tokens.shape)))
+        valid = torch.as_tensor(np.arange(tokens.shape[1])[None, :] <= lengths[:, None])
+        out = full[valid]  # (positions, V): after every prefix of every word
+        on_start = (float(out[:, self.start_token].mean())
+                    if self.start_token < out.shape[1] else 0.0)
+        on_end = float(out[:, self.end_token].mean())
+        outside = float(1.0 - out[:, self._out].sum(dim=-1).mean())
+        first_end = float(full[0, 0, self.end_token])  # the empty word, right after the start
+        if outside <= 0.05 or self.start_token == self.end_token:
+            return
+        if on_start > max(on_end, outside / 2) or first_end > 0.5:
+            why = (f"it puts {on_start:.1%} of its mass on average on token "
+                   f"{self.start_token}, the declared start token (never a next token, but an "
+                   f"end token is), and {on_end:.1%} on token {self.end_token}, the declared "
+                   f"end" if on_start > max(on_end, outside / 2) else
+                   f"it ends the empty word at once ({first_end:.1%} on token "
+                   f"{self.end_token} right after token {self.start_token}) and keeps "
+                   f"{outside:.1%} of its mass on average outside the alphabet")
+            raise InputError(f"{self.name}: the start and end tokens look swapped: {why}; "
+                             f"declare start_token={self.end_token}, end_token="
+                             f"{self.start_token} if so", param="start_token")
+
+    @torch.no_grad()
     def _logits(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(B, T + 1, k + 1) distributions after every prefix of each word (column 0: after
         the start token alone), the mass kept on the symbols and the end there, and the
         lengths (a causal module: one batched forward pass)."""
+        if not self.tokens_checked:
+            self.check_tokens()
         tokens, lengths = self._tokens(words)
         raw = self._guarded(self.module, tokens, shape=tuple(tokens.shape))
         probs, kept = self._split(self._check_raw(raw, tuple(tokens.shape)))
@@ -343,6 +387,8 @@ class NextSymbolLM:
         `batch_size` at a time, every running word of a batch extended together: through
         the step path when there is one (O(T) work per sequence), else one batched pass
         over the prefixes per position."""
+        if not self.tokens_checked:
+            self.check_tokens()
         stepper = self._find_stepper()
         words: list[list[int]] = [[] for _ in range(n)]
         for s in range(0, n, self.batch_size):

@@ -125,9 +125,10 @@ class TrainConfig:
                 param=field,
             )
         longest = self.test_factor * self.max_length
-        # padded word tables: training words, each with its prefix labels, and the test set
-        values = (self.per_length * (self.max_length + 1) * (self.max_length + 1) * 2
-                  + self.test_per_length * (longest + 1) * (longest + 1))
+        # padded word tables: training words, each with its prefix labels, and the test set,
+        # each with its near-misses and pumped words (train/families.py: half as many more)
+        values = int(1.5 * (self.per_length * (self.max_length + 1) * (self.max_length + 1) * 2
+                            + self.test_per_length * (longest + 1) * (longest + 1)))
         if values > MAX_SAMPLE_VALUES:
             field = "max_length" if self.max_length > 1000 or self.per_length < 10_000 \
                 else "per_length"

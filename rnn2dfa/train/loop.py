@@ -61,11 +61,20 @@ def prefix_labels(dfa: DFA, data: Dataset) -> np.ndarray:
 def _language_data(
     language, cfg: TrainConfig, rng: np.random.Generator
 ) -> tuple[Dataset, Dataset, Dataset]:
+    from rnn2dfa.train.families import with_families
+
     train_lengths = range(cfg.max_length + 1)
     train = language_sample(language, train_lengths, cfg.per_length, rng, repeat=cfg.repeat_scarce)
     val = without(language_sample(language, train_lengths, cfg.val_per_length, rng), train)
     test_lengths = range(cfg.test_factor * cfg.max_length + 1)
     test = language_sample(language, test_lengths, cfg.test_per_length, rng)
+    # near-misses and pumped words of each class, as verify and extract sample them (so the
+    # test's report is the network's language there): within the training lengths for
+    # training and validation, up to the test's longest for the test
+    half = max(2, cfg.max_length // 2)
+    train = with_families(train, language, rng, half, cfg.max_length)
+    val = without(with_families(val, language, rng, half, cfg.max_length), train)
+    test = with_families(test, language, rng, cfg.max_length, test_lengths[-1])
     return train, val, test
 
 
