@@ -179,8 +179,12 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
     the model by length bucket and on each answer of the network (uniform, balanced,
     near-miss and pumped words, and yours). A result's own model is asked as `extract` read
     it; another plain module is read with the IMPORT_KEYWORDS given here. The report's
-    `passed` and `verdict` say it in one line; other `options` are `verify.verify`'s
-    (`threshold`, `per_bucket`, `seed`, ...); `device` as for `extract`."""
+    `passed` and `verdict` say it in one line, as `rnn2dfa verify` does with the same
+    defaults (`options`: `verify.check.VerifySettings`'s `max_length`, `max_word_length`,
+    `samples` (old name `per_bucket`), `threshold`, `seed`; and `threads`); `device` as for
+    `extract`."""
+    from rnn2dfa.verify.check import VerifySettings, check, resolve
+
     a = _automaton(automaton)
     how = _import_options(options, device)
     if model is not None and model is getattr(automaton, "source", None):
@@ -193,47 +197,19 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
         from rnn2dfa.models.device import place
 
         place(net, device)
-    if isinstance(a, Machine):
-        from rnn2dfa.verify.machine import verify_machine
-
-        t = _truth_machine(truth)
-        mine = None if words is None or net is None else _words(words, net.alphabet)
-        return verify_machine(a, truth=t, truth_name=_truth_name(truth), labeller=net,
-                              words=mine, **options)
-    from rnn2dfa.verify import verify as run
-
-    t = _truth_dfa(truth, a.alphabet)
+    if "per_bucket" in options:
+        options["samples"] = options.pop("per_bucket")
+    settings = VerifySettings(**{k: options.pop(k) for k in VerifySettings.__dataclass_fields__
+                                 if k in options})
+    t, name = resolve(truth, a, settings.max_length)
     mine = None if words is None else _words(words, (net or a).alphabet)
-    return run(a, truth=t, acceptor=net, words=mine, **options)
+    path = _path(automaton)
+    return check(a, truth=t, truth_name=name, network=net, words=mine, settings=settings,
+                 name=path, model_name=_path(model), source=path, **options)
 
 
-def _truth_name(t: Any) -> str | None:
-    return t if isinstance(t, str) else None
-
-
-def _truth_machine(t: Any) -> Machine | None:
-    if t is None or isinstance(t, Machine):
-        return t
-    found = truth(t)
-    if not isinstance(found, Machine):
-        raise InputError(f"{t} is a language of words, not of outputs", param="truth")
-    return found
-
-
-def _truth_dfa(t: Any, alphabet: Sequence[str]) -> Any:
-    from rnn2dfa.verify.truth import resolve_truth, truth_from_regex
-
-    if t is None:
-        return None
-    if isinstance(t, DFA):
-        from rnn2dfa.verify.truth import Truth
-
-        return Truth(str(t.extra.get("name") or "the truth"), t, True)
-    from rnn2dfa.languages import language_names
-
-    if isinstance(t, str) and t in language_names():
-        return resolve_truth(name=t)
-    return truth_from_regex(str(t), tuple(alphabet))
+def _path(x: Any) -> str | None:
+    return os.fspath(x) if isinstance(x, str | os.PathLike) else None
 
 
 def minimize(a: Any) -> Automaton:

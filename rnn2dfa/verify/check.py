@@ -1,0 +1,135 @@
+"""One verify for every kind: the settings (sampling, thresholds) and the dispatch from an
+automaton to its comparison, called alike by `rnn2dfa verify` and `rnn2dfa.verify(...)`, so
+the command line and the library give one verdict, the same numbers and the same `passed`.
+
+A DFA is judged by `verify.report.verify`, a Moore/Mealy machine by
+`verify.machine.verify_machine`; both read the buckets, samples per bucket, threshold and
+seed from one `VerifySettings`. A truth given as a value (a name, a regular expression, a
+file, an automaton) is read by `resolve` for the automaton's kind.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.machine import Machine
+from rnn2dfa.errors import InputError
+from rnn2dfa.verify.model import DEFAULT_BUCKETS
+from rnn2dfa.verify.truth import Truth
+from rnn2dfa.words import Word
+
+
+@dataclass(frozen=True)
+class VerifySettings:
+    """What every verification samples and requires; the command's defaults are these."""
+
+    max_length: int = 20  # the exact check against a truth counts lengths 1..max_length
+    max_word_length: int = 1000  # the longest sampled word asked of the network
+    samples: int = 200  # words per length bucket and kind of sample
+    threshold: float = 0.99  # agreement each judged class of each bucket must reach
+    seed: int = 0
+
+    def buckets(self) -> tuple[tuple[int, int], ...]:
+        """The length buckets up to `max_word_length` (the last one cut there)."""
+        return tuple((lo, min(hi, self.max_word_length)) for lo, hi in DEFAULT_BUCKETS
+                     if lo <= self.max_word_length)
+
+
+def resolve(truth: Any, automaton: DFA | Machine, max_length: int = 20
+            ) -> tuple[Truth | Machine | None, str | None]:
+    """The truth an automaton is checked against, and its name: a language name (of the
+    automaton's kind), a DFA or machine file, a regular expression (DFAs), an automaton,
+    a `Truth`, or None."""
+    if truth is None or isinstance(truth, Truth):
+        return truth, getattr(truth, "name", None)
+    if isinstance(automaton, Machine):
+        return _machine_truth(truth)
+    if isinstance(truth, DFA):
+        return Truth(str(truth.extra.get("name") or "the truth"), truth.minimize(), True), None
+    if isinstance(truth, Machine):
+        raise InputError("a Moore/Mealy machine is not the truth of a DFA", param="truth")
+    from rnn2dfa.languages import language_names
+    from rnn2dfa.verify.truth import truth_from_file, truth_from_regex, truth_from_language
+
+    text = os.fspath(truth)
+    if text in language_names():
+        found = truth_from_language(text, max_length)
+    elif _is_file(text):
+        found = truth_from_file(text)
+    else:
+        found = truth_from_regex(text, automaton.alphabet)
+    return found, found.name
+
+
+def _is_file(text: str) -> bool:
+    return text.endswith((".json", ".dot", ".gv")) and os.path.isfile(text)
+
+
+def _machine_truth(truth: Any) -> tuple[Machine, str | None]:
+    if isinstance(truth, Machine):
+        return truth, None
+    if isinstance(truth, DFA):
+        raise InputError("a DFA is a language of words, not of outputs: not the truth of a "
+                         "Moore/Mealy machine", param="truth")
+    text = os.fspath(truth)
+    if _is_file(text):
+        from rnn2dfa.automata.machine_io import load_machine
+
+        return load_machine(text), text
+    from rnn2dfa.languages.machines import get_machine_language
+
+    return get_machine_language(text).machine, text
+
+
+def _labels(network: Any) -> bool:
+    from rnn2dfa.models.labeller import is_labeller
+
+    return is_labeller(network)
+
+
+def check(automaton: DFA | Machine, *, truth: Truth | Machine | None = None,
+          truth_name: str | None = None, network: Any = None,
+          words: Sequence[Word] | None = None, settings: VerifySettings | None = None,
+          name: str | None = None, model_name: str | None = None, source: str | None = None,
+          threads: int | str | None = "auto") -> Any:
+    """The one verification of an automaton against a truth and/or a network (an acceptor
+    for a DFA, a labeller for a machine): a `VerifyReport` or `MachineVerifyReport`, whose
+    `passed` and `verdict` the command line and the library both show."""
+    s = settings or VerifySettings()
+    if truth is None and network is None:
+        raise InputError("nothing to verify against: give a truth and/or a network",
+                         param="truth")
+    if isinstance(automaton, Machine):
+        from rnn2dfa.verify.machine import verify_machine
+
+        if network is not None and not _labels(network):
+            raise InputError("is an accept/reject network, not a k-class classifier or "
+                             "tagger: verify a DFA against it", path=model_name,
+                             param="model")
+        if isinstance(truth, Truth):
+            raise InputError("a language of words is not the truth of a Moore/Mealy machine",
+                             param="truth")
+        return verify_machine(automaton, truth=truth, truth_name=truth_name,
+                              labeller=network, machine_name=name or "machine",
+                              model_name=model_name, max_length=s.max_length,
+                              buckets=s.buckets(), per_bucket=s.samples,
+                              threshold=s.threshold, seed=s.seed, words=words, source=source)
+    if not isinstance(automaton, DFA):
+        raise InputError(f"cannot verify a {type(automaton).__name__}: give a DFA, a Moore "
+                         "or Mealy machine or a PDFA", param="automaton")
+    if isinstance(truth, Machine):
+        raise InputError("a Moore/Mealy machine is not the truth of a DFA", param="truth")
+    if network is not None and _labels(network):
+        raise InputError("is a k-class classifier or tagger, not an accept/reject network: "
+                         "verify the machine extracted from it", path=model_name,
+                         param="model")
+    from rnn2dfa.verify.report import verify
+
+    return verify(automaton, truth=truth, acceptor=network, dfa_name=name or "dfa",
+                  model_name=model_name, max_length=s.max_length, buckets=s.buckets(),
+                  per_bucket=s.samples, threshold=s.threshold, seed=s.seed, threads=threads,
+                  source=source, words=words)
