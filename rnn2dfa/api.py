@@ -147,7 +147,7 @@ def _words(words: Sequence[Sequence[int] | str], alphabet: Sequence[str]) -> tup
 # ----------------------------------------------------------------------------- checking
 def _automaton(a: Any) -> Any:
     """An automaton from what a user holds: itself, a result's, or a file's."""
-    if hasattr(a, "automaton") and hasattr(a, "record"):
+    if hasattr(a, "automaton") and hasattr(a, "finished"):  # an extraction's result
         return a.automaton
     if isinstance(a, str | os.PathLike):
         return load(a)
@@ -186,6 +186,8 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
     from rnn2dfa.verify.check import VerifySettings, check, resolve
 
     a = _automaton(automaton)
+    if _pdfa(a):
+        return _verify_pdfa(automaton, a, model, truth, words, **options)
     how = _import_options(options, device)
     if model is not None and model is getattr(automaton, "source", None):
         net = automaton.network  # the model the result came from, read as it was then
@@ -206,6 +208,27 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
     path = _path(automaton)
     return check(a, truth=t, truth_name=name, network=net, words=mine, settings=settings,
                  name=path, model_name=_path(model), source=path, **options)
+
+
+def _pdfa(a: Any) -> bool:
+    from rnn2dfa.verify.check import is_pdfa
+
+    return is_pdfa(a)
+
+
+def _verify_pdfa(given: Any, a: Any, model: Any, truth: Any, words: Any,
+                 seed: int = 0, samples: int | None = None) -> Any:
+    """A PDFA (or a PDFA result) as `rnn2dfa verify PDFA.json` checks it."""
+    from rnn2dfa.verify.check import check_pdfa
+
+    if words is not None:
+        raise InputError("a PDFA is tested on sequences sampled from the model or the "
+                         "truth here; give your own test sequences to `rnn2dfa verify` "
+                         "(a file)", param="words")
+    if model is not None and model is getattr(given, "source", None):
+        model = given.network if given.network is not None else model
+    return check_pdfa(_path(given) or a, truth=truth, network=model, seed=seed,
+                      samples=samples)
 
 
 def _path(x: Any) -> str | None:
@@ -289,20 +312,18 @@ def save(obj: Any, path: str | os.PathLike[str]) -> None:
 
 def draw(a: Any, path: str | os.PathLike[str] | None = None, *, word: str | None = None,
          **options: Any) -> Any:
-    """The Graphviz graph of an automaton (shown inline in Jupyter); with `path`, written as
-    .svg, .png, .pdf or .dot (`rnn2dfa.render`); `word` highlights its path."""
+    """The Graphviz graph of an automaton, a PDFA or a result (shown inline in Jupyter);
+    with `path`, written as .svg, .png, .pdf or .dot (`render.family`); `word` highlights
+    its path."""
+    from rnn2dfa.render.family import drawing, render
+
     x = _automaton(a)
     parsed = None if word is None else x.encode(word)
+    if parsed is not None:
+        options["word"] = parsed
     if path is not None:
-        from rnn2dfa.render import render_dfa
-        from rnn2dfa.render.machine import render_machine
-
-        fn = render_dfa if isinstance(x, DFA) else render_machine
-        return fn(x, path, word=parsed, **options).graph
-    from rnn2dfa.automata.draw import draw_dfa, draw_machine
-
-    fn2 = draw_dfa if isinstance(x, DFA) else draw_machine
-    return fn2(x, word=parsed, **options).graph
+        return render(x, path, **options).graph
+    return drawing(x, **options).graph
 
 
 def compile(dfa: Any, activation: str = "relu") -> Any:  # noqa: A001 - the command's name

@@ -118,6 +118,11 @@ class PDFA:
                                  f"{self.transitions.shape[0]} states")
             self.lost = None if not lost.any() and self.outside_token is None else lost
 
+    def __repr__(self) -> str:
+        symbols = " ".join(self.alphabet) if len(self.alphabet) <= 12 else \
+            " ".join(self.alphabet[:12]) + " ..."
+        return f"<PDFA: {self.n_states} states, alphabet {symbols}>"
+
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """Jupyter: the drawing (SVG through Graphviz) and the repr; PDFAs of many states
         show their repr only."""

@@ -133,3 +133,44 @@ def check(automaton: DFA | Machine, *, truth: Truth | Machine | None = None,
                   model_name=model_name, max_length=s.max_length, buckets=s.buckets(),
                   per_bucket=s.samples, threshold=s.threshold, seed=s.seed, threads=threads,
                   source=source, words=words)
+
+
+def is_pdfa(automaton: Any) -> bool:
+    """A probabilistic automaton (a PDFA, or the spectral baseline's weighted automaton)."""
+    from rnn2dfa.pdfa.automaton import PDFA
+    from rnn2dfa.pdfa.spectral import WFA
+
+    return isinstance(automaton, PDFA | WFA)
+
+
+def language_model(model: Any, name: str | None = None) -> Any:
+    """A language model as `pdfa.verify` asks it (`workflow.Source`): a path or PDFA name is
+    loaded as `rnn2dfa verify --model` loads it; a PDFA or a model object is taken as it is."""
+    from rnn2dfa.pdfa.automaton import PDFA
+    from rnn2dfa.pdfa.workflow import Source, load_source
+
+    if model is None or isinstance(model, Source):
+        return model
+    if isinstance(model, str | os.PathLike):
+        return load_source(os.fspath(model))
+    if not hasattr(model, "next_table") and hasattr(model, "initial_state"):
+        from rnn2dfa.models.lm import RNNLanguageModel
+        from rnn2dfa.pdfa.teacher import NetworkLM
+
+        if isinstance(model, RNNLanguageModel):
+            model = NetworkLM(model)
+    truth = model if isinstance(model, PDFA) else None
+    return Source(model, {}, "in-memory model", truth, name or "the network")
+
+
+def check_pdfa(pdfa: Any, *, truth: Any = None, network: Any = None,
+               seed: int = 0, samples: int | None = None) -> Any:
+    """A PDFA beside its language model, baselines and the truth (`pdfa.verify.verify_pdfa`,
+    what `rnn2dfa verify PDFA.json` runs): a `PDFAVerification`."""
+    from rnn2dfa.pdfa.verify import verify_pdfa
+
+    if truth is None and network is None:
+        raise InputError("nothing to verify against: give a truth and/or a network",
+                         param="truth")
+    return verify_pdfa(pdfa, network=language_model(network), truth=truth, seed=seed,
+                       **({} if samples is None else {"samples": samples}))
