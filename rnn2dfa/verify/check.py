@@ -53,7 +53,7 @@ def resolve(truth: Any, automaton: DFA | Machine, max_length: int = 20
     if isinstance(truth, Machine):
         raise InputError("a Moore/Mealy machine is not the truth of a DFA", param="truth")
     from rnn2dfa.languages import language_names
-    from rnn2dfa.verify.truth import truth_from_file, truth_from_regex, truth_from_language
+    from rnn2dfa.verify.truth import truth_from_file, truth_from_language, truth_from_regex
 
     text = os.fspath(truth)
     if text in language_names():
