@@ -154,21 +154,13 @@ def _automaton(a: Any) -> Any:
     return a
 
 
-def truth(name: str) -> Automaton:
-    """The ground-truth automaton of a named language (`rnn2dfa languages`): a DFA, or a
-    Moore/Mealy machine (mod3, protocol4, depth3, tag-NAME)."""
-    from rnn2dfa.languages import get_language, language_names
-    from rnn2dfa.languages.machines import get_machine_language, machine_language_names
+def truth(name: str, max_length: int | None = None) -> Any:
+    """The ground truth of a listed name (`rnn2dfa languages`; `rnn2dfa truth NAME` writes
+    the same): a DFA, a Moore/Mealy machine (mod3, depth3, tag-NAME) or a PDFA (reber,
+    rpdfa-N-K-SEED); a non-regular language's DFA exact up to `max_length`."""
+    from rnn2dfa.catalog import ground_truth
 
-    if name in language_names():
-        lang = get_language(name)
-        if lang.dfa is None:
-            raise InputError(f"{name} is not regular: it has no DFA (see rnn2dfa languages)",
-                             param="name")
-        return lang.dfa
-    if name in machine_language_names():
-        return get_machine_language(name).machine
-    raise InputError(f"unknown language {name!r} (see rnn2dfa languages)", param="name")
+    return ground_truth(name, max_length).automaton
 
 
 def verify(automaton: Any, *, model: Any = None, truth: Any = None,
@@ -262,52 +254,28 @@ def load(path: str | os.PathLike[str], *, complete: str | None = None,
     a DFA or machine in DOT (AALpy's or LearnLib's). A partial machine in DOT is refused
     unless `complete` is "sink" or "self-loop" (the added transitions emit
     `complete_output`; see `automata.machine_dot`)."""
-    path = str(path)
-    if path.endswith((".dot", ".gv")):
-        from rnn2dfa.automata.dot_io import dfa_from_dot
-        from rnn2dfa.automata.machine_dot import dot_kind, machine_from_dot
-        from rnn2dfa.fileio import read_text
+    from rnn2dfa.files import load as read
 
-        text = read_text(path, "a DOT file")
-        kind = dot_kind(text)
-        if kind == "dfa":
-            return dfa_from_dot(text, source=path)
-        return machine_from_dot(text, kind, source=path, complete=complete,
-                                complete_output=complete_output)
-    from rnn2dfa.automata.machine_io import file_format, load_machine
-
-    fmt = file_format(path)
-    if fmt is not None and fmt.startswith(("rnn2dfa.moore", "rnn2dfa.mealy")):
-        return load_machine(path)
-    if fmt is not None and fmt.startswith("rnn2dfa.pdfa"):
-        from rnn2dfa.pdfa import load_pdfa
-
-        return load_pdfa(path)
-    from rnn2dfa.automata.io import load_dfa
-
-    return load_dfa(path)
+    return read(path, complete=complete, complete_output=complete_output)
 
 
 def save(obj: Any, path: str | os.PathLike[str]) -> None:
     """Write an automaton (or a result's) to a file, atomically: JSON for a DFA, a machine
     or a PDFA; a model (rnn2dfa's own, or one `as_model` imported) as a model file."""
     a = _automaton(obj)
-    if isinstance(a, DFA):
-        from rnn2dfa.automata.io import save_dfa
-
-        save_dfa(a, path)
-    elif isinstance(a, Machine):
-        from rnn2dfa.automata.machine_io import save_machine
-
-        save_machine(a, path)
-    elif type(a).__name__ == "PDFA":
-        from rnn2dfa.pdfa import save_pdfa
-
-        save_pdfa(a, path)
-    else:
+    if _is_model(a):
         from rnn2dfa.models.io import save_model
 
         save_model(getattr(a, "acceptor", a), path, {})
+        return
+    from rnn2dfa.files import save as write
+
+    write(a, path)
+
+
+def _is_model(a: Any) -> bool:
+    """A network (rnn2dfa's own, or what `as_model` returned), not an automaton."""
+    return hasattr(a, "acceptor") or hasattr(a, "initial_state")
 
 
 def draw(a: Any, path: str | os.PathLike[str] | None = None, *, word: str | None = None,
