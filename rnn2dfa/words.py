@@ -17,6 +17,8 @@ Word = tuple[int, ...]
 
 #: How the empty word is written on the command line and in reports.
 EMPTY_WORD_TEXT = "ε"
+#: Printed name of a PDFA's end-of-sequence symbol.
+EOS_TEXT = "$"
 
 
 def single_char(alphabet: Sequence[str]) -> bool:

@@ -21,10 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from rnn2dfa.words import Word, pad_words
+from rnn2dfa.words import EOS_TEXT, Word, pad_words
 
-#: Printed name of the end-of-sequence symbol.
-EOS_TEXT = "$"
+__all__ = ["EOS_TEXT", "PDFA", "Prefixes", "flat_positions", "next_targets", "word_log_probs"]
 
 
 def flat_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

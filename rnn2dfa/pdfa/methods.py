@@ -55,7 +55,7 @@ class WLStarOptions(PDFAOptions):
     max_numbers: int | None = None  # None: the network's parameter count, when known
 
     def orders(self) -> list[int]:
-        from rnn2dfa.pdfa.verify import parse_orders
+        from rnn2dfa.pdfa.workflow import parse_orders
 
         return parse_orders(self.ngrams)
 

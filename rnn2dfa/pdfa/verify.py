@@ -23,6 +23,7 @@ from rnn2dfa.pdfa.workflow import (
     check_sample,
     load_automaton,
     load_truth,
+    parse_orders,
     read_sequence_file,
 )
 
@@ -46,21 +47,6 @@ class PDFAVerification:
         return {"pdfa": self.automaton, "test": self.test, "notes": self.notes,
                 "passed": self.passed, "verdict": self.verdict, "near_ties": self.near_ties,
                 **self.comparison.to_dict()}
-
-
-def parse_orders(text: str) -> list[int]:
-    """'1-6', '3' or 'none' -> the n-gram orders."""
-    if text == "none":
-        return []
-    lo, _, hi = text.partition("-")
-    try:
-        orders = list(range(int(lo), int(hi or lo) + 1))
-    except ValueError:
-        raise InputError(f"{text!r}: give a range like 1-6, one order, or none",
-                         param="ngrams") from None
-    if any(n < 1 or n > 10 for n in orders):
-        raise InputError(f"{text!r}: n-gram orders go from 1 to 10", param="ngrams")
-    return orders
 
 
 def _check_scoring(words: list[Any], k: int, models: int, param: str) -> None:
