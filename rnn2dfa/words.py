@@ -1,7 +1,7 @@
 """Words as symbol-index sequences: parsing from text, formatting, and padding into batches.
 
 A word on the command line is its symbols joined with nothing when every symbol of the
-alphabet is one character long, otherwise its symbols separated by spaces (DESIGN.md).
+alphabet is one character long, otherwise its symbols separated by spaces (docs/formats.md).
 """
 
 from __future__ import annotations
