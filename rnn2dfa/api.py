@@ -240,10 +240,11 @@ def equivalent(a: Any, b: Any) -> bool:
 def difference(a: Any, b: Any) -> tuple[int, ...] | None:
     """A shortest word on which two automata differ, or None."""
     x, y = _automaton(a), _automaton(b)
-    if isinstance(x, DFA) and isinstance(y, DFA):
+    kinds = {getattr(x, "family", None), getattr(y, "family", None)}
+    if kinds == {"dfa"}:
         return x.counterexample(y)
-    if isinstance(x, Machine) and isinstance(y, Machine):
-        return x.difference(y)
+    if kinds <= {"moore", "mealy"}:
+        return x.difference(y)  # a Moore and a Mealy machine: refused there
     raise InputError("a DFA and a Moore/Mealy machine cannot be compared")
 
 
@@ -298,7 +299,7 @@ def compile(dfa: Any, activation: str = "relu") -> Any:  # noqa: A001 - the comm
     """The integer-weight network of a DFA (Minsky's construction) or a Moore/Mealy
     machine: a controlled test bed for extraction."""
     a = _automaton(dfa)
-    if isinstance(a, Machine):
+    if a.family != "dfa":
         from rnn2dfa.compile.machine import compile_machine
 
         return compile_machine(a, activation)
@@ -328,22 +329,20 @@ def to_aalpy(a: Any) -> Any:
         )
     except ImportError:
         raise InputError("AALpy is not installed (pip install aalpy)") from None
-    n = x.n_states
-    if isinstance(x, DFA):
+    n, kind = x.n_states, x.family
+    if kind == "dfa":
         states: list[Any] = [DfaState(f"q{q}", bool(x.accepting[q])) for q in range(n)]
-    elif x.kind == "moore":
+    elif kind == "moore":
         states = [MooreState(f"q{q}", x.outputs[int(x.labels[q])]) for q in range(n)]
     else:
         states = [MealyState(f"q{q}") for q in range(n)]
     for q, state in enumerate(states):
         for i, symbol in enumerate(x.alphabet):
             state.transitions[symbol] = states[int(x.transitions[q, i])]
-            if isinstance(x, Machine) and x.kind == "mealy":
+            if kind == "mealy":
                 state.output_fun[symbol] = x.outputs[int(x.labels[q, i])]
     start = states[x.start]
-    if isinstance(x, DFA):
-        return Dfa(start, states)
-    return (MooreMachine if x.kind == "moore" else MealyMachine)(start, states)
+    return {"dfa": Dfa, "moore": MooreMachine, "mealy": MealyMachine}[kind](start, states)
 
 
 def from_aalpy(model: Any, alphabet: Sequence[str] | None = None) -> Automaton:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -98,6 +98,9 @@ class Prefixes(Sequence[Word]):
 @dataclass
 class PDFA:
     """A probabilistic deterministic finite automaton (complete: every state has every symbol)."""
+
+    #: the automaton family's kind (`DFA.family`, `Machine.family`)
+    family: ClassVar[str] = "pdfa"
 
     alphabet: tuple[str, ...]
     transitions: np.ndarray  # int64 (n, k)

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
 from rnn2dfa.verify.model import DEFAULT_BUCKETS
@@ -39,23 +38,39 @@ class VerifySettings:
                      if lo <= self.max_word_length)
 
 
-def resolve(truth: Any, automaton: DFA | Machine, max_length: int = 20
+def family(a: Any) -> str | None:
+    """The family kind of an automaton ("dfa", "moore", "mealy", "pdfa", "wfa"), else None."""
+    return getattr(a, "family", None)
+
+
+def resolve(truth: Any, automaton: Any, max_length: int = 20
             ) -> tuple[Truth | Machine | None, str | None]:
     """The truth an automaton is checked against, and its name: a language name (of the
     automaton's kind), a DFA or machine file, a regular expression (DFAs), an automaton,
     a `Truth`, or None."""
     if truth is None or isinstance(truth, Truth):
         return truth, getattr(truth, "name", None)
-    if isinstance(automaton, Machine):
-        return _machine_truth(truth)
-    if isinstance(truth, DFA):
-        return Truth(str(truth.extra.get("name") or "the truth"), truth.minimize(), True), None
-    if isinstance(truth, Machine):
-        raise InputError("a Moore/Mealy machine is not the truth of a DFA", param="truth")
+    words = family(automaton) == "dfa"  # a language of words, else of outputs
+    if family(truth) is not None:
+        if (family(truth) == "dfa") != words:
+            raise InputError(f"a {family(truth)} is not the truth of a {family(automaton)}",
+                             param="truth")
+        if words:
+            name = str(truth.extra.get("name") or "the truth")
+            return Truth(name, truth.minimize(), True), None
+        return truth, None
+    text = os.fspath(truth)
+    if not words:
+        if _is_file(text):
+            from rnn2dfa.automata.machine_io import load_machine
+
+            return load_machine(text), text
+        from rnn2dfa.languages.machines import get_machine_language
+
+        return get_machine_language(text).machine, text
     from rnn2dfa.languages import language_names
     from rnn2dfa.verify.truth import truth_from_file, truth_from_language, truth_from_regex
 
-    text = os.fspath(truth)
     if text in language_names():
         found = truth_from_language(text, max_length)
     elif _is_file(text):
@@ -69,29 +84,13 @@ def _is_file(text: str) -> bool:
     return text.endswith((".json", ".dot", ".gv")) and os.path.isfile(text)
 
 
-def _machine_truth(truth: Any) -> tuple[Machine, str | None]:
-    if isinstance(truth, Machine):
-        return truth, None
-    if isinstance(truth, DFA):
-        raise InputError("a DFA is a language of words, not of outputs: not the truth of a "
-                         "Moore/Mealy machine", param="truth")
-    text = os.fspath(truth)
-    if _is_file(text):
-        from rnn2dfa.automata.machine_io import load_machine
-
-        return load_machine(text), text
-    from rnn2dfa.languages.machines import get_machine_language
-
-    return get_machine_language(text).machine, text
-
-
 def _labels(network: Any) -> bool:
     from rnn2dfa.models.labeller import is_labeller
 
     return is_labeller(network)
 
 
-def check(automaton: DFA | Machine, *, truth: Truth | Machine | None = None,
+def check(automaton: Any, *, truth: Truth | Machine | None = None,
           truth_name: str | None = None, network: Any = None,
           words: Sequence[Word] | None = None, settings: VerifySettings | None = None,
           name: str | None = None, model_name: str | None = None, source: str | None = None,
@@ -103,30 +102,26 @@ def check(automaton: DFA | Machine, *, truth: Truth | Machine | None = None,
     if truth is None and network is None:
         raise InputError("nothing to verify against: give a truth and/or a network",
                          param="truth")
-    if isinstance(automaton, Machine):
+    kind = family(automaton)
+    if kind not in ("dfa", "moore", "mealy"):
+        raise InputError(f"cannot verify a {type(automaton).__name__} here: give a DFA, a "
+                         "Moore or Mealy machine (a PDFA: check_pdfa)", param="automaton")
+    if truth is not None and (kind == "dfa") != isinstance(truth, Truth):
+        raise InputError(f"that truth is not one of a {kind}", param="truth")
+    if network is not None and (kind == "dfa") == _labels(network):
+        raise InputError("is an accept/reject network, not a k-class classifier or tagger: "
+                         "verify a DFA against it" if kind != "dfa" else
+                         "is a k-class classifier or tagger, not an accept/reject network: "
+                         "verify the machine extracted from it", path=model_name,
+                         param="model")
+    if kind != "dfa":
         from rnn2dfa.verify.machine import verify_machine
 
-        if network is not None and not _labels(network):
-            raise InputError("is an accept/reject network, not a k-class classifier or "
-                             "tagger: verify a DFA against it", path=model_name,
-                             param="model")
-        if isinstance(truth, Truth):
-            raise InputError("a language of words is not the truth of a Moore/Mealy machine",
-                             param="truth")
         return verify_machine(automaton, truth=truth, truth_name=truth_name,
                               labeller=network, machine_name=name or "machine",
                               model_name=model_name, max_length=s.max_length,
                               buckets=s.buckets(), per_bucket=s.samples,
                               threshold=s.threshold, seed=s.seed, words=words, source=source)
-    if not isinstance(automaton, DFA):
-        raise InputError(f"cannot verify a {type(automaton).__name__}: give a DFA, a Moore "
-                         "or Mealy machine or a PDFA", param="automaton")
-    if isinstance(truth, Machine):
-        raise InputError("a Moore/Mealy machine is not the truth of a DFA", param="truth")
-    if network is not None and _labels(network):
-        raise InputError("is a k-class classifier or tagger, not an accept/reject network: "
-                         "verify the machine extracted from it", path=model_name,
-                         param="model")
     from rnn2dfa.verify.report import verify
 
     return verify(automaton, truth=truth, acceptor=network, dfa_name=name or "dfa",
@@ -137,16 +132,12 @@ def check(automaton: DFA | Machine, *, truth: Truth | Machine | None = None,
 
 def is_pdfa(automaton: Any) -> bool:
     """A probabilistic automaton (a PDFA, or the spectral baseline's weighted automaton)."""
-    from rnn2dfa.pdfa.automaton import PDFA
-    from rnn2dfa.pdfa.spectral import WFA
-
-    return isinstance(automaton, PDFA | WFA)
+    return family(automaton) in ("pdfa", "wfa")
 
 
 def language_model(model: Any, name: str | None = None) -> Any:
     """A language model as `pdfa.verify` asks it (`workflow.Source`): a path or PDFA name is
     loaded as `rnn2dfa verify --model` loads it; a PDFA or a model object is taken as it is."""
-    from rnn2dfa.pdfa.automaton import PDFA
     from rnn2dfa.pdfa.workflow import Source, load_source
 
     if model is None or isinstance(model, Source):
@@ -159,7 +150,7 @@ def language_model(model: Any, name: str | None = None) -> Any:
 
         if isinstance(model, RNNLanguageModel):
             model = NetworkLM(model)
-    truth = model if isinstance(model, PDFA) else None
+    truth = model if family(model) == "pdfa" else None
     return Source(model, {}, "in-memory model", truth, name or "the network")
 
 
