@@ -148,4 +148,9 @@ def ground_truth(name: str, max_length: int | None = None) -> GroundTruth:
     if name in NAMED or name.startswith(("rpdfa-", "flat-")):
         return GroundTruth(name, "PDFA", get_pdfa(name),
                            _PDFA_DESCRIPTIONS.get(name, f"the random PDFA {name}"))
-    raise InputError(f"unknown language {name!r} (see rnn2dfa languages)", param="name")
+    from rnn2dfa.languages.machines import machine_language_names
+
+    known = [*language_names(), *machine_language_names(), *NAMED, "rpdfa-N-K-SEED",
+             "flat-N-K-SEED"]
+    raise InputError(f"unknown language {name!r}; known languages: {', '.join(known)}",
+                     param="name")
