@@ -48,13 +48,13 @@ def imports(path: Path, name: str, known: dict[str, Path]) -> set[str]:
                    for b in node.body for n in ast.walk(b)}
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
 
-    def resolve(dotted: str) -> str | None:
+    def resolve(dotted: str) -> str:
         parts = dotted.split(".")
         while parts:
             if ".".join(parts) in known:
                 return ".".join(parts)
             parts.pop()
-        return "" if dotted == "" else None
+        return ""  # a name of the package root itself (`from rnn2dfa import __version__`)
 
     found = set()
     for node in ast.walk(tree):
@@ -74,7 +74,7 @@ def imports(path: Path, name: str, known: dict[str, Path]) -> set[str]:
             if t == "rnn2dfa" or t.startswith("rnn2dfa."):
                 inner = t.removeprefix("rnn2dfa").lstrip(".")
                 m = resolve(inner)
-                if m is not None and m != name:
+                if m != name:
                     found.add(m)
     return found
 
