@@ -122,3 +122,20 @@ def test_a_pdfa_verifies_draws_and_saves_both_ways(tmp_path):
     rnn2dfa.draw(path, api_dot)
     assert cli_dot.read_text() == api_dot.read_text()
     assert repr(reber).startswith("<PDFA: 9 states") and len(repr(reber)) < 200
+
+
+def test_a_pdfa_result_verifies_draws_saves_and_shows_itself(tmp_path):
+    # the repro: every call on a PDFA result failed (AttributeError, RegexError,
+    # TypeError) and a notebook printed a several-KB dataclass dump
+    lm = rnn2dfa.truth("reber")
+    res = rnn2dfa.extract(lm, "wlstar", time_limit=20, seed=0)
+    report = rnn2dfa.verify(res, model=lm, truth="reber", samples=300)
+    assert report.passed is True and "agrees with the network's" in report.verdict
+    assert rnn2dfa.verify(res.automaton, model=lm, truth=lm, samples=300).passed
+    assert "->" in rnn2dfa.draw(res).source
+    rnn2dfa.save(res, tmp_path / "res.json")
+    same_automaton(rnn2dfa.load(tmp_path / "res.json"), res.automaton)
+    assert len(repr(res)) < 200 and repr(res).startswith("<PDFAResult wlstar")
+    shown = res._repr_mimebundle_()
+    assert shown["text/plain"].splitlines()[0] == res.verdict()
+    assert res.verdict().startswith("wlstar: finished" if res.finished else "wlstar: unfinished")
