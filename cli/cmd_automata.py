@@ -96,7 +96,7 @@ def languages_cmd(as_json: bool) -> None:
       rnn2dfa languages
       rnn2dfa languages --json | jq -r '.[] | select(.kind == "PDFA") | .name'
     """
-    from rnn2dfa.languages.catalog import KINDS, all_families
+    from rnn2dfa.catalog import KINDS, all_families
 
     families = all_families()
     if as_json:
@@ -140,7 +140,9 @@ def languages_cmd(as_json: bool) -> None:
 )
 @json_option
 def truth_cmd(name: str, output: str | None, max_length: int | None, as_json: bool) -> None:
-    """Write the ground-truth DFA of language NAME (minimal, canonically numbered).
+    """Write the ground truth of NAME: a language's DFA (minimal, canonically numbered), a
+    k-class or tagging language's Moore or Mealy machine (mod3, depth3, tag-tomita4), or a
+    named PDFA (reber, rpdfa-N-K-SEED): the names `rnn2dfa languages` lists.
 
     The file carries the extra keys `name` and `provenance`. A non-regular language has no
     DFA: pass --max-length N to get one that agrees with the language on every word of
@@ -152,53 +154,58 @@ def truth_cmd(name: str, output: str | None, max_length: int | None, as_json: bo
       rnn2dfa truth tomita3 -o truth.json
       rnn2dfa truth anbn --max-length 20 -o anbn20.json
       rnn2dfa truth parity -o - | head           # the file on stdout
+      rnn2dfa truth mod3 -o mod3.json            # a Moore machine
 
     See the names with `rnn2dfa languages`.
     """
-    from rnn2dfa.languages import get_language
-    from rnn2dfa.verify.truth import truth_from_language
+    from rnn2dfa.catalog import ground_truth
 
-    lang = get_language(name)
-    path = output if output is not None else f"{lang.name}.json"
+    path = output if output is not None else f"{name}.json"
     if output is None:  # a name the user did not give: written only while new
-        keep_existing(path, f"the default output of `truth {lang.name}`; name it with -o to "
+        keep_existing(path, f"the default output of `truth {name}`; name it with -o to "
                             "replace it")
     _check_json_target(path, as_json)
     _check_output(path)
     with options_for(max_length="--max-length N"):
-        truth = truth_from_language(lang.name, max_length)
-    dfa, bound = truth.dfa, truth.bound
+        truth = ground_truth(name, max_length)
+    a, bound = truth.automaton, truth.bound
+    regular = truth.kind != "non-regular"
     provenance: dict[str, Any] = {
         "source": "ground truth",
-        "language": lang.name,
-        "regular": lang.regular,
-        "description": lang.description,
+        "language": name,
+        "regular": regular,
+        "description": truth.description,
         "tool": f"rnn2dfa {__version__}",
     }
+    if truth.kind in ("Moore", "Mealy", "PDFA"):
+        provenance["kind"] = truth.kind
     if bound is not None:
         provenance["exact_up_to_length"] = bound
-    keep = {k: v for k, v in dfa.extra.items() if k not in ("name", "provenance")}
-    dfa = DFA(dfa.alphabet, dfa.transitions, dfa.accepting, dfa.start, keep).with_extra(
-        name=lang.name, provenance=provenance
-    )
-    _write_dfa(dfa, path)
+    if isinstance(a, DFA):
+        keep = {k: v for k, v in a.extra.items() if k not in ("name", "provenance")}
+        a = DFA(a.alphabet, a.transitions, a.accepting, a.start, keep)
+    a = a.with_extra(name=name, provenance=provenance)
+    from rnn2dfa.files import dumps as automaton_text
+    from rnn2dfa.files import save as save_automaton
+
+    if path == STDOUT:
+        sys.stdout.write(automaton_text(a))
+        sys.stdout.flush()
+    else:
+        save_automaton(a, path)
     to_stdout = path == STDOUT
     if as_json:
-        emit_json(
-            {
-                "language": lang.name,
-                "output": path,
-                "states": dfa.n_states,
-                "regular": lang.regular,
-                "exact_up_to_length": bound,
-            }
-        )
+        emit_json({"language": name, "output": path, "states": a.n_states, "regular": regular,
+                   "exact_up_to_length": bound}
+                  | ({} if isinstance(a, DFA) else {"kind": truth.kind}))
         return
     where = "stdout" if to_stdout else path
-    msg = (f"wrote {where}: {lang.name}, {dfa.n_states} states (minimal), alphabet "
-           f"{shown_symbols(dfa.alphabet)}")
+    what = "" if isinstance(a, DFA) else f" ({truth.kind})"
+    msg = (f"wrote {where}: {name}{what}, {a.n_states} states"
+           f"{' (minimal)' if isinstance(a, DFA) else ''}, alphabet "
+           f"{shown_symbols(a.alphabet)}")
     if bound is not None:
-        msg += f"; {lang.name} is not regular: this DFA is exact only up to length {bound}"
+        msg += f"; {name} is not regular: this DFA is exact only up to length {bound}"
     _say(msg, to_stdout)
 
 

@@ -23,6 +23,7 @@ from rnn2dfa_cli.common import (
     err,
     json_option,
     kv_table,
+    options_for,
     out,
     seed_option,
     threads,
@@ -104,7 +105,12 @@ def _summary(run: Any) -> None:
                                if ex["stats"].get("stopped") == "wrong on longer words"
                                else " (stopped early)")
                             + f", sizes {size_trail(ex['hypothesis_sizes'])}")
-    if ver.truth is not None:
+    machine = run.dfa.family != "dfa"
+    if ver.truth is not None and machine:
+        cmp = ver.truth
+        line = "equivalent" if cmp.equivalent else f"NOT equivalent ({cmp.counterexample})"
+        t.add_row("vs truth", f"{line}; truth has {cmp.truth_states} states")
+    elif ver.truth is not None:
         cmp = ver.truth
         line = cmp.what().replace(f" to {cmp.truth}", "")
         if not cmp.agrees:
@@ -115,7 +121,9 @@ def _summary(run: Any) -> None:
         for b in longest:
             extra = ""
             if b.network_error is not None:
-                extra = f" (network error {b.network_error:.2%}, DFA error {b.dfa_error:.2%})"
+                mine = b.machine_error if machine else b.dfa_error
+                extra = (f" (network error {b.network_error:.2%}, "
+                         f"{'machine' if machine else 'DFA'} error {mine:.2%})")
             t.add_row(f"vs network {b.lo}-{b.hi}", f"{b.sample}: agree {b.agreement:.2%}{extra}")
     t.add_row("seconds", "  ".join(f"{k} {v:.1f}" for k, v in run.seconds.items())
               + f"  total {sum(run.seconds.values()):.1f}")
@@ -146,6 +154,12 @@ def _summary(run: Any) -> None:
 @click.option("--time-limit", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Seconds for training and again for extraction, at most.")
 @click.option("--show-sink", is_flag=True, help="Draw the rejecting sink state too.")
+@click.option("--task", type=click.Choice(("accept", "classify-k", "tag")), default="accept",
+              show_default=True,
+              help="What the network answers: accept/reject (a DFA), one of k classes per "
+                   "word (classify-k: a Moore machine; -l mod3, protocol4) or a tag per "
+                   "symbol (tag: a Mealy machine; -l depth3, tag-NAME); the machine is "
+                   "extracted, verified and drawn (machine.json, machine.svg).")
 @click.option("-o", "--output", "outdir", default="rnn2dfa-out", show_default=True,
               metavar="DIR", help="Output folder (created when missing).")
 @seed_option
@@ -159,6 +173,7 @@ def run_cmd(
     epochs: int,
     time_limit: float,
     show_sink: bool,
+    task: str,
     outdir: str,
     seed: int,
     as_json: bool,
@@ -177,22 +192,30 @@ def run_cmd(
       rnn2dfa run                                   # tomita3, GRU, L*, into ./rnn2dfa-out/
       rnn2dfa run --language tomita5 --cell lstm -o out/
       rnn2dfa run --language parity --method kmeans --seed 1 --json
+      rnn2dfa run --task classify-k --language mod3 --hidden 8   # a Moore machine
 
-    Exit code: 0 when the extracted DFA is equivalent to the language (for a non-regular
-    language: agrees on all words up to length 20), 1 when not (files are still
-    written), 2 on bad input.
+    Exit code: 0 when verify passes: the extracted automaton is equivalent to the language
+    (for a non-regular language: agrees on all words up to length 20) and agrees with the
+    network on 99% of each class of its answers in every length bucket (as `rnn2dfa
+    verify` judges), 1 when not (files are still written), 2 on bad input.
     """
     from rnn2dfa.models.device import default_device
     from rnn2dfa.pipeline import run_pipeline
 
-    get_language(language)  # an unknown name fails here, before any progress display
+    if task == "accept":
+        get_language(language)  # an unknown name fails here, before any progress display
+    else:
+        from rnn2dfa.train.labels import resolve_machine_language
+
+        with options_for(task="--task", language="--language"):
+            resolve_machine_language(language, task)
     ctx = click.get_current_context()
     if ctx.get_parameter_source("outdir") is click.core.ParameterSource.DEFAULT:
         _keep_default_folder(outdir)
     cfg = RunConfig(language=language, cell=cell, hidden=hidden, layers=layers, method=method,
                     seed=seed, epochs=epochs, train_time_limit=time_limit,
-                    extract_time_limit=time_limit, show_sink=show_sink,
-                    threads=threads(),  # --threads
+                    extract_time_limit=time_limit, show_sink=show_sink, task=task,
+                    threads=threads(),  # the global --threads
                     device=str(default_device()))  # --device
     bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                    TimeElapsedColumn(), console=err, transient=False)
@@ -208,8 +231,8 @@ def run_cmd(
 
 
 #: Every file `run` may write into its folder (rnn2dfa.pipeline).
-RUN_FILES = ("model.pt", "dfa.json", "dfa.svg", "dfa.dot", "agreement.svg", "hypotheses.svg",
-             "report.json", "report.md")
+RUN_FILES = ("model.pt", "dfa.json", "dfa.svg", "dfa.dot", "machine.json", "machine.svg",
+             "machine.dot", "agreement.svg", "hypotheses.svg", "report.json", "report.md")
 
 
 def _keep_default_folder(outdir: str) -> None:

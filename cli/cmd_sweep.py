@@ -116,6 +116,9 @@ def _summary(result: Any) -> None:
 @click.option("--layers", metavar="LIST", help="e.g. 1,2")
 @click.option("--seeds", metavar="LIST", help="e.g. 0,1,2 or 0-9")
 @click.option("--methods", metavar="LIST", help="e.g. lstar,kmeans,partition")
+@click.option("--task", type=click.Choice(("accept", "classify-k", "tag")),
+              help="What the networks answer, as run --task: accept/reject (DFAs, the "
+                   "default), classify-k or tag (Moore or Mealy machines; -l mod3, depth3).")
 @click.option("--epochs", type=click.IntRange(1), help="Training epoch budget (default 400).")
 @click.option("--max-length", "train_max_length", type=click.IntRange(1),
               help="Training words have lengths 0..N (default 30).")
@@ -138,7 +141,8 @@ def _summary(result: Any) -> None:
 def sweep_cmd(outdir: str, preset_name: str | None, config: str | None,
               languages: str | tuple[str, ...] | None,
               cells: str | None, hidden: str | None, layers: str | None, seeds: str | None,
-              methods: str | None, epochs: int | None, train_max_length: int | None,
+              methods: str | None, task: str | None, epochs: int | None,
+              train_max_length: int | None,
               train_time_limit: float | None, extract_time_limit: float | None,
               workers: int | None, use_ray: bool, ray_address: str | None,
               retry_failed: bool, as_json: bool) -> None:
@@ -176,7 +180,7 @@ def sweep_cmd(outdir: str, preset_name: str | None, config: str | None,
         config, preset_name,
         {"languages": languages, "cells": cells, "hidden": hidden, "layers": layers,
          "seeds": seeds, "methods": methods},
-        {"epochs": epochs, "train_max_length": train_max_length,
+        {"task": task, "epochs": epochs, "train_max_length": train_max_length,
          "train_time_limit": train_time_limit, "extract_time_limit": extract_time_limit})
     from rnn2dfa.models.device import default_device
 

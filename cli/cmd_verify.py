@@ -235,7 +235,8 @@ def verify_cmd(
         raise InputError("--data goes with a PDFA file (rnn2dfa.pdfa/1)", path=dfa_file)
     from rnn2dfa.automata.io import load_dfa
     from rnn2dfa.render.plots import PLOT_FORMATS, plot_agreement
-    from rnn2dfa.verify import DEFAULT_BUCKETS, resolve_truth, verify
+    from rnn2dfa.verify import resolve_truth
+    from rnn2dfa.verify.check import VerifySettings, check
 
     refuse_time_limit_alone(acceptor_spec, time_limit)
     if acceptor_spec is not None:  # your own code as the network
@@ -282,16 +283,13 @@ def verify_cmd(
         from rnn2dfa.fileio import read_words
 
         words = read_words(words_file, acceptor.alphabet)
-    buckets = tuple((lo, min(hi, max_word_length)) for lo, hi in DEFAULT_BUCKETS
-                    if lo <= max_word_length)
     status = (err.status("comparing with the network...")
               if not as_json and acceptor is not None else contextlib.nullcontext())
+    settings = VerifySettings(max_length, max_word_length, samples, threshold, seed)
     with status:
-        report = verify(dfa, truth=truth, acceptor=acceptor, dfa_name=dfa_file,
-                        model_name=model_file, max_length=max_length, buckets=buckets,
-                        per_bucket=samples, threshold=threshold, seed=seed,
-                        threads=threads(), source=dfa_file, words=words,
-                        trust_exact_truth=False)  # with --model the network is judged too
+        report = check(dfa, truth=truth, network=acceptor, name=dfa_file,
+                       model_name=model_file, settings=settings, threads=threads(),
+                       source=dfa_file, words=words)
     if plot_file is not None:
         plot_agreement(report, plot_file)
     if as_json:
@@ -474,32 +472,26 @@ def verify_machine_file(ctx: click.Context) -> None:
     if model_file is not None:
         from rnn2dfa.models.device import default_device, place
         from rnn2dfa.models.io import load_model
-        from rnn2dfa.models.labeller import is_labeller
 
         labeller, meta = load_model(model_file)
         place(labeller, default_device())  # --device
-        if not is_labeller(labeller):
-            raise InputError("is an accept/reject network, not a k-class classifier or tagger: "
-                             "verify a DFA against it", path=model_file)
     words = None
-    if p["words_file"] is not None:
+    if p["words_file"] is not None and labeller is not None:
         from rnn2dfa.fileio import read_words
 
         words = read_words(p["words_file"], labeller.alphabet)
-    from rnn2dfa.verify.machine import DEFAULT_BUCKETS, verify_machine
+    from rnn2dfa.verify.check import VerifySettings, check
 
-    mwl = p["max_word_length"]
-    buckets = tuple((lo, min(hi, mwl)) for lo, hi in DEFAULT_BUCKETS if lo <= mwl)
+    settings = VerifySettings(p["max_length"], p["max_word_length"], p["samples"],
+                              p["threshold"], p["seed"])
     as_json = p["as_json"]
     status = (err.status("comparing with the network...")
               if not as_json and labeller is not None else contextlib.nullcontext())
     truth_option = "--truth-file" if truth_file is not None else "-l/--truth"
     with status, options_for(truth=truth_option, model="--model"):
-        report = verify_machine(machine, truth=truth, truth_name=label, labeller=labeller,
-                                machine_name=machine_file, model_name=model_file,
-                                max_length=p["max_length"], buckets=buckets,
-                                per_bucket=p["samples"], threshold=p["threshold"],
-                                seed=p["seed"], words=words, source=machine_file)
+        report = check(machine, truth=truth, truth_name=label, network=labeller,
+                       name=machine_file, model_name=model_file, settings=settings,
+                       words=words, source=machine_file)
     if as_json:
         emit_json(report.to_dict())
     else:

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rnn2dfa.lazy import lazy_exports
-
-__version__ = "0.1.0"
+from rnn2dfa.lazy import api_package, lazy_exports
+from rnn2dfa.version import __version__ as __version__
 
 _WHERE = {name: "api" for name in (
     "as_model", "compile", "difference", "draw", "equivalent", "extract", "from_aalpy",
@@ -22,7 +21,8 @@ _WHERE = {name: "api" for name in (
 _WHERE.update({"DFA": "automata.dfa", "Machine": "automata.machine",
                "ExtractionResult": "extract.result"})
 #: Three API names are also packages: the package itself is returned, callable as the
-#: function (rnn2dfa.lazy.callable_package), so the name means one thing whenever asked.
+#: function (rnn2dfa.lazy.callable_package, wired below by api_package), so the name means
+#: one thing whenever asked.
 _PACKAGES = ("compile", "extract", "verify")
 
 __all__ = [
@@ -48,6 +48,29 @@ __all__ = [
 assert sorted(__all__) == sorted(_WHERE)
 
 _getattr, __dir__ = lazy_exports(__name__, _WHERE, globals())
+
+
+# What the three callable packages answer to, by reference (imported on the first call).
+def _extract(*args: object, **kwargs: object) -> object:
+    from rnn2dfa.api import extract
+
+    return extract(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def _verify(*args: object, **kwargs: object) -> object:
+    from rnn2dfa.api import verify
+
+    return verify(*args, **kwargs)  # type: ignore[arg-type]
+
+
+def _compile(*args: object, **kwargs: object) -> object:
+    from rnn2dfa.api import compile
+
+    return compile(*args, **kwargs)  # type: ignore[arg-type]
+
+
+for _name, _call in (("compile", _compile), ("extract", _extract), ("verify", _verify)):
+    api_package(f"{__name__}.{_name}", _call)
 
 
 def __getattr__(name: str) -> object:

@@ -149,28 +149,20 @@ def _words(words: Sequence[Sequence[int] | str], alphabet: Sequence[str]) -> tup
 # ----------------------------------------------------------------------------- checking
 def _automaton(a: Any) -> Any:
     """An automaton from what a user holds: itself, a result's, or a file's."""
-    if hasattr(a, "automaton") and hasattr(a, "record"):
+    if hasattr(a, "automaton") and hasattr(a, "finished"):  # an extraction's result
         return a.automaton
     if isinstance(a, str | os.PathLike):
         return load(a)
     return a
 
 
-def truth(name: str) -> Automaton:
-    """The ground-truth automaton of a named language (`rnn2dfa languages`): a DFA, or a
-    Moore/Mealy machine (mod3, protocol4, depth3, tag-NAME)."""
-    from rnn2dfa.languages import get_language, language_names
-    from rnn2dfa.languages.machines import get_machine_language, machine_language_names
+def truth(name: str, max_length: int | None = None) -> Any:
+    """The ground truth of a listed name (`rnn2dfa languages`; `rnn2dfa truth NAME` writes
+    the same): a DFA, a Moore/Mealy machine (mod3, depth3, tag-NAME) or a PDFA (reber,
+    rpdfa-N-K-SEED); a non-regular language's DFA exact up to `max_length`."""
+    from rnn2dfa.catalog import ground_truth
 
-    if name in language_names():
-        lang = get_language(name)
-        if lang.dfa is None:
-            raise InputError(f"{name} is not regular: it has no DFA (see rnn2dfa languages)",
-                             param="name")
-        return lang.dfa
-    if name in machine_language_names():
-        return get_machine_language(name).machine
-    raise InputError(f"unknown language {name!r} (see rnn2dfa languages)", param="name")
+    return ground_truth(name, max_length).automaton
 
 
 def verify(automaton: Any, *, model: Any = None, truth: Any = None,
@@ -181,9 +173,15 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
     the model by length bucket and on each answer of the network (uniform, balanced,
     near-miss and pumped words, and yours). A result's own model is asked as `extract` read
     it; another plain module is read with the IMPORT_KEYWORDS given here. The report's
-    `passed` and `verdict` say it in one line; other `options` are `verify.verify`'s
-    (`threshold`, `per_bucket`, `seed`, ...); `device` as for `extract`."""
+    `passed` and `verdict` say it in one line, as `rnn2dfa verify` does with the same
+    defaults (`options`: `verify.check.VerifySettings`'s `max_length`, `max_word_length`,
+    `samples` (old name `per_bucket`), `threshold`, `seed`; and `threads`); `device` as for
+    `extract`."""
+    from rnn2dfa.verify.check import VerifySettings, check, resolve
+
     a = _automaton(automaton)
+    if _pdfa(a):
+        return _verify_pdfa(automaton, a, model, truth, words, **options)
     how = _import_options(options, device)
     if model is not None and model is getattr(automaton, "source", None):
         net = automaton.network  # the model the result came from, read as it was then
@@ -195,47 +193,40 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
         from rnn2dfa.models.device import place
 
         place(net, device)
-    if isinstance(a, Machine):
-        from rnn2dfa.verify.machine import verify_machine
-
-        t = _truth_machine(truth)
-        mine = None if words is None or net is None else _words(words, net.alphabet)
-        return verify_machine(a, truth=t, truth_name=_truth_name(truth), labeller=net,
-                              words=mine, **options)
-    from rnn2dfa.verify import verify as run
-
-    t = _truth_dfa(truth, a.alphabet)
+    if "per_bucket" in options:
+        options["samples"] = options.pop("per_bucket")
+    settings = VerifySettings(**{k: options.pop(k) for k in VerifySettings.__dataclass_fields__
+                                 if k in options})
+    t, name = resolve(truth, a, settings.max_length)
     mine = None if words is None else _words(words, (net or a).alphabet)
-    return run(a, truth=t, acceptor=net, words=mine, **options)
+    path = _path(automaton)
+    return check(a, truth=t, truth_name=name, network=net, words=mine, settings=settings,
+                 name=path, model_name=_path(model), source=path, **options)
 
 
-def _truth_name(t: Any) -> str | None:
-    return t if isinstance(t, str) else None
+def _pdfa(a: Any) -> bool:
+    from rnn2dfa.verify.check import is_pdfa
+
+    return is_pdfa(a)
 
 
-def _truth_machine(t: Any) -> Machine | None:
-    if t is None or isinstance(t, Machine):
-        return t
-    found = truth(t)
-    if not isinstance(found, Machine):
-        raise InputError(f"{t} is a language of words, not of outputs", param="truth")
-    return found
+def _verify_pdfa(given: Any, a: Any, model: Any, truth: Any, words: Any,
+                 seed: int = 0, samples: int | None = None) -> Any:
+    """A PDFA (or a PDFA result) as `rnn2dfa verify PDFA.json` checks it."""
+    from rnn2dfa.verify.check import check_pdfa
+
+    if words is not None:
+        raise InputError("a PDFA is tested on sequences sampled from the model or the "
+                         "truth here; give your own test sequences to `rnn2dfa verify` "
+                         "(a file)", param="words")
+    if model is not None and model is getattr(given, "source", None):
+        model = given.network if given.network is not None else model
+    return check_pdfa(_path(given) or a, truth=truth, network=model, seed=seed,
+                      samples=samples)
 
 
-def _truth_dfa(t: Any, alphabet: Sequence[str]) -> Any:
-    from rnn2dfa.verify.truth import resolve_truth, truth_from_regex
-
-    if t is None:
-        return None
-    if isinstance(t, DFA):
-        from rnn2dfa.verify.truth import Truth
-
-        return Truth(str(t.extra.get("name") or "the truth"), t, True)
-    from rnn2dfa.languages import language_names
-
-    if isinstance(t, str) and t in language_names():
-        return resolve_truth(name=t)
-    return truth_from_regex(str(t), tuple(alphabet))
+def _path(x: Any) -> str | None:
+    return os.fspath(x) if isinstance(x, str | os.PathLike) else None
 
 
 def minimize(a: Any) -> Automaton:
@@ -251,10 +242,11 @@ def equivalent(a: Any, b: Any) -> bool:
 def difference(a: Any, b: Any) -> tuple[int, ...] | None:
     """A shortest word on which two automata differ, or None."""
     x, y = _automaton(a), _automaton(b)
-    if isinstance(x, DFA) and isinstance(y, DFA):
+    kinds = {getattr(x, "family", None), getattr(y, "family", None)}
+    if kinds == {"dfa"}:
         return x.counterexample(y)
-    if isinstance(x, Machine) and isinstance(y, Machine):
-        return x.difference(y)
+    if kinds <= {"moore", "mealy"}:
+        return x.difference(y)  # a Moore and a Mealy machine: refused there
     raise InputError("a DFA and a Moore/Mealy machine cannot be compared")
 
 
@@ -265,77 +257,51 @@ def load(path: str | os.PathLike[str], *, complete: str | None = None,
     a DFA or machine in DOT (AALpy's or LearnLib's). A partial machine in DOT is refused
     unless `complete` is "sink" or "self-loop" (the added transitions emit
     `complete_output`; see `automata.machine_dot`)."""
-    path = str(path)
-    if path.endswith((".dot", ".gv")):
-        from rnn2dfa.automata.dot_io import dfa_from_dot
-        from rnn2dfa.automata.machine_dot import dot_kind, machine_from_dot
-        from rnn2dfa.fileio import read_text
+    from rnn2dfa.files import load as read
 
-        text = read_text(path, "a DOT file")
-        kind = dot_kind(text)
-        if kind == "dfa":
-            return dfa_from_dot(text, source=path)
-        return machine_from_dot(text, kind, source=path, complete=complete,
-                                complete_output=complete_output)
-    from rnn2dfa.automata.machine_io import file_format, load_machine
-
-    fmt = file_format(path)
-    if fmt is not None and fmt.startswith(("rnn2dfa.moore", "rnn2dfa.mealy")):
-        return load_machine(path)
-    if fmt is not None and fmt.startswith("rnn2dfa.pdfa"):
-        from rnn2dfa.pdfa import load_pdfa
-
-        return load_pdfa(path)
-    from rnn2dfa.automata.io import load_dfa
-
-    return load_dfa(path)
+    return read(path, complete=complete, complete_output=complete_output)
 
 
 def save(obj: Any, path: str | os.PathLike[str]) -> None:
     """Write an automaton (or a result's) to a file, atomically: JSON for a DFA, a machine
     or a PDFA; a model (rnn2dfa's own, or one `as_model` imported) as a model file."""
     a = _automaton(obj)
-    if isinstance(a, DFA):
-        from rnn2dfa.automata.io import save_dfa
-
-        save_dfa(a, path)
-    elif isinstance(a, Machine):
-        from rnn2dfa.automata.machine_io import save_machine
-
-        save_machine(a, path)
-    elif type(a).__name__ == "PDFA":
-        from rnn2dfa.pdfa import save_pdfa
-
-        save_pdfa(a, path)
-    else:
+    if _is_model(a):
         from rnn2dfa.models.io import save_model
 
         save_model(getattr(a, "acceptor", a), path, {})
+        return
+    from rnn2dfa.files import save as write
+
+    write(a, path)
+
+
+def _is_model(a: Any) -> bool:
+    """A network (rnn2dfa's own, or what `as_model` returned), not an automaton."""
+    return hasattr(a, "acceptor") or hasattr(a, "initial_state")
 
 
 def draw(a: Any, path: str | os.PathLike[str] | None = None, *, word: str | None = None,
          **options: Any) -> Any:
-    """The Graphviz graph of an automaton (shown inline in Jupyter); with `path`, written as
-    .svg, .png, .pdf or .dot (`rnn2dfa.render`); `word` highlights its path."""
+    """The Graphviz graph of an automaton, a PDFA or a result (shown inline in Jupyter);
+    with `path`, written as .svg, .png, .pdf or .dot (`render.family`); `word` highlights
+    its path."""
+    from rnn2dfa.render.family import drawing, render
+
     x = _automaton(a)
     parsed = None if word is None else x.encode(word)
+    if parsed is not None:
+        options["word"] = parsed
     if path is not None:
-        from rnn2dfa.render import render_dfa
-        from rnn2dfa.render.machine import render_machine
-
-        fn = render_dfa if isinstance(x, DFA) else render_machine
-        return fn(x, path, word=parsed, **options).graph
-    from rnn2dfa.automata.draw import draw_dfa, draw_machine
-
-    fn2 = draw_dfa if isinstance(x, DFA) else draw_machine
-    return fn2(x, word=parsed, **options).graph
+        return render(x, path, **options).graph
+    return drawing(x, **options).graph
 
 
 def compile(dfa: Any, activation: str = "relu") -> Any:  # noqa: A001 - the command's name
     """The integer-weight network of a DFA (Minsky's construction) or a Moore/Mealy
     machine: a controlled test bed for extraction."""
     a = _automaton(dfa)
-    if isinstance(a, Machine):
+    if a.family != "dfa":
         from rnn2dfa.compile.machine import compile_machine
 
         return compile_machine(a, activation)
@@ -365,22 +331,20 @@ def to_aalpy(a: Any) -> Any:
         )
     except ImportError:
         raise InputError("AALpy is not installed (pip install aalpy)") from None
-    n = x.n_states
-    if isinstance(x, DFA):
+    n, kind = x.n_states, x.family
+    if kind == "dfa":
         states: list[Any] = [DfaState(f"q{q}", bool(x.accepting[q])) for q in range(n)]
-    elif x.kind == "moore":
+    elif kind == "moore":
         states = [MooreState(f"q{q}", x.outputs[int(x.labels[q])]) for q in range(n)]
     else:
         states = [MealyState(f"q{q}") for q in range(n)]
     for q, state in enumerate(states):
         for i, symbol in enumerate(x.alphabet):
             state.transitions[symbol] = states[int(x.transitions[q, i])]
-            if isinstance(x, Machine) and x.kind == "mealy":
+            if kind == "mealy":
                 state.output_fun[symbol] = x.outputs[int(x.labels[q, i])]
     start = states[x.start]
-    if isinstance(x, DFA):
-        return Dfa(start, states)
-    return (MooreMachine if x.kind == "moore" else MealyMachine)(start, states)
+    return {"dfa": Dfa, "moore": MooreMachine, "mealy": MealyMachine}[kind](start, states)
 
 
 def from_aalpy(model: Any, alphabet: Sequence[str] | None = None) -> Automaton:

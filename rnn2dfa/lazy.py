@@ -28,18 +28,27 @@ def lazy_exports(
     return __getattr__, __dir__
 
 
-def callable_package(name: str, target: str) -> None:
-    """Make the package `name` callable as the API function `target` ("module:function"):
-    `rnn2dfa.extract` is both the package (`rnn2dfa.extract.registry`) and, called, the
-    API's `extract` (Python sets a parent's attribute to its subpackage on import, so a
-    function of the same name would be replaced by the package whenever it is imported)."""
+#: The API function each callable package answers to, set by the package root
+#: (`rnn2dfa/__init__.py`, which imports the API downwards): {package name: function}.
+_CALLS: dict[str, Callable[..., Any]] = {}
+
+
+def api_package(name: str, function: Callable[..., Any]) -> None:
+    """Declare (from the package root) that the package `name` called is `function`."""
+    _CALLS[name] = function
+
+
+def callable_package(name: str) -> None:
+    """Make the package `name` callable as the API function its root declared
+    (`api_package`): `rnn2dfa.extract` is both the package (`rnn2dfa.extract.registry`) and,
+    called, the API's `extract` (Python sets a parent's attribute to its subpackage on
+    import, so a function of the same name would be replaced by the package whenever it is
+    imported). The package names no API module: the root, above both, wires them."""
     import sys
     import types
 
-    module_name, _, function = target.partition(":")
-
     class CallablePackage(types.ModuleType):
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
-            return getattr(importlib.import_module(module_name), function)(*args, **kwargs)
+            return _CALLS[name](*args, **kwargs)
 
     sys.modules[name].__class__ = CallablePackage

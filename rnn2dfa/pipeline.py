@@ -15,17 +15,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, ExtractOptions, LStarOptions
 from rnn2dfa.extract.registry import for_trained_networks
 from rnn2dfa.extract.result import ExtractionResult
 from rnn2dfa.fileio import json_default_or_str
 from rnn2dfa.train import TrainConfig
-
-if TYPE_CHECKING:  # verify imports torch; `rnn2dfa run --help` reads RunConfig without it
-    from rnn2dfa.verify.report import VerifyReport
 
 #: Progress callback: called with {"stage": ..., and the stage's live numbers}.
 Progress = Callable[[dict[str, Any]], None]
@@ -54,6 +50,9 @@ class RunConfig:
     # the network (models.threads); None leaves torch's setting alone
     threads: int | str | None = 1
     device: str = "cpu"  # where the network trains and is asked ("auto": a GPU if any)
+    #: "accept" (a DFA), "classify-k" (a Moore machine) or "tag" (a Mealy machine): what
+    #: the network answers, so what is extracted, verified and drawn
+    task: str = "accept"
 
 
 @dataclass
@@ -65,8 +64,9 @@ class RunResult:
     config: RunConfig
     training: Any  # rnn2dfa.train TrainSummary
     extraction: ExtractionResult
-    dfa: DFA  # minimized, canonical
-    verification: VerifyReport
+    dfa: Any  # the automaton (a DFA; a Moore or Mealy machine for a labelling task),
+    # minimized, canonical
+    verification: Any  # a VerifyReport (a MachineVerifyReport for a machine)
     seconds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     sink_hidden: bool = False
@@ -80,7 +80,7 @@ class RunResult:
         return {
             "method": ex.method,
             "finished": ex.finished,
-            "states_extracted": ex.dfa.n_states,
+            "states_extracted": ex.automaton.n_states,
             "states_minimal": self.dfa.n_states,
             "hypothesis_sizes": list(ex.hypothesis_sizes),
             "message": ex.message,
@@ -114,7 +114,7 @@ def extraction_options(cfg: RunConfig) -> ExtractOptions:
     opts = plan_options(cfg.method, ExtractOptions(
         seed=cfg.seed, time_limit=cfg.extract_time_limit,
         max_states=getattr(m.options, "max_states", None)))
-    if m.wants_language_words(opts):
+    if cfg.task == "accept" and m.wants_language_words(opts):
         opts = replace(opts, words=language_words(cfg.language, DEFAULT_MAX_LENGTH,
                                                   seed=cfg.seed))
     return opts
@@ -147,23 +147,31 @@ def train_stage(cfg: RunConfig, book: Book) -> tuple[Any, Any]:
     from rnn2dfa.models.io import save_model
     from rnn2dfa.train import TrainConfig, model_metadata, train_model
 
-    lang = get_language(cfg.language)
     with book.stage("train", epochs=cfg.epochs):
         tcfg = TrainConfig(cell=cfg.cell, hidden=cfg.hidden, layers=cfg.layers,
                            max_length=cfg.train_max_length, epochs=cfg.epochs,
                            time_limit=cfg.train_time_limit, seed=cfg.seed,
                            device=cfg.device,
                            threads=1 if cfg.threads is None else cfg.threads)
-        model, summary = train_model(
-            language=lang, config=tcfg,
-            progress=lambda d: book.progress({"stage": "train", **d}))
+        if cfg.task != "accept":
+            from rnn2dfa.train.labels import labeller_metadata, train_labeller
+
+            model, summary = train_labeller(
+                cfg.language, task=cfg.task, config=tcfg,
+                progress=lambda d: book.progress({"stage": "train", **d}))
+            metadata = labeller_metadata(summary)
+        else:
+            model, summary = train_model(
+                language=get_language(cfg.language), config=tcfg,
+                progress=lambda d: book.progress({"stage": "train", **d}))
+            metadata = model_metadata(summary)
         if not summary.converged:
             book.notes.append(
                 f"training stopped by {summary.stopped} at {summary.train_accuracy:.2%} "
                 "training accuracy"
-                + ("; the extracted DFA describes this imperfect network"
+                + ("; the extracted automaton describes this imperfect network"
                    if summary.train_accuracy < 1.0 else " (every training word right)"))
-        save_model(model, book.folder / "model.pt", model_metadata(summary))
+        save_model(model, book.folder / "model.pt", metadata)
         book.files["model"] = "model.pt"
     return model, summary
 
@@ -182,7 +190,7 @@ def extract_stage(model: Any, cfg: RunConfig, options: ExtractOptions,
             book.notes.append(f"extraction ({cfg.method}): {result.message}")
         elif not result.finished:
             book.notes.append(
-                f"extraction ({cfg.method}) stopped early; the DFA is its last hypothesis"
+                f"extraction ({cfg.method}) stopped early; the automaton is its last hypothesis"
                 + (f": {result.message}" if result.message else "")
             )
         elif result.message:
@@ -190,35 +198,45 @@ def extract_stage(model: Any, cfg: RunConfig, options: ExtractOptions,
     return result
 
 
-def minimize_stage(result: ExtractionResult, cfg: RunConfig, book: Book) -> DFA:
-    """3. Minimize (methods return minimal DFAs; DFA.minimize remembers, so this and verify's
-    own minimization cost nothing more), name it, write dfa.json."""
-    from rnn2dfa.automata.io import save_dfa
+def minimize_stage(result: ExtractionResult, cfg: RunConfig, book: Book) -> Any:
+    """3. Minimize (methods return minimal automata; minimize remembers, so this and
+    verify's own minimization cost nothing more), name it, write dfa.json (machine.json for
+    a Moore or Mealy machine)."""
+    from rnn2dfa.files import save
 
-    with book.stage("minimize", states=result.dfa.n_states):
-        dfa = result.dfa.minimize().with_extra(
+    with book.stage("minimize", states=result.automaton.n_states):
+        dfa = result.automaton.minimize().with_extra(
             name=f"{cfg.language} ({cfg.cell}, {cfg.method})",
             provenance={"language": cfg.language, "cell": cfg.cell, "hidden": cfg.hidden,
                         "method": cfg.method, "seed": cfg.seed},
             stats=json.loads(json.dumps(dict(result.stats), default=json_default_or_str)),
         )
-        save_dfa(dfa, book.folder / "dfa.json")
-        book.files["dfa"] = "dfa.json"
+        name = _stem(dfa) + ".json"
+        save(dfa, book.folder / name)
+        book.files["dfa"] = name
     return dfa
 
 
-def verify_stage(dfa: DFA, model: Any, cfg: RunConfig, book: Book) -> VerifyReport:
-    """4. Verify against the language's ground truth and against the network."""
-    from rnn2dfa.verify import truth_from_language, verify
+def _stem(a: Any) -> str:
+    """The run's automaton files: dfa.json and dfa.svg, machine.* for a machine."""
+    return "dfa" if a.family == "dfa" else "machine"
+
+
+def verify_stage(dfa: Any, model: Any, cfg: RunConfig, book: Book) -> Any:
+    """4. Verify against the language's ground truth and against the network: the one
+    verify (`verify.check`), as `rnn2dfa verify` would."""
+    from rnn2dfa.verify.check import VerifySettings, check, resolve
 
     with book.stage("verify"):
-        return verify(
-            dfa, truth=truth_from_language(cfg.language, cfg.verify_max_length),
-            acceptor=model, dfa_name="the extracted DFA", model_name="model.pt",
-            max_length=cfg.verify_max_length, per_bucket=cfg.verify_per_bucket, seed=cfg.seed)
+        truth, name = resolve(cfg.language, dfa, cfg.verify_max_length)
+        what = "DFA" if dfa.family == "dfa" else f"{dfa.family.capitalize()} machine"
+        return check(dfa, truth=truth, truth_name=name, network=model,
+                     name=f"the extracted {what}", model_name="model.pt", threads=1,
+                     settings=VerifySettings(max_length=cfg.verify_max_length,
+                                             samples=cfg.verify_per_bucket, seed=cfg.seed))
 
 
-def render_stage(dfa: DFA, result: ExtractionResult, verification: VerifyReport,
+def render_stage(dfa: Any, result: ExtractionResult, verification: Any,
                  cfg: RunConfig, book: Book) -> bool:
     """5. Draw dfa.svg (dfa.dot and a note without Graphviz), agreement.svg and, for several
     hypotheses, hypotheses.svg. Returns whether the sink state was left out."""
@@ -230,19 +248,24 @@ def render_stage(dfa: DFA, result: ExtractionResult, verification: VerifyReport,
         plot_agreement,
         write_drawing,
     )
+    from rnn2dfa.render.family import drawing as draw
 
+    stem = _stem(dfa)
     with book.stage("render", states=dfa.n_states):
-        drawing = draw_dfa(dfa, show_sink=cfg.show_sink,
-                           title=f"{cfg.language}: {cfg.cell} network, {cfg.method} extraction")
+        title = f"{cfg.language}: {cfg.cell} network, {cfg.method} extraction"
+        drawing = (draw_dfa(dfa, show_sink=cfg.show_sink, title=title) if stem == "dfa"
+                   else draw(dfa, title=title))
         try:
-            write_drawing(drawing, book.folder / "dfa.svg", "svg")
-            book.files["svg"] = "dfa.svg"
+            write_drawing(drawing, book.folder / f"{stem}.svg", "svg")
+            book.files["svg"] = f"{stem}.svg"
         except RenderError as exc:
-            book.files["dot"] = "dfa.dot"
+            book.files["dot"] = f"{stem}.dot"
             hint = f" ({INSTALL_HINT})" if isinstance(exc, GraphvizMissing) else ""
-            book.notes.append(f"dfa.svg was not drawn: {exc.reason}; wrote dfa.dot instead{hint}")
-        plot_agreement(verification, book.folder / "agreement.svg")
-        book.files["plot"] = "agreement.svg"
+            book.notes.append(f"{stem}.svg was not drawn: {exc.reason}; wrote {stem}.dot "
+                              f"instead{hint}")
+        if stem == "dfa":  # the agreement plot reads a DFA's report
+            plot_agreement(verification, book.folder / "agreement.svg")
+            book.files["plot"] = "agreement.svg"
         curve = result.stats.get("size_error_curve")
         if curve and len(curve) > 1:
             from rnn2dfa.render.plots import plot_size_error
@@ -296,7 +319,12 @@ def run_pipeline(
     from rnn2dfa.models.threads import torch_threads
 
     cfg = config or RunConfig()
-    get_language(cfg.language)  # fail fast on a bad name
+    if cfg.task == "accept":
+        get_language(cfg.language)  # fail fast on a bad name
+    else:
+        from rnn2dfa.train.labels import resolve_machine_language
+
+        resolve_machine_language(cfg.language, cfg.task)
     # a method that cannot run on a trained network (exact: integer weights and
     # saturated-linear units, Theorem 4.5) is refused before training, not after
     options = extraction_options(cfg)

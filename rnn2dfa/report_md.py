@@ -48,10 +48,13 @@ def report_markdown(run: RunResult) -> str:
         f"**{ver.verdict}.**",
         "",
     ]
+    machine = run.dfa.family != "dfa"
     if "svg" in run.files:
-        parts += ["![the extracted DFA](dfa.svg)", ""]
+        name = Path(run.files["svg"]).name
+        parts += [f"![the extracted {'machine' if machine else 'DFA'}]({name})", ""]
     parts += [
-        "Start arrow on the left; double circles accept"
+        ("Start arrow on the left; outputs in the states (Moore) or on the edges (Mealy)"
+         if machine else "Start arrow on the left; double circles accept")
         + ("; the rejecting sink state is not drawn" if run.sink_hidden else "")
         + ". Files: " + ", ".join(
             f"`{Path(p).name}`" for p in run.files.values()
@@ -88,7 +91,9 @@ def report_markdown(run: RunResult) -> str:
                   "![hypotheses](hypotheses.svg)", ""]
     parts += ["## Verification", ""]
     cmp = ver.truth
-    if cmp is not None:
+    if machine:
+        parts += _machine_verification(ver)
+    elif cmp is not None:
         rows = [["truth", cmp.truth + ("" if cmp.truth_exact else " (bounded: not regular)")],
                 ["equivalent" if cmp.truth_exact else f"equal up to length {cmp.max_length}",
                  "yes" if cmp.agrees else "**no**"],
@@ -112,7 +117,7 @@ def report_markdown(run: RunResult) -> str:
         if cmp.note:
             parts += [f"> {cmp.note}", ""]
     net = ver.network
-    if net is not None:
+    if net is not None and not machine:
         parts += [
             f"Agreement with the network on sampled words up to length "
             f"{max(b.hi for b in net.buckets)} (network error beside the DFA's error, after "
@@ -135,7 +140,32 @@ def report_markdown(run: RunResult) -> str:
                + [["total", f"{total:.1f}"]]),
         "",
         f"Reproduce: `rnn2dfa run --language {cfg.language} --cell {cfg.cell} "
-        f"--method {cfg.method} --seed {cfg.seed}`",
+        f"--method {cfg.method} --seed {cfg.seed}"
+        + ("" if cfg.task == "accept" else f" --task {cfg.task}") + "`",
         "",
     ]
     return "\n".join(parts)
+
+
+def _machine_verification(ver: Any) -> list[str]:
+    """The verification of a Moore or Mealy machine (`verify.machine.MachineVerifyReport`)."""
+    parts: list[str] = []
+    cmp, net = ver.truth, ver.network
+    if cmp is not None:
+        rows = [["truth", f"{cmp.truth} ({cmp.kind} machine)"],
+                ["equivalent", "yes" if cmp.equivalent else "**no**"],
+                ["states (machine / truth, minimal)",
+                 f"{cmp.machine_minimal_states} / {cmp.truth_states}"]]
+        if cmp.counterexample is not None:
+            rows.append(["shortest word with a different output", f"`{cmp.counterexample}`"])
+        parts += [_table(["", ""], rows), ""]
+    if net is not None:
+        has_truth = net.network_error is not None
+        head = ["lengths", "sample", "words", "machine = network"]
+        head += ["network error", "machine error"] if has_truth else []
+        rows = [[f"{b.lo}–{b.hi}", b.sample, str(b.words), _pct(b.agreement)]
+                + ([_pct(b.network_error), _pct(b.machine_error)] if has_truth else [])
+                for b in net.buckets]
+        parts += ["Agreement with the network on sampled words (class-balanced and uniform):",
+                  "", _table(head, rows), ""]
+    return parts

@@ -1,7 +1,7 @@
 """Words as symbol-index sequences: parsing from text, formatting, and padding into batches.
 
 A word on the command line is its symbols joined with nothing when every symbol of the
-alphabet is one character long, otherwise its symbols separated by spaces (DESIGN.md).
+alphabet is one character long, otherwise its symbols separated by spaces (docs/formats.md).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ Word = tuple[int, ...]
 
 #: How the empty word is written on the command line and in reports.
 EMPTY_WORD_TEXT = "ε"
+#: Printed name of a PDFA's end-of-sequence symbol.
+EOS_TEXT = "$"
 
 
 def single_char(alphabet: Sequence[str]) -> bool:

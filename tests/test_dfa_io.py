@@ -13,7 +13,7 @@ from rnn2dfa.automata import DFA, dfa_from_dict, dfa_to_dict, load_dfa, save_dfa
 from rnn2dfa.automata.io import FORMAT, dumps, loads
 from rnn2dfa.errors import DFAFormatError, InputError
 
-#: The example file of DESIGN.md.
+#: The example file of docs/formats.md.
 DESIGN_EXAMPLE = {
     "format": "rnn2dfa.dfa/1",
     "alphabet": ["0", "1"],
@@ -24,7 +24,7 @@ DESIGN_EXAMPLE = {
 
 
 def variant(**changes) -> str:
-    """The DESIGN.md example with keys replaced (or removed when the value is ...)."""
+    """The docs/formats.md example with keys replaced (or removed when the value is ...)."""
     data = dict(DESIGN_EXAMPLE)
     for key, value in changes.items():
         if value is ...:

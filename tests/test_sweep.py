@@ -267,3 +267,36 @@ def test_ray_address_that_does_not_answer_is_one_line(tmp_path):
     assert res.exit_code == 2
     assert res.output.strip().count("\n") == 0
     assert "cannot reach the Ray cluster at 127.0.0.1:9" in res.output
+
+
+def test_task_with_a_language_of_another_kind_is_refused(tmp_path):
+    out = tmp_path / "out"
+    for args in (["--task", "tag", "-l", "mod3"], ["--task", "classify-k", "-l", "tomita3"]):
+        res = CliRunner().invoke(cli, ["sweep", *args, "-o", str(out)])
+        assert res.exit_code == 2, res.output
+        assert not out.exists()
+    config = tmp_path / "sweep.toml"
+    config.write_text("[settings]\ntask = 3\n", encoding="utf-8")
+    res = CliRunner().invoke(cli, ["sweep", "--config", str(config), "-o", str(out)])
+    assert res.exit_code == 2 and "settings.task must be a name" in res.output
+
+
+@pytest.mark.slow
+def test_a_classify_k_sweep_writes_the_moore_machine_of_each_point(tmp_path):
+    from rnn2dfa.automata.machine_io import load_machine
+    from rnn2dfa.languages.machines import get_machine_language
+
+    out = tmp_path / "out"
+    res = CliRunner().invoke(cli, ["sweep", "--task", "classify-k", "-l", "mod3", "--hidden",
+                                   "8", "--seeds", "0", "--methods", "lstar", "--epochs", "60",
+                                   "--train-time-limit", "120", "--extract-time-limit", "60",
+                                   "--workers", "1", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    (row,) = _rows(out)
+    assert row["status"] == "ok" and row["language"] == "mod3"
+    machine = load_machine(out / row["files"] / "machine.json")
+    assert machine.kind == "moore" and int(row["states"]) == machine.n_states
+    truth = get_machine_language("mod3").machine
+    assert row["equivalent"] == str(machine.difference(truth) is None).lower()
+    assert row["truth_states"] == str(truth.minimize().n_states)
+    assert json.loads((out / "sweep.json").read_text())["settings"]["task"] == "classify-k"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -42,6 +42,8 @@ def check_state_numbers(values: np.ndarray, n: int, what: str, indexed: bool = T
 class DFA:
     """A complete DFA. Two minimal canonical DFAs of one language compare equal with `==`."""
 
+    #: the automaton family's kind: "dfa", "moore", "mealy" or "pdfa" (dispatch on it)
+    family: ClassVar[str] = "dfa"
     alphabet: tuple[str, ...]
     transitions: np.ndarray  # int64 [n_states, n_symbols]
     accepting: np.ndarray  # bool [n_states]

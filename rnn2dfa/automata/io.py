@@ -1,4 +1,4 @@
-"""Read and write the DFA JSON format of DESIGN.md (`"format": "rnn2dfa.dfa/1"`).
+"""Read and write the DFA JSON format of docs/formats.md (`"format": "rnn2dfa.dfa/1"`).
 
 Every way a file can be wrong gives a DFAFormatError naming the file and the problem.
 """

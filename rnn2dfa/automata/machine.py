@@ -46,6 +46,11 @@ class Machine:
     start: int = 0
     extra: Mapping[str, Any] = field(default_factory=dict)
 
+    @property
+    def family(self) -> str:
+        """The automaton family's kind ("moore" or "mealy"; `DFA.family` is "dfa")."""
+        return self.kind
+
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise DFAFormatError(f"a machine is 'moore' or 'mealy', not {self.kind!r}")

@@ -19,4 +19,4 @@ __all__ = [
 
 
 # `rnn2dfa.compile(...)` is the Python API's `compile` (rnn2dfa.api; docs/api.md)
-callable_package(__name__, "rnn2dfa.api:compile")
+callable_package(__name__)

@@ -199,4 +199,4 @@ __all__ = [
 
 
 # `rnn2dfa.extract(...)` is the Python API's `extract` (rnn2dfa.api; docs/api.md)
-callable_package(__name__, "rnn2dfa.api:extract")
+callable_package(__name__)

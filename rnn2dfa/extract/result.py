@@ -69,7 +69,7 @@ class ExtractionResult:
     @property
     def target(self) -> str:
         """"dfa", "moore" or "mealy"."""
-        return "dfa" if isinstance(self.automaton, DFA) else self.automaton.kind
+        return self.automaton.family
 
     @property
     def dfa(self) -> DFA:

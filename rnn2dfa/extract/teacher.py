@@ -99,9 +99,9 @@ class Teacher:
         target = target_of(model)
         oracle = membership
         if oracle is None:
-            from rnn2dfa.extract.registry import is_batch_classifier
+            from rnn2dfa.models.user_code import BatchClassifier
 
-            if is_batch_classifier(model):
+            if isinstance(model, BatchClassifier):  # answers whole words only
                 from rnn2dfa.oracle.black_box import ClassifierOracle
 
                 oracle = ClassifierOracle(model)

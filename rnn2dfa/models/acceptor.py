@@ -1,4 +1,4 @@
-"""The Acceptor contract (DESIGN.md): anything that reads words one symbol at a time.
+"""The Acceptor contract (docs/architecture.md): anything that reads words one symbol at a time.
 
 Trained RNNs, networks compiled from a DFA, and DFAs themselves implement it, so every
 extractor, the membership oracle and the verifier can be tested against a known automaton.

@@ -17,10 +17,10 @@ from typing import Any
 import torch
 from torch import nn
 
-from rnn2dfa import __version__
 from rnn2dfa.atomic import atomic_path
 from rnn2dfa.errors import InputError, ModelFileError
 from rnn2dfa.models.acceptor import Acceptor
+from rnn2dfa.version import __version__
 
 MODEL_FORMAT = "rnn2dfa.model/1"
 ARCHITECTURES: dict[str, type[nn.Module]] = {}

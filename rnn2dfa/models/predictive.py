@@ -11,8 +11,8 @@ them: its last component is the running minimum of the margins of the symbols re
     accept_logit(state) = min(running minimum, end logit of the current prefix)
 
 is > 0 exactly when every prediction allowed what followed; `step`, `initial_state` and
-`accept_logit` keep the Acceptor contract (DESIGN.md), so classify, extract and verify work
-unchanged on these models.
+`accept_logit` keep the Acceptor contract (docs/architecture.md), so classify, extract and
+verify work unchanged on these models.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Recurrent acceptors: Elman (tanh / ReLU / saturated-linear), LSTM and GRU, stacked.
 
-One class, `RNNAcceptor`, implements the Acceptor contract (DESIGN.md) with a per-symbol
+One class, `RNNAcceptor`, implements the Acceptor contract (docs/architecture.md) with a per-symbol
 `step`, and a fused `forward` over padded batches for training. Both read the same
 parameters (those of a `torch.nn.RNN/LSTM/GRU` module), so `step` agrees with `forward`.
 

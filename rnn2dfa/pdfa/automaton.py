@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from rnn2dfa.words import Word, pad_words
+from rnn2dfa.words import EOS_TEXT, Word, pad_words
 
-#: Printed name of the end-of-sequence symbol.
-EOS_TEXT = "$"
+__all__ = ["EOS_TEXT", "PDFA", "Prefixes", "flat_positions", "next_targets", "word_log_probs"]
 
 
 def flat_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -100,6 +99,9 @@ class Prefixes(Sequence[Word]):
 class PDFA:
     """A probabilistic deterministic finite automaton (complete: every state has every symbol)."""
 
+    #: the automaton family's kind (`DFA.family`, `Machine.family`)
+    family: ClassVar[str] = "pdfa"
+
     alphabet: tuple[str, ...]
     transitions: np.ndarray  # int64 (n, k)
     probabilities: np.ndarray  # float64 (n, k + 1), rows sum to 1, last column = EOS
@@ -117,6 +119,11 @@ class PDFA:
                 raise ValueError(f"lost has {lost.shape[0]} entries for "
                                  f"{self.transitions.shape[0]} states")
             self.lost = None if not lost.any() and self.outside_token is None else lost
+
+    def __repr__(self) -> str:
+        symbols = " ".join(self.alphabet) if len(self.alphabet) <= 12 else \
+            " ".join(self.alphabet[:12]) + " ..."
+        return f"<PDFA: {self.n_states} states, alphabet {symbols}>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """Jupyter: the drawing (SVG through Graphviz) and the repr; PDFAs of many states

@@ -1,4 +1,4 @@
-"""Sequence files: one sequence per line, symbols written as words are (DESIGN.md).
+"""Sequence files: one sequence per line, symbols written as words are (docs/formats.md).
 
 Symbols are joined with nothing when every symbol is one character, else separated by
 spaces; `ε` and a blank line are the empty sequence; lines starting with `#` are skipped.

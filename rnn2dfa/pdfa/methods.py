@@ -55,7 +55,7 @@ class WLStarOptions(PDFAOptions):
     max_numbers: int | None = None  # None: the network's parameter count, when known
 
     def orders(self) -> list[int]:
-        from rnn2dfa.pdfa.verify import parse_orders
+        from rnn2dfa.pdfa.workflow import parse_orders
 
         return parse_orders(self.ngrams)
 
@@ -130,6 +130,25 @@ class PDFAResult:
     finished: bool
     message: str
     stats: dict[str, Any]
+    #: set by the Python API: the language model asked, and the object it was made from
+    network: Any = field(default=None, repr=False, compare=False)
+    source: Any = field(default=None, repr=False, compare=False)
+
+    def verdict(self) -> str:
+        """One line: the method, finished or not, and what is known."""
+        state = "finished" if self.finished else "unfinished"
+        return f"{self.method}: {state}" + (f": {self.message}" if self.message else "")
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """Jupyter: the automaton's drawing under its one-line verdict."""
+        out = dict(self.automaton._repr_mimebundle_(include, exclude))
+        out["text/plain"] = self.verdict() + "\n" + out.get("text/plain", "")
+        return out
+
+    def __repr__(self) -> str:
+        n = getattr(self.automaton, "n_states", "?")
+        return (f"<PDFAResult {self.method}: {n} states, "
+                f"{'finished' if self.finished else 'unfinished'}>")
 
 
 @dataclass(frozen=True)

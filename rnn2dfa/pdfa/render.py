@@ -19,12 +19,15 @@ the states (`write_drawing`'s `max_states`) still refuses what no picture can sh
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import graphviz
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.pdfa.automaton import EOS_TEXT, PDFA
+from rnn2dfa.words import EOS_TEXT
+
+if TYPE_CHECKING:
+    from rnn2dfa.pdfa.automaton import PDFA
 
 #: Past this many drawn states a drawing is "big": smaller type, and only strong edges.
 BIG = 20

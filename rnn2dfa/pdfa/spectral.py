@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -30,6 +30,8 @@ FLOOR = 1e-6
 @dataclass
 class WFA:
     """A weighted automaton computing prefix probabilities f(x) = alpha0 A_x1 ... A_xn alpha_inf."""
+
+    family: ClassVar[str] = "wfa"  # the automaton family's kind (`DFA.family`)
 
     alphabet: tuple[str, ...]
     alpha0: np.ndarray  # (r,)

@@ -7,6 +7,7 @@ of whole words' log-probabilities between each model and the network.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from rnn2dfa.pdfa.workflow import (
     check_sample,
     load_automaton,
     load_truth,
+    parse_orders,
     read_sequence_file,
 )
 
@@ -47,21 +49,6 @@ class PDFAVerification:
                 **self.comparison.to_dict()}
 
 
-def parse_orders(text: str) -> list[int]:
-    """'1-6', '3' or 'none' -> the n-gram orders."""
-    if text == "none":
-        return []
-    lo, _, hi = text.partition("-")
-    try:
-        orders = list(range(int(lo), int(hi or lo) + 1))
-    except ValueError:
-        raise InputError(f"{text!r}: give a range like 1-6, one order, or none",
-                         param="ngrams") from None
-    if any(n < 1 or n > 10 for n in orders):
-        raise InputError(f"{text!r}: n-gram orders go from 1 to 10", param="ngrams")
-    return orders
-
-
 def _check_scoring(words: list[Any], k: int, models: int, param: str) -> None:
     """Refuse test sequences whose distributions would not fit in memory."""
     values = sum(len(w) + 1 for w in words) * (k + 1)
@@ -73,11 +60,11 @@ def _check_scoring(words: list[Any], k: int, models: int, param: str) -> None:
 
 
 def verify_pdfa(
-    pdfa_file: str,
+    pdfa_file: Any,
     *,
     network: Source | None = None,
     data: str | None = None,
-    truth: str | None = None,
+    truth: Any = None,
     train_data: str | None = None,
     ngrams: str = "1-6",
     spectral_rank: int | None = None,
@@ -87,15 +74,22 @@ def verify_pdfa(
     max_wer: float = 0.01,
     seed: int = 0,
 ) -> PDFAVerification:
-    """Score the automaton in `pdfa_file` beside the network (`network`, loaded by
-    `workflow.load_teacher`), a spectral automaton, n-grams and the truth."""
-    pdfa = load_automaton(pdfa_file)
+    """Score the automaton in `pdfa_file` (or the PDFA itself) beside the network (`network`,
+    loaded by `workflow.load_teacher`), a spectral automaton, n-grams and the truth (a name,
+    a file, or a PDFA)."""
+    if isinstance(pdfa_file, str | os.PathLike):
+        pdfa, pdfa_file = load_automaton(os.fspath(pdfa_file)), os.fspath(pdfa_file)
+    else:
+        pdfa, pdfa_file = pdfa_file, str(pdfa_file.extra.get("name") or "the PDFA")
     what = "PDFA" if hasattr(pdfa, "transitions") else "weighted automaton"
     alphabet = tuple(pdfa.alphabet)
     k = len(alphabet)
     orders = parse_orders(ngrams)
     rng = np.random.default_rng(seed)
-    truth_pdfa, truth_name = load_truth(truth, alphabet)
+    if truth is not None and not isinstance(truth, str | os.PathLike):  # a PDFA itself
+        truth_pdfa, truth_name = truth, str(truth.extra.get("name") or "the truth")
+    else:
+        truth_pdfa, truth_name = load_truth(truth, alphabet)
     notes: list[str] = []
     lm = None
     if network is not None:

@@ -30,6 +30,21 @@ class Source:
     name: str  # the path, name or MODULE:FUNCTION
 
 
+def parse_orders(text: str) -> list[int]:
+    """'1-6', '3' or 'none' -> the n-gram orders."""
+    if text == "none":
+        return []
+    lo, _, hi = text.partition("-")
+    try:
+        orders = list(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        raise InputError(f"{text!r}: give a range like 1-6, one order, or none",
+                         param="ngrams") from None
+    if any(n < 1 or n > 10 for n in orders):
+        raise InputError(f"{text!r}: n-gram orders go from 1 to 10", param="ngrams")
+    return orders
+
+
 def load_source(source: str) -> Source:
     """A language model from a model file, a PDFA file or a PDFA name. A PDFA is its own
     truth; a network trained on a named PDFA has that PDFA as its truth."""

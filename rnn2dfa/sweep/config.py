@@ -91,11 +91,17 @@ def _settings(table: Any, base: Settings, path: str) -> Settings:
     if not isinstance(table, dict):
         raise InputError("[settings] must be a table", path=path)
     known = {f.name: f for f in fields(Settings) if f.name != "device"}  # not recorded
-    values = base.to_dict()
+    values = {**base.to_dict(), "task": base.task}
     for key, value in table.items():
         if key not in known:
             raise InputError(f"unknown key {_short(key)} in [settings] (known: "
                              f"{', '.join(known)})", path=path)
+        if key == "task":  # a name (Settings.check reads it)
+            if not isinstance(value, str):
+                raise InputError(f"settings.task must be a name (got {_short(value)})",
+                                 path=path)
+            values[key] = value
+            continue
         want = type(values[key])
         ok = (isinstance(value, int) and not isinstance(value, bool)) if want is int else (
             isinstance(value, int | float) and not isinstance(value, bool))

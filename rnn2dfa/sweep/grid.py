@@ -70,8 +70,9 @@ class Grid:
         return [Point(*combo) for combo in itertools.product(
             self.languages, self.cells, self.hidden, self.layers, self.seeds)]
 
-    def check(self, path: str | None = None) -> None:
-        """Raise InputError for an empty axis, a repeated value or an unknown name."""
+    def check(self, path: str | None = None, task: str = "accept") -> None:
+        """Raise InputError for an empty axis, a repeated value or an unknown name (a
+        language of `task`'s kind: accept/reject, classify-k or tag)."""
         from rnn2dfa.languages import language_names
 
         for f in fields(self):
@@ -89,7 +90,14 @@ class Grid:
                              f"is {MAX_SWEEP_POINTS:,}: split it into several sweeps", path=path)
         known = language_names()
         for name in self.languages:
-            if name not in known:
+            if task != "accept":
+                from rnn2dfa.train.labels import resolve_machine_language
+
+                try:
+                    resolve_machine_language(name, task)
+                except InputError as exc:
+                    raise InputError(exc.message, path=path) from None
+            elif name not in known:
                 raise InputError(f"unknown language {_cut(name)}; known languages: "
                                  f"{', '.join(known)}", path=path)
         for cell in self.cells:
@@ -107,6 +115,10 @@ class Grid:
             for v in getattr(self, name):
                 if not lo <= v <= hi:
                     raise InputError(f"{name} must be within {lo}..{hi} (got {v})", path=path)
+
+
+#: What a sweep's networks answer (`Settings.task`, `run --task`).
+TASKS = ("accept", "classify-k", "tag")
 
 
 @dataclass
@@ -128,8 +140,13 @@ class Settings:
     #: where each point's network trains and is asked; not recorded in sweep.json (rows
     #: from a CPU and a GPU run compare: the answers do not depend on it)
     device: str = "cpu"
+    #: "accept" (DFAs), "classify-k" or "tag" (Moore or Mealy machines), as `run --task`
+    task: str = "accept"
 
     def check(self, path: str | None = None) -> None:
+        if self.task not in TASKS:
+            raise InputError(f"unknown task {_cut(self.task)} (known: {', '.join(TASKS)})",
+                             path=path)
         if self.epochs < 1:
             raise InputError(f"epochs must be >= 1 (got {self.epochs})", path=path)
         if self.train_max_length < 1:
@@ -146,8 +163,10 @@ class Settings:
                              path=path)
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings sweep.json records and a resumed sweep must repeat."""
-        return {k: v for k, v in asdict(self).items() if k != "device"}
+        """The settings sweep.json records and a resumed sweep must repeat (the task only
+        when it is not "accept": sweeps recorded before it existed resume as they were)."""
+        return {k: v for k, v in asdict(self).items()
+                if k != "device" and not (k == "task" and v == "accept")}
 
 
 @dataclass
@@ -158,8 +177,8 @@ class Sweep:
     settings: Settings = field(default_factory=Settings)
 
     def check(self, path: str | None = None) -> None:
-        self.grid.check(path)
         self.settings.check(path)
+        self.grid.check(path, self.settings.task)
 
 
 #: name -> (what it reproduces, the sweep)

@@ -66,7 +66,7 @@ def run_config(point: Point, method: str, settings: Settings) -> RunConfig:
         extract_time_limit=settings.extract_time_limit,
         verify_max_length=settings.verify_max_length,
         verify_per_bucket=settings.verify_per_bucket, threads=1,
-        device=settings.device,
+        device=settings.device, task=settings.task,
     )
 
 
@@ -115,10 +115,11 @@ def row_from_run(point: Point, method: str, run: RunResult, folder: str,
         verify_seconds=_fmt(run.seconds.get("verify"), 2),
     )
     cmp = ver.truth
-    if cmp is not None:
-        row.update(truth_states=str(cmp.truth_minimal_states),
+    if cmp is not None:  # a DFA's comparison, or a machine's (always exact)
+        row.update(truth_states=str(getattr(cmp, "truth_minimal_states", None)
+                                    or getattr(cmp, "truth_states", "")),
                    equivalent=str(bool(cmp.equivalent)).lower(),
-                   truth_exact=str(bool(cmp.truth_exact)).lower())
+                   truth_exact=str(bool(getattr(cmp, "truth_exact", True))).lower())
     net = ver.network
     if net is not None and net.buckets:
         top = max(b.hi for b in net.buckets)

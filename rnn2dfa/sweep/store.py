@@ -177,6 +177,8 @@ def _settings_of(data: bytes, path: str) -> dict[str, Any]:
         raise InputError(f"{bad}: its settings are a {type(settings).__name__}, not a table",
                          path=path)
     for key, value in settings.items():
+        if key == "task" and isinstance(value, str):  # what the networks answer
+            continue
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise InputError(f"{bad}: settings.{key[:60]} is {str(value)[:60]!r}, not a number",
                              path=path)
@@ -207,8 +209,11 @@ class ResultsStore:
             return
         old = _settings_of(read_bounded(str(self.meta), "a sweep record",
                                         MAX_SWEEP_RECORD_BYTES), str(self.meta))
-        differ = [f"{k} {str(old.get(k))[:40]} -> {v!r}"
-                  for k, v in sweep.settings.to_dict().items() if old.get(k) != v]
+        new = sweep.settings.to_dict()
+        differ = [f"{k} {str(old.get(k))[:40]} -> {v!r}" for k, v in new.items()
+                  if old.get(k) != v]
+        if "task" not in new and "task" in old:  # a task is recorded only when not accept
+            differ.append(f"task {str(old['task'])[:40]} -> 'accept'")
         if differ:
             raise InputError("this folder holds a sweep with other settings ("
                              + ", ".join(differ) + "); its rows would not be comparable: "

@@ -76,7 +76,7 @@ def _infer_alphabet(texts: Sequence[str]) -> tuple[str, ...]:
 def read_tsv(path: str | os.PathLike[str], alphabet: Sequence[str] | None = None) -> Dataset:
     """Read `word<TAB>label` lines (label 0 or 1; blank lines and `#` comments skipped).
 
-    Words are written as on the command line (DESIGN.md): symbols joined with nothing when
+    Words are written as on the command line (docs/formats.md): symbols joined with nothing when
     all are one character, else separated by spaces; an empty word is empty or `ε`. Without
     `alphabet`, the symbols found in the file, sorted, are the alphabet. Any malformed line
     is an InputError naming the file and the line number.

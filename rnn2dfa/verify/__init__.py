@@ -85,4 +85,4 @@ if TYPE_CHECKING:
 
 
 # `rnn2dfa.verify(...)` is the Python API's `verify` (rnn2dfa.api; docs/api.md)
-callable_package(__name__, "rnn2dfa.api:verify")
+callable_package(__name__)

@@ -507,15 +507,19 @@ def _truth_clause(cmp: MachineTruthComparison) -> str:
             f"{show_output(cmp.truth_output or '')!r}")
 
 
-def _network_clause(net: MachineModelComparison, threshold: float) -> tuple[bool, str]:
+def _network_clause(net: MachineModelComparison, threshold: float,
+                    proven: str | None = None) -> tuple[bool, str]:
     """(passed, predicate): every judged class of every bucket, of all sampled words and of
-    the user's words reaches `threshold`; classes the network never gave are named."""
+    the user's words reaches `threshold`; classes the network never gave are named.
+    `proven`: the truth the machine is equivalent to (where they differ, the network errs)."""
     thr = _pct(threshold)
     fail = net.failure(threshold)
     if fail is not None:
         group, out = fail
         text = (f"agrees with the network on only {group.agreement[out]:.2%} of "
                 f"{group.describe(out)} (threshold {thr})")
+        if proven is not None:
+            text += f": there the network is wrong against {proven}, not the machine"
         ok = False
     elif not any(g.judged(o) for g in net.classes for o in g.words):
         return False, (f"cannot be told to match the network: no class of its answers has "
@@ -587,7 +591,8 @@ def verify_machine(
     if cmp_truth is not None:
         (held if cmp_truth.equivalent else failed).append(_truth_clause(cmp_truth))
     if cmp_net is not None:
-        ok, text = _network_clause(cmp_net, threshold)
+        proven = cmp_truth.truth if cmp_truth is not None and cmp_truth.equivalent else None
+        ok, text = _network_clause(cmp_net, threshold, proven)
         (held if ok else failed).append(text)
     verdict = ""
     for i, clause in enumerate(failed + held):

@@ -1,5 +1,6 @@
 """Every named family of the project in one list, with its kind: what `rnn2dfa languages`
-shows.
+shows, and the one lookup from a name to its ground truth (`ground_truth`: what
+`rnn2dfa truth NAME` writes and `rnn2dfa.truth(NAME)` returns), whatever its kind.
 
 Names live in three registries, each taken by its own commands: accept/reject
 languages (`rnn2dfa.languages.registry`: a DFA when regular, a membership function when
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from typing import Any
+
+from rnn2dfa.errors import InputError
 
 #: The kinds, in the order they are listed.
 KINDS = ("DFA", "non-regular", "Moore", "Mealy", "PDFA")
@@ -106,3 +109,48 @@ def all_families() -> list[Family]:
     registry's order."""
     rows = _accept_reject() + _machines() + _pdfas()
     return sorted(rows, key=lambda f: KINDS.index(f.kind))
+
+
+@dataclass(frozen=True)
+class GroundTruth:
+    """A name's automaton (a DFA, a Moore or Mealy machine, a PDFA) and what it is."""
+
+    name: str
+    kind: str  # one of KINDS
+    automaton: Any
+    description: str
+    bound: int | None = None  # a non-regular language's DFA is exact up to this length
+
+
+def ground_truth(name: str, max_length: int | None = None) -> GroundTruth:
+    """The ground truth of any listed name (`tag-NAME`, `rpdfa-N-K-SEED`, `flat-N-K-SEED`
+    included); a non-regular language needs `max_length` (its DFA is exact up to it). An
+    InputError (param "name") for an unknown name, listing where to look."""
+    from rnn2dfa.languages import language_names
+
+    if name in language_names():
+        from rnn2dfa.verify.truth import truth_from_language
+
+        t = truth_from_language(name, max_length)
+        lang = t.language
+        return GroundTruth(name, "DFA" if lang.regular else "non-regular", t.dfa,
+                           lang.description, t.bound)
+    if max_length is not None:
+        raise InputError(f"{name} is not a non-regular language: a length bound does not "
+                         "apply", param="max_length")
+    from rnn2dfa.languages.machines import get_machine_language, is_machine_language
+
+    if is_machine_language(name):
+        lang = get_machine_language(name)
+        return GroundTruth(name, lang.kind.capitalize(), lang.machine, lang.description)
+    from rnn2dfa.pdfa.random import NAMED, get_pdfa
+
+    if name in NAMED or name.startswith(("rpdfa-", "flat-")):
+        return GroundTruth(name, "PDFA", get_pdfa(name),
+                           _PDFA_DESCRIPTIONS.get(name, f"the random PDFA {name}"))
+    from rnn2dfa.languages.machines import machine_language_names
+
+    known = [*language_names(), *machine_language_names(), *NAMED, "rpdfa-N-K-SEED",
+             "flat-N-K-SEED"]
+    raise InputError(f"unknown language {name!r}; known languages: {', '.join(known)}",
+                     param="name")

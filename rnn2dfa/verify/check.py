@@ -1,0 +1,167 @@
+"""One verify for every kind: the settings (sampling, thresholds) and the dispatch from an
+automaton to its comparison, called alike by `rnn2dfa verify` and `rnn2dfa.verify(...)`, so
+the command line and the library give one verdict, the same numbers and the same `passed`.
+
+A DFA is judged by `verify.report.verify`, a Moore/Mealy machine by
+`verify.machine.verify_machine`; both read the buckets, samples per bucket, threshold and
+seed from one `VerifySettings`. A truth given as a value (a name, a regular expression, a
+file, an automaton) is read by `resolve` for the automaton's kind.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rnn2dfa.automata.machine import Machine
+from rnn2dfa.errors import InputError
+from rnn2dfa.verify.model import DEFAULT_BUCKETS
+from rnn2dfa.verify.truth import Truth
+from rnn2dfa.words import Word
+
+
+@dataclass(frozen=True)
+class VerifySettings:
+    """What every verification samples and requires; the command's defaults are these."""
+
+    max_length: int = 20  # the exact check against a truth counts lengths 1..max_length
+    max_word_length: int = 1000  # the longest sampled word asked of the network
+    samples: int = 200  # words per length bucket and kind of sample
+    threshold: float = 0.99  # agreement each judged class of each bucket must reach
+    seed: int = 0
+
+    def buckets(self) -> tuple[tuple[int, int], ...]:
+        """The length buckets up to `max_word_length` (the last one cut there)."""
+        return tuple((lo, min(hi, self.max_word_length)) for lo, hi in DEFAULT_BUCKETS
+                     if lo <= self.max_word_length)
+
+
+def family(a: Any) -> str | None:
+    """The family kind of an automaton ("dfa", "moore", "mealy", "pdfa", "wfa"), else None."""
+    return getattr(a, "family", None)
+
+
+def resolve(truth: Any, automaton: Any, max_length: int = 20
+            ) -> tuple[Truth | Machine | None, str | None]:
+    """The truth an automaton is checked against, and its name: a language name (of the
+    automaton's kind), a DFA or machine file, a regular expression (DFAs), an automaton,
+    a `Truth`, or None."""
+    if truth is None or isinstance(truth, Truth):
+        return truth, getattr(truth, "name", None)
+    words = family(automaton) == "dfa"  # a language of words, else of outputs
+    if family(truth) is not None:
+        if (family(truth) == "dfa") != words:
+            raise InputError(f"a {family(truth)} is not the truth of a {family(automaton)}",
+                             param="truth")
+        if words:
+            name = str(truth.extra.get("name") or "the truth")
+            return Truth(name, truth.minimize(), True), None
+        return truth, None
+    text = os.fspath(truth)
+    if not words:
+        if _is_file(text):
+            from rnn2dfa.automata.machine_io import load_machine
+
+            return load_machine(text), text
+        from rnn2dfa.languages.machines import get_machine_language
+
+        return get_machine_language(text).machine, text
+    from rnn2dfa.languages import language_names
+    from rnn2dfa.verify.truth import truth_from_file, truth_from_language, truth_from_regex
+
+    if text in language_names():
+        found = truth_from_language(text, max_length)
+    elif _is_file(text):
+        found = truth_from_file(text)
+    else:
+        found = truth_from_regex(text, automaton.alphabet)
+    return found, found.name
+
+
+def _is_file(text: str) -> bool:
+    return text.endswith((".json", ".dot", ".gv")) and os.path.isfile(text)
+
+
+def _labels(network: Any) -> bool:
+    from rnn2dfa.models.labeller import is_labeller
+
+    return is_labeller(network)
+
+
+def check(automaton: Any, *, truth: Truth | Machine | None = None,
+          truth_name: str | None = None, network: Any = None,
+          words: Sequence[Word] | None = None, settings: VerifySettings | None = None,
+          name: str | None = None, model_name: str | None = None, source: str | None = None,
+          threads: int | str | None = "auto") -> Any:
+    """The one verification of an automaton against a truth and/or a network (an acceptor
+    for a DFA, a labeller for a machine): a `VerifyReport` or `MachineVerifyReport`, whose
+    `passed` and `verdict` the command line and the library both show."""
+    s = settings or VerifySettings()
+    if truth is None and network is None:
+        raise InputError("nothing to verify against: give a truth and/or a network",
+                         param="truth")
+    kind = family(automaton)
+    if kind not in ("dfa", "moore", "mealy"):
+        raise InputError(f"cannot verify a {type(automaton).__name__} here: give a DFA, a "
+                         "Moore or Mealy machine (a PDFA: check_pdfa)", param="automaton")
+    if truth is not None and (kind == "dfa") != isinstance(truth, Truth):
+        raise InputError(f"that truth is not one of a {kind}", param="truth")
+    if network is not None and (kind == "dfa") == _labels(network):
+        raise InputError("is an accept/reject network, not a k-class classifier or tagger: "
+                         "verify a DFA against it" if kind != "dfa" else
+                         "is a k-class classifier or tagger, not an accept/reject network: "
+                         "verify the machine extracted from it", path=model_name,
+                         param="model")
+    if kind != "dfa":
+        from rnn2dfa.verify.machine import verify_machine
+
+        return verify_machine(automaton, truth=truth, truth_name=truth_name,
+                              labeller=network, machine_name=name or "machine",
+                              model_name=model_name, max_length=s.max_length,
+                              buckets=s.buckets(), per_bucket=s.samples,
+                              threshold=s.threshold, seed=s.seed, words=words, source=source)
+    from rnn2dfa.verify.report import verify
+
+    return verify(automaton, truth=truth, acceptor=network, dfa_name=name or "dfa",
+                  model_name=model_name, max_length=s.max_length, buckets=s.buckets(),
+                  per_bucket=s.samples, threshold=s.threshold, seed=s.seed, threads=threads,
+                  source=source, words=words)
+
+
+def is_pdfa(automaton: Any) -> bool:
+    """A probabilistic automaton (a PDFA, or the spectral baseline's weighted automaton)."""
+    return family(automaton) in ("pdfa", "wfa")
+
+
+def language_model(model: Any, name: str | None = None) -> Any:
+    """A language model as `pdfa.verify` asks it (`workflow.Source`): a path or PDFA name is
+    loaded as `rnn2dfa verify --model` loads it; a PDFA or a model object is taken as it is."""
+    from rnn2dfa.pdfa.workflow import Source, load_source
+
+    if model is None or isinstance(model, Source):
+        return model
+    if isinstance(model, str | os.PathLike):
+        return load_source(os.fspath(model))
+    if not hasattr(model, "next_table") and hasattr(model, "initial_state"):
+        from rnn2dfa.models.lm import RNNLanguageModel
+        from rnn2dfa.pdfa.teacher import NetworkLM
+
+        if isinstance(model, RNNLanguageModel):
+            model = NetworkLM(model)
+    truth = model if family(model) == "pdfa" else None
+    return Source(model, {}, "in-memory model", truth, name or "the network")
+
+
+def check_pdfa(pdfa: Any, *, truth: Any = None, network: Any = None,
+               seed: int = 0, samples: int | None = None) -> Any:
+    """A PDFA beside its language model, baselines and the truth (`pdfa.verify.verify_pdfa`,
+    what `rnn2dfa verify PDFA.json` runs): a `PDFAVerification`."""
+    from rnn2dfa.pdfa.verify import verify_pdfa
+
+    if truth is None and network is None:
+        raise InputError("nothing to verify against: give a truth and/or a network",
+                         param="truth")
+    return verify_pdfa(pdfa, network=language_model(network), truth=truth, seed=seed,
+                       **({} if samples is None else {"samples": samples}))
