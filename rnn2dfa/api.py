@@ -21,6 +21,9 @@ from typing import Any
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
+from rnn2dfa.validate import device as device_name
+from rnn2dfa.validate import symbols, word_symbols
+from rnn2dfa.validate import token_ids as token_id_list
 
 __all__ = ["as_model", "compile", "difference", "draw", "equivalent", "extract",
            "from_aalpy", "load", "load_model", "minimize", "save", "to_aalpy",
@@ -31,12 +34,9 @@ Automaton = DFA | Machine
 
 # ----------------------------------------------------------------------------- models
 def _alphabet(alphabet: str | Sequence[str] | None) -> tuple[str, ...] | None:
-    """An alphabet given as "abcd" (one symbol a character) or as a sequence of symbols."""
-    if alphabet is None:
-        return None
-    if isinstance(alphabet, str):
-        return tuple(alphabet.split(",")) if "," in alphabet else tuple(alphabet)
-    return tuple(str(a) for a in alphabet)
+    """An alphabet given as "abcd" (one symbol a character) or as a sequence of symbols
+    (`validate.symbols`: the command line's rule; bytes refused)."""
+    return symbols(alphabet)
 
 
 def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
@@ -57,21 +57,38 @@ def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
         from rnn2dfa.models.loading import load_acceptor
 
         return load_acceptor(model)
-    symbols = _alphabet(alphabet)
+    names = _alphabet(alphabet)
+    ids = token_id_list(token_ids)
     if _is_plain_module(model):
         from rnn2dfa.models.imported import ImportOptions, import_module
 
-        opts = ImportOptions(alphabet=symbols, token_ids=token_ids, task=task or "accept",
+        opts = ImportOptions(alphabet=names, token_ids=ids, task=task or "accept",
                              outputs=outputs, **import_options)
         return LoadedAcceptor(import_module(model, opts).model, {}, "in-memory module", "")
     if callable(model) and not hasattr(model, "step") and not hasattr(model, "batch_logits"):
-        if symbols is None:
+        if names is None:
             raise InputError("a function of words needs its alphabet (alphabet=...)",
                              param="alphabet")
         from rnn2dfa.models.user_code import BatchClassifier
 
-        return LoadedAcceptor(BatchClassifier(model, symbols), {}, "your function", "")
+        return LoadedAcceptor(BatchClassifier(model, names), {}, "your function", "")
+    _require_network(model)
     return LoadedAcceptor(model, {}, "in-memory model", "")
+
+
+def _require_network(model: Any) -> None:
+    """InputError (param model) for what none of `as_model`'s readers takes: None, a number,
+    an object with no alphabet, or with `step` but not the rest of the Acceptor contract."""
+    missing = [] if hasattr(model, "alphabet") else ["alphabet"]
+    if hasattr(model, "step"):
+        missing += [m for m in ("initial_state",) if not hasattr(model, m)]
+        if not hasattr(model, "accept_logit") and not hasattr(model, "output_logits"):
+            missing.append("accept_logit")
+    if missing:
+        raise InputError(
+            f"model must be a model file's path, an nn.Module, a function of a batch of "
+            f"words, or an object with the Acceptor methods; a {type(model).__name__} "
+            f"lacks {', '.join(missing)}", param="model")
 
 
 def _is_plain_module(model: Any) -> bool:
@@ -125,6 +142,7 @@ def extract(model: Any, method: str = "lstar", *, alphabet: str | Sequence[str] 
     GPU when torch sees one, "cuda:N"; the network is moved there)."""
     from rnn2dfa.extract import extract as run
 
+    device = device_name(device)
     how = _import_options(options, device)
     loaded = as_model(model, alphabet=alphabet, token_ids=token_ids, task=task,
                       outputs=outputs, **how)
@@ -140,8 +158,11 @@ def extract(model: Any, method: str = "lstar", *, alphabet: str | Sequence[str] 
 def _words(words: Sequence[Sequence[int] | str], alphabet: Sequence[str]) -> tuple:
     from rnn2dfa.words import parse_word
 
-    return tuple(parse_word(w, alphabet) if isinstance(w, str) else tuple(int(a) for a in w)
-                 for w in words)
+    if isinstance(words, str | bytes) or not isinstance(words, Sequence):
+        raise InputError("words must be a list of words (strings or index tuples)",
+                         param="words")
+    return tuple(parse_word(w, alphabet) if isinstance(w, str)
+                 else word_symbols(w, len(alphabet)) for w in words)
 
 
 # ----------------------------------------------------------------------------- checking
@@ -152,6 +173,16 @@ def _automaton(a: Any) -> Any:
     if isinstance(a, str | os.PathLike):
         return load(a)
     return a
+
+
+def _an_automaton(a: Any, param: str) -> Any:
+    """`_automaton`, refusing in one line what is no automaton (None, a number, a model)."""
+    x = _automaton(a)
+    if not isinstance(x, DFA | Machine) and type(x).__name__ != "PDFA":
+        raise InputError(f"{param} must be an automaton (a DFA, a Moore/Mealy machine or a "
+                         f"PDFA), an extraction result or an automaton file's path; got a "
+                         f"{type(x).__name__}", param=param)
+    return x
 
 
 def truth(name: str) -> Automaton:
@@ -181,7 +212,8 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
     it; another plain module is read with the IMPORT_KEYWORDS given here. The report's
     `passed` and `verdict` say it in one line; other `options` are `verify.verify`'s
     (`threshold`, `per_bucket`, `seed`, ...); `device` as for `extract`."""
-    a = _automaton(automaton)
+    a = _an_automaton(automaton, "automaton")
+    device = device_name(device)
     how = _import_options(options, device)
     if model is not None and model is getattr(automaton, "source", None):
         net = automaton.network  # the model the result came from, read as it was then
@@ -238,7 +270,7 @@ def _truth_dfa(t: Any, alphabet: Sequence[str]) -> Any:
 
 def minimize(a: Any) -> Automaton:
     """The minimal, canonically numbered automaton (of a result, too)."""
-    return _automaton(a).minimize()
+    return _an_automaton(a, "a").minimize()
 
 
 def equivalent(a: Any, b: Any) -> bool:
@@ -248,7 +280,7 @@ def equivalent(a: Any, b: Any) -> bool:
 
 def difference(a: Any, b: Any) -> tuple[int, ...] | None:
     """A shortest word on which two automata differ, or None."""
-    x, y = _automaton(a), _automaton(b)
+    x, y = _an_automaton(a, "a"), _an_automaton(b, "b")
     if isinstance(x, DFA) and isinstance(y, DFA):
         return x.counterexample(y)
     if isinstance(x, Machine) and isinstance(y, Machine):
@@ -315,7 +347,7 @@ def draw(a: Any, path: str | os.PathLike[str] | None = None, *, word: str | None
          **options: Any) -> Any:
     """The Graphviz graph of an automaton (shown inline in Jupyter); with `path`, written as
     .svg, .png, .pdf or .dot (`rnn2dfa.render`); `word` highlights its path."""
-    x = _automaton(a)
+    x = _an_automaton(a, "a")
     parsed = None if word is None else x.encode(word)
     if path is not None:
         from rnn2dfa.render import render_dfa
@@ -332,7 +364,7 @@ def draw(a: Any, path: str | os.PathLike[str] | None = None, *, word: str | None
 def compile(dfa: Any, activation: str = "relu") -> Any:  # noqa: A001 - the command's name
     """The integer-weight network of a DFA (Minsky's construction) or a Moore/Mealy
     machine: a controlled test bed for extraction."""
-    a = _automaton(dfa)
+    a = _an_automaton(dfa, "dfa")
     if isinstance(a, Machine):
         from rnn2dfa.compile.machine import compile_machine
 
@@ -345,13 +377,13 @@ def compile(dfa: Any, activation: str = "relu") -> Any:  # noqa: A001 - the comm
 # ----------------------------------------------------------------------------- other tools
 def to_automata_lib(dfa: Any) -> Any:
     """A DFA as an automata-lib `DFA` (states 0..n-1)."""
-    return _automaton(dfa).to_automata_lib()
+    return _an_automaton(dfa, "dfa").to_automata_lib()
 
 
 def to_aalpy(a: Any) -> Any:
     """A DFA or Moore/Mealy machine as an AALpy automaton (`Dfa`, `MooreMachine`,
     `MealyMachine`), states named q0, q1, ... (AALpy must be installed)."""
-    x = _automaton(a)
+    x = _an_automaton(a, "a")
     try:
         from aalpy.automata import (
             Dfa,
