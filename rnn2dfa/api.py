@@ -57,6 +57,14 @@ def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
         from rnn2dfa.models.loading import load_acceptor
 
         return load_acceptor(model)
+    if isinstance(model, DFA):  # an automaton posing as a network, as its file would
+        from rnn2dfa.models.dfa_acceptor import DFAAcceptor
+
+        return LoadedAcceptor(DFAAcceptor(model), {}, "in-memory DFA", "")
+    if isinstance(model, Machine):
+        from rnn2dfa.models.labeller import MachineLabeller
+
+        return LoadedAcceptor(MachineLabeller(model), {}, "in-memory machine", "")
     names = _alphabet(alphabet)
     ids = token_id_list(token_ids)
     if _is_plain_module(model):

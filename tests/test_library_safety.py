@@ -1,0 +1,216 @@
+"""The library as safe as the command line (issue 47): the API checks its arguments with the
+CLI's rules (rnn2dfa.validate), never replaces a file the caller did not name, bounds the
+words that matter, and reads exchange formats as their authors define them."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+import rnn2dfa
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.errors import InputError
+from rnn2dfa.limits import MAX_QUERY_WORD_SYMBOLS
+
+ROOT = Path(__file__).resolve().parents[1]
+T3 = str(ROOT / "fixtures" / "models" / "tomita3_gru.pt")
+
+
+def counter_dfa(n: int) -> DFA:
+    """Words over {a} whose length is a multiple of n: n states, all needed."""
+    trans = ((np.arange(n) + 1) % n).reshape(n, 1)
+    return DFA(("a",), trans, [q == 0 for q in range(n)], 0)
+
+
+class TinyGRU(nn.Module):
+    """A classifier written the way users write one: embedding, GRU, linear head."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.emb = nn.Embedding(3, 4)
+        self.rnn = nn.GRU(4, 6, batch_first=True)
+        self.head = nn.Linear(6, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out, _ = self.rnn(self.emb(x))
+        return self.head(out[:, -1]).squeeze(-1)
+
+
+# ------------------------------------------------------------------ 1: files not named
+def test_draw_never_replaces_an_existing_dot_beside_the_picture(tmp_path) -> None:
+    old = tmp_path / "big.dot"
+    old.write_text("mine\n")
+    with pytest.raises(InputError) as caught:
+        rnn2dfa.draw(counter_dfa(150), tmp_path / "big.svg")  # past the 100 drawn states
+    assert caught.value.path == str(old) and "not replaced" in str(caught.value)
+    assert old.read_text() == "mine\n" and not (tmp_path / "big.svg").exists()
+
+
+def test_draw_writes_the_dot_beside_the_picture_while_it_is_new(tmp_path) -> None:
+    from rnn2dfa.render import RenderError
+
+    with pytest.raises(RenderError):
+        rnn2dfa.draw(counter_dfa(150), tmp_path / "big.svg")
+    assert (tmp_path / "big.dot").read_text().startswith("digraph")
+
+
+# ------------------------------------------------------------------ 2: the CLI's rules
+@pytest.mark.parametrize("threshold", [float("nan"), -1, 1.5, float("inf")])
+def test_verify_refuses_a_nonsense_threshold(threshold) -> None:
+    wrong = rnn2dfa.truth("tomita3").complement()
+    with pytest.raises(InputError) as caught:
+        rnn2dfa.verify(wrong, model=T3, threshold=threshold)
+    assert caught.value.param == "threshold"
+
+
+@pytest.mark.parametrize("cap", [float("nan"), 2.5, 0, True, "10"])
+def test_extract_refuses_a_state_cap_that_is_no_count(cap) -> None:
+    with pytest.raises(InputError) as caught:
+        rnn2dfa.extract(rnn2dfa.truth("tomita3"), max_states=cap, time_limit=5)
+    assert caught.value.param == "max_states"
+
+
+def test_alphabet_token_ids_and_device_follow_the_cli_rules() -> None:
+    net = TinyGRU()
+    with pytest.raises(InputError) as caught:
+        rnn2dfa.extract(net, alphabet=b"ab")
+    assert caught.value.param == "alphabet" and "bytes" in str(caught.value)
+    with pytest.raises(InputError) as caught:
+        rnn2dfa.extract(net, alphabet="ab", token_ids=[1.5, 2])
+    assert caught.value.param == "token_ids"
+    for device in (0, "", "   "):
+        with pytest.raises(InputError) as caught:
+            rnn2dfa.extract(rnn2dfa.truth("tomita3"), device=device, time_limit=5)
+        assert caught.value.param == "device"
+
+
+def test_the_cli_and_the_library_share_the_rules() -> None:
+    from rnn2dfa import validate
+
+    assert validate.share(0.5, "t") == 0.5
+    assert validate.count(3, "n") == 3
+    assert validate.symbols("a,b") == ("a", "b") and validate.symbols("ab") == ("a", "b")
+    for bad in (math.nan, -0.1, 1.01):
+        with pytest.raises(InputError):
+            validate.share(bad, "t")
+    with pytest.raises(InputError):
+        validate.symbols(["a", "a"])
+
+
+# ------------------------------------------------------------------ 3: long words
+def test_a_word_past_the_limit_is_refused_before_any_work() -> None:
+    long = "0" * (MAX_QUERY_WORD_SYMBOLS + 1)
+    with pytest.raises(InputError) as caught:
+        rnn2dfa.extract(T3, words=[long], time_limit=30)
+    assert caught.value.param == "words" and f"{MAX_QUERY_WORD_SYMBOLS + 1:,}" in str(caught.value)
+    with pytest.raises(InputError) as caught:
+        rnn2dfa.verify(rnn2dfa.truth("tomita3"), model=T3, words=[long])
+    assert caught.value.param == "words"
+
+
+def test_a_million_symbol_word_is_refused_not_allocated() -> None:
+    with pytest.raises(InputError):
+        rnn2dfa.extract(T3, words=["1" * 10**6], time_limit=30)
+
+
+# ------------------------------------------------------------------ 10: refusals, not crashes
+@pytest.mark.parametrize("word", [(-1, 1), (0, 99), (0.5,), "x"])
+def test_words_out_of_the_alphabet_are_refused(word) -> None:
+    with pytest.raises(InputError):
+        rnn2dfa.extract(T3, words=[word], time_limit=5)
+    with pytest.raises(InputError):
+        rnn2dfa.verify(rnn2dfa.truth("tomita3"), model=T3, words=[word])
+
+
+class HalfAcceptor:
+    alphabet = ("a", "b")
+
+    def step(self, state, symbols):  # noqa: ANN001, ANN201
+        return state
+
+
+@pytest.mark.parametrize("model", [None, 42, HalfAcceptor()])
+def test_extract_refuses_what_is_no_network(model) -> None:
+    with pytest.raises(InputError) as caught:
+        rnn2dfa.extract(model)
+    assert caught.value.param == "model"
+
+
+@pytest.mark.parametrize("thing", [None, 42, object()])
+def test_automaton_functions_refuse_what_is_no_automaton(thing) -> None:
+    for call in (lambda: rnn2dfa.draw(thing), lambda: rnn2dfa.minimize(thing),
+                 lambda: rnn2dfa.equivalent(thing, rnn2dfa.truth("tomita3"))):
+        with pytest.raises(InputError):
+            call()
+
+
+# ------------------------------------------------------------------ 11: .dot names
+def test_a_dot_name_gets_dot_that_reads_back(tmp_path) -> None:
+    for name, a in (("t.dot", rnn2dfa.truth("tomita3")), ("m.gv", rnn2dfa.truth("mod3"))):
+        rnn2dfa.save(a, tmp_path / name)
+        assert (tmp_path / name).read_text().startswith("digraph")
+        assert rnn2dfa.equivalent(rnn2dfa.load(tmp_path / name), a)
+
+
+def test_truth_and_minimize_write_dot_for_a_dot_name(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from rnn2dfa_cli.main import cli
+
+    runner = CliRunner()
+    r = runner.invoke(cli, ["truth", "tomita3", "-o", str(tmp_path / "tt.dot")])
+    assert r.exit_code == 0, r.output
+    assert rnn2dfa.equivalent(rnn2dfa.load(tmp_path / "tt.dot"), rnn2dfa.truth("tomita3"))
+    rnn2dfa.save(rnn2dfa.truth("tomita3"), tmp_path / "t.json")
+    r = runner.invoke(cli, ["minimize", str(tmp_path / "t.json"), "-o", str(tmp_path / "mm.dot")])
+    assert r.exit_code == 0, r.output
+    assert rnn2dfa.equivalent(rnn2dfa.load(tmp_path / "mm.dot"), rnn2dfa.truth("tomita3"))
+
+
+# ------------------------------------------------------------------ 8, 12: DOT as defined
+HTML_MEALY = """digraph g {
+  s0 [label="s0"];
+  s1 [label="s1"];
+  s0 -> s1 [label=<a/<b>x</b>>];
+  s1 -> s0 [label=<a/y &amp; z>];
+  __start0 [label="" shape=none];
+  __start0 -> s0;
+}
+"""
+
+
+def test_html_like_labels_are_read_as_graphviz_shows_them(tmp_path) -> None:
+    path = tmp_path / "html_mealy.dot"
+    path.write_text(HTML_MEALY)
+    m = rnn2dfa.load(path)
+    assert m.kind == "mealy" and m.alphabet == ("a",) and m.n_states == 2
+    assert sorted(m.outputs) == ["x", "y & z"]
+
+
+def test_a_moore_state_declared_twice_with_other_outputs_is_refused(tmp_path) -> None:
+    path = tmp_path / "dup.dot"
+    path.write_text('digraph g {\n s0 [shape=record label="{s0|A}"];\n'
+                    ' s1 [shape=record label="{s1|B}"];\n'
+                    ' s0 [shape=record label="{s0|B}"];\n'
+                    ' s0 -> s1 [label="a"];\n s1 -> s0 [label="a"];\n'
+                    ' __start0 [label="" shape=none];\n __start0 -> s0;\n}\n')
+    with pytest.raises(InputError) as caught:
+        rnn2dfa.load(path)
+    assert "line 4" in str(caught.value) and "twice" in str(caught.value)
+
+
+def test_json_is_still_written_for_a_json_name(tmp_path) -> None:
+    rnn2dfa.save(rnn2dfa.truth("tomita3"), tmp_path / "t.json")
+    assert json.loads((tmp_path / "t.json").read_text())["format"].startswith("rnn2dfa.dfa")
+
+
+def test_an_automaton_in_memory_poses_as_a_network() -> None:
+    result = rnn2dfa.extract(rnn2dfa.truth("tomita3"), time_limit=30)
+    assert rnn2dfa.equivalent(result, rnn2dfa.truth("tomita3"))
