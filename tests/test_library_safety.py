@@ -214,3 +214,33 @@ def test_json_is_still_written_for_a_json_name(tmp_path) -> None:
 def test_an_automaton_in_memory_poses_as_a_network() -> None:
     result = rnn2dfa.extract(rnn2dfa.truth("tomita3"), time_limit=30)
     assert rnn2dfa.equivalent(result, rnn2dfa.truth("tomita3"))
+
+
+# ------------------------------------------------------------------ 5: the last hypothesis
+def test_kv_answers_with_its_last_hypothesis_when_the_time_runs_out_in_a_build() -> None:
+    from rnn2dfa.automata.machine import Machine
+    from rnn2dfa.extract.active.kv import KVLearner
+    from rnn2dfa.extract.teacher import Teacher
+    from rnn2dfa.extract.timing import TimeUp
+    from rnn2dfa.models.labeller import MachineLabeller
+
+    r = np.random.default_rng(3)
+    n, k = 30, 4
+    truth = Machine("mealy", tuple("abcd"), ("0", "1", "2"), r.integers(0, n, (n, k)),
+                    r.integers(0, 3, (n, k)), 0)
+    learner = KVLearner(Teacher.of(MachineLabeller(truth)), lambda: None)
+    for _ in range(3):
+        cex = learner.hypothesis().difference(truth)
+        assert cex is not None
+        learner.learn([cex])
+    assert learner.n_states > 2
+
+    def time_up() -> None:
+        raise TimeUp
+
+    fresh = Teacher.of(MachineLabeller(truth))  # nothing cached: the build must ask
+    fresh.oracle.interrupt = time_up  # the driver's deadline, already past
+    learner.teacher, learner._hyp = fresh, None
+    got = learner.anytime()
+    assert got.kind == "mealy" and got.n_states == learner.n_states
+    assert fresh.oracle.interrupt is time_up  # the deadline is back for what follows
