@@ -244,3 +244,16 @@ def test_kv_answers_with_its_last_hypothesis_when_the_time_runs_out_in_a_build()
     got = learner.anytime()
     assert got.kind == "mealy" and got.n_states == learner.n_states
     assert fresh.oracle.interrupt is time_up  # the deadline is back for what follows
+
+
+class NaNForward(TinyGRU):
+    """A module whose own forward answers NaN (a broken head, a division by zero)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return super().forward(x) * float("nan")
+
+
+def test_a_module_answering_nan_is_refused_in_one_line() -> None:
+    with pytest.raises(InputError) as caught:
+        rnn2dfa.extract(NaNForward(), alphabet="abc", time_limit=10)
+    assert "NaN" in caught.value.message and "\n" not in str(caught.value)

@@ -14,6 +14,7 @@ symbol; a labeller's note also says whether every label (the argmax) is the modu
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -149,6 +150,13 @@ def _run_module(module: nn.Module, x: Tensor, call: int, b: int,
     return _normalize_steps(y, b, x.shape[1], steps[0], steps[1], time_first=call % 2 == 1)
 
 
+def _gaps(ours: Tensor, theirs: Tensor) -> Tensor:
+    """Each word's largest relative difference; NaN (a NaN or infinite answer on either
+    side, which no comparison can pass) counts as an infinite difference."""
+    d = ((ours - theirs).abs() / (1 + theirs.abs())).flatten(1)
+    return torch.nan_to_num(d, nan=math.inf).max(1).values
+
+
 def _labels(values: Tensor, final: str) -> Tensor:
     """Labels of outputs (..., n): the argmax, or for one output its sign (p > 0.5 after a
     final sigmoid)."""
@@ -280,8 +288,7 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
                 outs = [_read(model, b.features, acts, fin) for b in batches]
                 if any(o.shape != y.shape for o, y in zip(outs, ys, strict=True)):
                     continue
-                diffs = [((o - y).abs() / (1 + y.abs())).flatten(1).max(1).values
-                         for o, y in zip(outs, ys, strict=True)]
+                diffs = [_gaps(o, y) for o, y in zip(outs, ys, strict=True)]
                 worst = max(float(d.max()) for d in diffs)
                 wrong = sum(int((d > TOLERANCE).sum()) for d in diffs)
                 if best is None or (wrong, worst) < (best[0], best[1]):
@@ -315,8 +322,11 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
         bad = (d > TOLERANCE).nonzero()
         if len(bad):
             word = _word_text(model, batch.symbols[int(bad[0])])
+            gap = float(d[int(bad[0])])
+            by = f"by {gap:.3g}" if math.isfinite(gap) else \
+                "by no number (the module or the import answers NaN or an infinity)"
             return ForwardCheck(words, worst, None, f"differs from the module's own forward "
-                                f"by {float(d[int(bad[0])]):.3g} on the word {word} (the "
+                                f"{by} on the word {word} (the "
                                 f"closest reading: input {form_name})", form_name, acts, fin,
                                 word)
     raise AssertionError("unreachable: a difference above the tolerance was found")
