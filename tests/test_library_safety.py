@@ -257,3 +257,27 @@ def test_a_module_answering_nan_is_refused_in_one_line() -> None:
     with pytest.raises(InputError) as caught:
         rnn2dfa.extract(NaNForward(), alphabet="abc", time_limit=10)
     assert "NaN" in caught.value.message and "\n" not in str(caught.value)
+
+
+# ------------------------------------------------------------------ 9: infinities
+def test_a_word_of_probability_zero_has_log_probability_minus_inf(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from rnn2dfa.pdfa import PDFA, save_pdfa
+    from rnn2dfa_cli.main import cli
+
+    # one state that never ends: every word has probability 0
+    noend = PDFA(("a", "b"), np.zeros((1, 2), dtype=np.int64), np.array([[0.5, 0.5, 0.0]]))
+    path = tmp_path / "noend.json"
+    save_pdfa(noend, path)
+    runner = CliRunner()
+    r = runner.invoke(cli, ["pdfa-prob", str(path), "ab", "--json"])
+    assert r.exit_code == 0, r.output
+
+    def refuse(name: str) -> None:
+        raise ValueError(f"not strict JSON: {name}")
+
+    doc = json.loads(r.stdout, parse_constant=refuse)
+    assert doc["words"][0]["log_prob"] == "-inf" and doc["words"][0]["probability"] == 0.0
+    r = runner.invoke(cli, ["pdfa-prob", str(path), "ab"])
+    assert r.exit_code == 0 and "-inf" in r.stdout
