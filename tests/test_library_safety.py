@@ -281,3 +281,31 @@ def test_a_word_of_probability_zero_has_log_probability_minus_inf(tmp_path) -> N
     assert doc["words"][0]["log_prob"] == "-inf" and doc["words"][0]["probability"] == 0.0
     r = runner.invoke(cli, ["pdfa-prob", str(path), "ab"])
     assert r.exit_code == 0 and "-inf" in r.stdout
+
+
+# ------------------------------------------------------------------ 7: links in a sweep folder
+def test_a_hard_linked_lock_file_is_never_written_into(tmp_path) -> None:
+    from rnn2dfa.sweep.store import LOCK_NAME, folder_lock
+
+    outside = tmp_path / "precious.txt"
+    outside.write_text("keep me\n")
+    sweep = tmp_path / "s5"
+    sweep.mkdir()
+    (sweep / LOCK_NAME).hardlink_to(outside)
+    with folder_lock(sweep):
+        assert (sweep / LOCK_NAME).read_text().strip().isdigit()
+    assert outside.read_text() == "keep me\n"
+
+
+def test_a_linked_points_folder_is_refused(tmp_path) -> None:
+    from rnn2dfa.sweep.runner import _write_files
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    sweep = tmp_path / "sw"
+    sweep.mkdir()
+    (sweep / "points").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(InputError) as caught:
+        _write_files(sweep, {"points/p0/dfa.json": b"{}"})
+    assert "symbolic link" in str(caught.value)
+    assert list(elsewhere.iterdir()) == []
