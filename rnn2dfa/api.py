@@ -41,14 +41,18 @@ def _alphabet(alphabet: str | Sequence[str] | None) -> tuple[str, ...] | None:
 
 def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
              token_ids: Sequence[int] | None = None, task: str | None = None,
-             outputs: Sequence[str] | None = None, **import_options: Any) -> Any:
+             outputs: Sequence[str] | None = None, time_limit: float | None = None,
+             **import_options: Any) -> Any:
     """What `extract` and `verify` run: a path is read (a model file, or a DFA or machine
     file posing as a network); an rnn2dfa model is taken as it is; a plain `nn.Module` is
     imported (its architecture read from its parameters, as `rnn2dfa import` reads a state
     dict; `alphabet` names the symbols of token ids 0.. or of `token_ids`; `task`: "accept"
     (default), "classify-k" or "tag"; other keywords are `models.imported.ImportOptions`'s)
     and checked against its own forward; a plain function of a batch of words (lists of
-    symbols) giving one logit each is a batch classifier over `alphabet`."""
+    symbols) giving one logit each is a batch classifier over `alphabet`. `time_limit`:
+    seconds one call into the user's code (the function, the module's forward in the
+    check) may take, as the command line's --time-limit with --acceptor (None: the guard's
+    default, `limits.USER_CALL_SECONDS`)."""
     from rnn2dfa.models.loading import LoadedAcceptor
 
     if isinstance(model, LoadedAcceptor):
@@ -71,15 +75,17 @@ def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
         from rnn2dfa.models.imported import ImportOptions, import_module
 
         opts = ImportOptions(alphabet=names, token_ids=ids, task=task or "accept",
-                             outputs=outputs, **import_options)
+                             outputs=outputs, time_limit=time_limit, **import_options)
         return LoadedAcceptor(import_module(model, opts).model, {}, "in-memory module", "")
     if callable(model) and not hasattr(model, "step") and not hasattr(model, "batch_logits"):
         if names is None:
             raise InputError("a function of words needs its alphabet (alphabet=...)",
                              param="alphabet")
-        from rnn2dfa.models.user_code import BatchClassifier
+        from rnn2dfa.models.user_code import BatchClassifier, UserCode
 
-        return LoadedAcceptor(BatchClassifier(model, names), {}, "your function", "")
+        guard = UserCode("your function", time_limit)
+        return LoadedAcceptor(BatchClassifier(model, names, guard=guard), {},
+                              "your function", "")
     _require_network(model)
     return LoadedAcceptor(model, {}, "in-memory model", "")
 
@@ -153,7 +159,8 @@ def extract(model: Any, method: str = "lstar", *, alphabet: str | Sequence[str] 
     device = device_name(device)
     how = _import_options(options, device)
     loaded = as_model(model, alphabet=alphabet, token_ids=token_ids, task=task,
-                      outputs=outputs, **how)
+                      outputs=outputs, time_limit=_seconds(options.get("time_limit")),
+                      **how)
     if words is not None:
         options["words"] = _words(words, loaded.acceptor.alphabet)
     result = run(loaded, method, progress=progress, language=language, device=device,
@@ -161,6 +168,16 @@ def extract(model: Any, method: str = "lstar", *, alphabet: str | Sequence[str] 
     # what `verify(result, model=...)` needs to ask the same network the same way
     result.network, result.source = loaded.acceptor, model
     return result
+
+
+def _seconds(time_limit: Any) -> float | None:
+    """The time limit as the seconds a call into user code may take (checked as extraction
+    checks it: a finite number >= 0; 0 and None leave the guard's default)."""
+    if time_limit is None:
+        return None
+    from rnn2dfa.validate import number
+
+    return number(time_limit, "time_limit", low=0) or None
 
 
 def _words(words: Sequence[Sequence[int] | str], alphabet: Sequence[str]) -> tuple:

@@ -309,3 +309,57 @@ def test_a_linked_points_folder_is_refused(tmp_path) -> None:
         _write_files(sweep, {"points/p0/dfa.json": b"{}"})
     assert "symbolic link" in str(caught.value)
     assert list(elsewhere.iterdir()) == []
+
+
+# ------------------------------------------------------------------ 6: user code under the limit
+class SleepingForward(TinyGRU):
+    """A module whose own forward hangs (a lock, a remote call that never returns)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        import time
+
+        time.sleep(300)
+        return super().forward(x)
+
+
+def test_a_hanging_forward_ends_at_the_time_limit() -> None:
+    import time
+
+    t0 = time.monotonic()
+    with pytest.raises(InputError) as caught:
+        rnn2dfa.extract(SleepingForward(), alphabet="abc", time_limit=2)
+    assert time.monotonic() - t0 < 60
+    assert caught.value.param == "time_limit" and "did not return within 2 s" in str(caught.value)
+
+
+def test_a_hanging_function_ends_at_the_time_limit() -> None:
+    import time
+
+    def sleeps(words):  # noqa: ANN001, ANN202
+        time.sleep(300)
+        return [1.0] * len(words)
+
+    t0 = time.monotonic()
+    with pytest.raises(InputError) as caught:
+        rnn2dfa.extract(sleeps, alphabet="abcd", oracle="pac", time_limit=2)
+    assert time.monotonic() - t0 < 60 and caught.value.param == "time_limit"
+
+
+class MetaForward(TinyGRU):
+    """A forward that moves torch's default device away for everyone after it."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        torch.set_default_device("meta")
+        return super().forward(x)
+
+
+def test_a_forward_that_changes_the_default_device_does_not_break_the_library() -> None:
+    before = torch.get_default_device()
+    try:
+        rnn2dfa.extract(MetaForward(), alphabet="abc", time_limit=10)
+    except InputError as exc:  # a one-line refusal is a right answer too
+        assert "\n" not in str(exc)
+    finally:
+        after = torch.get_default_device()
+        torch.set_default_device(before)
+    assert after == before

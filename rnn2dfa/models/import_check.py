@@ -26,6 +26,7 @@ from torch import Tensor, nn
 from rnn2dfa.models.device import device_of, full_float32, resolve
 from rnn2dfa.models.torch_rnn import ACTIVATIONS, FINALS, TorchRNNAcceptor
 from rnn2dfa.models.trusted import running_user_code
+from rnn2dfa.models.user_code import UserCode
 
 #: absolute + relative tolerance on the module's outputs (float32 kernels differ a little)
 TOLERANCE = 1e-4
@@ -230,7 +231,8 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
                   activations: Sequence[str] | None = None, final: str | None = None,
                   output: str = "auto", seed: int = 0,
                   code_dir: str | None = None, per_step: bool = False,
-                  device: str | torch.device | None = None) -> ForwardCheck:
+                  device: str | torch.device | None = None,
+                  seconds: float | None = None) -> ForwardCheck:
     """Run the module's own forward on words and compare with the imported network.
 
     `activations` (between head layers) and `final` are the ones the user named (None: try
@@ -238,7 +240,9 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
     `per_step`: a tagger, compared on its outputs after every symbol (the model is a
     TorchRNNLabeller, whose `prefix_features` the head reads). `device`: where the module
     runs (moved there for the check and back after it; None: where its weights are); the
-    imported network's side of the comparison stays on the CPU.
+    imported network's side of the comparison stays on the CPU. The module's forward runs
+    under the user-code guard (`models.user_code.UserCode`): at most `seconds` (None:
+    limits.USER_CALL_SECONDS) for the check, a one-line error past it.
     """
     dev = device_of(module) if device is None else resolve(device)
     if dev.type == "cuda":
@@ -268,8 +272,10 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
         if dev != home:
             module.to(dev)
         try:
-            answers, per_word = _module_answers(module, batches, forms, width, steps, dev,
-                                                per_step)
+            guard = UserCode(f"<{type(module).__name__} in memory>", seconds)
+            answers, per_word = guard.call(
+                lambda: _module_answers(module, batches, forms, width, steps, dev, per_step),
+                doing="the module's own forward (the import's check)")
         finally:
             if dev != home:  # the user's module goes back where it was
                 module.to(home)
