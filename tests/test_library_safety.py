@@ -363,3 +363,18 @@ def test_a_forward_that_changes_the_default_device_does_not_break_the_library() 
         after = torch.get_default_device()
         torch.set_default_device(before)
     assert after == before
+
+
+# ------------------------------------------------------------------ 4: L#'s tree bounded
+def test_lsharp_stops_at_its_tree_bound_with_its_last_hypothesis(monkeypatch) -> None:
+    from rnn2dfa.extract.active import lsharp
+
+    r = np.random.default_rng(5)
+    n, k = 300, 12
+    dfa = DFA(tuple(f"s{i}" for i in range(k)), r.integers(0, n, (n, k)), r.random(n) < 0.5, 0)
+    per_node = 8 * (k + 8) + 1
+    monkeypatch.setattr(lsharp, "LSHARP_TREE_BYTES", 3000 * per_node)
+    result = rnn2dfa.extract(dfa, "lsharp", time_limit=60)
+    assert not result.finished
+    assert "memory bound" in result.message
+    assert result.stats["tree_nodes"] <= 3000
