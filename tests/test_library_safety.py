@@ -378,3 +378,19 @@ def test_lsharp_stops_at_its_tree_bound_with_its_last_hypothesis(monkeypatch) ->
     assert not result.finished
     assert "memory bound" in result.message
     assert result.stats["tree_nodes"] <= 3000
+
+
+# ------------------------------------------------------------------ 5: a large truth's KL
+def test_a_truth_too_large_for_the_exact_kl_is_estimated_on_samples(monkeypatch) -> None:
+    from rnn2dfa.pdfa import exact
+    from rnn2dfa.pdfa.evaluate import Candidate, compare
+    from rnn2dfa.pdfa.ngram import ngram_pdfa
+    from rnn2dfa.pdfa.random import random_pdfa
+
+    truth = random_pdfa(60, 3, seed=1)
+    words = truth.sample(300, np.random.default_rng(0))
+    gram = ngram_pdfa(words, truth.alphabet, 4)
+    monkeypatch.setattr(exact, "MAX_PRODUCT_STATES", 20)
+    table = compare(words[:50], [Candidate("4-gram", gram, gram.n_states, 0.0)], truth=truth)
+    row = table.rows[0]
+    assert row.kl_exact is False and math.isfinite(row.kl_truth) and row.kl_truth >= -0.5
