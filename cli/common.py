@@ -444,8 +444,12 @@ class FiniteFloat(click.FloatRange):
         return cls()
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from rnn2dfa.validate import number as finite_number
+
         number = super().convert(value, param, ctx)
-        if isinstance(number, float) and not math.isfinite(number):
+        try:  # the library's rule for a number (rnn2dfa.validate), as the API applies it
+            finite_number(number, param.name if param is not None and param.name else "value")
+        except InputError:
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         return number
 
