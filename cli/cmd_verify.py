@@ -286,7 +286,7 @@ def verify_cmd(
                     if lo <= max_word_length)
     status = (err.status("comparing with the network...")
               if not as_json and acceptor is not None else contextlib.nullcontext())
-    with status:
+    with status, options_for(words="--words"):
         report = verify(dfa, truth=truth, acceptor=acceptor, dfa_name=dfa_file,
                         model_name=model_file, max_length=max_length, buckets=buckets,
                         per_bucket=samples, threshold=threshold, seed=seed,
@@ -493,7 +493,7 @@ def verify_machine_file(ctx: click.Context) -> None:
     status = (err.status("comparing with the network...")
               if not as_json and labeller is not None else contextlib.nullcontext())
     truth_option = "--truth-file" if truth_file is not None else "-l/--truth"
-    with status, options_for(truth=truth_option, model="--model"):
+    with status, options_for(truth=truth_option, model="--model", words="--words"):
         report = verify_machine(machine, truth=truth, truth_name=label, labeller=labeller,
                                 machine_name=machine_file, model_name=model_file,
                                 max_length=p["max_length"], buckets=buckets,
