@@ -183,9 +183,9 @@ def _seconds(time_limit: Any) -> float | None:
 def _words(words: Sequence[Sequence[int] | str], alphabet: Sequence[str]) -> tuple:
     from rnn2dfa.words import parse_word
 
-    if isinstance(words, str | bytes) or not isinstance(words, Sequence):
-        raise InputError("words must be a list of words (strings or index tuples)",
-                         param="words")
+    if isinstance(words, str | bytes | bytearray) or not hasattr(words, "__iter__"):
+        raise InputError("words must be a list of words (strings or index tuples), not "
+                         f"a {type(words).__name__}", param="words")
     return tuple(parse_word(w, alphabet) if isinstance(w, str)
                  else word_symbols(w, len(alphabet)) for w in words)
 

@@ -394,3 +394,11 @@ def test_a_truth_too_large_for_the_exact_kl_is_estimated_on_samples(monkeypatch)
     table = compare(words[:50], [Candidate("4-gram", gram, gram.n_states, 0.0)], truth=truth)
     row = table.rows[0]
     assert row.kl_exact is False and math.isfinite(row.kl_truth) and row.kl_truth >= -0.5
+
+
+def test_words_given_as_one_string_are_refused_not_read_as_symbols() -> None:
+    with pytest.raises(InputError) as caught:
+        rnn2dfa.extract(T3, words="0101", time_limit=5)
+    assert caught.value.param == "words"
+    assert rnn2dfa.verify(rnn2dfa.truth("tomita3"), model=T3, words={"0101", "11"},
+                          per_bucket=20).verdict  # any collection of words is fine
