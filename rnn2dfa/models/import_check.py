@@ -26,7 +26,10 @@ from torch import Tensor, nn
 from rnn2dfa.models.device import device_of, full_float32, resolve
 from rnn2dfa.models.torch_rnn import ACTIVATIONS, FINALS, TorchRNNAcceptor
 from rnn2dfa.models.trusted import running_user_code
-from rnn2dfa.models.user_code import UserCode
+from rnn2dfa.models.user_code import UserCode, UserCodeError
+
+#: What a guarded call into the module's forward is, in a message
+_CHECK = "the module's own forward (the import's check)"
 
 #: absolute + relative tolerance on the module's outputs (float32 kernels differ a little)
 TOLERANCE = 1e-4
@@ -135,15 +138,23 @@ def _calls(module: nn.Module, x: Tensor, lengths: Tensor) -> list[Callable[[], o
 
 def _run_module(module: nn.Module, x: Tensor, call: int, b: int,
                 steps: tuple[int, int] | None = None,
-                device: torch.device | None = None) -> Tensor | None:
+                device: torch.device | None = None,
+                guard: UserCode | None = None) -> Tensor | None:
     """The module's answer to one call form, normalized: (B, n), or with `steps` (the
     words' symbols, the outputs per position) a tagger's (B, T, n); None when it fails.
-    On a `device` the input crosses there and the answer comes back to the host."""
+    On a `device` the input crosses there and the answer comes back to the host. Under
+    `guard` (the user-code guard: its time limit a call) a call past the limit is a
+    UserCodeError, raised: no other form is tried."""
     x = x if device is None else x.to(device)
     lengths = torch.full((b,), x.shape[1], dtype=torch.long, device=x.device)
+    forward = _calls(module, x, lengths)[call]
     try:
         with torch.no_grad():
-            y = _calls(module, x, lengths)[call]()
+            y = forward() if guard is None else guard.call(forward, doing=_CHECK)
+    except UserCodeError as exc:
+        if exc.param == "time_limit":
+            raise
+        return None
     except Exception:  # noqa: BLE001 - a user forward may raise anything on a wrong form
         return None
     if steps is None:
@@ -200,7 +211,7 @@ def _word_text(model: TorchRNNAcceptor, symbols: Tensor) -> str:
 
 def _module_answers(module: nn.Module, batches: list[_Batch], forms: dict[str, InputForm],
                     width: int, steps: Callable[[_Batch], tuple[int, int] | None],
-                    dev: torch.device, per_step: bool,
+                    dev: torch.device, per_step: bool, guard: UserCode | None = None,
                     ) -> tuple[dict[tuple[str, int], list[Tensor]], bool]:
     """The module's answers on every batch for each (input form, call form) that runs on
     all of them; and, for a tagger asked for, whether it answers once per word instead."""
@@ -209,17 +220,17 @@ def _module_answers(module: nn.Module, batches: list[_Batch], forms: dict[str, I
     first = batches[0]
     for (name, form), call in itertools.product(forms.items(), range(4)):
         x = form(first.tokens, width)
-        y = _run_module(module, x, call, first.tokens.shape[0], steps(first), dev)
+        y = _run_module(module, x, call, first.tokens.shape[0], steps(first), dev, guard)
         if y is not None:
             answers[(name, call)] = [y]
         elif per_step and not per_word:
             per_word = _run_module(module, x, call, first.tokens.shape[0],
-                                   device=dev) is not None
+                                   device=dev, guard=guard) is not None
     for key in list(answers):
         form = forms[key[0]]
         for batch in batches[1:]:
             y = _run_module(module, form(batch.tokens, width), key[1],
-                            batch.tokens.shape[0], steps(batch), dev)
+                            batch.tokens.shape[0], steps(batch), dev, guard)
             if y is None:
                 del answers[key]
                 break
@@ -242,7 +253,7 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
     runs (moved there for the check and back after it; None: where its weights are); the
     imported network's side of the comparison stays on the CPU. The module's forward runs
     under the user-code guard (`models.user_code.UserCode`): at most `seconds` (None:
-    limits.USER_CALL_SECONDS) for the check, a one-line error past it.
+    limits.USER_CALL_SECONDS) a call, a one-line error past it.
     """
     dev = device_of(module) if device is None else resolve(device)
     if dev.type == "cuda":
@@ -273,9 +284,8 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
             module.to(dev)
         try:
             guard = UserCode(f"<{type(module).__name__} in memory>", seconds)
-            answers, per_word = guard.call(
-                lambda: _module_answers(module, batches, forms, width, steps, dev, per_step),
-                doing="the module's own forward (the import's check)")
+            answers, per_word = _module_answers(module, batches, forms, width, steps, dev,
+                                                per_step, guard)
         finally:
             if dev != home:  # the user's module goes back where it was
                 module.to(home)
