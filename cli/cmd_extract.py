@@ -34,7 +34,8 @@ from rnn2dfa_cli.user_model import acceptor_option, user_model
 CLI_ONLY = ("pac_words",)
 #: Library parameter -> option, for the one-line errors of planning and budget checks.
 OPTIONS = {"epsilon": "--epsilon/--delta", "max_length": "--max-length",
-           "max_states": "--max-states", "method": "--method", "oracle": "--oracle"}
+           "max_states": "--max-states", "method": "--method", "oracle": "--oracle",
+           "words": "--words"}
 
 
 class MethodChoice(click.Choice):

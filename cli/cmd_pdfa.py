@@ -83,7 +83,7 @@ def _fmt(x: float | None, digits: int = 4) -> str:
     if x is None:
         return "—"
     if isinstance(x, float) and not math.isfinite(x):
-        return "inf"
+        return "nan" if x != x else ("inf" if x > 0 else "-inf")
     return f"{x:.{digits}f}"
 
 

@@ -9,9 +9,6 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.limits import MAX_DRAWN_STATES, RENDER_SECONDS
 from rnn2dfa_cli.common import EXIT_FAIL, emit_json, json_option, options_for, out
 
-#: What an existing DOT file beside the picture is, when the picture was asked for.
-_FALLBACK = "the DOT text written beside a picture that cannot be drawn"
-
 
 @click.command("render")
 @click.argument("dfa_file", metavar="DFA.json")
@@ -163,26 +160,11 @@ def render_cmd(
 
 
 def _fallback_path(output: str, fmt: str) -> str | None:
-    """The DOT file written beside a picture that cannot be drawn, when one exists already:
-    kept (`atomic.keep_existing`: written only while new). None when nothing is kept."""
-    import os
+    """The DOT file written beside a picture that cannot be drawn (`write_drawing` writes it
+    only while it is new, or when it is the output itself); None for a DOT output."""
     from pathlib import Path
 
-    from rnn2dfa.atomic import keep_existing
-
-    if fmt == "dot":
-        return None
-    dot_path = str(Path(output).with_suffix(".dot"))
-    if not os.path.lexists(dot_path):
-        keep_existing(dot_path, _FALLBACK)  # (a file made meanwhile is kept too)
-        return dot_path
-    try:
-        if os.path.exists(output) and os.path.samefile(output, dot_path):
-            return None
-    except OSError:
-        pass
-    keep_existing(dot_path, _FALLBACK)
-    return dot_path
+    return None if fmt == "dot" else str(Path(output).with_suffix(".dot"))
 
 
 def _not_drawn(drawing: object, max_states: int) -> str:

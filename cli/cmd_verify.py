@@ -286,7 +286,7 @@ def verify_cmd(
     status = (err.status("comparing with the network...")
               if not as_json and acceptor is not None else contextlib.nullcontext())
     settings = VerifySettings(max_length, max_word_length, samples, threshold, seed)
-    with status:
+    with status, options_for(words="--words"):
         report = check(dfa, truth=truth, network=acceptor, name=dfa_file,
                        model_name=model_file, settings=settings, threads=threads(),
                        source=dfa_file, words=words)
@@ -488,7 +488,7 @@ def verify_machine_file(ctx: click.Context) -> None:
     status = (err.status("comparing with the network...")
               if not as_json and labeller is not None else contextlib.nullcontext())
     truth_option = "--truth-file" if truth_file is not None else "-l/--truth"
-    with status, options_for(truth=truth_option, model="--model"):
+    with status, options_for(truth=truth_option, model="--model", words="--words"):
         report = check(machine, truth=truth, truth_name=label, network=labeller,
                        name=machine_file, model_name=model_file, settings=settings,
                        words=words, source=machine_file)

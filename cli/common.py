@@ -453,8 +453,12 @@ class FiniteFloat(click.FloatRange):
         return cls()
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from rnn2dfa.validate import number as finite_number
+
         number = super().convert(value, param, ctx)
-        if isinstance(number, float) and not math.isfinite(number):
+        try:  # the library's rule for a number (rnn2dfa.validate), as the API applies it
+            finite_number(number, param.name if param is not None and param.name else "value")
+        except InputError:
             self.fail(f"{value!r} is not a finite number.", param, ctx)
         return number
 
@@ -475,8 +479,26 @@ def emit_json(obj: Any) -> None:
     stream = _JSON_OUT if _JSON_OUT is not None else sys.stdout
     if stream is None:
         raise InputError("stdout is closed: the JSON document cannot be written")
-    stream.write(json.dumps(obj, indent=2, default=json_default_or_str) + "\n")
+    text = json.dumps(strict_numbers(obj), indent=2, default=json_default_or_str,
+                      allow_nan=False)
+    stream.write(text + "\n")
     stream.flush()
+
+
+def strict_numbers(obj: Any) -> Any:
+    """`obj` with every infinite or NaN float as the string "inf", "-inf" or "nan": strict
+    JSON has no such numbers (Python writes `Infinity`, which strict readers refuse), and
+    a log-probability of -inf (a word of probability 0) must still be read as itself."""
+    if type(obj).__module__ == "numpy" and hasattr(obj, "tolist"):  # arrays and scalars
+        obj = obj.tolist()
+    if isinstance(obj, float):
+        x = float(obj)
+        return x if math.isfinite(x) else ("nan" if x != x else ("inf" if x > 0 else "-inf"))
+    if isinstance(obj, dict):
+        return {k: strict_numbers(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [strict_numbers(v) for v in obj]
+    return obj
 
 
 def json_option(f: F) -> F:

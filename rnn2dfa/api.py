@@ -21,6 +21,9 @@ from typing import Any
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
+from rnn2dfa.validate import device as device_name
+from rnn2dfa.validate import symbols, word_symbols
+from rnn2dfa.validate import token_ids as token_id_list
 
 __all__ = ["as_model", "compile", "difference", "draw", "equivalent", "extract",
            "from_aalpy", "load", "load_model", "minimize", "save", "to_aalpy",
@@ -31,24 +34,25 @@ Automaton = DFA | Machine
 
 # ----------------------------------------------------------------------------- models
 def _alphabet(alphabet: str | Sequence[str] | None) -> tuple[str, ...] | None:
-    """An alphabet given as "abcd" (one symbol a character) or as a sequence of symbols."""
-    if alphabet is None:
-        return None
-    if isinstance(alphabet, str):
-        return tuple(alphabet.split(",")) if "," in alphabet else tuple(alphabet)
-    return tuple(str(a) for a in alphabet)
+    """An alphabet given as "abcd" (one symbol a character) or as a sequence of symbols
+    (`validate.symbols`: the command line's rule; bytes refused)."""
+    return symbols(alphabet)
 
 
 def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
              token_ids: Sequence[int] | None = None, task: str | None = None,
-             outputs: Sequence[str] | None = None, **import_options: Any) -> Any:
+             outputs: Sequence[str] | None = None, time_limit: float | None = None,
+             **import_options: Any) -> Any:
     """What `extract` and `verify` run: a path is read (a model file, or a DFA or machine
     file posing as a network); an rnn2dfa model is taken as it is; a plain `nn.Module` is
     imported (its architecture read from its parameters, as `rnn2dfa import` reads a state
     dict; `alphabet` names the symbols of token ids 0.. or of `token_ids`; `task`: "accept"
     (default), "classify-k" or "tag"; other keywords are `models.imported.ImportOptions`'s)
     and checked against its own forward; a plain function of a batch of words (lists of
-    symbols) giving one logit each is a batch classifier over `alphabet`."""
+    symbols) giving one logit each is a batch classifier over `alphabet`. `time_limit`:
+    seconds one call into the user's code (the function, the module's forward in the
+    check) may take, as the command line's --time-limit with --acceptor (None: the guard's
+    default, `limits.USER_CALL_SECONDS`)."""
     from rnn2dfa.models.loading import LoadedAcceptor
 
     if isinstance(model, LoadedAcceptor):
@@ -57,21 +61,48 @@ def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
         from rnn2dfa.models.loading import load_acceptor
 
         return load_acceptor(model)
-    symbols = _alphabet(alphabet)
+    if isinstance(model, DFA):  # an automaton posing as a network, as its file would
+        from rnn2dfa.models.dfa_acceptor import DFAAcceptor
+
+        return LoadedAcceptor(DFAAcceptor(model), {}, "in-memory DFA", "")
+    if isinstance(model, Machine):
+        from rnn2dfa.models.labeller import MachineLabeller
+
+        return LoadedAcceptor(MachineLabeller(model), {}, "in-memory machine", "")
+    names = _alphabet(alphabet)
+    ids = token_id_list(token_ids)
     if _is_plain_module(model):
         from rnn2dfa.models.imported import ImportOptions, import_module
 
-        opts = ImportOptions(alphabet=symbols, token_ids=token_ids, task=task or "accept",
-                             outputs=outputs, **import_options)
+        opts = ImportOptions(alphabet=names, token_ids=ids, task=task or "accept",
+                             outputs=outputs, time_limit=time_limit, **import_options)
         return LoadedAcceptor(import_module(model, opts).model, {}, "in-memory module", "")
     if callable(model) and not hasattr(model, "step") and not hasattr(model, "batch_logits"):
-        if symbols is None:
+        if names is None:
             raise InputError("a function of words needs its alphabet (alphabet=...)",
                              param="alphabet")
-        from rnn2dfa.models.user_code import BatchClassifier
+        from rnn2dfa.models.user_code import BatchClassifier, UserCode
 
-        return LoadedAcceptor(BatchClassifier(model, symbols), {}, "your function", "")
+        guard = UserCode("your function", time_limit)
+        return LoadedAcceptor(BatchClassifier(model, names, guard=guard), {},
+                              "your function", "")
+    _require_network(model)
     return LoadedAcceptor(model, {}, "in-memory model", "")
+
+
+def _require_network(model: Any) -> None:
+    """InputError (param model) for what none of `as_model`'s readers takes: None, a number,
+    an object with no alphabet, or with `step` but not the rest of the Acceptor contract."""
+    missing = [] if hasattr(model, "alphabet") else ["alphabet"]
+    if hasattr(model, "step"):
+        missing += [m for m in ("initial_state",) if not hasattr(model, m)]
+        if not hasattr(model, "accept_logit") and not hasattr(model, "output_logits"):
+            missing.append("accept_logit")
+    if missing:
+        raise InputError(
+            f"model must be a model file's path, an nn.Module, a function of a batch of "
+            f"words, or an object with the Acceptor methods; a {type(model).__name__} "
+            f"lacks {', '.join(missing)}", param="model")
 
 
 def _is_plain_module(model: Any) -> bool:
@@ -127,9 +158,11 @@ def extract(model: Any, method: str | None = None, *,
     GPU when torch sees one, "cuda:N"; the network is moved there)."""
     from rnn2dfa.extract import extract as run
 
+    device = device_name(device)
     how = _import_options(options, device)
     loaded = as_model(model, alphabet=alphabet, token_ids=token_ids, task=task,
-                      outputs=outputs, **how)
+                      outputs=outputs, time_limit=_seconds(options.get("time_limit")),
+                      **how)
     if words is not None:
         options["words"] = _words(words, loaded.acceptor.alphabet)
     result = run(loaded, method, progress=progress, language=language, device=device,
@@ -139,11 +172,24 @@ def extract(model: Any, method: str | None = None, *,
     return result
 
 
+def _seconds(time_limit: Any) -> float | None:
+    """The time limit as the seconds a call into user code may take (checked as extraction
+    checks it: a finite number >= 0; 0 and None leave the guard's default)."""
+    if time_limit is None:
+        return None
+    from rnn2dfa.validate import number
+
+    return number(time_limit, "time_limit", low=0) or None
+
+
 def _words(words: Sequence[Sequence[int] | str], alphabet: Sequence[str]) -> tuple:
     from rnn2dfa.words import parse_word
 
-    return tuple(parse_word(w, alphabet) if isinstance(w, str) else tuple(int(a) for a in w)
-                 for w in words)
+    if isinstance(words, str | bytes | bytearray) or not hasattr(words, "__iter__"):
+        raise InputError("words must be a list of words (strings or index tuples), not "
+                         f"a {type(words).__name__}", param="words")
+    return tuple(parse_word(w, alphabet) if isinstance(w, str)
+                 else word_symbols(w, len(alphabet)) for w in words)
 
 
 # ----------------------------------------------------------------------------- checking
@@ -154,6 +200,16 @@ def _automaton(a: Any) -> Any:
     if isinstance(a, str | os.PathLike):
         return load(a)
     return a
+
+
+def _an_automaton(a: Any, param: str) -> Any:
+    """`_automaton`, refusing in one line what is no automaton (None, a number, a model)."""
+    x = _automaton(a)
+    if getattr(x, "family", None) not in ("dfa", "moore", "mealy", "pdfa"):
+        raise InputError(f"{param} must be an automaton (a DFA, a Moore/Mealy machine or a "
+                         f"PDFA), an extraction result or an automaton file's path; got a "
+                         f"{type(x).__name__}", param=param)
+    return x
 
 
 def truth(name: str, max_length: int | None = None) -> Any:
@@ -179,7 +235,8 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
     `extract`."""
     from rnn2dfa.verify.check import VerifySettings, check, resolve
 
-    a = _automaton(automaton)
+    a = _an_automaton(automaton, "automaton")
+    device = device_name(device)
     if _pdfa(a):
         return _verify_pdfa(automaton, a, model, truth, words, **options)
     how = _import_options(options, device)
@@ -231,7 +288,7 @@ def _path(x: Any) -> str | None:
 
 def minimize(a: Any) -> Automaton:
     """The minimal, canonically numbered automaton (of a result, too)."""
-    return _automaton(a).minimize()
+    return _an_automaton(a, "a").minimize()
 
 
 def equivalent(a: Any, b: Any) -> bool:
@@ -241,7 +298,7 @@ def equivalent(a: Any, b: Any) -> bool:
 
 def difference(a: Any, b: Any) -> tuple[int, ...] | None:
     """A shortest word on which two automata differ, or None."""
-    x, y = _automaton(a), _automaton(b)
+    x, y = _an_automaton(a, "a"), _an_automaton(b, "b")
     kinds = {getattr(x, "family", None), getattr(y, "family", None)}
     if kinds == {"dfa"}:
         return x.counterexample(y)
@@ -288,7 +345,7 @@ def draw(a: Any, path: str | os.PathLike[str] | None = None, *, word: str | None
     its path."""
     from rnn2dfa.render.family import drawing, render
 
-    x = _automaton(a)
+    x = _an_automaton(a, "a")
     parsed = None if word is None else x.encode(word)
     if parsed is not None:
         options["word"] = parsed
@@ -300,7 +357,7 @@ def draw(a: Any, path: str | os.PathLike[str] | None = None, *, word: str | None
 def compile(dfa: Any, activation: str = "relu") -> Any:  # noqa: A001 - the command's name
     """The integer-weight network of a DFA (Minsky's construction) or a Moore/Mealy
     machine: a controlled test bed for extraction."""
-    a = _automaton(dfa)
+    a = _an_automaton(dfa, "dfa")
     if a.family != "dfa":
         from rnn2dfa.compile.machine import compile_machine
 
@@ -313,13 +370,13 @@ def compile(dfa: Any, activation: str = "relu") -> Any:  # noqa: A001 - the comm
 # ----------------------------------------------------------------------------- other tools
 def to_automata_lib(dfa: Any) -> Any:
     """A DFA as an automata-lib `DFA` (states 0..n-1)."""
-    return _automaton(dfa).to_automata_lib()
+    return _an_automaton(dfa, "dfa").to_automata_lib()
 
 
 def to_aalpy(a: Any) -> Any:
     """A DFA or Moore/Mealy machine as an AALpy automaton (`Dfa`, `MooreMachine`,
     `MealyMachine`), states named q0, q1, ... (AALpy must be installed)."""
-    x = _automaton(a)
+    x = _an_automaton(a, "a")
     try:
         from aalpy.automata import (
             Dfa,

@@ -174,15 +174,16 @@ def _mode_for(target: Path) -> int:
 
 
 @contextlib.contextmanager
-def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+def atomic_path(path: str | os.PathLike[str], *, new_only: str | None = None) -> Iterator[Path]:
     """Yield a temporary path beside `path`; rename it onto `path` only if the block succeeds.
 
     An interrupted or failing writer leaves neither a half-written file nor a clobbered old
     one. The file is fsync'ed before the rename (and the folder after), and gets the
     permission bits of the file it replaces (a new file: the umask's default). Refused
     before the block runs: a read-only target, a file the running command reads, a kept
-    path that exists (see the module docstring). Special targets are never replaced: a
-    symlink has its target replaced (the link stays), a character device or FIFO
+    path that exists (see the module docstring; `new_only` keeps `path` so in any caller,
+    library calls outside a command included, and says what it is). Special targets are
+    never replaced: a symlink has its target replaced (the link stays), a character device or FIFO
     (`-o /dev/null`) is written through. A writer failing with an OSError (a full disk) is
     an InputError naming the file.
     """
@@ -196,8 +197,13 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         raise InputError("cannot write: folder does not exist", path=str(path))
     if target.is_dir():
         raise InputError("cannot write: is a folder", path=str(path))
+    kept_why = new_only if new_only is not None else (
+        _SCOPE.kept.get(os.path.realpath(target)) if _SCOPE is not None else None)
+    if new_only is not None and os.path.lexists(target):
+        raise InputError(f"exists and was not named as an output ({new_only}): not replaced",
+                         path=str(path))
     _refuse_replacing(target, str(path))
-    kept = _SCOPE is not None and os.path.realpath(target) in _SCOPE.kept
+    kept = kept_why is not None
     if special:
         folder = Path(tempfile.gettempdir())
     try:
@@ -218,7 +224,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
                 # file's (what a plain open() would give)
                 os.chmod(tmp_path, _mode_for(target))
                 if kept:
-                    _link_new(tmp_path, target, str(path))
+                    _link_new(tmp_path, target, str(path), kept_why or "")
                 else:
                     _refuse_replacing(target, str(path))  # (made read-only meanwhile?)
                     os.replace(tmp_path, target)
@@ -238,14 +244,13 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         raise
 
 
-def _link_new(tmp: Path, target: Path, shown: str) -> None:
+def _link_new(tmp: Path, target: Path, shown: str, why: str) -> None:
     """Put `tmp` at `target` only if nothing is there (a hard link fails on an existing
     name: no race with a file made meanwhile); a file system without hard links gets an
     exclusive create and a copy."""
     try:
         os.link(tmp, target)
     except FileExistsError:
-        why = _SCOPE.kept.get(os.path.realpath(target), "") if _SCOPE is not None else ""
         raise InputError(f"exists and was not named as an output ({why}): not replaced",
                          path=shown) from None
     except OSError as exc:
@@ -279,9 +284,10 @@ def _why(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write `text` to `path` atomically."""
-    with atomic_path(path) as tmp:
+def write_text(path: str | os.PathLike[str], text: str, *,
+               new_only: str | None = None) -> None:
+    """Write `text` to `path` atomically (`new_only`: only while `path` does not exist)."""
+    with atomic_path(path, new_only=new_only) as tmp:
         tmp.write_text(text, encoding="utf-8")
 
 

@@ -235,6 +235,17 @@ MAX_WORD_LIST_SYMBOLS = 5_000_000
 #: once per symbol, one step after the other, and a fused pass keeps ~1.4 KB a step (one
 #: 10^6-symbol word took 30 s and 1.4 GB).
 MAX_WORD_SYMBOLS = 100_000
+#: Memory L#'s observation tree may take (extract/active/lsharp.py: a row of k children
+#: and seven columns a node, int64): it grows with every question, and at 200 symbols a node
+#: costs 1.7 KB. Past it the learner stops with its last hypothesis, as the other learners
+#: stop at their state cap; 256 MB hold ~1.2 million nodes at 20 symbols, ~150,000 at 200.
+LSHARP_TREE_BYTES = 256 * 2**20
+#: The longest word a user may give `extract` or `verify` as a word that matters (`words=`,
+#: `--words`): a learner asks it with every suffix it keeps and with its near-misses and
+#: pumped forms, so its cost grows faster than its length (tomita3_gru.pt: one word of 1,000
+#: symbols peaked at 660 MB, of 2,000 at 2.3 GB, of 20,000 ran out of memory). Refused before
+#: any work; verify's own samples reach this length too.
+MAX_QUERY_WORD_SYMBOLS = 1_000
 #: Padded symbols (words x their longest) one batch run through a network at once may hold
 #: in `classify` and `generalization`: with ~100 float values of activations a symbol this
 #: is ~400 MB at most, and a batch is the unit of progress shown.

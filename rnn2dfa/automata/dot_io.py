@@ -123,6 +123,18 @@ _MARKER_SHAPES = frozenset({"none", "point", "plaintext"})
 _BLANKS = " \t\r\n"  # dropped around a symbol unless escaped (Graphviz draws them anyway)
 
 
+_HTML_TAG = re.compile(r"<[^<>]*>")
+
+
+def html_text(markup: str) -> str:
+    """The text an HTML-like string `<...>` shows, as Graphviz reads it: its tags (`<b>`,
+    `<br/>`, `<font ...>`) left out, its entities (`&lt;`, `&amp;`, `&#47;`) read; so
+    `label=<a/<b>x</b>>` is the label `a/x`, never a symbol holding the markup."""
+    import html
+
+    return html.unescape(_HTML_TAG.sub("", markup))
+
+
 def _unquote_body(body: str) -> str:
     """The value of a quoted DOT string, given what lies between its quotes: Graphviz's
     string escapes (\\" is a quote, a backslash-newline joins lines); every other backslash
@@ -250,7 +262,7 @@ class _Reader:
             c = m.group()
             if c == "<":
                 self.i = self._html_end(i)
-                self.kind, self.val, self.pos = "html", text[i + 1 : self.i - 1], i
+                self.kind, self.val, self.pos = "html", html_text(text[i + 1 : self.i - 1]), i
             elif c == '"':
                 raise self.fail(i, "a quoted string starts here and is never closed")
             elif text.startswith("/*", i):

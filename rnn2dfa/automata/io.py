@@ -144,5 +144,16 @@ def load_dfa(path: str | os.PathLike[str]) -> DFA:
 
 
 def save_dfa(dfa: DFA, path: str | os.PathLike[str]) -> None:
-    """Write a DFA file atomically."""
+    """Write a DFA file atomically: JSON, or DOT when the name ends in .dot or .gv (the
+    rnn2dfa style, which reads back the same; `dot_io.save_dot` for the other styles)."""
+    if is_dot_name(path):
+        from rnn2dfa.automata.dot_io import save_dot
+
+        save_dot(dfa, path, style="rnn2dfa")
+        return
     write_text(path, dumps(dfa))
+
+
+def is_dot_name(path: str | os.PathLike[str]) -> bool:
+    """Whether a file name asks for DOT text (.dot, .gv): such a file never gets JSON."""
+    return str(path).lower().endswith((".dot", ".gv"))

@@ -71,6 +71,7 @@ from rnn2dfa.automata.dot_io import (
     dot_problem,
     escape_label,
     first_unescaped,
+    html_text,
     write_dot_chunks,
 )
 from rnn2dfa.automata.machine import KINDS, Machine
@@ -95,7 +96,8 @@ OUTPUTS_ATTR = "rnn2dfa_outputs"
 
 _RECORD = re.compile(r"""shape\s*=\s*"?record\b""", re.I)
 _KIND = re.compile(KIND_ATTR + r"""\s*=\s*"?(\w+)""")
-_EDGE_LABEL = re.compile(r"""[^\[;\n]*\[[^\]\n]*?\blabel\s*=\s*"((?:[^"\\\n]|\\.)*)\"""")
+_EDGE_LABEL = re.compile(r"""[^\[;\n]*\[[^\]\n]*?\blabel\s*=\s*"""
+                         r"""(?:"((?:[^"\\\n]|\\.)*)"|<(.*?)>\s*[\],;])""")
 #: `dot_kind` looks at the labels of this many edges, each in this many characters after its
 #: arrow: a guess in bounded time, whatever the file.
 _SNIFF_EDGES, _SNIFF_CHARS = 100, 16384
@@ -158,8 +160,10 @@ def dot_kind(text: str) -> str:
         if at < 0:
             break
         m = _EDGE_LABEL.match(text[at + 2 : at + 2 + _SNIFF_CHARS])
-        if m is not None and m.group(1):
-            if first_unescaped(m.group(1), "/") < 0:
+        label = None if m is None else (m.group(1) if m.group(2) is None
+                                        else html_text(m.group(2)))
+        if label:
+            if first_unescaped(label, "/") < 0:
                 return "dfa"
             seen += 1
         at = text.find("->", at + 2)
@@ -183,6 +187,12 @@ class _MachineReader(_Reader):
     def set_node(self, q: int, attrs: dict[str, str], pos: int) -> None:
         super().set_node(q, attrs, pos)
         if "label" in attrs:
+            before = self.node_label.get(q)
+            if (self.mkind == "moore" and before is not None and before != attrs["label"]
+                    and moore_output_of_label(before) != moore_output_of_label(attrs["label"])):
+                raise self.fail(pos, f"state {self.names[q]!r} is declared twice with "
+                                f"different outputs ({before!r}, then {attrs['label']!r}): "
+                                "which one it emits is not clear")
             self.node_label[q] = attrs["label"]
 
     def output_id(self, out: str, pos: int) -> int:

@@ -163,7 +163,14 @@ def load_machine(path: str | os.PathLike[str]) -> Machine:
 
 
 def save_machine(m: Machine, path: str | os.PathLike[str]) -> None:
-    """Write a machine file atomically."""
+    """Write a machine file atomically: JSON, or DOT (rnn2dfa style) for a .dot/.gv name."""
+    from rnn2dfa.automata.io import is_dot_name
+
+    if is_dot_name(path):
+        from rnn2dfa.automata.machine_dot import save_machine_dot
+
+        save_machine_dot(m, path, style="rnn2dfa")
+        return
     write_text(path, dumps(m))
 
 

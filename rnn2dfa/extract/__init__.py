@@ -161,7 +161,7 @@ def _extract(loaded: Any, method: str, options: Any, progress: Progress | None,
             warning = check_outputs(net, seed=opts.seed)  # logits at all? (NaN, sigmoid)
         result = m.load()(net, opts, progress=progress)
     except InputError as exc:  # e.g. exact extraction refusing this network: name the file
-        if path is not None:
+        if path is not None and exc.param != "words":  # (the user's words are no model's)
             raise exc.with_path(path) from None
         raise
     if warning is not None:

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.validate import count, optional_count, query_words
 from rnn2dfa.words import Word
 
 #: Longest word sampled by default (L*'s PAC check and task words, verify's fallbacks).
@@ -45,8 +46,8 @@ class ExtractOptions:
             math.isfinite(self.time_limit) and self.time_limit >= 0
         ):
             raise InputError(f"the time limit must be a number >= 0, got {self.time_limit}")
-        if self.max_states is not None and self.max_states < 1:
-            raise InputError(f"the state cap must be at least 1, got {self.max_states}")
+        optional_count(self.max_states, "max_states")  # NaN and 2.5 refused, not "no cap"
+        query_words(self.words)
 
     def public(self) -> dict[str, Any]:
         """The options as JSON-able data (the word list by its size)."""
@@ -95,8 +96,7 @@ class LStarOptions(ExtractOptions):
             v = getattr(self, name)
             if not (isinstance(v, float | int) and 0 < v < 1):
                 raise InputError(f"{name} must lie strictly between 0 and 1, got {v}")
-        if self.max_length < 1:
-            raise InputError(f"the longest sampled word must be >= 1, got {self.max_length}")
+        count(self.max_length, "max_length")
         if self.estimate_rate not in ("auto", "always", "never"):
             raise InputError(f"estimate_rate must be auto, always or never, got "
                              f"{self.estimate_rate!r}")

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import torch
 from torch import nn
 
+from rnn2dfa import validate
 from rnn2dfa.errors import InputError
 
 #: What `resolve` accepts, in words (for messages and help texts).
@@ -32,6 +33,7 @@ def resolve(spec: str | torch.device | None) -> torch.device:
     torch sees one, else the CPU; "cuda" and "cuda:N" must exist. One-line errors."""
     if isinstance(spec, torch.device):
         spec = str(spec)
+    spec = validate.device(spec)  # a number or an empty name: refused, not the CPU
     name = (spec or "auto").strip().lower()
     if name == "auto":
         return torch.device("cuda:0") if torch.cuda.is_available() else torch.device("cpu")

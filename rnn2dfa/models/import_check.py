@@ -14,6 +14,7 @@ symbol; a labeller's note also says whether every label (the argmax) is the modu
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +27,10 @@ from rnn2dfa.models.device import device_of, full_float32, resolve
 from rnn2dfa.models.index_guard import ids_fit
 from rnn2dfa.models.torch_rnn import ACTIVATIONS, FINALS, TorchRNNAcceptor
 from rnn2dfa.models.trusted import running_user_code
+from rnn2dfa.models.user_code import UserCode, UserCodeError
+
+#: What a guarded call into the module's forward is, in a message
+_CHECK = "the module's own forward (the import's check)"
 
 #: absolute + relative tolerance on the module's outputs (float32 kernels differ a little)
 TOLERANCE = 1e-4
@@ -134,22 +139,37 @@ def _calls(module: nn.Module, x: Tensor, lengths: Tensor) -> list[Callable[[], o
 
 def _run_module(module: nn.Module, x: Tensor, call: int, b: int,
                 steps: tuple[int, int] | None = None,
-                device: torch.device | None = None) -> Tensor | None:
+                device: torch.device | None = None,
+                guard: UserCode | None = None) -> Tensor | None:
     """The module's answer to one call form, normalized: (B, n), or with `steps` (the
     words' symbols, the outputs per position) a tagger's (B, T, n); None when it fails.
-    On a `device` the input crosses there and the answer comes back to the host."""
+    On a `device` the input crosses there and the answer comes back to the host. Under
+    `guard` (the user-code guard: its time limit a call) a call past the limit is a
+    UserCodeError, raised: no other form is tried."""
     if not ids_fit(module, x):  # checked on the host: on a GPU it would kill the context
         return None
     x = x if device is None else x.to(device)
     lengths = torch.full((b,), x.shape[1], dtype=torch.long, device=x.device)
+    forward = _calls(module, x, lengths)[call]
     try:
         with torch.no_grad():
-            y = _calls(module, x, lengths)[call]()
+            y = forward() if guard is None else guard.call(forward, doing=_CHECK)
+    except UserCodeError as exc:
+        if exc.param == "time_limit":
+            raise
+        return None
     except Exception:  # noqa: BLE001 - a user forward may raise anything on a wrong form
         return None
     if steps is None:
         return _normalize(y, b)
     return _normalize_steps(y, b, x.shape[1], steps[0], steps[1], time_first=call % 2 == 1)
+
+
+def _gaps(ours: Tensor, theirs: Tensor) -> Tensor:
+    """Each word's largest relative difference; NaN (a NaN or infinite answer on either
+    side, which no comparison can pass) counts as an infinite difference."""
+    d = ((ours - theirs).abs() / (1 + theirs.abs())).flatten(1)
+    return torch.nan_to_num(d, nan=math.inf).max(1).values
 
 
 def _labels(values: Tensor, final: str) -> Tensor:
@@ -194,7 +214,7 @@ def _word_text(model: TorchRNNAcceptor, symbols: Tensor) -> str:
 
 def _module_answers(module: nn.Module, batches: list[_Batch], forms: dict[str, InputForm],
                     width: int, steps: Callable[[_Batch], tuple[int, int] | None],
-                    dev: torch.device, per_step: bool,
+                    dev: torch.device, per_step: bool, guard: UserCode | None = None,
                     ) -> tuple[dict[tuple[str, int], list[Tensor]], bool]:
     """The module's answers on every batch for each (input form, call form) that runs on
     all of them; and, for a tagger asked for, whether it answers once per word instead."""
@@ -203,17 +223,17 @@ def _module_answers(module: nn.Module, batches: list[_Batch], forms: dict[str, I
     first = batches[0]
     for (name, form), call in itertools.product(forms.items(), range(4)):
         x = form(first.tokens, width)
-        y = _run_module(module, x, call, first.tokens.shape[0], steps(first), dev)
+        y = _run_module(module, x, call, first.tokens.shape[0], steps(first), dev, guard)
         if y is not None:
             answers[(name, call)] = [y]
         elif per_step and not per_word:
             per_word = _run_module(module, x, call, first.tokens.shape[0],
-                                   device=dev) is not None
+                                   device=dev, guard=guard) is not None
     for key in list(answers):
         form = forms[key[0]]
         for batch in batches[1:]:
             y = _run_module(module, form(batch.tokens, width), key[1],
-                            batch.tokens.shape[0], steps(batch), dev)
+                            batch.tokens.shape[0], steps(batch), dev, guard)
             if y is None:
                 del answers[key]
                 break
@@ -225,7 +245,8 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
                   activations: Sequence[str] | None = None, final: str | None = None,
                   output: str = "auto", seed: int = 0,
                   code_dir: str | None = None, per_step: bool = False,
-                  device: str | torch.device | None = None) -> ForwardCheck:
+                  device: str | torch.device | None = None,
+                  seconds: float | None = None) -> ForwardCheck:
     """Run the module's own forward on words and compare with the imported network.
 
     `activations` (between head layers) and `final` are the ones the user named (None: try
@@ -233,7 +254,9 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
     `per_step`: a tagger, compared on its outputs after every symbol (the model is a
     TorchRNNLabeller, whose `prefix_features` the head reads). `device`: where the module
     runs (moved there for the check and back after it; None: where its weights are); the
-    imported network's side of the comparison stays on the CPU.
+    imported network's side of the comparison stays on the CPU. The module's forward runs
+    under the user-code guard (`models.user_code.UserCode`): at most `seconds` (None:
+    limits.USER_CALL_SECONDS) a call, a one-line error past it.
     """
     dev = device_of(module) if device is None else resolve(device)
     if dev.type == "cuda":
@@ -263,8 +286,9 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
         if dev != home:
             module.to(dev)
         try:
+            guard = UserCode(f"<{type(module).__name__} in memory>", seconds)
             answers, per_word = _module_answers(module, batches, forms, width, steps, dev,
-                                                per_step)
+                                                per_step, guard)
         finally:
             if dev != home:  # the user's module goes back where it was
                 module.to(home)
@@ -283,8 +307,7 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
                 outs = [_read(model, b.features, acts, fin) for b in batches]
                 if any(o.shape != y.shape for o, y in zip(outs, ys, strict=True)):
                     continue
-                diffs = [((o - y).abs() / (1 + y.abs())).flatten(1).max(1).values
-                         for o, y in zip(outs, ys, strict=True)]
+                diffs = [_gaps(o, y) for o, y in zip(outs, ys, strict=True)]
                 worst = max(float(d.max()) for d in diffs)
                 wrong = sum(int((d > TOLERANCE).sum()) for d in diffs)
                 if best is None or (wrong, worst) < (best[0], best[1]):
@@ -318,8 +341,11 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
         bad = (d > TOLERANCE).nonzero()
         if len(bad):
             word = _word_text(model, batch.symbols[int(bad[0])])
+            gap = float(d[int(bad[0])])
+            by = f"by {gap:.3g}" if math.isfinite(gap) else \
+                "by no number (the module or the import answers NaN or an infinity)"
             return ForwardCheck(words, worst, None, f"differs from the module's own forward "
-                                f"by {float(d[int(bad[0])]):.3g} on the word {word} (the "
+                                f"{by} on the word {word} (the "
                                 f"closest reading: input {form_name})", form_name, acts, fin,
                                 word)
     raise AssertionError("unreachable: a difference above the tolerance was found")

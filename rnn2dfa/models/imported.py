@@ -81,6 +81,9 @@ class ImportOptions:
     #: on a GPU runs only there; None: where its weights are); the imported network is
     #: compared and saved on the CPU
     device: str | None = None
+    #: seconds the module's own forward may take for the check (None: the guard's default,
+    #: limits.USER_CALL_SECONDS); the API passes its time_limit
+    time_limit: float | None = None
 
 
 @dataclass
@@ -411,7 +414,7 @@ def _run_check(model: TorchRNNAcceptor, arch: Architecture, ckpt: Checkpoint,
         check = check_forward(model, ckpt.module, activations=arch.head_activations,
                               final=arch.head_final, output=opts.output,
                               code_dir=ckpt.code_dir, per_step=opts.task == "tag",
-                              device=opts.device)
+                              device=opts.device, seconds=opts.time_limit)
         if check.output is not None:
             break
     assert check is not None

@@ -266,6 +266,7 @@ class UserCode:
         _LOCAL.depth = 1
         saved = None
         token = None
+        device = _default_torch_device()
         try:
             try:
                 _replace_exit()
@@ -281,6 +282,7 @@ class UserCode:
                     _disarm(saved)
                 _restore_exit()
                 _LOCAL.depth = 0
+                _restore_torch_device(device)
         except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the command's own handling
             raise
         except InputError as exc:
@@ -305,6 +307,23 @@ class UserCode:
             when = f" ({on})" if on else ""
             raise self.error(f"{doing} raised {type(exc).__name__}: "
                              f"{_one_line(_text(exc))}{when}") from exc
+
+
+def _default_torch_device() -> Any:
+    """torch's default device before user code runs (None when torch is not loaded)."""
+    torch = sys.modules.get("torch")
+    getter = getattr(torch, "get_default_device", None)
+    return getter() if getter is not None else None
+
+
+def _restore_torch_device(device: Any) -> None:
+    """Put back torch's default device: user code that calls torch.set_default_device
+    ("meta", "cuda") must not change where the library makes its own tensors."""
+    torch = sys.modules.get("torch")
+    if device is None or torch is None:
+        return
+    if torch.get_default_device() != device:
+        torch.set_default_device(device)
 
 
 # ------------------------------------------------------------------ checking outputs

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.pdfa.automaton import PDFA, word_log_probs
-from rnn2dfa.pdfa.exact import kl_divergence
+from rnn2dfa.pdfa.exact import ProductTooLarge, kl_divergence
 from rnn2dfa.pdfa.metrics import Scores, score
 from rnn2dfa.words import Word
 
@@ -113,10 +113,19 @@ def compare(
                 s.logp_error_network = float(np.mean(np.abs(logp - net_logp))) \
                     if len(words) else 0.0
         if truth is not None:
+            exact = None
             if isinstance(c.model, PDFA):
-                s.kl_truth, s.kl_exact = kl_divergence(truth, c.model), True
+                try:
+                    exact = kl_divergence(truth, c.model)
+                except ProductTooLarge:  # a large truth: estimated on its sampled words
+                    exact = None
+            if exact is not None:
+                s.kl_truth, s.kl_exact = exact, True
             else:
-                assert kl_words is not None and kl_truth_logp is not None
+                if kl_words is None or kl_truth_logp is None:
+                    kl_words = truth.sample(kl_samples, np.random.default_rng(seed))
+                    kl_truth_logp = truth.log_probs(kl_words)
+                    out.kl_samples = kl_samples
                 logq = word_log_probs(c.model.prefix_distributions(kl_words), kl_words, eos)
                 s.kl_truth, s.kl_exact = float(np.mean(kl_truth_logp - logq)), False
         out.rows.append(s)

@@ -21,6 +21,11 @@ from rnn2dfa.pdfa.automaton import PDFA
 MAX_PRODUCT_STATES = 2_000_000
 
 
+class ProductTooLarge(ValueError):
+    """The product of two PDFAs grew past MAX_PRODUCT_STATES: no exact sum over it; a
+    caller estimates on sampled words instead (`evaluate.compare`)."""
+
+
 @dataclass
 class Product:
     """The reachable part of the product of two PDFAs (pairs reachable with positive P)."""
@@ -71,7 +76,8 @@ def product(p: PDFA, q: PDFA) -> Product:
                     right.append(int(tq[i, a]))
                     new.append(j)
                     if len(left) > MAX_PRODUCT_STATES:
-                        raise ValueError(f"product automaton beyond {MAX_PRODUCT_STATES} states")
+                        raise ProductTooLarge(
+                            f"product automaton beyond {MAX_PRODUCT_STATES} states")
                 rows[i, a] = j
         succ_rows.append(rows)
         frontier = np.array(new, dtype=np.int64)

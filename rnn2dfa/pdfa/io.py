@@ -177,7 +177,13 @@ def load_pdfa(path: str | os.PathLike[str]) -> PDFA:
 
 
 def save_pdfa(pdfa: PDFA, path: str | os.PathLike[str]) -> None:
-    """Write a PDFA file atomically."""
+    """Write a PDFA file atomically (JSON: a .dot or .gv name is refused, no DOT reader
+    reads a PDFA back)."""
+    from rnn2dfa.automata.io import is_dot_name
+
+    if is_dot_name(path):
+        raise InputError("a PDFA is written as JSON (rnn2dfa.pdfa/1), which no DOT reader "
+                         "reads back: give a .json name (render draws it)", path=str(path))
     write_text(path, dumps(pdfa))
 
 

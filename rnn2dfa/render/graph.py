@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 from rnn2dfa.atomic import write_bytes, write_text
@@ -114,15 +115,17 @@ def write_drawing(
         write_text(path, source)
         return fmt
     dot_path = str(Path(path).with_suffix(".dot"))
+    fallback = _fallback_writer(path, dot_path, source)
     dot = shutil.which("dot")
     if dot is None:
-        write_text(dot_path, source)
+        fallback("the Graphviz 'dot' program is not installed")
         raise GraphvizMissing(dot_path, str(path))
     shown = len(drawing.shown_states)
     if max_states is not None and shown > max_states:
-        write_text(dot_path, source)
+        too_many = f"{shown} states are too many to draw readably (limit {max_states})"
+        fallback(too_many)
         raise DrawingTooLarge(
-            f"{shown} states are too many to draw readably (limit {max_states})",
+            too_many,
             dot_path,
             str(path),
             "raise the limit of states, or lay it out yourself with Graphviz",
@@ -132,19 +135,47 @@ def write_drawing(
         proc = subprocess.run(args, input=source.encode("utf-8"), capture_output=True,
                               timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
-        write_text(dot_path, source)
-        raise DotFailed(f"Graphviz 'dot' did not finish within {timeout:g} s", dot_path,
-                        str(path)) from None
+        late = f"Graphviz 'dot' did not finish within {timeout:g} s"
+        fallback(late)
+        raise DotFailed(late, dot_path, str(path)) from None
     if proc.returncode != 0 or not proc.stdout:
         message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        write_text(dot_path, source)
+        failed = f"Graphviz 'dot' failed ({message[0][:120] if message else proc.returncode})"
+        fallback(failed)
         raise DotFailed(
-            f"Graphviz 'dot' failed ({message[0][:120] if message else proc.returncode})",
+            failed,
             dot_path,
             str(path),
         )
     write_bytes(path, proc.stdout)
     return fmt
+
+
+#: What the DOT file beside a picture is, when it exists already and is kept
+FALLBACK = "the DOT text written beside a picture that cannot be drawn"
+
+
+def _fallback_writer(path: str | os.PathLike[str], dot_path: str,
+                     source: str) -> Callable[[str], None]:
+    """Write the DOT text at `dot_path` only while nothing is there (an existing .dot beside
+    the picture asked for is not the caller's to lose, in the library as on the command
+    line); the picture's own path, when it is that file, may be replaced."""
+    try:
+        same = os.path.exists(path) and os.path.samefile(path, dot_path)
+    except OSError:
+        same = False
+
+    def write(reason: str) -> None:
+        try:
+            write_text(dot_path, source, new_only=None if same else FALLBACK)
+        except InputError as exc:
+            if exc.path != dot_path:
+                raise
+            raise InputError(f"{path} was not drawn ({reason}), and the DOT text was not "
+                             f"written: {dot_path} exists and is not replaced (name it as "
+                             "the path to write it there)", path=dot_path) from None
+
+    return write
 
 
 def render_dfa(

@@ -69,8 +69,20 @@ def _write_files(outdir: Path, files: dict[str, bytes]) -> None:
         target = outdir / rel
         if ".." in Path(rel).parts or Path(rel).is_absolute():
             raise InputError("a worker returned a path outside the sweep folder", path=rel)
+        _no_links(outdir, Path(rel))
         target.parent.mkdir(parents=True, exist_ok=True)
         write_bytes(target, data)
+
+
+def _no_links(outdir: Path, rel: Path) -> None:
+    """Refuse a symbolic link on the way from the sweep folder to a file it writes (a
+    `points/` folder linked elsewhere): a sweep writes inside its folder only."""
+    here = outdir
+    for part in rel.parts:
+        here = here / part
+        if here.is_symlink():
+            raise InputError("is a symbolic link: a sweep writes inside its folder only "
+                             "(remove the link, or use another output folder)", path=str(here))
 
 
 def run_sweep(

@@ -18,6 +18,7 @@ import io
 import json
 import math
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -297,15 +298,22 @@ def done_keys(latest: list[Row], retry_failed: bool = False) -> set[tuple[str, .
 
 
 def _write_holder(path: Path) -> None:
-    """Write this pid into the lock's note (for a second sweep's message), in place: it is
-    no output (an interrupt does not report it), and a link there is not followed."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    """Write this pid into the lock's note (for a second sweep's message): a new file renamed
+    into place, so nothing already there is written into (a hard link to a file outside
+    the folder, a symbolic link: either is replaced as a name, its target untouched); it is
+    no output (an interrupt does not report it)."""
     with contextlib.suppress(OSError):
-        fd = os.open(path, flags, 0o644)
+        fd, tmp = tempfile.mkstemp(prefix=".rnn2dfa-sweep.", suffix=".tmp", dir=path.parent)
         try:
             os.write(fd, f"{os.getpid()}\n".encode("ascii"))
         finally:
             os.close(fd)
+        try:
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, path)
+        except OSError:
+            os.unlink(tmp)
+            raise
 
 
 @contextlib.contextmanager

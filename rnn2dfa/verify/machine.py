@@ -28,6 +28,7 @@ from rnn2dfa.automata.draw import show_output
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError, check_alphabets
 from rnn2dfa.limits import MAX_DFA_TABLE
+from rnn2dfa.validate import verify_numbers
 from rnn2dfa.words import Word, format_word, length_batches, pad_words, uniform_word_list
 
 #: Length buckets (inclusive), as for DFAs (verify.model.DEFAULT_BUCKETS).
@@ -569,6 +570,8 @@ def verify_machine(
     alphabets are checked before any work; errors name `source`."""
     if truth is None and labeller is None:
         raise ValueError("verify_machine needs a truth or a network")
+    verify_numbers(threshold=threshold, per_bucket=per_bucket, max_length=max_length, seed=seed,
+                   words=words)
     try:
         if truth is not None:
             check_kinds(machine, truth.kind, f"the truth {truth_name or ''}".rstrip(),

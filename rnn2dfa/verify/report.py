@@ -7,6 +7,7 @@ from typing import Any
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import check_alphabets
+from rnn2dfa.validate import verify_numbers
 from rnn2dfa.verify.dfas import DFAComparison, compare_dfas
 from rnn2dfa.verify.model import (
     DEFAULT_BUCKETS,
@@ -76,6 +77,8 @@ def verify(
     """
     if truth is None and acceptor is None:
         raise ValueError("verify needs a truth or a network")
+    verify_numbers(threshold=threshold, per_bucket=per_bucket, max_length=max_length, seed=seed,
+                   words=words)
     if acceptor is not None:
         check_alphabets(dfa.alphabet, dfa_name, tuple(acceptor.alphabet),
                         f"the network {model_name or ''}".rstrip(), path=source)

@@ -61,6 +61,7 @@ from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.active.learner import still_wrong
 from rnn2dfa.extract.active.lstar import LearnerStop
 from rnn2dfa.extract.teacher import Teacher
+from rnn2dfa.limits import LSHARP_TREE_BYTES, human_bytes
 from rnn2dfa.words import Word, pad_words
 
 #: Tree conflicts processed together per hypothesis (the shallowest first); the others are
@@ -140,10 +141,18 @@ class LSharpLearner:
         return int(self._basis.size)
 
     def _reserve(self, extra: int) -> None:
+        """Room for `extra` more tree nodes, grown geometrically up to
+        `limits.LSHARP_TREE_BYTES`; past it the learner stops (LearnerStop: the driver answers
+        with the last hypothesis), as a table's learner stops at its state cap."""
         cap = self._label.size
         if self._n + extra <= cap:
             return
-        new = max(2 * cap, self._n + extra)
+        per_node = 8 * (self.k + 8) + 1  # the child row, seven int64 columns, a flag
+        most = max(cap, LSHARP_TREE_BYTES // per_node)
+        if self._n + extra > most:
+            raise LearnerStop(f"the observation tree reached its memory bound ({self._n:,} "
+                              f"nodes, {human_bytes(LSHARP_TREE_BYTES)})")
+        new = min(max(2 * cap, self._n + extra), most)
 
         def grow(a: np.ndarray, fill: int | bool) -> np.ndarray:
             out = np.full((new, *a.shape[1:]), fill, dtype=a.dtype)
