@@ -71,8 +71,11 @@ def dumps(a: Any) -> str:
     return _module(a).dumps(a)
 
 
-def save(a: Any, path: str | os.PathLike[str]) -> None:
-    """Write an automaton's JSON file atomically."""
-    from rnn2dfa.atomic import write_text
+#: each kind's writer in its module: JSON, or DOT for a .dot/.gv name (refused for a PDFA)
+_SAVERS = {"dfa": "save_dfa", "moore": "save_machine", "mealy": "save_machine",
+           "pdfa": "save_pdfa"}
 
-    write_text(path, dumps(a))
+
+def save(a: Any, path: str | os.PathLike[str]) -> None:
+    """Write an automaton's file atomically: JSON, or DOT when the name asks for it."""
+    getattr(_module(a), _SAVERS[a.family])(a, path)
