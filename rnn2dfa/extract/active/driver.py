@@ -567,8 +567,11 @@ class Run:
             self.stop_reason = f"the time limit of {self.setup.deadline.seconds:g} s ran out"
         capped = (self.stop_reason or "").startswith("the hypothesis passed the cap")
         if self.learner is not None and not self.converged and not capped:
-            hyp = self.learner.anytime()  # what the learner knows past the last hypothesis
-            if self.hyp is None or hyp.n_states != self.hyp.n_states:
+            try:  # what the learner knows past the last hypothesis
+                hyp = self.learner.anytime()
+            except TimeUp:  # it asks the oracle, which stops at the deadline: keep the last
+                hyp = self.hyp
+            if hyp is not None and (self.hyp is None or hyp.n_states != self.hyp.n_states):
                 self.hyp = hyp
                 self.rounds += 1
                 self.sizes.append(hyp.n_states)
