@@ -603,13 +603,19 @@ class Run:
         rounds = list(dict.fromkeys(p.round for p in picks))[:REDUCE_HYPOTHESES]
         learn = list(s.words.learn)
         words = list(h.words) + learn
-        answers = np.concatenate([h.answers, t.labels(learn)]) if learn else h.answers
+        # the learning words' answers, asked past the learning deadline (the trie has them)
+        stop, t.oracle.interrupt = t.oracle.interrupt, None
+        try:
+            answers = np.concatenate([h.answers, t.labels(learn)]) if learn else h.answers
+        finally:
+            t.oracle.interrupt = stop
         fam = np.where(np.arange(len(h)) < h.yours, 0, 1 + h.answers)
         fam = np.concatenate([fam, np.full(len(learn), 1 + t.n_outputs)])
         keep = answers >= 0
         sym, lens = pad_words([w for w, k in zip(words, keep.tolist(), strict=True) if k])
         checked = Checked(sym, lens, answers[keep], fam[keep])
-        end = s.deadline.elapsed() + self.reserve
+        end = (s.deadline.elapsed() + self.reserve if self.opts.time_limit is None
+               else self.opts.time_limit)
         self.report("reducing the hypotheses")
         for r in rounds:
             hyp = curve.front[r]
@@ -876,8 +882,10 @@ def run_active(
     the oracle (and its cache) with the caller."""
     opts = resolve_options(LStarOptions, options, overrides)
     teacher = Teacher.of(model, membership)
+    # (none under 10 s: a short run's hypotheses are small, and its learning needs the time)
     reserve = (REDUCE_SECONDS if opts.time_limit is None
-               else min(REDUCE_SECONDS, REDUCE_SHARE * opts.time_limit))
+               else min(REDUCE_SECONDS, REDUCE_SHARE * opts.time_limit)
+               if opts.time_limit >= 10 else 0.0)
     # learning stops `reserve` seconds early when the reduction may run (the answer then
     # comes within the limit)
     deadline = Deadline(None if opts.time_limit is None
