@@ -218,15 +218,15 @@ def case_of(spec: Spec, seed: int, cache: Path, log: Callable[[str], None]) -> C
 
 # ----------------------------------------------------------------------------- ours
 def run_ours(case: Case, given: list[Word], held: list[Word], net_says: np.ndarray,
-             time_limit: float, seed: int, select: str) -> dict[str, Any]:
+             time_limit: float, seed: int, select: str, method: str) -> dict[str, Any]:
     t = time.perf_counter()
-    result = api.extract(case.acceptor, "lstar", words=tuple(given), time_limit=time_limit,
+    result = api.extract(case.acceptor, method, words=tuple(given), time_limit=time_limit,
                          seed=seed, select=select)
     seconds = time.perf_counter() - t
     dfa = result.dfa.minimize()
     st = result.stats
     curve = st.get("curve") or []
-    return {"learner": f"rnn2dfa ({select})", "states": dfa.n_states,
+    return {"learner": f"rnn2dfa {method} ({select})", "states": dfa.n_states,
             "finished": bool(result.finished), "seconds": seconds,
             "selected_on": st.get("selected_on", "-"), "reduced_from": st.get("reduced_from"),
             "hypotheses": len(result.hypothesis_sizes), "reduced": st.get("reduced_hypotheses", 0),
@@ -257,6 +257,8 @@ def main() -> None:
                     help="seconds per extraction, both learners (default 60; --quick 20)")
     ap.add_argument("--select", default="occam", help="rnn2dfa's select (occam, "
                     "balanced, faithful; comma-separated for several rows)")
+    ap.add_argument("--method", default="lstar", help="rnn2dfa's learner(s), comma-separated "
+                    "(default lstar, the default of extract)")
     ap.add_argument("--cache", default="/tmp/rnn2dfa_hard_networks")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="write the raw results here")
@@ -279,11 +281,12 @@ def main() -> None:
         print(line, flush=True)
         entry: dict[str, Any] = {"network": name, "describe": case.describe,
                                  "info": case.info, "results": []}
-        for select in args.select.split(","):
-            r = run_ours(case, given, held, net_says, limit, args.seed, select)
-            entry["results"].append(r)
-            rows.append(row(name, r))
-            print("  " + "  ".join(str(c) for c in rows[-1]), flush=True)
+        for method in args.method.split(","):
+            for select in args.select.split(","):
+                r = run_ours(case, given, held, net_says, limit, args.seed, select, method)
+                entry["results"].append(r)
+                rows.append(row(name, r))
+                print("  " + "  ".join(str(c) for c in rows[-1]), flush=True)
         if not args.no_aalpy:
             r = run_aalpy(case, given, held, net_says, limit, args.seed)
             entry["results"].append(r)

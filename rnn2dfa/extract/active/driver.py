@@ -576,7 +576,14 @@ class Run:
             self.stop_reason = f"the time limit of {self.opts.time_limit:g} s ran out"
         capped = (self.stop_reason or "").startswith("the hypothesis passed the cap")
         if self.learner is not None and not self.converged and not capped:
-            hyp = self.learner.anytime()  # what the learner knows past the last hypothesis
+            # what the learner knows past the last hypothesis (its last questions are
+            # asked past the deadline: the run's answer needs them)
+            t = self.teacher
+            stop, t.oracle.interrupt = t.oracle.interrupt, None
+            try:
+                hyp = self.learner.anytime()
+            finally:
+                t.oracle.interrupt = stop
             if self.hyp is None or hyp.n_states != self.hyp.n_states:
                 self.hyp = hyp
                 self.rounds += 1

@@ -125,7 +125,9 @@ def _choice(o: Outcome) -> str:
         text = (f"the answer is {how} on your held-out words of the {seen}: {size}, "
                 f"agreeing with the network on {p.yours:.2%} of your held-out words "
                 f"({o.yours_words:,}); {p.balanced:.2%} balanced over the network's answers "
-                f"{where.removeprefix('of ')} ({o.heldout_words:,})")
+                f"on {o.heldout_words:,} held-out words"
+                + (" (yours, their edits and sampled ones)"
+                   if o.heldout_source == "yours and sampled" else ""))
         if best is not None and best.states != p.states and best.yours is not None:
             text += f"; the best seen, {best.states} states, {best.yours:.2%} of yours"
         return text
