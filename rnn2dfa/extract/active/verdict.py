@@ -118,8 +118,8 @@ def _choice(o: Outcome) -> str:
         o.heldout_source, "of held-out sampled words (balanced over the network's answers)")
     how = ("the most faithful" if o.select == "faithful" else "the smallest as faithful as any")
     seen = f"{len(o.sizes)} hypotheses" + (f" and {o.reduced} reduced ones" if o.reduced else "")
-    size = f"{p.states} states" + (f" (reduced from {p.reduced_from})" if p.reduced_from
-                                   else "")
+    size = f"{p.states} state{'s' * (p.states != 1)}" + (
+        f" (reduced from {p.reduced_from})" if p.reduced_from else "")
     if o.yours_words and p.yours is not None:
         # the user's words first: the distribution the automaton will be used on
         text = (f"the answer is {how} on your held-out words of the {seen}: {size}, "
