@@ -288,6 +288,7 @@ class Run:
     source: str = ""  # which oracle found the last counterexamples
     reserve: float = REDUCE_SECONDS  # seconds kept from the limit for the reduction
     reduced: int = 0  # hypotheses added by reduction
+    learned: float = 0.0  # seconds into the run when learning ended
 
     @property
     def teacher(self) -> Teacher:
@@ -540,7 +541,7 @@ class Run:
             self.rounds += 1
             self.sizes.append(self.hyp.n_states)
             with self.timed("held-out scoring"):
-                s.curve.add(self.rounds, self.hyp)
+                s.curve.add(self.rounds, self.hyp, seconds=s.deadline.elapsed())
             self.report("hypothesis")
             if self.counts():
                 assert self.counter is not None
@@ -574,6 +575,7 @@ class Run:
             self.stop_reason = str(stop)
         except TimeUp:
             self.stop_reason = f"the time limit of {self.opts.time_limit:g} s ran out"
+        self.learned = self.setup.deadline.elapsed()
         capped = (self.stop_reason or "").startswith("the hypothesis passed the cap")
         if self.learner is not None and not self.converged and not capped:
             # what the learner knows past the last hypothesis (when it needs no question
@@ -586,7 +588,7 @@ class Run:
                 self.hyp = hyp
                 self.rounds += 1
                 self.sizes.append(hyp.n_states)
-                self.setup.curve.add(self.rounds, hyp)
+                self.setup.curve.add(self.rounds, hyp, seconds=self.setup.deadline.elapsed())
         if self.hyp is None:  # the limit ran out before the first hypothesis existed
             k = self.teacher.k
             labels = np.zeros((1, k) if self.teacher.mealy else 1, dtype=np.int64)
@@ -728,6 +730,7 @@ class Run:
             select=o.select, reduced=self.reduced,
             yours_words=curve.heldout.yours if curve.mode(o.select) == "yours" else 0)
         finished, stopped, message = verdict(outcome)
+        message = self.time_note(message)
         record = ExtractionStats(
             method=self.method, finished=finished, seconds=s.deadline.elapsed(),
             network_steps=t.stats.network_steps - self.base["network_steps"]
@@ -735,6 +738,28 @@ class Run:
             stopped=stopped, evidence=self.evidence(), details=self.details(point, left),
             target=t.target)
         return ExtractionResult(t.answer(m), record, self.sizes, message)
+
+    def time_note(self, message: str) -> str:
+        """What the last half of a timed-out run bought, and whether more time would help
+        (it raised the criterion by a point or more: the hypotheses were still improving)."""
+        gain = self.last_half()
+        if gain is None:
+            return message
+        before, after = gain
+        on = ("your held-out words" if self.setup.curve.mode(self.opts.select) == "yours"
+              else "the held-out words")
+        text = (f"the last half of the time raised the agreement on {on} from {before:.2%} "
+                f"to {after:.2%}" if after > before else
+                f"the last half of the time did not raise the agreement on {on} "
+                f"({after:.2%})")
+        if after - before >= 0.01:
+            text += ": a longer time limit would likely help"
+        return f"{message}; {text}"
+
+    def last_half(self) -> tuple[float, float] | None:
+        if not (self.stop_reason or "").startswith("the time limit"):
+            return None
+        return self.setup.curve.gain(self.learned)
 
     def seen(self) -> set[int]:
         """The answers the network gave in any check or search."""
@@ -857,6 +882,9 @@ class Run:
         if self.counter is not None:
             out["counts_past"] = self.counter.exact_up_to
             out["longer_words_wrong"] = [self.counter.wrong, self.counter.words]
+        gain = self.last_half()
+        if gain is not None:
+            out["last_half_of_time"] = {"from": round(gain[0], 6), "to": round(gain[1], 6)}
         if self.plateau is not None:
             out["plateau"] = {"states": self.plateau.states,
                               "agreement": round(self.plateau.agreement, 6),

@@ -85,6 +85,7 @@ class Point:
     per: dict[int, float]  # agreement on each answer of the network
     yours: float | None = None  # agreement on the user's held-out words (beside sampled)
     reduced_from: int | None = None  # states of the hypothesis it was reduced from
+    seconds: float = 0.0  # into the run when it was scored
 
     @property
     def balanced(self) -> float:
@@ -133,9 +134,10 @@ class Curve:
             return p.yours, p.balanced
         return p.agreement, p.agreement
 
-    def add(self, round_: int, hyp: Machine, reduced_from: int | None = None) -> Point:
+    def add(self, round_: int, hyp: Machine, reduced_from: int | None = None,
+            seconds: float = 0.0) -> Point:
         agree, per, mine = self.heldout.score(hyp)
-        p = Point(round_, hyp.n_states, agree, per, mine, reduced_from)
+        p = Point(round_, hyp.n_states, agree, per, mine, reduced_from, seconds)
         kept = [q for q in self.points if q.round in self.front]
         self.points.append(p)
         yours = mine is not None and self.heldout.balanced
@@ -217,6 +219,15 @@ class Curve:
                 return None
             before = [*before, p]
         return pick
+
+    def gain(self, seconds: float) -> tuple[float, float] | None:
+        """The best learned hypothesis's criterion at half of `seconds` and at the end: what
+        the last half of the time bought (None before two halves have hypotheses)."""
+        learned = [p for p in self.points if p.reduced_from is None]
+        first = [self.key(p)[0] for p in learned if p.seconds <= seconds / 2]
+        if not first:
+            return None
+        return max(first), max(self.key(p)[0] for p in learned)
 
     def as_list(self) -> list[list[float]]:
         """[[states, agreement], ...] of distinct sizes, for the statistics and the plot."""
