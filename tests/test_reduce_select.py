@@ -151,7 +151,7 @@ def test_the_curve_and_the_criterion_are_in_the_stats(select: str) -> None:
     words = ["".join("abc"[int(a)] for a in rng.integers(0, 3, rng.integers(1, 12)))
              for _ in range(200)]
     r = api.extract(UserGRU(), "kv", alphabet="abc", accept_class=1, words=words,
-                    time_limit=3, max_states=400, seed=0, select=select)
+                    time_limit=60, max_states=5, seed=0, select=select)
     st = r.stats
     if r.finished:  # converged: the last hypothesis, no selection to report
         assert st["selected_by"].startswith("the last hypothesis")
@@ -169,3 +169,21 @@ def test_the_curve_and_the_criterion_are_in_the_stats(select: str) -> None:
         assert all(row["states"] >= chosen[0]["states"] for row in rows
                    if row["yours"] >= top - 1e-9)
         assert "of your held-out words" in (r.message or "")
+
+
+@pytest.mark.parametrize(("members", "states"), [(1, 1), (30, 3)])
+def test_a_paired_test_tells_hypotheses_apart_on_your_words(members: int, states: int) -> None:
+    """300 of the user's held-out words, `members` of them accepted by the network: the
+    reject-all hypothesis is wrong on exactly those. One word cannot tell it from the
+    exact 3-state one (the smaller is the answer); thirty can."""
+    net = rare_network()
+    yours = [(0, 0) + (1,) * i for i in range(members)]
+    yours += [(1,) * (i + 1) for i in range(300 - members)]
+    assert net.labels_batch(yours).sum() == members
+    held = HeldOut(yours, net.labels_batch(yours), "yours and sampled", balanced=True,
+                   yours=len(yours))
+    curve = Curve(held)
+    curve.add(1, moore([[0, 0]], [0]))
+    curve.add(2, net)
+    assert curve.select("occam").states == states
+    assert curve.select("faithful").states == 3

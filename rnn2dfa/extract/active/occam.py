@@ -11,9 +11,10 @@ the most faithful one (the smallest of equals) is the answer.
 
 With the user's words held out, their distribution is the one the automaton will be used
 on: the criterion is the agreement on the user's held-out words (`Curve.mode` "yours"), the
-balanced agreement a tie-break; the answer is the smallest hypothesis with no more
-disagreements on those words than the best one (`select="balanced"`: the balanced choice
-above). Hypotheses reduced after learning (`reduce.py`) join the same curve.
+balanced agreement a tie-break; the answer is the smallest hypothesis that a paired test
+on those words (McNemar's, one-sided, at `confidence`: both hypotheses answer the same
+words) cannot tell from the best one (`select="balanced"`: the balanced choice above).
+Hypotheses reduced after learning (`reduce.py`) join the same curve.
 
 The same curve says when more states stop paying (`Curve.plateau`): the smallest as
 faithful as any is far smaller than the hypotheses being grown now.
@@ -22,6 +23,7 @@ faithful as any is far smaller than the hypotheses being grown now.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 import numpy as np
 
@@ -59,7 +61,15 @@ class HeldOut:
         """(agreement, agreement on the words of each answer, on the user's own words)."""
         if not self.words:
             return 1.0, {}, None
-        same = hyp.last_labels(self.symbols, self.lengths) == self.answers
+        return self.score_right(self.right(hyp))
+
+    def right(self, hyp: Machine) -> np.ndarray:
+        """Which held-out words the hypothesis answers as the network does."""
+        if not self.words:
+            return np.zeros(0, dtype=bool)
+        return hyp.last_labels(self.symbols, self.lengths) == self.answers
+
+    def score_right(self, same: np.ndarray) -> tuple[float, dict[int, float], float | None]:
         per = {int(c): float(same[self.answers == c].mean()) for c in self.classes}
         overall = float(np.mean(list(per.values()))) if self.balanced else float(same.mean())
         mine = float(same[: self.yours].mean()) if self.yours else None
@@ -117,6 +127,7 @@ class Curve:
     confidence: float = 0.95
     points: list[Point] = field(default_factory=list)
     front: dict[int, Machine] = field(default_factory=dict)  # round -> hypothesis
+    right: dict[int, np.ndarray] = field(default_factory=dict)  # round -> packed bits
     _best: float = -1.0
     _best_yours: float = -1.0
 
@@ -136,7 +147,8 @@ class Curve:
 
     def add(self, round_: int, hyp: Machine, reduced_from: int | None = None,
             seconds: float = 0.0) -> Point:
-        agree, per, mine = self.heldout.score(hyp)
+        right = self.heldout.right(hyp)
+        agree, per, mine = self.heldout.score_right(right) if len(right) else (1.0, {}, None)
         p = Point(round_, hyp.n_states, agree, per, mine, reduced_from, seconds)
         kept = [q for q in self.points if q.round in self.front]
         self.points.append(p)
@@ -148,7 +160,22 @@ class Curve:
             self._best = max(self._best, agree)
             self._best_yours = max(self._best_yours, mine if yours else -1.0)
             self.front[round_] = hyp
+            if self.heldout.yours:  # the user's words each kept one got right (a bit each)
+                self.right[round_] = np.packbits(right[: self.heldout.yours])
         return p
+
+    def worse(self, p: Point, best: Point) -> bool:
+        """Whether `p` is significantly less faithful than `best` on the user's held-out
+        words: McNemar's test, one-sided at `confidence`, with continuity correction, on
+        the words one of the two gets right and the other wrong."""
+        n = self.heldout.yours
+        a = np.unpackbits(self.right[best.round], count=n).astype(bool)
+        b = np.unpackbits(self.right[p.round], count=n).astype(bool)
+        only_best, only_p = int((a & ~b).sum()), int((b & ~a).sum())
+        if only_best <= only_p:
+            return False
+        z = (only_best - only_p - 1) / np.sqrt(only_best + only_p)
+        return bool(z > NormalDist().inv_cdf(self.confidence))
 
     def dominated(self, p: Point, kept: list[Point]) -> bool:
         """Whether a kept point is no larger and at least as good on both scores."""
@@ -182,9 +209,13 @@ class Curve:
         if mode == "faithful":
             return best
         if self.mode(mode) == "yours":
-            top = self.key(best, mode)[0]
-            return min((p for p in kept if self.key(p, mode)[0] >= top - 1e-9),
-                       key=lambda p: (p.states, -p.balanced, p.round))
+            near = [p for p in kept if p.yours is not None and not self.worse(p, best)]
+            # ... and any as faithful on the words as one of those: never a larger and
+            # less faithful answer than a smaller hypothesis the run saw
+            floor = min(p.yours for p in near if p.yours is not None)
+            near += [p for p in kept if p.yours is not None and p.yours >= floor]
+            return min(near, key=lambda p: (p.states, -(p.yours or 0.0), -p.balanced,
+                                            p.round))
         # the best on the user's own words too: the answer must match both
         mine = [p for p in kept if p.yours is not None]
         if mine:
