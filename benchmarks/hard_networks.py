@@ -87,8 +87,8 @@ class Spec:
 
     @property
     def describe(self) -> str:
-        what = {"counter": "#a = #b", "rare": 'contains "ab" (rare)'}.get(
-            self.language, f"random DFA of ~{states(self)} states")
+        what = {"counter": "#a = #b", "rare": 'contains "ab" (rare)'}.get(self.language)
+        what = what or f"random DFA of ~{states(self)} states"
         return (f"2-layer {self.cell.upper()} x{self.hidden}, {self.k} symbols, {what}, "
                 f"lengths {self.lengths[0]}-{self.lengths[1]}")
 
