@@ -286,7 +286,6 @@ class Run:
     round_log: list[tuple[int, float, float]] = field(default_factory=list)
     fresh: list[Word] | None = None  # the final check's own search for rare answers
     source: str = ""  # which oracle found the last counterexamples
-    reserve: float = REDUCE_SECONDS  # seconds kept from the limit for the reduction
     reduced: int = 0  # hypotheses added by reduction
     learned: float = 0.0  # seconds into the run when learning ended
 
@@ -621,8 +620,10 @@ class Run:
         keep = answers >= 0
         sym, lens = pad_words([w for w, k in zip(words, keep.tolist(), strict=True) if k])
         checked = Checked(sym, lens, answers[keep], fam[keep])
-        end = (s.deadline.elapsed() + self.reserve if self.opts.time_limit is None
-               else self.opts.time_limit)
+        # at most REDUCE_SECONDS, within the limit (a run stopped early keeps its speed)
+        end = s.deadline.elapsed() + REDUCE_SECONDS
+        if self.opts.time_limit is not None:
+            end = min(end, self.opts.time_limit)
         self.report("reducing the hypotheses")
         for r in rounds:
             hyp = curve.front[r]
@@ -944,7 +945,7 @@ def run_active(
             setup = Setup(teacher, opts, deadline, split_words(opts),
                           Rare(np.zeros(teacher.n_outputs, dtype=np.int64)), empty, None,
                           None, words_needed(opts.epsilon, opts.delta))
-        run = Run(setup, None, progress, name, base, reserve=reserve)
+        run = Run(setup, None, progress, name, base)
         holder.append(run)
         run.clock["set-up"] = time.perf_counter() - t0
         run.make_checks()
