@@ -173,17 +173,33 @@ def test_the_curve_and_the_criterion_are_in_the_stats(select: str) -> None:
 
 @pytest.mark.parametrize(("members", "states"), [(1, 1), (30, 3)])
 def test_a_paired_test_tells_hypotheses_apart_on_your_words(members: int, states: int) -> None:
-    """300 of the user's held-out words, `members` of them accepted by the network: the
-    reject-all hypothesis is wrong on exactly those. One word cannot tell it from the
-    exact 3-state one (the smaller is the answer); thirty can."""
+    """300 of the user's held-out words (no sampled ones: nothing to break ties), `members`
+    of them accepted by the network: the reject-all hypothesis is wrong on exactly those.
+    One word cannot tell it from the exact 3-state one (the smaller is the answer); thirty
+    can."""
     net = rare_network()
     yours = [(0, 0) + (1,) * i for i in range(members)]
     yours += [(1,) * (i + 1) for i in range(300 - members)]
     assert net.labels_batch(yours).sum() == members
-    held = HeldOut(yours, net.labels_batch(yours), "yours and sampled", balanced=True,
-                   yours=len(yours))
+    held = HeldOut(yours, net.labels_batch(yours), "yours", yours=len(yours))
     curve = Curve(held)
     curve.add(1, moore([[0, 0]], [0]))
     curve.add(2, net)
     assert curve.select("occam").states == states
     assert curve.select("faithful").states == 3
+
+
+def test_balanced_agreement_breaks_ties_on_your_words() -> None:
+    """The user's one accepted held-out word cannot tell reject-all from the exact network
+    on their words, but the balanced sample can: the exact one is the answer."""
+    net = rare_network()
+    yours = [(0, 0)] + [(1,) * (i + 1) for i in range(299)]
+    rng = np.random.default_rng(7)
+    sampled = [w for w in uniform_word_list(rng, 2, 600, 0, 10) if w not in set(yours)]
+    words = yours + list(dict.fromkeys(sampled))
+    held = HeldOut(words, net.labels_batch(words), "yours and sampled", balanced=True,
+                   yours=len(yours))
+    curve = Curve(held)
+    curve.add(1, moore([[0, 0]], [0]))
+    curve.add(2, net)
+    assert curve.select("occam").states == 3

@@ -13,7 +13,8 @@ With the user's words held out, their distribution is the one the automaton will
 on: the criterion is the agreement on the user's held-out words (`Curve.mode` "yours"), the
 balanced agreement a tie-break; the answer is the smallest hypothesis that a paired test
 on those words (McNemar's, one-sided, at `confidence`: both hypotheses answer the same
-words) cannot tell from the best one (`select="balanced"`: the balanced choice above).
+words) cannot tell from the best one, and, among those, within the Wilson interval of
+the best of them on the balanced sample (`select="balanced"`: the balanced choice above).
 Hypotheses reduced after learning (`reduce.py`) join the same curve.
 
 The same curve says when more states stop paying (`Curve.plateau`): the smallest as
@@ -214,6 +215,10 @@ class Curve:
             # less faithful answer than a smaller hypothesis the run saw
             floor = min(p.yours for p in near if p.yours is not None)
             near += [p for p in kept if p.yours is not None and p.yours >= floor]
+            # the tie-break: among those, the balanced agreement (the smallest within the
+            # Wilson interval of the best of them, as without the user's words)
+            top = max(near, key=lambda p: (p.agreement, -p.states))
+            near = [p for p in near if not self.heldout.balanced or self.as_faithful(p, top)]
             return min(near, key=lambda p: (p.states, -(p.yours or 0.0), -p.balanced,
                                             p.round))
         # the best on the user's own words too: the answer must match both
