@@ -219,8 +219,11 @@ class Curve:
             # Wilson interval of the best of them, as without the user's words)
             top = max(near, key=lambda p: (p.agreement, -p.states))
             near = [p for p in near if not self.heldout.balanced or self.as_faithful(p, top)]
-            return min(near, key=lambda p: (p.states, -(p.yours or 0.0), -p.balanced,
+            pick = min(near, key=lambda p: (p.states, -(p.yours or 0.0), -p.balanced,
                                             p.round))
+            # never a larger answer than one as faithful on the user's words
+            return min((p for p in kept if p.yours is not None and p.yours >= pick.yours),
+                       key=lambda p: (p.states, -(p.yours or 0.0), -p.balanced, p.round))
         # the best on the user's own words too: the answer must match both
         mine = [p for p in kept if p.yours is not None]
         if mine:
