@@ -151,7 +151,7 @@ def test_the_curve_and_the_criterion_are_in_the_stats(select: str) -> None:
     words = ["".join("abc"[int(a)] for a in rng.integers(0, 3, rng.integers(1, 12)))
              for _ in range(200)]
     r = api.extract(UserGRU(), "kv", alphabet="abc", accept_class=1, words=words,
-                    time_limit=60, max_states=5, seed=0, select=select)
+                    time_limit=60, max_states=5, seed=0, select=select, language=None)
     st = r.stats
     if r.finished:  # converged: the last hypothesis, no selection to report
         assert st["selected_by"].startswith("the last hypothesis")
@@ -164,11 +164,11 @@ def test_the_curve_and_the_criterion_are_in_the_stats(select: str) -> None:
     chosen = [row for row in rows if row["round"] == st["selected_round"]]
     assert len(chosen) == 1
     if select == "occam":
-        top = max(row["yours"] for row in rows)
-        assert chosen[0]["yours"] == pytest.approx(top)
-        assert all(row["states"] >= chosen[0]["states"] for row in rows
-                   if row["yours"] >= top - 1e-9)
-        assert "of your held-out words" in (r.message or "")
+        # never a larger answer than a hypothesis as faithful on the user's words
+        c = chosen[0]
+        assert not [row for row in rows if row["states"] < c["states"]
+                    and row["yours"] >= c["yours"]]
+        assert f"{c['yours']:.2%} of your held-out words" in (r.message or "")
 
 
 @pytest.mark.parametrize(("members", "states"), [(1, 1), (30, 3)])
