@@ -130,14 +130,33 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
                     f"({held.get('source', 'sampled')})", title_justify="left")
     t.add_column("states", justify="right")
     t.add_column("held-out agreement", justify="right")
+    # the full curve (reduced hypotheses, your words) when the run gives it
+    full = {}
+    for row in result.stats.get("curve") or []:
+        prev = full.get(row["states"])
+        if prev is None or row.get("yours", row["agreement"]) > prev.get("yours",
+                                                                          prev["agreement"]):
+            full[row["states"]] = row
+    mine = any("yours" in r for r in full.values())
+    if mine:
+        t.add_column("on your words", justify="right")
     t.add_column("")
+    if full:
+        curve = [[s, r["agreement"]] for s, r in sorted(full.items())]
     pick = np.unique(np.linspace(0, len(curve) - 1, rows).astype(int)).tolist()
     chosen = result.automaton.n_states
     marked = False
     for i, (states, agree) in enumerate(curve):
         is_answer = not marked and int(states) >= chosen
         if i in pick or is_answer:
-            t.add_row(f"{int(states):,}", f"{agree:.2%}", "← answer" if is_answer else "")
+            row = full.get(states, {})
+            cells = [f"{int(states):,}", f"{agree:.2%}"]
+            if mine:
+                cells.append(f"{row['yours']:.2%}" if "yours" in row else "")
+            note = "← answer" if is_answer else ""
+            if row.get("reduced_from"):
+                note = f"{note} (reduced from {row['reduced_from']:,})".strip()
+            t.add_row(*cells, note)
         marked = marked or is_answer
     return t
 
@@ -197,11 +216,13 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
               default=LStarOptions.holdout, show_default=True,
               help="lstar/kv/lsharp: share of your --words kept from learning; every hypothesis is "
                    "scored on them and the result reports that out-of-sample agreement.")
-@click.option("--select", type=click.Choice(("occam", "faithful")),
+@click.option("--select", type=click.Choice(("occam", "faithful", "balanced")),
               default=LStarOptions.select, show_default=True,
               help="lstar/kv/lsharp, when the run does not converge: occam = the smallest "
-                   "hypothesis whose held-out agreement cannot be told apart from the best "
-                   "(Wilson interval, overall and per answer); faithful = the best one.")
+                   "hypothesis as faithful as the best on your held-out --words (without "
+                   "them: whose balanced held-out agreement cannot be told apart from the "
+                   "best's, Wilson interval, overall and per answer); balanced = the latter "
+                   "even with --words; faithful = the best one.")
 @seed_option
 @click.option("--tolerance", type=click.FloatRange(0, 1, min_open=True), default=0.1,
               show_default=True, help="wlstar (language models -> PDFA, Weiss et al. 2019): "

@@ -76,18 +76,23 @@ class LStarOptions(ExtractOptions):
     estimate_rate: str = "auto"
     #: share of the user's words held out from learning to score every hypothesis
     holdout: float = 0.2
-    #: the answer among the hypotheses seen: "occam" (the smallest whose held-out
-    #: agreement cannot be told apart from the best) or "faithful" (the best)
+    #: the answer among the hypotheses seen: "occam" (the smallest as faithful as the best:
+    #: on the user's held-out words when given, else within the best's Wilson interval,
+    #: balanced over the answers), "balanced" (the latter even with the user's words) or
+    #: "faithful" (the best)
     select: str = "occam"
     #: the longer-word check covers lengths up to this many times the sampled length
     long_factor: int = 4
+    #: an unfinished run's hypotheses are reduced after learning (states no checked word
+    #: reaches dropped, merges that cost no held-out agreement): rnn2dfa.extract.active.reduce
+    reduce: bool = True
 
     def validate(self) -> None:
         super().validate()
         if not 0 <= self.holdout < 1:
             raise InputError(f"the held-out share must be in [0, 1), got {self.holdout}")
-        if self.select not in ("occam", "faithful"):
-            raise InputError(f"select must be occam or faithful, got {self.select!r}")
+        if self.select not in ("occam", "faithful", "balanced"):
+            raise InputError(f"select must be occam, faithful or balanced, got {self.select!r}")
         if not 1 <= self.long_factor <= 20:
             raise InputError(f"the longer-word factor must be 1-20, got {self.long_factor}")
         if self.oracle not in ("refine", "pac", "both"):

@@ -46,6 +46,7 @@ from rnn2dfa.extract.active.learner import Learner
 from rnn2dfa.extract.active.lstar import LearnerStop
 from rnn2dfa.extract.active.noise import RareDisagreements, wilson
 from rnn2dfa.extract.active.occam import Curve, HeldOut, Point
+from rnn2dfa.extract.active.reduce import Checked, reduce
 from rnn2dfa.extract.active.verdict import (
     Counter,
     Drift,
@@ -70,6 +71,12 @@ ROUND_LOG_KEEP = 200
 #: PLATEAU_FACTOR times the states of the smallest as faithful as any (occam.Curve.plateau).
 PLATEAU_FACTOR = 4.0
 PLATEAU_ROUNDS = 3
+#: The share of a time limit kept for reducing the hypotheses after learning (`reduce.py`),
+#: and the most seconds it gets
+REDUCE_SHARE = 0.1
+REDUCE_SECONDS = 10.0
+#: hypotheses reduced: the best on the criterion, Occam's choice, the largest kept
+REDUCE_HYPOTHESES = 3
 
 
 class Stop(Exception):
@@ -224,7 +231,7 @@ def prepare(teacher: Teacher, opts: LStarOptions, deadline: Deadline,
     rare, rare_held, rare_final = split_rare(rare_answers(teacher, opts, words, deadline),
                                              opts.seed)
     progress("held-out words")
-    curve = Curve(heldout(teacher, opts, words, rare, rare_held))
+    curve = Curve(heldout(teacher, opts, words, rare, rare_held), select_mode=opts.select)
     pool = list(words.learn) + rare.words
     pac = refine = exact = None
     view = getattr(teacher.oracle, "compact_view", None)
@@ -279,6 +286,8 @@ class Run:
     round_log: list[tuple[int, float, float]] = field(default_factory=list)
     fresh: list[Word] | None = None  # the final check's own search for rare answers
     source: str = ""  # which oracle found the last counterexamples
+    reduced: int = 0  # hypotheses added by reduction
+    learned: float = 0.0  # seconds into the run when learning ended
 
     @property
     def teacher(self) -> Teacher:
@@ -531,7 +540,7 @@ class Run:
             self.rounds += 1
             self.sizes.append(self.hyp.n_states)
             with self.timed("held-out scoring"):
-                s.curve.add(self.rounds, self.hyp)
+                s.curve.add(self.rounds, self.hyp, seconds=s.deadline.elapsed())
             self.report("hypothesis")
             if self.counts():
                 assert self.counter is not None
@@ -564,22 +573,65 @@ class Run:
         except (Stop, LearnerStop) as stop:
             self.stop_reason = str(stop)
         except TimeUp:
-            self.stop_reason = f"the time limit of {self.setup.deadline.seconds:g} s ran out"
+            self.stop_reason = f"the time limit of {self.opts.time_limit:g} s ran out"
+        self.learned = self.setup.deadline.elapsed()
         capped = (self.stop_reason or "").startswith("the hypothesis passed the cap")
         if self.learner is not None and not self.converged and not capped:
-            try:  # what the learner knows past the last hypothesis
+            # what the learner knows past the last hypothesis (when it needs no question
+            # past the limit: a filled table of thousands of rows would take as long again)
+            try:
                 hyp = self.learner.anytime()
-            except TimeUp:  # it asks the oracle, which stops at the deadline: keep the last
+            except TimeUp:
                 hyp = self.hyp
             if hyp is not None and (self.hyp is None or hyp.n_states != self.hyp.n_states):
                 self.hyp = hyp
                 self.rounds += 1
                 self.sizes.append(hyp.n_states)
-                self.setup.curve.add(self.rounds, hyp)
+                self.setup.curve.add(self.rounds, hyp, seconds=self.setup.deadline.elapsed())
         if self.hyp is None:  # the limit ran out before the first hypothesis existed
             k = self.teacher.k
             labels = np.zeros((1, k) if self.teacher.mealy else 1, dtype=np.int64)
             self.hyp = self.teacher.hypothesis(np.zeros((1, k), np.int64), labels)
+        if not self.converged and self.opts.reduce:
+            with self.timed("reduction"):
+                self.reduce()
+
+    def reduce(self) -> None:
+        """Smaller hypotheses by reduction (`reduce.py`) join the curve: the best kept on
+        the criterion, Occam's choice and the largest kept, checked on the held-out words
+        and the user's learning words, within the time kept for it."""
+        s, t = self.setup, self.teacher
+        curve, h = s.curve, s.curve.heldout
+        kept = [p for p in curve.points if p.round in curve.front]
+        if t.mealy or not kept or not len(h):
+            return
+        picks = [curve.best(), curve.select(self.opts.select), max(kept, key=lambda p: p.states)]
+        rounds = list(dict.fromkeys(p.round for p in picks))[:REDUCE_HYPOTHESES]
+        learn = list(s.words.learn)
+        words = list(h.words) + learn
+        # the learning words' answers, asked past the learning deadline (the trie has them)
+        stop, t.oracle.interrupt = t.oracle.interrupt, None
+        try:
+            answers = np.concatenate([h.answers, t.labels(learn)]) if learn else h.answers
+        finally:
+            t.oracle.interrupt = stop
+        fam = np.where(np.arange(len(h)) < h.yours, 0, 1 + h.answers)
+        fam = np.concatenate([fam, np.full(len(learn), 1 + t.n_outputs)])
+        keep = answers >= 0
+        sym, lens = pad_words([w for w, k in zip(words, keep.tolist(), strict=True) if k])
+        checked = Checked(sym, lens, answers[keep], fam[keep])
+        # at most REDUCE_SECONDS, within the limit (a run stopped early keeps its speed)
+        end = s.deadline.elapsed() + REDUCE_SECONDS
+        if self.opts.time_limit is not None:
+            end = min(end, self.opts.time_limit)
+        self.report("reducing the hypotheses")
+        for r in rounds:
+            hyp = curve.front[r]
+            for m in reduce(hyp, checked, lambda: s.deadline.elapsed() > end):
+                self.reduced += 1  # rounds past the learner's: a reduced hypothesis
+                curve.add(self.rounds + self.reduced, m, reduced_from=hyp.n_states)
+            if s.deadline.elapsed() > end:
+                break
 
     # ------------------------------------------------------------------ the answer
     def answer(self) -> tuple[Machine, Point | None]:
@@ -635,6 +687,7 @@ class Run:
     def result(self) -> ExtractionResult:
         assert self.hyp is not None
         t, s, o = self.teacher, self.setup, self.opts
+        s.deadline.seconds = None  # the answer's evidence is asked past the learning's limit
         with self.timed("answer"):
             m, point = self.answer()
             if point is not None and self.counter is None and m is not self.hyp:
@@ -670,13 +723,15 @@ class Run:
             never=[repr(t.outputs[c]) for c in range(t.n_outputs) if c not in seen]
             if t.target != "dfa" else [],
             searched=o.rare_search, set_aside=left, rate=self.rate, selected=point,
-            best=curve.best() if curve.points else None,
+            best=curve.best(o.select) if curve.points else None,
             heldout_source=curve.heldout.source, heldout_words=len(curve.heldout),
             heldout_point=(point if point is not None else curve.points[-1])
             if curve.points else None,
             needed=s.need, max_length=self.top, epsilon=o.epsilon, delta=o.delta,
-            select=o.select)
+            select=o.select, reduced=self.reduced,
+            yours_words=curve.heldout.yours if curve.mode(o.select) == "yours" else 0)
         finished, stopped, message = verdict(outcome)
+        message = self.time_note(message)
         record = ExtractionStats(
             method=self.method, finished=finished, seconds=s.deadline.elapsed(),
             network_steps=t.stats.network_steps - self.base["network_steps"]
@@ -684,6 +739,28 @@ class Run:
             stopped=stopped, evidence=self.evidence(), details=self.details(point, left),
             target=t.target)
         return ExtractionResult(t.answer(m), record, self.sizes, message)
+
+    def time_note(self, message: str) -> str:
+        """What the last half of a timed-out run bought, and whether more time would help
+        (it raised the criterion by a point or more: the hypotheses were still improving)."""
+        gain = self.last_half()
+        if gain is None:
+            return message
+        before, after = gain
+        on = ("your held-out words" if self.setup.curve.mode(self.opts.select) == "yours"
+              else "the held-out words")
+        text = (f"the last half of the time raised the agreement on {on} from {before:.2%} "
+                f"to {after:.2%}" if after > before else
+                f"the last half of the time did not raise the agreement on {on} "
+                f"({after:.2%})")
+        if after - before >= 0.01:
+            text += ": a longer time limit would likely help"
+        return f"{message}; {text}"
+
+    def last_half(self) -> tuple[float, float] | None:
+        if not (self.stop_reason or "").startswith("the time limit"):
+            return None
+        return self.setup.curve.gain(self.learned)
 
     def seen(self) -> set[int]:
         """The answers the network gave in any check or search."""
@@ -767,9 +844,21 @@ class Run:
             out["heldout_agreement_by_answer"] = {t.outputs[c]: round(a, 6)
                                                   for c, a in chosen.per.items()}
             out["selected_round"] = chosen.round
+            mine = curve.mode(o.select) == "yours"
             out["selected_by"] = ("the last hypothesis: no check found it wrong" if point is None
-                                  else "smallest as faithful as any" if o.select == "occam"
-                                  else "most faithful")
+                                  else "most faithful" if o.select == "faithful"
+                                  else "smallest as faithful as any on your held-out words"
+                                  if mine else "smallest as faithful as any")
+            out["selected_on"] = "your held-out words" if mine else "balanced"
+            out["heldout_agreement_balanced"] = round(chosen.balanced, 6)
+            if chosen.yours is not None:
+                out["heldout_agreement_yours"] = round(chosen.yours, 6)
+                out["heldout_yours_words"] = curve.heldout.yours
+            if chosen.reduced_from is not None:
+                out["reduced_from"] = chosen.reduced_from
+            out["curve"] = curve.rows(t.outputs)
+            if self.reduced:
+                out["reduced_hypotheses"] = self.reduced
         if left:
             out["rare_disagreements"] = len(left)
             out["shortest_rare_disagreements"] = [
@@ -794,6 +883,9 @@ class Run:
         if self.counter is not None:
             out["counts_past"] = self.counter.exact_up_to
             out["longer_words_wrong"] = [self.counter.wrong, self.counter.words]
+        gain = self.last_half()
+        if gain is not None:
+            out["last_half_of_time"] = {"from": round(gain[0], 6), "to": round(gain[1], 6)}
         if self.plateau is not None:
             out["plateau"] = {"states": self.plateau.states,
                               "agreement": round(self.plateau.agreement, 6),
@@ -825,7 +917,14 @@ def run_active(
     the oracle (and its cache) with the caller."""
     opts = resolve_options(LStarOptions, options, overrides)
     teacher = Teacher.of(model, membership)
-    deadline = Deadline(opts.time_limit)
+    # (none under 10 s: a short run's hypotheses are small, and its learning needs the time)
+    reserve = (REDUCE_SECONDS if opts.time_limit is None
+               else min(REDUCE_SECONDS, REDUCE_SHARE * opts.time_limit)
+               if opts.time_limit >= 10 else 0.0)
+    # learning stops `reserve` seconds early when the reduction may run (the answer then
+    # comes within the limit)
+    deadline = Deadline(None if opts.time_limit is None
+                        else opts.time_limit - (reserve if opts.reduce else 0.0))
     name = str(getattr(learner, "name", learner.__name__))
     base = teacher.stats.as_dict()
     holder: list[Run] = []

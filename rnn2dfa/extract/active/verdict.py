@@ -103,6 +103,8 @@ class Outcome:
     epsilon: float
     delta: float
     select: str
+    yours_words: int = 0  # the user's held-out words, when they are the criterion
+    reduced: int = 0  # hypotheses added by reduction after learning
 
 
 def _choice(o: Outcome) -> str:
@@ -114,8 +116,22 @@ def _choice(o: Outcome) -> str:
              "yours and sampled": "of held-out words (yours, their edits and sampled ones; "
                                   "balanced over the network's answers)"}.get(
         o.heldout_source, "of held-out sampled words (balanced over the network's answers)")
-    how = ("the smallest as faithful as any" if o.select == "occam" else "the most faithful")
-    text = (f"the answer is {how} of the {len(o.sizes)} hypotheses: {p.states} states, "
+    how = ("the most faithful" if o.select == "faithful" else "the smallest as faithful as any")
+    seen = f"{len(o.sizes)} hypotheses" + (f" and {o.reduced} reduced ones" if o.reduced else "")
+    size = f"{p.states} state{'s' * (p.states != 1)}" + (
+        f" (reduced from {p.reduced_from})" if p.reduced_from else "")
+    if o.yours_words and p.yours is not None:
+        # the user's words first: the distribution the automaton will be used on
+        text = (f"the answer is {how} on your held-out words of the {seen}: {size}, "
+                f"agreeing with the network on {p.yours:.2%} of your held-out words "
+                f"({o.yours_words:,}); {p.balanced:.2%} balanced over the network's answers "
+                f"on {o.heldout_words:,} held-out words"
+                + (" (yours, their edits and sampled ones)"
+                   if o.heldout_source == "yours and sampled" else ""))
+        if best is not None and best.states != p.states and best.yours is not None:
+            text += f"; the best seen, {best.states} states, {best.yours:.2%} of yours"
+        return text
+    text = (f"the answer is {how} of the {seen}: {size}, "
             f"agreeing with the network on {p.agreement:.2%} {where} ({o.heldout_words:,})")
     if best is not None and best.states != p.states:
         text += f"; the best seen, {best.states} states, {best.agreement:.2%}"
