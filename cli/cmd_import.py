@@ -19,6 +19,7 @@ OPTIONS = {
     "tokens": "--start-token/--end-token, or --token-ids", "alphabet": "--alphabet",
     "trust_code": "--trust-code", "code": "--code DIR|FILE.py", "output": "--head-output",
     "task": "--task", "outputs": "--outputs a,b,c", "language": "--language",
+    "time_limit": "--time-limit",
 }
 
 
@@ -106,6 +107,10 @@ def _int_list(text: str | None, flag: str) -> list[int] | None:
               help="A bidirectional network's head reads both directions' final states "
                    "(final: h_n) or the last position's output (last_output: out[:, -1]). "
                    "Detected when the file holds the module.")
+@click.option("--time-limit", type=click.FloatRange(0, min_open=True), default=None,
+              metavar="SECONDS",
+              help="Seconds each call into the file's own code may take (the module's forward "
+                   "in the check); past it the import is refused in one line. Default: 600.")
 @device_option
 @json_option
 def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_ids: str | None,
@@ -114,7 +119,7 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
                output_kind: str, nonlinearity: str | None, rnn_prefix: str | None,
                embedding: str | None, one_hot: bool, head: str | None, language: str | None,
                trust_code: bool, code_dir: str | None, bidirectional_readout: str | None,
-               as_json: bool) -> None:
+               time_limit: float | None, as_json: bool) -> None:
     """Turn a PyTorch recurrent classifier or tagger trained by your own code into an rnn2dfa
     model.
 
@@ -171,7 +176,7 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
         output=output_kind, nonlinearity=nonlinearity, rnn=rnn_prefix, embedding=embedding,
         head=head, one_hot=one_hot, trust_code=trust_code, code_dir=code_dir,
         language=language, bidirectional_readout=bidirectional_readout, task=task,
-        outputs=labels, device=str(default_device()),
+        outputs=labels, device=str(default_device()), time_limit=time_limit,
     )
     with options_for(**OPTIONS):
         try:

@@ -402,3 +402,41 @@ def test_safetensors_header_checked_before_loading(tmp_path: Path, old_output: P
         _safetensors(src, header, data)
     assert_bad_input(run("import", src, "--alphabet", "a,b", "-o", old_output), src, *needles)
     _untouched(old_output)
+
+
+SLEEPNET = """
+import time, torch
+from torch import nn
+
+class SleepNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(2, 4, batch_first=True)
+        self.fc = nn.Linear(4, 1)
+
+    def forward(self, x):
+        time.sleep(300)  # a lock or a remote call that never returns
+        out, _ = self.rnn(torch.nn.functional.one_hot(x, 2).float())
+        return self.fc(out[:, -1])
+"""
+
+
+def test_import_check_of_a_hanging_forward_stops_at_the_time_limit(tmp_path: Path) -> None:
+    """`import --time-limit`: the check of a trusted module whose forward hangs ends in one
+    line within the limit (issue 47, point 6), nothing written."""
+    (tmp_path / "sleepnet.py").write_text(SLEEPNET)
+    saver = ("import sys, torch; sys.path.insert(0, sys.argv[1]); from sleepnet import SleepNet;"
+             " torch.save(SleepNet(), sys.argv[2])")
+    full = tmp_path / "full.pt"
+    subprocess.run([sys.executable, "-c", saver, str(tmp_path), str(full)], check=True)
+    out = tmp_path / "m.pt"
+    exe = Path(sys.executable).with_name("rnn2dfa")
+    proc = subprocess.run([str(exe), "import", str(full), "-o", str(out), "--alphabet", "a,b",
+                           "--trust-code", "--code", str(tmp_path / "sleepnet.py"),
+                           "--time-limit", "2"],
+                          capture_output=True, text=True, timeout=200,
+                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert proc.returncode == 2, proc.stderr
+    line = proc.stderr.strip()
+    assert "\n" not in line and "2 s" in line, line
+    assert not out.exists()
