@@ -43,7 +43,7 @@ from rnn2dfa_cli.device_option import device_option
 
 #: Extraction methods handled here (also accepted by `rnn2dfa extract --method`); the
 #: registry is rnn2dfa.pdfa.methods.PDFA_METHODS.
-PDFA_METHODS = ("wlstar", "ngram", "spectral")
+PDFA_METHODS = ("wlstar", "merge", "ngram", "spectral")
 DEFAULT_SEQUENCES = 10_000
 
 
@@ -548,8 +548,8 @@ def train_hook(ctx: click.Context) -> None:
 def extract_hook(ctx: click.Context) -> None:
     """`rnn2dfa extract MODEL --method wlstar|ngram|spectral ...`."""
     p = ctx.params
-    own = ({"tolerance", "max_states", "time_limit", "select"} if p["method"] == "wlstar"
-           else set())
+    own = ({"tolerance", "max_states", "time_limit", "select"}
+           if p["method"] in ("wlstar", "merge") else set())
     _refuse(ctx, {"model_file", "acceptor_spec", "method", "output", "as_json", "seed", *own},
             f"--method {p['method']}")
     given = _given(ctx)
@@ -649,7 +649,10 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
 @click.argument("source", metavar="MODEL", required=False)
 @click.option("--acceptor", metavar="MODULE:FUNCTION", help=_LM_CODE)
 @click.option("--method", type=click.Choice(PDFA_METHODS), default="wlstar",
-              show_default=True, help="wlstar: weighted L* (Weiss et al. 2019); ngram: an "
+              show_default=True, help="wlstar: weighted L* (Weiss et al. 2019), with the "
+              "state-merging learner's hypotheses beside its own; merge: that learner alone "
+              "(the prefix tree of the model's samples merged, ALERGIA-style, by its exact "
+              "distributions; the wlstar options apply); ngram: an "
               "n-gram model of sampled sequences; spectral: a weighted automaton from a "
               "Hankel matrix (rnn2dfa.wfa/1). The last two are baselines.")
 @click.option("--tolerance", type=click.FloatRange(0, min_open=True), default=None,
@@ -727,10 +730,10 @@ def pdfa_extract_cmd(ctx: click.Context, source: str | None, acceptor: str | Non
     and each merged further, and those of a state-merging learner over the prefix tree of
     the network's samples, is scored on held-out sequences the network samples, or on
     yours (--words) (log-loss, KL, WER, NDCG@5); the answer is the smallest whose KL to the
-    network per symbol cannot be told apart from the best (--select faithful: the best) and beats the best n-gram the run
-    fits itself (--ngrams; when none does, the better of the two is kept, and said). With
-    --target (default) the tolerance is halved until the target is met (WER reading
-    near-ties, --near-tie), the time limit or the state cap. --time-limit holds from the
+    network per symbol cannot be told apart from the best (--select faithful: the best)
+    and beats the best n-gram the run fits itself (--ngrams; when none does, the better of
+    the two is kept, and said). With --target (default) the tolerance is halved until the
+    target is met (WER reading near-ties, --near-tie), the time limit or the state cap. --time-limit holds from the
     first query: a pilot sample times the model and the samples shrink to fit. A model
     that puts mass on tokens outside the alphabet (a start token in its head) gives a
     PDFA whose states keep that mass ("outside" in the file).

@@ -225,9 +225,9 @@ class Curve:
         return min(self.margin, MARGIN_SHARE * max(worst - best.score, 0.0))
 
     def indistinguishable(self, trial: Trial, best: Trial) -> bool:
-        """True when the paired per-sequence score (KL or log-loss) differences to `best` cannot tell the two
-        apart: mean difference <= z * standard error (one-sided, `confidence`) plus the
-        equivalence margin (`margin` nats per symbol)."""
+        """True when the paired per-sequence score (KL or log-loss) differences to `best`
+        cannot tell the two apart: mean difference <= z * standard error (one-sided,
+        `confidence`) plus the equivalence margin (`margin` nats per symbol)."""
         d = self.losses[trial.index] - self.losses[best.index]
         if d.size == 0 or d.mean() <= 0:
             return True

@@ -869,8 +869,9 @@ def wlstar(
         elif select == "occam" and kept.index != best.index:
             how = (f"the smallest of the hypotheses whose held-out {what} cannot be told "
                    f"apart from the best ({best.states} states, {best.score:.4f} nats per "
-                   f"symbol; a one-sided paired test over the sequences at {confidence:g})" + (f" and is no worse than {bar}, by at least half the best's "
-                                "gain over it" if bar else ""))
+                   f"symbol; a one-sided paired test over the sequences at {confidence:g})"
+                   + (f" and is no worse than {bar}, by at least half the best's gain over it"
+                      if bar else ""))
         else:
             how = "the most faithful hypothesis" + (f" (no worse than {bar})" if bar else "")
         message = (f"kept {how}: {kept.states} states, log-loss {kept.log_loss:.4f}, KL to "
