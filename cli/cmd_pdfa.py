@@ -733,10 +733,10 @@ def pdfa_extract_cmd(ctx: click.Context, source: str | None, acceptor: str | Non
     network per symbol cannot be told apart from the best (--select faithful: the best)
     and beats the best n-gram the run fits itself (--ngrams; when none does, the better of
     the two is kept, and said). With --target (default) the tolerance is halved until the
-    target is met (WER reading near-ties, --near-tie), the time limit or the state cap. --time-limit holds from the
-    first query: a pilot sample times the model and the samples shrink to fit. A model
-    that puts mass on tokens outside the alphabet (a start token in its head) gives a
-    PDFA whose states keep that mass ("outside" in the file).
+    target is met (WER reading near-ties, --near-tie), the time limit or the state cap.
+    --time-limit holds from the first query: a pilot sample times the model and the
+    samples shrink to fit. A model that puts mass on tokens outside the alphabet (a start
+    token in its head) gives a PDFA whose states keep that mass ("outside" in the file).
 
     The spectral baseline writes a weighted automaton (rnn2dfa.wfa/1: initial vector, one
     matrix per symbol, final vector) that `show` prints and `verify` scores like a PDFA.
