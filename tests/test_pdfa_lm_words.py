@@ -198,3 +198,49 @@ def test_the_merge_method_is_registered_and_chosen_like_wlstar() -> None:
     assert res.stats["state_merging_states"]  # its hypotheses were made and scored
     assert res.stats["table_cells"] == 0  # and no table was learned
     assert kl_divergence(truth, res.automaton) < 0.05
+
+
+# ------------------------------------------------------------------------ bidirectional
+class BiGRU(nn.Module):
+    """A user's bidirectional GRU language model (random weights: what is checked here is
+    that every path reads the same module)."""
+
+    def __init__(self, layers: int = 1, pool: bool = False) -> None:
+        super().__init__()
+        torch.manual_seed(3)
+        self.emb = nn.Embedding(6, 8)
+        self.rnn = nn.GRU(8, 16, batch_first=True, bidirectional=True, num_layers=layers)
+        self.head = nn.Linear(32, 5)
+        self.pool = pool
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out, _ = self.rnn(self.emb(x))
+        if self.pool:  # every position also reads the mean over the whole input
+            out = out + out.mean(dim=1, keepdim=True)
+        return self.head(out)
+
+
+def bidirectional(**kw) -> NextSymbolLM:
+    return NextSymbolLM(BiGRU(**kw), alphabet=["a", "b", "c"], token_ids=[2, 3, 4],
+                        start_token=0, end_token=1, pad_token=5, causal=False)
+
+
+def prefix_passes(lm: NextSymbolLM) -> NextSymbolLM:
+    """The same module, read the slow exact way only (every prefix re-run alone)."""
+    lm._prefixes = None
+    lm._stepper = None
+    return lm
+
+
+@pytest.mark.parametrize("kw, fast", [({}, True), ({"layers": 2}, False),
+                                      ({"pool": True}, False)])
+def test_a_bidirectional_module_is_read_in_one_pass_only_when_that_is_exact(kw, fast) -> None:
+    lm, slow = bidirectional(**kw), prefix_passes(bidirectional(**kw))
+    words = slow.sample(40, np.random.default_rng(1), 12)
+    got, want = lm.prefix_distributions_lost(words), slow.prefix_distributions_lost(words)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6, atol=1e-9)
+    # sampling: the same draws from the same generator, stepped or not
+    assert lm.sample(40, np.random.default_rng(1), 12) == words
+    assert ("step" in lm.sampling_path) == fast, lm.sampling_path
+    assert ("one pass per word" in lm.sampling_path or "step" in lm.sampling_path) == fast
