@@ -207,3 +207,39 @@ def tree_hypotheses(words: Sequence[Word], dists: np.ndarray, alphabet: tuple[st
         if h.n_states not in seen:
             seen.add(h.n_states)
             yield t, h
+
+
+#: Head sizes tried by `with_head`: the prefixes reached by at least this share of the words.
+HEAD_SHARES = (0.05, 0.01)
+
+
+def head_nodes(tree: PrefixTree, share: float) -> np.ndarray:
+    """The prefixes at least `share` of the sample's words pass through (prefix-closed; the
+    root first, then by depth)."""
+    keep = np.flatnonzero(tree.visits >= share * tree.visits[0])
+    return keep[np.lexsort((keep, tree.depth[keep]))]
+
+
+def with_head(h: PDFA, tree: PrefixTree, nodes: np.ndarray) -> PDFA:
+    """`h` with the prefixes `nodes` (prefix-closed, the root first) unrolled as states of
+    their own, each with the teacher's exact distribution after it: the words' first
+    symbols, which every word's probability multiplies, come out as the teacher gives them
+    (what an n-gram's start contexts do). A head state goes to the next head state on a
+    symbol continuing its prefix into the head, else where `h` goes after that longer
+    prefix."""
+    k = h.n_symbols
+    m = len(nodes)
+    where = np.full(tree.n_nodes, -1, dtype=np.int64)
+    where[nodes] = np.arange(m)
+    # h's state after each head prefix, read down the tree (parents come first)
+    state = np.empty(m, dtype=np.int64)
+    for i, v in enumerate(nodes):
+        state[i] = h.start if v == 0 else \
+            h.transitions[state[where[tree.parent[v]]], tree.symbol[v]]
+    child = tree.children[nodes]  # (m, k)
+    inside = np.where(child >= 0, where[np.maximum(child, 0)], -1)
+    trans = np.where(inside >= 0, h.n_states + inside, h.transitions[state])
+    lost = None if h.lost is None else np.concatenate([h.lost, h.lost[state]])
+    return PDFA(h.alphabet, np.concatenate([h.transitions, trans.astype(np.int64)]),
+                np.concatenate([h.probabilities, tree.dists[nodes][:, : k + 1]]),
+                h.n_states + int(where[0]), dict(h.extra), lost, h.outside_token)

@@ -467,7 +467,9 @@ def wlstar(
     from the teacher per symbol). `tree_merging` adds the hypotheses of the state-merging
     learner (`tree_merge.tree_hypotheses`, over the fitting sample's prefix tree) to the
     curve before the table is learned; `lstar=False` learns no table (the state-merging
-    learner alone, the "merge" method).
+    learner alone, the "merge" method). With `tree_merging`, the would-be answer and the
+    best are also scored with their most travelled prefixes as states of their own
+    (`tree_merge.with_head`) before the choice.
     """
     if distance not in DISTANCES:
         raise ValueError(f"distance must be one of {DISTANCES} (got {distance!r})")
@@ -781,6 +783,25 @@ def wlstar(
     last_states = hyp.n_states
     kept: Trial | None = None
     choice = None
+    if tree_merging and curve is not None and fit is not None and \
+            left() > 0.25 * end_reserve:
+        # the would-be answer and the best, each with its most travelled prefixes unrolled
+        # as states of their own (`tree_merge.with_head`): the first symbols of every word
+        # as the teacher gives them
+        from rnn2dfa.pdfa.tree_merge import HEAD_SHARES, head_nodes, prefix_tree, with_head
+
+        first = curve.choose(select, max_states=max_states, max_numbers=max_numbers)
+        tree = prefix_tree(fit[0], fit[1], k)
+        for t in [first.trial] + ([first.best] if first.best.index != first.trial.index
+                                  else []):
+            if t.baseline:
+                continue
+            base = curve.model(t)
+            for share in HEAD_SHARES:
+                nodes = head_nodes(tree, share)
+                if len(nodes) > 1 and left() > 0.25 * end_reserve:
+                    consider(with_head(base, tree, nodes),
+                             f"{t.how}, with a head of {len(nodes)} prefixes")
     if curve is not None:
         choice = curve.choose(select, max_states=max_states, max_numbers=max_numbers)
         kept = choice.trial
