@@ -202,7 +202,7 @@ class Curve:
 
     def best(self) -> Trial:
         """The most faithful kept hypothesis (lowest held-out score; the smaller of equals)."""
-        return min((self.trials[i] for i in self.front), key=lambda t: (t.score, t.states))
+        return min((self.trials[i] for i in self.front), key=_faithful)
 
     def bar(self) -> float:
         """The best baseline's held-out score (inf without baselines)."""
@@ -213,7 +213,7 @@ class Curve:
         """The baseline with the lowest held-out score within the caps (None: none)."""
         fits = [self.trials[i] for i in self.baselines
                 if _within(self.trials[i], max_states, max_numbers)]
-        return min(fits, key=lambda t: (t.score, t.states)) if fits else None
+        return min(fits, key=_faithful) if fits else None
 
     def margin_for(self, best: Trial) -> float:
         """The equivalence margin, scaled to the curve: at most MARGIN_SHARE of what all the
@@ -252,7 +252,7 @@ class Curve:
         if not hyps:
             hyps = [min((self.trials[i] for i in self.front),
                         key=lambda t: (t.states, t.score))]
-        best = min(hyps, key=lambda t: (t.score, t.states))
+        best = min(hyps, key=_faithful)
         base = self.best_baseline(max_states, max_numbers)
         bar = base.score if base is not None else np.inf
         if best.score > bar:
@@ -266,6 +266,12 @@ class Curve:
 
     def model(self, trial: Trial) -> Any:
         return self.baselines[trial.index] if trial.baseline else self.front[trial.index]
+
+
+def _faithful(t: Trial) -> tuple[float, int]:
+    """Lowest score first; scores equal up to rounding (two exact models: KL 1e-17 and 0)
+    go to the smaller."""
+    return (round(t.score, 10), t.states)
 
 
 def _within(trial: Trial, max_states: int | None, max_numbers: int | None) -> bool:
