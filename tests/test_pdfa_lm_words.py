@@ -244,3 +244,25 @@ def test_a_bidirectional_module_is_read_in_one_pass_only_when_that_is_exact(kw, 
     assert lm.sample(40, np.random.default_rng(1), 12) == words
     assert ("step" in lm.sampling_path) == fast, lm.sampling_path
     assert ("one pass per word" in lm.sampling_path or "step" in lm.sampling_path) == fast
+
+
+def test_a_head_gives_the_first_symbols_as_the_teacher_does() -> None:
+    from rnn2dfa.pdfa.tree_merge import head_nodes, with_head
+
+    truth = random_pdfa(6, 3, concentration=0.3, seed=2).minimize()
+    words = Prefixes(truth.sample(2000, np.random.default_rng(3)))
+    tree = prefix_tree(words, truth.prefix_distributions(words), 3)
+    nodes = head_nodes(tree, 0.05)
+    assert nodes[0] == 0 and len(nodes) > 1
+    one = PDFA(truth.alphabet, np.zeros((1, 3), dtype=np.int64),
+               truth.prefix_distributions(words).mean(axis=0, keepdims=True))
+    headed = with_head(one, tree, nodes)
+    assert headed.n_states == 1 + len(nodes)
+    # the empty word and the one-symbol words: their probabilities are the truth's
+    short = [(), (0,), (1,), (2,)]
+    np.testing.assert_allclose(headed.next_probs([()]), truth.next_probs([()]), rtol=1e-9)
+    assert kl_divergence(truth, headed) < kl_divergence(truth, one)
+    # the truth with a head is the same distribution over words
+    same = with_head(truth, tree, nodes)
+    np.testing.assert_allclose(same.log_probs(short), truth.log_probs(short), rtol=1e-9)
+    assert kl_divergence(truth, same) < 1e-9
