@@ -792,11 +792,11 @@ def wlstar(
 
         first = curve.choose(select, max_states=max_states, max_numbers=max_numbers)
         tree = prefix_tree(fit[0], fit[1], k)
-        for t in [first.trial] + ([first.best] if first.best.index != first.trial.index
-                                  else []):
-            if t.baseline:
-                continue
-            base = curve.model(t)
+        # (the models first: a variant may push the other off the Pareto front)
+        bases = [(t, curve.model(t)) for t in
+                 [first.trial] + ([first.best] if first.best.index != first.trial.index
+                                  else []) if not t.baseline]
+        for t, base in bases:
             for share in HEAD_SHARES:
                 nodes = head_nodes(tree, share)
                 if len(nodes) > 1 and left() > 0.25 * end_reserve:
