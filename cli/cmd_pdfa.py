@@ -43,7 +43,7 @@ from rnn2dfa_cli.device_option import device_option
 
 #: Extraction methods handled here (also accepted by `rnn2dfa extract --method`); the
 #: registry is rnn2dfa.pdfa.methods.PDFA_METHODS.
-PDFA_METHODS = ("wlstar", "ngram", "spectral")
+PDFA_METHODS = ("wlstar", "merge", "ngram", "spectral")
 DEFAULT_SEQUENCES = 10_000
 
 
@@ -184,6 +184,7 @@ def extract_pdfa(
     method: str = "wlstar",
     output: str,
     data: str | None = None,
+    words: str | None = None,
     as_json: bool = False,
     **values: Any,
 ) -> None:
@@ -204,6 +205,10 @@ def extract_pdfa(
             if method != "ngram":
                 raise InputError(f"--data does not apply to --method {method}")
             values["words"] = tuple(read_sequence_file(data, src.model.alphabet)[0])
+        if words is not None:
+            if method == "ngram":
+                raise InputError("--words does not apply to --method ngram (--data trains it)")
+            values["words"] = tuple(read_sequence_file(words, src.model.alphabet)[0])
         options = make_pdfa_options(method, **values)
         if as_json:
             result = run_method(src.model, method, options)
@@ -548,8 +553,8 @@ def train_hook(ctx: click.Context) -> None:
 def extract_hook(ctx: click.Context) -> None:
     """`rnn2dfa extract MODEL --method wlstar|ngram|spectral ...`."""
     p = ctx.params
-    own = ({"tolerance", "max_states", "time_limit", "select"} if p["method"] == "wlstar"
-           else set())
+    own = ({"tolerance", "max_states", "time_limit", "select"}
+           if p["method"] in ("wlstar", "merge") else set())
     _refuse(ctx, {"model_file", "acceptor_spec", "method", "output", "as_json", "seed", *own},
             f"--method {p['method']}")
     given = _given(ctx)
@@ -649,7 +654,10 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
 @click.argument("source", metavar="MODEL", required=False)
 @click.option("--acceptor", metavar="MODULE:FUNCTION", help=_LM_CODE)
 @click.option("--method", type=click.Choice(PDFA_METHODS), default="wlstar",
-              show_default=True, help="wlstar: weighted L* (Weiss et al. 2019); ngram: an "
+              show_default=True, help="wlstar: weighted L* (Weiss et al. 2019), with the "
+              "state-merging learner's hypotheses beside its own; merge: that learner alone "
+              "(the prefix tree of the model's samples merged, ALERGIA-style, by its exact "
+              "distributions; the wlstar options apply); ngram: an "
               "n-gram model of sampled sequences; spectral: a weighted automaton from a "
               "Hankel matrix (rnn2dfa.wfa/1). The last two are baselines.")
 @click.option("--tolerance", type=click.FloatRange(0, min_open=True), default=None,
@@ -666,11 +674,12 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
               "fixed).")
 @click.option("--select", type=click.Choice(("occam", "faithful")), default="occam",
               show_default=True, help="wlstar: occam = the smallest hypothesis whose "
-              "held-out log-loss cannot be told apart from the best (paired test, and "
+              "held-out KL to the model per symbol cannot be told apart from the best's "
+              "(a one-sided paired test over the sequences, and "
               "--margin); faithful = the best. Either must also beat the best --ngrams "
               "baseline, else the better of the two is kept (and said).")
 @click.option("--margin", type=click.FloatRange(0, 1), default=0.005, show_default=True,
-              help="wlstar, occam: held-out log-loss differences below this many nats per "
+              help="wlstar, occam: held-out KL differences below this many nats per "
               "symbol are not worth more states (0: the paired test alone).")
 @click.option("--min-probability", type=click.FloatRange(0, 1), default=1e-3,
               show_default=True, help="wlstar: prefixes rarer than this never make new states.")
@@ -700,6 +709,10 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
               "sampling from the model.")
 @click.option("--samples", type=click.IntRange(1), default=5000, show_default=True,
               help="ngram, spectral: sequences sampled from the model.")
+@click.option("--words", "words_file", metavar="FILE",
+              help="Your own sequences, one per line: the choice, the n-gram bar and the "
+              "scores read the model's distributions on them instead of on its samples "
+              "(wlstar, merge: also the first prefixes explored; spectral: its check).")
 @click.option("--rank", type=click.IntRange(1), default=20, show_default=True,
               help="spectral: the number of states (capped at the Hankel matrix's rank).")
 @click.option("--basis", type=click.IntRange(1), default=100, show_default=True,
@@ -712,22 +725,23 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
 @json_option
 @click.pass_context
 def pdfa_extract_cmd(ctx: click.Context, source: str | None, acceptor: str | None,
-                     method: str, data: str | None, output: str, seed: int, as_json: bool,
-                     **kw: Any) -> None:
+                     method: str, data: str | None, words_file: str | None, output: str,
+                     seed: int, as_json: bool, **kw: Any) -> None:
     """Extract a PDFA from a language model (a model file, a PDFA file or a PDFA name).
 
     Weighted L* asks the network for next-symbol distributions in batches (a prefix trie
     caches its states), merges rows whose distributions are within --tolerance (relative:
     on the log scale), and checks each hypothesis on sampled sequences. Every hypothesis,
-    and each merged further, is scored on held-out sequences the network samples
-    (log-loss, KL, WER, NDCG@5); the answer is the smallest whose log-loss cannot be told
-    apart from the best (--select faithful: the best) and beats the best n-gram the run
-    fits itself (--ngrams; when none does, the better of the two is kept, and said). With
-    --target (default) the tolerance is halved until the target is met (WER reading
-    near-ties, --near-tie), the time limit or the state cap. --time-limit holds from the
-    first query: a pilot sample times the model and the samples shrink to fit. A model
-    that puts mass on tokens outside the alphabet (a start token in its head) gives a
-    PDFA whose states keep that mass ("outside" in the file).
+    and each merged further, and those of a state-merging learner over the prefix tree of
+    the network's samples, is scored on held-out sequences the network samples, or on
+    yours (--words) (log-loss, KL, WER, NDCG@5); the answer is the smallest whose KL to the
+    network per symbol cannot be told apart from the best (--select faithful: the best)
+    and beats the best n-gram the run fits itself (--ngrams; when none does, the better of
+    the two is kept, and said). With --target (default) the tolerance is halved until the
+    target is met (WER reading near-ties, --near-tie), the time limit or the state cap.
+    --time-limit holds from the first query: a pilot sample times the model and the
+    samples shrink to fit. A model that puts mass on tokens outside the alphabet (a start
+    token in its head) gives a PDFA whose states keep that mass ("outside" in the file).
 
     The spectral baseline writes a weighted automaton (rnn2dfa.wfa/1: initial vector, one
     matrix per symbol, final vector) that `show` prints and `verify` scores like a PDFA.
@@ -735,6 +749,7 @@ def pdfa_extract_cmd(ctx: click.Context, source: str | None, acceptor: str | Non
     \b
     Examples:
       rnn2dfa pdfa-extract lm.pt -o pdfa.json                  # adaptive tolerance, Occam
+      rnn2dfa pdfa-extract lm.pt --words real.txt -o pdfa.json  # scored on your sequences
       rnn2dfa pdfa-extract lm.pt --select faithful -o pdfa.json
       rnn2dfa pdfa-extract lm.pt --tolerance 0.05 --target 0 -o pdfa.json   # fixed
       rnn2dfa extract lm.pt --method wlstar -o pdfa.json       # the same as the first
@@ -755,7 +770,7 @@ def pdfa_extract_cmd(ctx: click.Context, source: str | None, acceptor: str | Non
         raise InputError(f"{flags} does not apply to --method {method}")
     values = {k: kw[k] for k in given}
     extract_pdfa(source, acceptor=acceptor, method=method, output=output, data=data,
-                 as_json=as_json, seed=seed, **values)
+                 words=words_file, as_json=as_json, seed=seed, **values)
 
 
 @click.command("pdfa-verify")

@@ -282,7 +282,9 @@ def test_a_bidirectional_model_is_re_run_per_prefix() -> None:
     flat = lm.prefix_distributions([(2, 1, 1)])
     assert np.allclose(flat, lm.next_probs([(), (2,), (2, 1), (2, 1, 1)]), rtol=1e-9)
     sample = lm.sample(20, np.random.default_rng(0), 12)
-    assert len(sample) == 20 and lm.sampling_path.startswith("prefix passes")
+    # (issue 49: its one bidirectional layer is read per token, checked against the
+    # prefix passes above, and sampled by steps; test_pdfa_lm_words compares the paths)
+    assert len(sample) == 20 and lm.sampling_path.startswith("step")
     # a word's probability counts the start token's mass at every position
     logp = lm.log_probs([(0, 3)])[0]
     assert logp == pytest.approx(math.log(want[0, 2] * want[1, 5] * want[2, 1]), rel=1e-6)
@@ -311,6 +313,8 @@ def test_extraction_from_a_users_network_keeps_the_mass_outside() -> None:
     assert res.stats["max_numbers"] == sum(q.numel() for q in lm.module.parameters())
 
 
+@pytest.mark.usefixtures("one_thread")  # as the command line runs it: a small network on
+# two contended threads makes the pilot, and so every sample, a few times slower
 def test_a_bidirectional_network_gets_a_pdfa_planned_to_its_limit() -> None:
     net = UserGRU(bidirectional=True, seed=1)
     with torch.no_grad():  # a state that remembers its last tokens, as training gives
@@ -319,8 +323,9 @@ def test_a_bidirectional_network_gets_a_pdfa_planned_to_its_limit() -> None:
     res = extract_pdfa(lm, "wlstar", make_pdfa_options("wlstar", time_limit=8.0,
                                                        max_length=30))
     plan = res.stats["sampling"]
-    # the pilot measured the model (re-run per prefix) before anything else was sampled
-    assert plan["pilot"] > 0 and plan["path"].startswith("prefix passes")
+    # the pilot measured the model (stepped: its one bidirectional layer's backward
+    # direction read per token) before anything else was sampled
+    assert plan["pilot"] > 0 and plan["path"].startswith("step")
     assert res.stats["time_limit"] == 8.0
     assert res.automaton.n_states > 1 and res.automaton.has_lost  # a PDFA, not a unigram
 
@@ -400,7 +405,9 @@ def test_a_table_fill_that_would_not_end_in_time_is_not_started(monkeypatch) -> 
         return teacher.truth.next_table(prefixes, suffixes)
 
     teacher.next_table = dear_cells
-    res = wlstar(teacher, target=0.01, time_limit=20.0, seed=0)
+    # (the table alone: the state-merging learner, which asks no table cells, would find
+    # the truth from the fitting sample and meet the target)
+    res = wlstar(teacher, target=0.01, time_limit=20.0, seed=0, tree_merging=False)
     assert not res.finished
     assert "the next table fill would not end" in res.message
     assert all(t < 20.0 for _, t in teacher.calls)
@@ -467,10 +474,20 @@ def test_occam_keeps_half_the_gain_over_the_ngram() -> None:
     assert curve.choose("faithful").trial is best
 
 
+def last_symbol() -> PDFA:
+    """A bigram source: the state is the last symbol (b or none: state 0; a: state 1)."""
+    return PDFA(("a", "b"), np.array([[1, 0], [1, 0]]),
+                np.array([[0.3, 0.6, 0.1], [0.6, 0.3, 0.1]]), 0)
+
+
 def test_wlstar_says_when_no_hypothesis_reaches_the_best_ngram() -> None:
-    # a fixed tolerance wider than the twins' difference: one state, which a 2-gram beats
-    res = wlstar(near_twins(), tolerance=0.1, distance="absolute", contexts=(), seed=0,
-                 check_words=400, fit_words=2000)
+    # a fixed tolerance wider than the two states' difference: one state, which the 2-gram
+    # beats. (The near twins were the fixture here: their state is the parity of the a's,
+    # which no n-gram sees; by the log-loss a 5-gram beat one state by sampling noise, by
+    # the KL to the teacher every n-gram is worse than one state.)
+    # (the table alone: the state-merging learner would find the two states)
+    res = wlstar(last_symbol(), tolerance=0.5, distance="absolute", contexts=(), seed=0,
+                 check_words=400, fit_words=2000, tree_merging=False)
     assert "no hypothesis reached the best n-gram" in res.message
     assert res.pdfa.n_states > 1  # the n-gram, the better of the two
     held = res.stats["held_out"]

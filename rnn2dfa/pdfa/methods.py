@@ -1,7 +1,9 @@
 """PDFA extraction methods, registered like the DFA methods: one options dataclass each, a
 registry, one dispatch (`extract_pdfa`), and the size checks made before work starts.
 
-    wlstar    weighted L* with Occam's selection (rnn2dfa.pdfa.wlstar)
+    wlstar    weighted L* with Occam's selection (rnn2dfa.pdfa.wlstar); the state-merging
+              learner's hypotheses are on its curve too
+    merge     the state-merging learner alone (rnn2dfa.pdfa.tree_merge), the same selection
     spectral  a weighted automaton from a Hankel matrix (baseline; rnn2dfa.wfa/1)
     ngram     a smoothed n-gram model as a PDFA (baseline)
 
@@ -53,6 +55,10 @@ class WLStarOptions(PDFAOptions):
     ngrams: str = "1-6"  # the n-gram baselines' orders ("none": no baselines)
     near_tie: float = 0.05  # the target's WER and NDCG@5 read near-ties within this
     max_numbers: int | None = None  # None: the network's parameter count, when known
+    #: the user's sequences: held out for the choice, scored on, and explored first
+    words: tuple[Any, ...] | None = field(default=None, repr=False)
+    criterion: str = "kl"  # what the choice compares (`occam.CRITERIA`)
+    tree_merging: bool = True  # the state-merging learner's hypotheses too
 
     def orders(self) -> list[int]:
         from rnn2dfa.pdfa.workflow import parse_orders
@@ -61,8 +67,12 @@ class WLStarOptions(PDFAOptions):
 
     def check(self, teacher: Any) -> None:
         from rnn2dfa.pdfa.merge import DISTANCES
-        from rnn2dfa.pdfa.occam import SELECT_MODES
+        from rnn2dfa.pdfa.occam import CRITERIA, SELECT_MODES
 
+        if self.criterion not in CRITERIA:
+            raise InputError(f"criterion must be one of {', '.join(CRITERIA)}",
+                             param="criterion")
+        _check_words(self.words)
         if self.distance not in DISTANCES:
             raise InputError(f"distance must be one of {', '.join(DISTANCES)}",
                              param="distance")
@@ -81,6 +91,15 @@ class WLStarOptions(PDFAOptions):
                              param="max_states")
 
 
+def _check_words(words: tuple[Any, ...] | None) -> None:
+    """Refuse an empty or oversized set of the user's sequences (`words=`)."""
+    if words is None:
+        return
+    if not words:
+        raise InputError("no sequences to score on (the words given are empty)", param="words")
+    check_sequences(len(words), max(len(w) for w in words), param="words")
+
+
 @dataclass(frozen=True)
 class SpectralOptions(PDFAOptions):
     rank: int = 20
@@ -88,8 +107,11 @@ class SpectralOptions(PDFAOptions):
     samples: int = 5000
     check_words: int = 1000
     max_length: int = 200
+    #: the user's sequences: the held-out check reads them instead of samples
+    words: tuple[Any, ...] | None = field(default=None, repr=False)
 
     def check(self, teacher: Any) -> None:
+        _check_words(self.words)
         k = len(teacher.alphabet)
         words = (self.basis + 1) ** 2 * (k + 1)
         if words > limits.MAX_HANKEL_WORDS:
@@ -160,17 +182,26 @@ class PDFAMethod:
     writes: str = "rnn2dfa.pdfa/1"
 
 
+@dataclass(frozen=True)
+class MergeOptions(WLStarOptions):
+    """The state-merging learner: weighted L*'s samples, baselines and choice, no table."""
+
+
 def _wlstar(teacher: Any, o: WLStarOptions, progress: Any) -> PDFAResult:
     from rnn2dfa.pdfa.wlstar import wlstar
 
+    merge_only = isinstance(o, MergeOptions)
     r = wlstar(teacher, tolerance=o.tolerance, max_states=o.max_states,
                time_limit=o.time_limit, check_words=o.check_words, max_length=o.max_length,
                min_probability=o.min_probability, max_error_rate=o.max_error_rate,
                target=o.target or None, distance=o.distance, select=o.select,
                confidence=o.confidence, margin=o.margin, merge=o.merge, seed=o.seed,
                fit_words=o.fit_words, baselines=tuple(o.orders()), near_tie=o.near_tie,
-               max_numbers=o.max_numbers, progress=progress)
-    return PDFAResult(r.pdfa, "wlstar", r.finished, r.message, r.stats)
+               max_numbers=o.max_numbers, words=o.words, criterion=o.criterion,
+               tree_merging=o.tree_merging or merge_only, lstar=not merge_only,
+               progress=progress)
+    method = "merge" if merge_only else "wlstar"
+    return PDFAResult(r.pdfa, method, r.finished, r.message, r.stats)
 
 
 def _spectral(teacher: Any, o: SpectralOptions, progress: Any) -> PDFAResult:
@@ -183,7 +214,8 @@ def _spectral(teacher: Any, o: SpectralOptions, progress: Any) -> PDFAResult:
     sb = spectral_basis(teacher, teacher.sample(o.samples, rng, o.max_length),
                         basis_size=o.basis)
     wfa = sb.wfa(o.rank)
-    held = teacher.sample(o.check_words, rng, o.max_length)
+    held = list(o.words) if o.words is not None else \
+        teacher.sample(o.check_words, rng, o.max_length)
     want = teacher.prefix_distributions(held)
     got = wfa.prefix_distributions(held)
     w_err, ndcg = wer(got, want), ndcg5(got, want)
@@ -197,8 +229,9 @@ def _spectral(teacher: Any, o: SpectralOptions, progress: Any) -> PDFAResult:
         "seconds": round(sb.seconds, 3), "finished": True}
     message = (f"rank-{used} weighted automaton (Hankel {sb.hankel.shape[0]} x "
                f"{sb.hankel.shape[1]}, numerical rank {sb.max_rank}) from {o.samples:,} "
-               f"sampled sequences; on {len(held):,} other samples of the model "
-               f"({len(want):,} prefixes): WER {w_err:.2%}, NDCG@5 {ndcg:.4f} against its "
+               f"sampled sequences; on {len(held):,} "
+               + ("of your sequences" if o.words is not None else "other samples of the model")
+               + f" ({len(want):,} prefixes): WER {w_err:.2%}, NDCG@5 {ndcg:.4f} against its "
                "predictions (a sampled check, not a proof)")
     if used < o.rank:
         message += f"; rank capped at the Hankel matrix's numerical rank {sb.max_rank}"
@@ -233,6 +266,9 @@ def _ngram(teacher: Any, o: NgramOptions, progress: Any) -> PDFAResult:
 PDFA_METHODS: dict[str, PDFAMethod] = {
     "wlstar": PDFAMethod("wlstar", WLStarOptions, _wlstar,
                          "weighted L* (Weiss et al. 2019) with Occam's selection"),
+    "merge": PDFAMethod("merge", MergeOptions, _wlstar,
+                        "state merging of the prefix tree of the model's samples "
+                        "(ALERGIA-style, with its exact distributions) with Occam's selection"),
     "ngram": PDFAMethod("ngram", NgramOptions, _ngram, "an n-gram model (baseline)"),
     "spectral": PDFAMethod("spectral", SpectralOptions, _spectral,
                            "a weighted automaton from a Hankel matrix (baseline)",

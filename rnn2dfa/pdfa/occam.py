@@ -1,11 +1,14 @@
 """Occam's PDFA: the smallest hypothesis whose held-out loss cannot be told apart from the best.
 
-Every hypothesis a learner makes is scored on held-out sequences sampled from the teacher:
-per-symbol log-loss (the negative log probability the hypothesis gives to the symbols that
-actually follow, the ends included), KL divergence from the teacher's next-symbol
-distributions, and, beside them, WER and NDCG@5 against the teacher's predictions. The
-log-loss decides: near-ties of the teacher do not make it unstable, as they make WER.
-The answer is the smallest hypothesis whose per-sequence log-loss differences to the best
+Every hypothesis a learner makes is scored on held-out sequences (sampled from the teacher,
+or the user's own): per-symbol log-loss (the negative log probability the hypothesis gives
+to the symbols that actually follow, the ends included), KL divergence from the teacher's
+next-symbol distributions, and, beside them, WER and NDCG@5 against the teacher's
+predictions. The `criterion` decides ("kl": fidelity to the network, what weighted L*
+uses; "log_loss": the default of a bare Curve): near-ties of the teacher do not make either
+unstable, as they make WER. On the teacher's own samples both have the same expected
+differences; on the user's words only the KL measures fidelity to the network.
+The answer is the smallest hypothesis whose per-sequence score differences to the best
 one have a mean within `z(confidence)` standard errors of 0 (a one-sided paired test: the
 sample cannot tell them apart), or of an equivalence margin of `margin` nats per symbol
 (0.005 by default, and at most a tenth of what the whole curve spans, `Curve.margin_for`:
@@ -49,6 +52,10 @@ from rnn2dfa.words import Word
 #: pays 27.6 nats for it instead of making every mean infinite.
 LOSS_FLOOR = 1e-12
 SELECT_MODES = ("occam", "faithful")
+#: What decides: "kl" (the KL divergence from the teacher's next-symbol distributions at
+#: every held-out prefix: fidelity to the network, and on the network's own samples the
+#: same expectation as the log-loss with less variance) or "log_loss".
+CRITERIA = ("kl", "log_loss")
 #: The equivalence margin is at most this share of the curve's range (`Curve.margin_for`).
 MARGIN_SHARE = 0.1
 #: Occam's answer keeps at least this share of the best hypothesis's held-out gain over the
@@ -113,6 +120,12 @@ class Trial:
     ndcg_ties: float = 1.0  # NDCG@5 that reads them (`metrics.ndcg5_beyond_ties`)
     numbers: int = 0  # `pdfa_numbers`
     baseline: bool = False  # an n-gram baseline, not a hypothesis
+    criterion: str = "log_loss"  # what `score` reads (`Curve.criterion`)
+
+    @property
+    def score(self) -> float:
+        """What the choice compares, per symbol: the KL or the log-loss."""
+        return self.kl if self.criterion == "kl" else self.log_loss
 
     def target_error(self) -> float:
         """What the adaptive stopping rule compares with its target: the larger of the WER
@@ -151,6 +164,7 @@ class Curve:
     front: dict[int, Any] = field(default_factory=dict)  # trial -> automaton
     baselines: dict[int, Any] = field(default_factory=dict)  # trial -> baseline automaton
     near_tie: float = NEAR_TIE
+    criterion: str = "log_loss"  # CRITERIA: what the paired test and the bar compare
 
     def add(self, model: Any, *, tolerance: float, how: str, seconds: float,
             baseline: bool = False) -> Trial:
@@ -164,20 +178,21 @@ class Curve:
                   wer(dists, self.held.teacher), ndcg5(dists, self.held.teacher), differ, ties,
                   seconds, wer_beyond_ties(dists, self.held.teacher, self.near_tie),
                   ndcg5_beyond_ties(dists, self.held.teacher, self.near_tie),
-                  pdfa_numbers(model), baseline)
+                  pdfa_numbers(model), baseline, self.criterion)
+        per_seq = kl if self.criterion == "kl" else loss
         self.trials.append(t)
         if baseline:
             self.baselines[t.index] = model
-            self.losses[t.index] = loss
+            self.losses[t.index] = per_seq
             return t
         # Pareto front: keep it unless one kept is no larger and no worse
-        if not any(self.trials[i].states <= t.states and self.trials[i].log_loss <= t.log_loss
+        if not any(self.trials[i].states <= t.states and self.trials[i].score <= t.score
                    for i in self.front):
             for i in [i for i in self.front if self.trials[i].states >= t.states
-                      and self.trials[i].log_loss >= t.log_loss]:
+                      and self.trials[i].score >= t.score]:
                 del self.front[i], self.losses[i]
             self.front[t.index] = model
-            self.losses[t.index] = loss
+            self.losses[t.index] = per_seq
         return t
 
     @property
@@ -186,33 +201,33 @@ class Curve:
         return self.near_tie if self.near_tie > 0 else NEAR_TIE
 
     def best(self) -> Trial:
-        """The most faithful kept hypothesis (lowest held-out log-loss; the smaller of equals)."""
-        return min((self.trials[i] for i in self.front), key=lambda t: (t.log_loss, t.states))
+        """The most faithful kept hypothesis (lowest held-out score; the smaller of equals)."""
+        return min((self.trials[i] for i in self.front), key=_faithful)
 
     def bar(self) -> float:
-        """The best baseline's held-out log-loss (inf without baselines)."""
-        return min((self.trials[i].log_loss for i in self.baselines), default=np.inf)
+        """The best baseline's held-out score (inf without baselines)."""
+        return min((self.trials[i].score for i in self.baselines), default=np.inf)
 
     def best_baseline(self, max_states: int | None = None,
                       max_numbers: int | None = None) -> Trial | None:
-        """The baseline with the lowest held-out log-loss within the caps (None: none)."""
+        """The baseline with the lowest held-out score within the caps (None: none)."""
         fits = [self.trials[i] for i in self.baselines
                 if _within(self.trials[i], max_states, max_numbers)]
-        return min(fits, key=lambda t: (t.log_loss, t.states)) if fits else None
+        return min(fits, key=_faithful) if fits else None
 
     def margin_for(self, best: Trial) -> float:
         """The equivalence margin, scaled to the curve: at most MARGIN_SHARE of what all the
         structure is worth (the log-loss of the best 1-state model, or of the worst
         candidate, minus the best's). On a flat model the whole structure is worth about
         0.01 nats per symbol: a fixed 0.005 would let half of it go."""
-        ones = [t.log_loss for t in self.trials if t.states == 1]
-        worst = min(ones) if ones else max(t.log_loss for t in self.trials)
-        return min(self.margin, MARGIN_SHARE * max(worst - best.log_loss, 0.0))
+        ones = [t.score for t in self.trials if t.states == 1]
+        worst = min(ones) if ones else max(t.score for t in self.trials)
+        return min(self.margin, MARGIN_SHARE * max(worst - best.score, 0.0))
 
     def indistinguishable(self, trial: Trial, best: Trial) -> bool:
-        """True when the paired per-sequence loss differences to `best` cannot tell the two
-        apart: mean difference <= z * standard error (one-sided, `confidence`) plus the
-        equivalence margin (`margin` nats per symbol)."""
+        """True when the paired per-sequence score (KL or log-loss) differences to `best`
+        cannot tell the two apart: mean difference <= z * standard error (one-sided,
+        `confidence`) plus the equivalence margin (`margin` nats per symbol)."""
         d = self.losses[trial.index] - self.losses[best.index]
         if d.size == 0 or d.mean() <= 0:
             return True
@@ -236,21 +251,27 @@ class Curve:
                 if _within(self.trials[i], max_states, max_numbers)]
         if not hyps:
             hyps = [min((self.trials[i] for i in self.front),
-                        key=lambda t: (t.states, t.log_loss))]
-        best = min(hyps, key=lambda t: (t.log_loss, t.states))
+                        key=lambda t: (t.states, t.score))]
+        best = min(hyps, key=_faithful)
         base = self.best_baseline(max_states, max_numbers)
-        bar = base.log_loss if base is not None else np.inf
-        if best.log_loss > bar:
+        bar = base.score if base is not None else np.inf
+        if best.score > bar:
             assert base is not None
             return Selection(base, best, base, True)
         if mode == "faithful":
             return Selection(best, best, base, False)
-        line = bar - BAR_SHARE * (bar - best.log_loss) if base is not None else np.inf
-        fits = [t for t in hyps if t.log_loss <= line and self.indistinguishable(t, best)]
-        return Selection(min(fits, key=lambda t: (t.states, t.log_loss)), best, base, False)
+        line = bar - BAR_SHARE * (bar - best.score) if base is not None else np.inf
+        fits = [t for t in hyps if t.score <= line and self.indistinguishable(t, best)]
+        return Selection(min(fits, key=lambda t: (t.states, t.score)), best, base, False)
 
     def model(self, trial: Trial) -> Any:
         return self.baselines[trial.index] if trial.baseline else self.front[trial.index]
+
+
+def _faithful(t: Trial) -> tuple[float, int]:
+    """Lowest score first; scores equal up to rounding (two exact models: KL 1e-17 and 0)
+    go to the smaller."""
+    return (round(t.score, 10), t.states)
 
 
 def _within(trial: Trial, max_states: int | None, max_numbers: int | None) -> bool:

@@ -32,7 +32,13 @@ How the module is run:
   alone, so the module is re-run per prefix: every prefix of one length in one batched
   pass, without padding (its output may be (B, T, V) or (B, V)). The distributions after
   every prefix of a word of length T then cost O(T^2) forward work; sampling is one batched
-  pass per position over the running words.
+  pass per position over the running words. When the module's one recurrent layer is a
+  single-layer bidirectional nn.RNN/LSTM/GRU (the usual layout: embedding, that layer, a
+  head), the output at the last position of a prefix alone is the forward direction's
+  output there beside the backward direction's after that one token: a hook puts the
+  latter in place, and one batched pass over whole words gives every prefix's
+  distribution (`_LastTokenBackward`; checked against prefix passes first, unused when
+  they disagree).
 
 `head` says what the outputs are: "logits" (default; the distribution over the vocabulary
 is their softmax), "probabilities" (already a distribution), "log_probabilities", or
@@ -48,7 +54,8 @@ renormalised product. `outside_token` names that mass in files and drawings ("<s
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,6 +100,7 @@ class NextSymbolLM:
     #: whether the start and end tokens were checked against the module's outputs (once,
     #: before its first answer is used: `check_tokens`)
     tokens_checked: bool = field(default=False, init=False)
+    _prefixes: Any = field(default=False, init=False, repr=False)  # `_prefix_path`
 
     def __post_init__(self) -> None:
         if self.head not in HEADS:
@@ -308,14 +316,47 @@ class NextSymbolLM:
         """(B, k + 1) distribution after each word and (B,) the mass lost to tokens outside
         the alphabet there."""
         words = list(words)
-        if not self.causal:
+        path = self._prefix_path()
+        if not self.causal and path is None:
             probs, kept = self._last(words)
             return probs, 1.0 - kept
+        with _installed(path):
+            return self._causal_next(words)
+
+    def _causal_next(self, words: list[Word]) -> tuple[np.ndarray, np.ndarray]:
         out, lost = np.empty((len(words), self.eos + 1)), np.empty(len(words))
         for idx, probs, kept, lengths in self._batched(words):
             out[idx] = probs[np.arange(len(idx)), lengths]
             lost[idx] = 1.0 - kept[np.arange(len(idx)), lengths]
         return out, lost
+
+    def _prefix_path(self) -> _LastTokenBackward | None:
+        """For a module that is not causal: the one-pass path, when its layout has one and
+        it agrees with prefix passes on a few words (looked for once); else None."""
+        if self._prefixes is not False:
+            return self._prefixes  # type: ignore[no-any-return]
+        self._prefixes = None
+        if self.causal or not isinstance(self.module, torch.nn.Module):
+            return None
+        layers = [m for m in self.module.modules() if isinstance(m, torch.nn.RNNBase)]
+        if len(layers) != 1 or not layers[0].bidirectional or layers[0].num_layers != 1:
+            return None
+        cand = _LastTokenBackward(layers[0])
+        k = len(self.alphabet)
+        words = [tuple((3 * i + j) % k for j in range(n)) for i, n in enumerate(range(7))]
+        prefixes = list(dict.fromkeys(w[:i] for w in words for i in range(len(w) + 1)))
+        try:
+            want, want_kept = self._last(prefixes)
+            with _installed(cand):
+                got, got_lost = self._causal_next(prefixes)
+        except (InputError, RuntimeError, ValueError, TypeError):
+            return None
+        if np.abs(want - got).max() <= STEP_AGREEMENT and \
+                np.abs(want_kept - (1.0 - got_lost)).max() <= STEP_AGREEMENT:
+            self._prefixes = cand
+            self.sampling_path = ("one pass per word (the bidirectional layer's backward "
+                                  "direction read per token)")
+        return self._prefixes  # type: ignore[no-any-return]
 
     def next_probs(self, words: Sequence[Word]) -> np.ndarray:
         return self.next_probs_lost(words)[0]
@@ -330,6 +371,10 @@ class NextSymbolLM:
     def _flat(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
         """Flat renormalised distributions and the mass kept on the symbols and the end, at
         every prefix (`flat_positions` order)."""
+        path = self._prefix_path()
+        if path is not None:
+            with _installed(path):
+                return self._causal_flat(words)
         if not self.causal:  # every distinct prefix once, re-run alone
             prefixes = [w[:i] for w in words for i in range(len(w) + 1)]
             distinct = list(dict.fromkeys(prefixes))
@@ -337,6 +382,9 @@ class NextSymbolLM:
             at = np.fromiter((where[p] for p in prefixes), dtype=np.int64, count=len(prefixes))
             probs, mass = self._last(distinct)
             return probs[at], mass[at]
+        return self._causal_flat(words)
+
+    def _causal_flat(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
         total = sum(len(w) + 1 for w in words)
         out, kept = np.empty((total, self.eos + 1)), np.empty(total)
         starts = np.cumsum([0] + [len(w) + 1 for w in words])
@@ -411,7 +459,8 @@ class NextSymbolLM:
         for _ in range(max_length):
             if not alive:
                 break
-            probs = (self._last if not self.causal else self._causal_last)(
+            exact = not self.causal and self._prefix_path() is None
+            probs = (self._last if exact else self._causal_last)(
                 [tuple(words[i]) for i in alive])[0]
             sym = self._draw(probs, rng)
             still = []
@@ -454,7 +503,15 @@ class NextSymbolLM:
             return self._stepper  # type: ignore[return-value]
         self._stepper = None
         if not self.causal:
-            return None
+            path = self._prefix_path()
+            if path is None:
+                return None
+            cand = _BackwardReset(self, [path.layer], path)
+            problem = cand.check()
+            if problem is None:
+                self._stepper = cand
+                self.sampling_path = f"step ({cand.what})"
+            return self._stepper  # type: ignore[return-value]
         candidates: list[_Stepper] = []
         if self.step is not None:
             candidates.append(_UserStep(self, self.step))
@@ -614,6 +671,78 @@ class _LayerStates(_Stepper):
     def select(self, state: Any, keep: torch.Tensor) -> Any:
         # (layers, batch, h), on the module's device
         return _map_state(state, lambda s: s.index_select(1, keep.to(s.device)))
+
+
+class _LastTokenBackward:
+    """A module whose one recurrent layer is a single-layer bidirectional nn.RNN/LSTM/GRU:
+    after a prefix alone, that layer's output at the last position is its forward
+    direction's output there (causal: the same inside a longer word) beside its backward
+    direction's after reading that one token from the zero state. A forward hook puts the
+    latter in place at every position (the layer re-run on each token as a sequence of
+    one), so the module's output at position t is its output on the prefix ending there."""
+
+    def __init__(self, layer: torch.nn.RNNBase) -> None:
+        self.layer = layer
+        self.busy = False
+
+    def hook(self, mod: Any, args: tuple[Any, ...], output: Any) -> Any:
+        if self.busy:
+            return None
+        x = args[0]
+        if not isinstance(x, torch.Tensor) or x.dim() != 3:
+            raise TypeError("the bidirectional layer's input is not a (batch, time, features) "
+                            "tensor")
+        a, b = x.shape[0], x.shape[1]
+        self.busy = True
+        try:
+            if mod.batch_first:
+                single = mod(x.reshape(a * b, 1, x.shape[2]))[0].reshape(a, b, -1)
+            else:
+                single = mod(x.reshape(1, a * b, x.shape[2]))[0].reshape(a, b, -1)
+        finally:
+            self.busy = False
+        out = output[0]
+        half = out.shape[-1] // 2
+        return (torch.cat([out[..., :half], single[..., half:]], dim=-1), *output[1:])
+
+
+class _BackwardReset(_LayerStates):
+    """Steps a module whose one recurrent layer is a single-layer bidirectional one (see
+    `_LastTokenBackward`): the forward direction's state is carried from token to token,
+    the backward direction's is reset to zero, so that at each token it reads that token
+    alone, as it does at the last position of the prefix alone."""
+
+    what = "the forward states of its bidirectional layer, the backward reset per token"
+
+    def __init__(self, lm: NextSymbolLM, layers: list[torch.nn.Module],
+                 path: _LastTokenBackward) -> None:
+        super().__init__(lm, layers)
+        self.path = path
+
+    def advance(self, tokens: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
+        raw, got = super().advance(tokens, state)
+
+        def reset(h: torch.Tensor) -> torch.Tensor:  # (directions, batch, hidden)
+            h = h.clone()
+            h[1:] = 0
+            return h
+
+        return raw, [_map_state(g, reset) for g in got]
+
+    def check(self) -> str | None:
+        with _installed(self.path):  # the reference: every prefix's distribution
+            return super().check()
+
+
+@contextmanager
+def _installed(path: _LastTokenBackward | None) -> Iterator[None]:
+    """`path`'s hook on its layer while inside (None: nothing)."""
+    handle = None if path is None else path.layer.register_forward_hook(path.hook)
+    try:
+        yield
+    finally:
+        if handle is not None:
+            handle.remove()
 
 
 def load_user_lm(spec: str) -> NextSymbolLM:

@@ -30,7 +30,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.pdfa.automaton import PDFA, Prefixes, flat_positions
 from rnn2dfa.pdfa.merge import DISTANCES, linf, merge_states, scaled, smoothing_for
 from rnn2dfa.pdfa.metrics import NEAR_TIE
-from rnn2dfa.pdfa.occam import SELECT_MODES, Curve, Trial, held_out
+from rnn2dfa.pdfa.occam import CRITERIA, SELECT_MODES, Curve, Trial, held_out
 from rnn2dfa.pdfa.teacher import LanguageModel
 from rnn2dfa.words import Word, pad_words
 
@@ -310,7 +310,11 @@ def plan_samples(teacher: LanguageModel, check_words: int, fit_words: int, max_l
     batch = int(getattr(teacher, "batch_size", 512) or 512)
     points: list[tuple[int, float, float]] = []
     size = PILOT_SIZES[0]
-    while True:  # the first batch also finds the teacher's step path
+    # untimed: the first call finds the teacher's step path (a one-time check that, timed,
+    # would count as a cost per sequence and shrink every sample)
+    _distributions_and_lost(teacher, teacher.sample(2, np.random.default_rng([seed, 38]),
+                                                    max_length))  # type: ignore[attr-defined]
+    while True:
         t = time.perf_counter()
         words = teacher.sample(size, rng, max_length)  # type: ignore[attr-defined]
         t2 = time.perf_counter()
@@ -393,6 +397,10 @@ def wlstar(
     contexts: Sequence[int] = CONTEXT_ORDERS,
     near_tie: float = NEAR_TIE,
     max_numbers: int | None = None,
+    words: Sequence[Word] | None = None,
+    criterion: str = "kl",
+    tree_merging: bool = True,
+    lstar: bool = True,
     seed: int = 0,
     progress: Progress | None = None,
 ) -> PDFAExtraction:
@@ -451,11 +459,25 @@ def wlstar(
     the teacher on the held-out sequences; above it, learning goes on from the same table
     with the tolerance times `shrink`, down to `min_tolerance`, until the time limit or the
     state cap. `finished` then means the answer meets the target.
+
+    `words` (the user's own sequences) replace the held-out sample: the choice, the
+    n-gram bar and the reported scores read the teacher on them, and the prefixes where
+    the first hypothesis differs from the teacher on them are the first counterexamples.
+    `criterion` is what the choice compares (`occam.CRITERIA`; default the KL divergence
+    from the teacher per symbol). `tree_merging` adds the hypotheses of the state-merging
+    learner (`tree_merge.tree_hypotheses`, over the fitting sample's prefix tree) to the
+    curve before the table is learned; `lstar=False` learns no table (the state-merging
+    learner alone, the "merge" method). With `tree_merging`, the would-be answer and the
+    best are also scored with their most travelled prefixes as states of their own
+    (`tree_merge.with_head`) before the choice.
     """
     if distance not in DISTANCES:
         raise ValueError(f"distance must be one of {DISTANCES} (got {distance!r})")
     if select not in SELECT_MODES:
         raise ValueError(f"select must be one of {SELECT_MODES} (got {select!r})")
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {CRITERIA} (got {criterion!r})")
+    user_words = None if words is None else Prefixes(list(words))
     if tolerance is None:
         tolerance = DEFAULT_TOLERANCE[distance]
     t0 = time.perf_counter()
@@ -477,7 +499,7 @@ def wlstar(
         return left() - end_reserve < need
 
     can_sample = hasattr(teacher, "sample")
-    adaptive = target is not None and can_sample
+    adaptive = target is not None and (can_sample or user_words is not None)
     if max_numbers is None:
         max_numbers = getattr(teacher, "n_weights", None)
     plan = plan_samples(teacher, check_words, fit_words if (refit or baselines) else 0,
@@ -501,12 +523,14 @@ def wlstar(
     fit_lost: np.ndarray | None = None
     baseline_stats: list[dict[str, Any]] = []
     context_models: list[PDFA] = []
-    if can_sample:  # Occam's samples from a stream of their own: learning is unchanged
+    if can_sample or user_words is not None:
+        # Occam's samples from a stream of their own: learning is unchanged
         occam_rng = np.random.default_rng([seed, 25])
-        held_words = Prefixes(teacher.sample(  # type: ignore[attr-defined]
-            n_words, occam_rng, max_length))
-        curve = Curve(held_out(teacher, held_words), confidence, margin, near_tie=near_tie)
-        if plan.fit_words:
+        held_words = user_words if user_words is not None else Prefixes(
+            teacher.sample(n_words, occam_rng, max_length))  # type: ignore[attr-defined]
+        curve = Curve(held_out(teacher, held_words), confidence, margin, near_tie=near_tie,
+                      criterion=criterion)
+        if plan.fit_words and can_sample:
             sample = Prefixes(teacher.sample(  # type: ignore[attr-defined]
                 plan.fit_words, occam_rng, max_length))
             fit_d, fit_lost = _distributions_and_lost(teacher, sample)
@@ -534,7 +558,8 @@ def wlstar(
                         curve.baselines[t.index] = None  # beyond the caps: a bar, no answer
                 if order in contexts and (cap is None or g.n_states <= cap):
                     context_models.append(g.with_extra(name=f"{order}-gram contexts"))
-    table.add_words([()] + [(a,) for a in range(k)])
+    if lstar:
+        table.add_words([()] + [(a,) for a in range(k)])
     ends: list[Trial] = []  # the hypothesis each tolerance ended with (adaptive table)
 
     def fitted(h: PDFA) -> PDFA:
@@ -592,9 +617,23 @@ def wlstar(
         consider(g, str(g.extra["name"]))
         merged(g, CONTEXT_MERGE, relearn=False, name=f"{g.extra['name']} ")
 
+    tree_states: list[int] = []
+    if tree_merging and fit is not None and curve is not None and not out_of_time():
+        # the state-merging learner over the fitting sample's prefix tree (no queries)
+        from rnn2dfa.pdfa.tree_merge import tree_hypotheses
+
+        for at, g in tree_hypotheses(fit[0], fit[1], alphabet, distance=distance,
+                                     smoothing=smooth, max_states=max_states,
+                                     out_of_time=out_of_time):
+            tree_states.append(g.n_states)
+            consider(g, f"state merging at {at:g}")
+            if not lstar:
+                merged(g, relearn=False, name=f"state merging at {at:g}, ")
+
     order: list[Word] = []
     reps: list[int] = []
-    while True:
+    explored = False
+    while lstar:
         rounds += 1
         # ---- close and make consistent (Weiss et al. 2019, Sec. 4: t-closed, t-consistent)
         while True:
@@ -684,6 +723,13 @@ def wlstar(
             sample += teacher.sample(half, rng, max_length)  # type: ignore[attr-defined]
         got = scale(teacher.prefix_distributions(sample))
         want = scale(hyp.prefix_distributions(sample))
+        if user_words is not None and curve is not None and not explored:
+            # the first check also reads the user's words (the teacher's distributions on
+            # them are known): their prefixes are the first explored
+            explored = True
+            sample = list(sample) + list(user_words)
+            got = np.concatenate([got, scale(curve.held.teacher)])
+            want = np.concatenate([want, scale(hyp.prefix_distributions(user_words))])
         bad = np.abs(got - want).max(axis=1) > tolerance
         checked_words += len(sample)
         checked_prefixes += int(bad.size)
@@ -714,7 +760,7 @@ def wlstar(
             # the target, and the hypothesis this tolerance ended with no worse than the
             # best n-gram (a flat model meets a target that reads near-ties at once)
             if trial.target_error() <= target and curve is not None and \
-                    trial.log_loss <= curve.bar():
+                    trial.score <= curve.bar():
                 break
             if tolerance * shrink < min_tolerance:
                 stop_reason = (f"the tolerance reached its floor ({min_tolerance:g}) before "
@@ -728,10 +774,34 @@ def wlstar(
             stop_reason = ("counterexamples within the table already: rows within the "
                            "tolerance of two states (try a smaller tolerance)")
         break
-    assert hyp is not None
+    if hyp is None:  # no table learned (`lstar=False`)
+        if curve is None or not curve.front:
+            raise InputError("the state-merging learner needs a model that samples "
+                             "(its prefix tree is the model's samples)", param="model")
+        hyp = curve.model(curve.best())
+        stop_reason = stop_reason or "state merging at every tolerance done"
     last_states = hyp.n_states
     kept: Trial | None = None
     choice = None
+    if tree_merging and curve is not None and fit is not None and \
+            left() > 0.25 * end_reserve:
+        # the would-be answer and the best, each with its most travelled prefixes unrolled
+        # as states of their own (`tree_merge.with_head`): the first symbols of every word
+        # as the teacher gives them
+        from rnn2dfa.pdfa.tree_merge import HEAD_SHARES, head_nodes, prefix_tree, with_head
+
+        first = curve.choose(select, max_states=max_states, max_numbers=max_numbers)
+        tree = prefix_tree(fit[0], fit[1], k)
+        # (the models first: a variant may push the other off the Pareto front)
+        bases = [(t, curve.model(t)) for t in
+                 [first.trial] + ([first.best] if first.best.index != first.trial.index
+                                  else []) if not t.baseline]
+        for t, base in bases:
+            for share in HEAD_SHARES:
+                nodes = head_nodes(tree, share)
+                if len(nodes) > 1 and left() > 0.25 * end_reserve:
+                    consider(with_head(base, tree, nodes),
+                             f"{t.how}, with a head of {len(nodes)} prefixes")
     if curve is not None:
         choice = curve.choose(select, max_states=max_states, max_numbers=max_numbers)
         kept = choice.trial
@@ -760,6 +830,7 @@ def wlstar(
         "refit": refit,
         "select": select,
         "prefixes": len(prefixes),
+        "state_merging_states": tree_states,
         "suffixes": len(table.suffixes),
         "table_cells": table.cells,
         "counterexamples": n_cex,
@@ -790,44 +861,50 @@ def wlstar(
                              "ndcg": round(kept.ndcg, 6),
                              "best_states": best.states,
                              "best_log_loss": round(best.log_loss, 6),
+                             "best_kl": round(best.kl, 6), "criterion": criterion,
+                             "words": "given" if user_words is not None else "sampled",
                              "hypotheses_scored": sum(not t.baseline for t in curve.trials),
                              "last_states": last_states}
         if choice.baseline is not None or baseline_stats:
             bar = min((t for t in curve.trials if t.baseline),
-                      key=lambda t: t.log_loss, default=None)
+                      key=lambda t: (t.score, t.states), default=None)
             stats["baselines"] = baseline_stats
             if bar is not None:
                 stats["held_out"]["best_ngram"] = bar.how.split(" ")[0]
                 stats["held_out"]["best_ngram_log_loss"] = round(bar.log_loss, 6)
+                stats["held_out"]["best_ngram_kl"] = round(bar.kl, 6)
         stats["tolerances"] = [t.to_dict() for t in ends]
         sizes_seen: dict[int, float] = {}
         for t in curve.trials:
             if not t.baseline:
-                sizes_seen[t.states] = min(sizes_seen.get(t.states, np.inf), t.log_loss)
+                sizes_seen[t.states] = min(sizes_seen.get(t.states, np.inf), t.score)
         stats["curve"] = [[s, round(v, 6)] for s, v in sorted(sizes_seen.items())]
-        bar_t = min((t for t in curve.trials if t.baseline), key=lambda t: t.log_loss,
+        bar_t = min((t for t in curve.trials if t.baseline), key=lambda t: (t.score, t.states),
                     default=None)
+        what = "KL to the teacher" if criterion == "kl" else "log-loss"
         bar = ("" if bar_t is None else
-               f"the best n-gram ({bar_t.how.split(' ')[0]}, {bar_t.log_loss:.4f} nats per "
+               f"the best n-gram ({bar_t.how.split(' ')[0]}, {what} {bar_t.score:.4f} nats per "
                "symbol)")
         if kept.baseline:
             how = (f"no hypothesis reached {bar} (the best hypothesis: {best.states} states, "
-                   f"{best.log_loss:.4f}): kept the better of the two, the "
-                   f"{kept.how.split(' ')[0]} model")
+                   f"{best.score:.4f}): kept the better of the two, the "
+                   f"{kept.how.split(' ')[0]} model (an n-gram model as a PDFA)")
         elif choice.beaten:
             how = f"no hypothesis reached {bar}: kept the better of the two, the best hypothesis"
         elif select == "occam" and kept.index != best.index:
-            how = ("the smallest of the hypotheses whose held-out log-loss cannot be told "
-                   f"apart from the best ({best.states} states, {best.log_loss:.4f} nats per "
-                   "symbol)" + (f" and is no worse than {bar}, by at least half the best's "
-                                "gain over it" if bar else ""))
+            how = (f"the smallest of the hypotheses whose held-out {what} cannot be told "
+                   f"apart from the best ({best.states} states, {best.score:.4f} nats per "
+                   f"symbol; a one-sided paired test over the sequences at {confidence:g})"
+                   + (f" and is no worse than {bar}, by at least half the best's gain over it"
+                      if bar else ""))
         else:
             how = "the most faithful hypothesis" + (f" (no worse than {bar})" if bar else "")
         message = (f"kept {how}: {kept.states} states, log-loss {kept.log_loss:.4f}, KL to "
                    f"the teacher {kept.kl:.4f} nats per symbol, WER {kept.wer:.2%} "
                    f"({kept.wer_ties:.2%} beyond near-ties), NDCG@5 "
                    f"{kept.ndcg:.4f} against its predictions on {len(curve.held.words):,} "
-                   f"held-out samples ({curve.held.prefixes:,} prefixes; "
+                   + ("of your sequences" if user_words is not None else "held-out samples")
+                   + f" ({curve.held.prefixes:,} prefixes; "
                    f"{sum(not t.baseline for t in curve.trials)} hypotheses scored)")
         if adaptive:
             message = (f"{'within' if finished else 'NOT within'} the target {target:g}; "
