@@ -306,6 +306,10 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
         from rnn2dfa.fileio import read_words
 
         values["words"] = tuple(read_words(words_file, net.alphabet, labels))
+    with options_for(**OPTIONS):  # a method or option refused before any warning is said
+        from rnn2dfa.extract.registry import plan_options
+
+        plan_options(method, model=net, **values)
     checks = _label_checks(net, values.get("words", ()), labels, words_file,
                            loaded.metadata.get("language"))
     for check in checks:

@@ -167,8 +167,12 @@ def _noun(name: str) -> str:
 def follows_a_count(o: Outcome) -> bool:
     """Whether the longer words' errors are a counter's: on the words the network accepts
     only (members past the count a DFA can hold: a^n b^n pumped), while the longer words it
-    rejects (uniform words, near-misses) agree. A network that errs on both classes of long
-    words drifts with the length, as networks do past their training lengths: no count."""
+    rejects (uniform words, near-misses) agree; or hypotheses that kept growing without
+    slowing down (an exact counter's DFAs err on both classes past their range). A network
+    that errs on both classes of long words with a small answer that stopped growing drifts
+    with the length, as networks do past their training lengths: no count."""
+    if looks_not_finite_state(o.sizes):
+        return True  # hypotheses growing without slowing down, round after round: counting
     lg = o.longer
     if lg is None:
         return True  # nothing to tell them apart: the learner's evidence stands
