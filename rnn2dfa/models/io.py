@@ -142,7 +142,8 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
             shown = ", ".join(list(weights)[:3]) + (", ..." if len(weights) > 3 else "")
             raise ModelFileError(
                 f"not a rnn2dfa model file (no rnn2dfa.model/1 header) but a PyTorch state "
-                f"dict ({len(weights)} tensors: {shown}), the weights of a network trained by other code: import it first",
+                f"dict ({len(weights)} tensors: {shown}), the weights of a network trained "
+                "by other code: import it first",
                 path=path, param="state_dict")
         raise ModelFileError("not a rnn2dfa model file (no rnn2dfa.model/1 header)", path=path)
     _ensure_registered()
