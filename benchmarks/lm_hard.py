@@ -54,13 +54,15 @@ import numpy as np
 import torch
 from torch import nn
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__))))
+from lm_ngram import END, START, fit_next_token  # noqa: E402 - the same training loop
+
 from rnn2dfa.pdfa.methods import extract_pdfa, make_pdfa_options
 from rnn2dfa.pdfa.ngram import ngram_pdfa
 from rnn2dfa.pdfa.random import random_pdfa
 from rnn2dfa.pdfa.user_lm import NextSymbolLM
 
 CACHE = os.path.join(".cache", "lm-hard-bench")
-START, END = 0, 1  # token ids; symbol i is token i + 2; padding (input only) is k + 2
 FLOOR = 1e-12
 
 
@@ -184,50 +186,19 @@ def declare(net: UserLM, spec: Spec) -> NextSymbolLM:
                         pad_token=k + 2, causal=not spec.bidirectional, name=spec.name)
 
 
+def _cross_entropy(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    return nn.functional.cross_entropy(scores.reshape(-1, scores.shape[-1]),
+                                       targets.reshape(-1), ignore_index=-100)
+
+
 def train(spec: Spec, words: list[tuple[int, ...]], seconds: float) -> UserLM:
-    """Adam, batches of 64, next-token cross-entropy for `seconds` (bidirectional: the last
-    position of prefixes of one length, as such a model is read)."""
+    """lm_ngram's training loop (Adam, batches of 64, next-token cross-entropy) of a fresh
+    UserLM for `seconds`."""
     torch.manual_seed(spec.seed)
     net = UserLM(spec)
-    opt = torch.optim.Adam(net.parameters(), lr=0.005)
-    rng = np.random.default_rng(spec.seed)
-    k = spec.symbols
-    t0 = time.perf_counter()
-    if spec.bidirectional:
-        pairs: dict[int, list[tuple[list[int], int]]] = {}
-        for w in words:
-            toks = [START] + [a + 2 for a in w]
-            for i in range(1, len(toks) + 1):
-                pairs.setdefault(i, []).append((toks[:i], toks[i] if i < len(toks) else END))
-        lengths = sorted(pairs)
-        weights = np.array([len(pairs[n]) for n in lengths], dtype=float)
-        while time.perf_counter() - t0 < seconds:
-            n = lengths[int(rng.choice(len(lengths), p=weights / weights.sum()))]
-            pick = rng.integers(0, len(pairs[n]), 64)
-            x = torch.tensor([pairs[n][i][0] for i in pick])
-            y = torch.tensor([pairs[n][i][1] for i in pick])
-            loss = nn.functional.cross_entropy(net(x)[:, -1], y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-        return net.eval()
-    while time.perf_counter() - t0 < seconds:
-        batch = [words[i] for i in rng.integers(0, len(words), 64)]
-        t = max(len(w) for w in batch) + 2
-        x = torch.full((64, t), k + 2)
-        y = torch.full((64, t), -100)
-        for i, w in enumerate(batch):
-            toks = [START] + [a + 2 for a in w] + [END]
-            x[i, : len(toks)] = torch.tensor(toks)
-            y[i, : len(toks) - 1] = torch.tensor(toks[1:])
-        logits = net(x[:, :-1])
-        loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]),
-                                           y[:, :-1].reshape(-1), ignore_index=-100)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
-        opt.step()
-    return net.eval()
+    fit_next_token(net, words, spec.symbols, bidirectional=spec.bidirectional, seed=spec.seed,
+                   seconds=seconds, loss=_cross_entropy)
+    return net
 
 
 def network(spec: Spec, seconds: float, retrain: bool) -> tuple[UserLM, str]:

@@ -52,6 +52,7 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -148,17 +149,17 @@ def _nll(scores: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
                                   ignore_index=-100)
 
 
-def train(spec: Spec, words: list[tuple[int, ...]]) -> FlatHeadLM:
-    """An ordinary training loop: Adam, minibatches of 64, cross-entropy of the next token
-    (causal: every position of a padded batch; bidirectional: the last position of prefixes
-    of one length), for `train_seconds`."""
-    torch.manual_seed(spec.seed)
-    net = FlatHeadLM(spec)
+def fit_next_token(net: nn.Module, words: list[tuple[int, ...]], symbols: int, *,
+                   bidirectional: bool, seed: int, seconds: float,
+                   loss: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]) -> nn.Module:
+    """An ordinary training loop: Adam, minibatches of 64, `loss` of the next token (causal:
+    every position of a padded batch; bidirectional: the last position of prefixes of one
+    length, as such a model is read), for `seconds`. Tokens: START, END, symbol i as i + 2,
+    padding (input only) `symbols` + 2; targets -100 where there is none."""
     opt = torch.optim.Adam(net.parameters(), lr=0.005)
-    rng = np.random.default_rng(spec.seed)
-    k = spec.symbols
+    rng = np.random.default_rng(seed)
     t0 = time.perf_counter()
-    if spec.bidirectional:  # (prefix, next token) pairs, grouped by prefix length
+    if bidirectional:  # (prefix, next token) pairs, grouped by prefix length
         pairs: dict[int, list[tuple[list[int], int]]] = {}
         for w in words:
             toks = [START] + [a + 2 for a in w]
@@ -166,31 +167,40 @@ def train(spec: Spec, words: list[tuple[int, ...]]) -> FlatHeadLM:
                 pairs.setdefault(i, []).append((toks[:i], toks[i] if i < len(toks) else END))
         lengths = sorted(pairs)
         weights = np.array([len(pairs[n]) for n in lengths], dtype=float)
-        while time.perf_counter() - t0 < spec.train_seconds:
+        while time.perf_counter() - t0 < seconds:
             n = lengths[int(rng.choice(len(lengths), p=weights / weights.sum()))]
             pick = rng.integers(0, len(pairs[n]), 64)
             x = torch.tensor([pairs[n][i][0] for i in pick])
             y = torch.tensor([pairs[n][i][1] for i in pick])
-            loss = _nll(net(x)[:, -1], y)
+            step = loss(net(x)[:, -1], y)
             opt.zero_grad()
-            loss.backward()
+            step.backward()
             opt.step()
-    else:
-        while time.perf_counter() - t0 < spec.train_seconds:
-            batch = [words[i] for i in rng.integers(0, len(words), 64)]
-            t = max(len(w) for w in batch) + 2
-            x = torch.full((64, t), k + 2)
-            y = torch.full((64, t), -100)
-            for i, w in enumerate(batch):
-                toks = [START] + [a + 2 for a in w] + [END]
-                x[i, : len(toks)] = torch.tensor(toks)
-                y[i, : len(toks) - 1] = torch.tensor(toks[1:])
-            loss = _nll(net(x[:, :-1]), y[:, :-1])
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
-            opt.step()
+        return net.eval()
+    while time.perf_counter() - t0 < seconds:
+        batch = [words[i] for i in rng.integers(0, len(words), 64)]
+        t = max(len(w) for w in batch) + 2
+        x = torch.full((64, t), symbols + 2)
+        y = torch.full((64, t), -100)
+        for i, w in enumerate(batch):
+            toks = [START] + [a + 2 for a in w] + [END]
+            x[i, : len(toks)] = torch.tensor(toks)
+            y[i, : len(toks) - 1] = torch.tensor(toks[1:])
+        step = loss(net(x[:, :-1]), y[:, :-1])
+        opt.zero_grad()
+        step.backward()
+        torch.nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+        opt.step()
     return net.eval()
+
+
+def train(spec: Spec, words: list[tuple[int, ...]]) -> FlatHeadLM:
+    """`fit_next_token` of a fresh FlatHeadLM (sigmoid-squashed scores) for `train_seconds`."""
+    torch.manual_seed(spec.seed)
+    net = FlatHeadLM(spec)
+    fit_next_token(net, words, spec.symbols, bidirectional=spec.bidirectional, seed=spec.seed,
+                   seconds=spec.train_seconds, loss=_nll)
+    return net
 
 
 def network(spec: Spec, retrain: bool = False) -> tuple[FlatHeadLM, float | None, str]:
