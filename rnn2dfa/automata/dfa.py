@@ -38,6 +38,25 @@ def check_state_numbers(values: np.ndarray, n: int, what: str, indexed: bool = T
     raise DFAFormatError(f"{what}{where} = {values[at]} is out of range 0..{n - 1}")
 
 
+def walk(transitions: np.ndarray, start: int, symbols: np.ndarray,
+         lengths: np.ndarray) -> np.ndarray:
+    """(batch, T + 1) states after every prefix of a padded batch through a transition
+    table (column 0 the start; past a word's length its last state repeats): one numpy
+    gather per time step. `DFA.prefix_states`, `Machine.prefix_states`, and tables being
+    edited (the reduction after learning)."""
+    symbols = np.asarray(symbols, dtype=np.int64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    b, width = symbols.shape
+    out = np.empty((b, width + 1), dtype=np.int64)
+    q = np.full(b, start, dtype=np.int64)
+    out[:, 0] = q
+    for t in range(width):
+        nxt = transitions[q, np.where(lengths > t, symbols[:, t], 0)]
+        q = np.where(lengths > t, nxt, q)
+        out[:, t + 1] = q
+    return out
+
+
 @dataclass(frozen=True, eq=False)
 class DFA:
     """A complete DFA. Two minimal canonical DFAs of one language compare equal with `==`."""
@@ -181,16 +200,9 @@ class DFA:
         state after the first t symbols (column 0 the start); past a word's length (when
         `lengths` is given) its last state repeats. One numpy gather per time step."""
         symbols = np.asarray(symbols, dtype=np.int64)
-        b, width = symbols.shape
-        out = np.empty((b, width + 1), dtype=np.int64)
-        q = np.full(b, self.start, dtype=np.int64)
-        out[:, 0] = q
-        live = None if lengths is None else np.asarray(lengths, dtype=np.int64)
-        for t in range(width):
-            nxt = self.transitions[q, symbols[:, t]]
-            q = nxt if live is None else np.where(live > t, nxt, q)
-            out[:, t + 1] = q
-        return out
+        if lengths is None:
+            lengths = np.full(symbols.shape[0], symbols.shape[1], dtype=np.int64)
+        return walk(self.transitions, self.start, symbols, lengths)
 
     def run_batch(self, words: Sequence[Sequence[int]]) -> np.ndarray:
         """Final states of a list of words (symbol indices)."""

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from rnn2dfa.automata.dfa import check_state_numbers
+from rnn2dfa.automata.dfa import check_state_numbers, walk
 from rnn2dfa.errors import AlphabetError, DFAFormatError
 from rnn2dfa.words import Word, alphabet_problem, format_word, pad_words, parse_word
 
@@ -169,17 +169,7 @@ class Machine:
 
     def prefix_states(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """(batch, T + 1) states after every prefix of a padded batch (last state repeats)."""
-        symbols = np.asarray(symbols, dtype=np.int64)
-        lengths = np.asarray(lengths, dtype=np.int64)
-        b, width = symbols.shape
-        out = np.empty((b, width + 1), dtype=np.int64)
-        q = np.full(b, self.start, dtype=np.int64)
-        out[:, 0] = q
-        for t in range(width):
-            nxt = self.transitions[q, np.where(lengths > t, symbols[:, t], 0)]
-            q = np.where(lengths > t, nxt, q)
-            out[:, t + 1] = q
-        return out
+        return walk(self.transitions, self.start, symbols, lengths)
 
     def prefix_labels(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """(batch, T + 1) output indices after every prefix; -1 past a word's end.

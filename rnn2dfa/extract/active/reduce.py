@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rnn2dfa.automata.dfa import walk
 from rnn2dfa.automata.machine import Machine
 
 #: merge targets tried per state: the most visited states of its output
@@ -38,19 +39,6 @@ class Checked:
     lengths: np.ndarray  # int64 [N]
     answers: np.ndarray  # int64 [N]
     families: np.ndarray  # int64 [N], small non-negative ids
-
-
-def walk(trans: np.ndarray, start: int, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """(N, T + 1) states after every prefix (the last state repeats past a word's end)."""
-    n, width = symbols.shape
-    out = np.empty((n, width + 1), dtype=np.int64)
-    q = np.full(n, start, dtype=np.int64)
-    out[:, 0] = q
-    for t in range(width):
-        live = lengths > t
-        q = np.where(live, trans[q, np.where(live, symbols[:, t], 0)], q)
-        out[:, t + 1] = q
-    return out
 
 
 def visits(traj: np.ndarray, lengths: np.ndarray, n: int) -> np.ndarray:
