@@ -10,8 +10,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
 
 
@@ -47,18 +45,17 @@ def load(path: str | os.PathLike[str], *, complete: str | None = None,
 
 
 def _module(a: Any) -> Any:
-    """The JSON module of an automaton's kind (`dumps`, and its save function's name)."""
-    if isinstance(a, DFA):
+    """The file module of an automaton's kind (`dumps`, and its writer: `_SAVERS`)."""
+    kind = getattr(a, "family", None)
+    if kind == "dfa":
         from rnn2dfa.automata import io
 
         return io
-    if isinstance(a, Machine):
+    if kind in ("moore", "mealy"):
         from rnn2dfa.automata import machine_io
 
         return machine_io
-    from rnn2dfa.pdfa.automaton import PDFA
-
-    if isinstance(a, PDFA):
+    if kind == "pdfa":
         from rnn2dfa.pdfa import io as pdfa_io
 
         return pdfa_io
