@@ -10,6 +10,7 @@ from typing import Any
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.limits import MAX_SWEEP_POINTS
+from rnn2dfa.train.config import LABEL_TASKS
 
 CELLS = ("gru", "lstm", "tanh", "relu", "slu")
 #: The methods of the "methods" preset. A sweep runs any registered method that runs on
@@ -118,7 +119,7 @@ class Grid:
 
 
 #: What a sweep's networks answer (`Settings.task`, `run --task`).
-TASKS = ("accept", "classify-k", "tag")
+TASKS = ("accept", *LABEL_TASKS)
 
 
 @dataclass
