@@ -162,8 +162,8 @@ def run_ours(case: Case, method: str, given: list[Word], held: list[Word],
              net_says: np.ndarray, time_limit: float, seed: int) -> dict[str, Any]:
     t = time.perf_counter()
     try:
-        result = extract(case.acceptor, method, words=tuple(given), time_limit=time_limit,
-                         seed=seed)
+        result = extract(case.acceptor, None if method == "default" else method,
+                         words=tuple(given), time_limit=time_limit, seed=seed)
     except Exception as exc:  # noqa: BLE001 - the extractor is being reworked: report it
         where = traceback.extract_tb(exc.__traceback__)[-1]
         return {"learner": f"rnn2dfa {method}", "error": f"{type(exc).__name__}: {exc}"[:200],
@@ -315,8 +315,9 @@ def row(network: str, r: dict[str, Any]) -> list[Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--methods", default="lstar,kv",
-                    help="rnn2dfa methods, comma-separated (default lstar,kv)")
+    ap.add_argument("--methods", default="default,lstar,kv",
+                    help="rnn2dfa methods, comma-separated: default (extract's own "
+                    "choice), lstar, kv, lsharp (default: default,lstar,kv)")
     ap.add_argument("--networks", nargs="*", default=list(NETWORKS), choices=NETWORKS)
     ap.add_argument("--cache", default=".cache/answers",
                     help="folder of the trained networks (trained when missing)")

@@ -218,19 +218,24 @@ def case_of(spec: Spec, seed: int, cache: Path, log: Callable[[str], None]) -> C
 
 # ----------------------------------------------------------------------------- ours
 def run_ours(case: Case, given: list[Word], held: list[Word], net_says: np.ndarray,
-             time_limit: float, seed: int, select: str, method: str) -> dict[str, Any]:
+             time_limit: float, seed: int, select: str, method: str,
+             max_states: int | None = None) -> dict[str, Any]:
     t = time.perf_counter()
-    result = api.extract(case.acceptor, method, words=tuple(given), time_limit=time_limit,
-                         seed=seed, select=select)
+    extra = {} if max_states is None else {"max_states": max_states}
+    result = api.extract(case.acceptor, None if method == "default" else method,
+                         words=tuple(given), time_limit=time_limit, seed=seed, select=select,
+                         **extra)
     seconds = time.perf_counter() - t
     dfa = result.dfa.minimize()
     st = result.stats
     curve = st.get("curve") or []
-    return {"learner": f"rnn2dfa {method} ({select})", "states": dfa.n_states,
+    cap = "" if max_states is None else f", max {max_states}"
+    return {"learner": f"rnn2dfa {method} ({select}{cap})", "states": dfa.n_states,
             "finished": bool(result.finished), "seconds": seconds,
             "selected_on": st.get("selected_on", "-"), "reduced_from": st.get("reduced_from"),
             "hypotheses": len(result.hypothesis_sizes), "reduced": st.get("reduced_hypotheses", 0),
             "curve": [[r["states"], r.get("yours"), r["agreement"]] for r in curve],
+            "handover": st.get("handover"),
             "message": result.message, **score(dfa, held, net_says)}
 
 
@@ -257,8 +262,12 @@ def main() -> None:
                     help="seconds per extraction, both learners (default 60; --quick 20)")
     ap.add_argument("--select", default="occam", help="rnn2dfa's select (occam, "
                     "balanced, faithful; comma-separated for several rows)")
-    ap.add_argument("--method", default="lstar", help="rnn2dfa's learner(s), comma-separated "
-                    "(default lstar, the default of extract)")
+    ap.add_argument("--method", default="default", help="rnn2dfa's learner(s), comma-"
+                    "separated: default (extract's choice: L* handing over to KV past "
+                    "64 states), lstar, kv, lsharp")
+    ap.add_argument("--at-peer-size", action="store_true",
+                    help="one more rnn2dfa row per network, capped at 1.5x AALpy KV's "
+                    "states + 5 (max_states): how faithful ours is at the peer's size")
     ap.add_argument("--cache", default="/tmp/rnn2dfa_hard_networks")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--json", help="write the raw results here")
@@ -292,6 +301,14 @@ def main() -> None:
             entry["results"].append(r)
             rows.append(row(name, r))
             print("  " + "  ".join(str(c) for c in rows[-1]), flush=True)
+            if args.at_peer_size and "states" in r:
+                cap = int(1.5 * r["states"] + 5)
+                method = args.method.split(",")[0]
+                r = run_ours(case, given, held, net_says, limit, args.seed,
+                             args.select.split(",")[0], method, max_states=cap)
+                entry["results"].append(r)
+                rows.append(row(name, r))
+                print("  " + "  ".join(str(c) for c in rows[-1]), flush=True)
         raw.append(entry)
     print(f"\nHeld-out agreement with the network on 1,000 held-out words (time limit "
           f"{limit:.0f} s per extraction, seed {args.seed}, torch threads "

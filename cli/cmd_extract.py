@@ -295,11 +295,13 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     if target != "dfa" and "pac_words" in given:
         raise InputError("--pac-words applies to DFA extraction only (a language's words), "
                          f"not to a {target} machine", path=model_file)
+    chosen: dict[str, Any] = {}
     if ctx.get_parameter_source("method") == ParameterSource.DEFAULT:
-        from rnn2dfa.extract.learner_choice import default_method
+        from rnn2dfa.extract.learner_choice import default_choice
 
-        method = default_method(net)  # lstar, or kv on many inputs (same options)
-    values = {name: options[name] for name in given if name not in CLI_ONLY}
+        # lstar handing over to kv on a network that does not finish, or kv on many inputs
+        method, chosen = default_choice(net)
+    values = {**chosen, **{name: options[name] for name in given if name not in CLI_ONLY}}
     words_file = values.pop("words", None)
     labels: list[str | None] = []
     if words_file is not None:

@@ -113,9 +113,10 @@ def extract(
 
     loaded = load(model)
     if method is None:
-        from rnn2dfa.extract.learner_choice import default_method
+        from rnn2dfa.extract.learner_choice import default_choice
 
-        method = default_method(loaded.acceptor)
+        method, chosen = default_choice(loaded.acceptor)
+        values = {**chosen, **values}
     if device is not None:
         from rnn2dfa.models.device import place
 

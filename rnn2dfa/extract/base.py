@@ -86,9 +86,15 @@ class LStarOptions(ExtractOptions):
     #: an unfinished run's hypotheses are reduced after learning (states no checked word
     #: reaches dropped, merges that cost no held-out agreement): rnn2dfa.extract.active.reduce
     reduce: bool = True
+    #: an L* run that passes this many states unfinished goes on with KV, which adds states
+    #: one distinguishing word at a time (None: L* to the end). The default learner sets it
+    #: (`extract.learner_choice.default_choice`); naming L* keeps L*
+    handover: int | None = None
 
     def validate(self) -> None:
         super().validate()
+        if self.handover is not None:
+            count(self.handover, "handover")
         if not 0 <= self.holdout < 1:
             raise InputError(f"the held-out share must be in [0, 1), got {self.holdout}")
         if self.select not in ("occam", "faithful", "balanced"):

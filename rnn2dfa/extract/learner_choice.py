@@ -12,8 +12,12 @@ small alphabets, where its table checks each state against every suffix at littl
 the project's other defaults were tuned with it; KV from LARGE_ALPHABET inputs on, or once
 the states known beforehand (a machine or DFA posing as a network) make the table large.
 
-`learner_by_size` is the rule; `default_method` reads the sizes off a model. Another rule
-(a network whose answers keep growing) can be combined by calling `learner_by_size` first.
+`learner_by_size` is the rule; `default_method` reads the sizes off a model. A network that
+does not finish is the other rule, applied during the run: the default L* hands over to KV
+once its hypothesis passes HANDOVER_STATES states (`default_choice`; the driver's
+`hand_over`). L*'s table grows in jumps (2 -> 21 -> 114 -> 691 states on a hard network), so
+the size-agreement curve had nothing in between to choose; KV adds a state per
+distinguishing word. Easy networks finish below it, so their answers do not change.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from typing import Any
 LARGE_ALPHABET = 32
 #: Or when the table would have this many cells (known states x inputs) or more.
 LARGE_TABLE = 8_000
+#: The default L* goes on with KV once its hypothesis passes this many states unfinished.
+HANDOVER_STATES = 64
 
 
 def learner_by_size(inputs: int, states: int | None = None) -> str:
@@ -49,3 +55,10 @@ def known_states(model: Any) -> int | None:
 def default_method(model: Any) -> str:
     """The extraction method used when none is named, for this model (an Acceptor)."""
     return learner_by_size(len(getattr(model, "alphabet", ()) or ()), known_states(model))
+
+
+def default_choice(model: Any) -> tuple[str, dict[str, Any]]:
+    """The method and the option values used when no method is named: L* handing over to
+    KV on a network that does not finish, or KV from the start."""
+    method = default_method(model)
+    return method, ({"handover": HANDOVER_STATES} if method == "lstar" else {})

@@ -63,6 +63,9 @@ class KVLearner:
         self._target = np.zeros((16, self.k), dtype=np.int64)  # state, symbol -> tree node
         self._hyp: Machine | None = None
         self.sift_calls = 0
+        #: `learn` returns once the hypothesis has this many states (None: when every
+        #: counterexample is right): a learner catching up with another stops at its size
+        self.until: int | None = None
         root_disc: Word = (0,) if teacher.mealy else ()
         self._new_node(root_disc, depth=0, rep=0, inner=True)
         side = int(teacher.labels([root_disc])[0])
@@ -188,7 +191,7 @@ class KVLearner:
             self.check()
             hyp = self.hypothesis()
             pending = still_wrong(self.teacher, hyp, pending)
-            if not pending:
+            if not pending or (self.until is not None and hyp.n_states >= self.until):
                 return hyp
             batch = pending[:PER_STEP]
             cuts = breakpoints(self.teacher, hyp, self.access, batch)

@@ -1,0 +1,107 @@
+"""The default learner on a network that does not finish: L* hands over to KV, whose
+hypotheses grow a state per distinguishing word (a dense size-agreement curve); reductions
+are never checked on the held-out words that score them.
+
+Expected values come from the automata posing as the network, never from the code under
+test.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from rnn2dfa import api
+from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.extract.active import driver
+from rnn2dfa.extract.learner_choice import HANDOVER_STATES, default_choice
+from rnn2dfa.models.dfa_acceptor import DFAAcceptor
+
+
+class UserGRU(nn.Module):
+    """A user's own classifier over {a, b, c} (untrained, weights scaled up so that its
+    answers depend on the whole word): (B, T) -> (B, 2) logits of the last step."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(5)
+        self.embed = nn.Embedding(3, 8)
+        self.gru = nn.GRU(8, 24, num_layers=2, batch_first=True)
+        self.out = nn.Linear(24, 2)
+        with torch.no_grad():
+            for p in self.gru.parameters():
+                p.mul_(3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.out(self.gru(self.embed(x))[0][:, -1])
+
+
+def user_words(n: int = 300) -> list[str]:
+    rng = np.random.default_rng(6)
+    return ["".join("abc"[int(a)] for a in rng.integers(0, 3, rng.integers(1, 12)))
+            for _ in range(n)]
+
+
+def test_the_default_hands_over_to_kv_and_the_curve_is_dense() -> None:
+    r = api.extract(UserGRU(), alphabet="abc", accept_class=1, words=user_words(),
+                    time_limit=12, seed=0, language=None)
+    st = r.stats
+    assert not r.finished
+    assert st["method"] == "lstar"
+    handover = st["handover"]
+    assert handover["to"] == "kv" and handover["states"] > HANDOVER_STATES
+    assert st["tree_leaves"] > handover["states"]  # KV's tree learned past L*'s size
+    learned = sorted({row["states"] for row in st["curve"] if "reduced_from" not in row})
+    past = [n for n in learned if n >= handover["states"]]
+    assert len(past) >= 4
+    # every size KV passed has a hypothesis within a small factor of the next one (L*'s
+    # table doubles at least: 5 -> 30 -> 117 here; a KV sift can add a few dozen states)
+    assert all(b <= 1.75 * a for a, b in zip(past, past[1:], strict=False))
+
+
+def test_naming_lstar_keeps_lstar() -> None:
+    r = api.extract(UserGRU(), "lstar", alphabet="abc", accept_class=1, words=user_words(),
+                    time_limit=6, seed=0, language=None)
+    assert "handover" not in r.stats and "table_rows" in r.stats
+
+
+def test_a_handed_over_run_still_finishes_with_the_exact_dfa() -> None:
+    """A random 200-state DFA over three symbols posing as the network: L* passes the
+    hand-over size, KV finishes, and the answer is the DFA itself (minimized)."""
+    truth = DFA.random(200, "abc", np.random.default_rng(3)).minimize()
+    assert truth.n_states > HANDOVER_STATES  # the premise
+    net = DFAAcceptor(truth)
+    assert default_choice(net) == ("lstar", {"handover": HANDOVER_STATES})
+    r = api.extract(net, seed=0, time_limit=120)
+    assert r.finished
+    assert r.stats["handover"]["states"] > HANDOVER_STATES
+    assert r.automaton.n_states == truth.n_states
+    assert r.automaton.equivalent(truth)
+
+
+def test_reductions_are_never_checked_on_the_held_out_words(monkeypatch:
+                                                           pytest.MonkeyPatch) -> None:
+    """The held-out words score every hypothesis, reduced ones too: merges chosen on them
+    would make a reduced hypothesis look more faithful than it is."""
+    seen: dict[str, set[tuple[int, ...]]] = {}
+    real_reduce, real_curve = driver.reduce, driver.Curve
+
+    def spy_reduce(m, words, out_of_time):  # type: ignore[no-untyped-def]
+        seen["checked"] = {tuple(row[:n]) for row, n in
+                           zip(words.symbols.tolist(), words.lengths.tolist(), strict=True)}
+        return real_reduce(m, words, out_of_time)
+
+    def spy_curve(heldout, **kw):  # type: ignore[no-untyped-def]
+        seen["held"] = set(heldout.words)
+        return real_curve(heldout, **kw)
+
+    monkeypatch.setattr(driver, "reduce", spy_reduce)
+    monkeypatch.setattr(driver, "Curve", spy_curve)
+    r = api.extract(UserGRU(), "kv", alphabet="abc", accept_class=1, words=user_words(),
+                    time_limit=10, seed=0, language=None)
+    assert not r.finished
+    assert seen["held"] and seen["checked"]
+    assert not seen["checked"] & seen["held"]
+    assert len(seen["checked"]) > len(seen["held"])  # fresh words, not only the user's
