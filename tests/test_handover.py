@@ -45,17 +45,18 @@ def user_words(n: int = 300) -> list[str]:
 
 
 def test_the_default_hands_over_to_kv_and_the_curve_is_dense() -> None:
+    # stopped by a state cap, not by the clock: the same rounds on a loaded machine
     r = api.extract(UserGRU(), alphabet="abc", accept_class=1, words=user_words(),
-                    time_limit=12, seed=0, language=None)
+                    time_limit=600, max_states=200, seed=0, language=None)
     st = r.stats
-    assert not r.finished
+    assert not r.finished and "cap of 200 states" in r.message
     assert st["method"] == "lstar"
     handover = st["handover"]
     assert handover["to"] == "kv" and handover["states"] > HANDOVER_STATES
     assert st["tree_leaves"] > handover["states"]  # KV's tree learned past L*'s size
     learned = sorted({row["states"] for row in st["curve"] if "reduced_from" not in row})
     past = [n for n in learned if n >= handover["states"]]
-    assert len(past) >= 4
+    assert len(past) >= 3
     # every size KV passed has a hypothesis within a small factor of the next one (L*'s
     # table doubles at least: 5 -> 30 -> 117 here; a KV sift can add a few dozen states)
     assert all(b <= 1.75 * a for a, b in zip(past, past[1:], strict=False))
@@ -63,7 +64,7 @@ def test_the_default_hands_over_to_kv_and_the_curve_is_dense() -> None:
 
 def test_naming_lstar_keeps_lstar() -> None:
     r = api.extract(UserGRU(), "lstar", alphabet="abc", accept_class=1, words=user_words(),
-                    time_limit=6, seed=0, language=None)
+                    time_limit=600, max_states=100, seed=0, language=None)
     assert "handover" not in r.stats and "table_rows" in r.stats
 
 
@@ -100,8 +101,23 @@ def test_reductions_are_never_checked_on_the_held_out_words(monkeypatch:
     monkeypatch.setattr(driver, "reduce", spy_reduce)
     monkeypatch.setattr(driver, "Curve", spy_curve)
     r = api.extract(UserGRU(), "kv", alphabet="abc", accept_class=1, words=user_words(),
-                    time_limit=10, seed=0, language=None)
+                    time_limit=40, max_states=100, seed=0, language=None)
     assert not r.finished
     assert seen["held"] and seen["checked"]
     assert not seen["checked"] & seen["held"]
     assert len(seen["checked"]) > len(seen["held"])  # fresh words, not only the user's
+
+
+def test_words_drawn_like_yours_join_your_held_out_words() -> None:
+    """The criterion is the user's held-out words and their edits (about 60 held-out words
+    of 300 could not tell hypotheses a point or two apart); the message says both counts."""
+    words = user_words()
+    r = api.extract(UserGRU(), "kv", alphabet="abc", accept_class=1, words=words,
+                    time_limit=600, max_states=60, seed=0, language=None)
+    st = r.stats
+    assert not r.finished
+    n_held = round(0.2 * len(set(words)))  # the default held-out share
+    assert st["heldout_yours_words"] - st["heldout_drawn_like_yours"] == n_held
+    assert st["heldout_drawn_like_yours"] > 2 * n_held
+    assert (f"of your held-out words and words drawn like them ({n_held:,} and "
+            f"{st['heldout_drawn_like_yours']:,})") in r.message

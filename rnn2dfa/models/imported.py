@@ -409,14 +409,19 @@ def _run_check(model: TorchRNNAcceptor, arch: Architecture, ckpt: Checkpoint,
     readouts = [opts.bidirectional_readout] if opts.bidirectional_readout or not \
         arch.bidirectional else ["final", "last_output"]
     check: ForwardCheck | None = None
-    for readout in readouts:
-        model.readout = readout or "final"
-        check = check_forward(model, ckpt.module, activations=arch.head_activations,
-                              final=arch.head_final, output=opts.output,
-                              code_dir=ckpt.code_dir, per_step=opts.task == "tag",
-                              device=opts.device, seconds=opts.time_limit)
-        if check.output is not None:
-            break
+    from rnn2dfa.models.threads import torch_threads
+
+    # one thread: the check's batches are of 4-16 words, too small to split; two threads
+    # on a busy 2-core machine made it 22x slower (a 24-unit GRU's check: 25 s, not 1)
+    with torch_threads(1):
+        for readout in readouts:
+            model.readout = readout or "final"
+            check = check_forward(model, ckpt.module, activations=arch.head_activations,
+                                  final=arch.head_final, output=opts.output,
+                                  code_dir=ckpt.code_dir, per_step=opts.task == "tag",
+                                  device=opts.device, seconds=opts.time_limit)
+            if check.output is not None:
+                break
     assert check is not None
     if check.words == 0 and check.final:
         raise ModelFileError(check.note, path=path, param="task")

@@ -44,10 +44,14 @@ class HeldOut:
     #: how many of the first words are the user's own: a family of its own, which an answer
     #: must be as faithful on as the best (their words are the ones that matter)
     yours: int = 0
+    #: how many of those `yours` words are drawn like the user's (their edits), not theirs
+    drawn: int = 0
 
     def __post_init__(self) -> None:
         keep = np.asarray(self.answers, dtype=np.int64) >= 0  # a Mealy empty word: no answer
+        mine = int(keep[: self.yours - self.drawn].sum())
         self.yours = int(keep[: self.yours].sum())
+        self.drawn = self.yours - mine
         self.words = [w for w, k in zip(self.words, keep.tolist(), strict=True) if k]
         self.answers = np.asarray(self.answers, dtype=np.int64)[keep]
         self.symbols, self.lengths = pad_words(self.words) if self.words else (

@@ -104,6 +104,7 @@ class Outcome:
     delta: float
     select: str
     yours_words: int = 0  # the user's held-out words, when they are the criterion
+    drawn_words: int = 0  # of which words drawn like them (their edits)
     reduced: int = 0  # hypotheses added by reduction after learning
 
 
@@ -124,7 +125,9 @@ def _choice(o: Outcome) -> str:
         # the user's words first: the distribution the automaton will be used on
         text = (f"the answer is {how} on your held-out words of the {seen}: {size}, "
                 f"agreeing with the network on {p.yours:.2%} of your held-out words "
-                f"({o.yours_words:,}); {p.balanced:.2%} balanced over the network's answers "
+                + (f"and words drawn like them ({o.yours_words - o.drawn_words:,} and "
+                   f"{o.drawn_words:,})" if o.drawn_words else f"({o.yours_words:,})")
+                + f"; {p.balanced:.2%} balanced over the network's answers "
                 f"on {o.heldout_words:,} held-out words"
                 + (" (yours, their edits and sampled ones)"
                    if o.heldout_source == "yours and sampled" else ""))
