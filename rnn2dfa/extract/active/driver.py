@@ -88,6 +88,10 @@ class Stop(Exception):
     """A check ended the run with a verdict (a counter, longer words, the state cap)."""
 
 
+class HandOver(Exception):
+    """L*'s table passed the state cap while the run may still hand over to KV."""
+
+
 # ---------------------------------------------------------------------------- set-up steps
 @dataclass(frozen=True)
 class UserWords:
@@ -337,6 +341,8 @@ class Run:
         self.setup.deadline.check()
         cap = self.opts.max_states
         if cap is not None and self.learner is not None and self.learner.n_states > cap:
+            if self.may_hand_over():
+                raise HandOver  # L*'s next jump passes the cap: KV goes on below it
             raise Stop(f"the hypothesis passed the cap of {cap} states")
 
     # ------------------------------------------------------------------ the checks
@@ -547,8 +553,12 @@ class Run:
         while True:
             s.deadline.check()
             t0 = time.perf_counter()
-            with self.timed("learner"):
-                self.hyp = self.learner.hypothesis()
+            try:
+                with self.timed("learner"):
+                    self.hyp = self.learner.hypothesis()
+            except HandOver:
+                self.hand_over(self.below_cap())
+                continue
             learn_s += time.perf_counter() - t0
             self.check()  # the cap: a hypothesis past it is not an answer
             self.rounds += 1
@@ -567,7 +577,7 @@ class Run:
                 self.plateau = plateau
                 raise Stop("more states stopped paying")
             if self.handover_due():
-                self.hand_over()
+                self.hand_over(self.hyp.n_states)
                 learn_s = 0.0
                 continue
             t1 = time.perf_counter()
@@ -581,31 +591,46 @@ class Run:
             self.counterexamples += len(found)
             self.learned_words += found
             self.report(f"learning {len(found)} counterexample{'s' * (len(found) > 1)}")
-            with self.timed("learner"):
-                self.learner.learn(found)
+            try:
+                with self.timed("learner"):
+                    self.learner.learn(found)
+            except HandOver:
+                self.hand_over(self.below_cap())
             learn_s = time.perf_counter() - t2
 
     def handover_due(self) -> bool:
         """An L* run past `handover` states unfinished: its table's jumps (2 -> 21 -> 114
         -> 691 states) leave the curve nothing to choose in between."""
         n = self.opts.handover
-        return (n is not None and self.handed is None and self.hyp is not None
-                and getattr(self.learner, "name", "") == "lstar" and self.hyp.n_states > n)
+        return (n is not None and self.may_hand_over() and self.hyp is not None
+                and self.hyp.n_states > n)
 
-    def hand_over(self) -> None:
+    def may_hand_over(self) -> bool:
+        return (self.opts.handover is not None and self.handed is None
+                and getattr(self.learner, "name", "") == "lstar")
+
+    def below_cap(self) -> int:
+        """KV's catch-up size when L*'s table passed the state cap: room left below it for
+        KV's next sift (which may add a few states at once)."""
+        cap = self.opts.max_states
+        assert cap is not None
+        return max(1, int(0.8 * cap))
+
+    def hand_over(self, until: int) -> None:
         """Go on with Kearns-Vazirani, which adds a state per distinguishing word (a dense
         size-agreement curve), caught up on every counterexample L* learned (their answers
-        are in the oracle's trie). L*'s hypotheses stay on the curve."""
+        are in the oracle's trie) up to `until` states (L*'s size: no jump past it; or
+        below a state cap L*'s next table passed). L*'s hypotheses stay on the curve."""
         from rnn2dfa.extract.active.kv import KVLearner
 
-        assert self.hyp is not None
-        self.report(f"handing over to KV at {self.hyp.n_states} states")
+        at = self.learner.n_states if self.learner is not None else 0
+        self.report(f"handing over to KV at {at} states")
         with self.timed("learner"):
             kv = KVLearner(self.teacher, self.check)
-            kv.until = self.hyp.n_states  # no jump past L*'s size: the curve stays dense
+            self.learner, self.handed = kv, (at, self.rounds)
+            kv.until = until
             kv.learn(self.learned_words)
             kv.until = None
-        self.learner, self.handed = kv, (self.hyp.n_states, self.rounds)
 
     def run(self) -> None:
         try:
