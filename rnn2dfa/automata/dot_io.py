@@ -993,42 +993,10 @@ def _rnn2dfa_chunks(dfa: DFA, labels: list[str]) -> Iterator[str]:
 
 # ------------------------------------------------------------------ automata-lib
 def to_automata_lib(dfa: DFA) -> Any:
-    """An `automata.fa.dfa.DFA` (automata-lib) with states 0..n-1 (needs automata-lib)."""
-    try:
-        from automata.fa.dfa import DFA as ALDFA
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("automata-lib is not installed (pip install automata-lib)") from exc
-    trans = {q: {s: int(dfa.transitions[q, i]) for i, s in enumerate(dfa.alphabet)}
-             for q in range(dfa.n_states)}
-    return ALDFA(
-        states=set(range(dfa.n_states)),
-        input_symbols=set(dfa.alphabet),
-        transitions=trans,
-        initial_state=int(dfa.start),
-        final_states={int(q) for q in np.flatnonzero(dfa.accepting)},
-    )
+    """`DFA.to_automata_lib` (kept importable from here)."""
+    return dfa.to_automata_lib()
 
 
 def from_automata_lib(al: Any, alphabet: tuple[str, ...] | None = None) -> DFA:
-    """A DFA from an automata-lib DFA (partial ones get a rejecting sink state).
-
-    `alphabet` fixes the symbol order (default: sorted).
-    """
-    symbols = tuple(alphabet) if alphabet is not None else tuple(sorted(al.input_symbols))
-    if set(symbols) != set(al.input_symbols):
-        raise ValueError(f"alphabet {symbols} differs from the automaton's "
-                         f"{sorted(al.input_symbols)}")
-    names = sorted(al.states, key=repr)
-    names.remove(al.initial_state)
-    names.insert(0, al.initial_state)  # start first, the rest in a stable order
-    idx = {s: q for q, s in enumerate(names)}
-    n = len(names)
-    trans = np.full((n + 1, len(symbols)), n, dtype=np.int64)
-    for s, row in al.transitions.items():
-        for i, a in enumerate(symbols):
-            if a in row:
-                trans[idx[s], i] = idx[row[a]]
-    acc = np.array([s in al.final_states for s in names] + [False])
-    if (trans[:n] == n).any():
-        return DFA(symbols, trans, acc, 0)
-    return DFA(symbols, trans[:n], acc[:n], 0)
+    """`DFA.from_automata_lib` (kept importable from here)."""
+    return DFA.from_automata_lib(al, alphabet)

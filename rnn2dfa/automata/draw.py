@@ -15,14 +15,16 @@ import subprocess
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import graphviz
 import numpy as np
 
-from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.automata.machine import Machine
 from rnn2dfa.words import Word, format_word
+
+if TYPE_CHECKING:
+    from rnn2dfa.automata.dfa import DFA
+    from rnn2dfa.automata.machine import Machine
 
 PATH_COLOR = "#d62728"
 _ACCEPT_FILL = "#c7e9c0"
@@ -272,20 +274,20 @@ def draw_machine(
 
 def table_text(a: DFA | Machine, max_rows: int = 40) -> str:
     """The transition table as plain text (what a notebook shows without Graphviz)."""
-    moore = isinstance(a, DFA) or a.kind == "moore"
-    head = ["state", *a.alphabet] + (["output"] if not isinstance(a, DFA) and moore else [])
+    dfa, mealy = a.family == "dfa", a.family == "mealy"
+    head = ["state", *a.alphabet] + (["output"] if a.family == "moore" else [])
     rows = [head]
     for q in range(min(a.n_states, max_rows)):
         mark = ("→" if q == a.start else " ") + (
-            "*" if isinstance(a, DFA) and a.accepting[q] else " ")
+            "*" if dfa and a.accepting[q] else " ")
         cells = [f"{mark}{q}"]
         for s in range(a.n_symbols):
             t = int(a.transitions[q, s])
-            if isinstance(a, Machine) and a.kind == "mealy":
+            if mealy:
                 cells.append(f"{t} / {a.outputs[int(a.labels[q, s])]}")
             else:
                 cells.append(str(t))
-        if not isinstance(a, DFA) and moore:
+        if a.family == "moore":
             cells.append(a.outputs[int(a.labels[q])])
         rows.append(cells)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
@@ -315,7 +317,7 @@ def mimebundle(a: DFA | Machine, title: str | None = None) -> dict[str, Any]:
         text = title + "\n" + text
     out: dict[str, Any] = {"text/plain": text}
     if a.n_states <= NOTEBOOK_MAX_STATES:
-        graph = (draw_dfa(a, title=title) if isinstance(a, DFA)
+        graph = (draw_dfa(a, title=title) if a.family == "dfa"
                  else draw_machine(a, title=title)).graph
         picture = svg(graph)
         if picture is not None:
