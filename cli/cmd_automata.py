@@ -181,7 +181,8 @@ def truth_cmd(name: str, output: str | None, max_length: int | None, as_json: bo
         provenance["kind"] = truth.kind
     if bound is not None:
         provenance["exact_up_to_length"] = bound
-    if isinstance(a, DFA):
+    dfa = a.family == "dfa"
+    if dfa:
         keep = {k: v for k, v in a.extra.items() if k not in ("name", "provenance")}
         a = DFA(a.alphabet, a.transitions, a.accepting, a.start, keep)
     a = a.with_extra(name=name, provenance=provenance)
@@ -197,12 +198,12 @@ def truth_cmd(name: str, output: str | None, max_length: int | None, as_json: bo
     if as_json:
         emit_json({"language": name, "output": path, "states": a.n_states, "regular": regular,
                    "exact_up_to_length": bound}
-                  | ({} if isinstance(a, DFA) else {"kind": truth.kind}))
+                  | ({} if dfa else {"kind": truth.kind}))
         return
     where = "stdout" if to_stdout else path
-    what = "" if isinstance(a, DFA) else f" ({truth.kind})"
+    what = "" if dfa else f" ({truth.kind})"
     msg = (f"wrote {where}: {name}{what}, {a.n_states} states"
-           f"{' (minimal)' if isinstance(a, DFA) else ''}, alphabet "
+           f"{' (minimal)' if dfa else ''}, alphabet "
            f"{shown_symbols(a.alphabet)}")
     if bound is not None:
         msg += f"; {name} is not regular: this DFA is exact only up to length {bound}"

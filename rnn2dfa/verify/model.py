@@ -176,7 +176,8 @@ class BalancedSampler:
     """
 
     def __init__(self, source: Any, alphabet: Sequence[str], max_length: int) -> None:
-        self.dfa: DFA = source if isinstance(source, DFA) else source.bounded_dfa(max_length)
+        bounded = getattr(source, "bounded_dfa", None)  # a Language, else a DFA
+        self.dfa: DFA = source if bounded is None else bounded(max_length)
         own = tuple(self.dfa.alphabet)
         self.to_ours = np.array([list(alphabet).index(s) for s in own], dtype=np.int64)
         self.identity = own == tuple(alphabet)
