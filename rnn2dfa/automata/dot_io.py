@@ -879,13 +879,17 @@ def check_symbols(dfa: DFA, style: str, path: str | None = None) -> None:
                              f"{problem}{hint}", path=path, param="style")
 
 
-def _row_blocks(dfa: DFA) -> Iterator[tuple[range, list[list[int]]]]:
-    """The transition table in blocks of rows of about 2^16 entries: the text is made and
-    written in pieces, never as one string a line for a whole large automaton."""
-    step = max(1, 65536 // max(dfa.n_symbols, 1))
-    for lo in range(0, dfa.n_states, step):
-        hi = min(dfa.n_states, lo + step)
-        yield range(lo, hi), dfa.transitions[lo:hi].tolist()
+def row_blocks(a: Any) -> Iterator[tuple[range, list[list[int]]]]:
+    """The transition table of a DFA or machine in blocks of rows of about 2^16 entries: the
+    text is made and written in pieces, never as one string a line for a large automaton."""
+    step = max(1, 65536 // max(a.n_symbols, 1))
+    for lo in range(0, a.n_states, step):
+        hi = min(a.n_states, lo + step)
+        yield range(lo, hi), a.transitions[lo:hi].tolist()
+
+
+#: The start marker and the end of AALpy's layout (DFAs and machines alike).
+AALPY_START = '__start0 [shape=none, label=""];\n__start0 -> s{} [label=""];\n}}\n'
 
 
 def dot_chunks(dfa: DFA, style: str = "aalpy", name: str = "learnedModel",
@@ -952,13 +956,13 @@ def _tool_chunks(dfa: DFA, style: str, name: str, labels: list[str]) -> Iterator
         node = '\ts{0} [shape="{1}" label="{0}"];\n'
         marks = ("circle", "doublecircle")
         edge = "\ts{} -> s{} [label={}];"
-    for rows, _ in _row_blocks(dfa):
+    for rows, _ in row_blocks(dfa):
         yield "".join(node.format(q, marks[acc[q]]) for q in rows)
-    for rows, block in _row_blocks(dfa):
+    for rows, block in row_blocks(dfa):
         yield "\n".join(edge.format(q, t, labels[i]) for q, row in zip(rows, block, strict=True)
                         for i, t in enumerate(row)) + "\n"
     if style == "aalpy":
-        yield f'__start0 [shape=none, label=""];\n__start0 -> s{dfa.start} [label=""];\n}}\n'
+        yield AALPY_START.format(dfa.start)
     else:
         yield ('__start0 [label="" shape="none" width="0" height="0"];\n'
                f"__start0 -> s{dfa.start};\n}}\n")
@@ -976,11 +980,11 @@ def _rnn2dfa_chunks(dfa: DFA, labels: list[str]) -> Iterator[str]:
            "\tnode [fontname=Helvetica fontsize=12 margin=0.02]\n"
            "\tedge [arrowsize=0.7 fontname=Helvetica fontsize=11]\n"
            '\t__start [label="" shape=point width=0.08]\n')
-    for rows, _ in _row_blocks(dfa):
+    for rows, _ in row_blocks(dfa):
         yield "".join(f"\t{q} [label={q} shape={'doublecircle' if acc[q] else 'circle'} "
                       "width=0.3]\n" for q in rows)
     yield f"\t__start -> {dfa.start}\n"
-    for rows, block in _row_blocks(dfa):
+    for rows, block in row_blocks(dfa):
         lines = []
         for q, row in zip(rows, block, strict=True):
             groups: dict[int, list[str]] = {}
