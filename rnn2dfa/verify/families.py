@@ -66,6 +66,51 @@ def more_families(groups: Sequence[Group], k: int, per_bucket: int,
     return out
 
 
+class ClassRule:
+    """The one rule judging a class of the network's answers in a group of words, for every
+    kind (a DFA's classes are "accepted" and "rejected", a machine's its outputs): judged
+    when it has `min_words` words or more there, failing when judged and below the
+    threshold. A record gives `lo`, `hi`, `min_words`, `sides()`, `count(side)`, `rate(side)`."""
+
+    lo: int
+    hi: int
+    min_words: int
+
+    def sides(self) -> Sequence[str]:
+        raise NotImplementedError
+
+    def count(self, side: str) -> int:
+        raise NotImplementedError
+
+    def rate(self, side: str) -> float | None:
+        raise NotImplementedError
+
+    def lengths(self) -> str:
+        return f"{self.lo}-{self.hi}"
+
+    def judged(self, side: str) -> bool:
+        """Whether the group has enough words of this class to judge it."""
+        return self.count(side) > 0 and self.count(side) >= self.min_words
+
+    def failing(self, threshold: float) -> str | None:
+        """The first judged class below `threshold`, or None."""
+        for side in self.sides():
+            rate = self.rate(side)
+            if self.judged(side) and rate is not None and rate < threshold:
+                return side
+        return None
+
+
+def first_failure(groups: Sequence[ClassRule], threshold: float) -> tuple[Any, str] | None:
+    """The first group and class below `threshold` (buckets by length, then all sampled
+    words, then the user's), or None."""
+    for group in groups:
+        side = group.failing(threshold)
+        if side is not None:
+            return group, side
+    return None
+
+
 def balanced_limit(buckets: Sequence[tuple[int, int]], affordable: Callable[[int], bool]) -> int:
     """The longest bucket end up to which class-balanced sampling is `affordable` (its cost
     grows with the length), 0 for none."""

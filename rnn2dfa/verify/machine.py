@@ -33,9 +33,11 @@ from rnn2dfa.verify.families import (
     BALANCED_BUDGET,
     DEFAULT_BUCKETS,
     MIN_CLASS_WORDS,
+    ClassRule,
     Group,
     balanced_limit,
     class_groups,
+    first_failure,
     percent,
     sample_groups,
     shortest_disagreement,
@@ -274,7 +276,7 @@ class MachineBucket:
 
 
 @dataclass
-class ClassGroup:
+class ClassGroup(ClassRule):
     """Agreement on each class of the network's answers in one group of words: a length
     bucket (its samples pooled), every sampled word ("all"), or the user's ("yours")."""
 
@@ -286,18 +288,14 @@ class ClassGroup:
     min_words: int = MIN_CLASS_WORDS
     machine_error: float | None = None
 
-    def lengths(self) -> str:
-        return f"{self.lo}-{self.hi}"
+    def sides(self) -> list[str]:
+        return list(self.agreement)
 
-    def judged(self, out: str) -> bool:
-        n = self.words.get(out, 0)
-        return n > 0 and n >= self.min_words
+    def count(self, out: str) -> int:
+        return self.words.get(out, 0)
 
-    def failing(self, threshold: float) -> str | None:
-        for out, rate in self.agreement.items():
-            if self.judged(out) and rate is not None and rate < threshold:
-                return out
-        return None
+    def rate(self, out: str) -> float | None:
+        return self.agreement.get(out)
 
     def describe(self, out: str) -> str:
         n = self.words.get(out, 0)
@@ -329,11 +327,7 @@ class MachineModelComparison:
     seconds: float = 0.0
 
     def failure(self, threshold: float) -> tuple[ClassGroup, str] | None:
-        for group in self.classes:
-            out = group.failing(threshold)
-            if out is not None:
-                return group, out
-        return None
+        return first_failure(self.classes, threshold)
 
     def unjudged(self) -> list[tuple[ClassGroup, str]]:
         return [(g, o) for g in self.classes if g.group == "bucket" for o in g.words

@@ -26,9 +26,11 @@ from rnn2dfa.verify.families import (
     BALANCED_BUDGET,
     DEFAULT_BUCKETS,
     MIN_CLASS_WORDS,
+    ClassRule,
     Group,
     balanced_limit,
     class_groups,
+    first_failure,
     sample_groups,
     shortest_disagreement,
 )
@@ -57,7 +59,7 @@ class BucketAgreement:
 
 
 @dataclass
-class ClassAgreement:
+class ClassAgreement(ClassRule):
     """Agreement on each class of the network's answers for one group of words: a length
     bucket with all its samples pooled (balanced, uniform, searched), every sampled word
     ("all"), or the user's own words ("yours")."""
@@ -72,26 +74,14 @@ class ClassAgreement:
     min_words: int = MIN_CLASS_WORDS  # a class with fewer words is not judged
     dfa_error: float | None = None  # DFA vs the truth on the whole group (None: no truth)
 
-    def lengths(self) -> str:
-        return f"{self.lo}-{self.hi}"
+    def sides(self) -> tuple[str, ...]:
+        return ("accepted", "rejected")
 
     def count(self, side: str) -> int:
         return self.accepted_words if side == "accepted" else self.rejected_words
 
     def rate(self, side: str) -> float | None:
         return self.accepted_agreement if side == "accepted" else self.rejected_agreement
-
-    def judged(self, side: str) -> bool:
-        """Whether the group has enough words of this class to judge it."""
-        return self.count(side) > 0 and self.count(side) >= self.min_words
-
-    def failing(self, threshold: float) -> str | None:
-        """The first judged class ("accepted", then "rejected") below `threshold`, or None."""
-        for side in ("accepted", "rejected"):
-            rate = self.rate(side)
-            if self.judged(side) and rate is not None and rate < threshold:
-                return side
-        return None
 
     def describe(self, side: str) -> str:
         """ "the 40 words of lengths 51-100 that the network accepts" """
@@ -140,11 +130,7 @@ class ModelComparison:
     def failure(self, threshold: float) -> tuple[ClassAgreement, str] | None:
         """The first group and class whose agreement is below `threshold` (buckets by
         length, then all sampled words, then the user's), or None."""
-        for group in self.class_agreement:
-            side = group.failing(threshold)
-            if side is not None:
-                return group, side
-        return None
+        return first_failure(self.class_agreement, threshold)
 
     def unjudged(self) -> list[tuple[ClassAgreement, str]]:
         """The (bucket, class) pairs with too few words to judge."""
