@@ -368,19 +368,27 @@ def equiv_cmd(ctx: click.Context, a_file: str, b_file: str, as_json: bool) -> No
     if kinds[0] != kinds[1]:
         raise InputError(f"is {_KIND_NOUN[kinds[1]]} and {a_file} is {_KIND_NOUN[kinds[0]]}: "
                          "equiv compares two DFAs, or two machines of one kind", path=b_file)
-    if kinds[0] != "dfa":
-        return _equiv_machines(ctx, a_file, b_file, as_json)
-    a = load_dfa(a_file)
-    b = load_dfa(b_file)
+    from rnn2dfa.automata.machine_io import load_machine
+
+    machine = kinds[0] != "dfa"
+    a, b = ((load_machine(a_file), load_machine(b_file)) if machine
+            else (load_dfa(a_file), load_dfa(b_file)))
     check_alphabets(a.alphabet, a_file, b.alphabet, b_file, path=b_file)
-    word = a.counterexample(b)
+    word = a.difference(b) if machine else a.counterexample(b)  # a shortest different word
+    kind = {"kind": a.kind} if machine else {}
     if word is None:
         if as_json:
-            emit_json({"equivalent": True, "counterexample": None})
+            emit_json({"equivalent": True} | kind | {"counterexample": None})
+        elif machine:
+            _say(f"equivalent: {a_file} and {b_file} give the same output on every word "
+                 f"({a.kind} machines)")
         else:
             _say(f"equivalent: {a_file} and {b_file} accept the same language")
         ctx.exit(EXIT_OK)
     text = format_word(word, a.alphabet)
+    if machine:
+        _machine_difference(a, b, a_file, b_file, word, text, as_json)
+        ctx.exit(EXIT_FAIL)
     in_a = a.accepts(word)
     accepted_by, rejected_by = (a_file, b_file) if in_a else (b_file, a_file)
     if as_json:
@@ -464,22 +472,11 @@ def _show_machine(path: str, limit: int, as_json: bool) -> None:
         _say(f"... {m.n_states - rows} more states (--limit 0 shows all)")
 
 
-def _equiv_machines(ctx: click.Context, a_file: str, b_file: str, as_json: bool) -> None:
-    """`equiv` for two Moore or two Mealy machines."""
-    from rnn2dfa.automata.machine_io import load_machine
+def _machine_difference(a: Machine, b: Machine, a_file: str, b_file: str, word: Any,
+                        text: str, as_json: bool) -> None:
+    """What `equiv` says of two machines with a different output on `word`."""
     from rnn2dfa.verify.machine import show_output
 
-    a, b = load_machine(a_file), load_machine(b_file)
-    check_alphabets(a.alphabet, a_file, b.alphabet, b_file, path=b_file)
-    word = a.difference(b)
-    if word is None:
-        if as_json:
-            emit_json({"equivalent": True, "kind": a.kind, "counterexample": None})
-        else:
-            _say(f"equivalent: {a_file} and {b_file} give the same output on every word "
-                 f"({a.kind} machines)")
-        ctx.exit(EXIT_OK)
-    text = format_word(word, a.alphabet)
     outs = [a.output(word), b.with_alphabet_order(a.alphabet).output(word)]
     plain = [o if isinstance(o, str) else list(o) for o in outs]
     if as_json:
@@ -494,7 +491,6 @@ def _equiv_machines(ctx: click.Context, a_file: str, b_file: str, as_json: bool)
              f"(length {len(word)})")
         for path, o in ((a_file, outs[0]), (b_file, outs[1])):
             _say(f"  {path}: {show_output(o)}")
-    ctx.exit(EXIT_FAIL)
 
 
 COMMANDS: list[click.Command] = [languages_cmd, truth_cmd, show_cmd, minimize_cmd, equiv_cmd]
