@@ -16,8 +16,8 @@ from rich.table import Table
 
 from rnn2dfa import __version__
 from rnn2dfa.atomic import check_writable, keep_existing, may_replace
-from rnn2dfa.automata import DFA, load_dfa, save_dfa
-from rnn2dfa.automata.io import dfa_to_dict, dumps
+from rnn2dfa.automata import DFA, load_dfa
+from rnn2dfa.automata.io import dfa_to_dict
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.automata.machine_io import is_machine_file
 from rnn2dfa.errors import InputError, check_alphabets, shown_symbols
@@ -44,12 +44,15 @@ def _check_output(path: str) -> None:
         check_writable(path, "the output DFA")
 
 
-def _write_dfa(dfa: DFA, path: str) -> None:
+def _write(a: Any, path: str) -> None:
+    """An automaton's file (of its kind), or its JSON text on stdout for '-'."""
+    from rnn2dfa.files import dumps, save
+
     if path == STDOUT:
-        sys.stdout.write(dumps(dfa))
+        sys.stdout.write(dumps(a))
         sys.stdout.flush()
     else:
-        save_dfa(dfa, path)
+        save(a, path)
 
 
 def _say(message: str, to_stderr: bool = False) -> None:
@@ -181,28 +184,22 @@ def truth_cmd(name: str, output: str | None, max_length: int | None, as_json: bo
         provenance["kind"] = truth.kind
     if bound is not None:
         provenance["exact_up_to_length"] = bound
-    if isinstance(a, DFA):
+    dfa = a.family == "dfa"
+    if dfa:
         keep = {k: v for k, v in a.extra.items() if k not in ("name", "provenance")}
         a = DFA(a.alphabet, a.transitions, a.accepting, a.start, keep)
     a = a.with_extra(name=name, provenance=provenance)
-    from rnn2dfa.files import dumps as automaton_text
-    from rnn2dfa.files import save as save_automaton
-
-    if path == STDOUT:
-        sys.stdout.write(automaton_text(a))
-        sys.stdout.flush()
-    else:
-        save_automaton(a, path)
+    _write(a, path)
     to_stdout = path == STDOUT
     if as_json:
         emit_json({"language": name, "output": path, "states": a.n_states, "regular": regular,
                    "exact_up_to_length": bound}
-                  | ({} if isinstance(a, DFA) else {"kind": truth.kind}))
+                  | ({} if dfa else {"kind": truth.kind}))
         return
     where = "stdout" if to_stdout else path
-    what = "" if isinstance(a, DFA) else f" ({truth.kind})"
+    what = "" if dfa else f" ({truth.kind})"
     msg = (f"wrote {where}: {name}{what}, {a.n_states} states"
-           f"{' (minimal)' if isinstance(a, DFA) else ''}, alphabet "
+           f"{' (minimal)' if dfa else ''}, alphabet "
            f"{shown_symbols(a.alphabet)}")
     if bound is not None:
         msg += f"; {name} is not regular: this DFA is exact only up to length {bound}"
@@ -265,17 +262,7 @@ def show_cmd(dfa_file: str, limit: int, as_json: bool) -> None:
             }
         )
         return
-    name = dfa.extra.get("name")
-    out.print(f"[bold]{escape(dfa_file)}[/bold]" + (f"  ({escape(str(name))})" if name else ""))
-    _say(f"alphabet:  {shown_symbols(dfa.alphabet)}")
-    minimal = (
-        "minimal"
-        if minimal_states == dfa.n_states
-        else f"not minimal: {minimal_states} states suffice"
-    )
-    unreach = "" if reachable == dfa.n_states else f", {dfa.n_states - reachable} unreachable"
-    _say(f"states:    {dfa.n_states} ({minimal}{unreach})")
-    _say(f"start:     {dfa.start}")
+    _show_head(dfa_file, dfa, reachable, minimal_states)
     shown_acc = ", ".join(map(str, accepting[:30])) + (" ..." if len(accepting) > 30 else "")
     _say(f"accepting: {len(accepting)} state(s): {shown_acc or '(none)'}")
     prov = dfa.extra.get("provenance")
@@ -292,6 +279,22 @@ def show_cmd(dfa_file: str, limit: int, as_json: bool) -> None:
     out.print(table)
     if rows < dfa.n_states:
         _say(f"... {dfa.n_states - rows} more states (--limit 0 shows all)")
+
+
+def _show_head(path: str, a: Any, reachable: int, minimal_states: int,
+               kind: str | None = None) -> None:
+    """`show`'s first lines for every kind: the file and its name, the kind (machines), the
+    alphabet, the states (minimal? reachable?) and the start."""
+    name = a.extra.get("name")
+    out.print(f"[bold]{escape(path)}[/bold]" + (f"  ({escape(str(name))})" if name else ""))
+    if kind is not None:
+        _say(f"kind:      {kind}")
+    _say(f"alphabet:  {shown_symbols(a.alphabet)}")
+    minimal = ("minimal" if minimal_states == a.n_states
+               else f"not minimal: {minimal_states} states suffice")
+    unreach = "" if reachable == a.n_states else f", {a.n_states - reachable} unreachable"
+    _say(f"states:    {a.n_states} ({minimal}{unreach})")
+    _say(f"start:     {a.start}")
 
 
 # --------------------------------------------------------------------------- minimize
@@ -318,29 +321,22 @@ def minimize_cmd(dfa_file: str, output: str, as_json: bool) -> None:
     _check_json_target(output, as_json)
     _check_output(output)
     may_replace(dfa_file)  # IN -o IN: the minimal automaton replaces it (read whole first)
-    if is_machine_file(dfa_file):
-        return _minimize_machine(dfa_file, output, as_json)
-    dfa = load_dfa(dfa_file)
-    reachable = int(dfa.reachable().sum())
-    minimal = dfa.minimize()
-    _write_dfa(minimal, output)
+    from rnn2dfa.automata.machine_io import load_machine
+
+    machine = is_machine_file(dfa_file)
+    a = load_machine(dfa_file) if machine else load_dfa(dfa_file)
+    reachable = a.canonical().n_states  # the canonical form keeps the reachable states
+    minimal = a.minimize()
+    _write(minimal, output)
     if as_json:
-        emit_json(
-            {
-                "input": dfa_file,
-                "output": output,
-                "states_before": dfa.n_states,
-                "reachable_before": reachable,
-                "states_after": minimal.n_states,
-            }
-        )
+        emit_json({"input": dfa_file, "output": output} | ({"kind": a.kind} if machine else {})
+                  | {"states_before": a.n_states, "reachable_before": reachable,
+                     "states_after": minimal.n_states})
         return
     where = "stdout" if output == STDOUT else output
-    _say(
-        f"{dfa_file}: {dfa.n_states} states ({reachable} reachable) -> "
-        f"{where}: {minimal.n_states} states (minimal, canonical)",
-        output == STDOUT,
-    )
+    kind = f"{a.kind} machine, " if machine else ""
+    _say(f"{dfa_file}: {kind}{a.n_states} states ({reachable} reachable) -> "
+         f"{where}: {minimal.n_states} states (minimal, canonical)", output == STDOUT)
 
 
 # --------------------------------------------------------------------------- equiv
@@ -372,19 +368,27 @@ def equiv_cmd(ctx: click.Context, a_file: str, b_file: str, as_json: bool) -> No
     if kinds[0] != kinds[1]:
         raise InputError(f"is {_KIND_NOUN[kinds[1]]} and {a_file} is {_KIND_NOUN[kinds[0]]}: "
                          "equiv compares two DFAs, or two machines of one kind", path=b_file)
-    if kinds[0] != "dfa":
-        return _equiv_machines(ctx, a_file, b_file, as_json)
-    a = load_dfa(a_file)
-    b = load_dfa(b_file)
+    from rnn2dfa.automata.machine_io import load_machine
+
+    machine = kinds[0] != "dfa"
+    a, b = ((load_machine(a_file), load_machine(b_file)) if machine
+            else (load_dfa(a_file), load_dfa(b_file)))
     check_alphabets(a.alphabet, a_file, b.alphabet, b_file, path=b_file)
-    word = a.counterexample(b)
+    word = a.difference(b) if machine else a.counterexample(b)  # a shortest different word
+    kind = {"kind": a.kind} if machine else {}
     if word is None:
         if as_json:
-            emit_json({"equivalent": True, "counterexample": None})
+            emit_json({"equivalent": True} | kind | {"counterexample": None})
+        elif machine:
+            _say(f"equivalent: {a_file} and {b_file} give the same output on every word "
+                 f"({a.kind} machines)")
         else:
             _say(f"equivalent: {a_file} and {b_file} accept the same language")
         ctx.exit(EXIT_OK)
     text = format_word(word, a.alphabet)
+    if machine:
+        _machine_difference(a, b, a_file, b_file, word, text, as_json)
+        ctx.exit(EXIT_FAIL)
     in_a = a.accepts(word)
     accepted_by, rejected_by = (a_file, b_file) if in_a else (b_file, a_file)
     if as_json:
@@ -440,16 +444,8 @@ def _show_machine(path: str, limit: int, as_json: bool) -> None:
                    "start": m.start, "transitions": m.transitions.tolist(),
                    "labels": data["outputs"], "extra": extra})
         return
-    name = m.extra.get("name")
-    out.print(f"[bold]{escape(path)}[/bold]" + (f"  ({escape(str(name))})" if name else ""))
     per = "state" if m.kind == "moore" else "transition"
-    _say(f"kind:      {m.kind} (one output per {per})")
-    _say(f"alphabet:  {shown_symbols(m.alphabet)}")
-    minimal = ("minimal" if minimal_states == m.n_states
-               else f"not minimal: {minimal_states} states suffice")
-    unreach = "" if reachable == m.n_states else f", {m.n_states - reachable} unreachable"
-    _say(f"states:    {m.n_states} ({minimal}{unreach})")
-    _say(f"start:     {m.start}")
+    _show_head(path, m, reachable, minimal_states, f"{m.kind} (one output per {per})")
     shown = list(counts.items())
     text = ", ".join(f"{quoted(o)} {c:,}" for o, c in shown[:30]) + (
         " ..." if len(shown) > 30 else "")
@@ -476,45 +472,11 @@ def _show_machine(path: str, limit: int, as_json: bool) -> None:
         _say(f"... {m.n_states - rows} more states (--limit 0 shows all)")
 
 
-def _minimize_machine(path: str, output: str, as_json: bool) -> None:
-    """`minimize` for a Moore or Mealy machine file."""
-    from rnn2dfa.automata.machine_io import dumps as machine_dumps
-    from rnn2dfa.automata.machine_io import load_machine, save_machine
-
-    m = load_machine(path)
-    reachable = m.canonical().n_states
-    minimal = m.minimize()
-    if output == STDOUT:
-        sys.stdout.write(machine_dumps(minimal))
-        sys.stdout.flush()
-    else:
-        save_machine(minimal, output)
-    if as_json:
-        emit_json({"input": path, "output": output, "kind": m.kind,
-                   "states_before": m.n_states, "reachable_before": reachable,
-                   "states_after": minimal.n_states})
-        return
-    where = "stdout" if output == STDOUT else output
-    _say(f"{path}: {m.kind} machine, {m.n_states} states ({reachable} reachable) -> {where}: "
-         f"{minimal.n_states} states (minimal, canonical)", output == STDOUT)
-
-
-def _equiv_machines(ctx: click.Context, a_file: str, b_file: str, as_json: bool) -> None:
-    """`equiv` for two Moore or two Mealy machines."""
-    from rnn2dfa.automata.machine_io import load_machine
+def _machine_difference(a: Machine, b: Machine, a_file: str, b_file: str, word: Any,
+                        text: str, as_json: bool) -> None:
+    """What `equiv` says of two machines with a different output on `word`."""
     from rnn2dfa.verify.machine import show_output
 
-    a, b = load_machine(a_file), load_machine(b_file)
-    check_alphabets(a.alphabet, a_file, b.alphabet, b_file, path=b_file)
-    word = a.difference(b)
-    if word is None:
-        if as_json:
-            emit_json({"equivalent": True, "kind": a.kind, "counterexample": None})
-        else:
-            _say(f"equivalent: {a_file} and {b_file} give the same output on every word "
-                 f"({a.kind} machines)")
-        ctx.exit(EXIT_OK)
-    text = format_word(word, a.alphabet)
     outs = [a.output(word), b.with_alphabet_order(a.alphabet).output(word)]
     plain = [o if isinstance(o, str) else list(o) for o in outs]
     if as_json:
@@ -529,7 +491,6 @@ def _equiv_machines(ctx: click.Context, a_file: str, b_file: str, as_json: bool)
              f"(length {len(word)})")
         for path, o in ((a_file, outs[0]), (b_file, outs[1])):
             _say(f"  {path}: {show_output(o)}")
-    ctx.exit(EXIT_FAIL)
 
 
 COMMANDS: list[click.Command] = [languages_cmd, truth_cmd, show_cmd, minimize_cmd, equiv_cmd]

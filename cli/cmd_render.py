@@ -87,7 +87,6 @@ def render_cmd(
     from rnn2dfa.render import (
         DrawingTooLarge,
         RenderError,
-        draw_dfa,
         output_format,
         write_drawing,
     )
@@ -102,21 +101,16 @@ def render_cmd(
     if edges is not None:
         raise InputError("--edges goes with a PDFA file: a DFA's or machine's every edge is "
                          "part of what it computes, so all are drawn", path=dfa_file)
-    if is_machine_file(dfa_file):
-        from rnn2dfa.render.machine import draw_machine
+    machine = is_machine_file(dfa_file)
+    if machine and show_sink:
+        raise InputError("--show-sink goes with a DFA: every state of a machine is drawn",
+                         path=dfa_file)
+    a = load_machine(dfa_file) if machine else load_dfa(dfa_file)
+    parsed = parse_word(word, a.alphabet, source=dfa_file) if word is not None else None
+    from rnn2dfa.render.family import drawing as draw  # one drawing for every kind
 
-        if show_sink:
-            raise InputError("--show-sink goes with a DFA: every state of a machine is drawn",
-                             path=dfa_file)
-        machine = load_machine(dfa_file)
-        parsed = (parse_word(word, machine.alphabet, source=dfa_file) if word is not None
-                  else None)
-        drawing = draw_machine(machine, word=parsed, minimize=not no_minimize, title=title)
-    else:
-        dfa = load_dfa(dfa_file)
-        parsed = parse_word(word, dfa.alphabet, source=dfa_file) if word is not None else None
-        drawing = draw_dfa(dfa, show_sink=show_sink, word=parsed, minimize=not no_minimize,
-                           title=title)
+    drawing = draw(a, word=parsed, minimize=not no_minimize, title=title,
+                   **({} if machine else {"show_sink": show_sink}))
     try:
         write_drawing(drawing, output, fmt, max_states=max_states, timeout=RENDER_SECONDS)
     except InputError as exc:

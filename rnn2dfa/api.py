@@ -61,14 +61,11 @@ def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
         from rnn2dfa.models.loading import load_acceptor
 
         return load_acceptor(model)
-    if isinstance(model, DFA):  # an automaton posing as a network, as its file would
-        from rnn2dfa.models.dfa_acceptor import DFAAcceptor
+    kind = getattr(model, "family", None)
+    if kind in ("dfa", "moore", "mealy"):  # an automaton posing as a network, as its file would
+        from rnn2dfa.models.loading import posing
 
-        return LoadedAcceptor(DFAAcceptor(model), {}, "in-memory DFA", "")
-    if isinstance(model, Machine):
-        from rnn2dfa.models.labeller import MachineLabeller
-
-        return LoadedAcceptor(MachineLabeller(model), {}, "in-memory machine", "")
+        return posing(model, "in-memory DFA" if kind == "dfa" else "in-memory machine")
     names = _alphabet(alphabet)
     ids = token_id_list(token_ids)
     if _is_plain_module(model):

@@ -6,16 +6,9 @@ from __future__ import annotations
 
 import ast
 import re
-from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-#: The one cycle left (the value types' convenience methods, `DFA.minimize()` and the
-#: like, import automata's algorithm modules, which build DFAs): it may shrink, never grow.
-KNOWN_CYCLES = [{"automata.counting", "automata.dfa", "automata.dot_io", "automata.draw",
-                 "automata.machine", "automata.minimize", "automata.product"}]
-
-
 def documented_layers() -> dict[str, int]:
     """{top-level module or package: layer} from the table in docs/architecture.md."""
     text = (ROOT / "docs" / "architecture.md").read_text()
@@ -142,27 +135,5 @@ def test_no_import_runs_upwards():
     assert upward == []
 
 
-def test_no_import_cycles_but_the_known_one():
-    found = cycles(graph())
-    assert [g for g in found if g not in KNOWN_CYCLES] == []
-    for g in found:  # the known one may only shrink
-        assert any(g <= known for known in KNOWN_CYCLES)
-
-
-def test_the_library_never_imports_the_command_line():
-    for p in (ROOT / "rnn2dfa").rglob("*.py"):
-        tree = ast.parse(p.read_text())
-        for node in ast.walk(tree):
-            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
-                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            assert not any(n.split(".")[0] in ("rnn2dfa_cli", "cli", "click", "rich")
-                           for n in names), p
-
-
-def test_the_checker_sees_a_cycle_and_an_upward_import():
-    # the check itself: a made-up graph with both faults is caught
-    edges: dict[str, set[str]] = defaultdict(set)
-    edges.update({"automata.dfa": {"models.io"}, "models.io": {"automata.dfa"}})
-    assert cycles(edges) == [{"automata.dfa", "models.io"}]
-    layers = documented_layers()
-    assert layer_of("models.io", layers) > layer_of("automata.dfa", layers)
+def test_no_import_cycles():
+    assert cycles(graph()) == []

@@ -329,3 +329,30 @@ def test_a_dfa_counting_to_50_against_the_counting_lstm_fails_past_50():
     assert all(r.network_error == 0 for r in good.network.buckets)
     assert "equivalent" not in good.verdict
     assert good.verdict.startswith("dfa is equal to anbn on every word up to length 20")
+
+
+def test_a_dfa_and_the_moore_machine_of_its_accept_bits_are_sampled_alike():
+    # One bucketing for every kind (verify/families.py): a DFA checked against itself posing
+    # as a network, and the two-output Moore machine of its accept bits against that machine
+    # posing as a labeller, are asked the same families of words in the same length buckets
+    # and judged by the same rule on each class of the network's answers.
+    import rnn2dfa
+    from rnn2dfa.automata.machine import Machine
+
+    dfa = rnn2dfa.truth("tomita3")
+    moore = Machine("moore", dfa.alphabet, ("0", "1"), dfa.transitions,
+                    dfa.accepting.astype(np.int64), dfa.start)
+    a = rnn2dfa.verify(dfa, model=dfa, max_word_length=100, samples=40)
+    b = rnn2dfa.verify(moore, model=moore, max_word_length=100, samples=40)
+    assert a.passed and b.passed
+
+    def rows(net):
+        return sorted({(r.lo, r.hi, r.sample) for r in net.buckets})
+
+    assert rows(a.network) == rows(b.network)
+    assert {r.sample for r in a.network.buckets} == {"balanced", "uniform", "near-miss", "pumped"}
+    assert ([(g.group, g.min_words) for g in a.network.class_agreement]
+            == [(g.group, g.min_words) for g in b.network.classes])
+    assert ([(g.lo, g.hi) for g in a.network.class_agreement if g.group == "bucket"]
+            == [(g.lo, g.hi) for g in b.network.classes if g.group == "bucket"]
+            == [(1, 10), (11, 20), (21, 50), (51, 100)])

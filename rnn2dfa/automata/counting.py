@@ -7,10 +7,14 @@ so every number is exact: no floating point, no sampling.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.words import Word
+
+if TYPE_CHECKING:
+    from rnn2dfa.automata.dfa import DFA
 
 _INT64_SAFE = 2**62
 

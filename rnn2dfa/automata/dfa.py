@@ -334,17 +334,43 @@ class DFA:
 
     # ----------------------------------------------------------------- export
     def to_automata_lib(self) -> Any:
-        """This DFA as an automata-lib `automata.fa.dfa.DFA` (states 0..n-1)."""
-        from rnn2dfa.automata.dot_io import to_automata_lib
-
-        return to_automata_lib(self)
+        """This DFA as an automata-lib `automata.fa.dfa.DFA` (states 0..n-1; needs automata-lib)."""
+        try:
+            from automata.fa.dfa import DFA as ALDFA
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError("automata-lib is not installed (pip install automata-lib)") from exc
+        trans = {q: {s: int(self.transitions[q, i]) for i, s in enumerate(self.alphabet)}
+                 for q in range(self.n_states)}
+        return ALDFA(
+            states=set(range(self.n_states)),
+            input_symbols=set(self.alphabet),
+            transitions=trans,
+            initial_state=int(self.start),
+            final_states={int(q) for q in np.flatnonzero(self.accepting)},
+        )
 
     @classmethod
     def from_automata_lib(cls, al: Any, alphabet: Sequence[str] | None = None) -> DFA:
-        """A DFA from an automata-lib DFA (symbols sorted unless `alphabet` orders them)."""
-        from rnn2dfa.automata.dot_io import from_automata_lib
-
-        return from_automata_lib(al, None if alphabet is None else tuple(alphabet))
+        """A DFA from an automata-lib DFA (partial ones get a rejecting sink state); the
+        symbols sorted unless `alphabet` orders them."""
+        symbols = tuple(alphabet) if alphabet is not None else tuple(sorted(al.input_symbols))
+        if set(symbols) != set(al.input_symbols):
+            raise ValueError(f"alphabet {symbols} differs from the automaton's "
+                             f"{sorted(al.input_symbols)}")
+        names = sorted(al.states, key=repr)
+        names.remove(al.initial_state)
+        names.insert(0, al.initial_state)  # start first, the rest in a stable order
+        idx = {s: q for q, s in enumerate(names)}
+        n = len(names)
+        trans = np.full((n + 1, len(symbols)), n, dtype=np.int64)
+        for s, row in al.transitions.items():
+            for i, a in enumerate(symbols):
+                if a in row:
+                    trans[idx[s], i] = idx[row[a]]
+        acc = np.array([s in al.final_states for s in names] + [False])
+        if (trans[:n] == n).any():
+            return cls(symbols, trans, acc, 0)
+        return cls(symbols, trans[:n], acc[:n], 0)
 
     def to_networkx(self) -> Any:
         """A networkx MultiDiGraph: nodes carry `accepting`/`start`, edges carry `symbol`."""

@@ -879,13 +879,17 @@ def check_symbols(dfa: DFA, style: str, path: str | None = None) -> None:
                              f"{problem}{hint}", path=path, param="style")
 
 
-def _row_blocks(dfa: DFA) -> Iterator[tuple[range, list[list[int]]]]:
-    """The transition table in blocks of rows of about 2^16 entries: the text is made and
-    written in pieces, never as one string a line for a whole large automaton."""
-    step = max(1, 65536 // max(dfa.n_symbols, 1))
-    for lo in range(0, dfa.n_states, step):
-        hi = min(dfa.n_states, lo + step)
-        yield range(lo, hi), dfa.transitions[lo:hi].tolist()
+def row_blocks(a: Any) -> Iterator[tuple[range, list[list[int]]]]:
+    """The transition table of a DFA or machine in blocks of rows of about 2^16 entries: the
+    text is made and written in pieces, never as one string a line for a large automaton."""
+    step = max(1, 65536 // max(a.n_symbols, 1))
+    for lo in range(0, a.n_states, step):
+        hi = min(a.n_states, lo + step)
+        yield range(lo, hi), a.transitions[lo:hi].tolist()
+
+
+#: The start marker and the end of AALpy's layout (DFAs and machines alike).
+AALPY_START = '__start0 [shape=none, label=""];\n__start0 -> s{} [label=""];\n}}\n'
 
 
 def dot_chunks(dfa: DFA, style: str = "aalpy", name: str = "learnedModel",
@@ -952,13 +956,13 @@ def _tool_chunks(dfa: DFA, style: str, name: str, labels: list[str]) -> Iterator
         node = '\ts{0} [shape="{1}" label="{0}"];\n'
         marks = ("circle", "doublecircle")
         edge = "\ts{} -> s{} [label={}];"
-    for rows, _ in _row_blocks(dfa):
+    for rows, _ in row_blocks(dfa):
         yield "".join(node.format(q, marks[acc[q]]) for q in rows)
-    for rows, block in _row_blocks(dfa):
+    for rows, block in row_blocks(dfa):
         yield "\n".join(edge.format(q, t, labels[i]) for q, row in zip(rows, block, strict=True)
                         for i, t in enumerate(row)) + "\n"
     if style == "aalpy":
-        yield f'__start0 [shape=none, label=""];\n__start0 -> s{dfa.start} [label=""];\n}}\n'
+        yield AALPY_START.format(dfa.start)
     else:
         yield ('__start0 [label="" shape="none" width="0" height="0"];\n'
                f"__start0 -> s{dfa.start};\n}}\n")
@@ -976,11 +980,11 @@ def _rnn2dfa_chunks(dfa: DFA, labels: list[str]) -> Iterator[str]:
            "\tnode [fontname=Helvetica fontsize=12 margin=0.02]\n"
            "\tedge [arrowsize=0.7 fontname=Helvetica fontsize=11]\n"
            '\t__start [label="" shape=point width=0.08]\n')
-    for rows, _ in _row_blocks(dfa):
+    for rows, _ in row_blocks(dfa):
         yield "".join(f"\t{q} [label={q} shape={'doublecircle' if acc[q] else 'circle'} "
                       "width=0.3]\n" for q in rows)
     yield f"\t__start -> {dfa.start}\n"
-    for rows, block in _row_blocks(dfa):
+    for rows, block in row_blocks(dfa):
         lines = []
         for q, row in zip(rows, block, strict=True):
             groups: dict[int, list[str]] = {}
@@ -993,42 +997,10 @@ def _rnn2dfa_chunks(dfa: DFA, labels: list[str]) -> Iterator[str]:
 
 # ------------------------------------------------------------------ automata-lib
 def to_automata_lib(dfa: DFA) -> Any:
-    """An `automata.fa.dfa.DFA` (automata-lib) with states 0..n-1 (needs automata-lib)."""
-    try:
-        from automata.fa.dfa import DFA as ALDFA
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError("automata-lib is not installed (pip install automata-lib)") from exc
-    trans = {q: {s: int(dfa.transitions[q, i]) for i, s in enumerate(dfa.alphabet)}
-             for q in range(dfa.n_states)}
-    return ALDFA(
-        states=set(range(dfa.n_states)),
-        input_symbols=set(dfa.alphabet),
-        transitions=trans,
-        initial_state=int(dfa.start),
-        final_states={int(q) for q in np.flatnonzero(dfa.accepting)},
-    )
+    """`DFA.to_automata_lib` (kept importable from here)."""
+    return dfa.to_automata_lib()
 
 
 def from_automata_lib(al: Any, alphabet: tuple[str, ...] | None = None) -> DFA:
-    """A DFA from an automata-lib DFA (partial ones get a rejecting sink state).
-
-    `alphabet` fixes the symbol order (default: sorted).
-    """
-    symbols = tuple(alphabet) if alphabet is not None else tuple(sorted(al.input_symbols))
-    if set(symbols) != set(al.input_symbols):
-        raise ValueError(f"alphabet {symbols} differs from the automaton's "
-                         f"{sorted(al.input_symbols)}")
-    names = sorted(al.states, key=repr)
-    names.remove(al.initial_state)
-    names.insert(0, al.initial_state)  # start first, the rest in a stable order
-    idx = {s: q for q, s in enumerate(names)}
-    n = len(names)
-    trans = np.full((n + 1, len(symbols)), n, dtype=np.int64)
-    for s, row in al.transitions.items():
-        for i, a in enumerate(symbols):
-            if a in row:
-                trans[idx[s], i] = idx[row[a]]
-    acc = np.array([s in al.final_states for s in names] + [False])
-    if (trans[:n] == n).any():
-        return DFA(symbols, trans, acc, 0)
-    return DFA(symbols, trans[:n], acc[:n], 0)
+    """`DFA.from_automata_lib` (kept importable from here)."""
+    return DFA.from_automata_lib(al, alphabet)

@@ -15,14 +15,16 @@ import subprocess
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import graphviz
 import numpy as np
 
-from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.automata.machine import Machine
 from rnn2dfa.words import Word, format_word
+
+if TYPE_CHECKING:
+    from rnn2dfa.automata.dfa import DFA
+    from rnn2dfa.automata.machine import Machine
 
 PATH_COLOR = "#d62728"
 _ACCEPT_FILL = "#c7e9c0"
@@ -116,6 +118,41 @@ def caption(notes: Sequence[str]) -> str:
     return label_text("\n".join(lines))
 
 
+def _path(a: DFA | Machine, word: Word | None) -> tuple[list[int], set[tuple[int, int]]]:
+    """The states a highlighted word passes (start first) and its edges; none without one."""
+    if word is None:
+        return [], set()
+    symbols = np.asarray([word], dtype=np.int64).reshape(1, -1)
+    states = a.prefix_states(symbols, np.array([len(word)]))[0].tolist()
+    return states, set(zip(states[:-1], states[1:], strict=True))
+
+
+def _graph(name: str, big: bool, margin: str, notes: list[str]) -> graphviz.Digraph:
+    """A drawing's graph, sized for `big` ones, with its caption and the start marker."""
+    g = graphviz.Digraph(name, format="svg")
+    g.attr(rankdir="LR", nodesep="0.25" if big else "0.4", ranksep="0.45" if big else "0.6")
+    g.attr("node", fontname="Helvetica", fontsize="10" if big else "12", margin=margin)
+    g.attr("edge", fontname="Helvetica", fontsize="9" if big else "11", arrowsize="0.7")
+    if notes:
+        g.attr(label=caption(notes), labelloc="b", fontname="Helvetica",
+               fontsize="10")
+    g.node("__start", label="", shape="point", width="0.08")
+    return g
+
+
+def _edge(g: graphviz.Digraph, q: int, t: int, label: str,
+          path_edges: set[tuple[int, int]]) -> None:
+    attrs = {"label": label_text(label)}
+    if (q, t) in path_edges:
+        attrs.update(color=PATH_COLOR, fontcolor=PATH_COLOR, penwidth="2.2")
+    g.edge(str(q), str(t), **attrs)
+
+
+def _start_edge(g: graphviz.Digraph, start: int, word: Word | None) -> None:
+    start_attrs = {"color": PATH_COLOR, "penwidth": "2"} if word is not None else {}
+    g.edge("__start", str(start), **start_attrs)
+
+
 def draw_dfa(
     dfa: DFA,
     *,
@@ -135,25 +172,14 @@ def draw_dfa(
     sinks = [int(q) for q in dfa.sink_states().nonzero()[0]]
     sink = sinks[0] if sinks else None
 
-    path_states: list[int] = []
-    path_edges: set[tuple[int, int]] = set()
-    accepted: bool | None = None
-    if word is not None:
-        symbols = np.asarray([word], dtype=np.int64).reshape(1, -1)
-        path_states = dfa.prefix_states(symbols)[0].tolist()
-        path_edges = set(zip(path_states[:-1], path_states[1:], strict=True))
-        accepted = bool(dfa.accepting[path_states[-1]])
+    path_states, path_edges = _path(dfa, word)
+    accepted = bool(dfa.accepting[path_states[-1]]) if word is not None else None
 
     hide: set[int] = set()
     if not show_sink:  # the start state and states on the highlighted path stay visible
         hide = {s for s in sinks if s != dfa.start and s not in path_states}
     shown = [q for q in range(n) if q not in hide]
 
-    big = len(shown) > 20
-    g = graphviz.Digraph("dfa", format="svg")
-    g.attr(rankdir="LR", nodesep="0.25" if big else "0.4", ranksep="0.45" if big else "0.6")
-    g.attr("node", fontname="Helvetica", fontsize="10" if big else "12", margin="0.02")
-    g.attr("edge", fontname="Helvetica", fontsize="9" if big else "11", arrowsize="0.7")
     notes = []
     if title:
         notes.append(title)
@@ -162,11 +188,7 @@ def draw_dfa(
         notes.append(f"word {shown_word}: {'accepted' if accepted else 'rejected'}")
     if hide:
         notes.append("rejecting sink state not shown: missing transitions lead to it")
-    if notes:
-        g.attr(label=caption(notes), labelloc="b", fontname="Helvetica",
-               fontsize="10")
-
-    g.node("__start", label="", shape="point", width="0.08")
+    g = _graph("dfa", len(shown) > 20, "0.02", notes)
     final = path_states[-1] if path_states else None
     for q in shown:
         attrs = {"shape": "doublecircle" if dfa.accepting[q] else "circle", "width": "0.3"}
@@ -175,8 +197,7 @@ def draw_dfa(
         if q == final:
             attrs.update(style="filled", fillcolor=_ACCEPT_FILL if accepted else _REJECT_FILL)
         g.node(str(q), label=str(q), **attrs)
-    start_attrs = {"color": PATH_COLOR, "penwidth": "2"} if word is not None else {}
-    g.edge("__start", str(dfa.start), **start_attrs)
+    _start_edge(g, dfa.start, word)
 
     for q in shown:
         groups: dict[int, list[int]] = {}
@@ -186,10 +207,7 @@ def draw_dfa(
                 continue
             groups.setdefault(t, []).append(a)
         for t, syms in groups.items():
-            attrs = {"label": label_text(symbol_ranges(syms, dfa.alphabet))}
-            if (q, t) in path_edges:
-                attrs.update(color=PATH_COLOR, fontcolor=PATH_COLOR, penwidth="2.2")
-            g.edge(str(q), str(t), **attrs)
+            _edge(g, q, t, symbol_ranges(syms, dfa.alphabet), path_edges)
     return Drawing(g, dfa, shown, sink, bool(hide), accepted)
 
 
@@ -215,27 +233,12 @@ def draw_machine(
     minimized and numbered canonically unless `minimize` is False."""
     m = machine.minimize() if minimize else machine
     n = m.n_states
-    path_states: list[int] = []
-    path_edges: set[tuple[int, int]] = set()
-    result = None
-    if word is not None:
-        symbols = np.asarray([word], dtype=np.int64).reshape(1, -1)
-        path_states = m.prefix_states(symbols, np.array([len(word)]))[0].tolist()
-        path_edges = set(zip(path_states[:-1], path_states[1:], strict=True))
-        result = m.output(word)
-
-    big = n > 20
-    g = graphviz.Digraph("machine", format="svg")
-    g.attr(rankdir="LR", nodesep="0.25" if big else "0.4", ranksep="0.45" if big else "0.6")
-    g.attr("node", fontname="Helvetica", fontsize="10" if big else "12", margin="0.05")
-    g.attr("edge", fontname="Helvetica", fontsize="9" if big else "11", arrowsize="0.7")
+    path_states, path_edges = _path(m, word)
+    result = m.output(word) if word is not None else None
     notes = [title] if title else []
     if result is not None:
         notes.append(f"word {format_word(word, m.alphabet)}: {show_output(result)}")
-    if notes:
-        g.attr(label=caption(notes), labelloc="b", fontname="Helvetica",
-               fontsize="10")
-    g.node("__start", label="", shape="point", width="0.08")
+    g = _graph("machine", n > 20, "0.05", notes)
     final = path_states[-1] if path_states else None
     moore = m.kind == "moore"
     for q in range(n):
@@ -250,8 +253,7 @@ def draw_machine(
         if q == final:
             attrs.update(style="rounded,filled" if moore else "filled", fillcolor=_END_FILL)
         g.node(str(q), label=label_text(label), **attrs)
-    start_attrs = {"color": PATH_COLOR, "penwidth": "2"} if word is not None else {}
-    g.edge("__start", str(m.start), **start_attrs)
+    _start_edge(g, m.start, word)
 
     trans = m.transitions.tolist()
     labels = None if moore else m.labels.tolist()
@@ -263,29 +265,26 @@ def draw_machine(
         for t, by_out in groups.items():
             lines = [symbol_ranges(syms, m.alphabet) + ("" if o < 0 else f" / {m.outputs[o]}")
                      for o, syms in by_out.items()]
-            attrs = {"label": label_text("\n".join(lines))}
-            if (q, t) in path_edges:
-                attrs.update(color=PATH_COLOR, fontcolor=PATH_COLOR, penwidth="2.2")
-            g.edge(str(q), str(t), **attrs)
+            _edge(g, q, t, "\n".join(lines), path_edges)
     return MachineDrawing(g, m, list(range(n)), result)
 
 
 def table_text(a: DFA | Machine, max_rows: int = 40) -> str:
     """The transition table as plain text (what a notebook shows without Graphviz)."""
-    moore = isinstance(a, DFA) or a.kind == "moore"
-    head = ["state", *a.alphabet] + (["output"] if not isinstance(a, DFA) and moore else [])
+    dfa, mealy = a.family == "dfa", a.family == "mealy"
+    head = ["state", *a.alphabet] + (["output"] if a.family == "moore" else [])
     rows = [head]
     for q in range(min(a.n_states, max_rows)):
         mark = ("→" if q == a.start else " ") + (
-            "*" if isinstance(a, DFA) and a.accepting[q] else " ")
+            "*" if dfa and a.accepting[q] else " ")
         cells = [f"{mark}{q}"]
         for s in range(a.n_symbols):
             t = int(a.transitions[q, s])
-            if isinstance(a, Machine) and a.kind == "mealy":
+            if mealy:
                 cells.append(f"{t} / {a.outputs[int(a.labels[q, s])]}")
             else:
                 cells.append(str(t))
-        if not isinstance(a, DFA) and moore:
+        if a.family == "moore":
             cells.append(a.outputs[int(a.labels[q])])
         rows.append(cells)
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
@@ -315,7 +314,7 @@ def mimebundle(a: DFA | Machine, title: str | None = None) -> dict[str, Any]:
         text = title + "\n" + text
     out: dict[str, Any] = {"text/plain": text}
     if a.n_states <= NOTEBOOK_MAX_STATES:
-        graph = (draw_dfa(a, title=title) if isinstance(a, DFA)
+        graph = (draw_dfa(a, title=title) if a.family == "dfa"
                  else draw_machine(a, title=title)).graph
         picture = svg(graph)
         if picture is not None:

@@ -63,6 +63,7 @@ import numpy as np
 
 from rnn2dfa.automata.dot_io import (
     _BLANKS,
+    AALPY_START,
     ALPHABET_ATTR,
     _Reader,
     _unquote_body,
@@ -72,6 +73,7 @@ from rnn2dfa.automata.dot_io import (
     escape_label,
     first_unescaped,
     html_text,
+    row_blocks,
     write_dot_chunks,
 )
 from rnn2dfa.automata.machine import KINDS, Machine
@@ -517,36 +519,26 @@ def _chunks(m: Machine, style: str, name: str) -> Iterator[str]:
                f'{OUTPUTS_ATTR}="{_attr_list(m.outputs)}";\n')
     if learnlib:
         yield '__start0 [label="" shape="none"];\n\n'
-    n, k = m.n_states, m.n_symbols
-    step = max(1, 65536 // max(k, 1))
     labels = m.labels.tolist() if m.kind == "moore" else None
-    for lo in range(0, n, step):
-        hi = min(n, lo + step)
+    for rows, _ in row_blocks(m):  # the DFA writer's blocks of rows
         if m.kind == "moore":
             yield "".join(f's{q} [label="s{q}|{outs[labels[q]]}", shape=record, '
-                          "style=rounded];\n" for q in range(lo, hi))
+                          "style=rounded];\n" for q in rows)
         elif learnlib:
-            yield "".join(f'\ts{q} [shape="circle" label="s{q}"];\n' for q in range(lo, hi))
+            yield "".join(f'\ts{q} [shape="circle" label="s{q}"];\n' for q in rows)
         else:
-            yield "".join(f's{q} [label="s{q}"];\n' for q in range(lo, hi))
+            yield "".join(f's{q} [label="s{q}"];\n' for q in rows)
     edge = '\ts{} -> s{} [label="{}"];\n' if learnlib else 's{} -> s{} [label="{}"];\n'
     sep = " / " if learnlib else "/"
-    for lo in range(0, n, step):
-        hi = min(n, lo + step)
-        rows = m.transitions[lo:hi].tolist()
+    for rows, block in row_blocks(m):
         if m.kind == "moore":
             yield "".join(edge.format(q, t, syms[i])
-                          for q, row in zip(range(lo, hi), rows, strict=True)
-                          for i, t in enumerate(row))
+                          for q, row in zip(rows, block, strict=True) for i, t in enumerate(row))
         else:
-            lab = m.labels[lo:hi].tolist()
-            yield "".join(edge.format(q, t, syms[i] + sep + outs[lab[q - lo][i]])
-                          for q, row in zip(range(lo, hi), rows, strict=True)
-                          for i, t in enumerate(row))
-    if learnlib:
-        yield f"\n__start0 -> s{m.start};\n}}\n"
-    else:
-        yield f'__start0 [shape=none, label=""];\n__start0 -> s{m.start} [label=""];\n}}\n'
+            lab = m.labels[rows.start : rows.stop].tolist()
+            yield "".join(edge.format(q, t, syms[i] + sep + outs[lab[q - rows.start][i]])
+                          for q, row in zip(rows, block, strict=True) for i, t in enumerate(row))
+    yield f"\n__start0 -> s{m.start};\n}}\n" if learnlib else AALPY_START.format(m.start)
 
 
 def machine_to_dot(m: Machine, style: str = "aalpy", name: str = "learnedModel",

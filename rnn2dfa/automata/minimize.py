@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from rnn2dfa.automata.dfa import DFA
+if TYPE_CHECKING:
+    from rnn2dfa.automata.dfa import DFA
+
 
 #: Frontiers smaller than this are expanded in plain Python: on a handful of states a dozen
 #: numpy calls cost more than the work, and long thin graphs (chains) have one state a level.
@@ -208,7 +210,7 @@ def quotient(dfa: DFA, classes: np.ndarray) -> DFA:
     rep = np.zeros(nb, dtype=np.int64)
     rep[cls] = np.arange(dfa.n_states)  # any member represents its class
     trans = cls[dfa.transitions[rep]]
-    return DFA(dfa.alphabet, trans, dfa.accepting[rep], int(cls[dfa.start]), dfa.extra)
+    return type(dfa)(dfa.alphabet, trans, dfa.accepting[rep], int(cls[dfa.start]), dfa.extra)
 
 
 def minimize(dfa: DFA) -> DFA:

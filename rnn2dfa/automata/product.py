@@ -9,13 +9,16 @@ beyond, so large searches never allocate n1·n2 of anything.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.minimize import THIN
 from rnn2dfa.errors import check_alphabets
 from rnn2dfa.words import Word
+
+if TYPE_CHECKING:
+    from rnn2dfa.automata.dfa import DFA
 
 _OPS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "and": np.logical_and,
@@ -151,7 +154,7 @@ def product(a: DFA, b: DFA, op: str) -> DFA:
     nxt = a.transitions[p] * n2 + b.transitions[q]
     trans = sorter[np.searchsorted(codes, nxt, sorter=sorter)]
     acc = combine(a.accepting[p], b.accepting[q])
-    return DFA(a.alphabet, trans, acc, 0)
+    return type(a)(a.alphabet, trans, acc, 0)
 
 
 def shortest_counterexample(a: DFA, b: DFA) -> Word | None:

@@ -126,9 +126,10 @@ def balanced_sample(
         return [], np.zeros(0, dtype=bool)
     if lengths[0] < 0:
         raise InputError(f"word lengths must be >= 0, got {lengths[0]}")
-    if not isinstance(lang, DFA) and lang.sampler is not None:
+    if getattr(lang, "sampler", None) is not None:  # a Language that samples its own words
         return _sampled(lang, lengths, per_length, rng)
-    dfa = lang if isinstance(lang, DFA) else lang.bounded_dfa(lengths[-1])
+    bounded = getattr(lang, "bounded_dfa", None)  # a Language, else a bare DFA
+    dfa = lang if bounded is None else bounded(lengths[-1])
     top = lengths[-1]
     # One counting table per class, computed once for the longest length and reused.
     counts = {

@@ -59,6 +59,19 @@ def sniff(path: str) -> str:
     return machine_kind(path) or "dfa"
 
 
+def posing(a: Any, origin: str, path: str = "",
+           metadata: dict[str, Any] | None = None) -> LoadedAcceptor:
+    """An automaton posing as a network: a DFA's accept bits as an acceptor, a Moore or
+    Mealy machine's outputs as a labeller (one-hot states, by the automaton's family)."""
+    if a.family == "dfa":
+        from rnn2dfa.models.dfa_acceptor import DFAAcceptor
+
+        return LoadedAcceptor(DFAAcceptor(a), metadata or {}, origin, path)
+    from rnn2dfa.models.labeller import MachineLabeller
+
+    return LoadedAcceptor(MachineLabeller(a), metadata or {}, origin, path)
+
+
 def load_acceptor(path: str | os.PathLike[str]) -> LoadedAcceptor:
     """A model file, or a DFA or machine file posing as a network (extract, verify,
     classify). A whole-word network (bidirectional) comes as a batch classifier."""
@@ -66,20 +79,16 @@ def load_acceptor(path: str | os.PathLike[str]) -> LoadedAcceptor:
     kind = sniff(path)
     if kind == "dfa":
         from rnn2dfa.automata.io import load_dfa
-        from rnn2dfa.models.dfa_acceptor import DFAAcceptor
 
         dfa = load_dfa(path)
-        return LoadedAcceptor(DFAAcceptor(dfa), {"language": dfa.extra.get("name")},
-                              "DFA file", path)
+        return posing(dfa, "DFA file", path, {"language": dfa.extra.get("name")})
     if kind in ("moore", "mealy"):
         from rnn2dfa.automata.machine_io import load_machine
-        from rnn2dfa.models.labeller import MachineLabeller
 
         machine = load_machine(path)
         name = machine.extra.get("name")
-        return LoadedAcceptor(MachineLabeller(machine),
-                              {"language": name} if isinstance(name, str) else {},
-                              "machine file", path)
+        return posing(machine, "machine file", path,
+                      {"language": name} if isinstance(name, str) else {})
     from rnn2dfa.models.device import default_device, place
     from rnn2dfa.models.io import load_model
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from rnn2dfa.automata.dfa import DFA
-from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
 from rnn2dfa.render.graph import DEFAULT_MAX_STATES, output_format, write_drawing
 from rnn2dfa.words import Word
@@ -20,13 +18,10 @@ def drawing(a: Any, *, word: Word | None = None, **options: Any) -> Any:
     path (not for a PDFA, whose edges carry probabilities)."""
     from rnn2dfa.automata.draw import draw_dfa, draw_machine
 
-    if isinstance(a, DFA):
-        return draw_dfa(a, word=word, **options)
-    if isinstance(a, Machine):
-        return draw_machine(a, word=word, **options)
-    from rnn2dfa.pdfa.automaton import PDFA
-
-    if isinstance(a, PDFA):
+    kind = getattr(a, "family", None)
+    if kind in ("dfa", "moore", "mealy"):
+        return (draw_dfa if kind == "dfa" else draw_machine)(a, word=word, **options)
+    if kind == "pdfa":
         if word is not None:
             raise InputError("a PDFA's drawing highlights no word", param="word")
         from rnn2dfa.pdfa.render import draw_pdfa

@@ -16,7 +16,7 @@ _WHERE = {
     "DFAComparison": "dfas",
     "LengthDisagreement": "dfas",
     "compare_dfas": "dfas",
-    "DEFAULT_BUCKETS": "model",
+    "DEFAULT_BUCKETS": "families",
     "BalancedSampler": "model",
     "BucketAgreement": "model",
     "ClassAgreement": "model",
@@ -63,8 +63,8 @@ __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
 
 if TYPE_CHECKING:
     from rnn2dfa.verify.dfas import DFAComparison, LengthDisagreement, compare_dfas
+    from rnn2dfa.verify.families import DEFAULT_BUCKETS
     from rnn2dfa.verify.model import (
-        DEFAULT_BUCKETS,
         BalancedSampler,
         BucketAgreement,
         ClassAgreement,

@@ -17,7 +17,7 @@ from typing import Any
 
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
-from rnn2dfa.verify.model import DEFAULT_BUCKETS
+from rnn2dfa.verify.families import DEFAULT_BUCKETS
 from rnn2dfa.verify.truth import Truth
 from rnn2dfa.words import Word
 

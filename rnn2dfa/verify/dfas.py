@@ -73,7 +73,7 @@ def compare_dfas(dfa: DFA, truth: Truth | DFA, max_length: int = 20) -> DFACompa
     Lengths 1..max_length are counted exactly. For a bounded (non-regular) truth only words
     up to its bound mean anything, so the counterexample is searched among those only.
     """
-    if isinstance(truth, DFA):
+    if not isinstance(truth, Truth):  # a DFA
         truth = Truth(str(truth.extra.get("name", "truth")), truth.minimize(), True)
     truth = truth.aligned(dfa.alphabet, "the DFA's")
     target = truth.dfa

@@ -29,18 +29,21 @@ from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError, check_alphabets
 from rnn2dfa.limits import MAX_DFA_TABLE
 from rnn2dfa.validate import verify_numbers
-from rnn2dfa.words import Word, format_word, length_batches, pad_words, uniform_word_list
+from rnn2dfa.verify.families import (
+    BALANCED_BUDGET,
+    DEFAULT_BUCKETS,
+    MIN_CLASS_WORDS,
+    ClassRule,
+    Group,
+    balanced_limit,
+    class_groups,
+    first_failure,
+    percent,
+    sample_groups,
+    shortest_disagreement,
+)
+from rnn2dfa.words import Word, format_word, length_batches, pad_words
 
-#: Length buckets (inclusive), as for DFAs (verify.model.DEFAULT_BUCKETS).
-DEFAULT_BUCKETS: tuple[tuple[int, int], ...] = (
-    (1, 10), (11, 20), (21, 50), (51, 100), (101, 200), (201, 500), (501, 1000))
-#: A class of the network's answers with fewer words than this in a bucket is not judged
-#: there (too few to tell 99% from 90%), as for DFAs; the user's words are each judged.
-MIN_CLASS_WORDS = 10
-#: Class-balanced sampling counts words on the reference's class DFAs: states x length x
-#: classes operations on (possibly big) integers. Past this budget the longer buckets get
-#: uniform words only, and the report says so.
-BALANCED_BUDGET = 2_000_000
 #: Padded symbols of one batch of words run through the network (its logits are this many
 #: rows of the output layer): bounds the memory of a pass.
 BATCH_SYMBOLS = 2**18
@@ -273,7 +276,7 @@ class MachineBucket:
 
 
 @dataclass
-class ClassGroup:
+class ClassGroup(ClassRule):
     """Agreement on each class of the network's answers in one group of words: a length
     bucket (its samples pooled), every sampled word ("all"), or the user's ("yours")."""
 
@@ -285,18 +288,14 @@ class ClassGroup:
     min_words: int = MIN_CLASS_WORDS
     machine_error: float | None = None
 
-    def lengths(self) -> str:
-        return f"{self.lo}-{self.hi}"
+    def sides(self) -> list[str]:
+        return list(self.agreement)
 
-    def judged(self, out: str) -> bool:
-        n = self.words.get(out, 0)
-        return n > 0 and n >= self.min_words
+    def count(self, out: str) -> int:
+        return self.words.get(out, 0)
 
-    def failing(self, threshold: float) -> str | None:
-        for out, rate in self.agreement.items():
-            if self.judged(out) and rate is not None and rate < threshold:
-                return out
-        return None
+    def rate(self, out: str) -> float | None:
+        return self.agreement.get(out)
 
     def describe(self, out: str) -> str:
         n = self.words.get(out, 0)
@@ -328,11 +327,7 @@ class MachineModelComparison:
     seconds: float = 0.0
 
     def failure(self, threshold: float) -> tuple[ClassGroup, str] | None:
-        for group in self.classes:
-            out = group.failing(threshold)
-            if out is not None:
-                return group, out
-        return None
+        return first_failure(self.classes, threshold)
 
     def unjudged(self) -> list[tuple[ClassGroup, str]]:
         return [(g, o) for g in self.classes if g.group == "bucket" for o in g.words
@@ -345,39 +340,16 @@ class MachineModelComparison:
 
 
 def _groups(reference: Machine, alphabet: tuple[str, ...], buckets: Sequence[tuple[int, int]],
-            per_bucket: int, rng: np.random.Generator
-            ) -> tuple[list[tuple[int, int, str, list[Word]]], str | None]:
-    """(lo, hi, kind, words) samples per bucket: class-balanced up to the affordable length,
-    and uniform; and a note when balanced words stop early."""
-    top = max(hi for _, hi in buckets)
-    limit = 0
-    for _, hi in sorted(buckets, key=lambda b: b[1]):
-        if ClassSampler.affordable(reference, hi):
-            limit = hi
+            per_bucket: int, rng: np.random.Generator) -> tuple[list[Group], str | None]:
+    """The sampled words of every bucket (`families.sample_groups`), class-balanced up to
+    the affordable length; and a note when balanced words stop early."""
+    limit = balanced_limit(buckets, lambda hi: ClassSampler.affordable(reference, hi))
     note = None
-    if limit < top:
+    if limit < max(hi for _, hi in buckets):
         note = (f"class-balanced words only up to length {limit}: counting longer words of "
                 "each class on this machine costs too much")
     sampler = ClassSampler(reference, alphabet, limit) if limit else None
-    from rnn2dfa.verify.families import more_families
-
-    groups = []
-    for lo, hi in buckets:
-        if sampler is not None and hi <= limit:
-            groups.append((lo, hi, "balanced", sampler.sample(lo, hi, per_bucket, rng)))
-        groups.append((lo, hi, "uniform", uniform_word_list(rng, len(alphabet), per_bucket,
-                                                             lo, hi)))
-    return groups + more_families(groups, len(alphabet), per_bucket, rng), note
-
-
-def _class_group(group: str, lo: int, hi: int, outputs: Sequence[str], net: np.ndarray,
-                 same: np.ndarray, wrong: np.ndarray | None, min_words: int) -> ClassGroup:
-    counts = np.bincount(net, minlength=len(outputs))
-    agree = np.bincount(net, weights=same.astype(np.float64), minlength=len(outputs))
-    return ClassGroup(
-        group, lo, hi, {o: int(counts[i]) for i, o in enumerate(outputs)},
-        {o: (float(agree[i] / counts[i]) if counts[i] else None) for i, o in enumerate(outputs)},
-        min_words, float(wrong.mean()) if wrong is not None and wrong.size else None)
+    return sample_groups(sampler, limit, len(alphabet), buckets, per_bucket, rng), note
 
 
 def compare_with_network(
@@ -429,7 +401,6 @@ def compare_with_network(
         ref = truth.with_outputs(union).prefix_labels(padded, lengths)[rows, lengths]
     result = MachineModelComparison(m.kind, list(union), note=note,
                                     balanced_against="truth" if truth is not None else "machine")
-    kinds = np.array([g[2] for g in groups for _ in g[3]], dtype=object)
     start = 0
     for lo, hi, kind, ws in groups:
         sl = slice(start, start + len(ws))
@@ -444,17 +415,19 @@ def compare_with_network(
             row.machine_error = float((ext[sl] != ref[sl]).mean())
         result.buckets.append(row)
     wrong = None if ref is None else ext != ref
-    sampled = kinds != "yours"
-    for lo, hi in buckets:
-        sel = sampled & (lengths >= lo) & (lengths <= hi)
-        result.classes.append(_class_group("bucket", lo, hi, union, net[sel], same[sel],
-                                           None if wrong is None else wrong[sel],
-                                           MIN_CLASS_WORDS))
+
+    def make(group: str, lo: int, hi: int, m: np.ndarray, least: int) -> ClassGroup:
+        counts = np.bincount(net[m], minlength=len(union))
+        agree = np.bincount(net[m], weights=same[m].astype(np.float64), minlength=len(union))
+        return ClassGroup(
+            group, lo, hi, {o: int(counts[i]) for i, o in enumerate(union)},
+            {o: (float(agree[i] / counts[i]) if counts[i] else None)
+             for i, o in enumerate(union)},
+            least, None if wrong is None or not m.any() else float(wrong[m].mean()))
+
+    result.classes = class_groups(groups, lengths, buckets, make)
+    sampled = np.array([g[2] != "yours" for g in groups for _ in g[3]], dtype=bool)
     if sampled.any():
-        result.classes.append(_class_group(
-            "all", int(lengths[sampled].min()), int(lengths[sampled].max()), union,
-            net[sampled], same[sampled], None if wrong is None else wrong[sampled],
-            MIN_CLASS_WORDS))
         counts = np.bincount(net[sampled], minlength=len(union))
         result.per_class = {o: int(counts[i]) for i, o in enumerate(union)}
         result.never = [o for o in union if not result.per_class[o]]
@@ -465,15 +438,7 @@ def compare_with_network(
         if ref is not None:
             result.network_error = float((net[sampled] != ref[sampled]).mean())
             result.machine_error = float((ext[sampled] != ref[sampled]).mean())
-    if (~sampled).any():
-        sel = ~sampled
-        result.classes.append(_class_group("yours", int(lengths[sel].min()),
-                                           int(lengths[sel].max()), union, net[sel], same[sel],
-                                           None if wrong is None else wrong[sel], 1))
-    differ = np.flatnonzero(~same)
-    if differ.size:
-        i = min(differ.tolist(), key=lambda j: (len(every[j]), every[j]))
-        result.disagreement = format_word(every[i], alphabet)
+    result.disagreement = shortest_disagreement(every, same, alphabet)
     result.seconds = time.perf_counter() - t0
     return result
 
@@ -496,10 +461,6 @@ class MachineVerifyReport:
         return asdict(self)
 
 
-def _pct(t: float) -> str:
-    return f"{100 * t:.10g}%"
-
-
 def _truth_clause(cmp: MachineTruthComparison) -> str:
     if cmp.equivalent:
         return f"is equivalent to {cmp.truth}"
@@ -513,7 +474,7 @@ def _network_clause(net: MachineModelComparison, threshold: float,
     """(passed, predicate): every judged class of every bucket, of all sampled words and of
     the user's words reaches `threshold`; classes the network never gave are named.
     `proven`: the truth the machine is equivalent to (where they differ, the network errs)."""
-    thr = _pct(threshold)
+    thr = percent(threshold)
     fail = net.failure(threshold)
     if fail is not None:
         group, out = fail

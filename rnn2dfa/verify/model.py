@@ -22,19 +22,20 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import check_alphabets
 from rnn2dfa.models.acceptor import Acceptor, accept_logits
 from rnn2dfa.models.threads import resolve_threads, torch_threads
-from rnn2dfa.verify.truth import Truth
-from rnn2dfa.words import Word, format_word, uniform_word_list
-
-#: Length buckets (inclusive) reaching 1000: short words the network trained on, and far beyond.
-DEFAULT_BUCKETS: tuple[tuple[int, int], ...] = (
-    (1, 10),
-    (11, 20),
-    (21, 50),
-    (51, 100),
-    (101, 200),
-    (201, 500),
-    (501, 1000),
+from rnn2dfa.verify.families import (
+    BALANCED_BUDGET,
+    DEFAULT_BUCKETS,
+    MIN_CLASS_WORDS,
+    ClassRule,
+    Group,
+    balanced_limit,
+    class_groups,
+    first_failure,
+    sample_groups,
+    shortest_disagreement,
 )
+from rnn2dfa.verify.truth import Truth
+from rnn2dfa.words import Word, uniform_word_list
 
 
 @dataclass
@@ -57,14 +58,8 @@ class BucketAgreement:
     rejected_agreement: float | None = None
 
 
-#: A class of the network's answers with fewer sampled words than this in a bucket is not
-#: judged there (too few to tell 99% from 90%); it is reported as not judged. The user's own
-#: words are each judged, however few.
-MIN_CLASS_WORDS = 10
-
-
 @dataclass
-class ClassAgreement:
+class ClassAgreement(ClassRule):
     """Agreement on each class of the network's answers for one group of words: a length
     bucket with all its samples pooled (balanced, uniform, searched), every sampled word
     ("all"), or the user's own words ("yours")."""
@@ -79,26 +74,14 @@ class ClassAgreement:
     min_words: int = MIN_CLASS_WORDS  # a class with fewer words is not judged
     dfa_error: float | None = None  # DFA vs the truth on the whole group (None: no truth)
 
-    def lengths(self) -> str:
-        return f"{self.lo}-{self.hi}"
+    def sides(self) -> tuple[str, ...]:
+        return ("accepted", "rejected")
 
     def count(self, side: str) -> int:
         return self.accepted_words if side == "accepted" else self.rejected_words
 
     def rate(self, side: str) -> float | None:
         return self.accepted_agreement if side == "accepted" else self.rejected_agreement
-
-    def judged(self, side: str) -> bool:
-        """Whether the group has enough words of this class to judge it."""
-        return self.count(side) > 0 and self.count(side) >= self.min_words
-
-    def failing(self, threshold: float) -> str | None:
-        """The first judged class ("accepted", then "rejected") below `threshold`, or None."""
-        for side in ("accepted", "rejected"):
-            rate = self.rate(side)
-            if self.judged(side) and rate is not None and rate < threshold:
-                return side
-        return None
 
     def describe(self, side: str) -> str:
         """ "the 40 words of lengths 51-100 that the network accepts" """
@@ -147,11 +130,7 @@ class ModelComparison:
     def failure(self, threshold: float) -> tuple[ClassAgreement, str] | None:
         """The first group and class whose agreement is below `threshold` (buckets by
         length, then all sampled words, then the user's), or None."""
-        for group in self.class_agreement:
-            side = group.failing(threshold)
-            if side is not None:
-                return group, side
-        return None
+        return first_failure(self.class_agreement, threshold)
 
     def unjudged(self) -> list[tuple[ClassAgreement, str]]:
         """The (bucket, class) pairs with too few words to judge."""
@@ -172,12 +151,6 @@ def uniform_words(k: int, lo: int, hi: int, n: int, rng: np.random.Generator) ->
     return uniform_word_list(rng, k, max(n, 0), lo, hi)
 
 
-#: Balanced sampling counts paths on the truth's (bounded) DFA: states x length operations
-#: on big integers. Above this budget (a^n b^n c^n: its bounded DFA grows quadratically)
-#: the long buckets get uniform words only, and the report says so.
-BALANCED_BUDGET = 2_000_000
-
-
 class BalancedSampler:
     """Class-balanced words from `rnn2dfa.languages.balanced_sample` (uniform among the
     accepted, and among the rejected, words of each length; exact counts from a DFA).
@@ -189,7 +162,8 @@ class BalancedSampler:
     """
 
     def __init__(self, source: Any, alphabet: Sequence[str], max_length: int) -> None:
-        self.dfa: DFA = source if isinstance(source, DFA) else source.bounded_dfa(max_length)
+        bounded = getattr(source, "bounded_dfa", None)  # a Language, else a DFA
+        self.dfa: DFA = source if bounded is None else bounded(max_length)
         own = tuple(self.dfa.alphabet)
         self.to_ours = np.array([list(alphabet).index(s) for s in own], dtype=np.int64)
         self.identity = own == tuple(alphabet)
@@ -216,17 +190,6 @@ class BalancedSampler:
         return [tuple(self.to_ours[list(w)].tolist()) for w in words]
 
 
-def _balanced_limit(truth: Truth, buckets: Sequence[tuple[int, int]]) -> int:
-    """Longest length for which balanced sampling of a non-regular truth stays affordable."""
-    lang = truth.language
-    limit = 0
-    for _, hi in sorted(buckets, key=lambda b: b[1]):
-        if lang.bounded_dfa(hi).n_states * hi > BALANCED_BUDGET:
-            break
-        limit = hi
-    return limit
-
-
 def _sampler(
     dfa: DFA, truth: Truth | None, alphabet: tuple[str, ...], buckets: Sequence[tuple[int, int]]
 ) -> tuple[BalancedSampler, str, int, str | None]:
@@ -236,7 +199,9 @@ def _sampler(
     if truth is not None and truth.exact:
         return BalancedSampler(truth.dfa, alphabet, limit), "truth", limit, None
     if truth is not None and truth.language is not None:
-        top, limit = limit, _balanced_limit(truth, buckets)
+        lang = truth.language
+        top, limit = limit, balanced_limit(
+            buckets, lambda hi: lang.bounded_dfa(hi).n_states * hi <= BALANCED_BUDGET)
         note = None
         if limit < top:
             note = (
@@ -245,22 +210,6 @@ def _sampler(
             )
         return BalancedSampler(truth.language, alphabet, limit), "truth", limit, note
     return BalancedSampler(dfa, alphabet, limit), "dfa", limit, None
-
-
-def _samples(
-    sampler: BalancedSampler, limit: int, k: int, buckets: Sequence[tuple[int, int]],
-    per_bucket: int, rng: np.random.Generator,
-) -> list[tuple[int, int, str, list[Word]]]:
-    """(lo, hi, family, words) for each bucket: balanced (up to `limit`), uniform, and the
-    families of `verify.families` (near-misses, pumped longer words)."""
-    from rnn2dfa.verify.families import more_families
-
-    groups: list[tuple[int, int, str, list[Word]]] = []
-    for lo, hi in buckets:
-        if hi <= limit:
-            groups.append((lo, hi, "balanced", sampler.sample(lo, hi, per_bucket, rng)))
-        groups.append((lo, hi, "uniform", uniform_words(k, lo, hi, per_bucket, rng)))
-    return groups + more_families(groups, k, per_bucket, rng)
 
 
 @dataclass
@@ -292,51 +241,12 @@ def sample_against_truth(
     rng = np.random.default_rng(seed)
     sampler, _, limit, _ = _sampler(dfa, truth, alphabet, buckets)
     out: list[TruthSample] = []
-    groups = _samples(sampler, limit, len(alphabet), buckets, per_bucket, rng)
+    groups = sample_groups(sampler, limit, len(alphabet), buckets, per_bucket, rng)
     for lo, hi in buckets:
         ws = [w for g in groups if (g[0], g[1]) == (lo, hi) for w in g[3]]
         if ws:
             wrong = dfa.accepts_batch(ws) != truth.labels(ws)
             out.append(TruthSample(lo, hi, len(ws), float(np.mean(wrong))))
-    return out
-
-
-def _class_group(group: str, lo: int, hi: int, net: np.ndarray, same: np.ndarray,
-                 wrong: np.ndarray | None, min_words: int) -> ClassAgreement:
-    acc, rej = net, ~net
-    return ClassAgreement(
-        group, lo, hi, int(acc.sum()), int(rej.sum()),
-        float(same[acc].mean()) if acc.any() else None,
-        float(same[rej].mean()) if rej.any() else None,
-        min_words,
-        float(wrong.mean()) if wrong is not None and wrong.size else None,
-    )
-
-
-def _class_agreement(
-    groups: list[tuple[int, int, str, list[Word]]], words: list[Word], net: np.ndarray,
-    ext: np.ndarray, ref: np.ndarray | None, buckets: Sequence[tuple[int, int]],
-) -> list[ClassAgreement]:
-    """Per class of the network's answers: each bucket pooling every sample whose words have
-    its lengths (balanced, uniform, searched), every sampled word, and the user's words."""
-    kinds = np.array([g[2] for g in groups for _ in g[3]], dtype=object)
-    lengths = np.array([len(w) for w in words])
-    sampled = kinds != "yours"
-    same = net == ext
-    wrong = None if ref is None else ext != ref
-    out = []
-    for lo, hi in buckets:
-        m = sampled & (lengths >= lo) & (lengths <= hi)
-        out.append(_class_group("bucket", lo, hi, net[m], same[m],
-                                None if wrong is None else wrong[m], MIN_CLASS_WORDS))
-    if sampled.any():
-        out.append(_class_group("all", int(lengths[sampled].min()), int(lengths[sampled].max()),
-                                net[sampled], same[sampled],
-                                None if wrong is None else wrong[sampled], MIN_CLASS_WORDS))
-    if (~sampled).any():
-        m = ~sampled
-        out.append(_class_group("yours", int(lengths[m].min()), int(lengths[m].max()), net[m],
-                                same[m], None if wrong is None else wrong[m], 1))
     return out
 
 
@@ -371,7 +281,7 @@ def compare_with_model(
     rng = np.random.default_rng(seed)
     sampler, against, limit, note = _sampler(dfa, truth, alphabet, buckets)
 
-    groups = _samples(sampler, limit, len(alphabet), buckets, per_bucket, rng)
+    groups: list[Group] = sample_groups(sampler, limit, len(alphabet), buckets, per_bucket, rng)
     if words:
         mine = [tuple(w) for w in words]
         groups.append((min(map(len, mine)), max(map(len, mine)), "yours", mine))
@@ -435,15 +345,22 @@ def compare_with_model(
     if mine:
         result.user_words, result.user_agreement = mine[0].words, mine[0].agreement
     if words:
-        result.class_agreement = _class_agreement(groups, words, net, ext, ref, buckets)
+        same, wrong = net == ext, None if ref is None else ext != ref
+
+        def make(group: str, lo: int, hi: int, m: np.ndarray, least: int) -> ClassAgreement:
+            acc, rej, agree = net[m], ~net[m], same[m]
+            bad = None if wrong is None or not m.any() else float(wrong[m].mean())
+            return ClassAgreement(group, lo, hi, int(acc.sum()), int(rej.sum()),
+                                  float(agree[acc].mean()) if acc.any() else None,
+                                  float(agree[rej].mean()) if rej.any() else None, least, bad)
+
+        lengths = np.array([len(w) for w in words])
+        result.class_agreement = class_groups(groups, lengths, buckets, make)
     if words:
         result.agreement = float(np.mean(net == ext))
         if ref is not None:
             result.network_error = float(np.mean(net != ref))
             result.dfa_error = float(np.mean(ext != ref))
-        differ = np.flatnonzero(net != ext)
-        if differ.size:
-            shortest = min(differ.tolist(), key=lambda i: (len(words[i]), words[i]))
-            result.disagreement = format_word(words[shortest], alphabet)
+        result.disagreement = shortest_disagreement(words, net == ext, alphabet)
     result.seconds = time.perf_counter() - t0
     return result

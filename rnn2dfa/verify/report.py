@@ -9,6 +9,7 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import check_alphabets
 from rnn2dfa.validate import verify_numbers
 from rnn2dfa.verify.dfas import DFAComparison, compare_dfas
+from rnn2dfa.verify.families import percent
 from rnn2dfa.verify.model import (
     DEFAULT_BUCKETS,
     ModelComparison,
@@ -134,11 +135,6 @@ def verify(
 CANNOT_TELL = "cannot tell"
 
 
-def _pct(t: float) -> str:
-    """A threshold as people write it: 0.99 -> "99%", 0.999 -> "99.9%"."""
-    return f"{100 * t:.10g}%"
-
-
 def _truth_clause(cmp: DFAComparison, past: list[TruthSample] | None) -> str:
     """What the exact check established, as a predicate ("is equivalent to tomita3")."""
     text = f"is {cmp.what()}"
@@ -179,7 +175,7 @@ def _network_clause(net: ModelComparison, threshold: float, dfa_name: str) -> tu
             + (f" (a guided search for {side} words found none)" if net.searched else "")
             + f", so agreement says nothing about {side} words"
         )
-    thr = _pct(threshold)
+    thr = percent(threshold)
     fail = net.failure(threshold)
     if fail is not None:
         group, side = fail
