@@ -74,7 +74,7 @@ class ExtractionResult:
     @property
     def dfa(self) -> DFA:
         """The DFA (a DFA target only)."""
-        if not isinstance(self.automaton, DFA):
+        if self.automaton.family != "dfa":
             raise TypeError(f"this result is a {self.automaton.kind} machine, not a DFA: "
                             "read result.machine (or result.automaton)")
         return self.automaton
@@ -82,7 +82,7 @@ class ExtractionResult:
     @property
     def machine(self) -> Machine:
         """The Moore or Mealy machine (a labeller's result)."""
-        if not isinstance(self.automaton, Machine):
+        if self.automaton.family not in ("moore", "mealy"):
             raise TypeError("this result is a DFA, not a machine: read result.dfa")
         return self.automaton
 

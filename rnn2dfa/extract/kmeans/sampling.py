@@ -200,7 +200,7 @@ class PrefixStates:
         bit, a Moore machine's state output, a Mealy machine's output of the prefix's last
         symbol (-1 for the empty word). A machine's outputs must be the labeller's, in order."""
         q = self.dfa_states(automaton)
-        if isinstance(automaton, DFA):
+        if automaton.family == "dfa":
             return automaton.accepting[q].astype(np.int64)
         if automaton.kind == "moore":
             return automaton.labels[q]
