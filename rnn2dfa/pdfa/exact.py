@@ -15,10 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from rnn2dfa.errors import AlphabetError
+from rnn2dfa.limits import MAX_PRODUCT_STATES
 from rnn2dfa.pdfa.automaton import PDFA
-
-#: Product states beyond this are not expanded (memory bound before the solve).
-MAX_PRODUCT_STATES = 2_000_000
 
 
 class ProductTooLarge(ValueError):
@@ -33,6 +31,13 @@ class Product:
     left: np.ndarray  # (m,) state of P in each pair
     right: np.ndarray  # (m,) state of Q in each pair
     succ: np.ndarray  # (m, k) index of the successor pair on each symbol, -1 if P_p(a) = 0
+
+
+def product_fits(p: PDFA, q: PDFA) -> bool:
+    """Whether the product of `p` and `q` surely stays within MAX_PRODUCT_STATES pairs (it
+    has at most n_p * n_q): decided before any work, so that a sum that cannot be exact is
+    estimated at once instead of after a product built in vain."""
+    return p.n_states * q.n_states <= MAX_PRODUCT_STATES
 
 
 def _check(p: PDFA, q: PDFA) -> None:
