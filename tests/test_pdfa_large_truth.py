@@ -75,3 +75,44 @@ def test_pdfa_verify_says_which_kl_is_estimated(tmp_path) -> None:
     assert r.exit_code == 0, r.output
     flat = " ".join(r.stdout.split())
     assert "KL of r.json estimated: its product with the 20,000-state truth" in flat
+
+
+def reference_product(p: PDFA, q: PDFA) -> tuple[list[int], list[int], list[list[int]]]:
+    """The product's pairs by a plain breadth-first loop: numbered as first met."""
+    index = {(p.start, q.start): 0}
+    pairs = [(p.start, q.start)]
+    succ: list[list[int]] = []
+    i = 0
+    while i < len(pairs):
+        a, b = pairs[i]
+        row = []
+        for s in range(p.n_symbols):
+            if p.probabilities[a, s] <= 0:
+                row.append(-1)
+                continue
+            nxt = (int(p.transitions[a, s]), int(q.transitions[b, s]))
+            if nxt not in index:
+                index[nxt] = len(pairs)
+                pairs.append(nxt)
+            row.append(index[nxt])
+        succ.append(row)
+        i += 1
+    return [a for a, _ in pairs], [b for _, b in pairs], succ
+
+
+@pytest.mark.parametrize("limit", [None, 100])  # the dense index, and the dict past the limit
+def test_product_pairs_are_those_of_a_plain_breadth_first_walk(monkeypatch, limit) -> None:
+    if limit is not None:
+        monkeypatch.setattr(exact, "MAX_PRODUCT_STATES", limit)
+    rng = np.random.default_rng(5)
+    for seed in range(4):
+        p = random_pdfa(30, 3, seed=seed)
+        probs = p.probabilities.copy()
+        probs[rng.random(30) < 0.4, 1] = 0.0  # some symbols P never takes
+        p = PDFA(p.alphabet, p.transitions, probs / probs.sum(1, keepdims=True), 0)
+        q = random_pdfa(3, 3, seed=seed + 10)  # 90 pairs at most: within either limit
+        for a, b in ((p, q), (p, p)):
+            got = exact.product(a, b)
+            left, right, succ = reference_product(a, b)
+            assert got.left.tolist() == left and got.right.tolist() == right
+            assert got.succ.tolist() == succ
