@@ -341,7 +341,8 @@ def _verify_tables(v: Any) -> None:
               "or that model's predictions; log P error: mean |log P(word) - log P_network"
               "(word)| in nats" + ("; KL exact for automata, ~ estimated on "
                                    f"{cmp.kl_samples:,} sequences sampled from the truth"
-                                   if cmp.kl_samples else "") + "[/dim]")
+                                   if cmp.kl_samples else "")
+              + (f"; {escape(cmp.kl_note)}" if cmp.kl_note else "") + "[/dim]")
     for note in v.notes:
         out.print(f"[dim]{escape(note)}[/dim]")
     colour = "green" if v.passed else ("red" if v.passed is False else "default")

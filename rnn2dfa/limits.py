@@ -151,6 +151,12 @@ MAX_PDFA_SCORED_VALUES = 10_000_000
 PDFA_MAX_EXPECTED_LENGTH = 100_000
 #: Symbols the expected-length series runs before giving up (one sparse step each).
 PDFA_END_STEPS = 200_000
+#: Pairs of states an exact sum over two PDFAs (KL divergence, rnn2dfa.pdfa.exact.product)
+#: may expand, ~50 bytes a pair in its tables. Checked before work on the product of the two
+#: state counts, which bounds the pairs reachable: past it, KL is estimated on words sampled
+#: from the truth instead (a 100,000-state truth against a 6-gram spent 36-50 s building a
+#: product that then did not fit).
+MAX_PRODUCT_STATES = 2_000_000
 #: Table cells (states x (symbols + 1)) of a random PDFA drawn on request: three float64
 #: tables of 5·10^6 cells are 120 MB, and its JSON file about as much.
 MAX_RANDOM_PDFA_CELLS = 5_000_000

@@ -7,12 +7,14 @@ from torch import Tensor
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.models.acceptor import StateSpace
+from rnn2dfa.models.index_view import AutomatonView
 
 
 class DFAAcceptor:
     """Implements the Acceptor contract exactly for a DFA, so extractors can be tested on it.
 
     The state is the one-hot vector of the current DFA state (float32); stepping is a gather.
+    `compact_view` holds it as the state's number instead (what the oracle steps and caches).
     """
 
     def __init__(self, dfa: DFA) -> None:
@@ -39,6 +41,11 @@ class DFAAcceptor:
 
     def accept_logit(self, state: Tensor) -> Tensor:
         return self._logit[self.index(state)]
+
+    def compact_view(self) -> AutomatonView:
+        """This DFA on state numbers ((batch, 1) int64): the same steps and logits, and one
+        int64 a state in the oracle's trie instead of n_states floats."""
+        return AutomatonView(self, self._trans, self._logit, self.dfa.start)
 
     def observable(self, state: Tensor) -> Tensor:
         return state

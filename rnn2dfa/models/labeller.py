@@ -26,6 +26,7 @@ from torch import Tensor
 from rnn2dfa.automata.machine import KINDS, Machine
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import StateSpace
+from rnn2dfa.models.index_view import AutomatonLabelView
 from rnn2dfa.models.io import register
 from rnn2dfa.models.rnn import RNNAcceptor
 
@@ -118,7 +119,8 @@ class MachineLabeller:
     """A Moore or Mealy machine posing as a network (one-hot states), for tests and checks.
 
     For a Mealy machine the state is one-hot over (previous state, last symbol) pairs plus
-    the start, so the label is a function of the state as the contract requires."""
+    the start, so the label is a function of the state as the contract requires.
+    `compact_view` holds the state as the unit's number (what the oracle steps and caches)."""
 
     def __init__(self, machine: Machine) -> None:
         self.machine = machine
@@ -139,6 +141,7 @@ class MachineLabeller:
             dest = torch.cat([torch.tensor([machine.start]), trans.reshape(-1)])
             self._next = 1 + dest[:, None] * k + torch.arange(k)[None, :]
             unit_label = torch.cat([torch.tensor([0]), labels.reshape(-1)])
+        self._unit_label = unit_label
         self._logits = torch.nn.functional.one_hot(unit_label, machine.n_outputs).float()
 
     @property
@@ -156,6 +159,12 @@ class MachineLabeller:
 
     def output_logits(self, state: Tensor) -> Tensor:
         return self._logits[state.argmax(dim=1)]
+
+    def compact_view(self) -> AutomatonLabelView:
+        """This machine on unit numbers ((batch, 1) int64): the same steps and labels, and
+        one int64 a state in the oracle's trie instead of `state_dim` floats."""
+        return AutomatonLabelView(self, self._next, self._unit_label, self.outputs,
+                                  self.kind, self._start)
 
     def observable(self, state: Tensor) -> Tensor:
         return state

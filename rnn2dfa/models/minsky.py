@@ -38,12 +38,12 @@ import warnings
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import torch
 from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import StateSpace, non_integer_weight
+from rnn2dfa.models.index_view import OneHotView
 from rnn2dfa.models.io import register
 
 ACTIVATIONS = ("relu", "slu")
@@ -340,76 +340,3 @@ class MinskyRNN(nn.Module):
         logits = self.prefix_logits(symbols)
         lengths = torch.as_tensor(lengths, dtype=torch.long, device=logits.device)
         return logits[torch.arange(logits.shape[0], device=logits.device), lengths]
-
-
-class OneHotView:
-    """A MinskyRNN whose states are all one-hot, with each state held as the number of the
-    unit that is on ((batch, 1) int64; other dtypes holding the same integers are read
-    too): the same steps and logits as the network's own (see `MinskyRNN.compact_view`,
-    which builds it only when that holds). The batched membership oracle, batched accept
-    logits and exact search step it; `expand` gives the network's (batch, units) states."""
-
-    def __init__(self, net: MinskyRNN, nxt: Tensor, out_weight: Tensor) -> None:
-        self.net = net
-        self.alphabet = net.alphabet
-        self._next = nxt.contiguous()
-        self._out = out_weight
-
-    @property
-    def state_dim(self) -> int:
-        return 1
-
-    def initial_state(self, batch: int) -> Tensor:
-        return torch.zeros(batch, 1, dtype=torch.long)  # h^(0) = e_0
-
-    def step(self, state: Tensor, symbols: Tensor) -> Tensor:
-        symbols = torch.as_tensor(symbols, dtype=torch.long)
-        return self._next[state[:, 0].long(), symbols][:, None]
-
-    def accept_logit(self, state: Tensor) -> Tensor:
-        return self._out[state[:, 0].long()]
-
-    def table(self) -> tuple[np.ndarray, np.ndarray]:
-        """The network as a table over its units: (units, symbols) the unit each symbol
-        leads to, and whether each unit accepts; the start is unit 0."""
-        return (self._next.cpu().numpy().astype(np.int64),
-                (self._out > 0).cpu().numpy().reshape(-1))
-
-    def labelled(self, unit_labels: Tensor, outputs: tuple[str, ...], kind: str
-                 ) -> OneHotLabelView:
-        """The same view answering labels: unit j's label `unit_labels[j]` (a compiled
-        Moore/Mealy machine's read-out, `MinskyLabeller`)."""
-        return OneHotLabelView(self.net, self._next, unit_labels, outputs, kind)
-
-    def expand(self, state: Tensor) -> Tensor:
-        """The network's (batch, units) one-hot states."""
-        out = torch.zeros(state.shape[0], self.net.state_dim, dtype=torch.float32)
-        out[torch.arange(state.shape[0]), state[:, 0].long()] = 1.0
-        return out
-
-    def observable(self, state: Tensor) -> Tensor:
-        return self.expand(state)
-
-
-class OneHotLabelView(OneHotView):
-    """`OneHotView` of a compiled Moore or Mealy machine (`MinskyLabeller`): the labeller
-    contract (`outputs`, `kind`, `output_logits`) on states held as unit indices, so the
-    oracle's trie, exact search and the exact equivalence check step it in O(1) a row (the
-    dense network of a 650-state, 75-input machine has 48,751 units)."""
-
-    def __init__(self, net: MinskyRNN, nxt: Tensor, unit_labels: Tensor,
-                 outputs: tuple[str, ...], kind: str) -> None:
-        super().__init__(net, nxt, torch.zeros(nxt.shape[0]))
-        self._labels = unit_labels.long()
-        self.outputs, self.kind = outputs, kind
-
-    def output_logits(self, state: Tensor) -> Tensor:
-        labels = self._labels[state[:, 0].long()]
-        return torch.nn.functional.one_hot(labels, len(self.outputs)).float()
-
-    def accept_logit(self, state: Tensor) -> Tensor:
-        return self.net.accept_logit(self.expand(state))  # refuses: it answers labels
-
-    def table(self) -> tuple[np.ndarray, np.ndarray]:
-        """(units, symbols) next units, and each unit's label."""
-        return self._next.cpu().numpy().astype(np.int64), self._labels.cpu().numpy()

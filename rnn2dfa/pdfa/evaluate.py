@@ -3,7 +3,9 @@
 Each model is scored at every prefix of every test sequence against the data (the symbol
 that follows), against the network's predictions when a network is given, and against the
 true distribution when the true PDFA is known; KL(truth || model) is exact for PDFA models
-and estimated on sequences sampled from the truth for the others (`kl_exact` says which).
+whose product with the truth fits `limits.MAX_PRODUCT_STATES` (decided on the state counts,
+before any work) and estimated on sequences sampled from the truth for the others
+(`kl_exact` says which, `kl_note` why an automaton's is estimated).
 """
 
 from __future__ import annotations
@@ -15,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from rnn2dfa.pdfa import exact as exact_sums
 from rnn2dfa.pdfa.automaton import PDFA, word_log_probs
-from rnn2dfa.pdfa.exact import ProductTooLarge, kl_divergence
+from rnn2dfa.pdfa.exact import kl_divergence, product_fits
 from rnn2dfa.pdfa.metrics import Scores, score
 from rnn2dfa.words import Word
 
@@ -40,6 +43,8 @@ class Comparison:
     truth: str | None
     kl_samples: int | None
     rows: list[Scores] = field(default_factory=list)
+    #: why the KL of some automata is estimated rather than exact (None: it is not)
+    kl_note: str | None = None
 
     def row(self, name: str) -> Scores:
         return next(r for r in self.rows if r.model == name)
@@ -97,6 +102,7 @@ def compare(
         kl_truth_logp = truth.log_probs(kl_words)
     out = Comparison(len(words), sum(len(w) + 1 for w in words), truth_name,
                      kl_samples if kl_words is not None else None)
+    too_large: list[str] = []  # automata whose product with the truth may not fit
     for c in candidates:
         dists = c.model.prefix_distributions(words)
         s = score(c.name, dists, words, eos, states=c.states,
@@ -114,11 +120,13 @@ def compare(
                     if len(words) else 0.0
         if truth is not None:
             exact = None
-            if isinstance(c.model, PDFA):
-                try:
+            if c.model is truth:
+                exact = 0.0  # KL(P || P), whatever P's size
+            elif isinstance(c.model, PDFA):
+                if product_fits(truth, c.model):
                     exact = kl_divergence(truth, c.model)
-                except ProductTooLarge:  # a large truth: estimated on its sampled words
-                    exact = None
+                else:  # a large truth: estimated on its sampled words, no product built
+                    too_large.append(c.name)
             if exact is not None:
                 s.kl_truth, s.kl_exact = exact, True
             else:
@@ -129,4 +137,9 @@ def compare(
                 logq = word_log_probs(c.model.prefix_distributions(kl_words), kl_words, eos)
                 s.kl_truth, s.kl_exact = float(np.mean(kl_truth_logp - logq)), False
         out.rows.append(s)
+    if too_large and truth is not None:
+        whose = "its" if len(too_large) == 1 else "their"
+        out.kl_note = (f"KL of {', '.join(too_large)} estimated: {whose} product with the "
+                       f"{truth.n_states:,}-state truth may exceed "
+                       f"{exact_sums.MAX_PRODUCT_STATES:,} state pairs")
     return out

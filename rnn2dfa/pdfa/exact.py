@@ -15,10 +15,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from rnn2dfa.errors import AlphabetError
+from rnn2dfa.limits import MAX_PRODUCT_STATES
 from rnn2dfa.pdfa.automaton import PDFA
-
-#: Product states beyond this are not expanded (memory bound before the solve).
-MAX_PRODUCT_STATES = 2_000_000
 
 
 class ProductTooLarge(ValueError):
@@ -35,53 +33,73 @@ class Product:
     succ: np.ndarray  # (m, k) index of the successor pair on each symbol, -1 if P_p(a) = 0
 
 
+def product_fits(p: PDFA, q: PDFA) -> bool:
+    """Whether the product of `p` and `q` surely stays within MAX_PRODUCT_STATES pairs (it
+    has at most n_p * n_q): decided before any work, so that a sum that cannot be exact is
+    estimated at once instead of after a product built in vain."""
+    return p.n_states * q.n_states <= MAX_PRODUCT_STATES
+
+
 def _check(p: PDFA, q: PDFA) -> None:
     if tuple(p.alphabet) != tuple(q.alphabet):
         raise AlphabetError(f"different alphabets: {list(p.alphabet)} and {list(q.alphabet)}")
 
 
+class _PairIndex:
+    """Pair code (p * n_q + q) -> pair number: a dense array when every code fits
+    MAX_PRODUCT_STATES (16 MB at most), else a dict (the diagonal of one large PDFA)."""
+
+    def __init__(self, size: int) -> None:
+        self.dense = np.full(size, -1, dtype=np.int64) if size <= MAX_PRODUCT_STATES else None
+        self.map: dict[int, int] = {}
+
+    def get(self, codes: np.ndarray) -> np.ndarray:
+        if self.dense is not None:
+            return self.dense[codes]
+        m = self.map
+        return np.fromiter((m.get(c, -1) for c in codes.tolist()), dtype=np.int64,
+                           count=codes.size)
+
+    def set(self, codes: np.ndarray, ids: np.ndarray) -> None:
+        if self.dense is not None:
+            self.dense[codes] = ids
+        else:
+            self.map.update(zip(codes.tolist(), ids.tolist(), strict=True))
+
+
 def product(p: PDFA, q: PDFA) -> Product:
-    """Breadth-first over pairs, one numpy step per layer (all pairs of a layer at once)."""
+    """Breadth-first over pairs, one numpy step per layer (all pairs of a layer at once);
+    pairs are numbered in the order they are first met (layer, then pair, then symbol)."""
     _check(p, q)
     k = p.n_symbols
     nq = q.n_states
-    index: dict[int, int] = {}
-    left: list[int] = []
-    right: list[int] = []
+    index = _PairIndex(p.n_states * nq)
+    index.set(np.array([p.start * nq + q.start]), np.array([0]))
+    lefts, rights = [np.array([p.start])], [np.array([q.start])]
+    n = 1
     succ_rows: list[np.ndarray] = []
-    code0 = p.start * nq + q.start
-    index[code0] = 0
-    left.append(p.start)
-    right.append(q.start)
-    frontier = np.array([0])
+    frontier_p, frontier_q = lefts[0], rights[0]
     live = p.probabilities[:, :k] > 0
-    while frontier.size:
-        lp = np.array(left)[frontier]
-        rq = np.array(right)[frontier]
-        tp = p.transitions[lp]  # (f, k)
-        tq = q.transitions[rq]
-        codes = tp * nq + tq
-        rows = np.full((frontier.size, k), -1, dtype=np.int64)
-        new: list[int] = []
-        for i in range(frontier.size):
-            for a in range(k):
-                if not live[lp[i], a]:
-                    continue
-                c = int(codes[i, a])
-                j = index.get(c)
-                if j is None:
-                    j = len(left)
-                    index[c] = j
-                    left.append(int(tp[i, a]))
-                    right.append(int(tq[i, a]))
-                    new.append(j)
-                    if len(left) > MAX_PRODUCT_STATES:
-                        raise ProductTooLarge(
-                            f"product automaton beyond {MAX_PRODUCT_STATES} states")
-                rows[i, a] = j
-        succ_rows.append(rows)
-        frontier = np.array(new, dtype=np.int64)
-    return Product(np.array(left), np.array(right), np.concatenate(succ_rows, axis=0))
+    while frontier_p.size:
+        tp = p.transitions[frontier_p]  # (f, k)
+        tq = q.transitions[frontier_q]
+        pos = np.flatnonzero(live[frontier_p].ravel())  # (pair, symbol) P can take
+        codes = (tp * nq + tq).ravel()[pos]
+        ids = index.get(codes)
+        fresh, first = np.unique(codes[ids < 0], return_index=True)
+        fresh = fresh[np.argsort(first)]  # new pairs in the order they are met
+        if n + fresh.size > MAX_PRODUCT_STATES:
+            raise ProductTooLarge(f"product automaton beyond {MAX_PRODUCT_STATES} states")
+        index.set(fresh, np.arange(n, n + fresh.size))
+        n += fresh.size
+        rows = np.full(tp.size, -1, dtype=np.int64)
+        rows[pos] = index.get(codes)
+        succ_rows.append(rows.reshape(-1, k))
+        frontier_p, frontier_q = fresh // nq, fresh % nq
+        lefts.append(frontier_p)
+        rights.append(frontier_q)
+    return Product(np.concatenate(lefts), np.concatenate(rights),
+                   np.concatenate(succ_rows, axis=0))
 
 
 def expected_visits(p: PDFA, prod: Product, tol: float = 1e-13,
