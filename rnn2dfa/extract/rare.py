@@ -25,7 +25,7 @@ import torch
 
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor, state_space
-from rnn2dfa.models.minsky import OneHotView
+from rnn2dfa.models.index_view import OneHotView
 from rnn2dfa.words import Word
 
 #: An answer under this share of uniform words is searched for.
@@ -43,7 +43,7 @@ class RareSearch:
 
 
 def _compact(model: Any) -> Any:
-    """A compiled network's view on unit indices (`models.minsky.OneHotView`), or None."""
+    """A compiled network's view on unit indices (`models.index_view.OneHotView`), or None."""
     view = getattr(model, "compact_view", None)
     return view() if callable(view) else None
 
