@@ -333,7 +333,8 @@ def main() -> None:
     methods = []
     for m in [m.strip() for m in args.methods.split(",") if m.strip()]:
         try:
-            get_method(m)
+            if m != "default":  # extract's own choice (no method named)
+                get_method(m)
             methods.append(m)
         except InputError as exc:
             print(f"note: method {m} skipped ({exc})")

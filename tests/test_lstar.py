@@ -147,7 +147,8 @@ def test_state_cap_stops_early() -> None:
 
 
 def test_counting_network_is_diagnosed_as_not_finite_state() -> None:
-    result = extract_lstar(BalancedCounter(), oracle="both", time_limit=1.5)
+    # stopped by a state cap, not the clock: the same rounds on a loaded machine
+    result = extract_lstar(BalancedCounter(), oracle="both", time_limit=120, max_states=30)
     assert not result.finished
     assert len(result.hypothesis_sizes) >= 6
     assert "not look finite-state" in (result.message or "")
