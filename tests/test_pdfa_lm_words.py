@@ -246,6 +246,44 @@ def test_a_bidirectional_module_is_read_in_one_pass_only_when_that_is_exact(kw, 
     assert ("one pass per word" in lm.sampling_path or "step" in lm.sampling_path) == fast
 
 
+class BiCell(nn.Module):
+    """Other layouts of one bidirectional layer: an LSTM or tanh RNN, time-major, and one
+    whose every position also reads the layer's final states (not exact per token)."""
+
+    def __init__(self, cell: str, reads_final: bool = False) -> None:
+        super().__init__()
+        torch.manual_seed(4)
+        self.emb = nn.Embedding(6, 8)
+        self.rnn = {"lstm": nn.LSTM, "rnn": nn.RNN}[cell](8, 16, bidirectional=True)
+        self.head = nn.Linear(32, 5)
+        self.reads_final = reads_final
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out, state = self.rnn(self.emb(x).transpose(0, 1))
+        out = out.transpose(0, 1)
+        if self.reads_final:
+            h = state[0] if isinstance(state, tuple) else state
+            out = out + torch.cat([h[0], h[1]], dim=-1)[:, None]
+        return self.head(out)
+
+
+@pytest.mark.parametrize("cell, reads_final", [("lstm", False), ("rnn", False),
+                                               ("lstm", True), ("rnn", True)])
+def test_other_bidirectional_layers_in_one_pass_only_when_exact(cell, reads_final) -> None:
+    def make() -> NextSymbolLM:
+        return NextSymbolLM(BiCell(cell, reads_final), alphabet=["a", "b", "c"],
+                            token_ids=[2, 3, 4], start_token=0, end_token=1, pad_token=5,
+                            causal=False)
+
+    lm, slow = make(), prefix_passes(make())
+    words = slow.sample(30, np.random.default_rng(2), 10)
+    got, want = lm.prefix_distributions_lost(words), slow.prefix_distributions_lost(words)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6, atol=1e-9)
+    assert lm.sample(30, np.random.default_rng(2), 10) == words
+    assert ("step" in lm.sampling_path) == (not reads_final), lm.sampling_path
+
+
 def test_a_head_gives_the_first_symbols_as_the_teacher_does() -> None:
     from rnn2dfa.pdfa.tree_merge import head_nodes, with_head
 
