@@ -69,6 +69,8 @@ def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
         from rnn2dfa.models.labeller import MachineLabeller
 
         return LoadedAcceptor(MachineLabeller(model), {}, "in-memory machine", "")
+    if callable(getattr(model, "next_table", None)):  # a language model: NextSymbolLM, a PDFA
+        return LoadedAcceptor(model, {}, "in-memory language model", "")
     names = _alphabet(alphabet)
     ids = token_id_list(token_ids)
     if _is_plain_module(model):

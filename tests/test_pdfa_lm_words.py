@@ -120,6 +120,35 @@ def test_the_users_words_are_what_the_choice_reads() -> None:
     assert kl_on(lm, given.automaton, words) <= kl_on(lm, sampled.automaton, words) + 1e-3
 
 
+def test_the_library_entry_takes_the_users_words(monkeypatch) -> None:
+    # rnn2dfa.extract(language model, "wlstar", words=[...]) runs what `pdfa-extract
+    # --words` runs (methods.extract_pdfa, the method's registered run), with those words
+    # as index tuples
+    from dataclasses import replace
+
+    import rnn2dfa
+    from rnn2dfa.pdfa import methods
+
+    seen = []
+    spec = methods.PDFA_METHODS["wlstar"]
+
+    def spy(teacher, options, progress):
+        seen.append(options.words)
+        return spec.run(teacher, options, progress)
+
+    monkeypatch.setitem(methods.PDFA_METHODS, "wlstar", replace(spec, run=spy))
+    lm = counter_lm()
+    words = deep_words(40, seed=5)
+    res = rnn2dfa.extract(lm, "wlstar", words=["".join("ab"[s] for s in w) for w in words],
+                          time_limit=None, target=None, check_words=100, fit_words=500)
+    assert seen == [tuple(words)]
+    held = res.stats["held_out"]
+    assert held["words"] == "given" and held["sequences"] == 40
+    assert held["prefixes"] == sum(len(w) + 1 for w in words)
+    assert held["kl"] == pytest.approx(kl_on(lm, res.automaton, words), abs=2e-6)
+    assert "of your sequences" in res.message
+
+
 def test_pdfa_extract_words_on_the_command_line(tmp_path) -> None:
     truth = random_pdfa(6, 3, concentration=0.3, seed=4)
     src = tmp_path / "truth.json"

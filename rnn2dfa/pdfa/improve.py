@@ -6,7 +6,8 @@ choice (`occam.Curve`): a larger fitting sample (when the limit had shrunk it: e
 distribution the teacher's mean over more prefixes, the n-gram bar refitted on it too, the
 state-merging learner on the larger tree), the state-merging learner at finer tolerances and
 on rarer prefixes, the contexts of longer n-grams with the teacher's distributions, and the
-most faithful hypothesis merged at finer tolerances. Steps are made lazily (a later one sees
+most faithful hypothesis merged at finer tolerances (each family only when the run has its
+learner on: `tree_merging`, `contexts`, `merge`). Steps are made lazily (a later one sees
 what an earlier one grew) and none is started when the limit is near. `spend` records what
 was tried, per family, for the result's stats.
 """

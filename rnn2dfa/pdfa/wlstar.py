@@ -693,15 +693,15 @@ def wlstar(
                 " (rarer prefixes)", tolerances=imp.RARE_TOLERANCES,
                 min_count=imp.RARE_COUNT))
         cap = None if max_states is None else 4 * max_states
-        for n in imp.LONGER_CONTEXTS:
-            def contexts(n: int = n) -> PDFA | None:
+        for n in imp.LONGER_CONTEXTS if contexts else ():
+            def contexts_of(n: int = n) -> PDFA | None:
                 assert fit is not None
                 try:
                     g = ngram_pdfa(fit[0], alphabet, n)
                 except InputError:
                     return None
                 return g if cap is None or g.n_states <= cap else None
-            yield imp.Step("n-gram contexts", f"{n}-gram contexts", contexts)
+            yield imp.Step("n-gram contexts", f"{n}-gram contexts", contexts_of)
 
         def finer_merges() -> list[tuple[str, PDFA]]:
             assert curve is not None and fit is not None
@@ -714,7 +714,8 @@ def wlstar(
                 if g.n_states < base.n_states:
                     out.append((f"the best merged at {at:g}", g))
             return out
-        yield imp.Step("merging", "", finer_merges)
+        if merge:
+            yield imp.Step("merging", "", finer_merges)
 
     grow_rng = np.random.default_rng([seed, 26])
     order: list[Word] = []
@@ -976,16 +977,19 @@ def wlstar(
             if not t.baseline:
                 sizes_seen[t.states] = min(sizes_seen.get(t.states, np.inf), t.score)
         stats["curve"] = [[s, round(v, 6)] for s, v in sorted(sizes_seen.items())]
-        bar_t = min((t for t in curve.trials if t.baseline), key=lambda t: (t.score, t.states),
+        # the bar the choice read: the best n-gram within the caps (a better one beyond
+        # them is named apart: it was no candidate)
+        bar_t = choice.baseline
+        any_t = min((t for t in curve.trials if t.baseline), key=lambda t: (t.score, t.states),
                     default=None)
         what = "KL to the teacher" if criterion == "kl" else "log-loss"
         bar = ("" if bar_t is None else
-               f"the best n-gram ({bar_t.how.split(' ')[0]}, {what} {bar_t.score:.4f} nats per "
-               "symbol)")
+               f"the best n-gram within the caps ({bar_t.how.split(' ')[0]}, {bar_t.states:,} "
+               f"states, {what} {bar_t.score:.4f} nats per symbol)")
         if kept.baseline:
-            how = (f"no hypothesis reached {bar} (the best hypothesis: {best.states} states, "
-                   f"{best.score:.4f}): kept the better of the two, the "
-                   f"{kept.how.split(' ')[0]} model (an n-gram model as a PDFA)")
+            how = (f"the {kept.how.split(' ')[0]} model (an n-gram model as a PDFA): no "
+                   f"hypothesis reached {bar} (the best hypothesis: {best.states} states, "
+                   f"{best.score:.4f}), and the n-gram is the better of the two")
         elif choice.beaten:
             how = f"no hypothesis reached {bar}: kept the better of the two, the best hypothesis"
         elif select == "occam" and kept.index != best.index:
@@ -1015,6 +1019,11 @@ def wlstar(
                        + message)
         else:
             message = f"stopped unfinished: {stop_reason}; " + message
+        if any_t is not None and any_t.score < kept.score and \
+                (bar_t is None or any_t.index != bar_t.index):
+            message += (f"; a larger n-gram beyond the caps ({any_t.how.split(' ')[0]}, "
+                        f"{any_t.states:,} states, {any_t.numbers:,} numbers) is closer: {what} "
+                        f"{any_t.score:.4f}")
         if improvement is not None and improvement["tried"]:
             message += (f"; the time left went to {len(improvement['tried'])} more candidates ("
                         + ", ".join(f"{n} {f}" for f, n in improvement["families"].items())
