@@ -573,8 +573,18 @@ def wlstar(
 
     def fitted(h: PDFA) -> PDFA:
         """`h` with each state's distribution the teacher's mean over the fitting prefixes
-        reaching it (states reached fewer than 5 times keep theirs)."""
-        return h if fit is None else h.refit(fit[0], fit[1], min_count=5)
+        reaching it (states reached fewer than 5 times keep theirs), and the empty prefix a
+        state of its own when the start's mean is not the teacher's distribution there
+        (`tree_merge.with_start`: the first factor of every word's probability exact)."""
+        if fit is None:
+            return h
+        from rnn2dfa.pdfa.tree_merge import with_start
+
+        g = h.refit(fit[0], fit[1], min_count=5)
+        if len(fit[0]) == 0:
+            return g
+        u = with_start(g, fit[1][0], distance, smooth)  # flat row 0: the first word's ε
+        return g if u is g else u.refit(fit[0], fit[1], min_count=5)  # the rest without ε
 
     def consider(h: PDFA, how: str, family: str = "weighted L*") -> Trial | None:
         """Score the fitted `h` on the held-out sequences (Occam's curve)."""
