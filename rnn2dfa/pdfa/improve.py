@@ -56,6 +56,22 @@ class Tried:
                 "score": round(self.score, 6), "seconds": round(self.seconds, 3)}
 
 
+def paced(out_of_time: Callable[[float], bool]) -> Callable[[], bool]:
+    """A no-argument time check that keeps twice the longest gap between its calls in hand
+    (the work between two checks, a step or a clustering, is about as long as the last
+    one: a check with `need=0` let a fine clustering start a few seconds before the limit
+    and end 11 s past it, measured)."""
+    last = [time.perf_counter(), 0.0]
+
+    def check() -> bool:
+        now = time.perf_counter()
+        last[1] = max(last[1], now - last[0])
+        last[0] = now
+        return out_of_time(2.0 * last[1])
+
+    return check
+
+
 def spend(steps: Iterable[Step], consider: Callable[[Any, str, str], Any],
           out_of_time: Callable[[], bool]) -> dict[str, Any]:
     """Make and score each step's hypotheses (`consider(model, how, family)` returns the

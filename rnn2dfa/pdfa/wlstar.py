@@ -661,7 +661,7 @@ def wlstar(
             assert fit is not None
             return [(f"state merging at {at:g}{suffix}", g) for at, g in tree_hypotheses(
                 fit[0], fit[1], alphabet, distance=distance, smoothing=smooth,
-                max_states=max_states, out_of_time=out_of_time, **kw)]
+                max_states=max_states, out_of_time=imp.paced(out_of_time), **kw)]
 
         def answers() -> list[Trial]:
             assert curve is not None
@@ -881,9 +881,9 @@ def wlstar(
     improvement: dict[str, Any] | None = None
     if curve is not None and fit is not None and not out_of_time():
         # the time left, on candidates of other families (`improve.py`), the same choice
-        from rnn2dfa.pdfa.improve import spend
+        from rnn2dfa.pdfa.improve import paced, spend
 
-        improvement = spend(improvement_steps(), consider, out_of_time)
+        improvement = spend(improvement_steps(), consider, paced(out_of_time))
     last_states = hyp.n_states
     kept: Trial | None = None
     choice = None
