@@ -75,13 +75,13 @@ def test_the_start_gets_the_teachers_exact_distribution_by_hand() -> None:
 
 
 def test_a_merged_start_is_unrolled_in_the_answer() -> None:
-    # the start's row differs from the other state's by 0.05 at most: a fixed absolute
-    # tolerance of 0.1 merges them; the answer still gives the empty word the truth's 0.2
+    # the start's row differs from the other state's by 0.09 at most: a fixed absolute
+    # tolerance of 0.1 merges them; the answer still gives the empty word the truth's 0.21
     truth = PDFA(("a", "b"), np.array([[1, 1], [1, 1]]),
-                 np.array([[0.5, 0.3, 0.2], [0.45, 0.3, 0.25]]), 0)
+                 np.array([[0.45, 0.34, 0.21], [0.4, 0.3, 0.3]]), 0)
     got = wlstar(truth, tolerance=0.1, distance="absolute", target=None, contexts=(),
                  baselines=(), merge=False, tree_merging=False, seed=0, check_words=300,
                  fit_words=2000)
     assert got.pdfa.n_states == 2
-    assert np.exp(got.pdfa.log_probs([()]))[0] == pytest.approx(0.2, rel=1e-9)
+    assert np.exp(got.pdfa.log_probs([()]))[0] == pytest.approx(0.21, rel=1e-9)
     assert kl_divergence(truth, got.pdfa) < 1e-3

@@ -583,7 +583,7 @@ def wlstar(
         g = h.refit(fit[0], fit[1], min_count=5)
         if len(fit[0]) == 0:
             return g
-        u = with_start(g, fit[1][0], distance, smooth)  # flat row 0: the first word's ε
+        u = with_start(g, fit[1][0])  # flat row 0: the first word's ε
         return g if u is g else u.refit(fit[0], fit[1], min_count=5)  # the rest without ε
 
     def consider(h: PDFA, how: str, family: str = "weighted L*") -> Trial | None:
