@@ -31,7 +31,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.pdfa.automaton import PDFA, Prefixes, flat_positions
 from rnn2dfa.pdfa.merge import DISTANCES, linf, merge_states, scaled, smoothing_for
 from rnn2dfa.pdfa.metrics import NEAR_TIE
-from rnn2dfa.pdfa.occam import CRITERIA, SELECT_MODES, Curve, Trial, held_out
+from rnn2dfa.pdfa.occam import CRITERIA, SELECT_MODES, Curve, Trial, held_out, pdfa_numbers
 from rnn2dfa.pdfa.teacher import LanguageModel
 from rnn2dfa.words import Word, pad_words
 
@@ -584,7 +584,10 @@ def wlstar(
         if len(fit[0]) == 0:
             return g
         u = with_start(g, fit[1][0])  # flat row 0: the first word's ε
-        return g if u is g else u.refit(fit[0], fit[1], min_count=5)  # the rest without ε
+        if u is g or (max_states is not None and u.n_states > max_states) or \
+                (max_numbers is not None and pdfa_numbers(u) > max_numbers):
+            return g  # (the caps hold: a candidate within them stays within them)
+        return u.refit(fit[0], fit[1], min_count=5)  # the rest without ε
 
     def consider(h: PDFA, how: str, family: str = "weighted L*") -> Trial | None:
         """Score the fitted `h` on the held-out sequences (Occam's curve)."""
