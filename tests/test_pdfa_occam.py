@@ -51,7 +51,7 @@ def test_a_flat_pdfa_gets_its_structure(seed) -> None:
     # n-gram, or a context automaton, would be kept instead; so would a hypothesis of the
     # state-merging learner)
     # (and the empty prefix a state of its own, holding the truth's first distribution,
-    # which differs from the rest by more than 10%: `tree_merge.with_start`)
+    # which differs from the rest by more than 3%: `tree_merge.with_start`)
     one = wlstar(truth, distance="absolute", baselines=(), contexts=(), tree_merging=False,
                  seed=seed)
     assert one.pdfa.n_states == 2
