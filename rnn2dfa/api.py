@@ -52,7 +52,8 @@ def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
     symbols) giving one logit each is a batch classifier over `alphabet`. `time_limit`:
     seconds one call into the user's code (the function, the module's forward in the
     check) may take, as the command line's --time-limit with --acceptor (None: the guard's
-    default, `limits.USER_CALL_SECONDS`)."""
+    default, `limits.USER_CALL_SECONDS`). A language model (`NextSymbolLM`, a PDFA) is
+    taken as it is (the PDFA methods; `words=` as `pdfa-extract --words`)."""
     from rnn2dfa.models.loading import LoadedAcceptor
 
     if isinstance(model, LoadedAcceptor):
@@ -66,6 +67,8 @@ def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
         from rnn2dfa.models.loading import posing
 
         return posing(model, "in-memory DFA" if kind == "dfa" else "in-memory machine")
+    if callable(getattr(model, "next_table", None)):  # a language model: NextSymbolLM, a PDFA
+        return LoadedAcceptor(model, {}, "in-memory language model", "")
     names = _alphabet(alphabet)
     ids = token_id_list(token_ids)
     if _is_plain_module(model):

@@ -120,6 +120,35 @@ def test_the_users_words_are_what_the_choice_reads() -> None:
     assert kl_on(lm, given.automaton, words) <= kl_on(lm, sampled.automaton, words) + 1e-3
 
 
+def test_the_library_entry_takes_the_users_words(monkeypatch) -> None:
+    # rnn2dfa.extract(language model, "wlstar", words=[...]) runs what `pdfa-extract
+    # --words` runs (methods.extract_pdfa, the method's registered run), with those words
+    # as index tuples
+    from dataclasses import replace
+
+    import rnn2dfa
+    from rnn2dfa.pdfa import methods
+
+    seen = []
+    spec = methods.PDFA_METHODS["wlstar"]
+
+    def spy(teacher, options, progress):
+        seen.append(options.words)
+        return spec.run(teacher, options, progress)
+
+    monkeypatch.setitem(methods.PDFA_METHODS, "wlstar", replace(spec, run=spy))
+    lm = counter_lm()
+    words = deep_words(40, seed=5)
+    res = rnn2dfa.extract(lm, "wlstar", words=["".join("ab"[s] for s in w) for w in words],
+                          time_limit=None, target=None, check_words=100, fit_words=500)
+    assert seen == [tuple(words)]
+    held = res.stats["held_out"]
+    assert held["words"] == "given" and held["sequences"] == 40
+    assert held["prefixes"] == sum(len(w) + 1 for w in words)
+    assert held["kl"] == pytest.approx(kl_on(lm, res.automaton, words), abs=2e-6)
+    assert "of your sequences" in res.message
+
+
 def test_pdfa_extract_words_on_the_command_line(tmp_path) -> None:
     truth = random_pdfa(6, 3, concentration=0.3, seed=4)
     src = tmp_path / "truth.json"
@@ -244,6 +273,44 @@ def test_a_bidirectional_module_is_read_in_one_pass_only_when_that_is_exact(kw, 
     assert lm.sample(40, np.random.default_rng(1), 12) == words
     assert ("step" in lm.sampling_path) == fast, lm.sampling_path
     assert ("one pass per word" in lm.sampling_path or "step" in lm.sampling_path) == fast
+
+
+class BiCell(nn.Module):
+    """Other layouts of one bidirectional layer: an LSTM or tanh RNN, time-major, and one
+    whose every position also reads the layer's final states (not exact per token)."""
+
+    def __init__(self, cell: str, reads_final: bool = False) -> None:
+        super().__init__()
+        torch.manual_seed(4)
+        self.emb = nn.Embedding(6, 8)
+        self.rnn = {"lstm": nn.LSTM, "rnn": nn.RNN}[cell](8, 16, bidirectional=True)
+        self.head = nn.Linear(32, 5)
+        self.reads_final = reads_final
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out, state = self.rnn(self.emb(x).transpose(0, 1))
+        out = out.transpose(0, 1)
+        if self.reads_final:
+            h = state[0] if isinstance(state, tuple) else state
+            out = out + torch.cat([h[0], h[1]], dim=-1)[:, None]
+        return self.head(out)
+
+
+@pytest.mark.parametrize("cell, reads_final", [("lstm", False), ("rnn", False),
+                                               ("lstm", True), ("rnn", True)])
+def test_other_bidirectional_layers_in_one_pass_only_when_exact(cell, reads_final) -> None:
+    def make() -> NextSymbolLM:
+        return NextSymbolLM(BiCell(cell, reads_final), alphabet=["a", "b", "c"],
+                            token_ids=[2, 3, 4], start_token=0, end_token=1, pad_token=5,
+                            causal=False)
+
+    lm, slow = make(), prefix_passes(make())
+    words = slow.sample(30, np.random.default_rng(2), 10)
+    got, want = lm.prefix_distributions_lost(words), slow.prefix_distributions_lost(words)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-6, atol=1e-9)
+    assert lm.sample(30, np.random.default_rng(2), 10) == words
+    assert ("step" in lm.sampling_path) == (not reads_final), lm.sampling_path
 
 
 def test_a_head_gives_the_first_symbols_as_the_teacher_does() -> None:

@@ -121,6 +121,7 @@ class Trial:
     numbers: int = 0  # `pdfa_numbers`
     baseline: bool = False  # an n-gram baseline, not a hypothesis
     criterion: str = "log_loss"  # what `score` reads (`Curve.criterion`)
+    family: str = ""  # the learner that made it ("weighted L*", "state merging", ...)
 
     @property
     def score(self) -> float:
@@ -167,7 +168,7 @@ class Curve:
     criterion: str = "log_loss"  # CRITERIA: what the paired test and the bar compare
 
     def add(self, model: Any, *, tolerance: float, how: str, seconds: float,
-            baseline: bool = False) -> Trial:
+            baseline: bool = False, family: str = "") -> Trial:
         """Score `model` (anything with `prefix_distributions` and `n_states`)."""
         dists = model.prefix_distributions(self.held.words)
         loss, kl = self.held.per_sequence(dists)
@@ -178,7 +179,7 @@ class Curve:
                   wer(dists, self.held.teacher), ndcg5(dists, self.held.teacher), differ, ties,
                   seconds, wer_beyond_ties(dists, self.held.teacher, self.near_tie),
                   ndcg5_beyond_ties(dists, self.held.teacher, self.near_tie),
-                  pdfa_numbers(model), baseline, self.criterion)
+                  pdfa_numbers(model), baseline, self.criterion, family)
         per_seq = kl if self.criterion == "kl" else loss
         self.trials.append(t)
         if baseline:

@@ -677,33 +677,69 @@ class _LastTokenBackward:
     """A module whose one recurrent layer is a single-layer bidirectional nn.RNN/LSTM/GRU:
     after a prefix alone, that layer's output at the last position is its forward
     direction's output there (causal: the same inside a longer word) beside its backward
-    direction's after reading that one token from the zero state. A forward hook puts the
-    latter in place at every position (the layer re-run on each token as a sequence of
-    one), so the module's output at position t is its output on the prefix ending there."""
+    direction's after reading that one token from the zero state. While installed, the
+    layer's forward is replaced by one that runs the forward direction over the whole
+    sequence and the backward direction on every token alone (one step over all tokens at
+    once), so the module's output at position t is its output on the prefix ending there:
+    every prefix from one pass, without the backward direction's pass over the whole
+    sequence that the prefixes never read (half the recurrent work; profiled: the two full
+    directions plus a re-run of both on single tokens cost twice the one-directional
+    network). The final backward state returned is the first token's alone, not the whole
+    sequence's: a module that reads it disagrees with its prefix passes, and the path is not
+    used (`NextSymbolLM._prefix_path` checks)."""
+
+    _RUN = {"GRU": torch.gru, "LSTM": torch.lstm, "RNN_TANH": torch.rnn_tanh,
+            "RNN_RELU": torch.rnn_relu}
 
     def __init__(self, layer: torch.nn.RNNBase) -> None:
         self.layer = layer
-        self.busy = False
 
-    def hook(self, mod: Any, args: tuple[Any, ...], output: Any) -> Any:
-        if self.busy:
-            return None
-        x = args[0]
+    def _params(self, suffix: str) -> list[torch.Tensor]:
+        names = ["weight_ih_l0", "weight_hh_l0"] + \
+            (["bias_ih_l0", "bias_hh_l0"] if self.layer.bias else [])
+        return [getattr(self.layer, n + suffix) for n in names]
+
+    def _run(self, x: torch.Tensor, hx: Any, suffix: str) -> tuple[torch.Tensor, Any]:
+        """One direction over (batch, time, features) `x` from `hx`: output and final
+        state(s) (LSTM: (h, c))."""
+        mod = self.layer
+        args = (self._params(suffix), mod.bias, 1, 0.0, False, False, True)
+        if mod.mode == "LSTM":
+            out, h, c = torch.lstm(x, hx, *args)
+            return out, (h, c)
+        out, h = self._RUN[mod.mode](x, hx, *args)
+        return out, h
+
+    def forward(self, x: Any, hx: Any = None) -> tuple[torch.Tensor, Any]:
+        mod = self.layer
         if not isinstance(x, torch.Tensor) or x.dim() != 3:
             raise TypeError("the bidirectional layer's input is not a (batch, time, features) "
                             "tensor")
-        a, b = x.shape[0], x.shape[1]
-        self.busy = True
-        try:
-            if mod.batch_first:
-                single = mod(x.reshape(a * b, 1, x.shape[2]))[0].reshape(a, b, -1)
-            else:
-                single = mod(x.reshape(1, a * b, x.shape[2]))[0].reshape(a, b, -1)
-        finally:
-            self.busy = False
-        out = output[0]
-        half = out.shape[-1] // 2
-        return (torch.cat([out[..., :half], single[..., half:]], dim=-1), *output[1:])
+        if getattr(mod, "proj_size", 0) or mod.mode not in self._RUN:
+            raise TypeError("a projected or unknown recurrent layer")
+        xb = x if mod.batch_first else x.transpose(0, 1)
+        b, t, f = xb.shape
+        lstm = mod.mode == "LSTM"
+        zero = xb.new_zeros(1, b, mod.hidden_size)
+        if hx is None:
+            first: Any = (zero, zero) if lstm else zero
+        else:
+            first = (hx[0][:1], hx[1][:1]) if lstm else hx[:1]
+        out_f, state_f = self._run(xb.contiguous(), first, "")
+        z = xb.new_zeros(1, b * t, mod.hidden_size)
+        out_b, state_b = self._run(xb.reshape(b * t, 1, f), (z, z) if lstm else z, "_reverse")
+        out = torch.cat([out_f, out_b.reshape(b, t, -1)], dim=-1)
+        if not mod.batch_first:
+            out = out.transpose(0, 1)
+
+        def first_token(s: torch.Tensor) -> torch.Tensor:  # (1, b * t, h) -> (1, b, h)
+            return s.reshape(1, b, t, -1)[:, :, 0]
+
+        if lstm:
+            h = torch.cat([state_f[0], first_token(state_b[0])])
+            c = torch.cat([state_f[1], first_token(state_b[1])])
+            return out, (h, c)
+        return out, torch.cat([state_f, first_token(state_b)])
 
 
 class _BackwardReset(_LayerStates):
@@ -737,12 +773,14 @@ class _BackwardReset(_LayerStates):
 @contextmanager
 def _installed(path: _LastTokenBackward | None) -> Iterator[None]:
     """`path`'s hook on its layer while inside (None: nothing)."""
-    handle = None if path is None else path.layer.register_forward_hook(path.hook)
+    if path is None:
+        yield
+        return
+    path.layer.forward = path.forward  # type: ignore[method-assign]
     try:
         yield
     finally:
-        if handle is not None:
-            handle.remove()
+        del path.layer.forward
 
 
 def load_user_lm(spec: str) -> NextSymbolLM:

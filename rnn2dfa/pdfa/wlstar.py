@@ -20,9 +20,10 @@ whole sample of words with one `prefix_distributions` call each.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,9 +31,12 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.pdfa.automaton import PDFA, Prefixes, flat_positions
 from rnn2dfa.pdfa.merge import DISTANCES, linf, merge_states, scaled, smoothing_for
 from rnn2dfa.pdfa.metrics import NEAR_TIE
-from rnn2dfa.pdfa.occam import CRITERIA, SELECT_MODES, Curve, Trial, held_out
+from rnn2dfa.pdfa.occam import CRITERIA, SELECT_MODES, Curve, Trial, held_out, pdfa_numbers
 from rnn2dfa.pdfa.teacher import LanguageModel
 from rnn2dfa.words import Word, pad_words
+
+if TYPE_CHECKING:
+    from rnn2dfa.pdfa.improve import Step
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -523,6 +527,18 @@ def wlstar(
     fit_lost: np.ndarray | None = None
     baseline_stats: list[dict[str, Any]] = []
     context_models: list[PDFA] = []
+    def add_baseline(g: PDFA, order: int, tb: float, note: str = "") -> None:
+        """Score the n-gram `g` as a baseline (a bar; an answer only within the caps)."""
+        assert curve is not None
+        t = curve.add(g, tolerance=0.0, how=f"{order}-gram (baseline{note})",
+                      seconds=time.perf_counter() - t0, baseline=True)
+        baseline_stats.append({"n": order, "states": t.states, "log_loss": round(t.log_loss, 6),
+                               "seconds": round(time.perf_counter() - tb, 3),
+                               **({"fitted_on": len(fit[0])} if note and fit else {})})
+        if (max_states is not None and g.n_states > max_states) or \
+                (max_numbers is not None and t.numbers > max_numbers):
+            curve.baselines[t.index] = None  # beyond the caps: a bar, no answer
+
     if can_sample or user_words is not None:
         # Occam's samples from a stream of their own: learning is unchanged
         occam_rng = np.random.default_rng([seed, 25])
@@ -548,14 +564,7 @@ def wlstar(
                 except InputError:  # too many contexts: the higher orders too
                     break
                 if order in baselines:
-                    t = curve.add(g, tolerance=0.0, how=f"{order}-gram (baseline)",
-                                  seconds=time.perf_counter() - t0, baseline=True)
-                    baseline_stats.append({"n": order, "states": t.states,
-                                           "log_loss": round(t.log_loss, 6),
-                                           "seconds": round(time.perf_counter() - tb, 3)})
-                    if (max_states is not None and g.n_states > max_states) or \
-                            (max_numbers is not None and t.numbers > max_numbers):
-                        curve.baselines[t.index] = None  # beyond the caps: a bar, no answer
+                    add_baseline(g, order, tb)
                 if order in contexts and (cap is None or g.n_states <= cap):
                     context_models.append(g.with_extra(name=f"{order}-gram contexts"))
     if lstar:
@@ -564,15 +573,28 @@ def wlstar(
 
     def fitted(h: PDFA) -> PDFA:
         """`h` with each state's distribution the teacher's mean over the fitting prefixes
-        reaching it (states reached fewer than 5 times keep theirs)."""
-        return h if fit is None else h.refit(fit[0], fit[1], min_count=5)
+        reaching it (states reached fewer than 5 times keep theirs), and the empty prefix a
+        state of its own when the start's mean is not the teacher's distribution there
+        (`tree_merge.with_start`: the first factor of every word's probability exact)."""
+        if fit is None:
+            return h
+        from rnn2dfa.pdfa.tree_merge import with_start
 
-    def consider(h: PDFA, how: str) -> Trial | None:
+        g = h.refit(fit[0], fit[1], min_count=5)
+        if len(fit[0]) == 0:
+            return g
+        u = with_start(g, fit[1][0])  # flat row 0: the first word's ε
+        if u is g or (max_states is not None and u.n_states > max_states) or \
+                (max_numbers is not None and pdfa_numbers(u) > max_numbers):
+            return g  # (the caps hold: a candidate within them stays within them)
+        return u.refit(fit[0], fit[1], min_count=5)  # the rest without ε
+
+    def consider(h: PDFA, how: str, family: str = "weighted L*") -> Trial | None:
         """Score the fitted `h` on the held-out sequences (Occam's curve)."""
         if curve is None:
             return None
         return curve.add(fitted(h), tolerance=tolerance, how=how,
-                         seconds=time.perf_counter() - t0)
+                         seconds=time.perf_counter() - t0, family=family)
 
     def merged(h: PDFA, at: float | None = None, relearn: bool = True,
                name: str = "") -> None:
@@ -595,7 +617,7 @@ def wlstar(
                 if (g.n_states, refine) not in seen:
                     seen.add((g.n_states, refine))
                     consider(g, f"{name}merged at {at * m:g}"
-                                + ("" if refine else " (majority)"))
+                             + ("" if refine else " (majority)"), "merging")
             # weighted L* on the fitted hypothesis itself, a PDFA: minimisation with a
             # tolerance that tells states apart by their futures, not by noisy successors
             budget = min(5.0, 0.25 * (left() - 0.5 * end_reserve))
@@ -609,12 +631,12 @@ def wlstar(
                                margin=margin, confidence=confidence, baselines=(),
                                near_tie=near_tie, seed=seed)
                 if inner.pdfa.n_states < base.n_states:
-                    consider(inner.pdfa, f"{name}relearned at {at * m:g}")
+                    consider(inner.pdfa, f"{name}relearned at {at * m:g}", "merging")
 
     for g in context_models:  # the n-gram contexts with the teacher's distributions
         if out_of_time():
             break
-        consider(g, str(g.extra["name"]))
+        consider(g, str(g.extra["name"]), "n-gram contexts")
         merged(g, CONTEXT_MERGE, relearn=False, name=f"{g.extra['name']} ")
 
     tree_states: list[int] = []
@@ -626,10 +648,89 @@ def wlstar(
                                      smoothing=smooth, max_states=max_states,
                                      out_of_time=out_of_time):
             tree_states.append(g.n_states)
-            consider(g, f"state merging at {at:g}")
+            consider(g, f"state merging at {at:g}", "state merging")
             if not lstar:
                 merged(g, relearn=False, name=f"state merging at {at:g}, ")
 
+    def improvement_steps() -> Iterator[Step]:
+        """What the time left is spent on, made when it is reached (`improve.py`)."""
+        from rnn2dfa.pdfa import improve as imp
+        from rnn2dfa.pdfa.ngram import ngram_pdfa
+        from rnn2dfa.pdfa.tree_merge import tree_hypotheses
+
+        assert curve is not None and fit is not None
+
+        def trees(suffix: str = "", **kw: Any) -> list[tuple[str, PDFA]]:
+            assert fit is not None
+            return [(f"state merging at {at:g}{suffix}", g) for at, g in tree_hypotheses(
+                fit[0], fit[1], alphabet, distance=distance, smoothing=smooth,
+                max_states=max_states, out_of_time=imp.paced(out_of_time), **kw)]
+
+        def answers() -> list[Trial]:
+            assert curve is not None
+            c = curve.choose(select, max_states=max_states, max_numbers=max_numbers)
+            both = [c.trial] + ([c.best] if c.best.index != c.trial.index else [])
+            return [t for t in both if not t.baseline]
+
+        budget = imp.GROW_SHARE * (left() - end_reserve)
+        more = plan.largest(budget, fit_words - len(fit[0])) if plan.pilot else 0
+        if can_sample and len(fit[0]) < fit_words and more and plan.seconds(more) <= budget:
+            def grow() -> list[tuple[str, PDFA]]:
+                # the fitting sample grows: every refit reads more prefixes, the n-gram bar
+                # is refitted on it, the answer so far and the best are refitted
+                nonlocal fit, fit_lost
+                assert fit is not None and curve is not None
+                new = teacher.sample(more, grow_rng, max_length)  # type: ignore[attr-defined]
+                d, lost = _distributions_and_lost(teacher, new)
+                if fit_lost is not None or lost is not None:
+                    fit_lost = np.concatenate([
+                        np.zeros(len(fit[1])) if fit_lost is None else fit_lost,
+                        np.zeros(len(d)) if lost is None else lost])
+                fit = (Prefixes(list(fit[0]) + list(new)), np.concatenate([fit[1], d]))
+                for n in baselines:
+                    tb = time.perf_counter()
+                    try:
+                        add_baseline(ngram_pdfa(fit[0], alphabet, n), n, tb,
+                                     f", {len(fit[0]):,} sequences")
+                    except InputError:
+                        break
+                return [(f"{t.how}, refitted on {len(fit[0]):,} sequences", curve.model(t))
+                        for t in answers()]
+            yield imp.Step("larger sample", "refitted", grow)
+            if tree_merging:
+                yield imp.Step("state merging", "", lambda: trees(" (the larger sample)"))
+        if tree_merging:
+            yield imp.Step("state merging", "", lambda: trees(
+                tolerances=imp.FINER_TOLERANCES))
+            yield imp.Step("state merging", "", lambda: trees(
+                " (rarer prefixes)", tolerances=imp.RARE_TOLERANCES,
+                min_count=imp.RARE_COUNT))
+        cap = None if max_states is None else 4 * max_states
+        for n in imp.LONGER_CONTEXTS if contexts else ():
+            def contexts_of(n: int = n) -> PDFA | None:
+                assert fit is not None
+                try:
+                    g = ngram_pdfa(fit[0], alphabet, n)
+                except InputError:
+                    return None
+                return g if cap is None or g.n_states <= cap else None
+            yield imp.Step("n-gram contexts", f"{n}-gram contexts", contexts_of)
+
+        def finer_merges() -> list[tuple[str, PDFA]]:
+            assert curve is not None and fit is not None
+            base = fitted(curve.model(curve.best()))
+            _, visits = base.visit_means(fit[0], fit[1])
+            out = []
+            for at in imp.FINER_MERGES:
+                g = merge_states(base, at, visits, distance=distance, smoothing=smooth,
+                                 split_predictions=split_predictions, refine=True)
+                if g.n_states < base.n_states:
+                    out.append((f"the best merged at {at:g}", g))
+            return out
+        if merge:
+            yield imp.Step("merging", "", finer_merges)
+
+    grow_rng = np.random.default_rng([seed, 26])
     order: list[Word] = []
     reps: list[int] = []
     explored = False
@@ -780,6 +881,12 @@ def wlstar(
                              "(its prefix tree is the model's samples)", param="model")
         hyp = curve.model(curve.best())
         stop_reason = stop_reason or "state merging at every tolerance done"
+    improvement: dict[str, Any] | None = None
+    if curve is not None and fit is not None and not out_of_time():
+        # the time left, on candidates of other families (`improve.py`), the same choice
+        from rnn2dfa.pdfa.improve import paced, spend
+
+        improvement = spend(improvement_steps(), consider, paced(out_of_time))
     last_states = hyp.n_states
     kept: Trial | None = None
     choice = None
@@ -801,7 +908,7 @@ def wlstar(
                 nodes = head_nodes(tree, share)
                 if len(nodes) > 1 and left() > 0.25 * end_reserve:
                     consider(with_head(base, tree, nodes),
-                             f"{t.how}, with a head of {len(nodes)} prefixes")
+                             f"{t.how}, with a head of {len(nodes)} prefixes", "head")
     if curve is not None:
         choice = curve.choose(select, max_states=max_states, max_numbers=max_numbers)
         kept = choice.trial
@@ -851,6 +958,8 @@ def wlstar(
         stats["outside_mass"] = round(float(np.mean(fit_lost)), 6)
     if max_numbers is not None:
         stats["max_numbers"] = max_numbers
+    if improvement is not None:
+        stats["improvement"] = improvement
     if curve is not None and kept is not None and choice is not None:
         best = choice.best
         stats["held_out"] = {"sequences": len(curve.held.words),
@@ -864,7 +973,9 @@ def wlstar(
                              "best_kl": round(best.kl, 6), "criterion": criterion,
                              "words": "given" if user_words is not None else "sampled",
                              "hypotheses_scored": sum(not t.baseline for t in curve.trials),
-                             "last_states": last_states}
+                             "last_states": last_states, "family": kept.family,
+                             "families": dict(Counter(t.family for t in curve.trials
+                                                      if not t.baseline))}
         if choice.baseline is not None or baseline_stats:
             bar = min((t for t in curve.trials if t.baseline),
                       key=lambda t: (t.score, t.states), default=None)
@@ -879,16 +990,19 @@ def wlstar(
             if not t.baseline:
                 sizes_seen[t.states] = min(sizes_seen.get(t.states, np.inf), t.score)
         stats["curve"] = [[s, round(v, 6)] for s, v in sorted(sizes_seen.items())]
-        bar_t = min((t for t in curve.trials if t.baseline), key=lambda t: (t.score, t.states),
+        # the bar the choice read: the best n-gram within the caps (a better one beyond
+        # them is named apart: it was no candidate)
+        bar_t = choice.baseline
+        any_t = min((t for t in curve.trials if t.baseline), key=lambda t: (t.score, t.states),
                     default=None)
         what = "KL to the teacher" if criterion == "kl" else "log-loss"
         bar = ("" if bar_t is None else
-               f"the best n-gram ({bar_t.how.split(' ')[0]}, {what} {bar_t.score:.4f} nats per "
-               "symbol)")
+               f"the best n-gram within the caps ({bar_t.how.split(' ')[0]}, {bar_t.states:,} "
+               f"states, {what} {bar_t.score:.4f} nats per symbol)")
         if kept.baseline:
-            how = (f"no hypothesis reached {bar} (the best hypothesis: {best.states} states, "
-                   f"{best.score:.4f}): kept the better of the two, the "
-                   f"{kept.how.split(' ')[0]} model (an n-gram model as a PDFA)")
+            how = (f"the {kept.how.split(' ')[0]} model (an n-gram model as a PDFA): no "
+                   f"hypothesis reached {bar} (the best hypothesis: {best.states} states, "
+                   f"{best.score:.4f}), and the n-gram is the better of the two")
         elif choice.beaten:
             how = f"no hypothesis reached {bar}: kept the better of the two, the best hypothesis"
         elif select == "occam" and kept.index != best.index:
@@ -918,6 +1032,15 @@ def wlstar(
                        + message)
         else:
             message = f"stopped unfinished: {stop_reason}; " + message
+        if any_t is not None and any_t.score < kept.score and \
+                (bar_t is None or any_t.index != bar_t.index):
+            message += (f"; a larger n-gram beyond the caps ({any_t.how.split(' ')[0]}, "
+                        f"{any_t.states:,} states, {any_t.numbers:,} numbers) is closer: {what} "
+                        f"{any_t.score:.4f}")
+        if improvement is not None and improvement["tried"]:
+            message += (f"; the time left went to {len(improvement['tried'])} more candidates ("
+                        + ", ".join(f"{n} {f}" for f, n in improvement["families"].items())
+                        + ")")
         if fit_lost is not None:
             message += (f"; each state keeps the teacher's mass outside the alphabet "
                         f"({float(np.mean(fit_lost)):.2%} on average)")
