@@ -252,21 +252,24 @@ def with_head(h: PDFA, tree: PrefixTree, nodes: np.ndarray) -> PDFA:
 START_TOLERANCE = 0.03
 
 
-def with_start(h: PDFA, dist: np.ndarray, smoothing: float | None = None) -> PDFA:
+def with_start(h: PDFA, dist: np.ndarray, smoothing: float | None = None,
+               threshold: float | None = None) -> PDFA:
     """`h` with the empty prefix a state of its own holding `dist`, the teacher's exact
     distribution before any symbol, when h's start state (shared with the longer prefixes
     merged into it) differs from it by more than START_TOLERANCE: every word's probability
     multiplies this distribution, and a start state's mean misstates the probability of
     the empty and the shortest words, which dominate the word-probability error (measured:
     99.6% of it from the empty word on a 20-symbol LSTM; one more state took it 150-fold
-    down). States the new start no longer reaches are dropped."""
+    down). States the new start no longer reaches are dropped. `threshold`: a tolerance
+    the user named, which the difference must pass too."""
     k = h.n_symbols
     s = smoothing_for(k) if smoothing is None else smoothing
     dist = np.asarray(dist, dtype=np.float64)[: k + 1]
     # compared on the log scale whatever the run's distance: a relative error of the first
     # factor is the same relative error of every word's probability
     if float(np.abs(scaled(h.probabilities[h.start], "relative", s)
-                    - scaled(dist, "relative", s)).max()) <= START_TOLERANCE:
+                    - scaled(dist, "relative", s)).max()) <= max(START_TOLERANCE,
+                                                                 threshold or 0.0):
         return h
     g = PDFA(h.alphabet, np.concatenate([h.transitions, h.transitions[h.start][None]]),
              np.concatenate([h.probabilities, dist[None]]), h.n_states, dict(h.extra),

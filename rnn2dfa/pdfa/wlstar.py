@@ -475,6 +475,7 @@ def wlstar(
     best are also scored with their most travelled prefixes as states of their own
     (`tree_merge.with_head`) before the choice.
     """
+    given_tolerance = tolerance  # the user's, before any adaptive change
     if distance not in DISTANCES:
         raise ValueError(f"distance must be one of {DISTANCES} (got {distance!r})")
     if select not in SELECT_MODES:
@@ -583,7 +584,8 @@ def wlstar(
         g = h.refit(fit[0], fit[1], min_count=5)
         if len(fit[0]) == 0:
             return g
-        u = with_start(g, fit[1][0])  # flat row 0: the first word's ε
+        # a tolerance the user named bounds it too: states that close are theirs to merge
+        u = with_start(g, fit[1][0], threshold=given_tolerance)  # flat row 0: ε
         if u is g or (max_states is not None and u.n_states > max_states) or \
                 (max_numbers is not None and pdfa_numbers(u) > max_numbers):
             return g  # (the caps hold: a candidate within them stays within them)
