@@ -108,12 +108,13 @@ def main() -> None:
     from rnn2dfa_cli import common
 
     common.KEEP_REDIRECT = True  # the process ends with the command (see common._json_stdout)
-    with contextlib.suppress(ValueError):  # not the main thread
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        for name in ("SIGTERM", "SIGHUP"):
-            if hasattr(signal, name):
-                signal.signal(getattr(signal, name), raise_stopped)
     try:
+        # inside the try: a Ctrl-C landing as the handler is put in place raises here
+        with contextlib.suppress(ValueError):  # not the main thread
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            for name in ("SIGTERM", "SIGHUP"):
+                if hasattr(signal, name):
+                    signal.signal(getattr(signal, name), raise_stopped)
         cli(prog_name="rnn2dfa")
     except KeyboardInterrupt as exc:  # after the command's own handler (the outputs it wrote)
         _quiet_finalization()
