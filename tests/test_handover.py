@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
-from torch import nn
+from user_gru import UserGRU
 
 from rnn2dfa import api
 from rnn2dfa.automata.dfa import DFA
@@ -19,23 +18,8 @@ from rnn2dfa.extract.active import driver
 from rnn2dfa.extract.learner_choice import HANDOVER_STATES, default_choice
 from rnn2dfa.models.dfa_acceptor import DFAAcceptor
 
-
-class UserGRU(nn.Module):
-    """A user's own classifier over {a, b, c} (untrained, weights scaled up so that its
-    answers depend on the whole word): (B, T) -> (B, 2) logits of the last step."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        torch.manual_seed(5)
-        self.embed = nn.Embedding(3, 8)
-        self.gru = nn.GRU(8, 24, num_layers=2, batch_first=True)
-        self.out = nn.Linear(24, 2)
-        with torch.no_grad():
-            for p in self.gru.parameters():
-                p.mul_(3)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.out(self.gru(self.embed(x))[0][:, -1])
+#: the user's GRU with its weights scaled up: its answers depend on the whole word
+SCALE = 3.0
 
 
 def user_words(n: int = 300) -> list[str]:
@@ -46,7 +30,7 @@ def user_words(n: int = 300) -> list[str]:
 
 def test_the_default_hands_over_to_kv_and_the_curve_is_dense() -> None:
     # stopped by a state cap, not by the clock: the same rounds on a loaded machine
-    r = api.extract(UserGRU(), alphabet="abc", accept_class=1, words=user_words(),
+    r = api.extract(UserGRU(scale=SCALE), alphabet="abc", accept_class=1, words=user_words(),
                     time_limit=600, max_states=200, seed=0, language=None)
     st = r.stats
     assert not r.finished and "cap of 200 states" in r.message
@@ -63,8 +47,8 @@ def test_the_default_hands_over_to_kv_and_the_curve_is_dense() -> None:
 
 
 def test_naming_lstar_keeps_lstar() -> None:
-    r = api.extract(UserGRU(), "lstar", alphabet="abc", accept_class=1, words=user_words(),
-                    time_limit=600, max_states=100, seed=0, language=None)
+    r = api.extract(UserGRU(scale=SCALE), "lstar", alphabet="abc", accept_class=1,
+                    words=user_words(), time_limit=600, max_states=100, seed=0, language=None)
     assert "handover" not in r.stats and "table_rows" in r.stats
 
 
@@ -100,7 +84,7 @@ def test_reductions_are_never_checked_on_the_held_out_words(monkeypatch:
 
     monkeypatch.setattr(driver, "reduce", spy_reduce)
     monkeypatch.setattr(driver, "Curve", spy_curve)
-    r = api.extract(UserGRU(), "kv", alphabet="abc", accept_class=1, words=user_words(),
+    r = api.extract(UserGRU(scale=SCALE), "kv", alphabet="abc", accept_class=1, words=user_words(),
                     time_limit=40, max_states=100, seed=0, language=None)
     assert not r.finished
     assert seen["held"] and seen["checked"]
@@ -112,7 +96,7 @@ def test_words_drawn_like_yours_join_your_held_out_words() -> None:
     """The criterion is the user's held-out words and their edits (about 60 held-out words
     of 300 could not tell hypotheses a point or two apart); the message says both counts."""
     words = user_words()
-    r = api.extract(UserGRU(), "kv", alphabet="abc", accept_class=1, words=words,
+    r = api.extract(UserGRU(scale=SCALE), "kv", alphabet="abc", accept_class=1, words=words,
                     time_limit=600, max_states=60, seed=0, language=None)
     st = r.stats
     assert not r.finished
@@ -126,14 +110,14 @@ def test_words_drawn_like_yours_join_your_held_out_words() -> None:
 def test_a_jump_past_the_state_cap_hands_over_below_it() -> None:
     """L*'s table jumps 32 -> 117 states on this network: with a cap of 100 the jump would
     end the run at 32 states; the default hands over to KV, which goes on below the cap."""
-    r = api.extract(UserGRU(), alphabet="abc", accept_class=1, words=user_words(),
+    r = api.extract(UserGRU(scale=SCALE), alphabet="abc", accept_class=1, words=user_words(),
                     time_limit=600, max_states=100, seed=0, language=None)
     st = r.stats
     assert not r.finished and "cap of 100 states" in r.message
     assert st["handover"]["states"] > 100  # L*'s table when it passed the cap
     learned = {row["states"] for row in st["curve"] if "reduced_from" not in row}
     assert max(learned) <= 100 and any(64 < n for n in learned)
-    lstar = api.extract(UserGRU(), "lstar", alphabet="abc", accept_class=1,
+    lstar = api.extract(UserGRU(scale=SCALE), "lstar", alphabet="abc", accept_class=1,
                         words=user_words(), time_limit=600, max_states=100, seed=0,
                         language=None)
     assert max(row["states"] for row in lstar.stats["curve"]) < 64  # the premise

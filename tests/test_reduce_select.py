@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
-from torch import nn
+from user_gru import UserGRU
 
 from rnn2dfa import api
 from rnn2dfa.automata.machine import Machine
@@ -129,20 +128,6 @@ def test_mealy_machines_are_not_reduced() -> None:
     sym, lens = pad_words(words)
     c = Checked(sym, lens, m.last_labels(sym, lens), np.zeros(2, dtype=np.int64))
     assert reduce(m, c, lambda: False) == []
-
-
-class UserGRU(nn.Module):
-    """A user's own untrained classifier over {a, b, c}: (B, T) -> (B, 2) logits."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        torch.manual_seed(5)
-        self.embed = nn.Embedding(3, 8)
-        self.gru = nn.GRU(8, 24, num_layers=2, batch_first=True)
-        self.out = nn.Linear(24, 2)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.out(self.gru(self.embed(x))[0][:, -1])
 
 
 @pytest.mark.parametrize("select", ["occam", "balanced"])

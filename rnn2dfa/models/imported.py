@@ -34,6 +34,7 @@ from rnn2dfa.models.file_bounds import check_tensor_sizes
 from rnn2dfa.models.import_check import ForwardCheck, check_forward
 from rnn2dfa.models.import_tokens import TokenAdvice, unused_token_advice
 from rnn2dfa.models.infer import Architecture, infer_architecture
+from rnn2dfa.models.threads import torch_threads
 from rnn2dfa.models.torch_rnn import (
     KIND_OF_TASK,
     OUTPUTS,
@@ -409,8 +410,6 @@ def _run_check(model: TorchRNNAcceptor, arch: Architecture, ckpt: Checkpoint,
     readouts = [opts.bidirectional_readout] if opts.bidirectional_readout or not \
         arch.bidirectional else ["final", "last_output"]
     check: ForwardCheck | None = None
-    from rnn2dfa.models.threads import torch_threads
-
     # one thread: the check's batches are of 4-16 words, too small to split; two threads
     # on a busy 2-core machine made it 22x slower (a 24-unit GRU's check: 25 s, not 1)
     with torch_threads(1):

@@ -197,7 +197,8 @@ def heldout(teacher: Teacher, opts: LStarOptions, words: UserWords, rare: Rare,
     if rare_held:
         sample += rare_held + mix(rng, rare_held, 2 * len(rare_held), k, top)
     yours = list(dict.fromkeys(list(held) + drawn))
-    sample = yours + [w for w in dict.fromkeys(sample) if w not in set(yours)]
+    mine = set(yours)
+    sample = yours + [w for w in dict.fromkeys(sample) if w not in mine]
     answers = teacher.labels(sample)
     seen = set(sample)
     counts = np.bincount(answers[answers >= 0], minlength=teacher.n_outputs)
@@ -589,7 +590,8 @@ class Run:
                 self.converged = True
                 return
             self.counterexamples += len(found)
-            self.learned_words += found
+            if self.may_hand_over():  # what a KV taking over is caught up on
+                self.learned_words += found
             self.report(f"learning {len(found)} counterexample{'s' * (len(found) > 1)}")
             try:
                 with self.timed("learner"):
@@ -623,7 +625,8 @@ class Run:
         below a state cap L*'s next table passed). L*'s hypotheses stay on the curve."""
         from rnn2dfa.extract.active.kv import KVLearner
 
-        at = self.learner.n_states if self.learner is not None else 0
+        assert self.learner is not None
+        at = self.learner.n_states
         self.report(f"handing over to KV at {at} states")
         with self.timed("learner"):
             kv = KVLearner(self.teacher, self.check)
