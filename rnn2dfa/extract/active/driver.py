@@ -89,7 +89,12 @@ class Stop(Exception):
 
 
 class HandOver(Exception):
-    """L*'s table passed the state cap while the run may still hand over to KV."""
+    """L*'s table passed the hand-over size or the state cap mid-fill: KV goes on, caught
+    up to `until` states."""
+
+    def __init__(self, until: int) -> None:
+        super().__init__(until)
+        self.until = until
 
 
 # ---------------------------------------------------------------------------- set-up steps
@@ -338,13 +343,19 @@ class Run:
             st.network_steps - self.base["network_steps"]))
 
     def check(self) -> None:
-        """Between fills: the deadline, and the state cap."""
+        """Between fills: the deadline, the state cap, and L*'s hand-over size."""
         self.setup.deadline.check()
-        cap = self.opts.max_states
-        if cap is not None and self.learner is not None and self.learner.n_states > cap:
+        if self.learner is None:
+            return
+        n, cap = self.learner.n_states, self.opts.max_states
+        if cap is not None and n > cap:
             if self.may_hand_over():
-                raise HandOver  # L*'s next jump passes the cap: KV goes on below it
+                raise HandOver(self.below_cap())  # L*'s jump passes the cap: KV below it
             raise Stop(f"the hypothesis passed the cap of {cap} states")
+        if self.may_hand_over() and n > (self.opts.handover or n):
+            # mid-fill: the rest of L*'s jump (38 -> 145 states on an LSTM of 256 units)
+            # would cost a fifth of a minute's run for a hypothesis KV's 40 states beat
+            raise HandOver(n)
 
     # ------------------------------------------------------------------ the checks
     def make_checks(self) -> None:
@@ -495,14 +506,21 @@ class Run:
 
     # ------------------------------------------------------------------ the loop
     def words_that_matter(self, hyp: Machine, first: list[Word]) -> list[Word]:
-        """The user's words and their prefixes (every round), and the shortest word of each
-        answer (the first round): free to ask after the first time (the trie)."""
+        """The user's words (every round) and the shortest word of each answer (the first
+        round), then, once the hypothesis gets every one of them right, their prefixes:
+        free to ask after the first time (the trie).
+
+        The words' own answers come first because they are what the user will use the
+        automaton on: learning every wrong prefix at once spends states on behaviour the
+        words never show (a 2-layer LSTM of 64 units over 20 symbols: 1,223 states at 84.0%
+        of held-out words, against 583 states at 84.1% with the words first)."""
         words = first + list(self.setup.words.learn)
         if not words:
             return []
         sym, lens = pad_words(words)
         net = self.teacher.prefix_labels(sym, lens)
-        return first_wrong(hyp, words, net, sym, lens, prefixes=True)
+        return (first_wrong(hyp, words, net, sym, lens, prefixes=False)
+                or first_wrong(hyp, words, net, sym, lens, prefixes=True))
 
     def find_counterexamples(self, first: list[Word]) -> list[Word]:
         """Words the hypothesis gets wrong: the words that matter, then each oracle."""
@@ -557,11 +575,15 @@ class Run:
             try:
                 with self.timed("learner"):
                     self.hyp = self.learner.hypothesis()
-            except HandOver:
-                self.hand_over(self.below_cap())
+            except HandOver as over:
+                self.hand_over(over.until)
                 continue
             learn_s += time.perf_counter() - t0
-            self.check()  # the cap: a hypothesis past it is not an answer
+            try:
+                self.check()  # the cap: a hypothesis past it is not an answer
+            except HandOver as over:  # built past the hand-over size in one pass
+                self.hand_over(over.until)
+                continue
             self.rounds += 1
             self.sizes.append(self.hyp.n_states)
             with self.timed("held-out scoring"):
@@ -596,8 +618,8 @@ class Run:
             try:
                 with self.timed("learner"):
                     self.learner.learn(found)
-            except HandOver:
-                self.hand_over(self.below_cap())
+            except HandOver as over:
+                self.hand_over(over.until)
             learn_s = time.perf_counter() - t2
 
     def handover_due(self) -> bool:
