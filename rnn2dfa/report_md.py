@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from rnn2dfa.pipeline import RunResult
+    from rnn2dfa.run_config import RunResult
 
 def size_trail(sizes: list[int], keep: int = 12) -> str:
     """Hypothesis sizes as `1 → 4 → 5`, the middle elided when there are many."""

@@ -7,20 +7,16 @@ so every number is exact: no floating point, no sampling.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
+from rnn2dfa.automata.protocol import DFALike
 from rnn2dfa.words import Word
-
-if TYPE_CHECKING:
-    from rnn2dfa.automata.dfa import DFA
 
 _INT64_SAFE = 2**62
 
 
 def suffix_counts(
-    dfa: DFA, max_length: int, accepting: np.ndarray | None = None
+    dfa: DFALike, max_length: int, accepting: np.ndarray | None = None
 ) -> list[np.ndarray]:
     """c[r][q] = #words w of length r with δ(q, w) in `accepting` (default: the DFA's)."""
     acc = dfa.accepting if accepting is None else accepting
@@ -37,23 +33,23 @@ def suffix_counts(
     return out
 
 
-def count_accepted(dfa: DFA, max_length: int) -> list[int]:
+def count_accepted(dfa: DFALike, max_length: int) -> list[int]:
     """Exact number of accepted words of each length 0..max_length."""
     return [int(c[dfa.start]) for c in suffix_counts(dfa, max_length)]
 
 
-def count_rejected(dfa: DFA, max_length: int) -> list[int]:
+def count_rejected(dfa: DFALike, max_length: int) -> list[int]:
     k = dfa.n_symbols
     return [k**n - a for n, a in enumerate(count_accepted(dfa, max_length))]
 
 
-def count_disagreements(a: DFA, b: DFA, max_length: int) -> list[int]:
+def count_disagreements(a: DFALike, b: DFALike, max_length: int) -> list[int]:
     """Exact number of words of each length 0..max_length on which `a` and `b` disagree."""
     return count_accepted(a.symmetric_difference(b), max_length)
 
 
 def sample_words(
-    dfa: DFA,
+    dfa: DFALike,
     length: int,
     n: int,
     rng: np.random.Generator,
@@ -112,7 +108,7 @@ def sample_words(
 
 
 def sample_words_of_lengths(
-    dfa: DFA,
+    dfa: DFALike,
     lengths: np.ndarray,
     rng: np.random.Generator,
     *,

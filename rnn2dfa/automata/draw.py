@@ -15,16 +15,13 @@ import subprocess
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import graphviz
 import numpy as np
 
+from rnn2dfa.automata.protocol import DFALike, MachineLike
 from rnn2dfa.words import Word, format_word
-
-if TYPE_CHECKING:
-    from rnn2dfa.automata.dfa import DFA
-    from rnn2dfa.automata.machine import Machine
 
 PATH_COLOR = "#d62728"
 _ACCEPT_FILL = "#c7e9c0"
@@ -95,7 +92,7 @@ class Drawing:
     """What `draw_dfa` produced: the Graphviz graph and which states it shows."""
 
     graph: graphviz.Digraph
-    dfa: DFA  # the automaton drawn (minimized and canonical unless asked otherwise)
+    dfa: DFALike  # the automaton drawn (minimized and canonical unless asked otherwise)
     shown_states: list[int]
     sink: int | None  # the rejecting sink state, when there is one
     sink_hidden: bool
@@ -118,7 +115,7 @@ def caption(notes: Sequence[str]) -> str:
     return label_text("\n".join(lines))
 
 
-def _path(a: DFA | Machine, word: Word | None) -> tuple[list[int], set[tuple[int, int]]]:
+def _path(a: DFALike | MachineLike, word: Word | None) -> tuple[list[int], set[tuple[int, int]]]:
     """The states a highlighted word passes (start first) and its edges; none without one."""
     if word is None:
         return [], set()
@@ -154,7 +151,7 @@ def _start_edge(g: graphviz.Digraph, start: int, word: Word | None) -> None:
 
 
 def draw_dfa(
-    dfa: DFA,
+    dfa: DFALike,
     *,
     show_sink: bool = False,
     word: Word | None = None,
@@ -216,14 +213,14 @@ class MachineDrawing:
     """What `draw_machine` produced (`write_drawing` reads `graph` and `shown_states`)."""
 
     graph: graphviz.Digraph
-    machine: Machine  # the machine drawn (minimized and canonical unless asked otherwise)
+    machine: MachineLike  # the machine drawn (minimized and canonical unless asked otherwise)
     shown_states: list[int]
     word_output: str | tuple[str, ...] | None = None  # the highlighted word's output
     sink_hidden: bool = False  # a machine has no rejecting sink: every state is drawn
 
 
 def draw_machine(
-    machine: Machine,
+    machine: MachineLike,
     *,
     word: Word | None = None,
     minimize: bool = True,
@@ -269,7 +266,7 @@ def draw_machine(
     return MachineDrawing(g, m, list(range(n)), result)
 
 
-def table_text(a: DFA | Machine, max_rows: int = 40) -> str:
+def table_text(a: DFALike | MachineLike, max_rows: int = 40) -> str:
     """The transition table as plain text (what a notebook shows without Graphviz)."""
     dfa, mealy = a.family == "dfa", a.family == "mealy"
     head = ["state", *a.alphabet] + (["output"] if a.family == "moore" else [])
@@ -307,7 +304,7 @@ def svg(graph: graphviz.Digraph, seconds: float = NOTEBOOK_DOT_SECONDS) -> str |
     return done.stdout.decode("utf-8") if done.returncode == 0 else None
 
 
-def mimebundle(a: DFA | Machine, title: str | None = None) -> dict[str, Any]:
+def mimebundle(a: DFALike | MachineLike, title: str | None = None) -> dict[str, Any]:
     """What Jupyter shows for an automaton: its picture (SVG), its repr and table as text."""
     text = repr(a) + "\n" + table_text(a)
     if title:

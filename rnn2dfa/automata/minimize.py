@@ -19,13 +19,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from rnn2dfa.automata.dfa import DFA
-
+from rnn2dfa.automata.protocol import DFALike
 
 #: Frontiers smaller than this are expanded in plain Python: on a handful of states a dozen
 #: numpy calls cost more than the work, and long thin graphs (chains) have one state a level.
@@ -194,7 +192,7 @@ def hopcroft(transitions: np.ndarray, initial: np.ndarray) -> np.ndarray:
     return np.asarray(blk, dtype=np.int64)
 
 
-def equivalence_classes(dfa: DFA) -> np.ndarray:
+def equivalence_classes(dfa: DFALike) -> np.ndarray:
     """Myhill–Nerode class of each state (all states are assumed reachable)."""
     n = dfa.n_states
     max_rounds = math.ceil(math.log2(max(n, 2))) + 2
@@ -204,7 +202,7 @@ def equivalence_classes(dfa: DFA) -> np.ndarray:
     return cls
 
 
-def quotient(dfa: DFA, classes: np.ndarray) -> DFA:
+def quotient(dfa: DFALike, classes: np.ndarray) -> DFALike:
     """The automaton whose states are the classes of a stable partition."""
     cls, nb = compress_keys(classes)
     rep = np.zeros(nb, dtype=np.int64)
@@ -213,7 +211,7 @@ def quotient(dfa: DFA, classes: np.ndarray) -> DFA:
     return type(dfa)(dfa.alphabet, trans, dfa.accepting[rep], int(cls[dfa.start]), dfa.extra)
 
 
-def minimize(dfa: DFA) -> DFA:
+def minimize(dfa: DFALike) -> DFALike:
     """The minimal DFA of the same language, canonically numbered."""
     trimmed = dfa.trim()
     return quotient(trimmed, equivalence_classes(trimmed)).canonical()

@@ -9,16 +9,13 @@ beyond, so large searches never allocate n1·n2 of anything.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from rnn2dfa.automata.minimize import THIN
+from rnn2dfa.automata.protocol import DFALike
 from rnn2dfa.errors import check_alphabets
 from rnn2dfa.words import Word
-
-if TYPE_CHECKING:
-    from rnn2dfa.automata.dfa import DFA
 
 _OPS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "and": np.logical_and,
@@ -28,7 +25,7 @@ _OPS: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 }
 
 
-def align(a: DFA, b: DFA) -> DFA:
+def align(a: DFALike, b: DFALike) -> DFALike:
     """`b` with its columns in `a`'s alphabet order; an AlphabetError if the symbols differ."""
     check_alphabets(a.alphabet, "the first automaton", b.alphabet, "the second")
     return b.with_alphabet_order(a.alphabet)
@@ -75,7 +72,7 @@ class VisitedPairs:
 Chunk = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def _bfs_pairs(a: DFA, b: DFA, until_difference: bool = False) -> Iterator[Chunk]:
+def _bfs_pairs(a: DFALike, b: DFALike, until_difference: bool = False) -> Iterator[Chunk]:
     """Breadth-first search over the reachable pairs, in first-discovery order.
 
     Yields chunks (codes, parents, symbols) of consecutive levels: `parents` are global
@@ -142,7 +139,7 @@ def _bfs_pairs(a: DFA, b: DFA, until_difference: bool = False) -> Iterator[Chunk
             yield new_level, parents_arr, keep % k
 
 
-def product(a: DFA, b: DFA, op: str) -> DFA:
+def product(a: DFALike, b: DFALike, op: str) -> DFALike:
     """The reachable product of two DFAs with acceptance combined by `op` (and/or/diff/xor)."""
     b = align(a, b)
     combine = _OPS[op]
@@ -157,7 +154,7 @@ def product(a: DFA, b: DFA, op: str) -> DFA:
     return type(a)(a.alphabet, trans, acc, 0)
 
 
-def shortest_counterexample(a: DFA, b: DFA) -> Word | None:
+def shortest_counterexample(a: DFALike, b: DFALike) -> Word | None:
     """A shortest word accepted by exactly one of the DFAs, or None if they are equivalent.
 
     Breadth-first search in (parent, symbol) order finds the length-lexicographically least

@@ -19,15 +19,38 @@ the states (`write_drawing`'s `max_states`) still refuses what no picture can sh
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Any, Literal, Protocol
 
 import graphviz
+import numpy as np
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.words import EOS_TEXT
 
-if TYPE_CHECKING:
-    from rnn2dfa.pdfa.automaton import PDFA
+
+class PDFALike(Protocol):
+    """What a drawing reads of a PDFA (pdfa/automaton.py's class, named by no import here:
+    its `draw` calls this module)."""
+
+    alphabet: tuple[str, ...]
+    transitions: np.ndarray
+    start: int
+    outside_token: str | None
+
+    @property
+    def n_states(self) -> int: ...
+
+    @property
+    def n_symbols(self) -> int: ...
+
+    @property
+    def has_lost(self) -> bool: ...
+
+    def minimize(self) -> Any: ...
+
+    def reachable(self) -> np.ndarray: ...
+
+    def full_probabilities(self) -> np.ndarray: ...
 
 #: Past this many drawn states a drawing is "big": smaller type, and only strong edges.
 BIG = 20
@@ -40,7 +63,7 @@ class PDFADrawing:
     """What `draw_pdfa` produced (the attributes `write_drawing` reads: graph, shown_states)."""
 
     graph: graphviz.Digraph
-    pdfa: PDFA
+    pdfa: PDFALike
     shown_states: list[int]
     hidden_edges: int  # transitions below min_probability, not drawn
     edges_per_state: int | None = None  # the edges kept per state (None: every one)
@@ -60,7 +83,7 @@ def _edges_per_state(edges_per_state: int | Literal["auto", "all"], shown: int) 
     return edges_per_state
 
 
-def draw_pdfa(pdfa: PDFA, *, min_probability: float = 0.01, title: str | None = None,
+def draw_pdfa(pdfa: PDFALike, *, min_probability: float = 0.01, title: str | None = None,
               minimize: bool = True,
               edges_per_state: int | Literal["auto", "all"] = "auto") -> PDFADrawing:
     """The Graphviz graph of a PDFA (states minimised and numbered breadth-first unless
