@@ -123,3 +123,16 @@ def test_a_jump_past_the_state_cap_hands_over_below_it() -> None:
     assert st["handover"]["states"] > cap  # L*'s table when it passed the cap
     learned = {row["states"] for row in st["curve"] if "reduced_from" not in row}
     assert max(learned) <= cap and any(n > max(lstar_states) for n in learned)
+
+
+def test_a_run_stopped_by_its_cap_keeps_the_last_hypothesis_below_it() -> None:
+    """KV adds states several at a time between scored hypotheses (12 -> past 40 in one
+    call on this network): the last whole hypothesis below the cap is on the curve, so the
+    answer can be as large as the user allowed instead of the last one scored (12)."""
+    cap = 40
+    r = api.extract(UserGRU(scale=SCALE), "kv", alphabet="abc", accept_class=1,
+                    words=user_words(), time_limit=600, max_states=cap, seed=0, language=None)
+    assert not r.finished and f"cap of {cap} states" in r.message
+    learned = sorted(row["states"] for row in r.stats["curve"] if "reduced_from" not in row)
+    assert learned[-1] <= cap
+    assert learned[-1] >= 0.75 * cap  # close to the cap, not the 12 states scored before it

@@ -82,6 +82,8 @@ REDUCE_HYPOTHESES = 3
 #: fresh words (never held out) that a reduction's merges are checked on, beside the
 #: user's learning words
 REDUCE_WORDS = 4000
+#: ... asked this many at a time, while the time limit lasts
+REDUCE_CHUNK = 500
 
 
 class Stop(Exception):
@@ -667,6 +669,8 @@ class Run:
             self.stop_reason = f"the time limit of {self.opts.time_limit:g} s ran out"
         self.learned = self.setup.deadline.elapsed()
         capped = (self.stop_reason or "").startswith("the hypothesis passed the cap")
+        if capped:
+            self.last_below_cap()
         if self.learner is not None and not self.converged and not capped:
             # what the learner knows past the last hypothesis (when it needs no question
             # past the limit: a filled table of thousands of rows would take as long again)
@@ -686,6 +690,21 @@ class Run:
         if not self.converged and self.opts.reduce:
             with self.timed("reduction"):
                 self.reduce()
+
+    def last_below_cap(self) -> None:
+        """The learner's last whole hypothesis joins the curve when it is below the cap and
+        larger than the last one scored: a learner adds states several at a time between
+        scored hypotheses (KV went 31 -> 87 -> past a cap of 107 in one call, and the run
+        ended at 87 without it)."""
+        last, cap = getattr(self.learner, "last", None), self.opts.max_states
+        if last is None or cap is None or last.n_states > cap:
+            return
+        if self.hyp is not None and last.n_states <= self.hyp.n_states:
+            return
+        self.hyp = last
+        self.rounds += 1
+        self.sizes.append(last.n_states)
+        self.setup.curve.add(self.rounds, last, seconds=self.setup.deadline.elapsed())
 
     def reduce(self) -> None:
         """Smaller hypotheses by reduction (`reduce.py`) join the curve: the best kept on
@@ -733,8 +752,17 @@ class Run:
         fresh += mix(rng, s.pool, REDUCE_WORDS // 2, t.k, self.top)
         skip = held | set(learn)
         fresh = [w for w in dict.fromkeys(fresh) if w not in skip]
-        words = learn + fresh
-        answers = t.labels(words)
+        # the learning words' answers are cached; fresh ones are asked in chunks while the
+        # time limit lasts (4,000 words took an LSTM of 256 units 7 s on a loaded machine,
+        # past a 60 s limit): the merges are checked on the words answered
+        parts = [t.labels(learn)] if learn else []
+        asked = 0
+        while asked < len(fresh) and (self.opts.time_limit is None or asked == 0
+                                      or s.deadline.elapsed() < self.opts.time_limit - 1.0):
+            parts.append(t.labels(fresh[asked: asked + REDUCE_CHUNK]))
+            asked += REDUCE_CHUNK
+        words = learn + fresh[:asked]
+        answers = np.concatenate(parts) if parts else np.zeros(0, np.int64)
         fam = np.concatenate([np.zeros(len(learn), np.int64),
                               1 + answers[len(learn):]])
         keep = answers >= 0  # a Mealy empty word: no answer

@@ -66,6 +66,9 @@ class KVLearner:
         #: `learn` returns once the hypothesis has this many states (None: when every
         #: counterexample is right): a learner catching up with another stops at its size
         self.until: int | None = None
+        #: the last whole hypothesis `learn` built: when the next step passes a state cap,
+        #: the largest answer below it (the driver's)
+        self.last: Machine | None = None
         root_disc: Word = (0,) if teacher.mealy else ()
         self._new_node(root_disc, depth=0, rep=0, inner=True)
         side = int(teacher.labels([root_disc])[0])
@@ -189,7 +192,7 @@ class KVLearner:
         pending = list(counterexamples)
         while True:
             self.check()
-            hyp = self.hypothesis()
+            hyp = self.last = self.hypothesis()
             pending = still_wrong(self.teacher, hyp, pending)
             if not pending or (self.until is not None and hyp.n_states >= self.until):
                 return hyp

@@ -37,6 +37,7 @@ class TableLearner:
         first: list[Word] = [(a,) for a in range(k)] if teacher.mealy else [()]
         self.table = ObservationTable(teacher.table, teacher.alphabet, suffixes=first)
         self._hyp: Machine | None = None
+        self.last: Machine | None = None  # the last whole hypothesis `learn` built
 
     @property
     def n_states(self) -> int:
@@ -72,7 +73,7 @@ class TableLearner:
         start = self.n_states
         while True:
             self.check()
-            hyp = self.hypothesis()
+            hyp = self.last = self.hypothesis()
             pending = still_wrong(self.teacher, hyp, pending)
             if not pending or hyp.n_states >= max(GROWTH * start, start + 16):
                 return hyp
