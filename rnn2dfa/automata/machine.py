@@ -238,15 +238,6 @@ class Machine:
         remap = np.array([index[o] for o in self.outputs], dtype=np.int64)
         return self.replace(outputs=outputs, labels=remap[self.labels])
 
-    def used_outputs(self) -> Machine:
-        """The same machine with only the outputs it can emit, in their first order."""
-        used = np.unique(self.labels)
-        if used.size == self.n_outputs:
-            return self
-        remap = np.full(self.n_outputs, -1, dtype=np.int64)
-        remap[used] = np.arange(used.size)
-        return self.replace(outputs=tuple(self.outputs[i] for i in used), labels=remap[self.labels])
-
     def minimize(self) -> Machine:
         """The minimal machine with the same outputs on every word, canonically numbered.
 
