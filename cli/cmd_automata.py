@@ -252,14 +252,15 @@ def show_cmd(dfa_file: str, limit: int, as_json: bool) -> None:
     _say(f"start:     {a.start}")
     for line in view.lines:
         _say(line)
-    table = Table(title=view.title)
-    for i, column in enumerate(view.header):
-        table.add_column(escape(column), justify="left" if i in view.left else "right")
-    for row in view.rows:
+    cells = view.table
+    table = Table(title=cells.title)
+    for i, column in enumerate(cells.header):
+        table.add_column(escape(column), justify="left" if i in cells.left else "right")
+    for row in cells.rows:
         table.add_row(*(escape(cell) for cell in row))
     out.print(table)
-    if len(view.rows) < a.n_states:
-        _say(f"... {a.n_states - len(view.rows)} more states (--limit 0 shows all)")
+    if len(cells.rows) < a.n_states:
+        _say(f"... {a.n_states - len(cells.rows)} more states (--limit 0 shows all)")
 
 
 # --------------------------------------------------------------------------- minimize

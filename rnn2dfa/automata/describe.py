@@ -62,60 +62,35 @@ def output_counts(m: Machine) -> dict[str, int]:
 
 
 @dataclass(frozen=True)
-class Description:
-    """`show`'s view of an automaton: `record` (its --json object, the file's name aside),
-    the head's numbers, the kind's own lines and the transition table's first rows."""
+class TransitionTable:
+    """An automaton's transition table as text cells: a DFA's marks (→ start, * accepting),
+    a Moore machine's output column, a Mealy machine's "target / output" cells."""
 
-    record: dict[str, Any]
-    kind_line: str | None  # machines: their kind and what an output belongs to
-    lines: list[str]  # after the head: accepting states (DFA) or outputs (machine)
     title: str
     header: list[str]
     rows: list[list[str]]  # mark and state number, then the cells (plain text)
     left: tuple[int, ...] = ()  # the columns of text (a Moore machine's outputs)
 
+    def text(self, states: int) -> str:
+        """Plain columns (a notebook without Graphviz), and how many of `states` are left."""
+        cells = [self.header, *self.rows]
+        widths = [max(len(r[i]) for r in cells) for i in range(len(self.header))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
+        if states > len(self.rows):
+            lines.append(f"... {states - len(self.rows)} more states")
+        return "\n".join(lines)
 
-def describe(a: DFA | Machine, limit: int) -> Description:
-    """`show`'s record, lines and first `limit` table rows (0: all) of a DFA or machine."""
-    reachable = int(a.reachable().sum()) if a.family == "dfa" else a.canonical().n_states
-    minimal_states = a.minimize().n_states
-    data = file_dict(a)
-    dfa, moore = a.family == "dfa", a.family == "moore"
-    head = {"alphabet": list(a.alphabet), "states": a.n_states, "reachable_states": reachable,
-            "minimal_states": minimal_states, "minimal": minimal_states == a.n_states,
-            "start": a.start}
-    keys = ("format", "alphabet", "start", "accepting", "transitions", "outputs",
-            "output_alphabet")
-    extra = {k: v for k, v in data.items() if k not in keys}
+
+def transition_table(a: DFA | Machine, limit: int) -> TransitionTable:
+    """The first `limit` rows (0: all) of a DFA's or machine's transition table."""
     n = a.n_states if limit == 0 else min(limit, a.n_states)
     trans = a.transitions[:n].tolist()
-    if dfa:
-        accepting = [int(q) for q in a.accepting.nonzero()[0]]  # type: ignore[union-attr]
-        record = head | {"accepting": accepting, "transitions": a.transitions.tolist(),
-                         "extra": extra}
-        listed = ", ".join(map(str, accepting[:SHOWN_ITEMS])) + (
-            " ..." if len(accepting) > SHOWN_ITEMS else "")
-        lines = [f"accepting: {len(accepting)} state(s): {listed or '(none)'}"]
-        prov = a.extra.get("provenance")
-        if isinstance(prov, dict) and prov.get("exact_up_to_length") is not None:
-            lines.append(f"note:      exact only on words up to length "
-                         f"{prov['exact_up_to_length']}")
+    if a.family == "dfa":
         rows = [[("→" if q == a.start else " ") + ("*" if a.accepting[q] else " ")  # type: ignore[union-attr]
                  + f" {q}", *map(str, trans[q])] for q in range(n)]
-        return Description(record, None, lines, "transitions", ["state", *a.alphabet], rows)
+        return TransitionTable("transitions", ["state", *a.alphabet], rows)
     m: Machine = a  # type: ignore[assignment]
-    counts = output_counts(m)
-    record = {"kind": m.kind} | head | {
-        "outputs": list(m.outputs), "output_counts": counts,
-        "transitions": m.transitions.tolist(), "labels": data["outputs"], "extra": extra}
-    record = {k: record[k] for k in ("kind", "alphabet", "outputs", "output_counts", "states",
-                                     "reachable_states", "minimal_states", "minimal", "start",
-                                     "transitions", "labels", "extra")}
-    per = "state" if moore else "transition"
-    pairs = list(counts.items())
-    text = ", ".join(f"{shown(o)} {c:,}" for o, c in pairs[:SHOWN_ITEMS]) + (
-        " ..." if len(pairs) > SHOWN_ITEMS else "")
-    lines = [f"outputs:   {m.n_outputs} ({per}s emitting each: {text})"]
+    moore = m.kind == "moore"
     labels = m.labels[:n].tolist()
     rows = []
     for q in range(n):
@@ -126,9 +101,59 @@ def describe(a: DFA | Machine, limit: int) -> Description:
             cells = [f"{t} / {m.outputs[o]}" for t, o in zip(trans[q], labels[q], strict=True)]
         rows.append([f"{mark}{q}", *cells])
     header = ["state", *(["output"] if moore else []), *m.alphabet]
-    return Description(record, f"{m.kind} (one output per {per})", lines,
-                       "transitions" if moore else "target / output", header, rows,
-                       (1,) if moore else ())
+    return TransitionTable("transitions" if moore else "target / output", header, rows,
+                           (1,) if moore else ())
+
+
+@dataclass(frozen=True)
+class Description:
+    """`show`'s view of an automaton: `record` (its --json object, the file's name aside),
+    the kind's own lines and the transition table's first rows."""
+
+    record: dict[str, Any]
+    kind_line: str | None  # machines: their kind and what an output belongs to
+    lines: list[str]  # after the head: accepting states (DFA) or outputs (machine)
+    table: TransitionTable
+
+
+def describe(a: DFA | Machine, limit: int) -> Description:
+    """`show`'s record, lines and first `limit` table rows (0: all) of a DFA or machine."""
+    reachable = int(a.reachable().sum()) if a.family == "dfa" else a.canonical().n_states
+    minimal_states = a.minimize().n_states
+    data = file_dict(a)
+    head = {"alphabet": list(a.alphabet), "states": a.n_states, "reachable_states": reachable,
+            "minimal_states": minimal_states, "minimal": minimal_states == a.n_states,
+            "start": a.start}
+    keys = ("format", "alphabet", "start", "accepting", "transitions", "outputs",
+            "output_alphabet")
+    extra = {k: v for k, v in data.items() if k not in keys}
+    table = transition_table(a, limit)
+    if a.family == "dfa":
+        accepting = [int(q) for q in a.accepting.nonzero()[0]]  # type: ignore[union-attr]
+        record = head | {"accepting": accepting, "transitions": a.transitions.tolist(),
+                         "extra": extra}
+        listed = ", ".join(map(str, accepting[:SHOWN_ITEMS])) + (
+            " ..." if len(accepting) > SHOWN_ITEMS else "")
+        lines = [f"accepting: {len(accepting)} state(s): {listed or '(none)'}"]
+        prov = a.extra.get("provenance")
+        if isinstance(prov, dict) and prov.get("exact_up_to_length") is not None:
+            lines.append(f"note:      exact only on words up to length "
+                         f"{prov['exact_up_to_length']}")
+        return Description(record, None, lines, table)
+    m: Machine = a  # type: ignore[assignment]
+    counts = output_counts(m)
+    record = {"kind": m.kind} | head | {
+        "outputs": list(m.outputs), "output_counts": counts,
+        "transitions": m.transitions.tolist(), "labels": data["outputs"], "extra": extra}
+    record = {k: record[k] for k in ("kind", "alphabet", "outputs", "output_counts", "states",
+                                     "reachable_states", "minimal_states", "minimal", "start",
+                                     "transitions", "labels", "extra")}
+    per = "state" if m.kind == "moore" else "transition"
+    pairs = list(counts.items())
+    text = ", ".join(f"{shown(o)} {c:,}" for o, c in pairs[:SHOWN_ITEMS]) + (
+        " ..." if len(pairs) > SHOWN_ITEMS else "")
+    lines = [f"outputs:   {m.n_outputs} ({per}s emitting each: {text})"]
+    return Description(record, f"{m.kind} (one output per {per})", lines, table)
 
 
 @dataclass(frozen=True)

@@ -270,28 +270,11 @@ def draw_machine(
 
 
 def table_text(a: DFA | Machine, max_rows: int = 40) -> str:
-    """The transition table as plain text (what a notebook shows without Graphviz)."""
-    dfa, mealy = a.family == "dfa", a.family == "mealy"
-    head = ["state", *a.alphabet] + (["output"] if a.family == "moore" else [])
-    rows = [head]
-    for q in range(min(a.n_states, max_rows)):
-        mark = ("→" if q == a.start else " ") + (
-            "*" if dfa and a.accepting[q] else " ")
-        cells = [f"{mark}{q}"]
-        for s in range(a.n_symbols):
-            t = int(a.transitions[q, s])
-            if mealy:
-                cells.append(f"{t} / {a.outputs[int(a.labels[q, s])]}")
-            else:
-                cells.append(str(t))
-        if a.family == "moore":
-            cells.append(a.outputs[int(a.labels[q])])
-        rows.append(cells)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
-    if a.n_states > max_rows:
-        lines.append(f"... {a.n_states - max_rows} more states")
-    return "\n".join(lines)
+    """The transition table as plain text (what a notebook shows without Graphviz): the
+    table `show` prints (`describe.transition_table`)."""
+    from rnn2dfa.automata.describe import transition_table
+
+    return transition_table(a, max_rows).text(a.n_states)
 
 
 def svg(graph: graphviz.Digraph, seconds: float = NOTEBOOK_DOT_SECONDS) -> str | None:
