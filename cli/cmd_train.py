@@ -638,20 +638,19 @@ class TimeEstimate:
             click.echo(f"rnn2dfa: {message}", err=True)
 
 
-def _batched_logits(model: Any, words: list[tuple[int, ...]], time_limit: float | None,
-                    as_json: bool) -> np.ndarray:
-    """Accept logits in batches of bounded padded size (PADDED_BATCH_SYMBOLS), shortest
-    words first: memory bounded, progress shown when it takes long, --time-limit checked
-    between batches (exit 1 with one line when reached)."""
+def _answered(words: list[tuple[int, ...]], time_limit: float | None, as_json: bool,
+              answer: Callable[[list[tuple[int, ...]]], Any]) -> list[Any]:
+    """`answer(batch)` (one result a word) in batches of bounded padded size
+    (PADDED_BATCH_SYMBOLS), shortest words first: memory bounded, progress shown when it
+    takes long, --time-limit checked between batches (exit 1 with one line when reached)."""
     import time
 
     from rnn2dfa.limits import PADDED_BATCH_SYMBOLS
-    from rnn2dfa.models.acceptor import accept_logits
     from rnn2dfa.words import length_batches
     from rnn2dfa_cli.turing_view import time_limit_reached
 
     start = time.monotonic()
-    logits = np.zeros(len(words), dtype=np.float64)
+    results: list[Any] = [None] * len(words)
     lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
     done = 0
     with LateProgress(f"classifying {len(words):,} word(s)") as bar:
@@ -660,10 +659,22 @@ def _batched_logits(model: Any, words: list[tuple[int, ...]], time_limit: float 
                 time_limit_reached(f"after {done:,} of {len(words):,} word(s) answered",
                                    time_limit, as_json, hint="or give fewer or shorter words",
                                    words=len(words), answered=done)
-            logits[idx] = accept_logits(model, [words[i] for i in idx])
+            for i, result in zip(idx.tolist(), answer([words[i] for i in idx]), strict=True):
+                results[i] = result
             done += len(idx)
             bar.update("network", done, len(words))
-    return logits
+    return results
+
+
+def _label_traces(model: Any, words: list[tuple[int, ...]]) -> list[np.ndarray]:
+    """A labeller's label after every prefix of each word (`models.labeller.prefix_labels`,
+    the one reader extraction and verify use)."""
+    from rnn2dfa.models.labeller import prefix_labels
+    from rnn2dfa.words import pad_words
+
+    symbols, lens = pad_words(words)
+    trace = prefix_labels(model, symbols, lens)
+    return [trace[row, : int(n) + 1] for row, n in enumerate(lens.tolist())]
 
 
 @click.command("classify")
@@ -766,35 +777,54 @@ def classify_cmd(
                          "Turing machine only", path=model_file)
     from rnn2dfa.models.labeller import is_labeller
 
+    head: dict[str, Any] = {}
     if is_labeller(model):  # a k-class classifier's class, a tagger's tag after each symbol
-        from rnn2dfa_cli.classify_labels import classify_labeller
+        outputs = [str(o) for o in model.outputs]
+        mealy = getattr(model, "kind", "moore") == "mealy"
+        traces = _answered(parsed, time_limit, as_json, lambda ws: _label_traces(model, ws))
+        sep = "" if all(len(o) == 1 for o in outputs) else " "
+        head = {"kind": "mealy" if mealy else "moore", "outputs": outputs}
+        if mealy:  # a tag after every symbol (none for the empty word)
+            rows = [{"word": format_word(w, alphabet), "tags": [outputs[int(t)] for t in tr[1:]]}
+                    for w, tr in zip(parsed, traces, strict=True)]
+            columns = [("word", "left"), ("tag after each symbol", "left")]
+            cells = [[escape(r["word"]) or "ε", escape(sep.join(r["tags"])) or "(none)"]
+                     for r in rows]
+        else:
+            rows = [{"word": format_word(w, alphabet), "class": outputs[int(tr[-1])]}
+                    for w, tr in zip(parsed, traces, strict=True)]
+            columns = [("word", "left"), ("class", "left")]
+            cells = [[escape(r["word"]) or "ε", escape(r["class"])] for r in rows]
+    else:
+        from rnn2dfa.models.acceptor import accept_logits
 
-        classify_labeller(model, meta, model_file, parsed, as_json, time_limit)
-        return
-    logits = _batched_logits(model, parsed, time_limit, as_json)
-    finite = np.isfinite(np.asarray(logits, dtype=np.float64))
-    if not finite.all():  # never print "reject +nan" as if it were a verdict
-        i = int(np.flatnonzero(~finite)[0])
-        raise InputError(
-            f"the network's output is {float(logits[i])} on the word "
-            f"{format_word(parsed[i], alphabet)!r} ({int((~finite).sum())} of {len(parsed)} "
-            "words): its weights overflow, so it gives no verdict",
-            path=model_file,
-        )
-    rows = [
-        {"word": format_word(w, alphabet), "accept": bool(lg > 0), "logit": float(lg)}
-        for w, lg in zip(parsed, logits, strict=True)
-    ]
+        logits = np.asarray(_answered(parsed, time_limit, as_json,
+                                      lambda ws: accept_logits(model, ws)), dtype=np.float64)
+        finite = np.isfinite(logits)
+        if not finite.all():  # never print "reject +nan" as if it were a verdict
+            i = int(np.flatnonzero(~finite)[0])
+            raise InputError(
+                f"the network's output is {float(logits[i])} on the word "
+                f"{format_word(parsed[i], alphabet)!r} ({int((~finite).sum())} of "
+                f"{len(parsed)} words): its weights overflow, so it gives no verdict",
+                path=model_file,
+            )
+        rows = [
+            {"word": format_word(w, alphabet), "accept": bool(lg > 0), "logit": float(lg)}
+            for w, lg in zip(parsed, logits, strict=True)
+        ]
+        columns = [("word", "left"), ("verdict", "left"), ("logit", "right")]
+        cells = [[escape(r["word"]), "[green]accept[/green]" if r["accept"]
+                  else "[red]reject[/red]", f"{r['logit']:+.3f}"] for r in rows]
     if as_json:
-        emit_json({"model": model_file, "language": meta.get("language"), "results": rows})
+        emit_json({"model": model_file, "language": meta.get("language")} | head
+                  | {"results": rows})
         return
     table = Table(title_justify="left")
-    table.add_column("word")
-    table.add_column("verdict")
-    table.add_column("logit", justify="right")
-    for r in rows:
-        verdict = "[green]accept[/green]" if r["accept"] else "[red]reject[/red]"
-        table.add_row(escape(r["word"]), verdict, f"{r['logit']:+.3f}")
+    for name, justify in columns:
+        table.add_column(name, justify=justify)
+    for row in cells:
+        table.add_row(*row)
     out.print(table)
 
 
