@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from rnn2dfa.automata.draw import TransitionTable, show_output, transition_table
 from rnn2dfa.errors import shown
 from rnn2dfa.words import Word, format_word
 
@@ -59,50 +60,6 @@ def output_counts(m: Machine) -> dict[str, int]:
     """How many states (Moore) or transitions (Mealy) emit each output."""
     counts = np.bincount(m.labels.ravel(), minlength=m.n_outputs)
     return {o: int(c) for o, c in zip(m.outputs, counts.tolist(), strict=True)}
-
-
-@dataclass(frozen=True)
-class TransitionTable:
-    """An automaton's transition table as text cells: a DFA's marks (→ start, * accepting),
-    a Moore machine's output column, a Mealy machine's "target / output" cells."""
-
-    title: str
-    header: list[str]
-    rows: list[list[str]]  # mark and state number, then the cells (plain text)
-    left: tuple[int, ...] = ()  # the columns of text (a Moore machine's outputs)
-
-    def text(self, states: int) -> str:
-        """Plain columns (a notebook without Graphviz), and how many of `states` are left."""
-        cells = [self.header, *self.rows]
-        widths = [max(len(r[i]) for r in cells) for i in range(len(self.header))]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
-        if states > len(self.rows):
-            lines.append(f"... {states - len(self.rows)} more states")
-        return "\n".join(lines)
-
-
-def transition_table(a: DFA | Machine, limit: int) -> TransitionTable:
-    """The first `limit` rows (0: all) of a DFA's or machine's transition table."""
-    n = a.n_states if limit == 0 else min(limit, a.n_states)
-    trans = a.transitions[:n].tolist()
-    if a.family == "dfa":
-        rows = [[("→" if q == a.start else " ") + ("*" if a.accepting[q] else " ")  # type: ignore[union-attr]
-                 + f" {q}", *map(str, trans[q])] for q in range(n)]
-        return TransitionTable("transitions", ["state", *a.alphabet], rows)
-    m: Machine = a  # type: ignore[assignment]
-    moore = m.kind == "moore"
-    labels = m.labels[:n].tolist()
-    rows = []
-    for q in range(n):
-        mark = "→ " if q == m.start else "  "
-        if moore:
-            cells = [m.outputs[labels[q]], *(str(t) for t in trans[q])]
-        else:
-            cells = [f"{t} / {m.outputs[o]}" for t, o in zip(trans[q], labels[q], strict=True)]
-        rows.append([f"{mark}{q}", *cells])
-    header = ["state", *(["output"] if moore else []), *m.alphabet]
-    return TransitionTable("transitions" if moore else "target / output", header, rows,
-                           (1,) if moore else ())
 
 
 @dataclass(frozen=True)
@@ -169,8 +126,6 @@ class Difference:
 def difference(a: DFA | Machine, b: DFA | Machine, a_name: str, b_name: str) -> Difference:
     """Whether `a` and `b` (one kind, one alphabet, any symbol order) are equivalent, with
     the least shortest word on which they differ and what each says of it."""
-    from rnn2dfa.automata.draw import show_output
-
     dfa = a.family == "dfa"
     word = a.counterexample(b) if dfa else a.difference(b)  # type: ignore[union-attr,arg-type]
     kind = {} if dfa else {"kind": a.kind}  # type: ignore[union-attr]
