@@ -9,8 +9,8 @@ clipped steps, the time limit between minibatches, the first epoch's sample and 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 import torch
@@ -59,6 +59,15 @@ class Fit:
     #: epochs without a better training accuracy before fresh weights (0: never)
     restart_patience: int = 0
     reset: Callable[[], None] | None = None  # fresh weights for a restart
+
+
+def new_summary(cls: type, model: Any, cfg: Any, *, source: str, language: str | None,
+                alphabet: Sequence[str], n_train: int, n_val: int, **more: Any) -> Any:
+    """A run's summary (`cls`: TrainSummary, a labeller's or a language model's) before its
+    first epoch: where its words came from, its settings and the network's size."""
+    return cls(source=source, language=language, alphabet=list(alphabet), config=asdict(cfg),
+               model=model.describe(), n_parameters=sum(p.numel() for p in model.parameters()),
+               n_train=n_train, n_val=n_val, **more)
 
 
 def minibatches(lens: torch.Tensor, cfg: Any,

@@ -18,7 +18,7 @@ The epochs, restarts, best weights and Ctrl-C are every trainer's (`epochs.fit_e
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,6 +46,7 @@ from rnn2dfa.train.epochs import (
     fit_epochs,
     fresh_weights,
     minibatches,
+    new_summary,
     whole_set,
     whole_set_chunks,
 )
@@ -353,11 +354,10 @@ def train_labeller(
                             hidden=cfg.hidden, layers=cfg.layers, embedding=cfg.embedding,
                             learn_init=cfg.learn_init)
         place(model, cfg.device)
-        summary = LabelSummary(
-            source=source or f"language:{lang.name}", language=lang.name,
-            alphabet=list(lang.alphabet), config=asdict(cfg), model=model.describe(),
-            n_parameters=sum(p.numel() for p in model.parameters()), n_train=len(train),
-            n_val=len(val), task=lang.task, kind=machine.kind, outputs=list(machine.outputs),
+        summary = new_summary(
+            LabelSummary, model, cfg, source=source or f"language:{lang.name}",
+            language=lang.name, alphabet=lang.alphabet, n_train=len(train), n_val=len(val),
+            task=lang.task, kind=machine.kind, outputs=list(machine.outputs),
             val_max_length=val.lengths.max(initial=0).item(), pumped_to=pump_to)
         gen = torch.Generator().manual_seed(cfg.seed)
         _fit_labeller(model, train, val, cfg, summary, gen, progress)

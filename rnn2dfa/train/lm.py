@@ -24,7 +24,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.device import device_of, place
 from rnn2dfa.models.lm import RNNLanguageModel
 from rnn2dfa.models.threads import measured_width_threads, torch_threads
-from rnn2dfa.train.epochs import Fit, fit_epochs
+from rnn2dfa.train.epochs import Fit, fit_epochs, new_summary
 from rnn2dfa.words import Word, pad_words
 
 Progress = Callable[[dict[str, Any]], None]
@@ -162,10 +162,8 @@ def train_lm(
         torch.manual_seed(cfg.seed)
         model = place(RNNLanguageModel(list(alphabet), cfg.cell, cfg.hidden, cfg.layers,
                                        cfg.embedding, cfg.learn_init), cfg.device)
-        summary = LMTrainSummary(
-            source=source, language=language, alphabet=list(alphabet), config=asdict(cfg),
-            model=model.describe(), n_parameters=sum(p.numel() for p in model.parameters()),
-            n_train=len(words), n_val=len(val_words))
+        summary = new_summary(LMTrainSummary, model, cfg, source=source, language=language,
+                              alphabet=alphabet, n_train=len(words), n_val=len(val_words))
         book = LMBook(model, cfg, summary, progress)
         by_len = sorted(range(len(words)), key=lambda i: len(words[i]))
         fixed = [] if cfg.batching == "random" else [

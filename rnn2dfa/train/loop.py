@@ -8,7 +8,6 @@ loss is below a threshold, and measures accuracy by length on a test set reachin
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from rnn2dfa.train.epochs import (  # the one epoch loop (re-exported for older 
     fit_epochs,
     fresh_weights,
     minibatches,
+    new_summary,
     whole_set,
     whole_set_chunks,
 )
@@ -156,16 +156,8 @@ def _train(
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(cfg.seed)
         model = place(build_acceptor(alphabet, cfg), cfg.device)
-        summary = TrainSummary(
-            source=src,
-            language=lang_name,
-            alphabet=list(alphabet),
-            config=asdict(cfg),
-            model=model.describe(),
-            n_parameters=sum(p.numel() for p in model.parameters()),
-            n_train=len(train),
-            n_val=len(val),
-        )
+        summary = new_summary(TrainSummary, model, cfg, source=src, language=lang_name,
+                              alphabet=alphabet, n_train=len(train), n_val=len(val))
         gen = torch.Generator().manual_seed(cfg.seed)
         _fit(model, train, val, cfg, summary, gen, progress, prefix_targets)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -29,7 +28,7 @@ from rnn2dfa.models.predictive import PredictiveAcceptor
 from rnn2dfa.models.threads import measured_width_threads, torch_threads
 from rnn2dfa.train.config import PREDICT_MAX_LENGTH  # noqa: F401 (its home before)
 from rnn2dfa.train.data import Dataset, language_sample
-from rnn2dfa.train.epochs import Fit, fit_epochs, whole_set, whole_set_chunks
+from rnn2dfa.train.epochs import Fit, fit_epochs, new_summary, whole_set, whole_set_chunks
 from rnn2dfa.train.summary import EpochBook, TrainSummary, measure_test
 from rnn2dfa.words import Word, pad_words
 
@@ -222,16 +221,10 @@ def train_predictive(
         model = PredictiveAcceptor(core.architecture, core.config())
         model.core.load_state_dict(core.state_dict())
         place(model, getattr(cfg, "device", "cpu"))
-        summary = TrainSummary(
-            source=source or f"language:{language.name}",
-            language=language.name,
-            alphabet=list(language.alphabet),
-            config=asdict(cfg),
-            model=model.describe(),
-            n_parameters=sum(p.numel() for p in model.parameters()),
-            n_train=len(words),
-            n_val=len(val),
-        )
+        summary = new_summary(TrainSummary, model, cfg,
+                              source=source or f"language:{language.name}",
+                              language=language.name, alphabet=language.alphabet,
+                              n_train=len(words), n_val=len(val))
         gen = torch.Generator().manual_seed(cfg.seed)
         _fit_predict(model, words, targets, val, cfg, summary, gen, progress)
         measure_test(model, test, cfg, summary)
