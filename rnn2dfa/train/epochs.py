@@ -35,7 +35,9 @@ class Book(Protocol):
     def record(self, epoch: int, loss: float, accuracy: float, opt: torch.optim.Optimizer,
                sched: Any, restarts: int) -> float: ...
 
-    def stop(self, loss: float, accuracy: float, elapsed: float) -> bool: ...
+    def stop(self, loss: float, accuracy: float, elapsed: float) -> bool:
+        """Whether training has converged (and the summary says so)."""
+        ...
 
     def finish(self) -> None: ...
 
@@ -178,6 +180,9 @@ def fit_epochs(model: torch.nn.Module, cfg: Any, fit: Fit, book: Book) -> None:
                 loss_now, accuracy = fit.evaluate(None)
         elapsed = book.record(epoch, loss_now, accuracy, opt, sched, restarts)
         if book.stop(loss_now, accuracy, elapsed):
+            break
+        if cfg.time_limit is not None and elapsed > cfg.time_limit:
+            book.summary.stopped = "time limit"
             break
         if not fit.restart_patience:
             continue

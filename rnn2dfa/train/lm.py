@@ -248,11 +248,9 @@ class LMBook:
         return elapsed
 
     def stop(self, loss: float, accuracy: float, elapsed: float) -> bool:
+        """Converged: `patience` epochs without a better held-out loss."""
         if self.stale >= self.cfg.patience:
             self.summary.stopped = "converged"
-            return True
-        if self.cfg.time_limit is not None and elapsed > self.cfg.time_limit:
-            self.summary.stopped = "time limit"
             return True
         return False
 
