@@ -10,19 +10,13 @@ import sys
 from typing import Any
 
 import click
-import numpy as np
 from rich.markup import escape
 from rich.table import Table
 
 from rnn2dfa import __version__
 from rnn2dfa.atomic import check_writable, keep_existing, may_replace
-from rnn2dfa.automata import DFA, load_dfa
-from rnn2dfa.automata.io import dfa_to_dict
-from rnn2dfa.automata.machine import Machine
-from rnn2dfa.automata.machine_io import is_machine_file
+from rnn2dfa.automata import DFA
 from rnn2dfa.errors import InputError, check_alphabets, shown_symbols
-from rnn2dfa.errors import shown as quoted
-from rnn2dfa.words import format_word
 from rnn2dfa_cli.common import (
     EXIT_FAIL,
     EXIT_OK,
@@ -237,64 +231,36 @@ def show_cmd(dfa_file: str, limit: int, as_json: bool) -> None:
         from rnn2dfa_cli.cmd_pdfa import show_pdfa
 
         return show_pdfa(dfa_file, limit=limit, as_json=as_json)
-    if is_machine_file(dfa_file):
-        return _show_machine(dfa_file, limit, as_json)
-    dfa = load_dfa(dfa_file)
-    reachable = int(dfa.reachable().sum())
-    minimal_states = dfa.minimize().n_states
-    accepting = [int(q) for q in dfa.accepting.nonzero()[0]]
+    from rnn2dfa.automata.describe import describe, load_automaton
+
+    a = load_automaton(dfa_file)
+    view = describe(a, limit)
     if as_json:
-        extra = dfa_to_dict(dfa)
-        for key in ("format", "alphabet", "start", "accepting", "transitions"):
-            del extra[key]
-        emit_json(
-            {
-                "file": dfa_file,
-                "alphabet": list(dfa.alphabet),
-                "states": dfa.n_states,
-                "reachable_states": reachable,
-                "minimal_states": minimal_states,
-                "minimal": minimal_states == dfa.n_states,
-                "start": dfa.start,
-                "accepting": accepting,
-                "transitions": dfa.transitions.tolist(),
-                "extra": extra,
-            }
-        )
+        emit_json({"file": dfa_file} | view.record)
         return
-    _show_head(dfa_file, dfa, reachable, minimal_states)
-    shown_acc = ", ".join(map(str, accepting[:30])) + (" ..." if len(accepting) > 30 else "")
-    _say(f"accepting: {len(accepting)} state(s): {shown_acc or '(none)'}")
-    prov = dfa.extra.get("provenance")
-    if isinstance(prov, dict) and prov.get("exact_up_to_length") is not None:
-        _say(f"note:      exact only on words up to length {prov['exact_up_to_length']}")
-    table = Table(title="transitions")
-    table.add_column("state", justify="right")
-    for symbol in dfa.alphabet:
-        table.add_column(escape(symbol), justify="right")
-    rows = dfa.n_states if limit == 0 else min(limit, dfa.n_states)
-    for q in range(rows):
-        mark = ("→" if q == dfa.start else " ") + ("*" if dfa.accepting[q] else " ")
-        table.add_row(f"{mark} {q}", *(str(int(t)) for t in dfa.transitions[q]))
-    out.print(table)
-    if rows < dfa.n_states:
-        _say(f"... {dfa.n_states - rows} more states (--limit 0 shows all)")
-
-
-def _show_head(path: str, a: Any, reachable: int, minimal_states: int,
-               kind: str | None = None) -> None:
-    """`show`'s first lines for every kind: the file and its name, the kind (machines), the
-    alphabet, the states (minimal? reachable?) and the start."""
     name = a.extra.get("name")
-    out.print(f"[bold]{escape(path)}[/bold]" + (f"  ({escape(str(name))})" if name else ""))
-    if kind is not None:
-        _say(f"kind:      {kind}")
+    out.print(f"[bold]{escape(dfa_file)}[/bold]" + (f"  ({escape(str(name))})" if name else ""))
+    if view.kind_line is not None:
+        _say(f"kind:      {view.kind_line}")
     _say(f"alphabet:  {shown_symbols(a.alphabet)}")
-    minimal = ("minimal" if minimal_states == a.n_states
-               else f"not minimal: {minimal_states} states suffice")
-    unreach = "" if reachable == a.n_states else f", {a.n_states - reachable} unreachable"
-    _say(f"states:    {a.n_states} ({minimal}{unreach})")
+    record = view.record
+    minimal = ("minimal" if record["minimal"]
+               else f"not minimal: {record['minimal_states']} states suffice")
+    unreachable = a.n_states - record["reachable_states"]
+    _say(f"states:    {a.n_states} ({minimal}"
+         f"{f', {unreachable} unreachable' if unreachable else ''})")
     _say(f"start:     {a.start}")
+    for line in view.lines:
+        _say(line)
+    cells = view.table
+    table = Table(title=cells.title)
+    for i, column in enumerate(cells.header):
+        table.add_column(escape(column), justify="left" if i in cells.left else "right")
+    for row in cells.rows:
+        table.add_row(*(escape(cell) for cell in row))
+    out.print(table)
+    if len(cells.rows) < a.n_states:
+        _say(f"... {a.n_states - len(cells.rows)} more states (--limit 0 shows all)")
 
 
 # --------------------------------------------------------------------------- minimize
@@ -321,10 +287,10 @@ def minimize_cmd(dfa_file: str, output: str, as_json: bool) -> None:
     _check_json_target(output, as_json)
     _check_output(output)
     may_replace(dfa_file)  # IN -o IN: the minimal automaton replaces it (read whole first)
-    from rnn2dfa.automata.machine_io import load_machine
+    from rnn2dfa.automata.describe import load_automaton
 
-    machine = is_machine_file(dfa_file)
-    a = load_machine(dfa_file) if machine else load_dfa(dfa_file)
+    a = load_automaton(dfa_file)
+    machine = a.family != "dfa"
     reachable = a.canonical().n_states  # the canonical form keeps the reachable states
     minimal = a.minimize()
     _write(minimal, output)
@@ -364,133 +330,20 @@ def equiv_cmd(ctx: click.Context, a_file: str, b_file: str, as_json: bool) -> No
       rnn2dfa equiv extracted.json truth.json && echo same language
       rnn2dfa equiv a.json b.json --json
     """
-    kinds = [_automaton_kind(a_file), _automaton_kind(b_file)]
-    if kinds[0] != kinds[1]:
-        raise InputError(f"is {_KIND_NOUN[kinds[1]]} and {a_file} is {_KIND_NOUN[kinds[0]]}: "
-                         "equiv compares two DFAs, or two machines of one kind", path=b_file)
-    from rnn2dfa.automata.machine_io import load_machine
+    from rnn2dfa.automata.describe import difference, file_kind, kinds_problem, load_automaton
 
-    machine = kinds[0] != "dfa"
-    a, b = ((load_machine(a_file), load_machine(b_file)) if machine
-            else (load_dfa(a_file), load_dfa(b_file)))
+    problem = kinds_problem(a_file, file_kind(a_file), b_file, file_kind(b_file))
+    if problem is not None:
+        raise InputError(problem, path=b_file)
+    a, b = load_automaton(a_file), load_automaton(b_file)
     check_alphabets(a.alphabet, a_file, b.alphabet, b_file, path=b_file)
-    word = a.difference(b) if machine else a.counterexample(b)  # a shortest different word
-    kind = {"kind": a.kind} if machine else {}
-    if word is None:
-        if as_json:
-            emit_json({"equivalent": True} | kind | {"counterexample": None})
-        elif machine:
-            _say(f"equivalent: {a_file} and {b_file} give the same output on every word "
-                 f"({a.kind} machines)")
-        else:
-            _say(f"equivalent: {a_file} and {b_file} accept the same language")
-        ctx.exit(EXIT_OK)
-    text = format_word(word, a.alphabet)
-    if machine:
-        _machine_difference(a, b, a_file, b_file, word, text, as_json)
-        ctx.exit(EXIT_FAIL)
-    in_a = a.accepts(word)
-    accepted_by, rejected_by = (a_file, b_file) if in_a else (b_file, a_file)
+    found = difference(a, b, a_file, b_file)  # a shortest word on which they differ
     if as_json:
-        emit_json(
-            {
-                "equivalent": False,
-                "counterexample": text,
-                "counterexample_symbols": [a.alphabet[i] for i in word],
-                "length": len(word),
-                "accepted_by": accepted_by,
-                "rejected_by": rejected_by,
-            }
-        )
+        emit_json(found.record)
     else:
-        _say(f"not equivalent: shortest counterexample {text} (length {len(word)})")
-        _say(f"  accepted by {accepted_by}, rejected by {rejected_by}")
-    ctx.exit(EXIT_FAIL)
-
-
-# --------------------------------------------------------------------------- machines
-_KIND_NOUN = {"dfa": "a DFA", "moore": "a Moore machine", "mealy": "a Mealy machine"}
-
-
-def _automaton_kind(path: str) -> str:
-    """"moore" or "mealy" for a machine file (`machine_io.machine_kind`), else "dfa"."""
-    from rnn2dfa.automata.machine_io import machine_kind
-
-    return machine_kind(path) or "dfa"
-
-
-def _output_counts(m: Machine) -> dict[str, int]:
-    """How many states (Moore) or transitions (Mealy) emit each output."""
-    counts = np.bincount(m.labels.ravel(), minlength=m.n_outputs)
-    return {o: int(c) for o, c in zip(m.outputs, counts.tolist(), strict=True)}
-
-
-def _show_machine(path: str, limit: int, as_json: bool) -> None:
-    """`show` for a Moore or Mealy machine file."""
-    from rnn2dfa.automata.machine_io import load_machine, machine_to_dict
-
-    m = load_machine(path)
-    reachable = m.canonical().n_states
-    minimal_states = m.minimize().n_states
-    counts = _output_counts(m)
-    if as_json:
-        data = machine_to_dict(m)
-        extra = {k: v for k, v in data.items() if k not in (
-            "format", "alphabet", "start", "outputs", "transitions", "output_alphabet")}
-        emit_json({"file": path, "kind": m.kind, "alphabet": list(m.alphabet),
-                   "outputs": list(m.outputs), "output_counts": counts,
-                   "states": m.n_states, "reachable_states": reachable,
-                   "minimal_states": minimal_states, "minimal": minimal_states == m.n_states,
-                   "start": m.start, "transitions": m.transitions.tolist(),
-                   "labels": data["outputs"], "extra": extra})
-        return
-    per = "state" if m.kind == "moore" else "transition"
-    _show_head(path, m, reachable, minimal_states, f"{m.kind} (one output per {per})")
-    shown = list(counts.items())
-    text = ", ".join(f"{quoted(o)} {c:,}" for o, c in shown[:30]) + (
-        " ..." if len(shown) > 30 else "")
-    _say(f"outputs:   {m.n_outputs} ({per}s emitting each: {text})")
-    table = Table(title="transitions" if m.kind == "moore" else "target / output")
-    table.add_column("state", justify="right")
-    if m.kind == "moore":
-        table.add_column("output")
-    for symbol in m.alphabet:
-        table.add_column(escape(symbol), justify="right")
-    rows = m.n_states if limit == 0 else min(limit, m.n_states)
-    trans = m.transitions[:rows].tolist()
-    labels = m.labels[:rows].tolist()
-    for q in range(rows):
-        mark = "→ " if q == m.start else "  "
-        if m.kind == "moore":
-            cells = [escape(m.outputs[labels[q]]), *(str(t) for t in trans[q])]
-        else:
-            cells = [f"{t} / {escape(m.outputs[o])}" for t, o in zip(trans[q], labels[q],
-                                                                     strict=True)]
-        table.add_row(f"{mark}{q}", *cells)
-    out.print(table)
-    if rows < m.n_states:
-        _say(f"... {m.n_states - rows} more states (--limit 0 shows all)")
-
-
-def _machine_difference(a: Machine, b: Machine, a_file: str, b_file: str, word: Any,
-                        text: str, as_json: bool) -> None:
-    """What `equiv` says of two machines with a different output on `word`."""
-    from rnn2dfa.verify.machine import show_output
-
-    outs = [a.output(word), b.with_alphabet_order(a.alphabet).output(word)]
-    plain = [o if isinstance(o, str) else list(o) for o in outs]
-    if as_json:
-        emit_json({"equivalent": False, "kind": a.kind, "counterexample": text,
-                   "counterexample_symbols": [a.alphabet[i] for i in word],
-                   "length": len(word),
-                   "a": {"file": a_file, "output": plain[0]},
-                   "b": {"file": b_file, "output": plain[1]}})
-    else:
-        what = "output" if a.kind == "moore" else "last output"
-        _say(f"not equivalent: shortest word with a different {what}: {text} "
-             f"(length {len(word)})")
-        for path, o in ((a_file, outs[0]), (b_file, outs[1])):
-            _say(f"  {path}: {show_output(o)}")
+        for line in found.lines:
+            _say(line)
+    ctx.exit(EXIT_OK if found.word is None else EXIT_FAIL)
 
 
 COMMANDS: list[click.Command] = [languages_cmd, truth_cmd, show_cmd, minimize_cmd, equiv_cmd]

@@ -71,16 +71,15 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
       rnn2dfa compile fixtures/tm/anbn.json -o anbn.pt
       rnn2dfa classify anbn.pt aabb abb --precision exact
     """
-    from rnn2dfa.automata.io import load_dfa
+    from rnn2dfa.automata.describe import load_automaton
+    from rnn2dfa.compile.machine import compile_automaton
     from rnn2dfa.compile.metadata import compiled_metadata
-    from rnn2dfa.compile.minsky import compile_dfa
 
     if os.path.isdir(output):
         raise InputError("is a folder, cannot write the model there", path=output)
     from rnn2dfa.atomic import check_writable
 
     check_writable(output, "the compiled network")  # read-only, missing folder: before work
-    from rnn2dfa.automata import machine_io
     from rnn2dfa.turing.machine import file_format
 
     if (file_format(dfa_file) or "").startswith("rnn2dfa.tm/"):  # any version: its loader says
@@ -90,49 +89,22 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
             raise InputError("--noise applies to DFAs, not to Turing machines", path=dfa_file)
         compile_turing(dfa_file, output, stack_encoding, as_json)
         return
-    # (file_format opens regular files only; load_dfa says what is wrong with the rest)
-    if machine_io.file_format(dfa_file) in machine_io.KIND_OF_FORMAT:
-        _compile_machine(dfa_file, output, activation, noise, seed, as_json)
-        return
-    dfa = load_dfa(dfa_file)
+    # (file_format opens regular files only; the automaton's reader says what is wrong)
+    a = load_automaton(dfa_file)
     try:  # its size is checked before the network is built
-        net = compile_dfa(dfa, activation=activation, noise=noise, seed=seed)
+        net = compile_automaton(a, activation=activation, noise=noise, seed=seed)
     except InputError as exc:
-        if exc.param != "dfa":
+        if exc.param not in ("dfa", "machine"):
             raise
         raise InputError(exc.message, path=dfa_file) from None
-    metadata = compiled_metadata(dfa, net, dfa_file, activation=activation, noise=noise,
+    metadata = compiled_metadata(a, net, dfa_file, activation=activation, noise=noise,
                                  seed=seed)
-    _write(net, metadata, output, as_json, f"Compiled {metadata['language']} (Minsky "
-           "construction)", [("states", str(dfa.n_states)), ("symbols", str(dfa.n_symbols))])
+    _write(net, metadata, output, as_json)
 
 
-def _compile_machine(source: str, output: str, activation: str, noise: float, seed: int,
-                     as_json: bool) -> None:
-    """A Moore/Mealy machine file into a `MinskyLabeller` model file."""
-    from rnn2dfa.automata.machine_io import load_machine
-    from rnn2dfa.compile.machine import compile_machine, machine_metadata
-
-    machine = load_machine(source)
-    try:  # its size is checked before the network is built
-        net = compile_machine(machine, activation=activation, noise=noise, seed=seed)
-    except InputError as exc:
-        if exc.param != "machine":
-            raise
-        raise InputError(exc.message, path=source) from None
-    metadata = machine_metadata(machine, net, source, activation=activation, noise=noise,
-                                seed=seed)
-    _write(net, metadata, output, as_json,
-           f"Compiled {metadata['language']} ({machine.kind.capitalize()} machine, Minsky "
-           "construction)",
-           [("states", str(machine.n_states)), ("symbols", str(machine.n_symbols)),
-            ("outputs", ", ".join(machine.outputs))])
-
-
-def _write(net: Any, metadata: dict[str, Any], output: str, as_json: bool, title: str,
-           rows: list[tuple[str, str]]) -> None:
+def _write(net: Any, metadata: dict[str, Any], output: str, as_json: bool) -> None:
     """Save a compiled network (atomically: a folder or a full disk is one line) and show
-    what was built: its JSON record, or a table of `rows` and the network's sizes."""
+    what was built: its JSON record, or a table of the automaton's and the network's sizes."""
     from rnn2dfa.models.io import save_model
 
     info = metadata["compiled"]
@@ -141,9 +113,13 @@ def _write(net: Any, metadata: dict[str, Any], output: str, as_json: bool, title
     if as_json:
         emit_json(info)
         return
-    table = kv_table(title)
-    for key, value in rows:
-        table.add_row(key, value)
+    kind = info.get("kind")
+    what = f"{kind.capitalize()} machine, " if kind else ""
+    table = kv_table(f"Compiled {metadata['language']} ({what}Minsky construction)")
+    table.add_row("states", str(info["states"]))
+    table.add_row("symbols", str(info["symbols"]))
+    if "outputs" in info:
+        table.add_row("outputs", ", ".join(info["outputs"]))
     table.add_row("hidden units", f"{net.state_dim:,}")
     table.add_row("nonzero weights", f"{info['nonzero_weights']:,}")
     table.add_row("activation", info["activation"])

@@ -108,9 +108,10 @@ def convert_cmd(input_file: str, output: str, style: str, kind: str | None,
 
     Exit code: 0 written, 2 bad input (nothing written).
     """
-    from rnn2dfa.automata.dot_io import WHOLE_LABEL_NOTE, dfa_from_dot, save_dot
-    from rnn2dfa.automata.io import load_dfa, save_dfa
+    from rnn2dfa.automata.describe import load_automaton
+    from rnn2dfa.automata.dot_io import WHOLE_LABEL_NOTE, dfa_from_dot
     from rnn2dfa.fileio import read_text
+    from rnn2dfa.files import save, save_dot
 
     src, dst = _kind(input_file, "the input"), _kind(output, "the output")
     if os.path.isdir(output):
@@ -125,12 +126,7 @@ def convert_cmd(input_file: str, output: str, style: str, kind: str | None,
             verb = "says" if len(given) == 1 else "say"
             raise InputError(f"{' and '.join(given)} {verb} how to read a DOT input; a JSON "
                              "file names its format and is complete", path=input_file)
-        from rnn2dfa.automata.machine_io import is_machine_file, load_machine
-
-        if is_machine_file(input_file):
-            return _convert_machine(load_machine(input_file), input_file, output, dst, style,
-                                    as_json, from_dot=False)
-        dfa = load_dfa(input_file)
+        a = load_automaton(input_file)
     else:  # every size is counted while reading, and refused before a table is built
         from rnn2dfa.automata.machine_dot import dot_kind, machine_from_dot
 
@@ -142,65 +138,41 @@ def convert_cmd(input_file: str, output: str, style: str, kind: str | None,
                                  "one symbol" + (" and its output ('input/output')"
                                                  if kind == "mealy" else ""), path=input_file)
             with options_for(complete="--complete sink|self-loop"):
-                machine = machine_from_dot(text, kind, source=input_file, complete=complete,
-                                           complete_output=complete_output)
-            del text
-            return _convert_machine(machine, input_file, output, dst, style, as_json,
-                                    from_dot=True)
-        if complete == "self-loop":
+                a = machine_from_dot(text, kind, source=input_file, complete=complete,
+                                     complete_output=complete_output)
+        elif complete == "self-loop":
             raise InputError("--complete self-loop goes with a Moore or Mealy machine: a "
                              "partial DFA's missing transitions reject (they go to an added "
                              "rejecting sink, --complete sink)", path=input_file)
-        if complete_output is not None:
+        elif complete_output is not None:
             raise InputError("--complete-output goes with a Moore or Mealy machine: a DFA's "
                              "added sink state rejects", path=input_file)
-        dfa = dfa_from_dot(text, source=input_file,
-                           lists=None if labels is None else labels == "list")
+        else:
+            a = dfa_from_dot(text, source=input_file,
+                             lists=None if labels is None else labels == "list")
         del text
     if dst == "json":
-        save_dfa(dfa, output)
+        save(a, output)
     else:
         with options_for(style="--style"):
-            save_dot(dfa, output, style=style)
-    note = dfa.extra.get("dot_notes") if src == "dot" else None  # (JSON keeps old notes)
+            save_dot(a, output, style=style)
+    note = a.extra.get("dot_notes") if src == "dot" else None  # (JSON keeps old notes)
     if note and WHOLE_LABEL_NOTE in note:
         note += " (--labels list reads them as lists)"
+    outputs = getattr(a, "outputs", None)  # a machine's (a DFA has none)
     if as_json:
-        emit_json({"input": input_file, "output": output, "kind": "dfa",
-                   "states": dfa.n_states, "alphabet": list(dfa.alphabet), "note": note,
-                   "completed": dfa.extra.get("dot_completed") if src == "dot" else None})
+        emit_json({"input": input_file, "output": output, "kind": a.family,
+                   "states": a.n_states, "alphabet": list(a.alphabet)}
+                  | ({} if outputs is None else {"outputs": list(outputs)})
+                  | {"note": note,
+                     "completed": a.extra.get("dot_completed") if src == "dot" else None})
         return
     if note:
         err.print(f"[yellow]note: {escape(note)}[/yellow]")
-    out.print(f"wrote {escape(output)}: {dfa.n_states} states, alphabet "
-              f"{{{escape(_shown(dfa.alphabet))}}}")
-
-
-def _convert_machine(machine, input_file: str, output: str, dst: str, style: str,  # noqa: ANN001
-                     as_json: bool, from_dot: bool) -> None:
-    """Write a Moore or Mealy machine as rnn2dfa JSON or DOT (`from_dot`: what reading the
-    DOT input added is said)."""
-    if dst == "json":
-        from rnn2dfa.automata.machine_io import save_machine
-
-        save_machine(machine, output)
-    else:
-        from rnn2dfa.automata.machine_dot import save_machine_dot
-
-        with options_for(style="--style"):
-            save_machine_dot(machine, output, style=style)
-    note = machine.extra.get("dot_notes") if from_dot else None
-    if as_json:
-        emit_json({"input": input_file, "output": output, "kind": machine.kind,
-                   "states": machine.n_states, "alphabet": list(machine.alphabet),
-                   "outputs": list(machine.outputs), "note": note,
-                   "completed": machine.extra.get("dot_completed") if from_dot else None})
-        return
-    if note:
-        err.print(f"[yellow]note: {escape(note)}[/yellow]")
-    out.print(f"wrote {escape(output)}: {machine.kind} machine, {machine.n_states} states, "
-              f"alphabet {{{escape(_shown(machine.alphabet))}}}, outputs "
-              f"{{{escape(_shown(machine.outputs))}}}")
+    what = "" if outputs is None else f"{a.family} machine, "
+    also = "" if outputs is None else f", outputs {{{escape(_shown(outputs))}}}"
+    out.print(f"wrote {escape(output)}: {what}{a.n_states} states, alphabet "
+              f"{{{escape(_shown(a.alphabet))}}}{also}")
 
 
 COMMANDS: list[click.Command] = [convert_cmd]

@@ -82,8 +82,7 @@ def render_cmd(
         from rnn2dfa_cli.cmd_pdfa import render_hook
 
         return render_hook(click.get_current_context())
-    from rnn2dfa.automata.io import load_dfa
-    from rnn2dfa.automata.machine_io import is_machine_file, load_machine
+    from rnn2dfa.automata.describe import file_kind, load_automaton
     from rnn2dfa.render import (
         DrawingTooLarge,
         RenderError,
@@ -101,11 +100,11 @@ def render_cmd(
     if edges is not None:
         raise InputError("--edges goes with a PDFA file: a DFA's or machine's every edge is "
                          "part of what it computes, so all are drawn", path=dfa_file)
-    machine = is_machine_file(dfa_file)
+    machine = file_kind(dfa_file) != "dfa"
     if machine and show_sink:
         raise InputError("--show-sink goes with a DFA: every state of a machine is drawn",
                          path=dfa_file)
-    a = load_machine(dfa_file) if machine else load_dfa(dfa_file)
+    a = load_automaton(dfa_file)
     parsed = parse_word(word, a.alphabet, source=dfa_file) if word is not None else None
     from rnn2dfa.render.family import drawing as draw  # one drawing for every kind
 
@@ -129,7 +128,7 @@ def render_cmd(
         click.get_current_context().exit(EXIT_FAIL)
     parts = [f"wrote {output}: {len(drawing.shown_states)} states shown"]
     if hasattr(drawing, "machine"):  # a Moore or Mealy machine
-        from rnn2dfa.verify.machine import show_output
+        from rnn2dfa.automata.draw import show_output
 
         result = drawing.word_output
         info = {"output": output, "format": fmt, "kind": drawing.machine.kind,

@@ -5,6 +5,8 @@ Argument handling and presentation only; the training loop is rnn2dfa.train.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -273,10 +275,50 @@ def train_cmd(
         from rnn2dfa_cli.cmd_pdfa import train_hook
 
         return train_hook(click.get_current_context())
-    if task != "accept":
-        return _train_labeller_cmd(click.get_current_context())
+    ctx = click.get_current_context()
+    plan = _acceptor_plan(ctx) if task == "accept" else _labeller_plan(ctx)
+    model, summary, interrupted = _train_with_progress(plan.what, plan.cfg, plan.run)
+    metadata = plan.metadata(summary)
+    warning = _save(model, output, metadata, summary, interrupted)
+    if as_json:
+        _emit(output, metadata, warning)
+        return
+    s = summary
+    _print_run(s)
+    val = "-" if s.val_accuracy is None else f"{100 * s.val_accuracy:.2f}%"
+    held_out, tables = plan.report(s)
+    out.print(
+        f"training accuracy {100 * s.train_accuracy:.2f}% (loss {s.train_loss:.2g}, "
+        f"{_measured(s)}), validation {val} ({s.n_val} held-out words{held_out})"
+    )
+    for table in tables:
+        out.print(table)
+    if getattr(s, "test_cut_at", None) is not None:
+        out.print(f"test words of length {s.test_cut_at} and longer not measured: the time "
+                  "limit had passed")
+    _wrote(output, warning)
+
+
+@dataclass
+class _Plan:
+    """One `train` run, checked before any work: what is trained (for the progress bar),
+    its config, `run(progress)`, the model file's metadata of a summary, and `report`: the
+    validation line's tail and the tables after it."""
+
+    what: str
+    cfg: TrainConfig
+    run: Callable[[Any], tuple[Any, Any]]
+    metadata: Callable[[Any], dict[str, Any]]
+    report: Callable[[Any], tuple[str, list[Table]]]
+
+
+def _acceptor_plan(ctx: click.Context) -> _Plan:
+    """`train --task accept`: an acceptor on a named language or on your TSV file."""
     from rnn2dfa.train import model_metadata, parse_alphabet, read_tsv, train_model
 
+    p = ctx.params
+    language, data, alphabet, output = p["language"], p["data"], p["alphabet"], p["output"]
+    max_length, objective, bidirectional = p["max_length"], p["objective"], p["bidirectional"]
     if (language is None) == (data is None):
         raise InputError("give one of --language NAME or --data FILE (see rnn2dfa train --help)")
     if alphabet is not None and data is None:
@@ -290,7 +332,7 @@ def train_cmd(
         with options_for(objective="--objective", language="--language"):
             predicts = not bidirectional and resolve_objective(language, objective) == "predict"
         max_length = PREDICT_MAX_LENGTH if predicts else _DEFAULT.max_length
-    cfg = _config(click.get_current_context(), max_length)
+    cfg = _config(ctx, max_length)
     with options_for(**_CONFIG_OPTIONS):
         cfg.check()  # ranges and a memory estimate, before any work
     kwargs: dict[str, Any] = {}
@@ -315,25 +357,9 @@ def train_cmd(
                          bidirectional="--bidirectional"):
             return train_model(config=cfg, progress=progress, **kwargs)
 
-    model, summary, interrupted = _train_with_progress(f"{what} ({cell})", cfg, run)
-    metadata = model_metadata(summary)
-    warning = _save(model, output, metadata, summary, interrupted)
-    if as_json:
-        _emit(output, metadata, warning)
-        return
-    s = summary
-    _print_run(s)
-    val = "-" if s.val_accuracy is None else f"{100 * s.val_accuracy:.2f}%"
-    out.print(
-        f"training accuracy {100 * s.train_accuracy:.2f}% (loss {s.train_loss:.2g}, "
-        f"{_measured(s)}), validation {val} ({s.n_val} held-out words)"
-    )
     trained_to = max_length if language is not None else None
-    out.print(_length_table(s.accuracy_by_length, trained_to))
-    if getattr(s, "test_cut_at", None) is not None:
-        out.print(f"test words of length {s.test_cut_at} and longer not measured: the time "
-                  "limit had passed")
-    _wrote(output, warning)
+    return _Plan(f"{what} ({cfg.cell})", cfg, run, model_metadata,
+                 lambda s: ("", [_length_table(s.accuracy_by_length, trained_to)]))
 
 
 #: Library parameters of TrainConfig -> the options that set them.
@@ -498,7 +524,7 @@ def _refuse_machine_language(language: str) -> None:
                      f"give --task {lang.task} (accept languages: see rnn2dfa languages)")
 
 
-def _train_labeller_cmd(ctx: click.Context) -> None:
+def _labeller_plan(ctx: click.Context) -> _Plan:
     """`train --task classify-k|tag`: a k-class classifier or a tagger on a named machine
     language (rnn2dfa.train.labels), with the acceptor's progress, Ctrl-C and output."""
     from click.core import ParameterSource
@@ -541,24 +567,14 @@ def _train_labeller_cmd(ctx: click.Context) -> None:
         with options_for(**_CONFIG_OPTIONS):
             return train_labeller(lang, task=task, config=cfg, progress=progress)
 
-    model, summary, interrupted = _train_with_progress(f"{language} ({cfg.cell})", cfg, run)
-    metadata = labeller_metadata(summary)
-    warning = _save(model, output, metadata, summary, interrupted)
-    if p["as_json"]:
-        _emit(output, metadata, warning)
-        return
-    s = summary
-    _print_run(s)
-    val = "-" if s.val_accuracy is None else f"{100 * s.val_accuracy:.2f}%"
     unit = "word classes" if lang.kind == "moore" else "words (every tag)"
-    out.print(
-        f"training accuracy {100 * s.train_accuracy:.2f}% (loss {s.train_loss:.2g}, "
-        f"{_measured(s)}), validation {val} ({s.n_val} held-out words up to length "
-        f"{s.val_max_length}; {unit})"
-    )
-    out.print(_output_table(s.val_by_output, lang.kind))
-    out.print(_length_table(s.accuracy_by_length, max_length))
-    _wrote(output, warning)
+
+    def report(s: Any) -> tuple[str, list[Table]]:
+        return (f" up to length {s.val_max_length}; {unit}",
+                [_output_table(s.val_by_output, lang.kind),
+                 _length_table(s.accuracy_by_length, max_length)])
+
+    return _Plan(f"{language} ({cfg.cell})", cfg, run, labeller_metadata, report)
 
 
 def _output_table(rows: list[dict[str, Any]], kind: str) -> Table:
@@ -622,20 +638,19 @@ class TimeEstimate:
             click.echo(f"rnn2dfa: {message}", err=True)
 
 
-def _batched_logits(model: Any, words: list[tuple[int, ...]], time_limit: float | None,
-                    as_json: bool) -> np.ndarray:
-    """Accept logits in batches of bounded padded size (PADDED_BATCH_SYMBOLS), shortest
-    words first: memory bounded, progress shown when it takes long, --time-limit checked
-    between batches (exit 1 with one line when reached)."""
+def _answered(words: list[tuple[int, ...]], time_limit: float | None, as_json: bool,
+              answer: Callable[[list[tuple[int, ...]]], Any]) -> list[Any]:
+    """`answer(batch)` (one result a word) in batches of bounded padded size
+    (PADDED_BATCH_SYMBOLS), shortest words first: memory bounded, progress shown when it
+    takes long, --time-limit checked between batches (exit 1 with one line when reached)."""
     import time
 
     from rnn2dfa.limits import PADDED_BATCH_SYMBOLS
-    from rnn2dfa.models.acceptor import accept_logits
     from rnn2dfa.words import length_batches
     from rnn2dfa_cli.turing_view import time_limit_reached
 
     start = time.monotonic()
-    logits = np.zeros(len(words), dtype=np.float64)
+    results: list[Any] = [None] * len(words)
     lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
     done = 0
     with LateProgress(f"classifying {len(words):,} word(s)") as bar:
@@ -644,10 +659,22 @@ def _batched_logits(model: Any, words: list[tuple[int, ...]], time_limit: float 
                 time_limit_reached(f"after {done:,} of {len(words):,} word(s) answered",
                                    time_limit, as_json, hint="or give fewer or shorter words",
                                    words=len(words), answered=done)
-            logits[idx] = accept_logits(model, [words[i] for i in idx])
+            for i, result in zip(idx.tolist(), answer([words[i] for i in idx]), strict=True):
+                results[i] = result
             done += len(idx)
             bar.update("network", done, len(words))
-    return logits
+    return results
+
+
+def _label_traces(model: Any, words: list[tuple[int, ...]]) -> list[np.ndarray]:
+    """A labeller's label after every prefix of each word (`models.labeller.prefix_labels`,
+    the one reader extraction and verify use)."""
+    from rnn2dfa.models.labeller import prefix_labels
+    from rnn2dfa.words import pad_words
+
+    symbols, lens = pad_words(words)
+    trace = prefix_labels(model, symbols, lens)
+    return [trace[row, : int(n) + 1] for row, n in enumerate(lens.tolist())]
 
 
 @click.command("classify")
@@ -750,35 +777,54 @@ def classify_cmd(
                          "Turing machine only", path=model_file)
     from rnn2dfa.models.labeller import is_labeller
 
+    head: dict[str, Any] = {}
     if is_labeller(model):  # a k-class classifier's class, a tagger's tag after each symbol
-        from rnn2dfa_cli.classify_labels import classify_labeller
+        outputs = [str(o) for o in model.outputs]
+        mealy = getattr(model, "kind", "moore") == "mealy"
+        traces = _answered(parsed, time_limit, as_json, lambda ws: _label_traces(model, ws))
+        sep = "" if all(len(o) == 1 for o in outputs) else " "
+        head = {"kind": "mealy" if mealy else "moore", "outputs": outputs}
+        if mealy:  # a tag after every symbol (none for the empty word)
+            rows = [{"word": format_word(w, alphabet), "tags": [outputs[int(t)] for t in tr[1:]]}
+                    for w, tr in zip(parsed, traces, strict=True)]
+            columns = [("word", "left"), ("tag after each symbol", "left")]
+            cells = [[escape(r["word"]) or "ε", escape(sep.join(r["tags"])) or "(none)"]
+                     for r in rows]
+        else:
+            rows = [{"word": format_word(w, alphabet), "class": outputs[int(tr[-1])]}
+                    for w, tr in zip(parsed, traces, strict=True)]
+            columns = [("word", "left"), ("class", "left")]
+            cells = [[escape(r["word"]) or "ε", escape(r["class"])] for r in rows]
+    else:
+        from rnn2dfa.models.acceptor import accept_logits
 
-        classify_labeller(model, meta, model_file, parsed, as_json, time_limit)
-        return
-    logits = _batched_logits(model, parsed, time_limit, as_json)
-    finite = np.isfinite(np.asarray(logits, dtype=np.float64))
-    if not finite.all():  # never print "reject +nan" as if it were a verdict
-        i = int(np.flatnonzero(~finite)[0])
-        raise InputError(
-            f"the network's output is {float(logits[i])} on the word "
-            f"{format_word(parsed[i], alphabet)!r} ({int((~finite).sum())} of {len(parsed)} "
-            "words): its weights overflow, so it gives no verdict",
-            path=model_file,
-        )
-    rows = [
-        {"word": format_word(w, alphabet), "accept": bool(lg > 0), "logit": float(lg)}
-        for w, lg in zip(parsed, logits, strict=True)
-    ]
+        logits = np.asarray(_answered(parsed, time_limit, as_json,
+                                      lambda ws: accept_logits(model, ws)), dtype=np.float64)
+        finite = np.isfinite(logits)
+        if not finite.all():  # never print "reject +nan" as if it were a verdict
+            i = int(np.flatnonzero(~finite)[0])
+            raise InputError(
+                f"the network's output is {float(logits[i])} on the word "
+                f"{format_word(parsed[i], alphabet)!r} ({int((~finite).sum())} of "
+                f"{len(parsed)} words): its weights overflow, so it gives no verdict",
+                path=model_file,
+            )
+        rows = [
+            {"word": format_word(w, alphabet), "accept": bool(lg > 0), "logit": float(lg)}
+            for w, lg in zip(parsed, logits, strict=True)
+        ]
+        columns = [("word", "left"), ("verdict", "left"), ("logit", "right")]
+        cells = [[escape(r["word"]), "[green]accept[/green]" if r["accept"]
+                  else "[red]reject[/red]", f"{r['logit']:+.3f}"] for r in rows]
     if as_json:
-        emit_json({"model": model_file, "language": meta.get("language"), "results": rows})
+        emit_json({"model": model_file, "language": meta.get("language")} | head
+                  | {"results": rows})
         return
     table = Table(title_justify="left")
-    table.add_column("word")
-    table.add_column("verdict")
-    table.add_column("logit", justify="right")
-    for r in rows:
-        verdict = "[green]accept[/green]" if r["accept"] else "[red]reject[/red]"
-        table.add_row(escape(r["word"]), verdict, f"{r['logit']:+.3f}")
+    for name, justify in columns:
+        table.add_column(name, justify=justify)
+    for row in cells:
+        table.add_row(*row)
     out.print(table)
 
 

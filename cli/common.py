@@ -536,11 +536,6 @@ def options_for(**options: str) -> Iterator[None]:
         raise
 
 
-def bad_input(message: str, path: str | None = None) -> InputError:
-    """An InputError to raise from a command (one line, exit 2)."""
-    return InputError(message, path=path)
-
-
 #: Commands that handle only automata: they never import torch, scikit-learn or matplotlib,
 #: so the `--threads` option does not import torch to configure it for them.
 AUTOMATA_COMMANDS = frozenset(

@@ -357,14 +357,9 @@ def draw(a: Any, path: str | os.PathLike[str] | None = None, *, word: str | None
 def compile(dfa: Any, activation: str = "relu") -> Any:  # noqa: A001 - the command's name
     """The integer-weight network of a DFA (Minsky's construction) or a Moore/Mealy
     machine: a controlled test bed for extraction."""
-    a = _an_automaton(dfa, "dfa")
-    if a.family != "dfa":
-        from rnn2dfa.compile.machine import compile_machine
+    from rnn2dfa.compile.machine import compile_automaton
 
-        return compile_machine(a, activation)
-    from rnn2dfa.compile.minsky import compile_dfa
-
-    return compile_dfa(a, activation=activation)
+    return compile_automaton(_an_automaton(dfa, "dfa"), activation)
 
 
 # ----------------------------------------------------------------------------- other tools

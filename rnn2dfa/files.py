@@ -76,3 +76,18 @@ _SAVERS = {"dfa": "save_dfa", "moore": "save_machine", "mealy": "save_machine",
 def save(a: Any, path: str | os.PathLike[str]) -> None:
     """Write an automaton's file atomically: JSON, or DOT when the name asks for it."""
     getattr(_module(a), _SAVERS[a.family])(a, path)
+
+
+def save_dot(a: Any, path: str | os.PathLike[str], style: str = "aalpy") -> None:
+    """Write a DFA or a Moore/Mealy machine as Graphviz DOT in a tool's `style` ("aalpy",
+    "learnlib", "rnn2dfa"; what its reader would change is refused, naming the string)."""
+    _module(a)  # anything but an automaton: one line
+    family = a.family
+    if family == "dfa":
+        from rnn2dfa.automata.dot_io import save_dot as write
+    elif family in ("moore", "mealy"):
+        from rnn2dfa.automata.machine_dot import save_machine_dot as write
+    else:
+        raise InputError("a PDFA has no DOT file format (draw it with render)",
+                         param="automaton")
+    write(a, path, style=style)

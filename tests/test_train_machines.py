@@ -145,7 +145,7 @@ def test_the_whole_set_measurement_is_the_same_in_chunks(monkeypatch, name: str,
     """Each epoch's loss and accuracy on the whole training set, measured in chunks of a few
     words (as a wide network's are), equal the one-pass measurement: the chunks' means are
     weighted by words (a classifier) or by tags (a tagger)."""
-    import rnn2dfa.train.loop as loop_mod  # whole_set_chunks: the labeller's chunks too
+    import rnn2dfa.train.epochs as loop_mod  # whole_set_chunks: every trainer's chunks
 
     cfg = dict(seed=1, **{**QUICK_CFG, "epochs": 4})
     _, whole = train_labeller(name, task=task, config=TrainConfig(**cfg))

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from rnn2dfa.errors import AlphabetError, DFAFormatError, alphabets_differ
-from rnn2dfa.words import Word, alphabet_problem, pad_words, parse_word
+from rnn2dfa.words import Word, alphabet_problem, format_word, pad_words, parse_word
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:
@@ -57,8 +57,70 @@ def walk(transitions: np.ndarray, start: int, symbols: np.ndarray,
     return out
 
 
+class TableAutomaton:
+    """What a DFA and a Moore/Mealy machine share: a complete transition table over named
+    symbols (`transitions[q, i]`: the state reached from q on `alphabet[i]`), a start
+    state, the words' forms and a drawing in notebooks. Plain methods only: the frozen
+    dataclasses below hold the fields."""
+
+    alphabet: tuple[str, ...]
+    transitions: np.ndarray
+    start: int
+    extra: Mapping[str, Any]
+
+    @property
+    def n_states(self) -> int:
+        return int(self.transitions.shape[0])
+
+    @property
+    def n_symbols(self) -> int:
+        return len(self.alphabet)
+
+    def __len__(self) -> int:
+        return self.n_states
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        """Jupyter: the drawing (SVG through Graphviz), or the transition table without it."""
+        from rnn2dfa.automata.draw import mimebundle
+
+        return mimebundle(self)  # type: ignore[arg-type]
+
+    def encode(self, word: Sequence[str] | str) -> Word:
+        """Symbol indices of a word given as a sequence of symbols or as its text form."""
+        if isinstance(word, str):
+            return parse_word(word, self.alphabet)
+        index = {s: i for i, s in enumerate(self.alphabet)}
+        try:
+            return tuple(index[s] for s in word)
+        except KeyError as exc:
+            raise AlphabetError(f"symbol {exc.args[0]!r} is not in the alphabet") from None
+
+    def format(self, word: Sequence[int]) -> str:
+        """The text form of a word of symbol indices."""
+        return format_word(word, self.alphabet)
+
+    def run(self, word: Iterable[int], state: int | None = None) -> int:
+        """The state reached from `state` (default: start) after reading a word of indices."""
+        q = self.start if state is None else int(state)
+        t = self.transitions
+        for a in word:
+            q = int(t[q, a])
+        return q
+
+    def prefix_states(self, symbols: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
+        """(batch, T + 1) states after every prefix of a padded batch: column t holds the
+        state after the first t symbols (column 0 the start); past a word's length (when
+        `lengths` is given) its last state repeats. One numpy gather per time step."""
+        symbols = np.asarray(symbols, dtype=np.int64)
+        if lengths is None:
+            lengths = np.full(symbols.shape[0], symbols.shape[1], dtype=np.int64)
+        return walk(self.transitions, self.start, symbols, lengths)
+
+
 @dataclass(frozen=True, eq=False)
-class DFA:
+class DFA(TableAutomaton):
     """A complete DFA. Two minimal canonical DFAs of one language compare equal with `==`."""
 
     #: the automaton family's kind: "dfa", "moore", "mealy" or "pdfa" (dispatch on it)
@@ -106,18 +168,6 @@ class DFA:
         object.__setattr__(self, "start", int(self.start))
         object.__setattr__(self, "extra", dict(self.extra))
 
-    # ----------------------------------------------------------------- basics
-    @property
-    def n_states(self) -> int:
-        return int(self.transitions.shape[0])
-
-    @property
-    def n_symbols(self) -> int:
-        return len(self.alphabet)
-
-    def __len__(self) -> int:
-        return self.n_states
-
     def __eq__(self, other: object) -> bool:
         """Array equality: isomorphism for canonical DFAs (alphabet order must match)."""
         if not isinstance(other, DFA):
@@ -129,18 +179,10 @@ class DFA:
             and np.array_equal(self.accepting, other.accepting)
         )
 
-    __hash__ = None  # type: ignore[assignment]
-
     def __repr__(self) -> str:
         name = self.extra.get("name")
         tag = f" {name!r}" if name else ""
         return f"<DFA{tag} states={self.n_states} alphabet={list(self.alphabet)}>"
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        """Jupyter: the drawing (SVG through Graphviz), or the transition table without it."""
-        from rnn2dfa.automata.draw import mimebundle
-
-        return mimebundle(self)
 
     def with_extra(self, **extra: Any) -> DFA:
         """A copy with extra keys (name, provenance, stats) merged in."""
@@ -151,24 +193,6 @@ class DFA:
         return copy
 
     # ----------------------------------------------------------------- words
-    def encode(self, word: Sequence[str] | str) -> Word:
-        """Symbol indices of a word given as a sequence of symbols or as its text form."""
-        if isinstance(word, str):
-            return parse_word(word, self.alphabet)
-        index = {s: i for i, s in enumerate(self.alphabet)}
-        try:
-            return tuple(index[s] for s in word)
-        except KeyError as exc:
-            raise AlphabetError(f"symbol {exc.args[0]!r} is not in the alphabet") from None
-
-    def run(self, word: Iterable[int], state: int | None = None) -> int:
-        """The state reached from `state` (default: start) after reading a word of indices."""
-        q = self.start if state is None else int(state)
-        t = self.transitions
-        for a in word:
-            q = int(t[q, a])
-        return q
-
     def accepts(self, word: Iterable[int]) -> bool:
         """Whether the word (symbol indices) is accepted."""
         return bool(self.accepting[self.run(word)])
@@ -194,15 +218,6 @@ class DFA:
         for t in range(width):
             q = ext[q, symbols[:, t]]
         return q
-
-    def prefix_states(self, symbols: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
-        """(batch, T + 1) states after every prefix of a padded batch: column t holds the
-        state after the first t symbols (column 0 the start); past a word's length (when
-        `lengths` is given) its last state repeats. One numpy gather per time step."""
-        symbols = np.asarray(symbols, dtype=np.int64)
-        if lengths is None:
-            lengths = np.full(symbols.shape[0], symbols.shape[1], dtype=np.int64)
-        return walk(self.transitions, self.start, symbols, lengths)
 
     def run_batch(self, words: Sequence[Sequence[int]]) -> np.ndarray:
         """Final states of a list of words (symbol indices)."""

@@ -266,29 +266,54 @@ def draw_machine(
     return MachineDrawing(g, m, list(range(n)), result)
 
 
+@dataclass(frozen=True)
+class TransitionTable:
+    """An automaton's transition table as text cells: a DFA's marks (→ start, * accepting),
+    a Moore machine's output column, a Mealy machine's "target / output" cells."""
+
+    title: str
+    header: list[str]
+    rows: list[list[str]]  # mark and state number, then the cells (plain text)
+    left: tuple[int, ...] = ()  # the columns of text (a Moore machine's outputs)
+
+    def text(self, states: int) -> str:
+        """Plain columns (a notebook without Graphviz), and how many of `states` are left."""
+        cells = [self.header, *self.rows]
+        widths = [max(len(r[i]) for r in cells) for i in range(len(self.header))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in cells]
+        if states > len(self.rows):
+            lines.append(f"... {states - len(self.rows)} more states")
+        return "\n".join(lines)
+
+
+def transition_table(a: DFALike | MachineLike, limit: int) -> TransitionTable:
+    """The first `limit` rows (0: all) of a DFA's or machine's transition table."""
+    n = a.n_states if limit == 0 else min(limit, a.n_states)
+    trans = a.transitions[:n].tolist()
+    if a.family == "dfa":
+        rows = [[("→" if q == a.start else " ") + ("*" if a.accepting[q] else " ")  # type: ignore[union-attr]
+                 + f" {q}", *map(str, trans[q])] for q in range(n)]
+        return TransitionTable("transitions", ["state", *a.alphabet], rows)
+    m: MachineLike = a  # type: ignore[assignment]
+    moore = m.kind == "moore"
+    labels = m.labels[:n].tolist()
+    rows = []
+    for q in range(n):
+        mark = "→ " if q == m.start else "  "
+        if moore:
+            cells = [m.outputs[labels[q]], *(str(t) for t in trans[q])]
+        else:
+            cells = [f"{t} / {m.outputs[o]}" for t, o in zip(trans[q], labels[q], strict=True)]
+        rows.append([f"{mark}{q}", *cells])
+    header = ["state", *(["output"] if moore else []), *m.alphabet]
+    return TransitionTable("transitions" if moore else "target / output", header, rows,
+                           (1,) if moore else ())
+
+
 def table_text(a: DFALike | MachineLike, max_rows: int = 40) -> str:
-    """The transition table as plain text (what a notebook shows without Graphviz)."""
-    dfa, mealy = a.family == "dfa", a.family == "mealy"
-    head = ["state", *a.alphabet] + (["output"] if a.family == "moore" else [])
-    rows = [head]
-    for q in range(min(a.n_states, max_rows)):
-        mark = ("→" if q == a.start else " ") + (
-            "*" if dfa and a.accepting[q] else " ")
-        cells = [f"{mark}{q}"]
-        for s in range(a.n_symbols):
-            t = int(a.transitions[q, s])
-            if mealy:
-                cells.append(f"{t} / {a.outputs[int(a.labels[q, s])]}")
-            else:
-                cells.append(str(t))
-        if a.family == "moore":
-            cells.append(a.outputs[int(a.labels[q])])
-        rows.append(cells)
-    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
-    if a.n_states > max_rows:
-        lines.append(f"... {a.n_states - max_rows} more states")
-    return "\n".join(lines)
+    """The transition table as plain text (what a notebook shows without Graphviz): the
+    table `show` prints."""
+    return transition_table(a, max_rows).text(a.n_states)
 
 
 def svg(graph: graphviz.Digraph, seconds: float = NOTEBOOK_DOT_SECONDS) -> str | None:

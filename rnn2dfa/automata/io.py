@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -42,27 +43,20 @@ def state_problem(x: Any, n: int) -> str | None:
     return None
 
 
-def dfa_from_dict(data: Any, source: str | None = None) -> DFA:
-    """Build the DFA of a parsed JSON object.
-
-    Only the JSON shape is checked here (keys, lists, strings, integers that are not
-    booleans or floats); every consistency check is the DFA constructor's, with the file
-    named in its message.
-    """
-
-    def fail(msg: str) -> DFAFormatError:
-        return DFAFormatError(msg, path=source)
-
-    check_format_head(data, what="a DFA file", fmt=FORMAT, required=_KNOWN, fail=fail,
-                      hints=_HINTS)
+def table_of(data: dict[str, Any], fail: Callable[[str], DFAFormatError],
+             nonempty: bool = False) -> tuple[list[str], list[list[int]]]:
+    """The alphabet and transition rows of a parsed automaton file (DFA or machine), their
+    JSON shape checked (strings; rows of one integer state per symbol, the table's size
+    bounded before any row is looked at) and its 'start' a state; `nonempty`: at least one
+    row (a machine's reader; the DFA's constructor says so for a DFA)."""
     alphabet = data["alphabet"]
     if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
         raise fail("'alphabet' must be a list of strings")
     trans = data["transitions"]
-    if not isinstance(trans, list):
+    if not isinstance(trans, list) or (nonempty and not trans):
         raise fail("'transitions' must be a non-empty list of rows")
     k = len(alphabet)
-    if len(trans) * k > MAX_DFA_TABLE:  # before any row is looked at or copied
+    if len(trans) * max(k, 1) > MAX_DFA_TABLE:  # before any row is looked at or copied
         raise fail(f"the transition table of {len(trans):,} states and {k:,} symbols has "
                    f"{len(trans) * k:,} entries (the limit is {MAX_DFA_TABLE:,})")
     for q, row in enumerate(trans):
@@ -76,10 +70,35 @@ def dfa_from_dict(data: Any, source: str | None = None) -> DFA:
             problem = state_problem(t, len(trans))
             if problem is not None:
                 raise fail(f"'transitions'[{q}][{i}] {problem}")
-    start = data["start"]
-    problem = state_problem(start, max(len(trans), 1))
+    problem = state_problem(data["start"], max(len(trans), 1))
     if problem is not None:
         raise fail(f"'start' {problem}")
+    return alphabet, trans
+
+
+def too_many_values(text: str, limit: int, what: str, source: str | None) -> None:
+    """Refuse a file's text of more values (commas) than `limit` before it is parsed: JSON
+    lists take ~10-40 bytes a value, so a huge text would be parsed into gigabytes."""
+    commas = text.count(",")
+    if commas > limit:
+        raise DFAFormatError(f"holds {commas:,} JSON values, more than {what} with the largest "
+                             f"transition table ({MAX_DFA_TABLE:,} entries) holds", path=source)
+
+
+def dfa_from_dict(data: Any, source: str | None = None) -> DFA:
+    """Build the DFA of a parsed JSON object.
+
+    Only the JSON shape is checked here (keys, lists, strings, integers that are not
+    booleans or floats); every consistency check is the DFA constructor's, with the file
+    named in its message.
+    """
+
+    def fail(msg: str) -> DFAFormatError:
+        return DFAFormatError(msg, path=source)
+
+    check_format_head(data, what="a DFA file", fmt=FORMAT, required=_KNOWN, fail=fail,
+                      hints=_HINTS)
+    alphabet, trans = table_of(data, fail)
     accepting = data["accepting"]
     if not isinstance(accepting, list):
         raise fail("'accepting' must be a list of state numbers")
@@ -93,8 +112,8 @@ def dfa_from_dict(data: Any, source: str | None = None) -> DFA:
         check_state_numbers(np.asarray(accepting, dtype=np.int64), n, "'accepting'")
         acc = np.zeros(n, dtype=bool)
         acc[accepting] = True
-        table = np.array(trans, dtype=np.int64).reshape(n, k)
-        return DFA(tuple(alphabet), table, acc, start, extra)
+        table = np.array(trans, dtype=np.int64).reshape(n, len(alphabet))
+        return DFA(tuple(alphabet), table, acc, data["start"], extra)
     except DFAFormatError as exc:
         raise fail(exc.message) from None
 
@@ -128,11 +147,7 @@ def loads(text: str, source: str | None = None) -> DFA:
     """The DFA of a file's text. A text of more values (commas) than a DFA file with the
     largest table holds (the table and an accepting list or alphabet as long: 2 *
     MAX_DFA_TABLE) is refused before it is parsed: JSON lists take ~10-40 bytes a value."""
-    commas = text.count(",")
-    if commas > _MAX_COMMAS:
-        raise DFAFormatError(f"holds {commas:,} JSON values, more than a DFA file with the "
-                             f"largest transition table ({MAX_DFA_TABLE:,} entries) holds",
-                             path=source)
+    too_many_values(text, _MAX_COMMAS, "a DFA file", source)
     return dfa_from_dict(parse_json(text, "a DFA file", error=DFAFormatError, source=source),
                          source)
 

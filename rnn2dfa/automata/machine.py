@@ -21,21 +21,15 @@ from typing import Any
 
 import numpy as np
 
-from rnn2dfa.automata.dfa import check_state_numbers, walk
+from rnn2dfa.automata.dfa import TableAutomaton, _frozen, check_state_numbers
 from rnn2dfa.errors import AlphabetError, DFAFormatError
-from rnn2dfa.words import Word, alphabet_problem, format_word, pad_words, parse_word
+from rnn2dfa.words import Word, alphabet_problem, pad_words
 
 KINDS = ("moore", "mealy")
 
 
-def _frozen(a: np.ndarray) -> np.ndarray:
-    a = np.ascontiguousarray(a)
-    a.setflags(write=False)
-    return a
-
-
 @dataclass(frozen=True, eq=False)
-class Machine:
+class Machine(TableAutomaton):
     """A complete Moore or Mealy machine. Minimal canonical machines of one function are `==`."""
 
     kind: str  # "moore" | "mealy"
@@ -93,19 +87,8 @@ class Machine:
 
     # ----------------------------------------------------------------- basics
     @property
-    def n_states(self) -> int:
-        return int(self.transitions.shape[0])
-
-    @property
-    def n_symbols(self) -> int:
-        return len(self.alphabet)
-
-    @property
     def n_outputs(self) -> int:
         return len(self.outputs)
-
-    def __len__(self) -> int:
-        return self.n_states
 
     def __eq__(self, other: object) -> bool:
         """Same kind, alphabet, start, transitions and output strings (canonical: isomorphism)."""
@@ -119,19 +102,11 @@ class Machine:
         theirs = np.asarray(other.outputs, dtype=object)[other.labels]
         return bool(np.array_equal(mine, theirs))
 
-    __hash__ = None  # type: ignore[assignment]
-
     def __repr__(self) -> str:
         name = self.extra.get("name")
         tag = f" {name!r}" if name else ""
         return (f"<{self.kind.capitalize()}Machine{tag} states={self.n_states} "
                 f"alphabet={list(self.alphabet)} outputs={list(self.outputs)}>")
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        """Jupyter: the drawing (SVG through Graphviz), or the transition table without it."""
-        from rnn2dfa.automata.draw import mimebundle
-
-        return mimebundle(self)
 
     def replace(self, **changes: Any) -> Machine:
         """A copy with some fields changed (extra keys merged, not replaced)."""
@@ -147,30 +122,6 @@ class Machine:
         return self.replace(extra=extra)
 
     # ----------------------------------------------------------------- words
-    def encode(self, word: Sequence[str] | str) -> Word:
-        """Symbol indices of a word given as symbols or as its text form."""
-        if isinstance(word, str):
-            return parse_word(word, self.alphabet)
-        index = {s: i for i, s in enumerate(self.alphabet)}
-        try:
-            return tuple(index[s] for s in word)
-        except KeyError as exc:
-            raise AlphabetError(f"symbol {exc.args[0]!r} is not in the alphabet") from None
-
-    def format(self, word: Sequence[int]) -> str:
-        return format_word(word, self.alphabet)
-
-    def run(self, word: Sequence[int]) -> int:
-        """The state reached from the start after a word of symbol indices."""
-        q = self.start
-        for a in word:
-            q = int(self.transitions[q, a])
-        return q
-
-    def prefix_states(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """(batch, T + 1) states after every prefix of a padded batch (last state repeats)."""
-        return walk(self.transitions, self.start, symbols, lengths)
-
     def prefix_labels(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """(batch, T + 1) output indices after every prefix; -1 past a word's end.
 
@@ -237,15 +188,6 @@ class Machine:
             raise AlphabetError(f"output {missing[0]!r} is not among {list(outputs)}")
         remap = np.array([index[o] for o in self.outputs], dtype=np.int64)
         return self.replace(outputs=outputs, labels=remap[self.labels])
-
-    def used_outputs(self) -> Machine:
-        """The same machine with only the outputs it can emit, in their first order."""
-        used = np.unique(self.labels)
-        if used.size == self.n_outputs:
-            return self
-        remap = np.full(self.n_outputs, -1, dtype=np.int64)
-        remap[used] = np.arange(used.size)
-        return self.replace(outputs=tuple(self.outputs[i] for i in used), labels=remap[self.labels])
 
     def minimize(self) -> Machine:
         """The minimal machine with the same outputs on every word, canonically numbered.

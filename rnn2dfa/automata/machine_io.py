@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.atomic import write_text
-from rnn2dfa.automata.io import state_problem
+from rnn2dfa.automata.io import table_of, too_many_values
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import DFAFormatError, shown
 from rnn2dfa.fileio import (
@@ -55,26 +55,8 @@ def machine_from_dict(data: Any, source: str | None = None) -> Machine:
                    f"{FORMATS['moore']!r} and {FORMATS['mealy']!r})")
     check_format_head(data, what="a machine file", fmt=FORMATS[kind or "moore"],
                       required=_KNOWN[:5], fail=fail)
-    alphabet = data["alphabet"]
-    if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
-        raise fail("'alphabet' must be a list of strings")
-    trans = data["transitions"]
-    if not isinstance(trans, list) or not trans:
-        raise fail("'transitions' must be a non-empty list of rows")
+    alphabet, trans = table_of(data, fail, nonempty=True)
     k = len(alphabet)
-    if len(trans) * max(k, 1) > MAX_DFA_TABLE:
-        raise fail(f"the transition table of {len(trans):,} states and {k:,} symbols has "
-                   f"{len(trans) * k:,} entries (the limit is {MAX_DFA_TABLE:,})")
-    for q, row in enumerate(trans):
-        if not isinstance(row, list) or len(row) != k:
-            raise fail(f"'transitions' row {q} must be a list of {k} integers (one per symbol)")
-        for i, t in enumerate(row):
-            problem = state_problem(t, len(trans))
-            if problem is not None:
-                raise fail(f"'transitions'[{q}][{i}] {problem}")
-    problem = state_problem(data["start"], len(trans))
-    if problem is not None:
-        raise fail(f"'start' {problem}")
     outs = data["outputs"]
     n = len(trans)
     if not isinstance(outs, list) or len(outs) != n:
@@ -147,11 +129,7 @@ def dumps(m: Machine) -> str:
 def loads(text: str, source: str | None = None) -> Machine:
     """The machine of a file's text; a text of more values than the largest table is refused
     before it is parsed."""
-    commas = text.count(",")
-    if commas > _MAX_COMMAS:
-        raise DFAFormatError(f"holds {commas:,} JSON values, more than a machine file with the "
-                             f"largest transition table ({MAX_DFA_TABLE:,} entries) holds",
-                             path=source)
+    too_many_values(text, _MAX_COMMAS, "a machine file", source)
     return machine_from_dict(parse_json(text, "a machine file", error=DFAFormatError,
                                         source=source), source)
 

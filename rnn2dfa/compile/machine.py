@@ -18,16 +18,14 @@ import torch
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
-from rnn2dfa.compile.metadata import automaton_name
-from rnn2dfa.compile.minsky import compile_dfa
+from rnn2dfa.compile.metadata import TASKS, compiled_metadata
+from rnn2dfa.compile.minsky import MinskyRNN, compile_dfa
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.minsky import ACTIVATIONS
 from rnn2dfa.models.minsky_machine import MinskyLabeller
 
-__all__ = ["check_machine_size", "compile_machine", "machine_metadata"]
-
-#: The task a compiled machine's network performs, by kind (as `languages.machines` names it).
-TASKS = {"moore": "classify-k", "mealy": "tag"}
+__all__ = ["TASKS", "check_machine_size", "compile_automaton", "compile_machine",
+           "machine_metadata"]
 
 
 def check_machine_size(n_states: int, n_symbols: int, n_outputs: int) -> None:
@@ -75,30 +73,18 @@ def compile_machine(machine: Machine, activation: str = "relu", noise: float = 0
     return net
 
 
-def machine_metadata(
-    machine: Machine,
-    net: MinskyLabeller,
-    source: str | os.PathLike[str],
-    *,
-    activation: str,
-    noise: float,
-    seed: int,
-) -> dict[str, Any]:
-    """The model-file metadata of `net`, compiled from `machine` read from the file `source`:
-    {"language": name, "task", "compiled": {source, sizes, weights, settings}}."""
-    name = automaton_name(machine, source)
-    info = {
-        "source_machine": os.path.abspath(str(source)),
-        "machine_name": name,
-        "kind": machine.kind,
-        "states": machine.n_states,
-        "symbols": machine.n_symbols,
-        "outputs": list(machine.outputs),
-        "hidden_units": net.state_dim,
-        "nonzero_weights": net.nonzero_weights(),
-        "activation": activation,
-        "noise": noise,
-        "seed": seed,
-        "integer_weights": net.is_integer(),
-    }
-    return {"language": name, "task": TASKS[machine.kind], "compiled": info}
+def machine_metadata(machine: Machine, net: MinskyLabeller, source: str | os.PathLike[str],
+                     *, activation: str, noise: float, seed: int) -> dict[str, Any]:
+    """The model-file metadata of `net` (`metadata.compiled_metadata`, for every kind)."""
+    return compiled_metadata(machine, net, source, activation=activation, noise=noise,
+                             seed=seed)
+
+
+def compile_automaton(a: DFA | Machine, activation: str = "relu", noise: float = 0.0,
+                      seed: int = 0) -> MinskyRNN | MinskyLabeller:
+    """The Minsky network of a DFA (`compile_dfa`: an acceptor) or of a Moore/Mealy machine
+    (`compile_machine`: a labeller), as given; a size past the limit is an InputError with
+    param "dfa" or "machine"."""
+    if a.family == "dfa":
+        return compile_dfa(a, activation=activation, noise=noise, seed=seed)  # type: ignore[arg-type]
+    return compile_machine(a, activation=activation, noise=noise, seed=seed)  # type: ignore[arg-type]

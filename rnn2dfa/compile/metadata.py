@@ -1,10 +1,14 @@
-"""What a model file says about a network compiled from a DFA (kept beside the weights, so
-that `extract`, `verify` and reports know where the network came from)."""
+"""What a model file says about a network compiled from a DFA or a Moore/Mealy machine (kept
+beside the weights, so that `extract`, `verify` and reports know where the network came
+from)."""
 
 from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING, Any
+
+#: The task a compiled machine's network performs, by kind (as `languages.machines` names it).
+TASKS = {"moore": "classify-k", "mealy": "tag"}
 
 if TYPE_CHECKING:
     from rnn2dfa.automata.dfa import DFA
@@ -22,22 +26,26 @@ def automaton_name(automaton: DFA | Machine, source: str | os.PathLike[str]) -> 
 
 
 def compiled_metadata(
-    dfa: DFA,
-    net: MinskyRNN,
+    a: DFA | Machine,
+    net: MinskyRNN | Any,
     source: str | os.PathLike[str],
     *,
     activation: str,
     noise: float,
     seed: int,
 ) -> dict[str, Any]:
-    """The model-file metadata of `net`, compiled from `dfa` read from the file `source`:
-    {"language": name, "compiled": {source, sizes, weights, construction settings}}."""
-    name = automaton_name(dfa, source)
-    info = {
-        "source_dfa": os.path.abspath(str(source)),
-        "dfa_name": name,
-        "states": dfa.n_states,
-        "symbols": dfa.n_symbols,
+    """The model-file metadata of `net`, compiled from the DFA or Moore/Mealy machine `a`
+    read from the file `source`: {"language": name, ("task": a machine's), "compiled":
+    {source, sizes, weights, construction settings}}."""
+    name = automaton_name(a, source)
+    what = "dfa" if a.family == "dfa" else "machine"
+    info: dict[str, Any] = {f"source_{what}": os.path.abspath(str(source)),
+                            f"{what}_name": name}
+    machine = {} if what == "dfa" else {"kind": a.kind}  # type: ignore[union-attr]
+    info |= machine | {"states": a.n_states, "symbols": a.n_symbols}
+    if machine:
+        info["outputs"] = list(a.outputs)  # type: ignore[union-attr]
+    info |= {
         "hidden_units": net.state_dim,
         "nonzero_weights": net.nonzero_weights(),
         "activation": activation,
@@ -45,4 +53,5 @@ def compiled_metadata(
         "seed": seed,
         "integer_weights": net.is_integer(),
     }
-    return {"language": name, "compiled": info}
+    task = {} if not machine else {"task": TASKS[a.kind]}  # type: ignore[union-attr]
+    return {"language": name} | task | {"compiled": info}

@@ -13,7 +13,6 @@ their class-balanced samples come from direct samplers (`Language.sampler`) inst
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
@@ -252,10 +251,6 @@ def dyck2_sampler(length: int, count: int, accepted: bool, rng: np.random.Genera
             if not dyck2(tuple(row)):
                 hard.append(tuple(row))
     return hard + _random_rejected(4, length, count - len(hard), dyck2, rng)
-
-
-def members_by_function(member, words: Sequence[Sequence[int]]) -> np.ndarray:
-    return np.fromiter((member(tuple(w)) for w in words), dtype=bool, count=len(words))
 
 
 def expressivity_languages() -> list[Language]:

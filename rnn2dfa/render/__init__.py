@@ -1,5 +1,7 @@
-"""Drawing: DFAs as DOT / SVG / PNG through Graphviz, and agreement plots with matplotlib."""
+"""Drawing: automata as DOT / SVG / PNG through Graphviz (`render_dfa` is `family.render`,
+for every kind), and agreement plots with matplotlib."""
 
+from rnn2dfa.render.family import render as render_dfa  # the one drawing, for every kind
 from rnn2dfa.render.graph import (
     DEFAULT_MAX_STATES,
     DOT_TIMEOUT,
@@ -13,7 +15,6 @@ from rnn2dfa.render.graph import (
     dot_available,
     draw_dfa,
     output_format,
-    render_dfa,
     symbol_ranges,
     write_drawing,
 )

@@ -1,6 +1,8 @@
-"""Draw a DFA with Graphviz: start arrow, double circles for accepting states, one edge per
-(source, target) pair labelled with symbol ranges, the rejecting sink hidden, a word's path
-highlighted. Output as DOT text, SVG, PNG or PDF (the last three need the `dot` program).
+"""Write a drawing with Graphviz (`write_drawing`: DOT text, SVG, PNG or PDF, the last
+three through the `dot` program, the DOT kept beside a picture that cannot be drawn). A
+DFA's look (start arrow, double circles for accepting states, one edge per (source, target)
+pair labelled with symbol ranges, the rejecting sink hidden, a word's path highlighted) is
+`automata.draw.draw_dfa`; `render.family.render` draws and writes any kind (`render_dfa`).
 """
 
 from __future__ import annotations
@@ -12,17 +14,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rnn2dfa.atomic import write_bytes, write_text
-from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.draw import Drawing, draw_dfa, symbol_ranges
 from rnn2dfa.errors import InputError
-from rnn2dfa.words import Word
 
 FORMATS = ("svg", "png", "pdf", "dot")
 INSTALL_HINT = "install Graphviz (Debian/Ubuntu: apt-get install -y graphviz)"
 
 __all__ = ["DEFAULT_MAX_STATES", "DOT_TIMEOUT", "FORMATS", "INSTALL_HINT", "DotFailed",
            "Drawing", "DrawingTooLarge", "GraphvizMissing", "RenderError", "dot_available",
-           "draw_dfa", "output_format", "render_dfa", "symbol_ranges", "write_drawing"]
+           "draw_dfa", "output_format", "symbol_ranges", "write_drawing"]
 
 
 #: Above this many drawn states Graphviz takes minutes and the picture is unreadable anyway.
@@ -177,20 +177,3 @@ def _fallback_writer(path: str | os.PathLike[str], dot_path: str,
 
     return write
 
-
-def render_dfa(
-    dfa: DFA,
-    path: str | os.PathLike[str],
-    *,
-    fmt: str | None = None,
-    show_sink: bool = False,
-    word: Word | None = None,
-    minimize: bool = True,
-    title: str | None = None,
-    max_states: int | None = DEFAULT_MAX_STATES,
-) -> Drawing:
-    """Draw `dfa` into `path` (.svg, .png, .pdf or .dot); see `draw_dfa` and `write_drawing`."""
-    output_format(path, fmt)  # fail on a bad name before any work
-    drawing = draw_dfa(dfa, show_sink=show_sink, word=word, minimize=minimize, title=title)
-    write_drawing(drawing, path, fmt, max_states=max_states)
-    return drawing

@@ -17,7 +17,7 @@ from torch import Tensor
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.fileio import WordBudget, read_text
-from rnn2dfa.words import EMPTY_WORD_TEXT, Word, pad_words, parse_word, single_char
+from rnn2dfa.words import EMPTY_WORD_TEXT, Word, pad_words, parse_word
 
 
 @dataclass(frozen=True)
@@ -117,16 +117,6 @@ def read_tsv(path: str | os.PathLike[str], alphabet: Sequence[str] | None = None
         which = "accepted (1)" if labels.all() else "rejected (0)"
         raise InputError(f"every example is {which}: a classifier needs both labels", path=path)
     return Dataset(words, labels, alphabet)
-
-
-def write_tsv_text(data: Dataset) -> str:
-    """The TSV text of a dataset (inverse of read_tsv)."""
-    sep = "" if single_char(data.alphabet) else " "
-    lines = [
-        f"{sep.join(data.alphabet[s] for s in w)}\t{int(y)}"
-        for w, y in zip(data.words, data.labels, strict=True)
-    ]
-    return "\n".join(lines) + "\n"
 
 
 def split_holdout(

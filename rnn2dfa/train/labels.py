@@ -12,13 +12,13 @@ uniform words seldom hold); training's pumped words reach 4x the training length
 Loss: cross-entropy on the word's class (and, by default, every prefix's class) for a
 classifier, on every symbol's label for a tagger. Validation reaches twice the training
 lengths; training stops once training and validation are both perfect (with a small loss).
-The epochs, restarts, best weights and Ctrl-C are the acceptor trainer's (`loop.fit_epochs`,
+The epochs, restarts, best weights and Ctrl-C are every trainer's (`epochs.fit_epochs`,
 `summary.EpochBook`, `keeps_best_on_interrupt`).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -41,7 +41,15 @@ from rnn2dfa.train.config import (  # the defaults, where the CLI reads them wit
     VAL_FACTOR,
     TrainConfig,
 )
-from rnn2dfa.train.loop import fit_epochs, whole_set_chunks
+from rnn2dfa.train.epochs import (
+    Fit,
+    fit_epochs,
+    fresh_weights,
+    minibatches,
+    new_summary,
+    whole_set,
+    whole_set_chunks,
+)
 from rnn2dfa.train.summary import (
     EpochBook,
     Progress,
@@ -346,11 +354,10 @@ def train_labeller(
                             hidden=cfg.hidden, layers=cfg.layers, embedding=cfg.embedding,
                             learn_init=cfg.learn_init)
         place(model, cfg.device)
-        summary = LabelSummary(
-            source=source or f"language:{lang.name}", language=lang.name,
-            alphabet=list(lang.alphabet), config=asdict(cfg), model=model.describe(),
-            n_parameters=sum(p.numel() for p in model.parameters()), n_train=len(train),
-            n_val=len(val), task=lang.task, kind=machine.kind, outputs=list(machine.outputs),
+        summary = new_summary(
+            LabelSummary, model, cfg, source=source or f"language:{lang.name}",
+            language=lang.name, alphabet=lang.alphabet, n_train=len(train), n_val=len(val),
+            task=lang.task, kind=machine.kind, outputs=list(machine.outputs),
             val_max_length=val.lengths.max(initial=0).item(), pumped_to=pump_to)
         gen = torch.Generator().manual_seed(cfg.seed)
         _fit_labeller(model, train, val, cfg, summary, gen, progress)
@@ -366,7 +373,7 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
                   cfg: TrainConfig, summary: LabelSummary, gen: torch.Generator,
                   progress: Progress | None) -> None:
     """Cross-entropy on the scored labels (a classifier's word class, plus every prefix's
-    class unless cfg.prefix_labels is off; a tagger's every tag) through `fit_epochs`."""
+    class unless cfg.prefix_labels is off; a tagger's every tag) through the shared loop."""
     dev = device_of(model)
     host_lens = torch.from_numpy(train.lengths)  # minibatches are drawn on the host
     sym = torch.from_numpy(train.symbols).to(dev)
@@ -400,27 +407,21 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
 
     chunks = whole_set_chunks(cfg, sym, dev)  # as the acceptor trainer's
 
-    def evaluate(words: torch.Tensor | None = None) -> tuple[float, float]:
-        """(loss, accuracy) on every training word, or on the rows `words`."""
-        ids = torch.arange(len(train)) if words is None else words.cpu()
-        total, weight, preds = 0.0, 0, []
-
-        def run(s: int, e: int) -> torch.Tensor:
-            return model.prefix_output_logits(sym[ids[s:e].to(dev)])
-
-        for s, e, pl in chunks.over(len(ids), run):
-            part = ids[s:e]
-            # loss_of's mean is over words (Moore) or over every tag (Mealy): re-weighted
-            w = len(part) if moore else int(host_lens[part].sum())
-            if w:  # (a chunk of empty words has no tags to score)
-                on = part.to(dev)
-                total += float(loss_of(pl, on, lens[on], False)) * w
-                weight += w
-            preds.append(pl.argmax(dim=-1).cpu().numpy())
-        pick = ids.numpy()
+    def score(rows: torch.Tensor) -> tuple[float, float, float]:
+        on = rows.to(dev)
+        pl = model.prefix_output_logits(sym[on])
+        # loss_of's mean is over words (Moore) or over every tag (Mealy): re-weighted
+        weight = len(rows) if moore else int(host_lens[rows].sum())
+        loss = float(loss_of(pl, on, lens[on], False)) * weight if weight else 0.0
+        pick = rows.numpy()  # (a chunk of empty words has no tags to score)
         seen = LabelledWords(train.symbols[pick], train.lengths[pick], train.labels[pick],
                              train.kind)
-        return total / max(1, weight), float(word_correct(seen, np.concatenate(preds)).mean())
+        return loss, weight, float(word_correct(seen, pl.argmax(dim=-1).cpu().numpy()).sum())
+
+    def evaluate(rows: torch.Tensor | None) -> tuple[float, float]:
+        """(loss, accuracy) on every training word, or on the rows `rows`."""
+        return whole_set(chunks, torch.arange(len(train)) if rows is None else rows.cpu(),
+                         score)
 
     def validate() -> float | None:
         if not len(val):
@@ -428,7 +429,10 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
         return float(word_correct(val, predicted_labels(model, val)).mean())
 
     book = EpochBook(model, cfg, summary, progress, val, validate=validate, stop_on_val=True)
-    fit_epochs(model, cfg, summary, book, gen, host_lens, batch_loss, evaluate)
+    fit = Fit(minibatches(host_lens, cfg, gen), batch_loss, evaluate, len(train),
+              min_lr=cfg.min_lr, restart_patience=cfg.restart_patience,
+              reset=lambda: fresh_weights(model))
+    fit_epochs(model, cfg, fit, book)
 
 
 def labeller_metadata(summary: LabelSummary) -> dict[str, Any]:

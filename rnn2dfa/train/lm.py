@@ -24,6 +24,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.device import device_of, place
 from rnn2dfa.models.lm import RNNLanguageModel
 from rnn2dfa.models.threads import measured_width_threads, torch_threads
+from rnn2dfa.train.epochs import Fit, fit_epochs, new_summary
 from rnn2dfa.words import Word, pad_words
 
 Progress = Callable[[dict[str, Any]], None]
@@ -157,73 +158,107 @@ def train_lm(
         val_words = [words[i] for i in perm[:n_val]]
         words = [words[i] for i in perm[n_val:]]
     val_words = list(val_words)
-    t0 = time.perf_counter()
     with torch_threads(measured_width_threads(cfg.threads, cfg.hidden)):
         torch.manual_seed(cfg.seed)
         model = place(RNNLanguageModel(list(alphabet), cfg.cell, cfg.hidden, cfg.layers,
                                        cfg.embedding, cfg.learn_init), cfg.device)
-        opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-        sched = torch.optim.lr_scheduler.ReduceLROnPlateau(
-            opt, factor=0.5, patience=cfg.lr_patience, threshold=cfg.min_delta,
-            threshold_mode="abs")
-        summary = LMTrainSummary(
-            source=source, language=language, alphabet=list(alphabet), config=asdict(cfg),
-            model=model.describe(), n_parameters=sum(p.numel() for p in model.parameters()),
-            n_train=len(words), n_val=len(val_words))
+        summary = new_summary(LMTrainSummary, model, cfg, source=source, language=language,
+                              alphabet=alphabet, n_train=len(words), n_val=len(val_words))
+        book = LMBook(model, cfg, summary, progress)
         by_len = sorted(range(len(words)), key=lambda i: len(words[i]))
         fixed = [] if cfg.batching == "random" else [
             _targets([words[i] for i in by_len[s : s + cfg.batch_size]], model.eos)
             for s in range(0, len(by_len), cfg.batch_size)]
-        best, best_state, stale = math.inf, copy.deepcopy(model.state_dict()), 0
-        summary.stopped = "epoch budget"
-        for epoch in range(1, cfg.epochs + 1):
-            model.train()
-            total, count = 0.0, 0
+
+        def batches() -> Iterable[tuple[torch.Tensor, torch.Tensor]]:
             if cfg.batching == "random":  # padded one batch at a time (memory: one batch)
                 perm = rng.permutation(len(words))
-                prepared: Iterable[tuple[torch.Tensor, torch.Tensor]] = (
-                    _targets([words[i] for i in perm[s : s + cfg.batch_size]], model.eos)
-                    for s in range(0, len(perm), cfg.batch_size))
-            else:
-                prepared = [fixed[j] for j in rng.permutation(len(fixed))]
-            for inputs, targets in prepared:
-                opt.zero_grad()
-                loss = _loss(model, inputs, targets)
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-                opt.step()
-                n = int((targets != IGNORE).sum())  # counted on the host: no device sync
-                total += loss.detach().double() * n  # summed where it is, read once an epoch
-                count += n
-                if cfg.time_limit is not None and time.perf_counter() - t0 > cfg.time_limit:
-                    break  # mid-epoch (a long epoch would overrun the limit): measured, kept
-            total = float(total)
-            model.eval()
-            val = mean_loss(model, val_words)
-            sched.step(val)
-            summary.history.append({"epoch": epoch, "train_loss": total / count, "val_loss": val})
-            summary.epochs = epoch
-            if val < best - cfg.min_delta:
-                best, best_state, stale = val, copy.deepcopy(model.state_dict()), 0
-                summary.best_epoch = epoch
-            else:
-                stale += 1
-            if progress is not None:
-                progress({"epoch": epoch, "epochs": cfg.epochs, "loss": total / count,
-                          "val_loss": val, "seconds": time.perf_counter() - t0})
-            if stale >= cfg.patience:
-                summary.stopped = "converged"
-                break
-            if cfg.time_limit is not None and time.perf_counter() - t0 > cfg.time_limit:
-                summary.stopped = "time limit"
-                break
-        model.load_state_dict(best_state)
-        model.eval()
+                return (_targets([words[i] for i in perm[s : s + cfg.batch_size]], model.eos)
+                        for s in range(0, len(perm), cfg.batch_size))
+            return [fixed[j] for j in rng.permutation(len(fixed))]
+
+        def batch_loss(batch: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+            inputs, targets = batch
+            loss = _loss(model, inputs, targets)
+            n = int((targets != IGNORE).sum())  # counted on the host: no device sync
+            book.seen(loss.detach().double() * n, n)  # summed where it is, read once an epoch
+            return loss
+
+        def evaluate(rows: torch.Tensor | None) -> tuple[float, float]:
+            """The held-out loss (all the held-out words, or the rows `rows`)."""
+            held = val_words if rows is None else [val_words[i] for i in rows.tolist()]
+            return mean_loss(model, held), math.nan
+
+        fit = Fit(batches, batch_loss, evaluate, len(val_words), clip=5.0,
+                  lr_patience=cfg.lr_patience, lr_threshold=cfg.min_delta)
+        fit_epochs(model, cfg, fit, book)
         summary.train_loss = mean_loss(model, words)
         summary.val_loss = mean_loss(model, val_words)
     summary.val_perplexity = math.exp(summary.val_loss)
-    summary.seconds = round(time.perf_counter() - t0, 3)
+    summary.seconds = round(time.perf_counter() - book.start, 3)
     return model.to("cpu"), summary  # device-free: it saves and loads anywhere
+
+
+@dataclass
+class LMBook:
+    """A language model's per-epoch book for the shared loop: early stopping on the
+    held-out loss (`patience` epochs without `min_delta` better), the best weights kept."""
+
+    model: RNNLanguageModel
+    cfg: LMTrainConfig
+    summary: LMTrainSummary
+    progress: Progress | None
+    best_state: dict[str, torch.Tensor] | None = None
+    best: float = math.inf
+    stale: int = 0
+    start: float = field(default_factory=time.perf_counter)
+    total: Any = 0.0  # the epoch's summed minibatch loss (on the device) and its targets
+    count: int = 0
+
+    def __post_init__(self) -> None:
+        self.initial = copy.deepcopy(self.model.state_dict())  # kept if no epoch is better
+        self.summary.stopped = "epoch budget"
+
+    def seen(self, loss: Any, n: int) -> None:
+        """A minibatch's summed loss over its `n` targets (the epoch's training loss)."""
+        self.total, self.count = self.total + loss, self.count + n
+
+    def out_of_time(self) -> bool:
+        return (self.cfg.time_limit is not None
+                and time.perf_counter() - self.start > self.cfg.time_limit)
+
+    def record(self, epoch: int, loss: float, accuracy: float, opt: Any, sched: Any,
+               restarts: int) -> float:
+        """Book one epoch (`loss`: the held-out loss); returns the seconds elapsed."""
+        train = float(self.total) / max(1, self.count)
+        self.total, self.count = 0.0, 0
+        sched.step(loss)
+        self.summary.history.append({"epoch": epoch, "train_loss": train, "val_loss": loss})
+        self.summary.epochs = epoch
+        if loss < self.best - self.cfg.min_delta:
+            self.best, self.stale = loss, 0
+            self.best_state = copy.deepcopy(self.model.state_dict())
+            self.summary.best_epoch = epoch
+        else:
+            self.stale += 1
+        elapsed = time.perf_counter() - self.start
+        if self.progress is not None:
+            self.progress({"epoch": epoch, "epochs": self.cfg.epochs, "loss": train,
+                           "val_loss": loss, "seconds": elapsed})
+        return elapsed
+
+    def stop(self, loss: float, accuracy: float, elapsed: float) -> bool:
+        """Converged: `patience` epochs without a better held-out loss."""
+        if self.stale >= self.cfg.patience:
+            self.summary.stopped = "converged"
+            return True
+        return False
+
+    def finish(self) -> None:
+        """The best weights back in the model (the initial ones if no epoch was better)."""
+        self.model.load_state_dict(self.best_state if self.best_state is not None
+                                   else self.initial)
+        self.model.eval()
 
 
 def lm_metadata(summary: LMTrainSummary) -> dict[str, Any]:

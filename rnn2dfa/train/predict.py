@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict
 from typing import Any
 
 import numpy as np
@@ -29,6 +28,7 @@ from rnn2dfa.models.predictive import PredictiveAcceptor
 from rnn2dfa.models.threads import measured_width_threads, torch_threads
 from rnn2dfa.train.config import PREDICT_MAX_LENGTH  # noqa: F401 (its home before)
 from rnn2dfa.train.data import Dataset, language_sample
+from rnn2dfa.train.epochs import Fit, fit_epochs, new_summary, whole_set, whole_set_chunks
 from rnn2dfa.train.summary import EpochBook, TrainSummary, measure_test
 from rnn2dfa.words import Word, pad_words
 
@@ -221,16 +221,10 @@ def train_predictive(
         model = PredictiveAcceptor(core.architecture, core.config())
         model.core.load_state_dict(core.state_dict())
         place(model, getattr(cfg, "device", "cpu"))
-        summary = TrainSummary(
-            source=source or f"language:{language.name}",
-            language=language.name,
-            alphabet=list(language.alphabet),
-            config=asdict(cfg),
-            model=model.describe(),
-            n_parameters=sum(p.numel() for p in model.parameters()),
-            n_train=len(words),
-            n_val=len(val),
-        )
+        summary = new_summary(TrainSummary, model, cfg,
+                              source=source or f"language:{language.name}",
+                              language=language.name, alphabet=language.alphabet,
+                              n_train=len(words), n_val=len(val))
         gen = torch.Generator().manual_seed(cfg.seed)
         _fit_predict(model, words, targets, val, cfg, summary, gen, progress)
         measure_test(model, test, cfg, summary)
@@ -247,8 +241,8 @@ def _fit_predict(
     gen: torch.Generator,
     progress: Any,
 ) -> None:
-    """Adam on the multi-label next-symbol loss; keep the weights with the best
-    (fraction of training words predicted right everywhere, -loss)."""
+    """Adam on the multi-label next-symbol loss through the shared epoch loop; keep the
+    weights with the best (fraction of training words predicted right everywhere, -loss)."""
 
     sym_np, lens_np = pad_words(words)
     dev = device_of(model)
@@ -256,47 +250,39 @@ def _fit_predict(
     targets = targets.to(dev)
     t1 = sym.shape[1] + 1
     mask = (torch.arange(t1, device=dev)[None, :] <= lens[:, None]).float()  # (B, T + 1)
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    sched = torch.optim.lr_scheduler.ReduceLROnPlateau(
-        opt, mode="min", factor=0.5, patience=LR_PATIENCE, min_lr=cfg.min_lr
-    )
     # cpu_time: the budget counts this process's CPU seconds, so that runs on a loaded,
     # shared machine get the same training however many other jobs run beside them
     clock = time.process_time if getattr(cfg, "cpu_time", False) else time.perf_counter
     book = EpochBook(model, cfg, summary, progress, val, clock)
     n = len(words)
     size = min(cfg.batch_size, n)
-    for epoch in range(1, cfg.epochs + 1):
-        model.train()
-        for _ in range(STEPS_PER_EPOCH):
-            host_idx = torch.randperm(n, generator=gen)[:size]
-            width = int(lens_np[host_idx.numpy()].max())  # on the host: no device sync
-            idx = host_idx.to(dev)
-            pred = model.prefix_predictions(sym[idx, :width])
-            m = mask[idx, : width + 1]
-            raw = F.binary_cross_entropy_with_logits(
-                pred, targets[idx, : width + 1], reduction="none"
-            ).sum(-1)
-            loss = (raw * m).sum() / m.sum()
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            if book.out_of_time():
-                break  # mid-epoch: see loop.fit_epochs
-        if book.out_of_time() and book.best_state is not None:
-            summary.stopped = "time limit"
-            break
-        model.eval()
-        with torch.no_grad():
-            pred = model.prefix_predictions(sym)
-            raw = F.binary_cross_entropy_with_logits(pred, targets, reduction="none").sum(-1)
-            train_loss = float((raw * mask).sum() / mask.sum())
-            right = ((pred > 0) == (targets > 0.5)).all(-1) | (mask == 0)
-            train_acc = float(right.all(-1).float().mean())
-        elapsed = book.record(epoch, train_loss, train_acc, opt, sched, restarts=0)
-        if book.stop(train_loss, train_acc, elapsed):
-            break
-    book.finish()
+
+    def batches() -> list[torch.Tensor]:
+        return [torch.randperm(n, generator=gen)[:size] for _ in range(STEPS_PER_EPOCH)]
+
+    def batch_loss(host_idx: torch.Tensor) -> torch.Tensor:
+        width = int(lens_np[host_idx.numpy()].max())  # on the host: no device sync
+        idx = host_idx.to(dev)
+        pred = model.prefix_predictions(sym[idx, :width])
+        m = mask[idx, : width + 1]
+        raw = F.binary_cross_entropy_with_logits(
+            pred, targets[idx, : width + 1], reduction="none"
+        ).sum(-1)
+        return (raw * m).sum() / m.sum()
+
+    chunks = whole_set_chunks(cfg, sym, dev)
+
+    def score(rows: torch.Tensor) -> tuple[float, float, float]:
+        ids = rows.to(dev)
+        pred, want, m = model.prefix_predictions(sym[ids]), targets[ids], mask[ids]
+        raw = F.binary_cross_entropy_with_logits(pred, want, reduction="none").sum(-1)
+        right = ((pred > 0) == (want > 0.5)).all(-1) | (m == 0)
+        return float((raw * m).sum()), float(m.sum()), float(right.all(-1).sum())
+
+    def evaluate(rows: torch.Tensor | None) -> tuple[float, float]:
+        return whole_set(chunks, torch.arange(n) if rows is None else rows, score)
+
+    fit = Fit(batches, batch_loss, evaluate, n, lr_patience=LR_PATIENCE, min_lr=cfg.min_lr)
+    fit_epochs(model, cfg, fit, book)
     if not math.isfinite(summary.train_loss):  # pragma: no cover - diverged from the start
         summary.stopped = "diverged"

@@ -225,13 +225,11 @@ class EpochBook:
                 and self.clock() - self.start > self.cfg.time_limit)
 
     def stop(self, train_loss: float, train_acc: float, elapsed: float) -> bool:
-        """Whether training ends here (converged, or the time limit passed); says why."""
+        """Whether training has converged: every training word right with a small loss (and
+        validation perfect too with `stop_on_val`); says so. The loop stops at the limit."""
         if (train_acc == 1.0 and train_loss < self.cfg.loss_threshold
                 and (not self.stop_on_val or self.val_accuracy in (None, 1.0))):
             self.summary.stopped = "converged"
-            return True
-        if self.cfg.time_limit is not None and elapsed > self.cfg.time_limit:
-            self.summary.stopped = "time limit"
             return True
         return False
 
