@@ -475,7 +475,7 @@ def _show_machine(path: str, limit: int, as_json: bool) -> None:
 def _machine_difference(a: Machine, b: Machine, a_file: str, b_file: str, word: Any,
                         text: str, as_json: bool) -> None:
     """What `equiv` says of two machines with a different output on `word`."""
-    from rnn2dfa.verify.machine import show_output
+    from rnn2dfa.automata.draw import show_output
 
     outs = [a.output(word), b.with_alphabet_order(a.alphabet).output(word)]
     plain = [o if isinstance(o, str) else list(o) for o in outs]

@@ -129,7 +129,7 @@ def render_cmd(
         click.get_current_context().exit(EXIT_FAIL)
     parts = [f"wrote {output}: {len(drawing.shown_states)} states shown"]
     if hasattr(drawing, "machine"):  # a Moore or Mealy machine
-        from rnn2dfa.verify.machine import show_output
+        from rnn2dfa.automata.draw import show_output
 
         result = drawing.word_output
         info = {"output": output, "format": fmt, "kind": drawing.machine.kind,

@@ -1,8 +1,10 @@
-"""Verification: a DFA against a ground truth (exact, by counting on the product automaton)
-and against the network it came from (sampled by length bucket up to long words).
+"""Verification, one path for every kind (a DFA is the two-output Moore machine of its
+accept bits): an automaton against a ground truth (exact, counted on the product
+automaton) and against the network it came from (sampled by length bucket up to long
+words, judged on each class of the network's answers).
 
 The names below are imported on first use (PEP 562), so that `rnn2dfa.verify.truth` and
-`rnn2dfa.verify.dfas`, which handle automata only, do not pull in torch through
+`rnn2dfa.verify.exact`, which handle automata only, do not pull in torch through
 `rnn2dfa.verify.model`.
 """
 
@@ -13,13 +15,13 @@ from typing import TYPE_CHECKING
 from rnn2dfa.lazy import callable_package, lazy_exports
 
 _WHERE = {
-    "DFAComparison": "dfas",
-    "LengthDisagreement": "dfas",
-    "compare_dfas": "dfas",
+    "TruthComparison": "exact",
+    "LengthDisagreement": "exact",
+    "compare_with_truth": "exact",
     "DEFAULT_BUCKETS": "families",
-    "BalancedSampler": "model",
-    "BucketAgreement": "model",
-    "ClassAgreement": "model",
+    "Bucket": "model",
+    "ClassGroup": "model",
+    "ClassSampler": "model",
     "TruthSample": "model",
     "sample_against_truth": "model",
     "ModelComparison": "model",
@@ -28,7 +30,6 @@ _WHERE = {
     "VerifyReport": "report",
     "verify": "report",
     "Truth": "truth",
-    "resolve_truth": "truth",
     "truth_from_file": "truth",
     "truth_from_language": "truth",
     "truth_from_regex": "truth",
@@ -36,18 +37,17 @@ _WHERE = {
 
 __all__ = [
     "DEFAULT_BUCKETS",
-    "BalancedSampler",
-    "BucketAgreement",
-    "ClassAgreement",
-    "DFAComparison",
+    "Bucket",
+    "ClassGroup",
+    "ClassSampler",
     "LengthDisagreement",
     "ModelComparison",
     "Truth",
+    "TruthComparison",
     "TruthSample",
     "VerifyReport",
-    "compare_dfas",
     "compare_with_model",
-    "resolve_truth",
+    "compare_with_truth",
     "sample_against_truth",
     "truth_from_file",
     "truth_from_language",
@@ -62,12 +62,12 @@ __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
 
 
 if TYPE_CHECKING:
-    from rnn2dfa.verify.dfas import DFAComparison, LengthDisagreement, compare_dfas
+    from rnn2dfa.verify.exact import LengthDisagreement, TruthComparison, compare_with_truth
     from rnn2dfa.verify.families import DEFAULT_BUCKETS
     from rnn2dfa.verify.model import (
-        BalancedSampler,
-        BucketAgreement,
-        ClassAgreement,
+        Bucket,
+        ClassGroup,
+        ClassSampler,
         ModelComparison,
         TruthSample,
         compare_with_model,
@@ -77,7 +77,6 @@ if TYPE_CHECKING:
     from rnn2dfa.verify.report import VerifyReport, verify
     from rnn2dfa.verify.truth import (
         Truth,
-        resolve_truth,
         truth_from_file,
         truth_from_language,
         truth_from_regex,
