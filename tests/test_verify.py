@@ -170,7 +170,7 @@ def test_verify_verdicts():
     net = DFAAcceptor(T4)
     assert verify(T4, network=net, per_bucket=20, threshold=0.999).passed
     assert not verify(ALL, network=net, per_bucket=20, threshold=0.99).passed
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError, match="nothing to verify against"):
         verify(T4)
 
 

@@ -3,14 +3,12 @@ accept bits): an automaton against a ground truth (exact, counted on the product
 automaton) and against the network it came from (sampled by length bucket up to long
 words, judged on each class of the network's answers).
 
-The names below are imported on first use (PEP 562), so that `rnn2dfa.verify.truth` and
+The names below (`__all__`) are imported on first use (PEP 562), so that `rnn2dfa.verify.truth` and
 `rnn2dfa.verify.exact`, which handle automata only, do not pull in torch through
 `rnn2dfa.verify.model`.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from rnn2dfa.lazy import callable_package, lazy_exports
 
@@ -26,7 +24,6 @@ _WHERE = {
     "sample_against_truth": "model",
     "ModelComparison": "model",
     "compare_with_model": "model",
-    "uniform_words": "model",
     "VerifyReport": "report",
     "verify": "report",
     "Truth": "truth",
@@ -35,53 +32,8 @@ _WHERE = {
     "truth_from_regex": "truth",
 }
 
-__all__ = [
-    "DEFAULT_BUCKETS",
-    "Bucket",
-    "ClassGroup",
-    "ClassSampler",
-    "LengthDisagreement",
-    "ModelComparison",
-    "Truth",
-    "TruthComparison",
-    "TruthSample",
-    "VerifyReport",
-    "compare_with_model",
-    "compare_with_truth",
-    "sample_against_truth",
-    "truth_from_file",
-    "truth_from_language",
-    "truth_from_regex",
-    "uniform_words",
-    "verify",
-]
-assert sorted(__all__) == sorted(_WHERE)
-
-
+__all__ = sorted(_WHERE)
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
-
-
-if TYPE_CHECKING:
-    from rnn2dfa.verify.exact import LengthDisagreement, TruthComparison, compare_with_truth
-    from rnn2dfa.verify.families import DEFAULT_BUCKETS
-    from rnn2dfa.verify.model import (
-        Bucket,
-        ClassGroup,
-        ClassSampler,
-        ModelComparison,
-        TruthSample,
-        compare_with_model,
-        sample_against_truth,
-        uniform_words,
-    )
-    from rnn2dfa.verify.report import VerifyReport, verify
-    from rnn2dfa.verify.truth import (
-        Truth,
-        truth_from_file,
-        truth_from_language,
-        truth_from_regex,
-    )
-
 
 # `rnn2dfa.verify(...)` is the Python API's `verify` (rnn2dfa.api; docs/api.md)
 callable_package(__name__)

@@ -90,36 +90,15 @@ def _is_file(text: str) -> bool:
     return text.endswith((".json", ".dot", ".gv")) and os.path.isfile(text)
 
 
-def _labels(network: Any) -> bool:
-    from rnn2dfa.models.labeller import is_labeller
-
-    return is_labeller(network)
-
-
 def check(automaton: Any, *, truth: Truth | Machine | None = None,
           truth_name: str | None = None, network: Any = None,
           words: Sequence[Word] | None = None, settings: VerifySettings | None = None,
           name: str | None = None, model_name: str | None = None, source: str | None = None,
           threads: int | str | None = "auto") -> Any:
-    """The one verification of an automaton against a truth and/or a network (an acceptor
-    for a DFA, a labeller for a machine): a `VerifyReport`, whose `passed` and `verdict`
-    the command line and the library both show."""
+    """The one verification of an automaton against a truth and/or a network
+    (`verify.report.verify` with the settings), whose `passed` and `verdict` the command
+    line and the library both show."""
     s = settings or VerifySettings()
-    if truth is None and network is None:
-        raise InputError("nothing to verify against: give a truth and/or a network",
-                         param="truth")
-    kind = family(automaton)
-    if kind not in ("dfa", "moore", "mealy"):
-        raise InputError(f"cannot verify a {type(automaton).__name__} here: give a DFA, a "
-                         "Moore or Mealy machine (a PDFA: check_pdfa)", param="automaton")
-    if truth is not None and (kind == "dfa") != isinstance(truth, Truth):
-        raise InputError(f"that truth is not one of a {kind}", param="truth")
-    if network is not None and (kind == "dfa") == _labels(network):
-        raise InputError("is an accept/reject network, not a k-class classifier or tagger: "
-                         "verify a DFA against it" if kind != "dfa" else
-                         "is a k-class classifier or tagger, not an accept/reject network: "
-                         "verify the machine extracted from it", path=model_name,
-                         param="model")
     from rnn2dfa.verify.report import verify
 
     return verify(automaton, truth=truth, truth_name=truth_name, network=network, name=name,

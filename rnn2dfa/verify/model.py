@@ -38,16 +38,10 @@ from rnn2dfa.verify.families import (
     shortest_disagreement,
 )
 from rnn2dfa.verify.truth import Truth
-from rnn2dfa.words import Word, length_batches, pad_words, uniform_word_list
+from rnn2dfa.words import Word, length_batches, pad_words
 
 #: Padded symbols of one batch of words run through a labeller: bounds a pass's memory.
 BATCH_SYMBOLS = 2**18
-
-
-def uniform_words(k: int, lo: int, hi: int, n: int, rng: np.random.Generator) -> list[Word]:
-    """`n` words with lengths uniform in [lo, hi] and symbols uniform (the public name of
-    `words.uniform_word_list` in `rnn2dfa.verify`)."""
-    return uniform_word_list(rng, k, max(n, 0), lo, hi)
 
 
 # ---------------------------------------------------------------------------- sampling

@@ -36,8 +36,7 @@ class VerifyReport:
     passed: bool
     verdict: str  # one sentence
     #: a non-regular truth the DFA equals up to the exact check's length: the DFA against
-    #: the truth on sampled words of the longer buckets (from the network's samples when
-    #: there is a network); None otherwise
+    #: the truth on sampled words of the longer buckets; None otherwise
     past_bound: list[TruthSample] | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -82,9 +81,23 @@ def verify(
     what the network does. `threads`: torch threads while the network runs. Kinds and
     alphabets are checked before any work; errors name `source` (the automaton's file).
     """
+    from rnn2dfa.models.labeller import is_labeller
+
     if truth is None and network is None:
-        raise ValueError("verify needs a truth or a network")
-    kind = automaton.family
+        raise InputError("nothing to verify against: give a truth and/or a network",
+                         param="truth")
+    kind = getattr(automaton, "family", None)
+    if kind not in ("dfa", "moore", "mealy"):
+        raise InputError(f"cannot verify a {type(automaton).__name__} here: give a DFA, a "
+                         "Moore or Mealy machine (a PDFA: check_pdfa)", param="automaton")
+    if truth is not None and (kind == "dfa") != isinstance(truth, Truth):
+        raise InputError(f"that truth is not one of a {kind}", param="truth")
+    if network is not None and (kind == "dfa") == is_labeller(network):
+        raise InputError("is an accept/reject network, not a k-class classifier or tagger: "
+                         "verify a DFA against it" if kind != "dfa" else
+                         "is a k-class classifier or tagger, not an accept/reject network: "
+                         "verify the machine extracted from it", path=model_name,
+                         param="model")
     name = name or ("dfa" if kind == "dfa" else "machine")
     verify_numbers(threshold=threshold, per_bucket=per_bucket, max_length=max_length, seed=seed,
                    words=words)
@@ -109,14 +122,10 @@ def verify(
         cmp_net = compare_with_model(automaton, network, truth, buckets=buckets,
                                      per_bucket=per_bucket, seed=seed, threads=threads,
                                      words=words)
-    past = None
+    past = None  # a non-regular truth: the DFA against it on sampled longer words
     if cmp_truth is not None and not cmp_truth.truth_exact and cmp_truth.agrees:
         later = [(lo, hi) for lo, hi in buckets if hi > cmp_truth.max_length]
-        if cmp_net is not None:
-            past = [TruthSample(g.lo, g.hi, sum(g.words.values()), g.error)
-                    for g in cmp_net.classes if g.group == "bucket"
-                    and g.hi > cmp_truth.max_length and g.error is not None]
-        elif later and truth.language is not None:
+        if later and truth.language is not None:
             past = sample_against_truth(automaton, truth, buckets=later,
                                         per_bucket=per_bucket, seed=seed)
     # Failures first, so the verdict opens with what is wrong.
