@@ -366,3 +366,17 @@ def test_a_dfa_and_the_moore_machine_of_its_accept_bits_are_sampled_alike():
     assert ([(g.lo, g.hi) for g in a.network.classes if g.group == "bucket"]
             == [(g.lo, g.hi) for g in b.network.classes if g.group == "bucket"]
             == [(1, 10), (11, 20), (21, 50), (51, 100)])
+
+
+def test_a_machine_network_giving_one_class_only_cannot_be_told_to_agree():
+    # One rule for every kind: a Moore "network" that answers '0' to every word leaves the
+    # machine's other classes unseen (a guided search finds none), so the verdict cannot
+    # be "agrees", however well the one class agrees.
+    import rnn2dfa
+    from rnn2dfa.automata.machine import Machine
+
+    flat = Machine("moore", ("a", "b"), ("0", "1", "2"), [[0, 0]], [0], 0)
+    rep = rnn2dfa.verify(flat, model=flat, max_word_length=30, samples=20)
+    assert not rep.passed and rep.verdict.startswith("cannot tell whether machine matches")
+    assert rep.network.never == ["1", "2"] and rep.network.searched == ["1", "2"]
+    assert rep.network.per_class["0"] == rep.network.words > 0
