@@ -108,7 +108,15 @@ def test_verify_and_classify_on_the_device(cuda) -> None:
     result = api.extract(str(FIXTURES / "tomita3_gru.pt"), "lstar", seed=0, device="cuda")
     report = api.verify(result, model=str(FIXTURES / "tomita3_gru.pt"), truth="tomita3",
                         device="cuda", seed=0)
-    assert report.passed
+    # The device does not change the answer: the host's verdict, word for word. (This GRU
+    # is wrong on a few long words: at seed 0, 2 of the 100 pumped words of lengths
+    # 501-1000; then the extracted tomita3 fails and the verdict blames the network.)
+    on_host_report = api.verify(result, model=str(FIXTURES / "tomita3_gru.pt"),
+                                truth="tomita3", device="cpu", seed=0)
+    assert (report.passed, report.verdict) == (on_host_report.passed, on_host_report.verdict)
+    assert report.truth.equivalent and (
+        report.passed or "there the network is wrong against tomita3, not the DFA"
+        in report.verdict)
     net, _ = load_model(FIXTURES / "tomita3_gru.pt")
     ws = words(2, 500, 30)
     want = accept_logits(net, ws)
