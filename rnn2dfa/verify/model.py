@@ -54,8 +54,15 @@ class ClassSampler:
 
         m = machine.with_alphabet_order(tuple(alphabet))
         self.dfa, cls = class_dfa(m)
-        self.counts = [suffix_counts(self.dfa, max_length, cls == c)
-                       for c in range(m.n_outputs) if (cls == c).any()]
+        classes = [c for c in range(m.n_outputs) if (cls == c).any()]
+        self.counts = [suffix_counts(self.dfa, max_length, cls == c) for c in classes[:-1]]
+        # The last class needs no pass of its own: every word of length r >= 1 has one
+        # answer, so its words are the k^r others' complement.
+        k, n, last = m.n_symbols, self.dfa.n_states, [(cls == classes[-1]).astype(np.int64)]
+        for r in range(1, max_length + 1):
+            every = np.full(n, k**r, dtype=object if k**r >= 2**62 else np.int64)
+            last.append(every - sum((c[r] for c in self.counts), np.zeros(n, np.int64)))
+        self.counts.append(last)
         s = self.dfa.start
         #: (length, class): whether the class has words of that length
         self.present = np.array([[int(c[n][s]) > 0 for c in self.counts]
@@ -64,8 +71,9 @@ class ClassSampler:
 
     @staticmethod
     def affordable(machine: Machine, max_length: int) -> bool:
+        """Whether the counts fit `BALANCED_BUDGET`: states x length per class counted."""
         states = machine.n_states * (1 if machine.kind == "moore" else machine.n_outputs + 1)
-        return states * max_length * machine.n_outputs <= BALANCED_BUDGET
+        return states * max_length * max(machine.n_outputs - 1, 1) <= BALANCED_BUDGET
 
     def sample(self, lo: int, hi: int, n: int, rng: np.random.Generator) -> list[Word]:
         """About `n` words of lengths in [lo, hi]: up to 10 distinct lengths, drawn among
