@@ -31,8 +31,8 @@ DEFAULT_BUCKETS: tuple[tuple[int, int], ...] = (
 #: words are each judged, however few.
 MIN_CLASS_WORDS = 10
 #: Class-balanced sampling counts paths on the reference's (class or bounded) DFA: states x
-#: length (x classes) operations on big integers. Past this budget the longer buckets get
-#: uniform words only, and the report says so.
+#: length x (classes - 1) operations on big integers. Past this budget the longer buckets
+#: get no class-balanced words, and the report says so.
 BALANCED_BUDGET = 2_000_000
 
 #: Words longer than this are "longer": pumped from the balanced words up to it.
