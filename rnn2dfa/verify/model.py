@@ -14,7 +14,6 @@ for with its guidance (extract.rare). Every question to the network is batched.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -87,13 +86,13 @@ class ClassSampler:
         both = lengths[self.present[lengths].sum(axis=1) >= 2]
         lengths = both if both.size else lengths
         n_lengths = max(1, min(lengths.size, n // 4, 10))
+        chosen = np.sort(rng.choice(lengths, size=n_lengths, replace=False))
+        here = self.present[chosen]  # (length, class)
+        per = np.maximum(1, np.ceil(n / (n_lengths * np.maximum(here.sum(axis=1), 1))))
         words: list[Word] = []
-        for length in np.sort(rng.choice(lengths, size=n_lengths, replace=False)).tolist():
-            classes = np.flatnonzero(self.present[length])
-            per = max(1, math.ceil(n / (n_lengths * max(classes.size, 1))))
-            for c in classes.tolist():  # the counts say which words are of class c
-                words += sample_words_of_lengths(self.dfa, np.full(per, length), rng,
-                                                 counts=self.counts[c])
+        for c, counts in enumerate(self.counts):  # one walk per class, all its lengths at once
+            want = np.repeat(chosen[here[:, c]], per[here[:, c]].astype(np.int64))
+            words += sample_words_of_lengths(self.dfa, want, rng, counts=counts)
         return words
 
 
