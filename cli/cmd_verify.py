@@ -1,4 +1,6 @@
-"""`rnn2dfa verify`: a DFA against the ground truth and/or the network it came from."""
+"""`rnn2dfa verify`: a DFA, Moore or Mealy machine against the ground truth and/or the
+network it came from; one presentation for every kind (a DFA's classes are its accepted
+and rejected words)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import click
 from rich.markup import escape
 from rich.table import Table
 
+from rnn2dfa.automata.draw import show_output
 from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import (
     EXIT_FAIL,
@@ -24,34 +27,52 @@ from rnn2dfa_cli.common import (
 from rnn2dfa_cli.device_option import device_option
 from rnn2dfa_cli.user_model import acceptor_option, refuse_time_limit_alone, user_model
 
+#: The options that apply to a machine file (the others name a DFA's or a PDFA's checks).
+_MACHINE_OPTIONS = {"dfa_file", "truth_name", "truth_file", "model_file", "max_length",
+                    "max_word_length", "samples", "threshold", "words_file", "seed", "as_json"}
+#: More classes than this: one row per (lengths, class) instead of one column per class.
+_CLASS_COLUMNS = 3
+_GROUP = {"bucket": "sampled", "all": "all sampled", "yours": "yours"}
+
+
+def _who(kind: str) -> str:
+    return "DFA" if kind == "dfa" else "machine"
+
 
 def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: ANN001
-    """Tables for a DFAComparison (also used by `run`)."""
+    """Tables for a TruthComparison of any kind (also used by `run`)."""
+    dfa = cmp.kind == "dfa"
     t = kv_table(title)
     # escape: a pattern such as [ab]* is the user's text, not rich markup
-    t.add_row("truth", escape(cmp.truth)
-              + ("" if cmp.truth_exact else " (not regular: bounded DFA)"))
+    t.add_row("truth", escape(cmp.truth) + ("" if cmp.truth_exact else " (not regular: "
+              "bounded DFA)") + ("" if dfa else f" ({cmp.kind} machine)"))
     # A non-regular truth has no equivalent DFA: say what was compared instead.
     label = "equivalent" if cmp.truth_exact else f"equal up to length {cmp.max_length}"
     t.add_row(label, "yes" if cmp.agrees else "[red]no[/red]")
-    if cmp.counterexample_text is not None:
-        who = "accepts" if cmp.dfa_accepts_counterexample else "rejects"
+    if cmp.counterexample_text is not None and dfa:
+        who = "accepts" if cmp.output == "accepted" else "rejects"
         t.add_row("shortest counterexample",
                   f"{escape(cmp.counterexample_text)}  (the DFA {who} it)")
-    t.add_row("states (given / minimal)", f"{cmp.dfa_states} / {cmp.dfa_minimal_states}")
+    elif cmp.counterexample_text is not None:
+        t.add_row("shortest word with a different output",
+                  f"{escape(cmp.counterexample_text)}  (the machine: "
+                  f"{escape(show_output(cmp.output))}; the truth: "
+                  f"{escape(show_output(cmp.truth_output))})")
+    t.add_row("states (given / minimal)", f"{cmp.states} / {cmp.minimal_states}")
     t.add_row("truth states (minimal)", str(cmp.truth_minimal_states))
     out.print(t)
     if cmp.note:
-        out.print(f"[dim]{cmp.note}[/dim]")
-    if not cmp.agrees:
-        d = Table(title="Disagreement by length (exact: all words)",
-                  title_justify="left")
-        d.add_column("length", justify="right")
-        d.add_column("disagree", justify="right")
-        d.add_column("of", justify="right")
-        d.add_column("rate", justify="right")
+        out.print(f"[dim]{escape(cmp.note)}[/dim]")
+    if not cmp.agrees and cmp.by_length:
+        what = ("Disagreement" if dfa else "Words with a different "
+                + ("output" if cmp.kind == "moore" else "last output") + ",")
+        title = f"{what} by length (exact: all words)"
+        d = Table(title=title, title_justify="left", min_width=len(title))
+        for name in ("length", "disagree" if dfa else "differ", "of", "rate"):
+            d.add_column(name, justify="right")
         for r in cmp.by_length:
-            d.add_row(str(r.length), str(r.disagreements), str(r.total), f"{r.rate:.4%}")
+            d.add_row(str(r.length), f"{r.disagreements:,}",
+                      f"{r.total:,}" if r.total < 10**15 else f"{r.total:.3g}", f"{r.rate:.4%}")
         out.print(d)
 
 
@@ -68,11 +89,11 @@ def print_past_bound(rows, max_length: int) -> None:  # noqa: ANN001
     out.print(t)
 
 
-def _class_cell(group, side: str, threshold: float | None) -> str:  # noqa: ANN001
+def _cell(group, side: str, threshold: float | None) -> str:  # noqa: ANN001
     n, rate = group.count(side), group.rate(side)
     if rate is None:
         return "[dim]none[/dim]"
-    text = f"{rate:.2%} of {n}"
+    text = f"{rate:.2%} of {n:,}"
     if not group.judged(side):
         return f"[dim]{text} (too few)[/dim]"
     if threshold is not None and rate < threshold:
@@ -81,52 +102,87 @@ def _class_cell(group, side: str, threshold: float | None) -> str:  # noqa: ANN0
 
 
 def print_class_table(net, threshold: float | None = None) -> None:  # noqa: ANN001
-    """DFA = network on the words the network accepts, and on those it rejects: each length
-    bucket with its samples pooled, all sampled words, and the user's words."""
-    if not net.class_agreement:
+    """Automaton = network on each class of the network's answers (a DFA's: the words it
+    accepts and those it rejects): each length bucket with its samples pooled, all sampled
+    words, and the user's words."""
+    if not net.classes:
         return
-    title = "DFA = network on each class of the network's answers (samples pooled)"
+    dfa = net.kind == "dfa"
+    classes = [o for o in net.outputs if any(g.count(o) for g in net.classes)]
+    columns = dfa or len(classes) <= _CLASS_COLUMNS
+    title = (f"{_who(net.kind).capitalize() if not dfa else 'DFA'} = network on each class "
+             "of the network's answers (samples pooled)")
     t = Table(title=title, title_justify="left", min_width=len(title))
     t.add_column("lengths", justify="right")
     t.add_column("words", justify="left")
-    t.add_column("network accepts", justify="right")
-    t.add_column("network rejects", justify="right")
-    for g in net.class_agreement:
-        kind = {"bucket": "sampled", "all": "all sampled", "yours": "yours"}[g.group]
-        t.add_row(g.lengths(), kind, _class_cell(g, "accepted", threshold),
-                  _class_cell(g, "rejected", threshold))
+    if columns:
+        for o in (net.outputs if dfa else classes):
+            t.add_column(f"network {o[:-2]}s" if dfa else escape(o), justify="right")
+        for g in net.classes:
+            t.add_row(g.lengths(), _GROUP[g.group],
+                      *(_cell(g, o, threshold) for o in (net.outputs if dfa else classes)))
+    else:
+        t.add_column("network's class")
+        t.add_column("machine = network", justify="right")
+        for g in net.classes:
+            for o in classes:
+                if g.count(o):
+                    t.add_row(g.lengths(), _GROUP[g.group], escape(o), _cell(g, o, threshold))
     out.print(t)
-    need = next((g.min_words for g in net.class_agreement if g.group == "bucket"), None)
-    if need and net.unjudged():
-        out.print(f"[dim]too few: fewer than {need} words in the bucket, not judged[/dim]")
+    if net.unjudged():
+        out.print(f"[dim]too few: fewer than {net.classes[0].min_words} words of the class in "
+                  "the bucket, not judged[/dim]")
+    if net.never and not dfa:
+        out.print("[yellow]the network never answered "
+                  + ", ".join(escape(repr(o)) for o in net.never)
+                  + " on the sampled words: not judged[/yellow]", soft_wrap=True)
 
 
 def print_network_table(net, threshold: float | None = None) -> None:  # noqa: ANN001
-    """The Omlin & Giles table for a ModelComparison (also used by `run`)."""
+    """The Omlin & Giles table for a ModelComparison of any kind (also used by `run`)."""
     has_truth = net.network_error is not None
-    t = Table(title=f"Against the network ({net.words} sampled words, balanced w.r.t. the "
-                    f"{escape(str(net.balanced_against))})", title_justify="left")
+    who = _who(net.kind)
+    mealy = net.kind == "mealy"
+    title = (f"Against the network ({net.words:,} sampled words, class-balanced w.r.t. the "
+             f"{escape(str(net.balanced_against))})")
+    t = Table(title=title, title_justify="left", min_width=min(len(title), 80))
     t.add_column("lengths", justify="right")
     t.add_column("sample")
     t.add_column("words", justify="right")
-    t.add_column("DFA = network", justify="right")
+    t.add_column(f"{who} = network", justify="right")
+    if mealy:
+        t.add_column("all tags", justify="right")
     if has_truth:
         t.add_column("network error", justify="right")
-        t.add_column("DFA error", justify="right")
+        t.add_column(f"{who} error", justify="right")
     for b in net.buckets:
-        row = [f"{b.lo}-{b.hi}", b.sample, str(b.words), f"{b.agreement:.2%}"]
+        row = [f"{b.lo}-{b.hi}", b.sample, f"{b.words:,}", f"{b.agreement:.2%}"]
+        if mealy:
+            row.append(f"{b.sequence_agreement:.2%}")
         if has_truth:
-            row += [f"{b.network_error:.2%}", f"{b.dfa_error:.2%}"]
+            row += [f"{b.network_error:.2%}", f"{b.error:.2%}"]
         t.add_row(*row)
     out.print(t)
     if net.note:
-        out.print(f"[dim]{net.note}[/dim]")
+        out.print(f"[dim]{escape(net.note)}[/dim]")
     if net.disagreement is not None:
         word = net.disagreement
         if len(word) > 60:
             word = f"{word[:60]}... ({len(word)} characters)"
-        out.print(f"shortest sampled word where they differ: {word}", soft_wrap=True)
+        out.print(f"shortest sampled word where they differ: {escape(word)}", soft_wrap=True)
     print_class_table(net, threshold)
+
+
+def _given(ctx: click.Context) -> set[str]:
+    from click.core import ParameterSource
+
+    return {k for k in ctx.params if ctx.get_parameter_source(k) != ParameterSource.DEFAULT}
+
+
+def _option_name(ctx: click.Context, name: str) -> str:
+    param = next((p for p in ctx.command.params if p.name == name), None)
+    opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
+    return opts[0] if opts else "--" + name.replace("_", "-")
 
 
 @click.command("verify")
@@ -218,292 +274,98 @@ def verify_cmd(
     """
     from rnn2dfa.pdfa.io import is_pdfa_file
 
+    ctx = click.get_current_context()
     if is_pdfa_file(dfa_file):
         from rnn2dfa_cli.cmd_pdfa import verify_hook
 
-        ctx = click.get_current_context()
         if words_file is not None:  # a PDFA's test sequences: a word list, --words as elsewhere
             if data is not None:
                 raise InputError("give --words FILE (or its old name --data), not both")
             ctx.params["data"] = ctx.params.pop("words_file")
         return verify_hook(ctx)
-    from rnn2dfa.automata.machine_io import is_machine_file
+    from rnn2dfa.automata.io import load_dfa
+    from rnn2dfa.automata.machine_io import is_machine_file, load_machine
+    from rnn2dfa.render.plots import PLOT_FORMATS, plot_agreement
+    from rnn2dfa.verify.check import VerifySettings, check, resolve
 
-    if is_machine_file(dfa_file):
-        return verify_machine_file(click.get_current_context())
+    machine = is_machine_file(dfa_file)
+    bad = sorted(_given(ctx) - _MACHINE_OPTIONS) if machine else []
+    if bad:
+        names = ", ".join(_option_name(ctx, b) for b in bad)
+        raise InputError(f"{names} does not apply to a Moore or Mealy machine file",
+                         path=dfa_file)
     if data is not None:
         raise InputError("--data goes with a PDFA file (rnn2dfa.pdfa/1)", path=dfa_file)
-    from rnn2dfa.automata.io import load_dfa
-    from rnn2dfa.render.plots import PLOT_FORMATS, plot_agreement
-    from rnn2dfa.verify import resolve_truth
-    from rnn2dfa.verify.check import VerifySettings, check
-
     refuse_time_limit_alone(acceptor_spec, time_limit)
     if acceptor_spec is not None:  # your own code as the network
         acceptor_obj, _, _, model_file = user_model(acceptor_spec, model_file,
                                                     time_limit=time_limit)
-    if truth_name is None and truth_file is None and truth_regex is None and model_file is None:
-        raise InputError(
-            "nothing to verify against: give --truth NAME, --truth-file T.json, "
-            "--truth-regex RE and/or --model MODEL.pt"
-        )
+    if words_file is not None and model_file is None:
+        raise InputError("--words needs --model (agreement with the network on your words)")
+    given = [(v, how) for v, how in ((truth_name, "name"), (truth_file, "file"),
+                                     (truth_regex, "regex")) if v is not None]
+    if not given and model_file is None:
+        raise InputError("nothing to verify against: give -l/--truth NAME, --truth-file "
+                         "T.json, --truth-regex RE and/or --model MODEL.pt", path=dfa_file)
+    if len(given) > 1:
+        raise InputError("give one truth: -l/--truth NAME, --truth-file T.json or "
+                         "--truth-regex RE")
     if plot_file is not None and plot_file.rsplit(".", 1)[-1].lower() not in PLOT_FORMATS:
         raise InputError("the plot must be a .svg, .png or .pdf file", path=plot_file)
-    dfa = load_dfa(dfa_file)
-    with options_for(truth="--truth, --truth-file, --truth-regex"):
-        truth = resolve_truth(name=truth_name, file=truth_file, regex=truth_regex,
-                              alphabet=dfa.alphabet, max_length=max_length)
-    acceptor = None
-    tip = None  # printed after the report, never before an error
-    if model_file is not None:
+    automaton = load_machine(dfa_file) if machine else load_dfa(dfa_file)
+    how = given[0][1] if given else None
+    option = {"name": "-l/--truth", "file": "--truth-file", "regex": "--truth-regex"}.get(how)
+    with options_for(truth=option or "--truth", language=option or "--truth",
+                     max_length="--max-length"):
+        truth, label = resolve(given[0][0] if given else None, automaton, max_length, how)
+    network, meta = None, {}
+    if acceptor_spec is not None:
+        network = acceptor_obj
+    elif model_file is not None:
         from rnn2dfa.models.device import default_device, place
         from rnn2dfa.models.io import load_model
 
-        if acceptor_spec is not None:
-            acceptor, meta = acceptor_obj, {}
-        else:
-            acceptor, meta = load_model(model_file)
-            place(acceptor, default_device())  # --device
-        if truth is None and meta.get("language") and not as_json:
-            tip = (f"tip: the model was trained on {meta['language']}; add --truth "
-                   f"{meta['language']} to compare with the ground truth too")
-    if acceptor is not None and hasattr(acceptor, "step"):
+        network, meta = load_model(model_file)
+        place(network, default_device())  # --device
+    if network is not None and not machine and hasattr(network, "step"):
         from rnn2dfa.models.sanity import check_outputs
 
         try:
-            sanity = check_outputs(acceptor, seed=seed)
+            sanity = check_outputs(network, seed=seed)
         except InputError as exc:
             raise InputError(exc.message, path=model_file) from None
         if sanity is not None and not as_json:
             err.print(f"[yellow]warning: {escape(sanity)}[/yellow]")
     words = None
-    if words_file is not None:
-        if acceptor is None:
-            raise InputError("--words needs --model (agreement with the network on your words)")
+    if words_file is not None and network is not None:
         from rnn2dfa.fileio import read_words
 
-        words = read_words(words_file, acceptor.alphabet)
+        words = read_words(words_file, network.alphabet)
     status = (err.status("comparing with the network...")
-              if not as_json and acceptor is not None else contextlib.nullcontext())
+              if not as_json and network is not None else contextlib.nullcontext())
     settings = VerifySettings(max_length, max_word_length, samples, threshold, seed)
-    with status, options_for(words="--words"):
-        report = check(dfa, truth=truth, network=acceptor, name=dfa_file,
-                       model_name=model_file, settings=settings, threads=threads(),
-                       source=dfa_file, words=words)
+    with status, options_for(truth=option or "--truth", model="--model", words="--words"):
+        report = check(automaton, truth=truth, truth_name=label, network=network,
+                       name=dfa_file, model_name=model_file, settings=settings,
+                       threads=threads(), source=dfa_file, words=words)
     if plot_file is not None:
         plot_agreement(report, plot_file)
     if as_json:
         emit_json(report.to_dict())
-    else:
-        if report.truth is not None:
-            print_truth_table(report.truth)
-            if report.past_bound and report.network is None:
-                print_past_bound(report.past_bound, report.truth.max_length)
-        if report.network is not None:
-            print_network_table(report.network, report.threshold)
-        colour = "green" if report.passed else "red"
-        out.print(f"[bold {colour}]{escape(report.verdict)}[/bold {colour}]", soft_wrap=True)
-        if plot_file is not None:
-            err.print(f"wrote {plot_file}")
-        if tip is not None:
-            err.print(escape(tip))
-    click.get_current_context().exit(EXIT_OK if report.passed else EXIT_FAIL)
-
-
-# --------------------------------------------------------------------------- machines
-#: The options that apply to a machine file (the others name a DFA's or a PDFA's checks).
-_MACHINE_OPTIONS = {"dfa_file", "truth_name", "truth_file", "model_file", "max_length",
-                    "max_word_length", "samples", "threshold", "words_file", "seed", "as_json"}
-
-
-def _given(ctx: click.Context) -> set[str]:
-    from click.core import ParameterSource
-
-    return {k for k in ctx.params if ctx.get_parameter_source(k) != ParameterSource.DEFAULT}
-
-
-def _option_name(ctx: click.Context, name: str) -> str:
-    param = next((p for p in ctx.command.params if p.name == name), None)
-    opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
-    return opts[0] if opts else "--" + name.replace("_", "-")
-
-
-def _cell(group, out_name: str, threshold: float) -> str:  # noqa: ANN001
-    n, rate = group.words.get(out_name, 0), group.agreement.get(out_name)
-    if rate is None:
-        return "[dim]none[/dim]"
-    text = f"{rate:.2%} of {n:,}"
-    if not group.judged(out_name):
-        return f"[dim]{text} (too few)[/dim]"
-    if rate < threshold:
-        return f"[red]{text}[/red]"
-    return text
-
-
-#: More classes than this: one row per (lengths, class) instead of one column per class.
-_CLASS_COLUMNS = 3
-
-
-def print_machine_truth(cmp) -> None:  # noqa: ANN001
-    """Tables for a MachineTruthComparison."""
-    from rnn2dfa.verify.machine import show_output
-
-    t = kv_table("Against the truth")
-    t.add_row("truth", escape(cmp.truth) + f" ({cmp.kind} machine)")
-    t.add_row("equivalent", "yes" if cmp.equivalent else "[red]no[/red]")
-    if cmp.counterexample is not None:
-        t.add_row("shortest word with a different output",
-                  f"{escape(cmp.counterexample)}  (the machine: "
-                  f"{escape(show_output(cmp.machine_output))}; the truth: "
-                  f"{escape(show_output(cmp.truth_output))})")
-    t.add_row("states (given / minimal)", f"{cmp.machine_states} / {cmp.machine_minimal_states}")
-    t.add_row("truth states (minimal)", str(cmp.truth_states))
-    out.print(t)
-    if cmp.note:
-        out.print(f"[dim]{escape(cmp.note)}[/dim]")
-    if cmp.by_length:
-        what = "output" if cmp.kind == "moore" else "last output"
-        title = f"Words with a different {what}, by length (exact: all words)"
-        d = Table(title=title, title_justify="left", min_width=len(title))
-        d.add_column("length", justify="right")
-        d.add_column("differ", justify="right")
-        d.add_column("of", justify="right")
-        d.add_column("rate", justify="right")
-        for r in cmp.by_length:
-            d.add_row(str(r.length), "—" if r.disagreements is None else f"{r.disagreements:,}",
-                      f"{r.total:,}" if r.total < 10**15 else f"{r.total:.3g}",
-                      f"{r.rate:.4%}")
-        out.print(d)
-
-
-def print_machine_network(net, threshold: float) -> None:  # noqa: ANN001
-    """The by-length table and the per-class table for a MachineModelComparison."""
-    has_truth = net.network_error is not None
-    mealy = net.kind == "mealy"
-    title = (f"Against the network ({net.words:,} sampled words, class-balanced w.r.t. the "
-             f"{net.balanced_against})")
-    t = Table(title=title, title_justify="left", min_width=min(len(title), 80))
-    t.add_column("lengths", justify="right")
-    t.add_column("sample")
-    t.add_column("words", justify="right")
-    t.add_column("machine = network", justify="right")
-    if mealy:
-        t.add_column("all tags", justify="right")
-    if has_truth:
-        t.add_column("network error", justify="right")
-        t.add_column("machine error", justify="right")
-    for b in net.buckets:
-        row = [f"{b.lo}-{b.hi}", b.sample, f"{b.words:,}", f"{b.agreement:.2%}"]
-        if mealy:
-            row.append(f"{b.sequence_agreement:.2%}")
-        if has_truth:
-            row += [f"{b.network_error:.2%}", f"{b.machine_error:.2%}"]
-        t.add_row(*row)
-    out.print(t)
-    if net.note:
-        out.print(f"[dim]{escape(net.note)}[/dim]")
-    if net.disagreement is not None:
-        word = net.disagreement
-        if len(word) > 60:
-            word = f"{word[:60]}... ({len(word)} characters)"
-        out.print(f"shortest sampled word where they differ: {escape(word)}", soft_wrap=True)
-    if not net.classes:
-        return
-    classes = [o for o in net.outputs if any(g.words.get(o) for g in net.classes)]
-    title = ("Machine = network on each class of the network's answers (columns; samples "
-             "pooled)" if len(classes) <= _CLASS_COLUMNS else
-             "Machine = network on each class of the network's answers (samples pooled)")
-    c = Table(title=title, title_justify="left", min_width=len(title))
-    c.add_column("lengths", justify="right")
-    c.add_column("words")
-    kind = {"bucket": "sampled", "all": "all sampled", "yours": "yours"}
-    if len(classes) <= _CLASS_COLUMNS:
-        for o in classes:
-            c.add_column(escape(o), justify="right")
-        for g in net.classes:
-            c.add_row(g.lengths(), kind[g.group], *(_cell(g, o, threshold) for o in classes))
-    else:
-        c.add_column("network's class")
-        c.add_column("machine = network", justify="right")
-        for g in net.classes:
-            for o in classes:
-                if g.words.get(o):
-                    c.add_row(g.lengths(), kind[g.group], escape(o), _cell(g, o, threshold))
-    out.print(c)
-    if net.unjudged():
-        out.print(f"[dim]too few: fewer than {net.classes[0].min_words} words of the class in "
-                  "the bucket, not judged[/dim]")
-    if net.never:
-        out.print("[yellow]the network never answered "
-                  + ", ".join(escape(repr(o)) for o in net.never)
-                  + " on the sampled words: not judged[/yellow]", soft_wrap=True)
-
-
-def verify_machine_file(ctx: click.Context) -> None:
-    """`rnn2dfa verify MACHINE.json -l NAME / --truth-file T.json / --model MODEL.pt`."""
-    from rnn2dfa.automata.machine_io import load_machine
-
-    p = ctx.params
-    bad = sorted(_given(ctx) - _MACHINE_OPTIONS)
-    if bad:
-        names = ", ".join(_option_name(ctx, b) for b in bad)
-        raise InputError(f"{names} does not apply to a Moore or Mealy machine file",
-                         path=p["dfa_file"])
-    machine_file = p["dfa_file"]
-    truth_name, truth_file, model_file = p["truth_name"], p["truth_file"], p["model_file"]
-    if p["words_file"] is not None and model_file is None:
-        raise InputError("--words needs --model (agreement with the network on your words)")
-    if truth_name is None and truth_file is None and model_file is None:
-        raise InputError("nothing to verify against: give -l/--truth NAME, --truth-file "
-                         "T.json and/or --model MODEL.pt", path=machine_file)
-    if truth_name is not None and truth_file is not None:
-        raise InputError("give one truth: -l/--truth NAME or --truth-file T.json")
-    machine = load_machine(machine_file)
-    truth, label = None, None
-    if truth_name is not None:
-        from rnn2dfa.languages.machines import get_machine_language
-
-        with options_for(language="-l/--truth"):
-            truth = get_machine_language(truth_name).machine
-        label = truth_name
-    elif truth_file is not None:
-        truth, label = load_machine(truth_file), truth_file
-    labeller, meta = None, {}
-    if model_file is not None:
-        from rnn2dfa.models.device import default_device, place
-        from rnn2dfa.models.io import load_model
-
-        labeller, meta = load_model(model_file)
-        place(labeller, default_device())  # --device
-    words = None
-    if p["words_file"] is not None and labeller is not None:
-        from rnn2dfa.fileio import read_words
-
-        words = read_words(p["words_file"], labeller.alphabet)
-    from rnn2dfa.verify.check import VerifySettings, check
-
-    settings = VerifySettings(p["max_length"], p["max_word_length"], p["samples"],
-                              p["threshold"], p["seed"])
-    as_json = p["as_json"]
-    status = (err.status("comparing with the network...")
-              if not as_json and labeller is not None else contextlib.nullcontext())
-    truth_option = "--truth-file" if truth_file is not None else "-l/--truth"
-    with status, options_for(truth=truth_option, model="--model", words="--words"):
-        report = check(machine, truth=truth, truth_name=label, network=labeller,
-                       name=machine_file, model_name=model_file, settings=settings,
-                       words=words, source=machine_file)
-    if as_json:
-        emit_json(report.to_dict())
-    else:
-        if report.truth is not None:
-            print_machine_truth(report.truth)
-        if report.network is not None:
-            print_machine_network(report.network, report.threshold)
-        colour = "green" if report.passed else "red"
-        out.print(f"[bold {colour}]{escape(report.verdict)}[/bold {colour}]", soft_wrap=True)
-        if truth is None and meta.get("language"):
-            err.print(escape(f"tip: the model was trained on {meta['language']}; add -l "
-                             f"{meta['language']} to compare with the ground truth too"))
+        ctx.exit(EXIT_OK if report.passed else EXIT_FAIL)
+    if report.truth is not None:
+        print_truth_table(report.truth)
+        if report.past_bound and report.network is None:
+            print_past_bound(report.past_bound, report.truth.max_length)
+    if report.network is not None:
+        print_network_table(report.network, report.threshold)
+    colour = "green" if report.passed else "red"
+    out.print(f"[bold {colour}]{escape(report.verdict)}[/bold {colour}]", soft_wrap=True)
+    if plot_file is not None:
+        err.print(f"wrote {plot_file}")
+    if truth is None and meta.get("language"):
+        err.print(escape(f"tip: the model was trained on {meta['language']}; add --truth "
+                         f"{meta['language']} to compare with the ground truth too"))
     ctx.exit(EXIT_OK if report.passed else EXIT_FAIL)
 
 

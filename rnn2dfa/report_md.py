@@ -98,9 +98,9 @@ def report_markdown(run: RunResult) -> str:
                 ["equivalent" if cmp.truth_exact else f"equal up to length {cmp.max_length}",
                  "yes" if cmp.agrees else "**no**"],
                 ["states (DFA / truth, minimal)",
-                 f"{cmp.dfa_minimal_states} / {cmp.truth_minimal_states}"]]
+                 f"{cmp.minimal_states} / {cmp.truth_minimal_states}"]]
         if cmp.counterexample_text is not None:
-            who = "accepts" if cmp.dfa_accepts_counterexample else "rejects"
+            who = "accepts" if cmp.output == "accepted" else "rejects"
             cex = f"`{cmp.counterexample_text}` (the DFA {who} it)"
             rows.append(["shortest counterexample", cex])
         parts += [_table(["", ""], rows), ""]
@@ -125,7 +125,7 @@ def report_markdown(run: RunResult) -> str:
             "",
             _table(["lengths", "sample", "words", "DFA = network", "network error", "DFA error"],
                    [[f"{b.lo}–{b.hi}", b.sample, str(b.words), _pct(b.agreement),
-                     _pct(b.network_error), _pct(b.dfa_error)] for b in net.buckets]),
+                     _pct(b.network_error), _pct(b.error)] for b in net.buckets]),
             "",
             "![agreement by length](agreement.svg)",
             "",
@@ -148,23 +148,24 @@ def report_markdown(run: RunResult) -> str:
 
 
 def _machine_verification(ver: Any) -> list[str]:
-    """The verification of a Moore or Mealy machine (`verify.machine.MachineVerifyReport`)."""
+    """The verification of a Moore or Mealy machine (`verify.report.VerifyReport`)."""
     parts: list[str] = []
     cmp, net = ver.truth, ver.network
     if cmp is not None:
         rows = [["truth", f"{cmp.truth} ({cmp.kind} machine)"],
                 ["equivalent", "yes" if cmp.equivalent else "**no**"],
                 ["states (machine / truth, minimal)",
-                 f"{cmp.machine_minimal_states} / {cmp.truth_states}"]]
-        if cmp.counterexample is not None:
-            rows.append(["shortest word with a different output", f"`{cmp.counterexample}`"])
+                 f"{cmp.minimal_states} / {cmp.truth_minimal_states}"]]
+        if cmp.counterexample_text is not None:
+            rows.append(["shortest word with a different output",
+                         f"`{cmp.counterexample_text}`"])
         parts += [_table(["", ""], rows), ""]
     if net is not None:
         has_truth = net.network_error is not None
         head = ["lengths", "sample", "words", "machine = network"]
         head += ["network error", "machine error"] if has_truth else []
         rows = [[f"{b.lo}–{b.hi}", b.sample, str(b.words), _pct(b.agreement)]
-                + ([_pct(b.network_error), _pct(b.machine_error)] if has_truth else [])
+                + ([_pct(b.network_error), _pct(b.error)] if has_truth else [])
                 for b in net.buckets]
         parts += ["Agreement with the network on sampled words (class-balanced and uniform):",
                   "", _table(head, rows), ""]

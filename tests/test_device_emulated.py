@@ -108,7 +108,16 @@ def test_verify_and_classify_on_the_device(cuda) -> None:
     result = api.extract(str(FIXTURES / "tomita3_gru.pt"), "lstar", seed=0, device="cuda")
     report = api.verify(result, model=str(FIXTURES / "tomita3_gru.pt"), truth="tomita3",
                         device="cuda", seed=0)
-    assert report.passed
+    # The device does not change the answer: the host's verdict, word for word. (This GRU
+    # is wrong on about 1% of some samples' long words, e.g. the pumped ones of lengths
+    # 51-1000; where a class of a bucket falls under 99%, the extracted tomita3 fails and
+    # the verdict blames the network.)
+    on_host_report = api.verify(result, model=str(FIXTURES / "tomita3_gru.pt"),
+                                truth="tomita3", device="cpu", seed=0)
+    assert (report.passed, report.verdict) == (on_host_report.passed, on_host_report.verdict)
+    assert report.truth.equivalent and (
+        report.passed or "there the network is wrong against tomita3, not the DFA"
+        in report.verdict)
     net, _ = load_model(FIXTURES / "tomita3_gru.pt")
     ws = words(2, 500, 30)
     want = accept_logits(net, ws)

@@ -45,7 +45,7 @@ def test_importing_the_automata_side_leaves_out_heavy_packages():
     code = (
         "import json, sys\n"
         "import rnn2dfa.automata, rnn2dfa.languages, rnn2dfa.render, rnn2dfa.verify.truth\n"
-        "import rnn2dfa.automata.regex, rnn2dfa.verify.dfas\n"
+        "import rnn2dfa.automata.regex, rnn2dfa.verify.exact\n"
         f"print(json.dumps({{'heavy': sorted(m for m in {HEAVY!r} if m in sys.modules)}}),"
         " file=sys.stderr)\n"
     )

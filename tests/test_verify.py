@@ -13,12 +13,12 @@ from rnn2dfa.errors import AlphabetError, InputError
 from rnn2dfa.models import DFAAcceptor
 from rnn2dfa.verify import (
     Truth,
-    compare_dfas,
     compare_with_model,
-    resolve_truth,
+    compare_with_truth,
     truth_from_language,
     verify,
 )
+from rnn2dfa.verify.check import resolve
 
 # Tomita 4 (no "000") written by hand, and a wrong automaton accepting everything.
 T4 = DFA(("0", "1"), np.array([[1, 0], [2, 0], [3, 0], [3, 3]]), np.array([1, 1, 1, 0]), 0)
@@ -47,20 +47,20 @@ def test_equivalent_to_a_bigger_renumbered_copy():
     big = DFA(("0", "1"), perm[trans][inv], acc[inv], int(perm[0]))
     for w in itertools.chain.from_iterable(words_of(2, n) for n in range(9)):
         assert big.accepts(w) == brute_member(w)
-    cmp = compare_dfas(big, Truth("t4", T4, True), max_length=10)
+    cmp = compare_with_truth(big, Truth("t4", T4, True), max_length=10)
     assert cmp.equivalent
     assert cmp.counterexample is None
-    assert (cmp.dfa_states, cmp.dfa_minimal_states, cmp.truth_minimal_states) == (5, 4, 4)
+    assert (cmp.states, cmp.minimal_states, cmp.truth_minimal_states) == (5, 4, 4)
     assert all(r.disagreements == 0 for r in cmp.by_length)
     assert [r.length for r in cmp.by_length] == list(range(1, 11))
 
 
 def test_counterexample_is_the_shortest_and_counts_match_brute_force():
-    cmp = compare_dfas(ALL, Truth("t4", T4, True), max_length=10)
+    cmp = compare_with_truth(ALL, Truth("t4", T4, True), max_length=10)
     assert not cmp.equivalent
     assert cmp.counterexample == ["0", "0", "0"]
     assert cmp.counterexample_text == "000"
-    assert cmp.dfa_accepts_counterexample is True
+    assert cmp.output == "accepted"  # the DFA accepts it
     for row in cmp.by_length:
         expected = brute_disagreements(ALL, brute_member, row.length)
         assert row.disagreements == expected
@@ -74,7 +74,7 @@ def test_random_pairs_against_brute_force(seed):
     alphabet = ("a", "b", "c")[: 2 + seed % 2]
     a = DFA.random(int(rng.integers(1, 7)), alphabet, rng)
     b = DFA.random(int(rng.integers(1, 7)), alphabet, rng)
-    cmp = compare_dfas(a, Truth("b", b.minimize(), True), max_length=6)
+    cmp = compare_with_truth(a, Truth("b", b.minimize(), True), max_length=6)
     k = len(alphabet)
     for row in cmp.by_length:
         assert row.disagreements == brute_disagreements(a, b.accepts, row.length)
@@ -90,23 +90,22 @@ def test_random_pairs_against_brute_force(seed):
 
 def test_alphabet_order_is_aligned_and_foreign_alphabets_refused():
     swapped = T4.with_alphabet_order(("1", "0"))
-    assert compare_dfas(swapped, Truth("t4", T4, True)).equivalent
+    assert compare_with_truth(swapped, Truth("t4", T4, True)).equivalent
     ab = DFA(("a", "b"), np.array([[0, 0]]), np.array([True]), 0)
     with pytest.raises(AlphabetError, match="alphabet"):
-        compare_dfas(ab, Truth("t4", T4, True))
+        compare_with_truth(ab, Truth("t4", T4, True))
 
 
 def test_named_truths_and_regex_truths():
     tomita4 = truth_from_language("tomita4", 20)
     assert tomita4.exact
-    assert compare_dfas(T4, tomita4).equivalent
-    regex = resolve_truth(regex="(0|1)*000(0|1)*", alphabet=("0", "1"))
-    cmp = compare_dfas(T4.complement(), regex)
-    assert cmp.equivalent
+    assert compare_with_truth(T4, tomita4).equivalent
+    regex, name = resolve("(0|1)*000(0|1)*", T4, how="regex")
+    cmp = compare_with_truth(T4.complement(), regex)
+    assert cmp.equivalent and name == "regex (0|1)*000(0|1)*"
+    assert resolve("tomita4", T4)[0].exact  # a name, guessed
     with pytest.raises(InputError):
-        resolve_truth(name="tomita4", regex="1*")
-    with pytest.raises(InputError):
-        resolve_truth(name="no-such-language")
+        resolve("no-such-language", T4, how="name")
 
 
 def test_non_regular_truth_is_bounded_and_says_so():
@@ -114,7 +113,7 @@ def test_non_regular_truth_is_bounded_and_says_so():
     assert not truth.exact
     # a*b*: agrees with a^n b^n on no word with unequal counts; shortest mistake "a".
     astar = DFA(("a", "b"), np.array([[0, 1], [2, 1], [2, 2]]), np.array([1, 1, 0]), 0)
-    cmp = compare_dfas(astar, truth, max_length=12)
+    cmp = compare_with_truth(astar, truth, max_length=12)
     assert not cmp.truth_exact and "not regular" in cmp.note
     assert cmp.counterexample_text == "a"
     for row in cmp.by_length[:8]:
@@ -123,16 +122,16 @@ def test_non_regular_truth_is_bounded_and_says_so():
         expected = sum(astar.accepts(w) != (w in anbn) for w in words_of(2, row.length))
         assert row.disagreements == expected
     # The bounded DFA itself agrees on every word up to the bound; no DFA is "equivalent".
-    cmp = compare_dfas(truth.dfa, truth, max_length=12)
+    cmp = compare_with_truth(truth.dfa, truth, max_length=12)
     assert cmp.equal_up_to == 12 and cmp.agrees and cmp.equivalent is None
-    assert compare_dfas(astar, truth, max_length=12).equal_up_to is None
+    assert compare_with_truth(astar, truth, max_length=12).equal_up_to is None
 
 
 def test_model_agreement_with_a_dfa_posing_as_network():
     net = DFAAcceptor(T4)
     t4 = Truth("t4", T4, True)
     same = compare_with_model(T4, net, t4, per_bucket=40, seed=1)
-    assert same.agreement == 1.0 and same.network_error == 0.0 and same.dfa_error == 0.0
+    assert same.agreement == 1.0 and same.network_error == 0.0 and same.error == 0.0
     assert max(b.hi for b in same.buckets) == 1000
     # the families the extraction's checks use, beside uniform words
     assert {b.sample for b in same.buckets} == {"balanced", "uniform", "near-miss", "pumped"}
@@ -141,11 +140,12 @@ def test_model_agreement_with_a_dfa_posing_as_network():
     wrong = compare_with_model(NONE, net, t4, per_bucket=40, seed=1)
     for b in wrong.buckets:
         assert b.network_error == 0.0  # the network is the truth
-        assert b.dfa_error == pytest.approx(1 - b.agreement)
+        assert b.error == pytest.approx(1 - b.agreement)
         if b.sample == "balanced":
-            # NONE rejects everything, so it is wrong on exactly the accepted half.
-            assert b.dfa_error == pytest.approx(0.5)
-            assert b.accepted_fraction == pytest.approx(0.5)
+            # NONE rejects everything, so it is wrong on exactly the accepted half (the
+            # network is the truth: its answers are the classes).
+            assert b.error == pytest.approx(0.5)
+            assert 2 * b.per_class["accepted"] == 2 * b.per_class["rejected"] == b.words
         elif b.sample == "uniform" and b.lo > 50:
             # Uniform long words almost never avoid "000": rejecting them all is right.
             assert b.agreement > 0.97
@@ -168,16 +168,16 @@ def test_verify_verdicts():
     bad = verify(ALL, truth=t4)
     assert not bad.passed and "000" in bad.verdict
     net = DFAAcceptor(T4)
-    assert verify(T4, acceptor=net, per_bucket=20, threshold=0.999).passed
-    assert not verify(ALL, acceptor=net, per_bucket=20, threshold=0.99).passed
-    with pytest.raises(ValueError):
+    assert verify(T4, network=net, per_bucket=20, threshold=0.999).passed
+    assert not verify(ALL, network=net, per_bucket=20, threshold=0.99).passed
+    with pytest.raises(InputError, match="nothing to verify against"):
         verify(T4)
 
 
 def test_plot_is_valid_svg(tmp_path):
     from rnn2dfa.render import plot_agreement
 
-    rep = verify(ALL, truth=Truth("t4", T4, True), acceptor=DFAAcceptor(T4), per_bucket=20)
+    rep = verify(ALL, truth=Truth("t4", T4, True), network=DFAAcceptor(T4), per_bucket=20)
     path = tmp_path / "agreement.svg"
     plot_agreement(rep, path)
     root = ET.parse(path).getroot()
@@ -200,25 +200,26 @@ def test_each_class_of_each_bucket_is_judged_whatever_the_truth_says():
     # to the truth, does not describe the network and must not pass.
     net = DFAAcceptor(T4.intersection(at_most(50)))
     buckets = ((1, 10), (11, 50), (51, 100))
-    rep = verify(T4, truth=Truth("t4", T4, True), acceptor=net, per_bucket=40,
+    rep = verify(T4, truth=Truth("t4", T4, True), network=net, per_bucket=40,
                  buckets=buckets)
     assert rep.truth.equivalent is True and not rep.passed
-    groups = {(g.group, g.lo, g.hi): g for g in rep.network.class_agreement}
+    groups = {(g.group, g.lo, g.hi): g for g in rep.network.classes}
     long = groups["bucket", 51, 100]
-    assert long.accepted_words == 0 and long.accepted_agreement is None  # net accepts none
+    assert long.count("accepted") == 0 and long.rate("accepted") is None  # net accepts none
     # Half of the 40 balanced words are accepted by tomita 4 (so by the DFA, not the net):
     # at least 20 of the at most 80 words disagree.
-    assert long.rejected_agreement <= 1 - 20 / 80
+    assert long.rate("rejected") <= 1 - 20 / 80
     for lo, hi in ((1, 10), (11, 50)):  # there the network is tomita 4
         g = groups["bucket", lo, hi]
-        assert g.accepted_agreement == g.rejected_agreement == 1.0
+        assert g.rate("accepted") == g.rate("rejected") == 1.0
     assert rep.verdict.startswith(
-        f"dfa agrees with the network on only {long.rejected_agreement:.2%} of the "
-        f"{long.rejected_words} words of lengths 51-100 that the network rejects (threshold 99%)")
+        f"dfa agrees with the network on only {long.rate('rejected'):.2%} of the "
+        f"{long.count('rejected')} words of lengths 51-100 that the network rejects "
+        "(threshold 99%)")
     assert rep.verdict.endswith("; it is equivalent to t4")
     # The rows keep their own per-class counts: a balanced row of 51-100 is all rejected.
     row = next(b for b in rep.network.buckets if (b.lo, b.sample) == (51, "balanced"))
-    assert row.accepted_words == 0 and row.rejected_words == row.words
+    assert row.per_class["accepted"] == 0 and row.per_class["rejected"] == row.words
     # One verdict (the command's, the library's and run's): the DFA is right by proof, but
     # it does not describe the network, so it fails, and the verdict puts the error on the
     # network.
@@ -229,7 +230,7 @@ def test_each_class_of_each_bucket_is_judged_whatever_the_truth_says():
 def test_classes_with_too_few_words_are_named_not_judged():
     # Buckets of lengths 1-3 and 4-40 with 4 balanced + 4 uniform words each: fewer than 10
     # words per bucket, so no class of any bucket is judged, and the verdict says so.
-    rep = verify(T4, acceptor=DFAAcceptor(T4), per_bucket=4, buckets=((1, 3), (4, 40)))
+    rep = verify(T4, network=DFAAcceptor(T4), per_bucket=4, buckets=((1, 3), (4, 40)))
     assert rep.passed
     assert all(g.words <= 8 for g in rep.network.buckets)
     assert "not judged, fewer than 10 words: accepted words at lengths 1-3" in rep.verdict
@@ -237,19 +238,28 @@ def test_classes_with_too_few_words_are_named_not_judged():
 
 
 def test_class_agreement_rules_by_hand():
-    from rnn2dfa.verify import ClassAgreement, ModelComparison
+    from rnn2dfa.verify import ClassGroup, ModelComparison
+    from rnn2dfa.verify.report import describe
 
-    few = ClassAgreement("bucket", 1, 10, 9, 100, 0.0, 1.0)  # 9 accepted words: not judged
+    def group(name, lo, hi, acc, rej, acc_rate, rej_rate, **kw):  # noqa: ANN001, ANN202
+        return ClassGroup(name, lo, hi, {"accepted": acc, "rejected": rej},
+                          {"accepted": acc_rate, "rejected": rej_rate}, **kw)
+
+    few = group("bucket", 1, 10, 9, 100, 0.0, 1.0)  # 9 accepted words: not judged
     assert not few.judged("accepted") and few.judged("rejected") and few.failing(0.99) is None
-    bad = ClassAgreement("bucket", 11, 20, 50, 50, 1.0, 0.98)
+    bad = group("bucket", 11, 20, 50, 50, 1.0, 0.98)
     assert bad.failing(0.99) == "rejected" and bad.failing(0.98) is None
-    mine = ClassAgreement("yours", 3, 7, 1, 0, 0.0, None, min_words=1)
+    mine = group("yours", 3, 7, 1, 0, 0.0, None, min_words=1)
     assert mine.failing(0.99) == "accepted"
-    assert mine.describe("accepted") == "your 1 word that the network accepts"
-    cmp = ModelComparison(class_agreement=[few, bad, mine])
+    assert describe("dfa", mine, "accepted") == "your 1 word that the network accepts"
+    cmp = ModelComparison(classes=[few, bad, mine])
     assert cmp.failure(0.99) == (bad, "rejected")
     assert [(g.lo, s) for g, s in cmp.unjudged()] == [(1, "accepted")]
-    assert bad.describe("rejected") == "the 50 words of lengths 11-20 that the network rejects"
+    assert describe("dfa", bad, "rejected") == (
+        "the 50 words of lengths 11-20 that the network rejects")
+    # a machine's classes are its outputs, named as such
+    assert describe("moore", bad, "rejected") == (
+        "the 50 words of lengths 11-20 the network labels 'rejected'")
 
 
 def test_your_words_are_scored_per_class_and_can_fail():
@@ -257,14 +267,14 @@ def test_your_words_are_scored_per_class_and_can_fail():
     # 20, so only your words show it: "01" * 15 (no "000", length 30) the network accepts.
     dfa = T4.intersection(at_most(20))
     net = DFAAcceptor(T4)
-    ok = verify(dfa, acceptor=net, per_bucket=40, buckets=((1, 20),),
+    ok = verify(dfa, network=net, per_bucket=40, buckets=((1, 20),),
                 words=[(0, 0, 0), (0,), (1,)])
-    mine = ok.network.class_agreement[-1]
+    mine = ok.network.classes[-1]
     assert ok.passed and mine.group == "yours"
-    assert (mine.accepted_words, mine.rejected_words) == (2, 1)  # "0", "1" / "000"
-    assert mine.accepted_agreement == mine.rejected_agreement == 1.0
+    assert (mine.count("accepted"), mine.count("rejected")) == (2, 1)  # "0", "1" / "000"
+    assert mine.rate("accepted") == mine.rate("rejected") == 1.0
     assert "on your 3 words: 100.00% of the 2 accepted, 100.00% of the 1 rejected" in ok.verdict
-    bad = verify(dfa, acceptor=net, per_bucket=40, buckets=((1, 20),),
+    bad = verify(dfa, network=net, per_bucket=40, buckets=((1, 20),),
                  words=[(0, 1) * 15, (1,)])
     # Tomita 4 (the network) accepts both; the DFA only "1".
     assert not bad.passed
@@ -311,19 +321,19 @@ def test_a_dfa_counting_to_50_against_the_counting_lstm_fails_past_50():
     lang = get_language("anbn")
     buckets = ((1, 10), (11, 20), (21, 50), (51, 100), (101, 200))
     truth = truth_from_language("anbn", 20)
-    rep = verify(lang.bounded_dfa(50).minimize(), truth=truth, acceptor=net, per_bucket=40,
+    rep = verify(lang.bounded_dfa(50).minimize(), truth=truth, network=net, per_bucket=40,
                  buckets=buckets)
     assert not rep.passed
-    g = next(g for g in rep.network.class_agreement if (g.group, g.lo) == ("bucket", 51))
+    g = next(g for g in rep.network.classes if (g.group, g.lo) == ("bucket", 51))
     # The DFA accepts no word longer than 50, so it agrees on none the network accepts there.
-    assert g.accepted_words >= 10 and g.accepted_agreement == 0.0
+    assert g.count("accepted") >= 10 and g.rate("accepted") == 0.0
     assert rep.verdict.startswith(
-        f"dfa agrees with the network on only 0.00% of the {g.accepted_words} words of lengths "
+        f"dfa agrees with the network on only 0.00% of the {g.count('accepted')} words of lengths "
         "51-100 that the network accepts (threshold 99%)")
     assert "equivalent" not in rep.verdict
     # Right on a^n b^n up to length 1000 (and the network is, per its training, up to 1000):
     # every class of every bucket agrees.
-    good = verify(lang.bounded_dfa(1000).minimize(), truth=truth, acceptor=net, per_bucket=40,
+    good = verify(lang.bounded_dfa(1000).minimize(), truth=truth, network=net, per_bucket=40,
                   buckets=buckets)
     assert good.passed, good.verdict
     assert all(r.network_error == 0 for r in good.network.buckets)
@@ -351,8 +361,22 @@ def test_a_dfa_and_the_moore_machine_of_its_accept_bits_are_sampled_alike():
 
     assert rows(a.network) == rows(b.network)
     assert {r.sample for r in a.network.buckets} == {"balanced", "uniform", "near-miss", "pumped"}
-    assert ([(g.group, g.min_words) for g in a.network.class_agreement]
+    assert ([(g.group, g.min_words) for g in a.network.classes]
             == [(g.group, g.min_words) for g in b.network.classes])
-    assert ([(g.lo, g.hi) for g in a.network.class_agreement if g.group == "bucket"]
+    assert ([(g.lo, g.hi) for g in a.network.classes if g.group == "bucket"]
             == [(g.lo, g.hi) for g in b.network.classes if g.group == "bucket"]
             == [(1, 10), (11, 20), (21, 50), (51, 100)])
+
+
+def test_a_machine_network_giving_one_class_only_cannot_be_told_to_agree():
+    # One rule for every kind: a Moore "network" that answers '0' to every word leaves the
+    # machine's other classes unseen (a guided search finds none), so the verdict cannot
+    # be "agrees", however well the one class agrees.
+    import rnn2dfa
+    from rnn2dfa.automata.machine import Machine
+
+    flat = Machine("moore", ("a", "b"), ("0", "1", "2"), [[0, 0]], [0], 0)
+    rep = rnn2dfa.verify(flat, model=flat, max_word_length=30, samples=20)
+    assert not rep.passed and rep.verdict.startswith("cannot tell whether machine matches")
+    assert rep.network.never == ["1", "2"] and rep.network.searched == ["1", "2"]
+    assert rep.network.per_class["0"] == rep.network.words > 0

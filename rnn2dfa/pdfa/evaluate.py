@@ -97,7 +97,8 @@ def compare(
     tru = truth.prefix_distributions(words) if truth is not None else None
     kl_words: list[Word] | None = None
     kl_truth_logp = None
-    if truth is not None and any(not isinstance(c.model, PDFA) for c in candidates):
+    if truth is not None and any(getattr(c.model, "family", None) != "pdfa"
+                                 for c in candidates):
         kl_words = truth.sample(kl_samples, np.random.default_rng(seed))
         kl_truth_logp = truth.log_probs(kl_words)
     out = Comparison(len(words), sum(len(w) + 1 for w in words), truth_name,
@@ -122,7 +123,7 @@ def compare(
             exact = None
             if c.model is truth:
                 exact = 0.0  # KL(P || P), whatever P's size
-            elif isinstance(c.model, PDFA):
+            elif getattr(c.model, "family", None) == "pdfa":
                 if product_fits(truth, c.model):
                     exact = kl_divergence(truth, c.model)
                 else:  # a large truth: estimated on its sampled words, no product built

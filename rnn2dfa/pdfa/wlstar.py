@@ -308,7 +308,8 @@ def plan_samples(teacher: LanguageModel, check_words: int, fit_words: int, max_l
     is also each equivalence check's size) then takes at most HELD_SHARE of the limit and a
     check CHECK_SHARE, the fitting sample FIT_SHARE. A PDFA teacher, or no limit, needs
     none."""
-    if time_limit is None or isinstance(teacher, PDFA) or not hasattr(teacher, "sample"):
+    if time_limit is None or getattr(teacher, "family", None) == "pdfa" \
+            or not hasattr(teacher, "sample"):
         return SamplePlan(check_words, fit_words)
     rng = np.random.default_rng([seed, 37])
     batch = int(getattr(teacher, "batch_size", 512) or 512)

@@ -157,9 +157,7 @@ def check_sequences(count: int, longest: int, *, param: str, path: str | None = 
 def sample_length(model: Any, max_length: int) -> int:
     """The length a sample from `model` is budgeted at: for a PDFA, twice its expected
     length plus 10 (capped at `max_length`); for a network, `max_length`."""
-    from rnn2dfa.pdfa.automaton import PDFA
-
-    if isinstance(model, PDFA):
+    if getattr(model, "family", None) == "pdfa":
         mean = expected_length_bounded(model)
         if mean is not None:
             return int(min(max_length, 2 * mean + 10))

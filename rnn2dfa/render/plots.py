@@ -103,7 +103,7 @@ def plot_agreement(report: VerifyReport, path: str | os.PathLike[str]) -> None:
             if rows[0].network_error is not None and kind == "balanced":
                 ax.plot(x, [100 * (1 - b.network_error) for b in rows], ":^", color="tab:orange",
                         label="network correct (balanced)", zorder=4)
-                ax.plot(x, [100 * (1 - b.dfa_error) for b in rows], "-v", color="tab:green",
+                ax.plot(x, [100 * (1 - b.error) for b in rows], "-v", color="tab:green",
                         linewidth=2.5, label="DFA correct (balanced)", zorder=5)
     cmp = report.truth
     if cmp is not None and cmp.by_length:

@@ -2,9 +2,9 @@
 automaton to its comparison, called alike by `rnn2dfa verify` and `rnn2dfa.verify(...)`, so
 the command line and the library give one verdict, the same numbers and the same `passed`.
 
-A DFA is judged by `verify.report.verify`, a Moore/Mealy machine by
-`verify.machine.verify_machine`; both read the buckets, samples per bucket, threshold and
-seed from one `VerifySettings`. A truth given as a value (a name, a regular expression, a
+Every kind is judged by `verify.report.verify` (a DFA as the two-output Moore machine of
+its accept bits), with the buckets, samples per bucket, threshold and seed of one
+`VerifySettings`. A truth given as a value (a name, a regular expression, a
 file, an automaton) is read by `resolve` for the automaton's kind.
 """
 
@@ -43,11 +43,12 @@ def family(a: Any) -> str | None:
     return getattr(a, "family", None)
 
 
-def resolve(truth: Any, automaton: Any, max_length: int = 20
+def resolve(truth: Any, automaton: Any, max_length: int = 20, how: str | None = None
             ) -> tuple[Truth | Machine | None, str | None]:
     """The truth an automaton is checked against, and its name: a language name (of the
     automaton's kind), a DFA or machine file, a regular expression (DFAs), an automaton,
-    a `Truth`, or None."""
+    a `Truth`, or None. `how` ("name", "file" or "regex") says which a text is (the
+    command's options), else it is guessed in that order."""
     if truth is None or isinstance(truth, Truth):
         return truth, getattr(truth, "name", None)
     words = family(automaton) == "dfa"  # a language of words, else of outputs
@@ -60,8 +61,13 @@ def resolve(truth: Any, automaton: Any, max_length: int = 20
             return Truth(name, truth.minimize(), True), None
         return truth, None
     text = os.fspath(truth)
+    if how is None and _is_file(text):
+        how = "file"
     if not words:
-        if _is_file(text):
+        if how == "regex":
+            raise InputError("a regular expression is the truth of a DFA, not of a machine",
+                             param="truth")
+        if how == "file":
             from rnn2dfa.automata.machine_io import load_machine
 
             return load_machine(text), text
@@ -71,9 +77,9 @@ def resolve(truth: Any, automaton: Any, max_length: int = 20
     from rnn2dfa.languages import language_names
     from rnn2dfa.verify.truth import truth_from_file, truth_from_language, truth_from_regex
 
-    if text in language_names():
+    if how == "name" or (how is None and text in language_names()):
         found = truth_from_language(text, max_length)
-    elif _is_file(text):
+    elif how == "file":
         found = truth_from_file(text)
     else:
         found = truth_from_regex(text, automaton.alphabet)
@@ -84,47 +90,18 @@ def _is_file(text: str) -> bool:
     return text.endswith((".json", ".dot", ".gv")) and os.path.isfile(text)
 
 
-def _labels(network: Any) -> bool:
-    from rnn2dfa.models.labeller import is_labeller
-
-    return is_labeller(network)
-
-
 def check(automaton: Any, *, truth: Truth | Machine | None = None,
           truth_name: str | None = None, network: Any = None,
           words: Sequence[Word] | None = None, settings: VerifySettings | None = None,
           name: str | None = None, model_name: str | None = None, source: str | None = None,
           threads: int | str | None = "auto") -> Any:
-    """The one verification of an automaton against a truth and/or a network (an acceptor
-    for a DFA, a labeller for a machine): a `VerifyReport` or `MachineVerifyReport`, whose
-    `passed` and `verdict` the command line and the library both show."""
+    """The one verification of an automaton against a truth and/or a network
+    (`verify.report.verify` with the settings), whose `passed` and `verdict` the command
+    line and the library both show."""
     s = settings or VerifySettings()
-    if truth is None and network is None:
-        raise InputError("nothing to verify against: give a truth and/or a network",
-                         param="truth")
-    kind = family(automaton)
-    if kind not in ("dfa", "moore", "mealy"):
-        raise InputError(f"cannot verify a {type(automaton).__name__} here: give a DFA, a "
-                         "Moore or Mealy machine (a PDFA: check_pdfa)", param="automaton")
-    if truth is not None and (kind == "dfa") != isinstance(truth, Truth):
-        raise InputError(f"that truth is not one of a {kind}", param="truth")
-    if network is not None and (kind == "dfa") == _labels(network):
-        raise InputError("is an accept/reject network, not a k-class classifier or tagger: "
-                         "verify a DFA against it" if kind != "dfa" else
-                         "is a k-class classifier or tagger, not an accept/reject network: "
-                         "verify the machine extracted from it", path=model_name,
-                         param="model")
-    if kind != "dfa":
-        from rnn2dfa.verify.machine import verify_machine
-
-        return verify_machine(automaton, truth=truth, truth_name=truth_name,
-                              labeller=network, machine_name=name or "machine",
-                              model_name=model_name, max_length=s.max_length,
-                              buckets=s.buckets(), per_bucket=s.samples,
-                              threshold=s.threshold, seed=s.seed, words=words, source=source)
     from rnn2dfa.verify.report import verify
 
-    return verify(automaton, truth=truth, acceptor=network, dfa_name=name or "dfa",
+    return verify(automaton, truth=truth, truth_name=truth_name, network=network, name=name,
                   model_name=model_name, max_length=s.max_length, buckets=s.buckets(),
                   per_bucket=s.samples, threshold=s.threshold, seed=s.seed, threads=threads,
                   source=source, words=words)

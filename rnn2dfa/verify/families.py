@@ -1,6 +1,7 @@
 """What `verify` samples for every kind (a DFA is the two-output Moore machine of its accept
-bits): the length buckets, the words of each (`sample_groups`), the rule for judging a class
-(`MIN_CLASS_WORDS`) and the grouping by class of the network's answers (`class_groups`).
+bits): the length buckets, the words of each (`sample_groups`), the least words a judged
+class needs (`MIN_CLASS_WORDS`) and the grouping by class of the network's answers
+(`class_groups`).
 Beside uniform words, the families the extraction's checks use, so verify is as strict:
 
 - "balanced": words of each class of the reference (the truth, else the automaton under
@@ -30,8 +31,8 @@ DEFAULT_BUCKETS: tuple[tuple[int, int], ...] = (
 #: words are each judged, however few.
 MIN_CLASS_WORDS = 10
 #: Class-balanced sampling counts paths on the reference's (class or bounded) DFA: states x
-#: length (x classes) operations on big integers. Past this budget the longer buckets get
-#: uniform words only, and the report says so.
+#: length x (classes - 1) operations on big integers. Past this budget the longer buckets
+#: get no class-balanced words, and the report says so.
 BALANCED_BUDGET = 2_000_000
 
 #: Words longer than this are "longer": pumped from the balanced words up to it.
@@ -64,51 +65,6 @@ def more_families(groups: Sequence[Group], k: int, per_bucket: int,
             if pumped:
                 out.append((lo, hi, "pumped", pumped))
     return out
-
-
-class ClassRule:
-    """The one rule judging a class of the network's answers in a group of words, for every
-    kind (a DFA's classes are "accepted" and "rejected", a machine's its outputs): judged
-    when it has `min_words` words or more there, failing when judged and below the
-    threshold. A record gives `lo`, `hi`, `min_words`, `sides()`, `count(side)`, `rate(side)`."""
-
-    lo: int
-    hi: int
-    min_words: int
-
-    def sides(self) -> Sequence[str]:
-        raise NotImplementedError
-
-    def count(self, side: str) -> int:
-        raise NotImplementedError
-
-    def rate(self, side: str) -> float | None:
-        raise NotImplementedError
-
-    def lengths(self) -> str:
-        return f"{self.lo}-{self.hi}"
-
-    def judged(self, side: str) -> bool:
-        """Whether the group has enough words of this class to judge it."""
-        return self.count(side) > 0 and self.count(side) >= self.min_words
-
-    def failing(self, threshold: float) -> str | None:
-        """The first judged class below `threshold`, or None."""
-        for side in self.sides():
-            rate = self.rate(side)
-            if self.judged(side) and rate is not None and rate < threshold:
-                return side
-        return None
-
-
-def first_failure(groups: Sequence[ClassRule], threshold: float) -> tuple[Any, str] | None:
-    """The first group and class below `threshold` (buckets by length, then all sampled
-    words, then the user's), or None."""
-    for group in groups:
-        side = group.failing(threshold)
-        if side is not None:
-            return group, side
-    return None
 
 
 def balanced_limit(buckets: Sequence[tuple[int, int]], affordable: Callable[[int], bool]) -> int:

@@ -1,226 +1,404 @@
-"""DFA against the network it was extracted from, by length bucket up to long words.
+"""An automaton against the network it came from, for every kind (a DFA is the two-output
+Moore machine of its accept bits, `moore_of`): agreement by length bucket up to long words
+and on each class of the network's answers.
 
-Two samples per bucket: class-balanced words (half accepted, half rejected, uniform within
-each class and length, drawn exactly from a DFA's path counts) and uniformly random words.
-Where a truth is known, the network's own error is shown beside the DFA's: the table of
-Omlin & Giles (1996), in which the extracted automaton often generalises better than the
-network it came from, because its states cannot drift on long words.
-Every membership question to the network is one batched call (`accept_logits`).
+Samples are class-balanced with respect to the truth when there is one, else the automaton
+under test (`ClassSampler`: for each chosen length, as many words of each class as there
+are, uniform within the class: exact counts on a DFA of "the word's output is c"; a
+non-regular truth through its bounded DFA), beside the families of `families.py`. With a
+truth, the network's own error is shown beside the automaton's: the table of Omlin & Giles
+(1996), in which the extracted automaton often generalises better than the network, because
+its states cannot drift on long words. A class the network (almost) never gives is searched
+for with its guidance (extract.rare). Every question to the network is batched.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
-from rnn2dfa.automata.counting import count_accepted
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import check_alphabets
-from rnn2dfa.models.acceptor import Acceptor, accept_logits
 from rnn2dfa.models.threads import resolve_threads, torch_threads
+from rnn2dfa.verify.exact import CLASSES, class_dfa, moore_of
 from rnn2dfa.verify.families import (
     BALANCED_BUDGET,
     DEFAULT_BUCKETS,
     MIN_CLASS_WORDS,
-    ClassRule,
     Group,
     balanced_limit,
     class_groups,
-    first_failure,
     sample_groups,
     shortest_disagreement,
 )
 from rnn2dfa.verify.truth import Truth
-from rnn2dfa.words import Word, uniform_word_list
+from rnn2dfa.words import Word, length_batches, pad_words
+
+#: Padded symbols of one batch of words run through a labeller: bounds a pass's memory.
+BATCH_SYMBOLS = 2**18
+
+
+# ---------------------------------------------------------------------------- sampling
+class ClassSampler:
+    """Words uniform within each output class of `machine` at a length (exact counts on its
+    class DFA up to `max_length`), in `alphabet`'s symbol order."""
+
+    def __init__(self, machine: Machine, alphabet: Sequence[str], max_length: int) -> None:
+        from rnn2dfa.automata.counting import suffix_counts
+
+        m = machine.with_alphabet_order(tuple(alphabet))
+        self.dfa, cls = class_dfa(m)
+        classes = [c for c in range(m.n_outputs) if (cls == c).any()]
+        self.counts = [suffix_counts(self.dfa, max_length, cls == c) for c in classes[:-1]]
+        # The last class needs no pass of its own: every word of length r >= 1 has one
+        # answer, so its words are the k^r others' complement.
+        k, n, last = m.n_symbols, self.dfa.n_states, [(cls == classes[-1]).astype(np.int64)]
+        for r in range(1, max_length + 1):
+            every = np.full(n, k**r, dtype=object if k**r >= 2**62 else np.int64)
+            last.append(every - sum((c[r] for c in self.counts), np.zeros(n, np.int64)))
+        self.counts.append(last)
+        s = self.dfa.start
+        #: (length, class): whether the class has words of that length
+        self.present = np.array([[int(c[n][s]) > 0 for c in self.counts]
+                                 for n in range(max_length + 1)], dtype=bool)
+        self.max_length = max_length
+
+    @staticmethod
+    def affordable(machine: Machine, max_length: int) -> bool:
+        """Whether the counts fit `BALANCED_BUDGET`: states x length per class counted."""
+        states = machine.n_states * (1 if machine.kind == "moore" else machine.n_outputs + 1)
+        return states * max_length * max(machine.n_outputs - 1, 1) <= BALANCED_BUDGET
+
+    def sample(self, lo: int, hi: int, n: int, rng: np.random.Generator) -> list[Word]:
+        """About `n` words of lengths in [lo, hi]: up to 10 distinct lengths, drawn among
+        those where two classes or more have words (odd lengths of a^n b^n have no member),
+        each with as many words of every class present there."""
+        from rnn2dfa.automata.counting import sample_words_of_lengths
+
+        lengths = np.arange(lo, min(hi, self.max_length) + 1)
+        if not lengths.size:
+            return []
+        both = lengths[self.present[lengths].sum(axis=1) >= 2]
+        lengths = both if both.size else lengths
+        n_lengths = max(1, min(lengths.size, n // 4, 10))
+        chosen = np.sort(rng.choice(lengths, size=n_lengths, replace=False))
+        here = self.present[chosen]  # (length, class)
+        per = np.maximum(1, np.ceil(n / (n_lengths * np.maximum(here.sum(axis=1), 1))))
+        words: list[Word] = []
+        for c, counts in enumerate(self.counts):  # one walk per class, all its lengths at once
+            want = np.repeat(chosen[here[:, c]], per[here[:, c]].astype(np.int64))
+            words += sample_words_of_lengths(self.dfa, want, rng, counts=counts)
+        return words
+
+
+def sample_words(m: Machine, truth: Truth | Machine | None, alphabet: tuple[str, ...],
+                 buckets: Sequence[tuple[int, int]], per_bucket: int,
+                 rng: np.random.Generator) -> tuple[list[Group], str, str | None]:
+    """The sampled words of every bucket (`families.sample_groups`), class-balanced w.r.t.
+    the truth (a non-regular one through its bounded DFA), else `m`, up to the affordable
+    length; what they are balanced against, and a note when balanced words stop early."""
+    def reference(hi: int) -> Machine:
+        if truth is None:
+            return m
+        if not isinstance(truth, Truth):  # a truth machine
+            return truth
+        lang = truth.language if not truth.exact else None
+        return moore_of(truth.dfa if lang is None else lang.bounded_dfa(hi))
+
+    against = "truth" if truth is not None else ("dfa" if m.outputs == CLASSES else "machine")
+    limit = balanced_limit(buckets, lambda hi: ClassSampler.affordable(reference(hi), hi))
+    note = None
+    if limit < max(hi for _, hi in buckets):
+        note = (f"class-balanced words only up to length {limit}: counting longer words of "
+                f"each class on the {against} costs too much")
+    sampler = ClassSampler(reference(limit), alphabet, limit) if limit else None
+    return sample_groups(sampler, limit, len(alphabet), buckets, per_bucket, rng), against, note
+
+
+# ---------------------------------------------------------------------------- the network
+def network_traces(labeller: Any, words: Sequence[Word]) -> list[np.ndarray]:
+    """The network's label after every prefix of each word (index into its outputs), in
+    batches of bounded padded size; a fused pass (`prefix_output_logits`) when there is one."""
+    import torch
+
+    from rnn2dfa.models.device import device_of
+    from rnn2dfa.models.labeller import prefix_labels
+
+    out: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(words)
+    fused = getattr(labeller, "prefix_output_logits", None)
+    lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    with torch.no_grad():
+        for idx in length_batches(lengths, BATCH_SYMBOLS) if words else ():
+            padded, lens = pad_words([words[i] for i in idx])
+            if fused is not None:
+                sym = torch.from_numpy(padded).to(device_of(labeller))
+                trace = fused(sym).argmax(dim=-1).cpu().numpy()
+            else:
+                trace = prefix_labels(labeller, padded, lens)
+            for row, i in enumerate(idx.tolist()):
+                out[i] = trace[row, : lengths[i] + 1]
+    return out
+
+
+def network_answers(network: Any, kind: str, words: Sequence[Word]
+                    ) -> tuple[np.ndarray, list[np.ndarray] | None]:
+    """Each word's answer, an index into the network's classes (an acceptor's: `CLASSES`),
+    and a labeller's label after every prefix (None for an acceptor)."""
+    if kind == "dfa":
+        from rnn2dfa.models.acceptor import accept_logits
+
+        return np.where(accept_logits(network, list(words)) > 0, 0, 1), None
+    traces = network_traces(network, words)
+    return np.array([t[-1] for t in traces], dtype=np.int64), traces
 
 
 @dataclass
-class BucketAgreement:
+class Bucket:
     """One row of the table: a bucket of lengths and one kind of sample."""
 
     lo: int
     hi: int
-    sample: str  # "balanced" or "uniform"
+    sample: str  # "balanced", "uniform", "near-miss", "pumped", "searched" or "yours"
     words: int
-    agreement: float  # fraction of words on which the DFA and the network agree
-    network_error: float | None = None  # network vs truth (None without a truth)
-    dfa_error: float | None = None  # DFA vs truth
-    accepted_fraction: float = 0.0  # share of the sample the reference accepts
-    #: of this sample, the words the network accepts and rejects, and the agreement on each
-    #: (None: the network gave no such answer here)
-    accepted_words: int = 0
-    rejected_words: int = 0
-    accepted_agreement: float | None = None
-    rejected_agreement: float | None = None
+    agreement: float  # share of words whose answer the automaton and the network agree on
+    per_class: dict[str, int]  # the network's answers among them
+    sequence_agreement: float | None = None  # Mealy: the whole tag sequence agrees
+    network_error: float | None = None  # against the truth (None without one)
+    error: float | None = None  # the automaton against the truth
 
 
 @dataclass
-class ClassAgreement(ClassRule):
-    """Agreement on each class of the network's answers for one group of words: a length
-    bucket with all its samples pooled (balanced, uniform, searched), every sampled word
-    ("all"), or the user's own words ("yours")."""
+class ClassGroup:
+    """Agreement on each class of the network's answers in one group of words: a length
+    bucket (its samples pooled), every sampled word ("all"), or the user's ("yours"). A
+    class is judged when it has `min_words` words or more, failing below the threshold."""
 
-    group: str  # "bucket", "all" or "yours"
+    group: str
     lo: int
     hi: int
-    accepted_words: int  # words of the group the network accepts
-    rejected_words: int
-    accepted_agreement: float | None  # DFA = network on them (None: no such word)
-    rejected_agreement: float | None
-    min_words: int = MIN_CLASS_WORDS  # a class with fewer words is not judged
-    dfa_error: float | None = None  # DFA vs the truth on the whole group (None: no truth)
+    words: dict[str, int]  # class -> words the network gives it
+    agreement: dict[str, float | None]  # class -> automaton = network on them
+    min_words: int = MIN_CLASS_WORDS
+    error: float | None = None  # the automaton against the truth on the whole group
 
-    def sides(self) -> tuple[str, ...]:
-        return ("accepted", "rejected")
+    def count(self, out: str) -> int:
+        return self.words.get(out, 0)
 
-    def count(self, side: str) -> int:
-        return self.accepted_words if side == "accepted" else self.rejected_words
+    def rate(self, out: str) -> float | None:
+        return self.agreement.get(out)
 
-    def rate(self, side: str) -> float | None:
-        return self.accepted_agreement if side == "accepted" else self.rejected_agreement
+    def lengths(self) -> str:
+        return f"{self.lo}-{self.hi}"
 
-    def describe(self, side: str) -> str:
-        """ "the 40 words of lengths 51-100 that the network accepts" """
-        n = self.count(side)
-        verb = "accepts" if side == "accepted" else "rejects"
-        if self.group == "yours":
-            return f"your {n:,} word{'s' if n != 1 else ''} that the network {verb}"
-        where = "sampled words" if self.group == "all" else "words"
-        return f"the {n:,} {where} of lengths {self.lengths()} that the network {verb}"
+    def judged(self, out: str) -> bool:
+        """Whether the group has enough words of this class to judge it."""
+        return self.count(out) > 0 and self.count(out) >= self.min_words
+
+    def failing(self, threshold: float) -> str | None:
+        """The first judged class below `threshold`, or None."""
+        return next((o for o in self.agreement if self.judged(o)
+                     and (self.rate(o) or 0.0) < threshold), None)
 
 
 @dataclass
 class ModelComparison:
-    """DFA vs network over all buckets (plain data, JSON-able)."""
+    """The automaton against the network over all buckets (plain data, JSON-able)."""
 
-    buckets: list[BucketAgreement] = field(default_factory=list)
-    words: int = 0
-    agreement: float = 1.0  # over every sampled word
-    network_error: float | None = None
-    dfa_error: float | None = None
-    balanced_against: str = "truth"  # which automaton defined the classes: "truth" or "dfa"
-    disagreement: str | None = None  # a shortest sampled word where DFA and network differ
-    seconds: float = 0.0
-    note: str | None = None
-    network_accepted: int = 0  # of the sampled words, how many the network accepts
-    network_rejected: int = 0
-    min_length: int = 0  # lengths of the sampled words
+    kind: str = "dfa"
+    outputs: list[str] = field(default_factory=lambda: list(CLASSES))  # every class
+    buckets: list[Bucket] = field(default_factory=list)
+    classes: list[ClassGroup] = field(default_factory=list)  # buckets, "all", "yours"
+    words: int = 0  # sampled words (the user's aside)
+    agreement: float = 1.0
+    min_length: int = 0
     max_length: int = 0
-    searched: str | None = None  # "accepted"/"rejected": the rare class was searched for
-    one_sided: str | None = None  # "accepted"/"rejected": the network never gave that answer
-    user_words: int = 0  # the user's own words (--words), agreement on them below
-    user_agreement: float | None = None
-    #: agreement on the words the network accepts, and on those it rejects (None: no such
-    #: word); their mean is the class-balanced agreement a verdict needs
-    accepted_agreement: float | None = None
-    rejected_agreement: float | None = None
-    #: per class of the network's answers: each length bucket (its samples pooled), then
-    #: every sampled word ("all"), then the user's words ("yours") when given
-    class_agreement: list[ClassAgreement] = field(default_factory=list)
+    balanced_against: str = "truth"  # "truth", else "dfa" or "machine"
+    per_class: dict[str, int] = field(default_factory=dict)  # network's answers, all sampled
+    never: list[str] = field(default_factory=list)  # classes the network never gave
+    searched: list[str] = field(default_factory=list)  # rare classes searched for
+    user_words: int = 0
+    disagreement: str | None = None  # a shortest sampled word where they differ
+    network_error: float | None = None
+    error: float | None = None
+    note: str | None = None
+    seconds: float = 0.0
 
-    @property
-    def balanced_agreement(self) -> float:
-        parts = [a for a in (self.accepted_agreement, self.rejected_agreement) if a is not None]
-        return float(np.mean(parts)) if parts else 1.0
+    def failure(self, threshold: float) -> tuple[ClassGroup, str] | None:
+        """The first group and class below `threshold` (buckets by length, then all
+        sampled words, then the user's), or None."""
+        return next(((g, o) for g in self.classes if (o := g.failing(threshold))), None)
 
-    def failure(self, threshold: float) -> tuple[ClassAgreement, str] | None:
-        """The first group and class whose agreement is below `threshold` (buckets by
-        length, then all sampled words, then the user's), or None."""
-        return first_failure(self.class_agreement, threshold)
-
-    def unjudged(self) -> list[tuple[ClassAgreement, str]]:
-        """The (bucket, class) pairs with too few words to judge."""
-        return [(g, side) for g in self.class_agreement if g.group == "bucket"
-                for side in ("accepted", "rejected") if not g.judged(side)]
+    def unjudged(self) -> list[tuple[ClassGroup, str]]:
+        """The (bucket, class) pairs with some words, too few to judge."""
+        return [(g, o) for g in self.classes if g.group == "bucket" for o in g.words
+                if 0 < g.words[o] < g.min_words]
 
     def evidence(self) -> str:
         """The plain line a verdict rests on."""
-        return (
-            f"{self.words:,} words of lengths {self.min_length}-{self.max_length}, of which the "
-            f"network accepts {self.network_accepted:,} and rejects {self.network_rejected:,}"
-        )
+        head = f"{self.words:,} words of lengths {self.min_length}-{self.max_length}"
+        if self.kind == "dfa":
+            return (f"{head}, of which the network accepts {self.per_class.get('accepted', 0):,}"
+                    f" and rejects {self.per_class.get('rejected', 0):,}")
+        per = ", ".join(f"{o!r} {n:,}" for o, n in self.per_class.items() if n)
+        return f"{head}; the network's answers: {per}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data, in the names each kind's reports have always had: a DFA's classes as
+        `accepted_*`/`rejected_*` (`class_agreement`, `one_sided`), its error `dfa_error`; a
+        machine's `machine_error`."""
+        doc = asdict(self)
+        err = "dfa_error" if self.kind == "dfa" else "machine_error"
+        for part in (doc, *doc["buckets"], *doc["classes"]):
+            part[err] = part.pop("error")
+        if self.kind != "dfa":
+            return doc
+        for g in doc["classes"]:
+            words, rates = g.pop("words"), g.pop("agreement")
+            for side in CLASSES:
+                g[f"{side}_words"], g[f"{side}_agreement"] = words[side], rates[side]
+        for row in doc["buckets"]:
+            counts = row.pop("per_class")
+            row["accepted_words"], row["rejected_words"] = counts["accepted"], counts["rejected"]
+        every = next((g for g in doc["classes"] if g["group"] == "all"), {})
+        doc["class_agreement"] = doc.pop("classes")
+        doc["network_accepted"] = self.per_class.get("accepted", 0)
+        doc["network_rejected"] = self.per_class.get("rejected", 0)
+        doc["one_sided"] = self.never[0] if len(self.never) == 1 else None
+        for side in CLASSES:
+            doc[f"{side}_agreement"] = every.get(f"{side}_agreement")
+        return doc
 
 
-def uniform_words(k: int, lo: int, hi: int, n: int, rng: np.random.Generator) -> list[Word]:
-    """`n` words with lengths uniform in [lo, hi] and symbols uniform (the public name of
-    `words.uniform_word_list` in `rnn2dfa.verify`)."""
-    return uniform_word_list(rng, k, max(n, 0), lo, hi)
+def compare_with_model(
+    automaton: DFA | Machine,
+    network: Any,
+    truth: Truth | Machine | None = None,
+    *,
+    buckets: Sequence[tuple[int, int]] = DEFAULT_BUCKETS,
+    per_bucket: int = 200,
+    seed: int = 0,
+    threads: int | str | None = None,
+    words: Sequence[Word] | None = None,
+) -> ModelComparison:
+    """Agreement of `automaton` (a DFA, or a Moore or Mealy machine) with the network (an
+    acceptor, or a labeller of its kind) by length bucket and by class of the network's
+    answers, on class-balanced, uniform, near-miss and pumped words and the user's `words`
+    (in the network's symbol order); with a truth, both one's errors against it. A class the
+    network gives on under 1% of the words is searched for with its guidance; if none is
+    found, the comparison names it (`never`). `threads`: torch threads for the network."""
+    from rnn2dfa.extract.rare import rare_labels, search_label
 
+    t0 = time.perf_counter()
+    kind = automaton.family
+    alphabet = tuple(network.alphabet)
+    check_alphabets(automaton.alphabet, f"the {kind if kind == 'dfa' else 'machine'}",
+                    alphabet, "the network")
+    m = (moore_of(automaton) if kind == "dfa" else automaton).with_alphabet_order(alphabet)
+    if isinstance(truth, Truth):
+        truth = truth.aligned(alphabet, "the network's")
+    elif truth is not None:
+        truth = truth.with_alphabet_order(alphabet)
+    theirs = CLASSES if kind == "dfa" else tuple(map(str, network.outputs))
+    union = tuple(dict.fromkeys(m.outputs + theirs + getattr(truth, "outputs", ())))
+    m = m.with_outputs(union)
+    to_union = np.array([union.index(o) for o in theirs], dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    groups, against, note = sample_words(m, truth, alphabet, buckets, per_bucket, rng)
+    mine = [tuple(w) for w in words or () if w or m.kind == "moore"]  # ε has no tag
+    if mine:
+        groups.append((min(map(len, mine)), max(map(len, mine)), "yours", mine))
+    every = [w for g in groups for w in g[3]]
+    searched: list[str] = []
+    with torch_threads(resolve_threads(threads, network)):
+        net, traces = network_answers(network, kind, every)
+        for label in rare_labels(net, len(theirs)) if every else []:
+            want = (1 - label) if kind == "dfa" else label  # an acceptor's 1 accepts
+            found = search_label(network, kind, want, min(max(hi for _, hi in buckets), 60),
+                                 n_wanted=per_bucket, seed=seed).words
+            searched.append(theirs[label])
+            if found:
+                more, more_traces = network_answers(network, kind, found)
+                groups.append((min(map(len, found)), max(map(len, found)), "searched", found))
+                every, net = every + found, np.concatenate([net, more])
+                traces = None if traces is None else traces + (more_traces or [])
+    padded, lengths = pad_words(every)
+    ours = m.prefix_labels(padded, lengths)
+    rows = np.arange(len(every))
+    net, ext = to_union[net], ours[rows, lengths]
+    same = net == ext
+    seq = None
+    if traces is not None and m.kind == "mealy":
+        seq = np.array([bool(np.array_equal(to_union[t[1:]], ours[i, 1 : len(t)]))
+                        for i, t in enumerate(traces)], dtype=bool)
+    ref = None
+    if isinstance(truth, Truth):
+        ref = np.where(truth.labels(every), 0, 1)
+    elif truth is not None:
+        ref = truth.with_outputs(union).prefix_labels(padded, lengths)[rows, lengths]
+    wrong = None if ref is None else ext != ref
 
-class BalancedSampler:
-    """Class-balanced words from `rnn2dfa.languages.balanced_sample` (uniform among the
-    accepted, and among the rejected, words of each length; exact counts from a DFA).
+    def counts(mask: np.ndarray) -> dict[str, int]:
+        return dict(zip(union, np.bincount(net[mask], minlength=len(union)).tolist(),
+                        strict=True))
 
-    `source` is a DFA (a regular truth, or the DFA under test when there is no truth) or a
-    Language (non-regular: its bounded DFA for `max_length` is used). Lengths are drawn
-    among those where both classes have words (odd lengths of a^n b^n have no accepted word),
-    so every bucket is balanced. Words come back in `alphabet`'s symbol order.
-    """
+    result = ModelComparison(kind, list(union), balanced_against=against, note=note,
+                             searched=searched, user_words=len(mine))
+    start = 0
+    for lo, hi, sample, ws in groups:
+        sl = np.zeros(len(every), dtype=bool)
+        sl[start : start + len(ws)] = True
+        start += len(ws)
+        if not ws:
+            continue
+        row = Bucket(lo, hi, sample, len(ws), float(same[sl].mean()), counts(sl))
+        if seq is not None:
+            row.sequence_agreement = float(seq[sl].mean())
+        if ref is not None:
+            row.network_error = float((net[sl] != ref[sl]).mean())
+            row.error = float(wrong[sl].mean())
+        result.buckets.append(row)
 
-    def __init__(self, source: Any, alphabet: Sequence[str], max_length: int) -> None:
-        bounded = getattr(source, "bounded_dfa", None)  # a Language, else a DFA
-        self.dfa: DFA = source if bounded is None else bounded(max_length)
-        own = tuple(self.dfa.alphabet)
-        self.to_ours = np.array([list(alphabet).index(s) for s in own], dtype=np.int64)
-        self.identity = own == tuple(alphabet)
-        accepted = count_accepted(self.dfa, max_length)
-        k = self.dfa.n_symbols
-        self.both = np.array([0 < a < k**n for n, a in enumerate(accepted)], dtype=bool)
+    def make(group: str, lo: int, hi: int, mask: np.ndarray, least: int) -> ClassGroup:
+        n = np.bincount(net[mask], minlength=len(union))
+        agree = np.bincount(net[mask], weights=same[mask].astype(np.float64),
+                            minlength=len(union))
+        return ClassGroup(group, lo, hi, dict(zip(union, n.tolist(), strict=True)),
+                          {o: (float(agree[i] / n[i]) if n[i] else None)
+                           for i, o in enumerate(union)},
+                          least, None if wrong is None or not mask.any()
+                          else float(wrong[mask].mean()))
 
-    def sample(self, lo: int, hi: int, n: int, rng: np.random.Generator) -> list[Word]:
-        """About `n` words of lengths in [lo, hi]: up to 10 distinct lengths, drawn at random
-        among those with both classes, each with as many accepted as rejected words."""
-        from rnn2dfa.languages import balanced_sample
-
-        candidates = np.arange(lo, hi + 1)
-        both = candidates[self.both[lo : hi + 1]]
-        if both.size:
-            candidates = both
-        # Each distinct length costs one pass over its positions; ten per bucket suffice.
-        n_lengths = max(1, min(candidates.size, n // 4, 10))
-        lengths = rng.choice(candidates, size=n_lengths, replace=False)
-        per = 2 * max(1, -(-n // (2 * n_lengths)))  # even, so each length is balanced
-        words, _ = balanced_sample(self.dfa, lengths.tolist(), per, rng)
-        if self.identity:
-            return [tuple(w) for w in words]
-        return [tuple(self.to_ours[list(w)].tolist()) for w in words]
-
-
-def _sampler(
-    dfa: DFA, truth: Truth | None, alphabet: tuple[str, ...], buckets: Sequence[tuple[int, int]]
-) -> tuple[BalancedSampler, str, int, str | None]:
-    """The balanced sampler (w.r.t. the truth, else the DFA), what it is balanced against,
-    the longest length it samples, and a note when that is shorter than the buckets."""
-    limit = max(hi for _, hi in buckets)
-    if truth is not None and truth.exact:
-        return BalancedSampler(truth.dfa, alphabet, limit), "truth", limit, None
-    if truth is not None and truth.language is not None:
-        lang = truth.language
-        top, limit = limit, balanced_limit(
-            buckets, lambda hi: lang.bounded_dfa(hi).n_states * hi <= BALANCED_BUDGET)
-        note = None
-        if limit < top:
-            note = (
-                f"balanced words only up to length {limit}: the bounded DFA of "
-                f"{truth.name} grows too fast to count longer words exactly"
-            )
-        return BalancedSampler(truth.language, alphabet, limit), "truth", limit, note
-    return BalancedSampler(dfa, alphabet, limit), "dfa", limit, None
+    result.classes = class_groups(groups, lengths, buckets, make)
+    sampled = np.array([g[2] != "yours" for g in groups for _ in g[3]], dtype=bool)
+    if sampled.any():
+        result.per_class = counts(sampled)
+        result.never = [o for o in union if not result.per_class[o]]
+        result.min_length = int(lengths[sampled].min())
+        result.max_length = int(lengths[sampled].max())
+        result.words = int(sampled.sum())
+        result.agreement = float(same[sampled].mean())
+        if ref is not None:
+            result.network_error = float((net[sampled] != ref[sampled]).mean())
+            result.error = float(wrong[sampled].mean())
+    result.disagreement = shortest_disagreement(every, same, alphabet)
+    result.seconds = time.perf_counter() - t0
+    return result
 
 
 @dataclass
 class TruthSample:
-    """The DFA against a non-regular truth on sampled words of one length bucket (past the
-    exact check): balanced and uniform samples pooled."""
+    """A DFA against a non-regular truth on sampled words of one length bucket (past the
+    exact check): the bucket's samples pooled."""
 
     lo: int
     hi: int
     words: int
-    dfa_error: float  # fraction of them on which the DFA and the truth differ
+    dfa_error: float  # share of them on which the DFA and the truth differ
 
 
 def sample_against_truth(
@@ -232,135 +410,18 @@ def sample_against_truth(
     seed: int = 0,
 ) -> list[TruthSample]:
     """The DFA's error against `truth` on sampled words of each bucket, without a network
-    (class-balanced words w.r.t. the truth, and uniform words): what a bounded exact check
-    cannot see of a non-regular language."""
+    (class-balanced w.r.t. the truth, uniform, near-miss and pumped words): what a bounded
+    exact check cannot see of a non-regular language."""
     if not buckets:
         return []
     alphabet = tuple(truth.alphabet)
     dfa = dfa.with_alphabet_order(alphabet)
-    rng = np.random.default_rng(seed)
-    sampler, _, limit, _ = _sampler(dfa, truth, alphabet, buckets)
+    groups, _, _ = sample_words(moore_of(dfa), truth, alphabet, buckets, per_bucket,
+                                np.random.default_rng(seed))
     out: list[TruthSample] = []
-    groups = sample_groups(sampler, limit, len(alphabet), buckets, per_bucket, rng)
     for lo, hi in buckets:
         ws = [w for g in groups if (g[0], g[1]) == (lo, hi) for w in g[3]]
         if ws:
             wrong = dfa.accepts_batch(ws) != truth.labels(ws)
             out.append(TruthSample(lo, hi, len(ws), float(np.mean(wrong))))
     return out
-
-
-def compare_with_model(
-    dfa: DFA,
-    acceptor: Acceptor,
-    truth: Truth | None = None,
-    *,
-    buckets: Sequence[tuple[int, int]] = DEFAULT_BUCKETS,
-    per_bucket: int = 200,
-    seed: int = 0,
-    batch_size: int = 4096,
-    threads: int | str | None = None,
-    words: Sequence[Word] | None = None,
-) -> ModelComparison:
-    """Agreement of `dfa` with the network `acceptor` by length bucket, and with a truth.
-
-    `per_bucket` words of each kind (balanced, uniform) per bucket. The balanced words are
-    balanced with respect to the truth when there is one, otherwise to `dfa` itself (uniform
-    random long words are nearly all in one class for most languages). `threads`: torch
-    threads for the network (see `torch_threads`; None keeps the current setting).
-    `words`: the user's own words, a group of their own ("yours"). When the network gives
-    one answer to every sampled word, the other is searched for with the network's guidance
-    (extract.rare); if none is found the comparison is one-sided and says so.
-    """
-    t0 = time.perf_counter()
-    alphabet = tuple(acceptor.alphabet)
-    check_alphabets(dfa.alphabet, "the DFA", alphabet, "the network")
-    dfa = dfa.with_alphabet_order(alphabet)
-    if truth is not None:
-        truth = truth.aligned(alphabet, "the network's")
-    rng = np.random.default_rng(seed)
-    sampler, against, limit, note = _sampler(dfa, truth, alphabet, buckets)
-
-    groups: list[Group] = sample_groups(sampler, limit, len(alphabet), buckets, per_bucket, rng)
-    if words:
-        mine = [tuple(w) for w in words]
-        groups.append((min(map(len, mine)), max(map(len, mine)), "yours", mine))
-    words = [w for g in groups for w in g[3]]
-    with torch_threads(resolve_threads(threads, acceptor)):
-        net = accept_logits(acceptor, words, batch_size=batch_size) > 0
-        searched = None
-        minority = min(net.mean(), 1 - net.mean()) if words else 0.0
-        if words and minority < 0.01 and hasattr(acceptor, "step"):
-            from rnn2dfa.extract.rare import search_class
-
-            want = not bool(net.all())
-            found = search_class(acceptor, want, min(limit, 60), n_wanted=per_bucket,
-                                 seed=seed).words
-            searched = "accepted" if want else "rejected"
-            if found:
-                groups.append((min(map(len, found)), max(map(len, found)), "searched", found))
-                words = words + found
-                net = np.concatenate([net, accept_logits(acceptor, found) > 0])
-    ext = dfa.accepts_batch(words)
-    ref = truth.labels(words) if truth is not None else None
-
-    result = ModelComparison(balanced_against=against, note=note, searched=searched)
-    start = 0
-    for lo, hi, kind, ws in groups:
-        sl = slice(start, start + len(ws))
-        start += len(ws)
-        n = len(ws)
-        if n == 0:
-            continue
-        row = BucketAgreement(lo, hi, kind, n, float(np.mean(net[sl] == ext[sl])))
-        here, agree = net[sl], net[sl] == ext[sl]
-        row.accepted_words, row.rejected_words = int(here.sum()), int((~here).sum())
-        if here.any():
-            row.accepted_agreement = float(agree[here].mean())
-        if not here.all():
-            row.rejected_agreement = float(agree[~here].mean())
-        if ref is not None:
-            row.network_error = float(np.mean(net[sl] != ref[sl]))
-            row.dfa_error = float(np.mean(ext[sl] != ref[sl]))
-            row.accepted_fraction = float(np.mean(ref[sl]))
-        else:
-            row.accepted_fraction = float(np.mean(ext[sl]))
-        result.buckets.append(row)
-    result.words = len(words)
-    result.network_accepted = int(net.sum())
-    result.network_rejected = int(net.size - net.sum())
-    if words:
-        result.min_length = min(map(len, words))
-        result.max_length = max(map(len, words))
-        same = net == ext
-        if net.any():
-            result.accepted_agreement = float(same[net].mean())
-        if not net.all():
-            result.rejected_agreement = float(same[~net].mean())
-        if result.network_accepted == 0:
-            result.one_sided = "accepted"
-        elif result.network_rejected == 0:
-            result.one_sided = "rejected"
-    mine = [b for b in result.buckets if b.sample == "yours"]
-    if mine:
-        result.user_words, result.user_agreement = mine[0].words, mine[0].agreement
-    if words:
-        same, wrong = net == ext, None if ref is None else ext != ref
-
-        def make(group: str, lo: int, hi: int, m: np.ndarray, least: int) -> ClassAgreement:
-            acc, rej, agree = net[m], ~net[m], same[m]
-            bad = None if wrong is None or not m.any() else float(wrong[m].mean())
-            return ClassAgreement(group, lo, hi, int(acc.sum()), int(rej.sum()),
-                                  float(agree[acc].mean()) if acc.any() else None,
-                                  float(agree[rej].mean()) if rej.any() else None, least, bad)
-
-        lengths = np.array([len(w) for w in words])
-        result.class_agreement = class_groups(groups, lengths, buckets, make)
-    if words:
-        result.agreement = float(np.mean(net == ext))
-        if ref is not None:
-            result.network_error = float(np.mean(net != ref))
-            result.dfa_error = float(np.mean(ext != ref))
-        result.disagreement = shortest_disagreement(words, net == ext, alphabet)
-    result.seconds = time.perf_counter() - t0
-    return result

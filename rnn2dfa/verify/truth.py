@@ -140,27 +140,3 @@ def truth_from_regex(pattern: str, alphabet: Sequence[str] | None) -> Truth:
     except (ValueError, SyntaxError) as exc:
         raise InputError(f"cannot read the regular expression {pattern!r}: {exc}") from None
     return Truth(f"regex {pattern}", dfa.minimize(), True)
-
-
-def resolve_truth(
-    *,
-    name: str | None = None,
-    file: str | None = None,
-    regex: str | None = None,
-    alphabet: Sequence[str] | None = None,
-    max_length: int = 20,
-) -> Truth | None:
-    """At most one of name / file / regex → a Truth (None when none is given)."""
-    given = [x for x in (name, file, regex) if x is not None]
-    if len(given) > 1:
-        raise InputError(
-            "give at most one truth: a language name, a DFA file or a regular expression",
-            param="truth",
-        )
-    if name is not None:
-        return truth_from_language(name, max_length)
-    if file is not None:
-        return truth_from_file(file)
-    if regex is not None:
-        return truth_from_regex(regex, alphabet)
-    return None
