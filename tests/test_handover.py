@@ -136,3 +136,34 @@ def test_a_run_stopped_by_its_cap_keeps_the_last_hypothesis_below_it() -> None:
     learned = sorted(row["states"] for row in r.stats["curve"] if "reduced_from" not in row)
     assert learned[-1] <= cap
     assert learned[-1] >= 0.75 * cap  # close to the cap, not the 12 states scored before it
+
+
+def test_the_users_words_are_learned_before_their_prefixes(monkeypatch:
+                                                           pytest.MonkeyPatch) -> None:
+    """While the hypothesis gets any of the user's learning words wrong, the counterexamples
+    offered are whole words of theirs, never a proper prefix (the prefixes' answers come
+    once every word is right): states go where the user's words need them."""
+    truth = DFA.random(40, "ab", np.random.default_rng(5)).minimize()
+    rng = np.random.default_rng(8)
+    words = ["".join("ab"[int(a)] for a in rng.integers(0, 2, rng.integers(4, 16)))
+             for _ in range(300)]
+    real = driver.Run.words_that_matter
+    rounds = {"words first": 0, "prefixes after": 0}
+
+    def spy(self, hyp, first):  # type: ignore[no-untyped-def]
+        found = real(self, hyp, first)
+        whole = set(first) | set(self.setup.words.learn)
+        wrong = [w for w in whole if truth.accepts(w) != bool(hyp.last_labels(
+            *driver.pad_words([w]))[0])]
+        if wrong:
+            assert found and all(w in whole for w in found)
+            rounds["words first"] += 1
+        elif found:
+            assert all(any(w == v[: len(w)] for v in whole) for w in found)
+            rounds["prefixes after"] += 1
+        return found
+
+    monkeypatch.setattr(driver.Run, "words_that_matter", spy)
+    r = api.extract(DFAAcceptor(truth), "lstar", words=words, seed=0, time_limit=120)
+    assert r.automaton.equivalent(truth)
+    assert rounds["words first"] >= 1  # the premise: the user's words were wrong at first
