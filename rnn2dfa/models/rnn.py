@@ -22,7 +22,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import StateSpace, non_integer_weight
 from rnn2dfa.models.cell_names import RNN_CELLS
 from rnn2dfa.models.io import register
-from rnn2dfa.models.stacked import slu, step_stack
+from rnn2dfa.models.stacked import fusable, slu, step_stack, step_words_stack
 
 #: Cell names: Elman activations, then gated cells.
 CELLS = RNN_CELLS
@@ -164,6 +164,19 @@ class RNNAcceptor(nn.Module):
             pairs = [torch.stack((h, c)) for h, c in zip(hs, cs, strict=True)]
             return self.join(torch.stack(pairs))
         return self.join(torch.stack(hs)[:, None])
+
+    def step_words(self, state: Tensor, symbols: Tensor, lengths: Tensor) -> Tensor | None:
+        """The state after each symbol of each row's word (rows (R,) start states, symbols
+        (R, T), lengths (R,) on the host): (R, T, state_dim), one fused kernel call per
+        layer instead of one `step` per symbol (the oracle's trie steps a batch's unseen
+        suffixes this way). None for cells with no such kernel (`stacked.fusable`)."""
+        kinds = [self.cell] * self.layers
+        if not fusable(kinds):
+            return None
+        s = self.split(state)
+        outs = step_words_stack(self._inputs(symbols), lengths, kinds, list(s[:, 0]),
+                                [self.layer_weights(k) for k in range(self.layers)])
+        return torch.cat(outs, dim=2)
 
     def accept_logit(self, state: Tensor) -> Tensor:
         top = self.split(state)[-1, 0]

@@ -58,3 +58,40 @@ def step_stack(x: Tensor, kinds: Sequence[str], hs: Sequence[Tensor],
         new_h.append(x)
         new_c.append(c2)
     return new_h, new_c
+
+
+#: torch's fused whole-sequence kernels of the cells whose every state they return
+_FUSED = {"gru": torch.gru, "tanh": torch.rnn_tanh, "relu": torch.rnn_relu}
+
+
+def fusable(kinds: Sequence[str]) -> bool:
+    """Whether `step_words_stack` runs these layers: GRU and Elman tanh/ReLU. Not the LSTM
+    (its fused kernel returns h after every step but c only after the last, and the trie
+    needs both: recovering c would take a step-by-step recurrence again) nor the
+    saturated-linear cell (no torch kernel)."""
+    return all(k in _FUSED for k in kinds)
+
+
+def step_words_stack(x: Tensor, lengths: Tensor, kinds: Sequence[str], hs: Sequence[Tensor],
+                     weights: Sequence[Weights]) -> list[Tensor]:
+    """Every layer's h after each symbol of each row's word, from the rows' own start
+    states: x (rows, T, in) the inputs, lengths (rows,) on the host, hs the start h per
+    layer (rows, hidden); every length at least 1. One fused kernel call per layer over the
+    packed rows (so no padding is stepped), layer k reading layer k-1's outputs; returns
+    (rows, T, hidden) per layer, zeros past each row's length. Only for `fusable` layers.
+    The states agree with `step_stack`'s to float32 rounding (the kernel adds the hidden
+    projection's bias in another order), not bit for bit."""
+    from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+
+    packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
+    order = packed.sorted_indices
+    outs = []
+    for kind, h, (w_ih, w_hh, b_ih, b_hh) in zip(kinds, hs, weights, strict=True):
+        params = [w_ih, w_hh] if b_ih is None else [w_ih, w_hh, b_ih, b_hh]
+        h0 = h.index_select(0, order)[None] if order is not None else h[None]
+        data, _ = _FUSED[kind](packed.data, packed.batch_sizes, h0.contiguous(), params,
+                               b_ih is not None, 1, 0.0, False, False)
+        packed = PackedSequence(data, packed.batch_sizes, order, packed.unsorted_indices)
+        outs.append(pad_packed_sequence(packed, batch_first=True,
+                                        total_length=x.shape[1])[0])
+    return outs
