@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import Tensor
@@ -81,17 +82,29 @@ def step_words_stack(x: Tensor, lengths: Tensor, kinds: Sequence[str], hs: Seque
     (rows, T, hidden) per layer, zeros past each row's length. Only for `fusable` layers.
     The states agree with `step_stack`'s to float32 rounding (the kernel adds the hidden
     projection's bias in another order), not bit for bit."""
-    from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+    from torch.nn.utils.rnn import pack_padded_sequence
 
     packed = pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)
     order = packed.sorted_indices
+    # where (row, t) sits in the packed, time-major data: made on the host (the batch sizes
+    # and lengths live there), gathered where the states are
+    lens, width = lengths.numpy(), x.shape[1]
+    rank = np.empty(lens.size, dtype=np.int64)  # each row's place among the sorted rows
+    rank[order.cpu().numpy()] = np.arange(lens.size)
+    sizes = packed.batch_sizes.numpy()  # rows still reading at each step
+    first = np.zeros(width, dtype=np.int64)  # where each step's rows begin
+    first[1 : sizes.size] = np.cumsum(sizes)[:-1]
+    valid = np.arange(width)[None, :] < lens[:, None]
+    at = torch.from_numpy((first[None, :] + rank[:, None])[valid]).to(x.device)
+    mask = torch.from_numpy(valid).to(x.device)
+    data = packed.data
     outs = []
     for kind, h, (w_ih, w_hh, b_ih, b_hh) in zip(kinds, hs, weights, strict=True):
         params = [w_ih, w_hh] if b_ih is None else [w_ih, w_hh, b_ih, b_hh]
-        h0 = h.index_select(0, order)[None] if order is not None else h[None]
-        data, _ = _FUSED[kind](packed.data, packed.batch_sizes, h0.contiguous(), params,
+        h0 = h.index_select(0, order)[None]
+        data, _ = _FUSED[kind](data, packed.batch_sizes, h0.contiguous(), params,
                                b_ih is not None, 1, 0.0, False, False)
-        packed = PackedSequence(data, packed.batch_sizes, order, packed.unsorted_indices)
-        outs.append(pad_packed_sequence(packed, batch_first=True,
-                                        total_length=x.shape[1])[0])
+        out = data.new_zeros((x.shape[0], width, data.shape[1]))
+        out[mask] = data.index_select(0, at)
+        outs.append(out)
     return outs
