@@ -86,6 +86,7 @@ class RNNAcceptor(nn.Module):
         else:
             self.register_buffer("init", init)
         self.readout = nn.Linear(hidden, 1)
+        self._eye: dict[torch.dtype, Tensor] = {}  # one-hot rows on the host, by dtype
 
     # ----------------------------------------------------------------- plumbing
     def config(self) -> dict[str, Any]:
@@ -129,7 +130,15 @@ class RNNAcceptor(nn.Module):
     def _inputs(self, symbols: Tensor) -> Tensor:
         """Input vectors of symbols (any shape) -> (..., input width)."""
         if self.embed is None:
-            return F.one_hot(symbols, len(self.alphabet)).to(self.readout.weight.dtype)
+            dtype = self.readout.weight.dtype
+            if symbols.device.type == "cpu":  # rows of an identity: the same values, a third
+                # of one_hot's cost (no range pass; an index past it is an IndexError here,
+                # while on a GPU one_hot's own check is kept: a gather would assert there)
+                eye = self._eye.get(dtype)
+                if eye is None:
+                    eye = self._eye[dtype] = torch.eye(len(self.alphabet), dtype=dtype)
+                return eye.index_select(0, symbols.reshape(-1)).reshape(*symbols.shape, -1)
+            return F.one_hot(symbols, len(self.alphabet)).to(dtype)
         return self.embed(symbols)
 
     # ---------------------------------------------------------- Acceptor contract
