@@ -129,3 +129,27 @@ def test_fused_walk_past_the_cap_falls_back() -> None:
     free = MembershipOracle(net)
     np.testing.assert_array_equal(capped.labels(words), free.labels(words))
     assert capped.stats.cached_states == 300
+
+
+def test_a_walk_stopped_between_depths_leaves_the_trie_whole() -> None:
+    """A deadline raised while a batch's new nodes are being made (before their states):
+    the nodes leave the trie, and the same words asked again get the right answers."""
+    torch.manual_seed(3)
+    net = RNNAcceptor(("a", "b"), "gru", 6)
+    words = _words(2, 300, 25, seed=5)
+    oracle, ref = MembershipOracle(net), MembershipOracle(net)
+    oracle.labels(words[:50])
+    before = oracle._n
+    calls = []
+
+    def stop() -> None:
+        calls.append(1)
+        if len(calls) == 5:
+            raise TimeoutError("deadline")
+
+    oracle.interrupt = stop
+    with pytest.raises(TimeoutError):
+        oracle.labels(words)
+    assert oracle._n == before
+    oracle.interrupt = None
+    np.testing.assert_array_equal(oracle.labels(words), ref.labels(words))

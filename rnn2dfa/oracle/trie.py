@@ -332,40 +332,50 @@ class MembershipOracle:
         if record:
             trace = np.full((width + 1, node.size), -1, dtype=np.int64)
             trace[0] = node
-        for t in range(width):
-            if self.interrupt is not None and t:
-                self.interrupt()
-            nl = int(n_live[t])
-            key = node[:nl] * k + sym[t, :nl]
-            nxt = self._child[key]
-            miss = np.flatnonzero(nxt < 0)
-            if miss.size:  # duplicates merged as in `_walk`: the same node numbers
-                mkey = key[miss]
-                marks = np.arange(miss.size, dtype=np.int64)
-                self._child[mkey] = marks
-                owner = self._child[mkey]
-                reps = np.flatnonzero(owner == marks)
-                n0 = self._n
-                ids = n0 + np.arange(reps.size, dtype=np.int64)
-                self._child[mkey[reps]] = ids
-                rep_id = np.full(miss.size, -1, dtype=np.int64)
-                rep_id[reps] = ids
-                nxt[miss] = rep_id[owner]
-                got = slice(n0 - first, n0 - first + reps.size)
-                par = mkey[reps] // k
-                parent[got], symbol[got] = par, mkey[reps] % k
-                # below the nearest cached ancestor, and that ancestor (parents come first)
-                inner = par >= first
-                depth[got] = np.where(inner, depth[np.where(inner, par - first, 0)] + 1, 1)
-                anchor[got] = np.where(inner, anchor[np.where(inner, par - first, 0)], par)
-                self._n = n0 + reps.size
-            self.stats.cached_symbols += int(key.size - miss.size)
-            node[:nl] = nxt
-            if trace is not None:
-                trace[t + 1, :nl] = node[:nl]
-        made = self._n - first
-        if made:
-            self._fill_new(first, parent[:made], symbol[:made], depth[:made], anchor[:made])
+        try:
+            for t in range(width):
+                if self.interrupt is not None and t:
+                    self.interrupt()
+                nl = int(n_live[t])
+                key = node[:nl] * k + sym[t, :nl]
+                nxt = self._child[key]
+                miss = np.flatnonzero(nxt < 0)
+                if miss.size:  # duplicates merged as in `_walk`: the same node numbers
+                    mkey = key[miss]
+                    marks = np.arange(miss.size, dtype=np.int64)
+                    self._child[mkey] = marks
+                    owner = self._child[mkey]
+                    reps = np.flatnonzero(owner == marks)
+                    n0 = self._n
+                    ids = n0 + np.arange(reps.size, dtype=np.int64)
+                    got = slice(n0 - first, n0 - first + reps.size)
+                    par = mkey[reps] // k
+                    parent[got], symbol[got] = par, mkey[reps] % k
+                    self._n = n0 + reps.size  # (before the table names them: see below)
+                    self._child[mkey[reps]] = ids
+                    rep_id = np.full(miss.size, -1, dtype=np.int64)
+                    rep_id[reps] = ids
+                    nxt[miss] = rep_id[owner]
+                    # below the nearest cached ancestor, and that ancestor (parents first)
+                    inner = par >= first
+                    at = np.where(inner, par - first, 0)
+                    depth[got] = np.where(inner, depth[at] + 1, 1)
+                    anchor[got] = np.where(inner, anchor[at], par)
+                self.stats.cached_symbols += int(key.size - miss.size)
+                node[:nl] = nxt
+                if trace is not None:
+                    trace[t + 1, :nl] = node[:nl]
+            made = self._n - first
+            if made:
+                self._fill_new(first, parent[:made], symbol[:made], depth[:made],
+                               anchor[:made])
+        except BaseException:
+            # stopped (a deadline between depths, Ctrl-C) before the new nodes had states:
+            # they leave the trie, which stays whole (its other nodes are untouched)
+            made = self._n - first
+            self._child[parent[:made] * k + symbol[:made]] = -1
+            self._n = first
+            raise
         self.stats.cached_states = self._n
         return node, trace
 
