@@ -59,9 +59,18 @@ def _same_work(net, k: int, rare_share: float | None = None) -> MembershipOracle
     return fused
 
 
+@pytest.fixture
+def fused_lstm(monkeypatch):  # noqa: ANN001, ANN201
+    """LSTMs stepped by the fused walk on the host too (it is kept for GPUs: slower here)."""
+    from rnn2dfa.models import stacked
+
+    monkeypatch.setattr(stacked, "FUSED_LSTM_ON_HOST", True)
+
+
 @pytest.mark.parametrize(("cell", "layers", "embedding"),
-                         [("gru", 1, None), ("gru", 2, 5), ("tanh", 2, None), ("relu", 1, 3)])
-def test_fused_walk_matches_stepping(cell, layers, embedding) -> None:
+                         [("gru", 1, None), ("gru", 2, 5), ("tanh", 2, None), ("relu", 1, 3),
+                          ("lstm", 1, None), ("lstm", 2, 4)])
+def test_fused_walk_matches_stepping(cell, layers, embedding, fused_lstm) -> None:
     torch.manual_seed(1)
     net = RNNAcceptor(("a", "b", "c"), cell, 10, layers, embedding)
     with torch.no_grad():
@@ -72,8 +81,9 @@ def test_fused_walk_matches_stepping(cell, layers, embedding) -> None:
     assert oracle.stats.step_calls <= walks + 1
 
 
-def test_fused_walk_on_fixture() -> None:
-    net, _ = load_model(FIXTURES / "tomita5_gru.pt")
+@pytest.mark.parametrize("name", ["tomita5_gru", "tomita4_lstm"])
+def test_fused_walk_on_fixture(name, fused_lstm) -> None:
+    net, _ = load_model(FIXTURES / f"{name}.pt")
     _same_work(net, 2)
 
 
@@ -110,9 +120,11 @@ def test_fused_walk_on_users_counter() -> None:
     _same_work(net, 2, rare_share=0.2)
 
 
-def test_lstm_steps_a_depth_at_a_time() -> None:
-    """The LSTM's fused kernel returns no cell state per step: its oracle steps by depth."""
-    net = RNNAcceptor(("a", "b"), "lstm", 6)
+@pytest.mark.parametrize("cell", ["slu", "lstm"])
+def test_steps_a_depth_at_a_time(cell) -> None:
+    """The saturated-linear cell has no fused kernel, and an LSTM's fused walk is slower on
+    the host than stepping by depth (c recomputed): their oracles step by depth here."""
+    net = RNNAcceptor(("a", "b"), cell, 6)
     oracle = MembershipOracle(net)
     assert oracle._step_words is None
     oracle.labels(_words(2, 50, 12, seed=3))

@@ -177,16 +177,21 @@ class RNNAcceptor(nn.Module):
 
     def step_words(self, state: Tensor, symbols: Tensor, lengths: Tensor) -> Tensor | None:
         """The state after each symbol of each row's word (rows (R,) start states, symbols
-        (R, T), lengths (R,) on the host): (R, T, state_dim), one fused kernel call per
-        layer instead of one `step` per symbol (the oracle's trie steps a batch's unseen
-        suffixes this way). None for cells with no such kernel (`stacked.fusable`)."""
+        (R, T), lengths (R,) on the host, each at least 1): (R, T, state_dim), one fused
+        kernel call per layer instead of one `step` per symbol (the oracle's trie steps a
+        batch's unseen suffixes this way). None where `stacked.fusable` says no (the
+        saturated-linear cell; an LSTM on the host)."""
         kinds = [self.cell] * self.layers
-        if not fusable(kinds):
+        if not fusable(kinds, state.device):
             return None
-        s = self.split(state)
-        outs = step_words_stack(self._inputs(symbols), lengths, kinds, list(s[:, 0]),
-                                [self.layer_weights(k) for k in range(self.layers)])
-        return torch.cat(outs, dim=2)
+        s = state.reshape(state.shape[0], self.layers, self.parts, self.hidden)
+        lstm = self.cell == "lstm"
+        ks = range(self.layers)
+        outs = step_words_stack(self._inputs(symbols), lengths, kinds, [s[:, k, 0] for k in ks],
+                                [s[:, k, 1] if lstm else None for k in ks],
+                                [self.layer_weights(k) for k in ks])
+        parts = [t for h, c in outs for t in ((h, c) if lstm else (h,))]
+        return torch.cat(parts, dim=2)  # type: ignore[arg-type]
 
     def accept_logit(self, state: Tensor) -> Tensor:
         top = self.split(state)[-1, 0]

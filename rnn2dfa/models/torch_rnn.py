@@ -314,17 +314,19 @@ class TorchRNNAcceptor(nn.Module):
 
     def step_words(self, state: Tensor, symbols: Tensor, lengths: Tensor) -> Tensor | None:
         """(R, T, state_dim): the state after each symbol of each row's word, one fused
-        kernel call per layer (`RNNAcceptor.step_words`); None for LSTM layers or a
-        bidirectional network."""
+        kernel call per layer (`RNNAcceptor.step_words`); None for a bidirectional
+        network or where `stacked.fusable` says no."""
         kinds = [self._kind(k) for k in range(self.layers)]
-        if self.bidirectional or not fusable(kinds):
+        if self.bidirectional or not fusable(kinds, state.device):
             return None
         ks, hid = range(self.layers), self.layer_hidden
         outs = step_words_stack(
             self._inputs(self.ids[symbols]), lengths, kinds,
             [state[:, self._h_at[k] : self._h_at[k] + hid[k]] for k in ks],
+            [state[:, self._c_at[k] : self._c_at[k] + hid[k]]
+             if self.layer_cells[k] == "lstm" else None for k in ks],
             [self._weights(k) for k in ks])
-        return torch.cat(outs, dim=2)
+        return torch.cat([h for h, _ in outs] + [c for _, c in outs if c is not None], dim=2)
 
     def top(self, state: Tensor) -> Tensor:
         """What the head reads of a state: the last layer's h, after the end token if any."""

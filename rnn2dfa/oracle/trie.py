@@ -411,8 +411,9 @@ class MembershipOracle:
                 cur[live] = parent[cur[live]] - first
             states = self._states.index_select(0, self._ix(anchor[part]))
             out = self._step_words(states, self._ix(syms), torch.from_numpy(lens))
-            valid = nodes >= 0
-            self._states[self._ix(nodes[valid])] = out[self._ix(valid)].to(self.dtype)
+            valid = np.flatnonzero(nodes >= 0)  # long indices, not a mask: no device sync
+            out = out.reshape(-1, out.shape[-1]).index_select(0, self._ix(valid))
+            self._states[self._ix(nodes.reshape(-1)[valid])] = out.to(self.dtype)
             self.stats.network_steps += int(lens.sum())
             self.stats.step_calls += 1
 
