@@ -59,18 +59,19 @@ def _same_work(net, k: int, rare_share: float | None = None) -> MembershipOracle
     return fused
 
 
-@pytest.fixture
-def fused_lstm(monkeypatch):  # noqa: ANN001, ANN201
-    """LSTMs stepped by the fused walk on the host too (it is kept for GPUs: slower here)."""
+@pytest.fixture(autouse=True)
+def fused_on_host(monkeypatch):  # noqa: ANN001, ANN201
+    """The fused walk on the host too (it is kept for GPUs: no faster on one CPU thread),
+    so that these tests run it here."""
     from rnn2dfa.models import stacked
 
-    monkeypatch.setattr(stacked, "FUSED_LSTM_ON_HOST", True)
+    monkeypatch.setattr(stacked, "FUSED_ON_HOST", True)
 
 
 @pytest.mark.parametrize(("cell", "layers", "embedding"),
                          [("gru", 1, None), ("gru", 2, 5), ("tanh", 2, None), ("relu", 1, 3),
                           ("lstm", 1, None), ("lstm", 2, 4)])
-def test_fused_walk_matches_stepping(cell, layers, embedding, fused_lstm) -> None:
+def test_fused_walk_matches_stepping(cell, layers, embedding) -> None:
     torch.manual_seed(1)
     net = RNNAcceptor(("a", "b", "c"), cell, 10, layers, embedding)
     with torch.no_grad():
@@ -82,7 +83,7 @@ def test_fused_walk_matches_stepping(cell, layers, embedding, fused_lstm) -> Non
 
 
 @pytest.mark.parametrize("name", ["tomita5_gru", "tomita4_lstm"])
-def test_fused_walk_on_fixture(name, fused_lstm) -> None:
+def test_fused_walk_on_fixture(name) -> None:
     net, _ = load_model(FIXTURES / f"{name}.pt")
     _same_work(net, 2)
 
@@ -120,15 +121,22 @@ def test_fused_walk_on_users_counter() -> None:
     _same_work(net, 2, rare_share=0.2)
 
 
-@pytest.mark.parametrize("cell", ["slu", "lstm"])
-def test_steps_a_depth_at_a_time(cell) -> None:
-    """The saturated-linear cell has no fused kernel, and an LSTM's fused walk is slower on
-    the host than stepping by depth (c recomputed): their oracles step by depth here."""
+@pytest.mark.parametrize("cell", ["slu", "gru", "lstm"])
+def test_steps_a_depth_at_a_time_on_the_host(cell, monkeypatch) -> None:
+    """By default every cell is stepped a depth at a time on the host (the fused walk is
+    no faster there)."""
+    from rnn2dfa.models import stacked
+
+    monkeypatch.setattr(stacked, "FUSED_ON_HOST", False)
     net = RNNAcceptor(("a", "b"), cell, 6)
     oracle = MembershipOracle(net)
     assert oracle._step_words is None
     oracle.labels(_words(2, 50, 12, seed=3))
     assert oracle.stats.step_calls >= 10
+
+
+def test_no_fused_kernel_for_saturated_linear_units() -> None:
+    assert MembershipOracle(RNNAcceptor(("a", "b"), "slu", 6))._step_words is None
 
 
 def test_fused_walk_past_the_cap_falls_back() -> None:

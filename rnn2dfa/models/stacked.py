@@ -65,18 +65,21 @@ def step_stack(x: Tensor, kinds: Sequence[str], hs: Sequence[Tensor],
 _FUSED = {"gru": torch.gru, "tanh": torch.rnn_tanh, "relu": torch.rnn_relu, "lstm": torch.lstm}
 
 
-#: Whether LSTM layers are stepped by `step_words_stack` on the host too. Off: measured on
-#: the 7 Tomita LSTMs (L*, one thread, CPU seconds), the fused walk took 1.02-1.34x (median
-#: 1.06x) the time of stepping a depth at a time (recomputing c costs a product and a
-#: multiply-add a step); on a GPU it replaces ~15 launches a depth by ~2.
-FUSED_LSTM_ON_HOST = False
+#: Whether `step_words_stack` steps states on the host too. Off: it replaces ~15 kernel
+#: launches a depth by one call a layer, which is what a GPU waits on, but on one CPU thread
+#: (loaded 2-core machine, CPU seconds) L* on the 7 Tomita GRUs took 0.94-1.20x (median
+#: 0.97x) the time of stepping a depth at a time, on the 7 LSTMs 1.02-1.34x (median 1.06x:
+#: c is recomputed), and fresh random words of length 30 through a fresh oracle 0.81x at
+#: 256 words but 1.55-1.63x at 1,024-4,096 (a node on several new paths is stepped once a
+#: path: 1.4-1.6x the steps there).
+FUSED_ON_HOST = False
 
 
 def fusable(kinds: Sequence[str], device: torch.device | str = "cpu") -> bool:
-    """Whether `step_words_stack` runs these layers for states on `device`: GRU and Elman
-    tanh/ReLU, LSTM off the host (`FUSED_LSTM_ON_HOST`); not the saturated-linear cell (no
-    torch kernel)."""
-    if "lstm" in kinds and torch.device(device).type == "cpu" and not FUSED_LSTM_ON_HOST:
+    """Whether `step_words_stack` runs these layers for states on `device`: GRU, LSTM and
+    Elman tanh/ReLU layers, off the host (`FUSED_ON_HOST`); never the saturated-linear cell
+    (no torch kernel)."""
+    if torch.device(device).type == "cpu" and not FUSED_ON_HOST:
         return False
     return all(k in _FUSED for k in kinds)
 
