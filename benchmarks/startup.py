@@ -4,9 +4,12 @@ Targets: `rnn2dfa equiv a.json b.json` (two small DFA files) at most 4x the medi
 `python -c "import numpy"` (issue 10); `rnn2dfa --help` and a command's `--help` under
 0.5 s (they import no torch); `classify` of a model, which steps the network at once,
 within `import torch` + 0.3 s; the Tomita 3 extraction (`rnn2dfa extract` of the shipped
-GRU) at most 2 s on a quiet 2-core machine (issue 48). Every command runs as a fresh
-process of the installed entry point, the commands alternating so that a busy machine slows
-all alike. Bytecode is cached (in a temporary PYTHONPYCACHEPREFIX, written by a first
+GRU) at most 2 s on a quiet 2-core machine (issue 48). Two rows measure what a torch-free
+start would win (issue 48): the Tomita 3 file read and 20,000 words of lengths 0-50 answered
+in numpy (`models/numpy_rnn.py`, no torch imported) against the same through torch
+(`load_model`, the oracle's trie); the extraction itself still imports torch. Every command
+runs as a fresh process of the installed entry point, the commands alternating so that a busy
+machine slows all alike. Bytecode is cached (in a temporary PYTHONPYCACHEPREFIX, written by a first
 warm-up run) as in an installed package, even where the environment asks not to write it.
 
     python -m benchmarks.startup                  # 10 runs of each
@@ -66,6 +69,18 @@ def _wall(cmd: list[str], cwd: str, expect: int, env: dict[str, str] | None = No
     return wall
 
 
+#: 20,000 words of lengths 0-50 answered by the Tomita 3 network: in numpy, or through torch
+_WORDS = ("import sys, numpy as np; r = np.random.default_rng(0); "
+          "n = r.integers(0, 51, 20000); s = r.integers(0, 2, (20000, 50)); ")
+_NUMPY_ANSWERS = (_WORDS + "from rnn2dfa.models.numpy_rnn import read_numpy_rnn; "
+                  "net, _ = read_numpy_rnn(sys.argv[1]); a = net.answers(s, n); "
+                  "assert 'torch' not in sys.modules")
+_TORCH_ANSWERS = (_WORDS + "import torch; torch.set_num_threads(1); "
+                  "from rnn2dfa.models.io import load_model; "
+                  "from rnn2dfa.oracle import MembershipOracle; "
+                  "net, _ = load_model(sys.argv[1]); a = MembershipOracle(net).labels_padded(s, n)")
+
+
 def _commands(rnn2dfa: list[str], tag: str = "") -> dict[str, tuple[list[str], int]]:
     """The timed commands of one entry point (run in the folder holding a.json, b.json)."""
     commands = {
@@ -107,6 +122,11 @@ def main(argv: list[str] | None = None) -> int:
             "python -c 'import torch'": ([sys.executable, "-c", "import torch"], 0),
             **_commands(rnn2dfa),
         }
+        if MODEL.exists():
+            commands["tomita3: 20,000 answers in numpy"] = (
+                [sys.executable, "-c", _NUMPY_ANSWERS, str(MODEL)], 0)
+            commands["tomita3: 20,000 answers in torch"] = (
+                [sys.executable, "-c", _TORCH_ANSWERS, str(MODEL)], 0)
         if args.against:
             commands.update(_commands([args.against], " [against]"))
         if args.no_extract:

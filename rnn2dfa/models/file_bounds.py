@@ -15,13 +15,11 @@ import io
 import json
 import math
 import pickle
+import sys
 import zipfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
-
-import torch
-from torch import Tensor
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rnn2dfa.errors import InputError, ModelFileError
 from rnn2dfa.limits import (
@@ -36,6 +34,9 @@ from rnn2dfa.limits import (
     MODEL_ZIP_RATIO_FLOOR,
     human_bytes,
 )
+
+if TYPE_CHECKING:
+    from torch import Tensor
 
 #: where a torch._utils rebuild function takes the tensor's shape among its arguments
 _SHAPE_ARG = {"_rebuild_tensor": 2, "_rebuild_tensor_v2": 2, "_rebuild_tensor_v3": 2,
@@ -92,9 +93,9 @@ def _named_leaves(root: object) -> Iterator[tuple[str, object]]:
         name, obj = stack.pop()
         if id(obj) in seen:
             continue
-        if isinstance(obj, Tensor | _Stub | Mapping | list | tuple | set | frozenset):
+        if _is_tensor(obj) or isinstance(obj, _Stub | Mapping | list | tuple | set | frozenset):
             seen.add(id(obj))
-        if isinstance(obj, Tensor) or (isinstance(obj, _Stub) and obj.tensor):
+        if _is_tensor(obj) or (isinstance(obj, _Stub) and obj.tensor):
             yield name, obj
             continue
         children: list[tuple[str, object]] = []
@@ -115,12 +116,21 @@ def _named_leaves(root: object) -> Iterator[tuple[str, object]]:
         stack.extend(reversed(children))
 
 
+def _is_tensor(obj: object) -> bool:
+    """Whether `obj` is a torch tensor (none can be while torch is not imported: the scan
+    and the numpy reader of `models/numpy_rnn.py` run without it)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(obj, torch.Tensor)
+
+
 def _odd_kind(t: Tensor) -> str | None:
     """What makes a tensor no network weights: values on the meta device (none at all),
     a sparse or other non-dense layout, complex numbers (a real network's copy would drop
     the imaginary part), a quantized tensor; None for a plain dense real tensor."""
     if t.is_meta:
         return "is on torch's meta device: it holds no values"
+    import torch
+
     if t.layout != torch.strided:
         return f"is not dense (layout {str(t.layout).removeprefix('torch.')})"
     if t.is_complex():
@@ -139,9 +149,9 @@ def check_tensor_sizes(obj: object, path: str) -> None:
     count = total = 0
     biggest: tuple[int, str, tuple[int, ...]] = (-1, "", ())
     for name, t in _named_leaves(obj):
-        if not isinstance(t, Tensor):
+        if not _is_tensor(t):
             continue
-        odd = _odd_kind(t)
+        odd = _odd_kind(t)  # type: ignore[arg-type]
         if odd is not None:
             raise ModelFileError(f"tensor {name or '(the file)'!r} {odd}; a model file holds "
                                  "dense real tensors", path=path)
@@ -226,17 +236,31 @@ def _dims(x: object) -> tuple[int, ...] | None:
     return None
 
 
-@functools.cache
+#: bytes per element of the usual storage classes (what a file without torch is read with)
+_COMMON_ITEMSIZES = {"UntypedStorage": 1, "TypedStorage": 4, "DoubleStorage": 8,
+                     "FloatStorage": 4, "HalfStorage": 2, "BFloat16Storage": 2,
+                     "LongStorage": 8, "IntStorage": 4, "ShortStorage": 2, "CharStorage": 1,
+                     "ByteStorage": 1, "BoolStorage": 1, "ComplexFloatStorage": 8,
+                     "ComplexDoubleStorage": 16}
+
+
 def _storage_itemsizes() -> dict[str, int]:
-    """Bytes per element of each storage class name (torch.FloatStorage: 4)."""
-    sizes = {"UntypedStorage": 1, "TypedStorage": 4}
+    """Bytes per element of each storage class name (torch.FloatStorage: 4): torch's own
+    table once torch is imported, else the usual ones (torch is not imported for this)."""
+    torch = sys.modules.get("torch")
+    return _COMMON_ITEMSIZES if torch is None else _torch_itemsizes()
+
+
+@functools.cache
+def _torch_itemsizes() -> dict[str, int]:
+    import torch
+
+    sizes = dict(_COMMON_ITEMSIZES)
     try:
         for dtype, name in torch.storage._dtype_to_storage_type_map().items():
             sizes[name] = dtype.itemsize
     except (AttributeError, TypeError):  # another torch: the common ones
-        sizes.update(DoubleStorage=8, FloatStorage=4, HalfStorage=2, BFloat16Storage=2,
-                     LongStorage=8, IntStorage=4, ShortStorage=2, CharStorage=1,
-                     ByteStorage=1, BoolStorage=1)
+        pass
     return sizes
 
 

@@ -22,7 +22,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import StateSpace, non_integer_weight
 from rnn2dfa.models.cell_names import RNN_CELLS
 from rnn2dfa.models.io import register
-from rnn2dfa.models.stacked import slu, step_stack
+from rnn2dfa.models.stacked import fusable, slu, step_stack, step_words_stack
 
 #: Cell names: Elman activations, then gated cells.
 CELLS = RNN_CELLS
@@ -86,6 +86,7 @@ class RNNAcceptor(nn.Module):
         else:
             self.register_buffer("init", init)
         self.readout = nn.Linear(hidden, 1)
+        self._eye: dict[torch.dtype, Tensor] = {}  # one-hot rows on the host, by dtype
 
     # ----------------------------------------------------------------- plumbing
     def config(self) -> dict[str, Any]:
@@ -129,7 +130,15 @@ class RNNAcceptor(nn.Module):
     def _inputs(self, symbols: Tensor) -> Tensor:
         """Input vectors of symbols (any shape) -> (..., input width)."""
         if self.embed is None:
-            return F.one_hot(symbols, len(self.alphabet)).to(self.readout.weight.dtype)
+            dtype = self.readout.weight.dtype
+            if symbols.device.type == "cpu":  # rows of an identity: the same values, a third
+                # of one_hot's cost (no range pass; an index past it is an IndexError here,
+                # while on a GPU one_hot's own check is kept: a gather would assert there)
+                eye = self._eye.get(dtype)
+                if eye is None:
+                    eye = self._eye[dtype] = torch.eye(len(self.alphabet), dtype=dtype)
+                return eye.index_select(0, symbols.reshape(-1)).reshape(*symbols.shape, -1)
+            return F.one_hot(symbols, len(self.alphabet)).to(dtype)
         return self.embed(symbols)
 
     # ---------------------------------------------------------- Acceptor contract
@@ -153,17 +162,36 @@ class RNNAcceptor(nn.Module):
 
     def step(self, state: Tensor, symbols: Tensor) -> Tensor:
         """One symbol per row; the same arithmetic as torch's fused kernels (torch.*_cell)."""
-        s = self.split(state)
+        # the state's rows are [h_1, (c_1,) h_2, ...]: the parts are column slices, and the
+        # new state one concatenation (a 1-layer GRU's is its h itself): fewer small ops a
+        # step than split/stack/join, which cost an LSTM oracle a third of its step time
+        s = state.reshape(state.shape[0], self.layers, self.parts, self.hidden)
         lstm = self.cell == "lstm"
+        ks = range(self.layers)
         hs, cs = step_stack(
-            self._inputs(symbols), [self.cell] * self.layers, list(s[:, 0]),
-            [s[k, 1] if lstm else None for k in range(self.layers)],
-            [self.layer_weights(k) for k in range(self.layers)],
+            self._inputs(symbols), [self.cell] * self.layers, [s[:, k, 0] for k in ks],
+            [s[:, k, 1] if lstm else None for k in ks], [self.layer_weights(k) for k in ks],
         )
-        if lstm:
-            pairs = [torch.stack((h, c)) for h, c in zip(hs, cs, strict=True)]
-            return self.join(torch.stack(pairs))
-        return self.join(torch.stack(hs)[:, None])
+        parts = [t for pair in zip(hs, cs, strict=True) for t in pair] if lstm else hs
+        return parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)  # type: ignore[arg-type]
+
+    def step_words(self, state: Tensor, symbols: Tensor, lengths: Tensor) -> Tensor | None:
+        """The state after each symbol of each row's word (rows (R,) start states, symbols
+        (R, T), lengths (R,) on the host, each at least 1): (R, T, state_dim), one fused
+        kernel call per layer instead of one `step` per symbol (the oracle's trie steps a
+        batch's unseen suffixes this way). None where `stacked.fusable` says no (the
+        saturated-linear cell; an LSTM on the host)."""
+        kinds = [self.cell] * self.layers
+        if not fusable(kinds, state.device):
+            return None
+        s = state.reshape(state.shape[0], self.layers, self.parts, self.hidden)
+        lstm = self.cell == "lstm"
+        ks = range(self.layers)
+        outs = step_words_stack(self._inputs(symbols), lengths, kinds, [s[:, k, 0] for k in ks],
+                                [s[:, k, 1] if lstm else None for k in ks],
+                                [self.layer_weights(k) for k in ks])
+        parts = [t for h, c in outs for t in ((h, c) if lstm else (h,))]
+        return torch.cat(parts, dim=2)  # type: ignore[arg-type]
 
     def accept_logit(self, state: Tensor) -> Tensor:
         top = self.split(state)[-1, 0]

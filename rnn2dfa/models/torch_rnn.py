@@ -31,7 +31,7 @@ from torch import Tensor, nn
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.bidirectional import NOT_STEPPABLE, NotSteppableError
 from rnn2dfa.models.io import register
-from rnn2dfa.models.stacked import cell_step, step_stack
+from rnn2dfa.models.stacked import cell_step, fusable, step_stack, step_words_stack
 
 OUTPUTS = ("logit", "probability")
 CELLS = ("rnn", "lstm", "gru")
@@ -311,6 +311,22 @@ class TorchRNNAcceptor(nn.Module):
         if self.bidirectional:
             raise NotSteppableError(NOT_STEPPABLE)
         return self.step_tokens(state, self.ids[symbols])
+
+    def step_words(self, state: Tensor, symbols: Tensor, lengths: Tensor) -> Tensor | None:
+        """(R, T, state_dim): the state after each symbol of each row's word, one fused
+        kernel call per layer (`RNNAcceptor.step_words`); None for a bidirectional
+        network or where `stacked.fusable` says no."""
+        kinds = [self._kind(k) for k in range(self.layers)]
+        if self.bidirectional or not fusable(kinds, state.device):
+            return None
+        ks, hid = range(self.layers), self.layer_hidden
+        outs = step_words_stack(
+            self._inputs(self.ids[symbols]), lengths, kinds,
+            [state[:, self._h_at[k] : self._h_at[k] + hid[k]] for k in ks],
+            [state[:, self._c_at[k] : self._c_at[k] + hid[k]]
+             if self.layer_cells[k] == "lstm" else None for k in ks],
+            [self._weights(k) for k in ks])
+        return torch.cat([h for h, _ in outs] + [c for _, c in outs if c is not None], dim=2)
 
     def top(self, state: Tensor) -> Tensor:
         """What the head reads of a state: the last layer's h, after the end token if any."""

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from rnn2dfa.limits import rows_per_batch
+from rnn2dfa.limits import fused_rows, rows_per_batch
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.models.index_guard import check_symbols
 from rnn2dfa.words import pad_words
@@ -126,6 +126,9 @@ class MembershipOracle:
         #: over a wide network can take minutes. Stopped between depths, the trie stays whole.
         self.interrupt: Callable[[], None] | None = None
         self._init = init[0].clone()
+        #: `step_words` of a network that steps whole suffixes in one fused call per layer
+        #: (models/rnn.py: GRU and Elman cells); None: one `step` call per depth
+        self._step_words = _fused_stepper(net, init)
         self.clear()
 
     @property
@@ -205,6 +208,17 @@ class MembershipOracle:
         self._reserve(int(lens.sum()))
         k, st = self.k, self.stats
         any_off = bool((node < 0).any())
+        if (self._step_words is not None and scratch is None and not any_off
+                and self._n + int(lens.sum()) <= self.max_cached_states):
+            # every new prefix fits in the trie: nodes first (host), then one fused call
+            node, trace = self._walk_fused(sym, n_live, node, width, record)
+            inverse = np.empty(b, dtype=np.int64)
+            inverse[order] = np.arange(b)
+            trace_off = None
+            if trace is not None:
+                trace = trace[:, inverse]
+                trace_off = np.full(trace.shape, -1, dtype=np.int16)
+            return _Positions(node[inverse], None, first_new, trace, trace_off)
         trace = trace_off = None
         if record:  # the node of every prefix, for answers on all prefixes at once
             trace = np.full((width + 1, b), -1, dtype=np.int64)
@@ -301,6 +315,107 @@ class MembershipOracle:
         if trace is not None and trace_off is not None:
             trace, trace_off = trace[:, inverse], trace_off[:, inverse]
         return _Positions(node[inverse], scratch, first_new, trace, trace_off)
+
+    @torch.no_grad()
+    def _walk_fused(self, sym: np.ndarray, n_live: np.ndarray, node: np.ndarray, width: int,
+                    record: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """`_walk` when every new prefix fits in the trie (rows sorted longest first, all on
+        the trie): the nodes of new prefixes are made depth by depth on the host, numbered as
+        `_walk` numbers them, then their states come from fused calls (`_fill_new`) instead
+        of one `step` a depth."""
+        k = self.k
+        first = self._n
+        most = int(n_live.sum()) if width else 0
+        parent, symbol = np.empty(most, dtype=np.int64), np.empty(most, dtype=np.int64)
+        depth, anchor = np.empty(most, dtype=np.int64), np.empty(most, dtype=np.int64)
+        trace = None
+        if record:
+            trace = np.full((width + 1, node.size), -1, dtype=np.int64)
+            trace[0] = node
+        try:
+            for t in range(width):
+                if self.interrupt is not None and t:
+                    self.interrupt()
+                nl = int(n_live[t])
+                key = node[:nl] * k + sym[t, :nl]
+                nxt = self._child[key]
+                miss = np.flatnonzero(nxt < 0)
+                if miss.size:  # duplicates merged as in `_walk`: the same node numbers
+                    mkey = key[miss]
+                    marks = np.arange(miss.size, dtype=np.int64)
+                    self._child[mkey] = marks
+                    owner = self._child[mkey]
+                    reps = np.flatnonzero(owner == marks)
+                    n0 = self._n
+                    ids = n0 + np.arange(reps.size, dtype=np.int64)
+                    got = slice(n0 - first, n0 - first + reps.size)
+                    par = mkey[reps] // k
+                    parent[got], symbol[got] = par, mkey[reps] % k
+                    self._n = n0 + reps.size  # (before the table names them: see below)
+                    self._child[mkey[reps]] = ids
+                    rep_id = np.full(miss.size, -1, dtype=np.int64)
+                    rep_id[reps] = ids
+                    nxt[miss] = rep_id[owner]
+                    # below the nearest cached ancestor, and that ancestor (parents first)
+                    inner = par >= first
+                    at = np.where(inner, par - first, 0)
+                    depth[got] = np.where(inner, depth[at] + 1, 1)
+                    anchor[got] = np.where(inner, anchor[at], par)
+                self.stats.cached_symbols += int(key.size - miss.size)
+                node[:nl] = nxt
+                if trace is not None:
+                    trace[t + 1, :nl] = node[:nl]
+            made = self._n - first
+            if made:
+                self._fill_new(first, parent[:made], symbol[:made], depth[:made],
+                               anchor[:made])
+        except BaseException:
+            # stopped (a deadline between depths, Ctrl-C) before the new nodes had states:
+            # they leave the trie, which stays whole (its other nodes are untouched)
+            made = self._n - first
+            self._child[parent[:made] * k + symbol[:made]] = -1
+            self._n = first
+            raise
+        self.stats.cached_states = self._n
+        return node, trace
+
+    def _fill_new(self, first: int, parent: np.ndarray, symbol: np.ndarray, depth: np.ndarray,
+                  anchor: np.ndarray) -> None:
+        """The states of new nodes first, first+1, ... (children of `parent` by `symbol`,
+        `depth` below their nearest cached ancestor `anchor`): every new node with no new
+        child is a row stepped from its anchor through the symbols down to it, the rows in
+        fused calls (one per layer, several only past the scratch budget); a node on
+        several rows' paths is stepped once per row."""
+        has_child = np.zeros(parent.size, dtype=bool)
+        has_child[parent[parent >= first] - first] = True
+        leaves = np.flatnonzero(~has_child)
+        leaves = leaves[np.argsort(-depth[leaves], kind="stable")]
+        lengths = depth[leaves]
+        dim = self._dim
+        start = 0
+        while start < leaves.size:  # rows a call: every state they pass, within the budget
+            width = int(lengths[start])
+            rows = fused_rows(dim, width, leaves.size)
+            part, lens = leaves[start : start + rows], lengths[start : start + rows]
+            start += part.size
+            nodes = np.full((part.size, width), -1, dtype=np.int64)
+            syms = np.zeros((part.size, width), dtype=np.int64)
+            cur = part.copy()
+            pos = lens - 1
+            live = np.arange(part.size)
+            while live.size:  # climb from each leaf to its anchor, filling right to left
+                nodes[live, pos[live]] = cur[live] + first
+                syms[live, pos[live]] = symbol[cur[live]]
+                pos[live] -= 1
+                live = live[pos[live] >= 0]
+                cur[live] = parent[cur[live]] - first
+            states = self._states.index_select(0, self._ix(anchor[part]))
+            out = self._step_words(states, self._ix(syms), torch.from_numpy(lens))
+            valid = np.flatnonzero(nodes >= 0)  # long indices, not a mask: no device sync
+            out = out.reshape(-1, out.shape[-1]).index_select(0, self._ix(valid))
+            self._states[self._ix(nodes.reshape(-1)[valid])] = out.to(self.dtype)
+            self.stats.network_steps += int(lens.sum())
+            self.stats.step_calls += 1
 
     @torch.no_grad()
     def _answers(self, pos: _Positions) -> np.ndarray:
@@ -486,6 +601,18 @@ class MembershipOracle:
         for r0, r1, st in self._product(prefixes, suffixes, True):
             out[r0:r1] = st
         return out
+
+
+def _fused_stepper(net: Any, init: Tensor) -> Callable[..., Tensor] | None:
+    """The network's `step_words` when it offers one and it runs for this network (an LSTM
+    or saturated-linear network's answers None: the oracle steps it a depth at a time)."""
+    fn = getattr(net, "step_words", None)
+    if not callable(fn):
+        return None
+    with torch.no_grad():
+        probe = fn(init, torch.zeros((1, 1), dtype=torch.long, device=init.device),
+                   torch.ones(1, dtype=torch.long))
+    return fn if probe is not None else None
 
 
 def pac_sample_size(epsilon: float, delta: float, round_index: int) -> int:
