@@ -32,6 +32,14 @@ sizes the time limit allowed (`stats.sampling`), and whether the network is clos
 PDFA (KL under 0.01 nats per symbol with at most 2x its source's states, or any PDFA within
 0.01 of the network for the counter and corpus sources).
 
+Bidirectional twins (`--twins`, on by default with both twins in the run): the sample sizes a
+limit gives the bidirectional GRU and the one-directional GRU of its size (`bigru-p10`,
+`gru-p10`), read from `wlstar.plan_samples` (the timed pilot every run starts with) at 20 s
+and 60 s, the twins interleaved `--twin-reps` times (each pair seconds apart, under the same
+load) and the median ratio of their fitting samples reported; beside it the ratio of their
+CPU seconds per 1,000 sequences sampled and read (`time.process_time`, one thread: what
+other processes' load does not change).
+
     python benchmarks/lm_hard.py            # 9 networks, 40 s training, 30 s limits
     python benchmarks/lm_hard.py --quick    # 3 networks, 12 s training, 10 s limits
     python benchmarks/lm_hard.py --only gru-p20,bigru-p10 --json
@@ -343,6 +351,73 @@ def summary(results: list[dict[str, Any]]) -> None:
     sys.stdout.flush()
 
 
+TWINS = ("bigru-p10", "gru-p10")  # bidirectional, and one-directional of its size
+TWIN_LIMITS = (20.0, 60.0)
+
+
+def cpu_per_1000(lm: NextSymbolLM, n: int, seed: int) -> float:
+    """CPU seconds (this process) to sample `n` sequences and read every prefix, per 1,000."""
+    from rnn2dfa.pdfa.wlstar import _distributions_and_lost
+
+    rng = np.random.default_rng([seed, 41])
+    t = time.process_time()
+    words = lm.sample(n, rng, 100)
+    _distributions_and_lost(lm, words)
+    return 1000.0 * (time.process_time() - t) / n
+
+
+def twin_ratios(args: argparse.Namespace) -> dict[str, Any]:
+    """The bidirectional twin's sample sizes against the one-directional one's at each limit
+    of TWIN_LIMITS: `plan_samples` on the two, interleaved `args.twin_reps` times; the
+    median ratio of the fitting samples, and the ratio of CPU seconds per 1,000 sequences."""
+    from rnn2dfa.pdfa.wlstar import plan_samples
+
+    lms = {}
+    for name in TWINS:
+        spec = next(s for s in GRID if s.name == name)
+        lms[name] = declare(network(spec, args.train_seconds, args.retrain)[0], spec)
+        lms[name].sample(2, np.random.default_rng(0), 20)  # the sampling path found, untimed
+    out: dict[str, Any] = {"reps": args.twin_reps, "limits": {}}
+    bi, uni = TWINS
+    for limit in TWIN_LIMITS:
+        fits: dict[str, list[int]] = {bi: [], uni: []}
+        ratios = []
+        for rep in range(args.twin_reps):
+            for name in (TWINS if rep % 2 == 0 else TWINS[::-1]):  # who goes first alternates
+                plan = plan_samples(lms[name], 1000, 20_000, 100, limit, seed=rep)
+                fits[name].append(plan.fit_words)
+            ratios.append(fits[bi][-1] / fits[uni][-1])
+        out["limits"][f"{limit:g}"] = {
+            "fit_words": fits, "ratios": [round(r, 3) for r in ratios],
+            "median_ratio": round(float(np.median(ratios)), 3)}
+    cpu = {name: [] for name in TWINS}
+    for rep in range(args.twin_reps):
+        for name in TWINS:
+            cpu[name].append(cpu_per_1000(lms[name], 200, rep))
+    med = {name: float(np.median(v)) for name, v in cpu.items()}
+    out["cpu_s_per_1000"] = {name: round(v, 3) for name, v in med.items()}
+    out["cpu_ratio"] = round(med[uni] / med[bi], 3)  # sequences per CPU second, bi / uni
+    out["paths"] = {name: lms[name].sampling_path for name in TWINS}
+    return out
+
+
+def report_twins(t: dict[str, Any]) -> None:
+    bi, uni = TWINS
+    print(f"\n## Bidirectional twins: {bi} against {uni} (sampling: {t['paths'][bi]})\n")
+    print(f"| limit | fitting sequences {bi} | {uni} | median ratio ({t['reps']} "
+          "interleaved pairs) | ratios |")
+    print("|---|---|---|---|---|")
+    for limit, r in t["limits"].items():
+        print(f"| {limit} s | {', '.join(f'{x:,}' for x in r['fit_words'][bi])} | "
+              f"{', '.join(f'{x:,}' for x in r['fit_words'][uni])} | "
+              f"{r['median_ratio']:.0%} | {', '.join(f'{x:.0%}' for x in r['ratios'])} |")
+    c = t["cpu_s_per_1000"]
+    print(f"\n  CPU seconds per 1,000 sequences sampled and read (median): {bi} {c[bi]:.3g}, "
+          f"{uni} {c[uni]:.3g}: the bidirectional twin reaches {t['cpu_ratio']:.0%} of the "
+          "one-directional one's sample sizes per CPU second")
+    sys.stdout.flush()
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
@@ -356,6 +431,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--retrain", action="store_true")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--twins", choices=("auto", "yes", "no"), default="auto",
+                    help="the bidirectional twins' sample ratio (auto: when both are in the run)")
+    ap.add_argument("--twin-reps", type=int, default=5)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     names = QUICK if args.quick else [s.name for s in GRID]
@@ -370,11 +448,16 @@ def main(argv: list[str] | None = None) -> int:
         results.append(res)
         if not args.json:
             report(res)
+    twins = None
+    if args.twins == "yes" or (args.twins == "auto" and set(TWINS) <= set(names)):
+        twins = twin_ratios(args)
     if args.json:
-        json.dump(results, sys.stdout, indent=1, default=str)
+        json.dump({"networks": results, "twins": twins}, sys.stdout, indent=1, default=str)
         print()
     else:
         summary(results)
+        if twins is not None:
+            report_twins(twins)
     return 0
 
 

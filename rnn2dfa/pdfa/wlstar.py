@@ -572,24 +572,33 @@ def wlstar(
         table.add_words([()] + [(a,) for a in range(k)])
     ends: list[Trial] = []  # the hypothesis each tolerance ended with (adaptive table)
 
+    head_tree: list[Any] = []  # the fitting sample's prefix tree, (words, tree), built once
+
     def fitted(h: PDFA) -> PDFA:
         """`h` with each state's distribution the teacher's mean over the fitting prefixes
-        reaching it (states reached fewer than 5 times keep theirs), and the empty prefix a
-        state of its own when the start's mean is not the teacher's distribution there
-        (`tree_merge.with_start`: the first factor of every word's probability exact)."""
+        reaching it (states reached fewer than 5 times keep theirs), and the prefixes most
+        fitting words pass through where that mean is not the teacher's distribution, the
+        empty one first, states of their own (`tree_merge.with_exact_head`: the factors of
+        the most probable words' probabilities exact)."""
         if fit is None:
             return h
-        from rnn2dfa.pdfa.tree_merge import with_start
+        from rnn2dfa.pdfa.tree_merge import EXACT_HEAD_SHARE, prefix_tree, with_exact_head
 
         g = h.refit(fit[0], fit[1], min_count=5)
         if len(fit[0]) == 0:
             return g
+        if not head_tree or head_tree[0] is not fit[0]:  # (the fitting sample may grow)
+            head_tree[:] = [fit[0], prefix_tree(fit[0], fit[1], k)]
         # a tolerance the user named bounds it too: states that close are theirs to merge
-        u = with_start(g, fit[1][0], threshold=given_tolerance)  # flat row 0: ε
-        if u is g or (max_states is not None and u.n_states > max_states) or \
-                (max_numbers is not None and pdfa_numbers(u) > max_numbers):
-            return g  # (the caps hold: a candidate within them stays within them)
-        return u.refit(fit[0], fit[1], min_count=5)  # the rest without ε
+        for share in (EXACT_HEAD_SHARE, 1.0):  # the head, else the start alone
+            u = with_exact_head(g, head_tree[1], share, smoothing=smooth,
+                                threshold=given_tolerance)
+            if u is g:
+                return g
+            if (max_states is None or u.n_states <= max_states) and \
+                    (max_numbers is None or pdfa_numbers(u) <= max_numbers):
+                return u.refit(fit[0], fit[1], min_count=5)  # the rest without the head
+        return g  # (the caps hold: a candidate within them stays within them)
 
     def consider(h: PDFA, how: str, family: str = "weighted L*") -> Trial | None:
         """Score the fitted `h` on the held-out sequences (Occam's curve)."""
