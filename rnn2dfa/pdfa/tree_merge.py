@@ -249,8 +249,12 @@ START_TOLERANCE = 0.03
 #: `with_exact_head` reads the prefixes at least this share of the fitting words pass
 #: through (measured on a 7-symbol RNN: the 6-state answer's end probability after one
 #: symbol 6% off made 90% of its word-probability error, 2.4 times an n-gram's; the 13
-#: prefixes of this head that differ took it 60-fold down, to a 19-state PDFA).
+#: prefixes of this head that differ took it 60-fold down, to a 19-state PDFA) ...
 EXACT_HEAD_SHARE = 0.05
+#: ... and those that are themselves at least this share of the words (a counter LSTM: 97%
+#: of the error from one word of probability 0.014, whose prefix 5.6% of the words pass
+#: through, its end probability 27% off).
+EXACT_WORD_SHARE = 0.005
 
 
 def _trim(g: PDFA) -> PDFA:
@@ -297,28 +301,34 @@ def with_start(h: PDFA, dist: np.ndarray, smoothing: float | None = None,
                       h.outside_token))
 
 
-def head_states(h: PDFA, tree: PrefixTree, nodes: np.ndarray) -> np.ndarray:
-    """h's state after each of `nodes` (prefix-closed, parents first), read down the tree."""
-    where = np.full(tree.n_nodes, -1, dtype=np.int64)
-    where[nodes] = np.arange(len(nodes))
-    state = np.empty(len(nodes), dtype=np.int64)
-    for i, v in enumerate(nodes):
-        state[i] = h.start if v == 0 else \
-            h.transitions[state[where[tree.parent[v]]], tree.symbol[v]]
-    return state
+def head_states(h: PDFA, tree: PrefixTree, nodes: np.ndarray | None = None) -> np.ndarray:
+    """h's state after each of `nodes` (default: every node), read down the tree one depth
+    at a time (nodes are numbered by depth, parents first)."""
+    state = np.empty(tree.n_nodes, dtype=np.int64)
+    state[0] = h.start
+    for d in range(1, int(tree.depth.max()) + 1 if tree.n_nodes > 1 else 1):
+        at = np.flatnonzero(tree.depth == d)
+        state[at] = h.transitions[state[tree.parent[at]], tree.symbol[at]]
+    return state if nodes is None else state[nodes]
 
 
 def with_exact_head(h: PDFA, tree: PrefixTree, share: float = EXACT_HEAD_SHARE,
-                    smoothing: float | None = None, threshold: float | None = None) -> PDFA:
-    """`h` with the prefixes at least `share` of the sample's words pass through, where h's
-    state differs from the teacher's distribution by more than START_TOLERANCE (and
-    `threshold`), unrolled as states of their own with the teacher's exact distributions
-    (their shorter prefixes too: `with_head`); `h` itself when none differs. These are the
-    factors of the most probable words, whose probabilities the word-probability error
-    rests on: a merged state's mean misstates them (with_start's reason, one symbol on)."""
-    nodes = head_nodes(tree, share)
-    bad = nodes[_differs(h.probabilities[head_states(h, tree, nodes)], tree.dists[nodes],
-                         h.n_symbols, smoothing, threshold)]
+                    smoothing: float | None = None, threshold: float | None = None,
+                    word_share: float = EXACT_WORD_SHARE) -> PDFA:
+    """`h` with the prefixes at least `share` of the sample's words pass through, and those
+    that are at least `word_share` of the words themselves (by the teacher's end
+    probability), where h's state differs from the teacher's distribution by more than
+    START_TOLERANCE (and `threshold`), unrolled as states of their own with the teacher's
+    exact distributions (their shorter prefixes too: `with_head`); `h` itself when none
+    differs. These are the factors of the most probable words, whose probabilities the
+    word-probability error rests on: a merged state's mean misstates them (with_start's
+    reason, a few symbols on)."""
+    n = tree.visits[0]
+    k = h.n_symbols
+    nodes = np.flatnonzero((tree.visits >= share * n)
+                           | (tree.visits * tree.dists[:, k] >= word_share * n))
+    bad = nodes[_differs(h.probabilities[head_states(h, tree)[nodes]], tree.dists[nodes],
+                         k, smoothing, threshold)]
     if bad.size == 0:
         return h
     keep = np.zeros(tree.n_nodes, dtype=bool)
@@ -326,4 +336,5 @@ def with_exact_head(h: PDFA, tree: PrefixTree, share: float = EXACT_HEAD_SHARE,
         while v >= 0 and not keep[v]:
             keep[v] = True
             v = int(tree.parent[v])
-    return _trim(with_head(h, tree, nodes[keep[nodes]]))
+    head = np.flatnonzero(keep)
+    return _trim(with_head(h, tree, head[np.lexsort((head, tree.depth[head]))]))
