@@ -337,4 +337,6 @@ def with_exact_head(h: PDFA, tree: PrefixTree, share: float = EXACT_HEAD_SHARE,
             keep[v] = True
             v = int(tree.parent[v])
     head = np.flatnonzero(keep)
-    return _trim(with_head(h, tree, head[np.lexsort((head, tree.depth[head]))]))
+    out = _trim(with_head(h, tree, head[np.lexsort((head, tree.depth[head]))]))
+    out.extra["head_states"] = int(head.size)  # (said in the run's stats)
+    return out

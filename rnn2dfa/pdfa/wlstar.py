@@ -611,7 +611,6 @@ def wlstar(
                 return g
             if (max_states is None or u.n_states <= max_states) and \
                     (max_numbers is None or pdfa_numbers(u) <= max_numbers):
-                u.extra["head_states"] = u.n_states - g.n_states  # (net of states dropped)
                 return u.refit(fit[0], fit[1], min_count=5)  # the rest without the head
         return g  # (the caps hold: a candidate within them stays within them)
 
