@@ -26,11 +26,24 @@ sequences (every prefix, the ends included):
   (the extraction competition's score; the mass outside the alphabet counted);
 * s: seconds (an n-gram's: fitting, plus its share of sampling).
 
+"(n head)": states that are prefixes most words pass through, with the network's own
+distributions (`tree_merge.with_exact_head`). "--words no worse": the --words answer's KL
+on the held-out sequences is at most the own-samples answer's (+1e-4); else its excess per
+symbol and the z of a one-sided paired test over the sequences ("within noise": z <= 1.645).
+
 The summary row per network: the PDFA's KL against the best n-gram with no more states and
 against the best n-gram of any size, the squared error against every n-gram's, the sample
 sizes the time limit allowed (`stats.sampling`), and whether the network is close to a small
 PDFA (KL under 0.01 nats per symbol with at most 2x its source's states, or any PDFA within
 0.01 of the network for the counter and corpus sources).
+
+Bidirectional twins (`--twins`, on by default with both twins in the run): the sample sizes a
+limit gives the bidirectional GRU and the one-directional GRU of its size (`bigru-p10`,
+`gru-p10`), read from `wlstar.plan_samples` (the timed pilot every run starts with) at 20 s
+and 60 s, the twins interleaved `--twin-reps` times (each pair seconds apart, under the same
+load) and the median ratio of their fitting samples reported; beside it the ratio of their
+CPU seconds per 1,000 sequences sampled and read (`time.process_time`, one thread: what
+other processes' load does not change).
 
     python benchmarks/lm_hard.py            # 9 networks, 40 s training, 30 s limits
     python benchmarks/lm_hard.py --quick    # 3 networks, 12 s training, 10 s limits
@@ -59,6 +72,7 @@ from lm_ngram import END, START, fit_next_token  # noqa: E402 - the same trainin
 
 from rnn2dfa.pdfa.methods import extract_pdfa, make_pdfa_options
 from rnn2dfa.pdfa.ngram import ngram_pdfa
+from rnn2dfa.pdfa.occam import HeldOut
 from rnn2dfa.pdfa.random import random_pdfa
 from rnn2dfa.pdfa.user_lm import NextSymbolLM
 
@@ -274,10 +288,18 @@ def bench_one(spec: Spec, args: argparse.Namespace) -> dict[str, Any]:
                  "seconds": time.perf_counter() - t0,
                  **scores(sp.automaton, lm, test, want, net_logp)})
     given = runs["PDFA (--words)"]
+    # the two answers' KL per sequence on the held-out words: is the difference beyond noise?
+    held = HeldOut(test, want)
+    d = held.per_sequence(given.automaton.prefix_distributions(test))[1] - \
+        held.per_sequence(runs["PDFA (own samples)"].automaton.prefix_distributions(test))[1]
+    se = float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
+    words_gap = {"per_symbol": float(d.sum() / held.prefixes),
+                 "z": float(d.mean() / se) if se > 0 else 0.0}
     return {"network": spec.name, "spec": asdict(spec), "weights": weights, "origin": origin,
             "sampling_path": lm.sampling_path, "time_limit": args.time_limit,
             "sampling": given.stats.get("sampling", {}),
-            "message": given.message, "finished": given.finished, "rows": rows}
+            "message": given.message, "finished": given.finished, "rows": rows,
+            "words_gap": words_gap, "head_states": given.stats.get("head_states", 0)}
 
 
 def verdict(res: dict[str, Any]) -> dict[str, Any]:
@@ -294,6 +316,8 @@ def verdict(res: dict[str, Any]) -> dict[str, Any]:
         "best_small": best_small, "best_any": best_any,
         "sq_vs_all": all(p["sq_err"] <= r["sq_err"] for r in grams),
         "words_not_worse": p["kl"] <= rows["PDFA (own samples)"]["kl"] + 1e-4,
+        # worse, but within what a one-sided paired test over the words calls noise (95%)
+        "words_within_noise": res["words_gap"]["z"] <= 1.645,
         "close": p["kl"] < 0.01 and size_ok,
     }
 
@@ -322,6 +346,14 @@ def report(res: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
+def _words(res: dict[str, Any], v: dict[str, Any]) -> str:
+    if v["words_not_worse"]:
+        return "yes"
+    g = res["words_gap"]
+    return (f"{'within noise' if v['words_within_noise'] else 'no'} "
+            f"(+{g['per_symbol']:.4f}, z {g['z']:.1f})")
+
+
 def summary(results: list[dict[str, Any]]) -> None:
     print("\n## Summary (KL per symbol on the source's held-out sequences)\n")
     print("| network | PDFA states / KL | best n-gram <= its states | best n-gram | "
@@ -335,11 +367,80 @@ def summary(results: list[dict[str, Any]]) -> None:
         small = "-" if bs is None else (f"{bs['model']} ({bs['states']:,}) {bs['kl']:.4f} "
                                         f"{'beaten' if v['kl_vs_smaller'] else 'NOT beaten'}")
         s = res["sampling"]
-        print(f"| {res['network']} | {p['states']:,} / {p['kl']:.4f} | {small} | "
+        head = res["head_states"]
+        print(f"| {res['network']} | {p['states']:,}{f' ({head} head)' if head else ''} / "
+              f"{p['kl']:.4f} | {small} | "
               f"{ba['model']} ({ba['states']:,}) {ba['kl']:.4f} | "
-              f"{'yes' if v['sq_vs_all'] else 'no'} | {'yes' if v['words_not_worse'] else 'no'} "
+              f"{'yes' if v['sq_vs_all'] else 'no'} | {_words(res, v)} "
               f"| {s.get('check_words', '-')}, {s.get('fit_words', '-')} | "
               f"{'yes' if v['close'] else 'no'} |")
+    sys.stdout.flush()
+
+
+TWINS = ("bigru-p10", "gru-p10")  # bidirectional, and one-directional of its size
+TWIN_LIMITS = (20.0, 60.0)
+
+
+def cpu_per_1000(lm: NextSymbolLM, n: int, seed: int) -> float:
+    """CPU seconds (this process) to sample `n` sequences and read every prefix, per 1,000."""
+    from rnn2dfa.pdfa.wlstar import _distributions_and_lost
+
+    rng = np.random.default_rng([seed, 41])
+    t = time.process_time()
+    words = lm.sample(n, rng, 100)
+    _distributions_and_lost(lm, words)
+    return 1000.0 * (time.process_time() - t) / n
+
+
+def twin_ratios(args: argparse.Namespace) -> dict[str, Any]:
+    """The bidirectional twin's sample sizes against the one-directional one's at each limit
+    of TWIN_LIMITS: `plan_samples` on the two, interleaved `args.twin_reps` times; the
+    median ratio of the fitting samples, and the ratio of CPU seconds per 1,000 sequences."""
+    from rnn2dfa.pdfa.wlstar import plan_samples
+
+    lms = {}
+    for name in TWINS:
+        spec = next(s for s in GRID if s.name == name)
+        lms[name] = declare(network(spec, args.train_seconds, args.retrain)[0], spec)
+        lms[name].sample(2, np.random.default_rng(0), 20)  # the sampling path found, untimed
+    out: dict[str, Any] = {"reps": args.twin_reps, "limits": {}}
+    bi, uni = TWINS
+    for limit in TWIN_LIMITS:
+        fits: dict[str, list[int]] = {bi: [], uni: []}
+        ratios = []
+        for rep in range(args.twin_reps):
+            for name in (TWINS if rep % 2 == 0 else TWINS[::-1]):  # who goes first alternates
+                plan = plan_samples(lms[name], 1000, 20_000, 100, limit, seed=rep)
+                fits[name].append(plan.fit_words)
+            ratios.append(fits[bi][-1] / fits[uni][-1])
+        out["limits"][f"{limit:g}"] = {
+            "fit_words": fits, "ratios": [round(r, 3) for r in ratios],
+            "median_ratio": round(float(np.median(ratios)), 3)}
+    cpu = {name: [] for name in TWINS}
+    for rep in range(args.twin_reps):
+        for name in TWINS:
+            cpu[name].append(cpu_per_1000(lms[name], 200, rep))
+    med = {name: float(np.median(v)) for name, v in cpu.items()}
+    out["cpu_s_per_1000"] = {name: round(v, 3) for name, v in med.items()}
+    out["cpu_ratio"] = round(med[uni] / med[bi], 3)  # sequences per CPU second, bi / uni
+    out["paths"] = {name: lms[name].sampling_path for name in TWINS}
+    return out
+
+
+def report_twins(t: dict[str, Any]) -> None:
+    bi, uni = TWINS
+    print(f"\n## Bidirectional twins: {bi} against {uni} (sampling: {t['paths'][bi]})\n")
+    print(f"| limit | fitting sequences {bi} | {uni} | median ratio ({t['reps']} "
+          "interleaved pairs) | ratios |")
+    print("|---|---|---|---|---|")
+    for limit, r in t["limits"].items():
+        print(f"| {limit} s | {', '.join(f'{x:,}' for x in r['fit_words'][bi])} | "
+              f"{', '.join(f'{x:,}' for x in r['fit_words'][uni])} | "
+              f"{r['median_ratio']:.0%} | {', '.join(f'{x:.0%}' for x in r['ratios'])} |")
+    c = t["cpu_s_per_1000"]
+    print(f"\n  CPU seconds per 1,000 sequences sampled and read (median): {bi} {c[bi]:.3g}, "
+          f"{uni} {c[uni]:.3g}: the bidirectional twin reaches {t['cpu_ratio']:.0%} of the "
+          "one-directional one's sample sizes per CPU second")
     sys.stdout.flush()
 
 
@@ -356,6 +457,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--retrain", action="store_true")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--twins", choices=("auto", "yes", "no"), default="auto",
+                    help="the bidirectional twins' sample ratio (auto: when both are in the run)")
+    ap.add_argument("--twin-reps", type=int, default=5)
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     names = QUICK if args.quick else [s.name for s in GRID]
@@ -370,11 +474,16 @@ def main(argv: list[str] | None = None) -> int:
         results.append(res)
         if not args.json:
             report(res)
+    twins = None
+    if args.twins == "yes" or (args.twins == "auto" and set(TWINS) <= set(names)):
+        twins = twin_ratios(args)
     if args.json:
-        json.dump(results, sys.stdout, indent=1, default=str)
+        json.dump({"networks": results, "twins": twins}, sys.stdout, indent=1, default=str)
         print()
     else:
         summary(results)
+        if twins is not None:
+            report_twins(twins)
     return 0
 
 

@@ -713,7 +713,9 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
 @click.option("--words", "words_file", metavar="FILE",
               help="Your own sequences, one per line: the choice, the n-gram bar and the "
               "scores read the model's distributions on them instead of on its samples "
-              "(wlstar, merge: also the first prefixes explored; spectral: its check).")
+              "(occam then reads --margin alone: no allowance for sampling error on the "
+              "words the answer is scored on; wlstar, merge: also the first prefixes "
+              "explored; spectral: its check).")
 @click.option("--rank", type=click.IntRange(1), default=20, show_default=True,
               help="spectral: the number of states (capped at the Hankel matrix's rank).")
 @click.option("--basis", type=click.IntRange(1), default=100, show_default=True,

@@ -9,6 +9,7 @@ sequences go deep. Weights are set by hand (no training: fast and deterministic)
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
@@ -98,6 +99,52 @@ def test_the_kl_tells_apart_what_the_log_loss_cannot() -> None:
         near = curve.add(Const(0.3, 1), tolerance=0.2, how="1 state", seconds=0)
         assert near.kl == pytest.approx(0.002593, rel=1e-3)
         assert curve.select("occam") is {"near": near, "best": best}[want]
+
+
+def test_on_the_users_words_the_margin_alone_decides() -> None:
+    # the same 100 words by the log-loss: against 1/3, p = 0.3 loses -0.0488 nats per word
+    # "" (its end, 0.7, is likelier) and +0.1054 - 0.0488 = +0.0566 per word "a": a mean of
+    # +0.0039 nats, within 1.645 standard errors (0.0088) of 0 when the words are a sample
+    # (the 1-state model kept); the user's own words are what the answer is scored on: the
+    # mean is the difference, above the margin 0 (the best kept)
+    words = [(), (0,)] * 50
+    held = HeldOut(words, np.tile([1 / 3, 2 / 3], (150, 1)))
+
+    class Const:
+        def __init__(self, p: float, n: int) -> None:
+            self.p, self.n_states = p, n
+
+        def prefix_distributions(self, ws):
+            return np.tile([self.p, 1 - self.p], (sum(len(w) + 1 for w in ws), 1))
+
+    for sampled, want in ((True, "near"), (False, "best")):
+        curve = Curve(held, confidence=0.95, margin=0.0, criterion="log_loss",
+                      sampled=sampled)
+        best = curve.add(Const(1 / 3, 3), tolerance=0.1, how="3 states", seconds=0)
+        near = curve.add(Const(0.3, 1), tolerance=0.2, how="1 state", seconds=0)
+        gap = (near.log_loss - best.log_loss) * 150 / 100  # per word
+        assert gap == pytest.approx(0.5 * math.log(10 / 9) + math.log(20 / 21), rel=1e-6)
+        assert curve.select("occam") is {"near": near, "best": best}[want]
+
+
+def test_the_head_prefixes_get_the_teachers_distributions_by_hand() -> None:
+    from rnn2dfa.pdfa.tree_merge import prefix_tree, with_exact_head
+
+    # the truth: state 0 (a .5, b .3, end .2; a -> 1, b -> 0), state 1 (a .2, b .2, end .6;
+    # both -> 0); the candidate: state 0 alone. Words "", "a", "ab", "b" 25 times each:
+    # the prefix "a" (half the words) is where the candidate is wrong; "", "b", "ab" are
+    # state 0, where it is right
+    truth = PDFA(("a", "b"), np.array([[1, 0], [0, 0]]),
+                 np.array([[0.5, 0.3, 0.2], [0.2, 0.2, 0.6]]), 0)
+    one = PDFA(("a", "b"), np.zeros((1, 2), dtype=np.int64), np.array([[0.5, 0.3, 0.2]]), 0)
+    words = [(), (0,), (0, 1), (1,)] * 25
+    tree = prefix_tree(words, truth.prefix_distributions(words), 2)
+    got = with_exact_head(one, tree)
+    # the state of "" (its copy) and of "a", beside the candidate's own
+    assert got.n_states == 3
+    # "a": .5 x .6; "aa": .5 x .2, then state 0's end .2; "b": .3 x .2
+    assert np.exp(got.log_probs([(0,), (0, 0), (1,)])) == pytest.approx([0.3, 0.02, 0.06])
+    assert with_exact_head(truth, tree) is truth  # exact already: unchanged
 
 
 # ------------------------------------------------------------------------ the user's words

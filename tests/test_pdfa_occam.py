@@ -50,13 +50,18 @@ def test_a_flat_pdfa_gets_its_structure(seed) -> None:
     # 1-state answer misses, and the n-gram contexts as hypotheses: with them, the better
     # n-gram, or a context automaton, would be kept instead; so would a hypothesis of the
     # state-merging learner)
-    # (and the empty prefix a state of its own, holding the truth's first distribution,
-    # which differs from the rest by more than 3%: `tree_merge.with_start`)
+    # (and the prefixes at least 5% of the words pass through, the empty one first, states
+    # of their own holding the truth's distributions after them, where they differ from
+    # the one state's mean by more than 3%: `tree_merge.with_exact_head`)
     one = wlstar(truth, distance="absolute", baselines=(), contexts=(), tree_merging=False,
                  seed=seed)
-    assert one.pdfa.n_states == 2
     assert one.pdfa.probabilities[one.pdfa.start] == \
         pytest.approx(truth.probabilities[truth.start], rel=1e-9)
+    # (head states the merging pass joins again, within 3%, hold the mean of a few such)
+    exact = [bool(np.isclose(truth.probabilities, row, rtol=0.03, atol=0).all(axis=1).any())
+             for row in one.pdfa.probabilities]
+    assert exact.count(False) == 1  # the one state the tolerance leaves, a mean of them all
+    assert one.pdfa.n_states <= 1 + 20  # a head prefix per 5% of the words, at most
     # beats the 1-state model's log-loss, by exact KL to the truth
     assert kl_divergence(truth, got.pdfa) < 0.01 * kl_divergence(truth, one.pdfa)
 

@@ -166,6 +166,9 @@ class Curve:
     baselines: dict[int, Any] = field(default_factory=dict)  # trial -> baseline automaton
     near_tie: float = NEAR_TIE
     criterion: str = "log_loss"  # CRITERIA: what the paired test and the bar compare
+    #: False: the held-out words are the user's, the words the answer is scored on, not a
+    #: sample standing for others: no allowance for sampling error (`indistinguishable`)
+    sampled: bool = True
 
     def add(self, model: Any, *, tolerance: float, how: str, seconds: float,
             baseline: bool = False, family: str = "") -> Trial:
@@ -228,12 +231,16 @@ class Curve:
     def indistinguishable(self, trial: Trial, best: Trial) -> bool:
         """True when the paired per-sequence score (KL or log-loss) differences to `best`
         cannot tell the two apart: mean difference <= z * standard error (one-sided,
-        `confidence`) plus the equivalence margin (`margin` nats per symbol)."""
+        `confidence`) plus the equivalence margin (`margin` nats per symbol). On the user's
+        own words (`sampled=False`) the margin alone: they are what the answer is scored
+        on, and the slack for sampling error let the answer on 500 words be up to 0.01
+        nats per symbol worse than the best, twice the margin (measured: 4 of 9 networks
+        then less faithful on those words than with no words given)."""
         d = self.losses[trial.index] - self.losses[best.index]
         if d.size == 0 or d.mean() <= 0:
             return True
         allowed = self.margin_for(best) * self.held.prefixes / max(len(self.held.words), 1)
-        if d.size < 2:
+        if d.size < 2 or not self.sampled:
             return bool(d.mean() <= allowed)
         z = NormalDist().inv_cdf(self.confidence)
         return bool(d.mean() <= allowed + z * d.std(ddof=1) / np.sqrt(d.size))

@@ -231,11 +231,7 @@ def with_head(h: PDFA, tree: PrefixTree, nodes: np.ndarray) -> PDFA:
     m = len(nodes)
     where = np.full(tree.n_nodes, -1, dtype=np.int64)
     where[nodes] = np.arange(m)
-    # h's state after each head prefix, read down the tree (parents come first)
-    state = np.empty(m, dtype=np.int64)
-    for i, v in enumerate(nodes):
-        state[i] = h.start if v == 0 else \
-            h.transitions[state[where[tree.parent[v]]], tree.symbol[v]]
+    state = head_states(h, tree, nodes)
     child = tree.children[nodes]  # (m, k)
     inside = np.where(child >= 0, where[np.maximum(child, 0)], -1)
     trans = np.where(inside >= 0, h.n_states + inside, h.transitions[state])
@@ -250,6 +246,39 @@ def with_head(h: PDFA, tree: PrefixTree, nodes: np.ndarray) -> PDFA:
 #: trained LSTM's start within about 1% of its like states, noise; a 2-layer GRU's answer's
 #: start 5% off, which made 99% of its word-probability error).
 START_TOLERANCE = 0.03
+#: `with_exact_head` reads the prefixes at least this share of the fitting words pass
+#: through (measured on a 7-symbol RNN: the 6-state answer's end probability after one
+#: symbol 6% off made 90% of its word-probability error, 2.4 times an n-gram's; the 13
+#: prefixes of this head that differ took it 60-fold down, to a 19-state PDFA) ...
+EXACT_HEAD_SHARE = 0.05
+#: ... and those that are themselves at least this share of the words (a counter LSTM: 97%
+#: of the error from one word of probability 0.014, whose prefix 5.6% of the words pass
+#: through, its end probability 27% off).
+EXACT_WORD_SHARE = 0.005
+
+
+def _trim(g: PDFA) -> PDFA:
+    """`g` without the states its start no longer reaches (symbols of probability 0 that
+    went there go to the start)."""
+    keep = np.flatnonzero(g.reachable())
+    if keep.size == g.n_states:
+        return g
+    new = np.full(g.n_states, -1, dtype=np.int64)
+    new[keep] = np.arange(keep.size)
+    trans = new[g.transitions[keep]]
+    trans[trans < 0] = new[g.start]
+    return PDFA(g.alphabet, trans, g.probabilities[keep], int(new[g.start]), dict(g.extra),
+                None if g.lost is None else g.lost[keep], g.outside_token)
+
+
+def _differs(a: np.ndarray, b: np.ndarray, k: int, smoothing: float | None,
+             threshold: float | None) -> np.ndarray:
+    """Rows of `a` and `b` more than START_TOLERANCE (or `threshold`, when larger) apart on
+    the log scale, whatever the run's distance: a relative error of a factor is the same
+    relative error of every word's probability it multiplies."""
+    s = smoothing_for(k) if smoothing is None else smoothing
+    d = np.abs(scaled(a, "relative", s) - scaled(b[..., : k + 1], "relative", s))
+    return d.max(axis=-1) > max(START_TOLERANCE, threshold or 0.0)
 
 
 def with_start(h: PDFA, dist: np.ndarray, smoothing: float | None = None,
@@ -263,24 +292,51 @@ def with_start(h: PDFA, dist: np.ndarray, smoothing: float | None = None,
     down). States the new start no longer reaches are dropped. `threshold`: a tolerance
     the user named, which the difference must pass too."""
     k = h.n_symbols
-    s = smoothing_for(k) if smoothing is None else smoothing
     dist = np.asarray(dist, dtype=np.float64)[: k + 1]
-    # compared on the log scale whatever the run's distance: a relative error of the first
-    # factor is the same relative error of every word's probability
-    if float(np.abs(scaled(h.probabilities[h.start], "relative", s)
-                    - scaled(dist, "relative", s)).max()) <= max(START_TOLERANCE,
-                                                                 threshold or 0.0):
+    if not _differs(h.probabilities[h.start], dist, k, smoothing, threshold):
         return h
-    g = PDFA(h.alphabet, np.concatenate([h.transitions, h.transitions[h.start][None]]),
-             np.concatenate([h.probabilities, dist[None]]), h.n_states, dict(h.extra),
-             None if h.lost is None else np.concatenate([h.lost, h.lost[[h.start]]]),
-             h.outside_token)
-    keep = np.flatnonzero(g.reachable())
-    if keep.size == g.n_states:
-        return g
-    new = np.full(g.n_states, -1, dtype=np.int64)
-    new[keep] = np.arange(keep.size)
-    trans = new[g.transitions[keep]]
-    trans[trans < 0] = new[g.start]  # symbols of probability 0 into dropped states
-    return PDFA(g.alphabet, trans, g.probabilities[keep], int(new[g.start]), dict(g.extra),
-                None if g.lost is None else g.lost[keep], g.outside_token)
+    return _trim(PDFA(h.alphabet, np.concatenate([h.transitions, h.transitions[h.start][None]]),
+                      np.concatenate([h.probabilities, dist[None]]), h.n_states, dict(h.extra),
+                      None if h.lost is None else np.concatenate([h.lost, h.lost[[h.start]]]),
+                      h.outside_token))
+
+
+def head_states(h: PDFA, tree: PrefixTree, nodes: np.ndarray | None = None) -> np.ndarray:
+    """h's state after each of `nodes` (default: every node), read down the tree one depth
+    at a time (nodes are numbered by depth, parents first)."""
+    state = np.empty(tree.n_nodes, dtype=np.int64)
+    state[0] = h.start
+    for d in range(1, int(tree.depth.max()) + 1 if tree.n_nodes > 1 else 1):
+        at = np.flatnonzero(tree.depth == d)
+        state[at] = h.transitions[state[tree.parent[at]], tree.symbol[at]]
+    return state if nodes is None else state[nodes]
+
+
+def with_exact_head(h: PDFA, tree: PrefixTree, share: float = EXACT_HEAD_SHARE,
+                    smoothing: float | None = None, threshold: float | None = None,
+                    word_share: float = EXACT_WORD_SHARE) -> PDFA:
+    """`h` with the prefixes at least `share` of the sample's words pass through, and those
+    that are at least `word_share` of the words themselves (by the teacher's end
+    probability), where h's state differs from the teacher's distribution by more than
+    START_TOLERANCE (and `threshold`), unrolled as states of their own with the teacher's
+    exact distributions (their shorter prefixes too: `with_head`); `h` itself when none
+    differs. These are the factors of the most probable words, whose probabilities the
+    word-probability error rests on: a merged state's mean misstates them (with_start's
+    reason, a few symbols on)."""
+    n = tree.visits[0]
+    k = h.n_symbols
+    nodes = np.flatnonzero((tree.visits >= share * n)
+                           | (tree.visits * tree.dists[:, k] >= word_share * n))
+    bad = nodes[_differs(h.probabilities[head_states(h, tree)[nodes]], tree.dists[nodes],
+                         k, smoothing, threshold)]
+    if bad.size == 0:
+        return h
+    keep = np.zeros(tree.n_nodes, dtype=bool)
+    for v in bad.tolist():  # the differing prefixes and their shorter prefixes
+        while v >= 0 and not keep[v]:
+            keep[v] = True
+            v = int(tree.parent[v])
+    head = np.flatnonzero(keep)
+    out = _trim(with_head(h, tree, head[np.lexsort((head, tree.depth[head]))]))
+    out.extra["head_states"] = int(head.size)  # (said in the run's stats)
+    return out

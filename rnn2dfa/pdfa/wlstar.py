@@ -300,14 +300,15 @@ class SamplePlan:
 
 
 def plan_samples(teacher: LanguageModel, check_words: int, fit_words: int, max_length: int,
-                 time_limit: float | None, seed: int = 0) -> SamplePlan:
+                 time_limit: float | None, seed: int = 0, given: int = 0) -> SamplePlan:
     """The sample sizes that fit `time_limit`. A pilot sample times the teacher (sampling,
     and its distributions at every prefix) at two sizes (the second as large as
     PILOT_SHARE of the limit allows; only one when even the smallest second would not fit:
     then all its cost counts per sequence, a pessimistic plan); the held-out sample (which
     is also each equivalence check's size) then takes at most HELD_SHARE of the limit and a
-    check CHECK_SHARE, the fitting sample FIT_SHARE. A PDFA teacher, or no limit, needs
-    none."""
+    check CHECK_SHARE, the fitting sample FIT_SHARE. `given`: the user's sequences are held
+    out instead (none is sampled): the fitting sample also gets what HELD_SHARE leaves after
+    reading them. A PDFA teacher, or no limit, needs none."""
     if time_limit is None or getattr(teacher, "family", None) == "pdfa" \
             or not hasattr(teacher, "sample"):
         return SamplePlan(check_words, fit_words)
@@ -348,7 +349,10 @@ def plan_samples(teacher: LanguageModel, check_words: int, fit_words: int, max_l
                       sum(p[0] for p in points))
     held = min(plan.largest(HELD_SHARE * time_limit, check_words),
                plan.largest(CHECK_SHARE * time_limit, check_words, sample=0.5))
-    fit = plan.largest(FIT_SHARE * time_limit, fit_words) if fit_words else 0
+    fit_budget = FIT_SHARE * time_limit
+    if given:  # no held-out sample drawn: its share, less reading the user's words, fits
+        fit_budget += max(HELD_SHARE * time_limit - plan._cost(plan.read_cost, given), 0.0)
+    fit = plan.largest(fit_budget, fit_words) if fit_words else 0
     plan.check_words, plan.fit_words = held, fit
     if held < check_words or fit < fit_words:
         path = getattr(teacher, "sampling_path", "")
@@ -465,9 +469,11 @@ def wlstar(
     with the tolerance times `shrink`, down to `min_tolerance`, until the time limit or the
     state cap. `finished` then means the answer meets the target.
 
-    `words` (the user's own sequences) replace the held-out sample: the choice, the
-    n-gram bar and the reported scores read the teacher on them, and the prefixes where
-    the first hypothesis differs from the teacher on them are the first counterexamples.
+    `words` (the user's own sequences) replace the held-out sample: the choice (the margin
+    alone, no allowance for sampling error: `Curve.sampled`), the n-gram bar and the
+    reported scores read the teacher on them, the fitting sample gets the held-out
+    sample's time (`plan_samples`), and the prefixes where the first hypothesis differs
+    from the teacher on them are the first counterexamples.
     `criterion` is what the choice compares (`occam.CRITERIA`; default the KL divergence
     from the teacher per symbol). `tree_merging` adds the hypotheses of the state-merging
     learner (`tree_merge.tree_hypotheses`, over the fitting sample's prefix tree) to the
@@ -509,7 +515,8 @@ def wlstar(
     if max_numbers is None:
         max_numbers = getattr(teacher, "n_weights", None)
     plan = plan_samples(teacher, check_words, fit_words if (refit or baselines) else 0,
-                        max_length, time_limit, seed) if can_sample else \
+                        max_length, time_limit, seed,
+                        given=0 if user_words is None else len(user_words)) if can_sample else \
         SamplePlan(check_words, 0)
     n_words = plan.check_words
     table = _Table(teacher, k, weighted)
@@ -547,7 +554,7 @@ def wlstar(
         held_words = user_words if user_words is not None else Prefixes(
             teacher.sample(n_words, occam_rng, max_length))  # type: ignore[attr-defined]
         curve = Curve(held_out(teacher, held_words), confidence, margin, near_tie=near_tie,
-                      criterion=criterion)
+                      criterion=criterion, sampled=user_words is None)
         if plan.fit_words and can_sample:
             sample = Prefixes(teacher.sample(  # type: ignore[attr-defined]
                 plan.fit_words, occam_rng, max_length))
@@ -573,24 +580,40 @@ def wlstar(
         table.add_words([()] + [(a,) for a in range(k)])
     ends: list[Trial] = []  # the hypothesis each tolerance ended with (adaptive table)
 
+    head_tree: list[Any] = []  # the fitting sample's prefix tree, (words, tree), built once
+
     def fitted(h: PDFA) -> PDFA:
         """`h` with each state's distribution the teacher's mean over the fitting prefixes
-        reaching it (states reached fewer than 5 times keep theirs), and the empty prefix a
-        state of its own when the start's mean is not the teacher's distribution there
-        (`tree_merge.with_start`: the first factor of every word's probability exact)."""
+        reaching it (states reached fewer than 5 times keep theirs), and the prefixes most
+        fitting words pass through where that mean is not the teacher's distribution, the
+        empty one first, states of their own (`tree_merge.with_exact_head`: the factors of
+        the most probable words' probabilities exact)."""
         if fit is None:
             return h
-        from rnn2dfa.pdfa.tree_merge import with_start
+        from rnn2dfa.pdfa.tree_merge import (
+            EXACT_HEAD_SHARE,
+            EXACT_WORD_SHARE,
+            prefix_tree,
+            with_exact_head,
+        )
 
         g = h.refit(fit[0], fit[1], min_count=5)
+        g.extra.pop("head_states", None)  # (a copy: what this call adds is counted below)
         if len(fit[0]) == 0:
             return g
+        if not head_tree or head_tree[0] is not fit[0]:  # (the fitting sample may grow)
+            head_tree[:] = [fit[0], prefix_tree(fit[0], fit[1], k)]
         # a tolerance the user named bounds it too: states that close are theirs to merge
-        u = with_start(g, fit[1][0], threshold=given_tolerance)  # flat row 0: ε
-        if u is g or (max_states is not None and u.n_states > max_states) or \
-                (max_numbers is not None and pdfa_numbers(u) > max_numbers):
-            return g  # (the caps hold: a candidate within them stays within them)
-        return u.refit(fit[0], fit[1], min_count=5)  # the rest without ε
+        for share, word in ((EXACT_HEAD_SHARE, EXACT_WORD_SHARE), (1.0, np.inf)):
+            # the head, else the start alone
+            u = with_exact_head(g, head_tree[1], share, smoothing=smooth,
+                                threshold=given_tolerance, word_share=word)
+            if u is g:
+                return g
+            if (max_states is None or u.n_states <= max_states) and \
+                    (max_numbers is None or pdfa_numbers(u) <= max_numbers):
+                return u.refit(fit[0], fit[1], min_count=5)  # the rest without the head
+        return g  # (the caps hold: a candidate within them stays within them)
 
     def consider(h: PDFA, how: str, family: str = "weighted L*") -> Trial | None:
         """Score the fitted `h` on the held-out sequences (Occam's curve)."""
@@ -941,6 +964,7 @@ def wlstar(
         "select": select,
         "prefixes": len(prefixes),
         "state_merging_states": tree_states,
+        "head_states": int(hyp.extra.get("head_states", 0)),
         "suffixes": len(table.suffixes),
         "table_cells": table.cells,
         "counterexamples": n_cex,
@@ -1008,6 +1032,12 @@ def wlstar(
                    f"{best.score:.4f}), and the n-gram is the better of the two")
         elif choice.beaten:
             how = f"no hypothesis reached {bar}: kept the better of the two, the best hypothesis"
+        elif select == "occam" and kept.index != best.index and user_words is not None:
+            how = (f"the smallest of the hypotheses whose {what} on your sequences is within "
+                   f"{curve.margin_for(best):.4g} nats per symbol of the best's "
+                   f"({best.states} states, {best.score:.4f})"
+                   + (f" and is no worse than {bar}, by at least half the best's gain over it"
+                      if bar else ""))
         elif select == "occam" and kept.index != best.index:
             how = (f"the smallest of the hypotheses whose held-out {what} cannot be told "
                    f"apart from the best ({best.states} states, {best.score:.4f} nats per "
@@ -1044,6 +1074,10 @@ def wlstar(
             message += (f"; the time left went to {len(improvement['tried'])} more candidates ("
                         + ", ".join(f"{n} {f}" for f, n in improvement["families"].items())
                         + ")")
+        if stats["head_states"]:
+            message += (f"; {stats['head_states']} of its states are prefixes most words pass "
+                        "through, holding the teacher's own distributions after them (the "
+                        "most probable words' probabilities as it gives them)")
         if fit_lost is not None:
             message += (f"; each state keeps the teacher's mass outside the alphabet "
                         f"({float(np.mean(fit_lost)):.2%} on average)")
@@ -1057,6 +1091,9 @@ def wlstar(
     else:
         message = f"stopped unfinished: {stop_reason}; the last hypothesis was kept"
     stats["finished"] = finished
+    hyp.extra.pop("head_states", None)  # (said in the stats, not stored in the file)
+    if best_model is not None:
+        best_model.extra.pop("head_states", None)
     pdfa = hyp.with_extra(stats=stats)
     tried = [] if curve is None else [(ends[i].tolerance, curve.model(ends[i]))
                                        for i in range(len(ends)) if ends[i].index in curve.front]
