@@ -14,7 +14,7 @@ the states known beforehand (a machine or DFA posing as a network) make the tabl
 
 `learner_by_size` is the rule; `default_method` reads the sizes off a model. A network that
 does not finish is the other rule, applied during the run: the default L* hands over to KV
-once its hypothesis passes HANDOVER_STATES states (`default_choice`; the driver's
+once its table passes HANDOVER_STATES states, mid-fill (`default_choice`; the driver's
 `hand_over`). L*'s table grows in jumps (2 -> 21 -> 114 -> 691 states on a hard network), so
 the size-agreement curve had nothing in between to choose; KV adds a state per
 distinguishing word. Easy networks finish below it, so their answers do not change.

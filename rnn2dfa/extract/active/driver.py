@@ -574,16 +574,12 @@ class Run:
         while True:
             s.deadline.check()
             t0 = time.perf_counter()
-            try:
+            try:  # L*'s table past the hand-over size or the cap, mid-fill or in one pass
                 with self.timed("learner"):
                     self.hyp = self.learner.hypothesis()
-            except HandOver as over:
-                self.hand_over(over.until)
-                continue
-            learn_s += time.perf_counter() - t0
-            try:
+                learn_s += time.perf_counter() - t0
                 self.check()  # the cap: a hypothesis past it is not an answer
-            except HandOver as over:  # built past the hand-over size in one pass
+            except HandOver as over:
                 self.hand_over(over.until)
                 continue
             self.rounds += 1
@@ -601,10 +597,6 @@ class Run:
             if plateau is not None:
                 self.plateau = plateau
                 raise Stop("more states stopped paying")
-            if self.handover_due():
-                self.hand_over(self.hyp.n_states)
-                learn_s = 0.0
-                continue
             t1 = time.perf_counter()
             found = self.find_counterexamples(first)
             t2 = time.perf_counter()
@@ -623,13 +615,6 @@ class Run:
             except HandOver as over:
                 self.hand_over(over.until)
             learn_s = time.perf_counter() - t2
-
-    def handover_due(self) -> bool:
-        """An L* run past `handover` states unfinished: its table's jumps (2 -> 21 -> 114
-        -> 691 states) leave the curve nothing to choose in between."""
-        n = self.opts.handover
-        return (n is not None and self.may_hand_over() and self.hyp is not None
-                and self.hyp.n_states > n)
 
     def may_hand_over(self) -> bool:
         return (self.opts.handover is not None and self.handed is None
