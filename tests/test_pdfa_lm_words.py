@@ -78,6 +78,16 @@ def run(*args: object):
 
 
 # ------------------------------------------------------------------------ the choice by KL
+class Const:
+    """A one-symbol model saying the symbol with probability p after every prefix."""
+
+    def __init__(self, p: float, n: int) -> None:
+        self.p, self.n_states = p, n
+
+    def prefix_distributions(self, ws):  # type: ignore[no-untyped-def]
+        return np.tile([self.p, 1 - self.p], (sum(len(w) + 1 for w in ws), 1))
+
+
 def test_the_kl_tells_apart_what_the_log_loss_cannot() -> None:
     # one symbol a; 50 words "" and 50 words "a"; the teacher says a with 1/3 everywhere.
     # p = 0.3 loses 1/3 ln(10/9) + 2/3 ln(20/21) = 0.002593 nats of KL at every prefix:
@@ -85,13 +95,6 @@ def test_the_kl_tells_apart_what_the_log_loss_cannot() -> None:
     # apart; by the log-loss the next symbols' sampling noise hides it (test_pdfa_occam)
     words = [(), (0,)] * 50
     held = HeldOut(words, np.tile([1 / 3, 2 / 3], (150, 1)))
-
-    class Const:
-        def __init__(self, p: float, n: int) -> None:
-            self.p, self.n_states = p, n
-
-        def prefix_distributions(self, ws):
-            return np.tile([self.p, 1 - self.p], (sum(len(w) + 1 for w in ws), 1))
 
     for criterion, want in (("log_loss", "near"), ("kl", "best")):
         curve = Curve(held, confidence=0.95, margin=0.0, criterion=criterion)
@@ -109,13 +112,6 @@ def test_on_the_users_words_the_margin_alone_decides() -> None:
     # mean is the difference, above the margin 0 (the best kept)
     words = [(), (0,)] * 50
     held = HeldOut(words, np.tile([1 / 3, 2 / 3], (150, 1)))
-
-    class Const:
-        def __init__(self, p: float, n: int) -> None:
-            self.p, self.n_states = p, n
-
-        def prefix_distributions(self, ws):
-            return np.tile([self.p, 1 - self.p], (sum(len(w) + 1 for w in ws), 1))
 
     for sampled, want in ((True, "near"), (False, "best")):
         curve = Curve(held, confidence=0.95, margin=0.0, criterion="log_loss",
