@@ -139,7 +139,9 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
             full[row["states"]] = row
     mine = any("yours" in r for r in full.values())
     if mine:
-        t.add_column("on your words", justify="right")
+        language = str(result.stats.get("selected_on", "")).startswith("its language")
+        whose = "its language's" if language else "your"
+        t.add_column(f"on {whose} words", justify="right")
     t.add_column("")
     if full:
         curve = [[s, r["agreement"]] for s, r in sorted(full.items())]

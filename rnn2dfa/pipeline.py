@@ -41,8 +41,9 @@ def extraction_options(cfg: RunConfig) -> ExtractOptions:
         seed=cfg.seed, time_limit=cfg.extract_time_limit,
         max_states=getattr(m.options, "max_states", None)))
     if cfg.task == "accept" and m.wants_language_words(opts):
+        whose = {"words_from": "language"} if hasattr(opts, "words_from") else {}
         opts = replace(opts, words=language_words(cfg.language, DEFAULT_MAX_LENGTH,
-                                                  seed=cfg.seed))
+                                                  seed=cfg.seed), **whose)
     return opts
 
 

@@ -89,7 +89,7 @@ def test_reductions_are_never_checked_on_the_held_out_words(monkeypatch:
     assert not r.finished
     assert seen["held"] and seen["checked"]
     assert not seen["checked"] & seen["held"]
-    assert len(seen["checked"]) > len(seen["held"])  # fresh words, not only the user's
+    assert len(seen["checked"]) > 2 * len(user_words())  # fresh words, not only the user's
 
 
 def test_words_drawn_like_yours_join_your_held_out_words() -> None:
@@ -167,3 +167,26 @@ def test_the_users_words_are_learned_before_their_prefixes(monkeypatch:
     r = api.extract(DFAAcceptor(truth), "lstar", words=words, seed=0, time_limit=120)
     assert r.automaton.equivalent(truth)
     assert rounds["words first"] >= 1  # the premise: the user's words were wrong at first
+
+
+def test_a_run_the_cap_stopped_early_learns_again_with_kv_from_the_start() -> None:
+    """The default's L*-then-KV run passes a cap of 60 states with nearly all of its time
+    left: KV learns again from the start, below the same cap, and its hypotheses join the
+    curve that selection picks from. A named learner is never swapped."""
+    cap = 60
+    r = api.extract(UserGRU(scale=SCALE), alphabet="abc", accept_class=1, words=user_words(),
+                    time_limit=600, max_states=cap, seed=0, language=None)
+    st = r.stats
+    assert st["handover"]["to"] == "kv"
+    again = st["restart"]
+    assert again["learner"] == "kv" and again["round"] >= 2
+    after = [row["states"] for row in st["curve"]
+             if row["round"] > again["round"] and "reduced_from" not in row]
+    assert len(after) >= 3 and max(after) <= cap
+    assert min(after) <= 2  # from the start: KV's first hypothesis
+    assert "KV learned again from the start" in r.message and not r.finished
+    assert r.automaton.n_states <= cap
+    named = api.extract(UserGRU(scale=SCALE), "kv", alphabet="abc", accept_class=1,
+                        words=user_words(), time_limit=600, max_states=cap, seed=0,
+                        language=None)
+    assert "restart" not in named.stats and "learned again" not in named.message

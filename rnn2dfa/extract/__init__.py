@@ -154,7 +154,10 @@ def _extract(loaded: Any, method: str, options: Any, progress: Progress | None,
             more = language_words(name, getattr(opts, "max_length", DEFAULT_MAX_LENGTH),
                                   seed=opts.seed) or ()
             if more:
-                opts = replace(opts, words=tuple(opts.words or ()) + tuple(more))
+                # the language's words alone are not the user's: messages say whose they are
+                mine = {} if opts.words or not hasattr(opts, "words_from") else {
+                    "words_from": "language"}
+                opts = replace(opts, words=tuple(opts.words or ()) + tuple(more), **mine)
         warning = None
         if target == "dfa" and hasattr(net, "step"):
             from rnn2dfa.models.sanity import check_outputs

@@ -90,9 +90,14 @@ class LStarOptions(ExtractOptions):
     #: one distinguishing word at a time (None: L* to the end). The default learner sets it
     #: (`extract.learner_choice.default_choice`); naming L* keeps L*
     handover: int | None = None
+    #: whose `words` they are: "you" (the user's) or "language" (the class-balanced words
+    #: of the network's training language, when the user gave none): what messages call them
+    words_from: str = "you"
 
     def validate(self) -> None:
         super().validate()
+        if self.words_from not in ("you", "language"):
+            raise InputError(f"words_from must be you or language, got {self.words_from!r}")
         if self.handover is not None:
             count(self.handover, "handover")
         if not 0 <= self.holdout < 1:

@@ -105,6 +105,7 @@ class Outcome:
     select: str
     yours_words: int = 0  # the user's held-out words, when they are the criterion
     drawn_words: int = 0  # of which words drawn like them (their edits)
+    whose: str = "your"  # whose held-out words they are: "your" or "its language's"
     reduced: int = 0  # hypotheses added by reduction after learning
 
 
@@ -113,7 +114,7 @@ def _choice(o: Outcome) -> str:
     p, best = o.selected, o.best
     if p is None or not o.heldout_words:  # nothing held out was scored: no agreement to say
         return ""
-    where = {"yours": "of your held-out words",
+    where = {"yours": f"of {o.whose} held-out words",
              "yours and sampled": "of held-out words (yours, their edits and sampled ones; "
                                   "balanced over the network's answers)"}.get(
         o.heldout_source, "of held-out sampled words (balanced over the network's answers)")
@@ -123,8 +124,8 @@ def _choice(o: Outcome) -> str:
         f" (reduced from {p.reduced_from})" if p.reduced_from else "")
     if o.yours_words and p.yours is not None:
         # the user's words first: the distribution the automaton will be used on
-        text = (f"the answer is {how} on your held-out words of the {seen}: {size}, "
-                f"agreeing with the network on {p.yours:.2%} of your held-out words "
+        text = (f"the answer is {how} on {o.whose} held-out words of the {seen}: {size}, "
+                f"agreeing with the network on {p.yours:.2%} of {o.whose} held-out words "
                 + (f"and words drawn like them ({o.yours_words - o.drawn_words:,} and "
                    f"{o.drawn_words:,})" if o.drawn_words else f"({o.yours_words:,})")
                 + f"; {p.balanced:.2%} balanced over the network's answers "
@@ -132,7 +133,8 @@ def _choice(o: Outcome) -> str:
                 + (" (yours, their edits and sampled ones)"
                    if o.heldout_source == "yours and sampled" else ""))
         if best is not None and best.states != p.states and best.yours is not None:
-            text += f"; the best seen, {best.states} states, {best.yours:.2%} of yours"
+            text += (f"; the best seen, {best.states} states, {best.yours:.2%} of "
+                     + ("yours" if o.whose == "your" else "them"))
         return text
     text = (f"the answer is {how} of the {seen}: {size}, "
             f"agreeing with the network on {p.agreement:.2%} {where} ({o.heldout_words:,})")
