@@ -241,16 +241,11 @@ def run_pipeline(
     cannot draw (no Graphviz `dot`) leaves a note and a dfa.dot instead of dfa.svg.
     """
     from rnn2dfa.atomic import staged_folder
-    from rnn2dfa.languages import get_language
     from rnn2dfa.models.threads import torch_threads
+    from rnn2dfa.train.labels import task_language
 
     cfg = config or RunConfig()
-    if cfg.task == "accept":
-        get_language(cfg.language)  # fail fast on a bad name
-    else:
-        from rnn2dfa.train.labels import resolve_machine_language
-
-        resolve_machine_language(cfg.language, cfg.task)
+    task_language(cfg.language, cfg.task)  # fail fast on a bad name
     # a method that cannot run on a trained network (exact: integer weights and
     # saturated-linear units, Theorem 4.5) is refused before training, not after
     options = extraction_options(cfg)

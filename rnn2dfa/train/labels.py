@@ -291,6 +291,16 @@ def resolve_machine_language(language: str | MachineLanguage,
     return lang
 
 
+def task_language(language: str, task: str) -> Any:
+    """The named language of a task, checked before any work: an acceptor's ("accept") from
+    the registry, a labeller's a machine language of its task (`resolve_machine_language`)."""
+    if task == "accept":
+        from rnn2dfa.languages import get_language
+
+        return get_language(language)
+    return resolve_machine_language(language, task)
+
+
 def languages_for(task: str) -> list[str]:
     """The named machine languages of a task (tag: also `tag-NAME` for a regular NAME)."""
     from rnn2dfa.languages.machines import machine_language_names

@@ -16,39 +16,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-
-from rnn2dfa.automata.counting import count_accepted
+from rnn2dfa.automata.classes import CLASSES, class_dfa, class_differences, moore_of  # noqa: F401
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.draw import show_output
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
-from rnn2dfa.verify.truth import Truth
+from rnn2dfa.languages.truth import Truth
 from rnn2dfa.words import format_word
-
-#: A DFA's two outputs as verify names the classes of its (and an acceptor's) answers.
-CLASSES = ("accepted", "rejected")
-
-
-def moore_of(dfa: DFA) -> Machine:
-    """A DFA as the two-output Moore machine of its accept bits (outputs `CLASSES`)."""
-    return Machine("moore", dfa.alphabet, CLASSES, dfa.transitions,
-                   (~np.asarray(dfa.accepting, dtype=bool)).astype(np.int64), dfa.start)
-
-
-def class_dfa(machine: Machine) -> tuple[DFA, np.ndarray]:
-    """A DFA whose states know each word's answer, and the answer of each state (-1: none,
-    the empty word of a Mealy machine): the machine itself (Moore), or states (q, the last
-    output) (Mealy)."""
-    if machine.kind == "moore":
-        return (DFA(machine.alphabet, machine.transitions, np.zeros(machine.n_states, bool),
-                    machine.start), machine.labels)
-    m1 = machine.n_outputs + 1
-    n, k = machine.n_states, machine.n_symbols
-    trans = np.repeat(machine.transitions * m1 + machine.labels + 1, m1, axis=0)
-    cls = np.tile(np.arange(-1, m1 - 1), n)
-    return DFA(machine.alphabet, trans.reshape(n * m1, k), np.zeros(n * m1, bool),
-               machine.start * m1), cls
 
 
 @dataclass
@@ -160,24 +134,6 @@ def check_kinds(machine: Machine, other_kind: str, what: str, path: str | None =
                          "compared", path=path, param=param)
 
 
-def differences_by_length(a: Machine, b: Machine, max_length: int
-                          ) -> list[LengthDisagreement]:
-    """The exact number of words of each length 1..max_length whose answers differ: for
-    each answer c, the words to which `a` gives c and `b` does not, counted on the product
-    of the two "last answer" DFAs (`class_dfa`)."""
-    from rnn2dfa.automata.product import product
-
-    (da, ca), (db, cb) = class_dfa(a), class_dfa(b)
-    counts = [0] * (max_length + 1)
-    for c in range(a.n_outputs):
-        diff = product(DFA(a.alphabet, da.transitions, ca == c, da.start),
-                       DFA(a.alphabet, db.transitions, cb == c, db.start), "diff")
-        counts = [x + y for x, y in zip(counts, count_accepted(diff, max_length), strict=True)]
-    k = a.n_symbols
-    return [LengthDisagreement(n, counts[n], k**n, counts[n] / k**n)
-            for n in range(1, max_length + 1)]
-
-
 def compare_with_truth(a: DFA | Machine, truth: Truth | DFA | Machine,
                        max_length: int = 20, truth_name: str | None = None) -> TruthComparison:
     """Compare an automaton with its truth (a `Truth` or a DFA for a DFA, a machine for a
@@ -214,5 +170,7 @@ def compare_with_truth(a: DFA | Machine, truth: Truth | DFA | Machine,
     if not exact:
         cmp.note = (f"{name} is not regular: no DFA matches it at every length; compared "
                     f"with its bounded DFA on every word up to length {horizon}")
-    cmp.by_length = differences_by_length(mine, theirs, horizon)
+    counts, k = class_differences(mine, theirs, horizon), a.n_symbols  # exact, every word
+    cmp.by_length = [LengthDisagreement(n, counts[n], k**n, counts[n] / k**n)
+                     for n in range(1, horizon + 1)]
     return cmp
