@@ -170,7 +170,6 @@ def render_stage(dfa: Any, result: ExtractionResult, verification: Any,
         INSTALL_HINT,
         GraphvizMissing,
         RenderError,
-        draw_dfa,
         plot_agreement,
         write_drawing,
     )
@@ -179,8 +178,7 @@ def render_stage(dfa: Any, result: ExtractionResult, verification: Any,
     stem = _stem(dfa)
     with book.stage("render", states=dfa.n_states):
         title = f"{cfg.language}: {cfg.cell} network, {cfg.method} extraction"
-        drawing = (draw_dfa(dfa, show_sink=cfg.show_sink, title=title) if stem == "dfa"
-                   else draw(dfa, title=title))
+        drawing = draw(dfa, show_sink=cfg.show_sink, title=title)
         try:
             write_drawing(drawing, book.folder / f"{stem}.svg", "svg")
             book.files["svg"] = f"{stem}.svg"

@@ -118,6 +118,32 @@ class TableAutomaton:
             lengths = np.full(symbols.shape[0], symbols.shape[1], dtype=np.int64)
         return walk(self.transitions, self.start, symbols, lengths)
 
+    def renumber(self, order: np.ndarray) -> Any:
+        """The sub-automaton on states `order` (old ids), renumbered 0.. in that order (each
+        kind keeps its states' accept bits or outputs, `_kept`).
+
+        Every transition from a kept state must lead to a kept state.
+        """
+        order = np.asarray(order, dtype=np.int64)
+        new_id = np.full(self.n_states, -1, dtype=np.int64)
+        new_id[order] = np.arange(order.size)
+        trans = new_id[self.transitions[order]]
+        if (trans < 0).any():
+            raise ValueError("renumber: kept states have transitions to dropped states")
+        return self._kept(order, trans, int(new_id[self.start]))
+
+    def _kept(self, order: np.ndarray, transitions: np.ndarray, start: int) -> Any:
+        raise NotImplementedError
+
+    def canonical(self) -> Any:
+        """Renumber breadth-first from the start, symbols in alphabet order; drops unreachable.
+
+        For minimal automata this is a normal form: equal languages give equal arrays.
+        """
+        from rnn2dfa.automata.minimize import bfs_order
+
+        return self.renumber(bfs_order(self.transitions, self.start))
+
 
 @dataclass(frozen=True, eq=False)
 class DFA(TableAutomaton):
@@ -246,18 +272,8 @@ class DFA(TableAutomaton):
         loops = (self.transitions == np.arange(self.n_states)[:, None]).all(axis=1)
         return loops & ~self.accepting
 
-    def renumber(self, order: np.ndarray) -> DFA:
-        """The sub-automaton on states `order` (old ids), renumbered 0.. in that order.
-
-        Every transition from a kept state must lead to a kept state.
-        """
-        order = np.asarray(order, dtype=np.int64)
-        new_id = np.full(self.n_states, -1, dtype=np.int64)
-        new_id[order] = np.arange(order.size)
-        trans = new_id[self.transitions[order]]
-        if (trans < 0).any():
-            raise ValueError("renumber: kept states have transitions to dropped states")
-        return DFA(self.alphabet, trans, self.accepting[order], int(new_id[self.start]), self.extra)
+    def _kept(self, order: np.ndarray, transitions: np.ndarray, start: int) -> DFA:
+        return DFA(self.alphabet, transitions, self.accepting[order], start, self.extra)
 
     def trim(self) -> DFA:
         """Drop unreachable states (keeps the original relative order)."""
@@ -265,15 +281,6 @@ class DFA(TableAutomaton):
         if mask.all():
             return self
         return self.renumber(np.flatnonzero(mask))
-
-    def canonical(self) -> DFA:
-        """Renumber breadth-first from the start, symbols in alphabet order; drops unreachable.
-
-        For minimal DFAs this is a normal form: equal languages give equal arrays.
-        """
-        from rnn2dfa.automata.minimize import bfs_order
-
-        return self.renumber(bfs_order(self.transitions, self.start))
 
     def minimize(self) -> DFA:
         """The minimal, canonically numbered DFA of the same language.

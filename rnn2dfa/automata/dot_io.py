@@ -655,27 +655,22 @@ class _Reader:
                                 "which one it emits is not clear")
             self.node_label[q] = attrs["label"]
 
-    def output_id(self, out: str, pos: int) -> int:
-        o = self.outputs.get(out)
-        if o is None:
-            o = len(self.outputs)
-            if o >= MAX_DOT_OUTPUTS:
-                raise self.fail(pos, f"more than {MAX_DOT_OUTPUTS:,} distinct outputs (the "
-                                "limit for a DOT file)")
-            self.outputs[out] = o
-        return o
+    def numbered(self, table: dict[Any, int], key: Any, limit: int, what: str,
+                 pos: int) -> int:
+        """The number of `key` in `table` (a symbol, an output, a Mealy pair), a new one
+        counted against `limit`."""
+        got = table.get(key)
+        if got is None:
+            got = len(table)
+            if got >= limit:
+                raise self.fail(pos, f"more than {limit:,} {what} (the limit for a DOT file)")
+            if table is self.symbols:
+                self.check_table(pos, max(len(self.names) - 1, 0), got + 1)
+            table[key] = got
+        return got
 
-    def symbol_id(self, s: str, pos: int) -> int:
-        """The number of symbol `s`, a new one counted against the limits."""
-        c = self.symbols.get(s)
-        if c is None:
-            c = len(self.symbols)
-            if c >= MAX_DOT_SYMBOLS:
-                raise self.fail(pos, f"more than {MAX_DOT_SYMBOLS:,} symbols (the limit for a "
-                                "DOT file)")
-            self.check_table(pos, max(len(self.names) - 1, 0), c + 1)
-            self.symbols[s] = c
-        return c
+    def output_id(self, out: str, pos: int) -> int:
+        return self.numbered(self.outputs, out, MAX_DOT_OUTPUTS, "distinct outputs", pos)
 
     def pair_id(self, label: str, pos: int) -> int:
         """The number of a Mealy edge label's (input, output) pair."""
@@ -686,16 +681,12 @@ class _Reader:
         inp, out = clean_label(label[:slash]), clean_label(label[slash + 1 :])
         if inp == "":
             raise self.fail(pos, f"the edge label {label!r} has no input symbol before '/'")
-        c = self.symbol_id(inp, pos)
+        c = self.numbered(self.symbols, inp, MAX_DOT_SYMBOLS, "symbols", pos)
         o = self.output_id(out, pos)
-        key = c * (MAX_DOT_OUTPUTS + 1) + o
-        p = self._pairs.get(key)
-        if p is None:
-            p = len(self._pairs)
-            if p >= MAX_DOT_PAIRS:
-                raise self.fail(pos, f"more than {MAX_DOT_PAIRS:,} distinct input/output "
-                                "pairs (the limit for a DOT file)")
-            self._pairs[key] = p
+        n = len(self._pairs)
+        p = self.numbered(self._pairs, c * (MAX_DOT_OUTPUTS + 1) + o, MAX_DOT_PAIRS,
+                          "distinct input/output pairs", pos)
+        if p == n:  # a new pair
             self.pair_in.append(c)
             self.pair_out.append(o)
         return p
@@ -729,7 +720,8 @@ class _Reader:
                 raise self.fail(pos, f"an empty symbol in the label {label!r}")
             if self.comma_label is None and self.auto_lists and "," in label:
                 self.comma_label = label
-        got = tuple(self.symbol_id(s, pos) for s in names)
+        got = tuple(self.numbered(self.symbols, s, MAX_DOT_SYMBOLS, "symbols", pos)
+                    for s in names)
         if len(self._labels) < _CACHED_LABELS:
             self._labels[label] = got
         return got
