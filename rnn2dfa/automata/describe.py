@@ -67,7 +67,7 @@ class Description:
 
 def describe(a: DFA | Machine, limit: int) -> Description:
     """`show`'s record, lines and first `limit` table rows (0: all) of a DFA or machine."""
-    reachable = int(a.reachable().sum()) if a.family == "dfa" else a.canonical().n_states
+    reachable = int(a.reachable().sum())
     minimal_states = a.minimize().n_states
     data = file_dict(a)
     head = {"alphabet": list(a.alphabet), "states": a.n_states, "reachable_states": reachable,

@@ -133,7 +133,23 @@ class TableAutomaton:
         return self._kept(order, trans, int(new_id[self.start]))
 
     def _kept(self, order: np.ndarray, transitions: np.ndarray, start: int) -> Any:
+        """This kind's automaton on the states `order`, with their new `transitions`."""
         raise NotImplementedError
+
+    def reachable(self) -> np.ndarray:
+        """Bool mask of the states reachable from the start (breadth-first, vectorized)."""
+        from rnn2dfa.automata.minimize import bfs_order
+
+        seen = np.zeros(self.n_states, dtype=bool)
+        seen[bfs_order(self.transitions, self.start)] = True
+        return seen
+
+    def trim(self) -> Any:
+        """Drop unreachable states (keeps the original relative order)."""
+        mask = self.reachable()
+        if mask.all():
+            return self
+        return self.renumber(np.flatnonzero(mask))
 
     def canonical(self) -> Any:
         """Renumber breadth-first from the start, symbols in alphabet order; drops unreachable.
@@ -259,14 +275,6 @@ class DFA(TableAutomaton):
         return self.accepting[self.run_padded(symbols, lengths)]
 
     # ----------------------------------------------------------------- structure
-    def reachable(self) -> np.ndarray:
-        """Bool mask of the states reachable from the start (breadth-first, vectorized)."""
-        from rnn2dfa.automata.minimize import bfs_order
-
-        seen = np.zeros(self.n_states, dtype=bool)
-        seen[bfs_order(self.transitions, self.start)] = True
-        return seen
-
     def sink_states(self) -> np.ndarray:
         """Bool mask of rejecting states whose every transition loops back to themselves."""
         loops = (self.transitions == np.arange(self.n_states)[:, None]).all(axis=1)
@@ -274,13 +282,6 @@ class DFA(TableAutomaton):
 
     def _kept(self, order: np.ndarray, transitions: np.ndarray, start: int) -> DFA:
         return DFA(self.alphabet, transitions, self.accepting[order], start, self.extra)
-
-    def trim(self) -> DFA:
-        """Drop unreachable states (keeps the original relative order)."""
-        mask = self.reachable()
-        if mask.all():
-            return self
-        return self.renumber(np.flatnonzero(mask))
 
     def minimize(self) -> DFA:
         """The minimal, canonically numbered DFA of the same language.

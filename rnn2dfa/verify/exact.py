@@ -95,28 +95,34 @@ class TruthComparison:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data, in the names each kind's reports have always had: a DFA's
-        `dfa_states`, `dfa_accepts_counterexample`, `equivalent` for a regular truth only and
-        `equal_up_to` for a non-regular one; a machine's `machine_states`, `truth_states`,
-        `counterexample` (text) and `counterexample_symbols`, `machine_output`."""
-        doc = asdict(self)
+        """Plain data, in the names each kind's reports have always had (`OLD_KEYS`); a
+        DFA's also `dfa_accepts_counterexample`, `equivalent` for a regular truth only and
+        `equal_up_to` for a non-regular one."""
         own = "dfa" if self.kind == "dfa" else "machine"
-        doc[f"{own}_states"], doc[f"{own}_minimal_states"] = doc.pop("states"), doc.pop(
-            "minimal_states")
-        if self.kind == "dfa":
+        doc = renamed(asdict(self), OLD_KEYS[own])
+        if own == "dfa":
             doc["dfa_accepts_counterexample"] = (None if self.output is None
                                                  else self.output == "accepted")
-            for key in ("output", "truth_output", "equal_up_to" if self.truth_exact
-                        else "equivalent"):
-                doc.pop(key)
-            return doc
-        doc["truth_states"] = doc.pop("truth_minimal_states")
-        doc["counterexample_symbols"] = doc.pop("counterexample")
-        doc["counterexample"] = doc.pop("counterexample_text")
-        doc["machine_output"] = doc.pop("output")
-        for key in ("truth_exact", "equal_up_to"):
-            doc.pop(key)
+            doc.pop("equal_up_to" if self.truth_exact else "equivalent")
         return doc
+
+
+#: The names a DFA's and a machine's reports have always given the fields of
+#: `TruthComparison` and (`error`) of the network comparison's rows; None: left out.
+OLD_KEYS: dict[str, dict[str, str | None]] = {
+    "dfa": {"states": "dfa_states", "minimal_states": "dfa_minimal_states", "output": None,
+            "truth_output": None, "error": "dfa_error"},
+    "machine": {"states": "machine_states", "minimal_states": "machine_minimal_states",
+                "truth_minimal_states": "truth_states",
+                "counterexample": "counterexample_symbols",
+                "counterexample_text": "counterexample", "output": "machine_output",
+                "truth_exact": None, "equal_up_to": None, "error": "machine_error"},
+}
+
+
+def renamed(doc: dict[str, Any], names: dict[str, str | None]) -> dict[str, Any]:
+    """`doc` with its keys renamed by `names` (a key named None is left out)."""
+    return {names.get(k, k): v for k, v in doc.items() if names.get(k, k) is not None}
 
 
 _NOUN = {"moore": "a Moore machine (one output per word)",

@@ -27,6 +27,7 @@ from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import check_alphabets
 from rnn2dfa.languages.truth import Truth
 from rnn2dfa.models.threads import resolve_threads, torch_threads
+from rnn2dfa.verify.exact import OLD_KEYS, renamed
 from rnn2dfa.verify.families import (
     BALANCED_BUDGET,
     DEFAULT_BUCKETS,
@@ -200,10 +201,10 @@ class ModelComparison:
         """Plain data, in the names each kind's reports have always had: a DFA's classes as
         `accepted_*`/`rejected_*` (`class_agreement`, `one_sided`), its error `dfa_error`; a
         machine's `machine_error`."""
-        doc = asdict(self)
-        err = "dfa_error" if self.kind == "dfa" else "machine_error"
-        for part in (doc, *doc["buckets"], *doc["classes"]):
-            part[err] = part.pop("error")
+        names = OLD_KEYS["dfa" if self.kind == "dfa" else "machine"]
+        doc = renamed(asdict(self), names)
+        doc["buckets"] = [renamed(row, names) for row in doc["buckets"]]
+        doc["classes"] = [renamed(g, names) for g in doc["classes"]]
         if self.kind != "dfa":
             return doc
         for g in doc["classes"]:
