@@ -647,13 +647,14 @@ class _Reader:
             self.shape_at[q] = pos
         if "label" in attrs:
             self.labelled[q] = attrs["label"] != ""
-            before = self.node_label.get(q)
-            if (self.mkind == "moore" and before is not None and before != attrs["label"]
-                    and moore_output_of_label(before) != moore_output_of_label(attrs["label"])):
-                raise self.fail(pos, f"state {self.names[q]!r} is declared twice with "
-                                f"different outputs ({before!r}, then {attrs['label']!r}): "
-                                "which one it emits is not clear")
-            self.node_label[q] = attrs["label"]
+            if self.mkind == "moore":  # a Moore state's label holds its output
+                before = self.node_label.get(q)
+                if (before is not None and before != attrs["label"] and
+                        moore_output_of_label(before) != moore_output_of_label(attrs["label"])):
+                    raise self.fail(pos, f"state {self.names[q]!r} is declared twice with "
+                                    f"different outputs ({before!r}, then {attrs['label']!r}): "
+                                    "which one it emits is not clear")
+                self.node_label[q] = attrs["label"]
 
     def numbered(self, table: dict[Any, int], key: Any, limit: int, what: str,
                  pos: int) -> int:
