@@ -1,4 +1,6 @@
-"""DFAs in Graphviz DOT as AALpy and LearnLib write them, and automata-lib DFAs.
+"""DFAs and Moore/Mealy machines in Graphviz DOT as AALpy, LearnLib and the Radboud
+Automata Wiki write them: the one reader (`from_dot`) and writer (`to_dot`, `save_dot`) of
+the family, by the file's kind (`dot_kind`) and the automaton's `family`; automata-lib DFAs.
 
 AALpy (`save_automaton_to_file(dfa, file_type="dot")`) writes
 
@@ -47,6 +49,51 @@ another number (`01`, `²`), and blanks at an end (ours drops them, as LearnLib'
 as LearnLib, with Graphviz's escapes only where a symbol needs them (so a symbol the aalpy
 style takes is written the same way); the rnn2dfa style is the look of `render` (one edge
 per target, symbols in a list). Whatever is written reads back as the same DFA.
+
+Machines. AALpy's Moore machine puts each state's output in a record-shaped node, its
+edges carry input symbols; its Mealy machine labels each edge `input/output` (LearnLib and
+the wiki write `input / output`, `shape="circle"` nodes and `__start0 -> s0;`):
+
+    digraph learnedModel {                  digraph g {
+    s0 [label="s0|0", shape=record,         __start0 [label="" shape="none"];
+        style=rounded];                       s0 [shape="circle" label="s0"];
+    s0 -> s1 [label="a"];                     s0 -> s1 [label="ACK(V,V,0) / RST"];
+    __start0 [shape=none, label=""];        __start0 -> s0;
+    __start0 -> s0 [label=""];              }
+    }
+
+A machine is read by the same streaming pass as a DFA (the same tokenizer and counts, every
+problem naming its line), with outputs added: a Moore state's output is what follows the
+first unescaped `|` of its label (AALpy's reader: blanks around it dropped, a label wrapped
+in braces unwrapped; a label without `|` is the output itself); a Moore edge label is one symbol (commas, parentheses, pipes, `+` included); a
+Mealy edge label is split at its first unescaped `/` (blanks around input and output
+dropped, as LearnLib writes `a / 1`; the output may hold more `/`). Graphviz's escapes are
+undone (`\\|`, `\\/`, `\\\\`, `\\n`). Distinct outputs, and a Mealy file's (input, output)
+pairs, are counted too.
+
+A partial machine (a state without an edge for some input: the wiki's X-ray models) is
+refused unless it is completed as learners do (AALpy's `make_input_complete`, LearnLib's
+completion): `complete="sink"` sends every missing transition to one added state that
+loops on every input, `complete="self-loop"` keeps the state where it is. The added
+transitions of a Mealy machine emit `complete_output` (default "epsilon", AALpy's), the
+added sink state of a Moore machine outputs it (default "sink_state", AALpy's); a Moore
+self-loop needs none (the state keeps its own output). `extra["dot_completed"]` and
+`extra["dot_notes"]` say what was added.
+
+Writing has three styles, each read back as the same machine:
+
+- `aalpy`: AALpy's layout, every symbol and output written as it is, which AALpy's own
+  loader reads as the same machine; what it would read differently is refused in one line
+  naming the string (`aalpy_problem`: quotes, backslashes, newlines, blanks at an
+  end, `/` in a Mealy input, digit strings that are no plain int, ...). Commas,
+  parentheses, pipes, `+`, `->` and `/` in an output are written as they are.
+- `learnlib`: a Mealy machine in LearnLib's and the wiki's layout (`input / output`), with
+  Graphviz's escapes only where a string needs them. AALpy's loader reads it too, keeping
+  the blanks around `/` in its strings, as it does the wiki's files.
+- `rnn2dfa`: AALpy's layout with Graphviz's escapes where a string needs them (any symbol
+  and output) and the kind, the alphabet's and the outputs' order as graph attributes,
+  written so that AALpy's line-based reader skips them: a machine whose strings the aalpy
+  style takes is written the same way, and AALpy reads it as the same machine.
 
 Why a hand-written reader: the only DOT parser on PyPI, pydot (pyparsing), is not a
 dependency of this project and parses large files slowly; the subset these tools write
