@@ -65,11 +65,11 @@ the wiki write `input / output`, `shape="circle"` nodes and `__start0 -> s0;`):
 A machine is read by the same streaming pass as a DFA (the same tokenizer and counts, every
 problem naming its line), with outputs added: a Moore state's output is what follows the
 first unescaped `|` of its label (AALpy's reader: blanks around it dropped, a label wrapped
-in braces unwrapped; a label without `|` is the output itself); a Moore edge label is one symbol (commas, parentheses, pipes, `+` included); a
-Mealy edge label is split at its first unescaped `/` (blanks around input and output
-dropped, as LearnLib writes `a / 1`; the output may hold more `/`). Graphviz's escapes are
-undone (`\\|`, `\\/`, `\\\\`, `\\n`). Distinct outputs, and a Mealy file's (input, output)
-pairs, are counted too.
+in braces unwrapped; a label without `|` is the output itself); a Moore edge label is one
+symbol (commas, parentheses, pipes, `+` included); a Mealy edge label is split at its first
+unescaped `/` (blanks around input and output dropped, as LearnLib writes `a / 1`; the
+output may hold more `/`). Graphviz's escapes are undone (`\\|`, `\\/`, `\\\\`, `\\n`).
+Distinct outputs, and a Mealy file's (input, output) pairs, are counted too.
 
 A partial machine (a state without an edge for some input: the wiki's X-ray models) is
 refused unless it is completed as learners do (AALpy's `make_input_complete`, LearnLib's
