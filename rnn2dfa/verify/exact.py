@@ -140,6 +140,14 @@ def check_kinds(machine: Machine, other_kind: str, what: str, path: str | None =
                          "compared", path=path, param=param)
 
 
+def differences_by_length(a: Machine, b: Machine, max_length: int
+                          ) -> list[LengthDisagreement]:
+    """The exact number of words of each length 1..max_length whose answers differ."""
+    counts, k = class_differences(a, b, max_length), a.n_symbols
+    return [LengthDisagreement(n, counts[n], k**n, counts[n] / k**n)
+            for n in range(1, max_length + 1)]
+
+
 def compare_with_truth(a: DFA | Machine, truth: Truth | DFA | Machine,
                        max_length: int = 20, truth_name: str | None = None) -> TruthComparison:
     """Compare an automaton with its truth (a `Truth` or a DFA for a DFA, a machine for a
@@ -176,7 +184,5 @@ def compare_with_truth(a: DFA | Machine, truth: Truth | DFA | Machine,
     if not exact:
         cmp.note = (f"{name} is not regular: no DFA matches it at every length; compared "
                     f"with its bounded DFA on every word up to length {horizon}")
-    counts, k = class_differences(mine, theirs, horizon), a.n_symbols  # exact, every word
-    cmp.by_length = [LengthDisagreement(n, counts[n], k**n, counts[n] / k**n)
-                     for n in range(1, horizon + 1)]
+    cmp.by_length = differences_by_length(mine, theirs, horizon)
     return cmp
