@@ -16,6 +16,9 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.words import Word
 
+#: Class-balanced sampling counts paths on the reference's (class or bounded) DFA: states x
+#: length x (classes - 1) operations on big integers; verify affords this many.
+BALANCED_BUDGET = 2_000_000
 #: A DFA's two outputs as verify names the classes of its (and an acceptor's) answers.
 CLASSES = ("accepted", "rejected")
 
@@ -79,10 +82,10 @@ class ClassSampler:
         self.max_length = max_length
 
     @staticmethod
-    def cost(machine: Machine, max_length: int) -> int:
-        """The counts' cost: states x length per class counted (on big integers)."""
+    def affordable(machine: Machine, max_length: int) -> bool:
+        """Whether the counts fit `BALANCED_BUDGET`: states x length per class counted."""
         states = machine.n_states * (1 if machine.kind == "moore" else machine.n_outputs + 1)
-        return states * max_length * max(machine.n_outputs - 1, 1)
+        return states * max_length * max(machine.n_outputs - 1, 1) <= BALANCED_BUDGET
 
     def sample(self, lo: int, hi: int, n: int, rng: np.random.Generator) -> list[Word]:
         """About `n` words of lengths in [lo, hi]: up to 10 distinct lengths, drawn among

@@ -29,7 +29,6 @@ from rnn2dfa.languages.truth import Truth
 from rnn2dfa.models.threads import resolve_threads, torch_threads
 from rnn2dfa.verify.exact import OLD_KEYS, renamed
 from rnn2dfa.verify.families import (
-    BALANCED_BUDGET,
     DEFAULT_BUCKETS,
     MIN_CLASS_WORDS,
     Group,
@@ -60,8 +59,7 @@ def sample_words(m: Machine, truth: Truth | Machine | None, alphabet: tuple[str,
         return moore_of(truth.dfa if lang is None else lang.bounded_dfa(hi))
 
     against = "truth" if truth is not None else ("dfa" if m.outputs == CLASSES else "machine")
-    limit = balanced_limit(buckets,
-                           lambda hi: ClassSampler.cost(reference(hi), hi) <= BALANCED_BUDGET)
+    limit = balanced_limit(buckets, lambda hi: ClassSampler.affordable(reference(hi), hi))
     note = None
     if limit < max(hi for _, hi in buckets):
         note = (f"class-balanced words only up to length {limit}: counting longer words of "
