@@ -1297,14 +1297,10 @@ def to_dot(a: DFA | Machine, style: str = "aalpy", name: str = "learnedModel",
     return "".join(dot_chunks(a, style, name, path))
 
 
+#: the names each kind's writer had (kept importable)
 dfa_to_dot = machine_to_dot = to_dot
-check_machine = check_automaton
+check_symbols = check_machine = check_automaton
 machine_dot_chunks = dot_chunks
-
-
-def check_symbols(dfa: DFA, style: str, path: str | None = None) -> None:
-    """`check_automaton` of a DFA (kept importable)."""
-    check_automaton(dfa, style, path)
 
 
 def save_dot(a: DFA | Machine, path: str | os.PathLike[str], style: str = "aalpy") -> None:
