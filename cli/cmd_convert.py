@@ -109,7 +109,7 @@ def convert_cmd(input_file: str, output: str, style: str, kind: str | None,
     Exit code: 0 written, 2 bad input (nothing written).
     """
     from rnn2dfa.automata.describe import load_automaton
-    from rnn2dfa.automata.dot_io import WHOLE_LABEL_NOTE, dfa_from_dot
+    from rnn2dfa.automata.dot_io import WHOLE_LABEL_NOTE
     from rnn2dfa.fileio import read_text
     from rnn2dfa.files import save, save_dot
 
@@ -128,28 +128,25 @@ def convert_cmd(input_file: str, output: str, style: str, kind: str | None,
                              "file names its format and is complete", path=input_file)
         a = load_automaton(input_file)
     else:  # every size is counted while reading, and refused before a table is built
-        from rnn2dfa.automata.machine_dot import dot_kind, machine_from_dot
+        from rnn2dfa.automata.dot_io import dot_kind, from_dot
 
         text = read_text(input_file, "a DOT file", error=DFAFormatError)
         kind = kind or dot_kind(text)
-        if kind != "dfa":
-            if labels is not None:
-                raise InputError(f"--labels goes with a DFA: a {kind} machine's edge carries "
-                                 "one symbol" + (" and its output ('input/output')"
-                                                 if kind == "mealy" else ""), path=input_file)
-            with options_for(complete="--complete sink|self-loop"):
-                a = machine_from_dot(text, kind, source=input_file, complete=complete,
-                                     complete_output=complete_output)
-        elif complete == "self-loop":
+        if kind != "dfa" and labels is not None:
+            raise InputError(f"--labels goes with a DFA: a {kind} machine's edge carries "
+                             "one symbol" + (" and its output ('input/output')"
+                                             if kind == "mealy" else ""), path=input_file)
+        if kind == "dfa" and complete == "self-loop":
             raise InputError("--complete self-loop goes with a Moore or Mealy machine: a "
                              "partial DFA's missing transitions reject (they go to an added "
                              "rejecting sink, --complete sink)", path=input_file)
-        elif complete_output is not None:
+        if kind == "dfa" and complete_output is not None:
             raise InputError("--complete-output goes with a Moore or Mealy machine: a DFA's "
                              "added sink state rejects", path=input_file)
-        else:
-            a = dfa_from_dot(text, source=input_file,
-                             lists=None if labels is None else labels == "list")
+        with options_for(complete="--complete sink|self-loop"):
+            a = from_dot(text, input_file, kind, complete=complete,
+                         complete_output=complete_output,
+                         lists=None if labels is None else labels == "list")
         del text
     if dst == "json":
         save(a, output)

@@ -11,7 +11,6 @@ from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeEl
 from rnn2dfa.atomic import keep_existing
 from rnn2dfa.errors import InputError
 from rnn2dfa.extract.registry import method_names
-from rnn2dfa.languages import get_language
 from rnn2dfa.models.cell_names import ALL_CELLS
 from rnn2dfa.pipeline import RunConfig
 from rnn2dfa_cli.cmd_extract import MethodChoice, method_help
@@ -105,7 +104,6 @@ def _summary(run: Any) -> None:
                                if ex["stats"].get("stopped") == "wrong on longer words"
                                else " (stopped early)")
                             + f", sizes {size_trail(ex['hypothesis_sizes'])}")
-    machine = run.dfa.family != "dfa"
     if ver.truth is not None:
         cmp = ver.truth
         line = cmp.what().replace(f" to {cmp.truth}", "")
@@ -118,7 +116,7 @@ def _summary(run: Any) -> None:
             extra = ""
             if b.network_error is not None:
                 extra = (f" (network error {b.network_error:.2%}, "
-                         f"{'machine' if machine else 'DFA'} error {b.error:.2%})")
+                         f"{ver.noun} error {b.error:.2%})")
             t.add_row(f"vs network {b.lo}-{b.hi}", f"{b.sample}: agree {b.agreement:.2%}{extra}")
     t.add_row("seconds", "  ".join(f"{k} {v:.1f}" for k, v in run.seconds.items())
               + f"  total {sum(run.seconds.values()):.1f}")
@@ -196,14 +194,10 @@ def run_cmd(
     """
     from rnn2dfa.models.device import default_device
     from rnn2dfa.pipeline import run_pipeline
+    from rnn2dfa.train.labels import task_language
 
-    if task == "accept":
-        get_language(language)  # an unknown name fails here, before any progress display
-    else:
-        from rnn2dfa.train.labels import resolve_machine_language
-
-        with options_for(task="--task", language="--language"):
-            resolve_machine_language(language, task)
+    with options_for(task="--task", language="--language"):
+        task_language(language, task)  # an unknown name fails here, before any progress
     ctx = click.get_current_context()
     if ctx.get_parameter_source("outdir") is click.core.ParameterSource.DEFAULT:
         _keep_default_folder(outdir)

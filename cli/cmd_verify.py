@@ -283,8 +283,7 @@ def verify_cmd(
                 raise InputError("give --words FILE (or its old name --data), not both")
             ctx.params["data"] = ctx.params.pop("words_file")
         return verify_hook(ctx)
-    from rnn2dfa.automata.io import load_dfa
-    from rnn2dfa.automata.machine_io import is_machine_file, load_machine
+    from rnn2dfa.automata.io import is_machine_file, load
     from rnn2dfa.render.plots import PLOT_FORMATS, plot_agreement
     from rnn2dfa.verify.check import VerifySettings, check, resolve
 
@@ -312,7 +311,7 @@ def verify_cmd(
                          "--truth-regex RE")
     if plot_file is not None and plot_file.rsplit(".", 1)[-1].lower() not in PLOT_FORMATS:
         raise InputError("the plot must be a .svg, .png or .pdf file", path=plot_file)
-    automaton = load_machine(dfa_file) if machine else load_dfa(dfa_file)
+    automaton = load(dfa_file, "machine" if machine else "dfa")
     how = given[0][1] if given else None
     option = {"name": "-l/--truth", "file": "--truth-file", "regex": "--truth-regex"}.get(how)
     with options_for(truth=option or "--truth", language=option or "--truth",

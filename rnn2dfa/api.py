@@ -372,57 +372,21 @@ def to_aalpy(a: Any) -> Any:
     """A DFA or Moore/Mealy machine as an AALpy automaton (`Dfa`, `MooreMachine`,
     `MealyMachine`), states named q0, q1, ... (AALpy must be installed)."""
     x = _an_automaton(a, "a")
+    if x.family == "pdfa":
+        raise InputError("a PDFA has no AALpy form here (a DFA, Moore or Mealy machine has)",
+                         param="a")
     try:
-        from aalpy.automata import (
-            Dfa,
-            DfaState,
-            MealyMachine,
-            MealyState,
-            MooreMachine,
-            MooreState,
-        )
+        import aalpy.automata  # noqa: F401
     except ImportError:
         raise InputError("AALpy is not installed (pip install aalpy)") from None
-    n, kind = x.n_states, x.family
-    if kind == "dfa":
-        states: list[Any] = [DfaState(f"q{q}", bool(x.accepting[q])) for q in range(n)]
-    elif kind == "moore":
-        states = [MooreState(f"q{q}", x.outputs[int(x.labels[q])]) for q in range(n)]
-    else:
-        states = [MealyState(f"q{q}") for q in range(n)]
-    for q, state in enumerate(states):
-        for i, symbol in enumerate(x.alphabet):
-            state.transitions[symbol] = states[int(x.transitions[q, i])]
-            if kind == "mealy":
-                state.output_fun[symbol] = x.outputs[int(x.labels[q, i])]
-    start = states[x.start]
-    return {"dfa": Dfa, "moore": MooreMachine, "mealy": MealyMachine}[kind](start, states)
+    from rnn2dfa.automata.exchange import to_aalpy as convert
+
+    return convert(x, prefix="q")
 
 
 def from_aalpy(model: Any, alphabet: Sequence[str] | None = None) -> Automaton:
     """An AALpy `Dfa`, `MooreMachine` or `MealyMachine` as a DFA or machine (symbols as
     their str; sorted unless `alphabet` orders them), minimized."""
-    import numpy as np
+    from rnn2dfa.automata.exchange import from_aalpy as convert
 
-    states = list(model.states)
-    index = {id(s): i for i, s in enumerate(states)}
-    symbols = tuple(alphabet) if alphabet is not None else tuple(sorted(
-        {str(a) for s in states for a in s.transitions}))
-    by_name = {str(a): a for s in states for a in s.transitions}
-    trans = np.array([[index[id(s.transitions[by_name[a]])] for a in symbols]
-                      for s in states], dtype=np.int64)
-    start = index[id(model.initial_state)]
-    kind = type(model).__name__
-    if kind == "Dfa":
-        return DFA(symbols, trans, [bool(s.is_accepting) for s in states], start).minimize()
-    if kind == "MooreMachine":
-        raw = [str(s.output) for s in states]
-        outs = tuple(sorted(set(raw)))
-        labels = np.array([outs.index(o) for o in raw], dtype=np.int64)
-        return Machine("moore", symbols, outs, trans, labels, start).minimize()
-    if kind == "MealyMachine":
-        raw2 = [[str(s.output_fun[by_name[a]]) for a in symbols] for s in states]
-        outs = tuple(sorted({o for row in raw2 for o in row}))
-        labels = np.array([[outs.index(o) for o in row] for row in raw2], dtype=np.int64)
-        return Machine("mealy", symbols, outs, trans, labels, start).minimize()
-    raise InputError(f"an AALpy {kind} is not a DFA, Moore or Mealy machine")
+    return convert(model, alphabet)

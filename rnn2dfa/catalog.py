@@ -129,7 +129,7 @@ def ground_truth(name: str, max_length: int | None = None) -> GroundTruth:
     from rnn2dfa.languages import language_names
 
     if name in language_names():
-        from rnn2dfa.verify.truth import truth_from_language
+        from rnn2dfa.languages.truth import truth_from_language
 
         t = truth_from_language(name, max_length)
         lang = t.language

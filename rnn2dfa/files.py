@@ -1,7 +1,7 @@
 """One front door for automaton files of every kind: `load` reads a DFA, a Moore or Mealy
 machine or a PDFA (JSON, by the file's `format`; DFAs and machines in DOT too), `save` and
-`dumps` write one by its kind. Each format keeps its own reader and writer
-(`automata.io`, `automata.machine_io`, `automata.dot_io`/`machine_dot`, `pdfa.io`); this is
+`dumps` write one by its kind. The deterministic family has one reader and one writer per
+format (`automata.io` JSON, `automata.dot_io` DOT), the PDFA its own (`pdfa.io`); this is
 where the kind is read once. Used by the Python API and the `truth` command. No torch here.
 """
 
@@ -20,41 +20,28 @@ def load(path: str | os.PathLike[str], *, complete: str | None = None,
     "self-loop", the added transitions emitting `complete_output`)."""
     path = os.fspath(path)
     if path.endswith((".dot", ".gv")):
-        from rnn2dfa.automata.dot_io import dfa_from_dot
-        from rnn2dfa.automata.machine_dot import dot_kind, machine_from_dot
+        from rnn2dfa.automata.dot_io import from_dot
         from rnn2dfa.fileio import read_text
 
-        text = read_text(path, "a DOT file")
-        kind = dot_kind(text)
-        if kind == "dfa":
-            return dfa_from_dot(text, source=path)
-        return machine_from_dot(text, kind, source=path, complete=complete,
-                                complete_output=complete_output)
-    from rnn2dfa.automata.machine_io import file_format, load_machine
+        return from_dot(read_text(path, "a DOT file"), path, complete=complete,
+                        complete_output=complete_output)
+    from rnn2dfa.automata import io
 
-    fmt = file_format(path)
-    if fmt is not None and fmt.startswith(("rnn2dfa.moore", "rnn2dfa.mealy")):
-        return load_machine(path)
+    fmt = io.file_format(path)
     if fmt is not None and fmt.startswith("rnn2dfa.pdfa"):
         from rnn2dfa.pdfa.io import load_pdfa
 
         return load_pdfa(path)
-    from rnn2dfa.automata.io import load_dfa
-
-    return load_dfa(path)
+    return io.load(path, "machine" if io.machine_kind(path) else "dfa")
 
 
 def _module(a: Any) -> Any:
-    """The file module of an automaton's kind (`dumps`, and its writer: `_SAVERS`)."""
+    """The file module of an automaton's kind (`dumps`, `save`)."""
     kind = getattr(a, "family", None)
-    if kind == "dfa":
+    if kind in ("dfa", "moore", "mealy"):
         from rnn2dfa.automata import io
 
         return io
-    if kind in ("moore", "mealy"):
-        from rnn2dfa.automata import machine_io
-
-        return machine_io
     if kind == "pdfa":
         from rnn2dfa.pdfa import io as pdfa_io
 
@@ -68,26 +55,20 @@ def dumps(a: Any) -> str:
     return _module(a).dumps(a)
 
 
-#: each kind's writer in its module: JSON, or DOT for a .dot/.gv name (refused for a PDFA)
-_SAVERS = {"dfa": "save_dfa", "moore": "save_machine", "mealy": "save_machine",
-           "pdfa": "save_pdfa"}
-
-
 def save(a: Any, path: str | os.PathLike[str]) -> None:
-    """Write an automaton's file atomically: JSON, or DOT when the name asks for it."""
-    getattr(_module(a), _SAVERS[a.family])(a, path)
+    """Write an automaton's file atomically: JSON, or DOT when the name asks for it
+    (refused for a PDFA)."""
+    module = _module(a)
+    (module.save_pdfa if a.family == "pdfa" else module.save)(a, path)
 
 
 def save_dot(a: Any, path: str | os.PathLike[str], style: str = "aalpy") -> None:
     """Write a DFA or a Moore/Mealy machine as Graphviz DOT in a tool's `style` ("aalpy",
     "learnlib", "rnn2dfa"; what its reader would change is refused, naming the string)."""
     _module(a)  # anything but an automaton: one line
-    family = a.family
-    if family == "dfa":
-        from rnn2dfa.automata.dot_io import save_dot as write
-    elif family in ("moore", "mealy"):
-        from rnn2dfa.automata.machine_dot import save_machine_dot as write
-    else:
+    if a.family == "pdfa":
         raise InputError("a PDFA has no DOT file format (draw it with render)",
                          param="automaton")
+    from rnn2dfa.automata.dot_io import save_dot as write
+
     write(a, path, style=style)

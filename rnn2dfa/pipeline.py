@@ -171,7 +171,6 @@ def render_stage(dfa: Any, result: ExtractionResult, verification: Any,
         INSTALL_HINT,
         GraphvizMissing,
         RenderError,
-        draw_dfa,
         plot_agreement,
         write_drawing,
     )
@@ -180,8 +179,7 @@ def render_stage(dfa: Any, result: ExtractionResult, verification: Any,
     stem = _stem(dfa)
     with book.stage("render", states=dfa.n_states):
         title = f"{cfg.language}: {cfg.cell} network, {cfg.method} extraction"
-        drawing = (draw_dfa(dfa, show_sink=cfg.show_sink, title=title) if stem == "dfa"
-                   else draw(dfa, title=title))
+        drawing = draw(dfa, show_sink=cfg.show_sink, title=title)
         try:
             write_drawing(drawing, book.folder / f"{stem}.svg", "svg")
             book.files["svg"] = f"{stem}.svg"
@@ -242,16 +240,11 @@ def run_pipeline(
     cannot draw (no Graphviz `dot`) leaves a note and a dfa.dot instead of dfa.svg.
     """
     from rnn2dfa.atomic import staged_folder
-    from rnn2dfa.languages import get_language
     from rnn2dfa.models.threads import torch_threads
+    from rnn2dfa.train.labels import task_language
 
     cfg = config or RunConfig()
-    if cfg.task == "accept":
-        get_language(cfg.language)  # fail fast on a bad name
-    else:
-        from rnn2dfa.train.labels import resolve_machine_language
-
-        resolve_machine_language(cfg.language, cfg.task)
+    task_language(cfg.language, cfg.task)  # fail fast on a bad name
     # a method that cannot run on a trained network (exact: integer weights and
     # saturated-linear units, Theorem 4.5) is refused before training, not after
     options = extraction_options(cfg)

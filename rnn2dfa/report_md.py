@@ -89,47 +89,7 @@ def report_markdown(run: RunResult) -> str:
     if "hypotheses_plot" in run.files:
         parts += ["Hypothesis size against disagreement with the network (sampled words):", "",
                   "![hypotheses](hypotheses.svg)", ""]
-    parts += ["## Verification", ""]
-    cmp = ver.truth
-    if machine:
-        parts += _machine_verification(ver)
-    elif cmp is not None:
-        rows = [["truth", cmp.truth + ("" if cmp.truth_exact else " (bounded: not regular)")],
-                ["equivalent" if cmp.truth_exact else f"equal up to length {cmp.max_length}",
-                 "yes" if cmp.agrees else "**no**"],
-                ["states (DFA / truth, minimal)",
-                 f"{cmp.minimal_states} / {cmp.truth_minimal_states}"]]
-        if cmp.counterexample_text is not None:
-            who = "accepts" if cmp.output == "accepted" else "rejects"
-            cex = f"`{cmp.counterexample_text}` (the DFA {who} it)"
-            rows.append(["shortest counterexample", cex])
-        parts += [_table(["", ""], rows), ""]
-        if not cmp.agrees:
-            parts += [
-                "Exact disagreement with the truth by length (all words, counted on the product "
-                "automaton):",
-                "",
-                _table(["length", "disagree", "of", "rate"],
-                       [[str(r.length), str(r.disagreements), str(r.total), _pct(r.rate)]
-                        for r in cmp.by_length]),
-                "",
-            ]
-        if cmp.note:
-            parts += [f"> {cmp.note}", ""]
-    net = ver.network
-    if net is not None and not machine:
-        parts += [
-            f"Agreement with the network on sampled words up to length "
-            f"{max(b.hi for b in net.buckets)} (network error beside the DFA's error, after "
-            "Omlin & Giles; balanced = half accepted, half rejected):",
-            "",
-            _table(["lengths", "sample", "words", "DFA = network", "network error", "DFA error"],
-                   [[f"{b.lo}–{b.hi}", b.sample, str(b.words), _pct(b.agreement),
-                     _pct(b.network_error), _pct(b.error)] for b in net.buckets]),
-            "",
-            "![agreement by length](agreement.svg)",
-            "",
-        ]
+    parts += ["## Verification", ""] + _verification(ver, "plot" in run.files)
     if run.notes:
         parts += ["## Notes", ""] + [f"- {n}" for n in run.notes] + [""]
     total = sum(run.seconds.values())
@@ -147,26 +107,52 @@ def report_markdown(run: RunResult) -> str:
     return "\n".join(parts)
 
 
-def _machine_verification(ver: Any) -> list[str]:
-    """The verification of a Moore or Mealy machine (`verify.report.VerifyReport`)."""
+def _verification(ver: Any, plotted: bool) -> list[str]:
+    """The verification of any kind (`verify.report.VerifyReport`): the exact check against
+    the truth, then agreement with the network by length bucket (`plotted`: agreement.svg)."""
     parts: list[str] = []
     cmp, net = ver.truth, ver.network
+    dfa, noun = ver.kind == "dfa", ver.noun
     if cmp is not None:
-        rows = [["truth", f"{cmp.truth} ({cmp.kind} machine)"],
-                ["equivalent", "yes" if cmp.equivalent else "**no**"],
-                ["states (machine / truth, minimal)",
+        what = (f" ({cmp.kind} machine)" if not dfa
+                else "" if cmp.truth_exact else " (bounded: not regular)")
+        rows = [["truth", cmp.truth + what],
+                ["equivalent" if cmp.truth_exact else f"equal up to length {cmp.max_length}",
+                 "yes" if cmp.agrees else "**no**"],
+                [f"states ({noun} / truth, minimal)",
                  f"{cmp.minimal_states} / {cmp.truth_minimal_states}"]]
-        if cmp.counterexample_text is not None:
+        if cmp.counterexample_text is not None and dfa:
+            who = "accepts" if cmp.output == "accepted" else "rejects"
+            rows.append(["shortest counterexample",
+                         f"`{cmp.counterexample_text}` (the DFA {who} it)"])
+        elif cmp.counterexample_text is not None:
             rows.append(["shortest word with a different output",
                          f"`{cmp.counterexample_text}`"])
         parts += [_table(["", ""], rows), ""]
+        if not cmp.agrees:
+            parts += [
+                "Exact disagreement with the truth by length (all words, counted on the product "
+                "automaton):",
+                "",
+                _table(["length", "disagree", "of", "rate"],
+                       [[str(r.length), str(r.disagreements), str(r.total), _pct(r.rate)]
+                        for r in cmp.by_length]),
+                "",
+            ]
+        if cmp.note:
+            parts += [f"> {cmp.note}", ""]
     if net is not None:
         has_truth = net.network_error is not None
-        head = ["lengths", "sample", "words", "machine = network"]
-        head += ["network error", "machine error"] if has_truth else []
+        head = ["lengths", "sample", "words", f"{noun} = network"]
+        head += ["network error", f"{noun} error"] if has_truth else []
         rows = [[f"{b.lo}–{b.hi}", b.sample, str(b.words), _pct(b.agreement)]
                 + ([_pct(b.network_error), _pct(b.error)] if has_truth else [])
                 for b in net.buckets]
-        parts += ["Agreement with the network on sampled words (class-balanced and uniform):",
-                  "", _table(head, rows), ""]
+        beside = (f"network error beside the {noun}'s error, after Omlin & Giles; "
+                  if has_truth else "")
+        parts += [f"Agreement with the network on sampled words up to length "
+                  f"{max(b.hi for b in net.buckets)} ({beside}class-balanced, uniform, "
+                  "near-miss and pumped words):", "", _table(head, rows), ""]
+        if plotted:
+            parts += ["![agreement by length](agreement.svg)", ""]
     return parts

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rnn2dfa.automata import machine_dot
+from rnn2dfa.automata import dot_io
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.automata.machine_dot import (
     dot_kind,
@@ -231,12 +231,12 @@ def test_a_dfa_is_refused_as_a_machine() -> None:
 
 
 def test_outputs_and_pairs_are_counted_while_reading(monkeypatch) -> None:
-    monkeypatch.setattr(machine_dot, "MAX_DOT_OUTPUTS", 5)
+    monkeypatch.setattr(dot_io, "MAX_DOT_OUTPUTS", 5)
     edges = [f's0 -> s0 [label="a{i}/o{i}"];' for i in range(10)]
     with pytest.raises(DFAFormatError, match="line 7: more than 5 distinct outputs"):
         machine_from_dot(_moore(edges + ["__start0 -> s0;"]), "mealy")
-    monkeypatch.setattr(machine_dot, "MAX_DOT_OUTPUTS", 100)
-    monkeypatch.setattr(machine_dot, "MAX_DOT_PAIRS", 4)
+    monkeypatch.setattr(dot_io, "MAX_DOT_OUTPUTS", 100)
+    monkeypatch.setattr(dot_io, "MAX_DOT_PAIRS", 4)
     pairs = [f's0 -> s0 [label="{a}/{o}"];' for a, o in itertools.product("ab", "xyz")]
     with pytest.raises(DFAFormatError, match="line 6: more than 4 distinct input/output"):
         machine_from_dot(_moore(pairs + ["__start0 -> s0;"]), "mealy")

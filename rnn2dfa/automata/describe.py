@@ -29,31 +29,23 @@ SHOWN_ITEMS = 30
 def file_kind(path: str | os.PathLike[str]) -> str:
     """"moore" or "mealy" for a machine file (by its 'format'), else "dfa" (the DFA reader
     says what is wrong with anything else)."""
-    from rnn2dfa.automata.machine_io import machine_kind
+    from rnn2dfa.automata.io import machine_kind
 
     return machine_kind(path) or "dfa"
 
 
 def load_automaton(path: str | os.PathLike[str]) -> DFA | Machine:
     """A DFA or Moore/Mealy machine file, read by its kind (a DFAFormatError naming it)."""
-    if file_kind(path) == "dfa":
-        from rnn2dfa.automata.io import load_dfa
+    from rnn2dfa.automata.io import load
 
-        return load_dfa(path)
-    from rnn2dfa.automata.machine_io import load_machine
-
-    return load_machine(path)
+    return load(path, "dfa" if file_kind(path) == "dfa" else "machine")
 
 
 def file_dict(a: DFA | Machine) -> dict[str, Any]:
-    """The JSON object of an automaton's file (its kind's writer)."""
-    if a.family == "dfa":
-        from rnn2dfa.automata.io import dfa_to_dict
+    """The JSON object of an automaton's file (the family's one writer)."""
+    from rnn2dfa.automata.io import to_dict
 
-        return dfa_to_dict(a)  # type: ignore[arg-type]
-    from rnn2dfa.automata.machine_io import machine_to_dict
-
-    return machine_to_dict(a)  # type: ignore[arg-type]
+    return to_dict(a)
 
 
 def output_counts(m: Machine) -> dict[str, int]:
@@ -75,7 +67,7 @@ class Description:
 
 def describe(a: DFA | Machine, limit: int) -> Description:
     """`show`'s record, lines and first `limit` table rows (0: all) of a DFA or machine."""
-    reachable = int(a.reachable().sum()) if a.family == "dfa" else a.canonical().n_states
+    reachable = int(a.reachable().sum())
     minimal_states = a.minimize().n_states
     data = file_dict(a)
     head = {"alphabet": list(a.alphabet), "states": a.n_states, "reachable_states": reachable,

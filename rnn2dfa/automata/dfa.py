@@ -118,6 +118,48 @@ class TableAutomaton:
             lengths = np.full(symbols.shape[0], symbols.shape[1], dtype=np.int64)
         return walk(self.transitions, self.start, symbols, lengths)
 
+    def renumber(self, order: np.ndarray) -> Any:
+        """The sub-automaton on states `order` (old ids), renumbered 0.. in that order (each
+        kind keeps its states' accept bits or outputs, `_kept`).
+
+        Every transition from a kept state must lead to a kept state.
+        """
+        order = np.asarray(order, dtype=np.int64)
+        new_id = np.full(self.n_states, -1, dtype=np.int64)
+        new_id[order] = np.arange(order.size)
+        trans = new_id[self.transitions[order]]
+        if (trans < 0).any():
+            raise ValueError("renumber: kept states have transitions to dropped states")
+        return self._kept(order, trans, int(new_id[self.start]))
+
+    def _kept(self, order: np.ndarray, transitions: np.ndarray, start: int) -> Any:
+        """This kind's automaton on the states `order`, with their new `transitions`."""
+        raise NotImplementedError
+
+    def reachable(self) -> np.ndarray:
+        """Bool mask of the states reachable from the start (breadth-first, vectorized)."""
+        from rnn2dfa.automata.minimize import bfs_order
+
+        seen = np.zeros(self.n_states, dtype=bool)
+        seen[bfs_order(self.transitions, self.start)] = True
+        return seen
+
+    def trim(self) -> Any:
+        """Drop unreachable states (keeps the original relative order)."""
+        mask = self.reachable()
+        if mask.all():
+            return self
+        return self.renumber(np.flatnonzero(mask))
+
+    def canonical(self) -> Any:
+        """Renumber breadth-first from the start, symbols in alphabet order; drops unreachable.
+
+        For minimal automata this is a normal form: equal languages give equal arrays.
+        """
+        from rnn2dfa.automata.minimize import bfs_order
+
+        return self.renumber(bfs_order(self.transitions, self.start))
+
 
 @dataclass(frozen=True, eq=False)
 class DFA(TableAutomaton):
@@ -233,47 +275,13 @@ class DFA(TableAutomaton):
         return self.accepting[self.run_padded(symbols, lengths)]
 
     # ----------------------------------------------------------------- structure
-    def reachable(self) -> np.ndarray:
-        """Bool mask of the states reachable from the start (breadth-first, vectorized)."""
-        from rnn2dfa.automata.minimize import bfs_order
-
-        seen = np.zeros(self.n_states, dtype=bool)
-        seen[bfs_order(self.transitions, self.start)] = True
-        return seen
-
     def sink_states(self) -> np.ndarray:
         """Bool mask of rejecting states whose every transition loops back to themselves."""
         loops = (self.transitions == np.arange(self.n_states)[:, None]).all(axis=1)
         return loops & ~self.accepting
 
-    def renumber(self, order: np.ndarray) -> DFA:
-        """The sub-automaton on states `order` (old ids), renumbered 0.. in that order.
-
-        Every transition from a kept state must lead to a kept state.
-        """
-        order = np.asarray(order, dtype=np.int64)
-        new_id = np.full(self.n_states, -1, dtype=np.int64)
-        new_id[order] = np.arange(order.size)
-        trans = new_id[self.transitions[order]]
-        if (trans < 0).any():
-            raise ValueError("renumber: kept states have transitions to dropped states")
-        return DFA(self.alphabet, trans, self.accepting[order], int(new_id[self.start]), self.extra)
-
-    def trim(self) -> DFA:
-        """Drop unreachable states (keeps the original relative order)."""
-        mask = self.reachable()
-        if mask.all():
-            return self
-        return self.renumber(np.flatnonzero(mask))
-
-    def canonical(self) -> DFA:
-        """Renumber breadth-first from the start, symbols in alphabet order; drops unreachable.
-
-        For minimal DFAs this is a normal form: equal languages give equal arrays.
-        """
-        from rnn2dfa.automata.minimize import bfs_order
-
-        return self.renumber(bfs_order(self.transitions, self.start))
+    def _kept(self, order: np.ndarray, transitions: np.ndarray, start: int) -> DFA:
+        return DFA(self.alphabet, transitions, self.accepting[order], start, self.extra)
 
     def minimize(self) -> DFA:
         """The minimal, canonically numbered DFA of the same language.

@@ -1,4 +1,6 @@
-"""DFAs in Graphviz DOT as AALpy and LearnLib write them, and automata-lib DFAs.
+"""DFAs and Moore/Mealy machines in Graphviz DOT as AALpy, LearnLib and the Radboud
+Automata Wiki write them: the one reader (`from_dot`) and writer (`to_dot`, `save_dot`) of
+the family, by the file's kind (`dot_kind`) and the automaton's `family`; automata-lib DFAs.
 
 AALpy (`save_automaton_to_file(dfa, file_type="dot")`) writes
 
@@ -48,6 +50,51 @@ as LearnLib, with Graphviz's escapes only where a symbol needs them (so a symbol
 style takes is written the same way); the rnn2dfa style is the look of `render` (one edge
 per target, symbols in a list). Whatever is written reads back as the same DFA.
 
+Machines. AALpy's Moore machine puts each state's output in a record-shaped node, its
+edges carry input symbols; its Mealy machine labels each edge `input/output` (LearnLib and
+the wiki write `input / output`, `shape="circle"` nodes and `__start0 -> s0;`):
+
+    digraph learnedModel {                  digraph g {
+    s0 [label="s0|0", shape=record,         __start0 [label="" shape="none"];
+        style=rounded];                       s0 [shape="circle" label="s0"];
+    s0 -> s1 [label="a"];                     s0 -> s1 [label="ACK(V,V,0) / RST"];
+    __start0 [shape=none, label=""];        __start0 -> s0;
+    __start0 -> s0 [label=""];              }
+    }
+
+A machine is read by the same streaming pass as a DFA (the same tokenizer and counts, every
+problem naming its line), with outputs added: a Moore state's output is what follows the
+first unescaped `|` of its label (AALpy's reader: blanks around it dropped, a label wrapped
+in braces unwrapped; a label without `|` is the output itself); a Moore edge label is one
+symbol (commas, parentheses, pipes, `+` included); a Mealy edge label is split at its first
+unescaped `/` (blanks around input and output dropped, as LearnLib writes `a / 1`; the
+output may hold more `/`). Graphviz's escapes are undone (`\\|`, `\\/`, `\\\\`, `\\n`).
+Distinct outputs, and a Mealy file's (input, output) pairs, are counted too.
+
+A partial machine (a state without an edge for some input: the wiki's X-ray models) is
+refused unless it is completed as learners do (AALpy's `make_input_complete`, LearnLib's
+completion): `complete="sink"` sends every missing transition to one added state that
+loops on every input, `complete="self-loop"` keeps the state where it is. The added
+transitions of a Mealy machine emit `complete_output` (default "epsilon", AALpy's), the
+added sink state of a Moore machine outputs it (default "sink_state", AALpy's); a Moore
+self-loop needs none (the state keeps its own output). `extra["dot_completed"]` and
+`extra["dot_notes"]` say what was added.
+
+Writing has three styles, each read back as the same machine:
+
+- `aalpy`: AALpy's layout, every symbol and output written as it is, which AALpy's own
+  loader reads as the same machine; what it would read differently is refused in one line
+  naming the string (`aalpy_problem`: quotes, backslashes, newlines, blanks at an
+  end, `/` in a Mealy input, digit strings that are no plain int, ...). Commas,
+  parentheses, pipes, `+`, `->` and `/` in an output are written as they are.
+- `learnlib`: a Mealy machine in LearnLib's and the wiki's layout (`input / output`), with
+  Graphviz's escapes only where a string needs them. AALpy's loader reads it too, keeping
+  the blanks around `/` in its strings, as it does the wiki's files.
+- `rnn2dfa`: AALpy's layout with Graphviz's escapes where a string needs them (any symbol
+  and output) and the kind, the alphabet's and the outputs' order as graph attributes,
+  written so that AALpy's line-based reader skips them: a machine whose strings the aalpy
+  style takes is written the same way, and AALpy reads it as the same machine.
+
 Why a hand-written reader: the only DOT parser on PyPI, pydot (pyparsing), is not a
 dependency of this project and parses large files slowly; the subset these tools write
 (node and edge statements with attribute lists, quoted strings, comments) is a small
@@ -70,9 +117,12 @@ import numpy as np
 
 from rnn2dfa.atomic import atomic_path
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.machine import KINDS, Machine
 from rnn2dfa.errors import DFAFormatError, InputError
 from rnn2dfa.limits import (
     MAX_DFA_TABLE,
+    MAX_DOT_OUTPUTS,
+    MAX_DOT_PAIRS,
     MAX_DOT_STATES,
     MAX_DOT_SYMBOLS,
     MAX_DOT_TRANSITIONS,
@@ -80,7 +130,15 @@ from rnn2dfa.limits import (
     human_bytes,
 )
 
-STYLES = ("aalpy", "learnlib", "rnn2dfa")
+STYLES = MACHINE_STYLES = ("aalpy", "learnlib", "rnn2dfa")
+#: How a partial machine's missing transitions are completed.
+COMPLETIONS = ("sink", "self-loop")
+#: The output of the added transitions (Mealy) or of the added sink state (Moore) unless
+#: another is given: AALpy's `make_input_complete`.
+COMPLETE_OUTPUT = {"mealy": "epsilon", "moore": "sink_state"}
+#: Graph attributes the rnn2dfa style writes of a machine: its kind and outputs in order.
+KIND_ATTR = "rnn2dfa_kind"
+OUTPUTS_ATTR = "rnn2dfa_outputs"
 #: The graph attribute holding the alphabet in order (the rnn2dfa style writes it).
 ALPHABET_ATTR = "rnn2dfa_alphabet"
 #: How the notes begin when a label with a comma was read as one symbol.
@@ -124,6 +182,16 @@ _BLANKS = " \t\r\n"  # dropped around a symbol unless escaped (Graphviz draws th
 
 
 _HTML_TAG = re.compile(r"<[^<>]*>")
+_RECORD = re.compile(r"""shape\s*=\s*"?record\b""", re.I)
+_KIND = re.compile(KIND_ATTR + r"""\s*=\s*"?(\w+)""")
+_EDGE_LABEL = re.compile(r"""[^\[;\n]*\[[^\]\n]*?\blabel\s*=\s*"""
+                         r"""(?:"((?:[^"\\\n]|\\.)*)"|<(.*?)>\s*[\],;])""")
+#: `dot_kind` looks at the labels of this many edges, each in this many characters after its
+#: arrow: a guess in bounded time, whatever the file.
+_SNIFF_EDGES, _SNIFF_CHARS = 100, 16384
+#: AALpy's reader takes a line holding 'label' or '->' for a state or an edge: the graph
+#: attributes of the rnn2dfa style escape both (`l\abel`, `-\>`: the same text to Graphviz).
+_AALPY_WORD = re.compile(r"l(?=abel)")
 
 
 def html_text(markup: str) -> str:
@@ -201,11 +269,75 @@ def escape_label(text: str, specials: str = "") -> str:
     return s.replace('"', '\\"')
 
 
+def _split_list(text: str) -> list[str]:
+    """The entries of a comma-separated graph attribute (empty entries kept: an output may
+    be the empty string), each cleaned as a label."""
+    out, i = [], 0
+    while True:
+        m = _PIECE.match(text, i)
+        assert m is not None  # the pattern matches the empty string
+        out.append(clean_label(m.group()))
+        i = m.end() + 1
+        if i > len(text):
+            return out
+
+
+def _attr_list(items: tuple[str, ...]) -> str:
+    """A graph attribute's value listing `items` (read by `_split_list`), holding neither
+    'label' nor '->', which would make AALpy's reader take its line for a state or edge."""
+    text = ",".join(escape_label(x, ",") for x in items)
+    return _AALPY_WORD.sub("l\\\\", text).replace("->", "-\\>")
+
+
+def moore_output_of_label(label: str) -> str:
+    """The output in a Moore state's label: what follows its first unescaped `|` (AALpy's
+    reader: blanks around it dropped, a label wrapped in braces unwrapped; a label without
+    `|` is the output itself)."""
+    text = label.lstrip(_BLANKS)
+    body = text.rstrip(_BLANKS)
+    if (len(body) - len(body.rstrip("\\"))) % 2:  # the last blank stripped was escaped
+        body = text[: len(body) + 1]
+    text = body
+    if (text[:1] == "{" and text[-1:] == "}"
+            and (len(text) - 1 - len(text[:-1].rstrip("\\"))) % 2 == 0):
+        text = text[1:-1]
+    bar = first_unescaped(text, "|")
+    return clean_label(text[bar + 1 :] if bar >= 0 else text)
+
+
+def dot_kind(text: str) -> str:
+    """What a DOT text most likely holds: "moore" (record-shaped states, AALpy's Moore
+    machines), "mealy" (edge labels `input/output`, every one of the first 100, and no
+    accepting state) or "dfa". The rnn2dfa style says it in its graph attribute
+    `rnn2dfa_kind`."""
+    head = _KIND.search(text, 0, 65536)
+    if head is not None and head.group(1) in ("dfa", *KINDS):
+        return head.group(1)
+    if _RECORD.search(text):
+        return "moore"
+    at, seen = text.find("->"), 0
+    for _ in range(_SNIFF_EDGES):
+        if at < 0:
+            break
+        m = _EDGE_LABEL.match(text[at + 2 : at + 2 + _SNIFF_CHARS])
+        label = None if m is None else (m.group(1) if m.group(2) is None
+                                        else html_text(m.group(2)))
+        if label:
+            if first_unescaped(label, "/") < 0:
+                return "dfa"
+            seen += 1
+        at = text.find("->", at + 2)
+    return "mealy" if seen and "doublecircle" not in text else "dfa"
+
+
 class _Reader:
     """One pass over DOT text: nodes, transitions and the graph's attributes, compactly."""
 
-    def __init__(self, text: str, source: str | None, lists: bool | None = None) -> None:
-        self.text, self.source = text, source
+    def __init__(self, text: str, source: str | None, lists: bool | None = None,
+                 kind: str = "dfa") -> None:
+        self.text, self.source, self.mkind = text, source, kind
+        if kind != "dfa":  # a machine's edge is one symbol (no style writes lists)
+            lists = False
         # whether an edge label lists symbols (rnn2dfa's style) or is one (AALpy,
         # LearnLib); None: decided at the first label, by the graph's rnn2dfa_alphabet
         self.lists, self.auto_lists = lists, lists is None
@@ -231,6 +363,12 @@ class _Reader:
         self.symbols: dict[str, int] = {}
         self._labels: dict[str, tuple[int, ...]] = {}
         self._raw_labels: dict[str, int] = {}  # a label as written -> its one symbol
+        # a machine's outputs: Moore node labels, Mealy (input, output) pairs (their numbers
+        # stand where a DFA keeps symbols)
+        self.node_label: dict[int, str] = {}
+        self.outputs: dict[str, int] = {}
+        self.pair_in, self.pair_out = array("i"), array("i")
+        self._pairs: dict[int, int] = {}
 
     # ------------------------------------------------------------ messages
     def line(self, pos: int) -> int:
@@ -556,6 +694,50 @@ class _Reader:
             self.shape_at[q] = pos
         if "label" in attrs:
             self.labelled[q] = attrs["label"] != ""
+            if self.mkind == "moore":  # a Moore state's label holds its output
+                before = self.node_label.get(q)
+                if (before is not None and before != attrs["label"] and
+                        moore_output_of_label(before) != moore_output_of_label(attrs["label"])):
+                    raise self.fail(pos, f"state {self.names[q]!r} is declared twice with "
+                                    f"different outputs ({before!r}, then {attrs['label']!r}): "
+                                    "which one it emits is not clear")
+                self.node_label[q] = attrs["label"]
+
+    def numbered(self, table: dict[Any, int], key: Any, limit: int, what: str,
+                 pos: int) -> int:
+        """The number of `key` in `table` (a symbol, an output, a Mealy pair), a new one
+        counted against `limit`."""
+        got = table.get(key)
+        if got is None:
+            got = len(table)
+            if got >= limit:
+                raise self.fail(pos, f"more than {limit:,} {what} (the limit for a DOT file)")
+            if table is self.symbols:
+                self.check_table(pos, max(len(self.names) - 1, 0), got + 1)
+            table[key] = got
+        return got
+
+    def output_id(self, out: str, pos: int) -> int:
+        return self.numbered(self.outputs, out, MAX_DOT_OUTPUTS, "distinct outputs", pos)
+
+    def pair_id(self, label: str, pos: int) -> int:
+        """The number of a Mealy edge label's (input, output) pair."""
+        slash = first_unescaped(label, "/")
+        if slash < 0:
+            raise self.fail(pos, f"the edge label {label!r} is not 'input/output' (a Mealy "
+                            "machine's transition)")
+        inp, out = clean_label(label[:slash]), clean_label(label[slash + 1 :])
+        if inp == "":
+            raise self.fail(pos, f"the edge label {label!r} has no input symbol before '/'")
+        c = self.numbered(self.symbols, inp, MAX_DOT_SYMBOLS, "symbols", pos)
+        o = self.output_id(out, pos)
+        n = len(self._pairs)
+        p = self.numbered(self._pairs, c * (MAX_DOT_OUTPUTS + 1) + o, MAX_DOT_PAIRS,
+                          "distinct input/output pairs", pos)
+        if p == n:  # a new pair
+            self.pair_in.append(c)
+            self.pair_out.append(o)
+        return p
 
     def check_table(self, pos: int, nodes: int, symbols: int) -> None:
         if nodes * symbols > MAX_DFA_TABLE:
@@ -564,9 +746,15 @@ class _Reader:
                             f"{MAX_DFA_TABLE:,})")
 
     def label_symbols(self, label: str, pos: int) -> tuple[int, ...]:
-        """The symbol numbers of an edge label (cached: labels repeat)."""
+        """The symbol numbers of an edge label (cached: labels repeat); a Mealy machine's:
+        the number of its one (input, output) pair."""
         got = self._labels.get(label)
         if got is not None:
+            return got
+        if self.mkind == "mealy":
+            got = (self.pair_id(label, pos),)
+            if len(self._labels) < _CACHED_LABELS:
+                self._labels[label] = got
             return got
         if self.lists is None:
             self.lists = ALPHABET_ATTR in self.graph_attrs
@@ -580,18 +768,8 @@ class _Reader:
                 raise self.fail(pos, f"an empty symbol in the label {label!r}")
             if self.comma_label is None and self.auto_lists and "," in label:
                 self.comma_label = label
-        out = []
-        for s in names:
-            c = self.symbols.get(s)
-            if c is None:
-                c = len(self.symbols)
-                if c >= MAX_DOT_SYMBOLS:
-                    raise self.fail(pos, f"more than {MAX_DOT_SYMBOLS:,} symbols (the limit "
-                                    "for a DOT file)")
-                self.check_table(pos, max(len(self.names) - 1, 0), c + 1)
-                self.symbols[s] = c
-            out.append(c)
-        got = tuple(out)
+        got = tuple(self.numbered(self.symbols, s, MAX_DOT_SYMBOLS, "symbols", pos)
+                    for s in names)
         if len(self._labels) < _CACHED_LABELS:
             self._labels[label] = got
         return got
@@ -676,72 +854,137 @@ class _Reader:
                 f"{shown(clean_label(self.comma_label))} is one symbol (the file has no "
                 f"{ALPHABET_ATTR}, which marks labels listing several)"]
 
-    def dfa(self) -> DFA:
-        marker, first_start, (src, dst, sym, at) = self._start_and_edges()
-        state_names = [name for q, name in enumerate(self.names) if not marker[q]]
-        state_of = np.cumsum(~marker) - 1
-        n = len(state_names)
-        q, t = state_of[src], state_of[dst]
-        names_of = list(self.symbols)
-        col = np.full(max(len(names_of), 1), -1, dtype=np.int64)
-        if ALPHABET_ATTR in self.graph_attrs:
-            text, pos = self.graph_attrs[ALPHABET_ATTR]
-            if text.count(",") >= MAX_DOT_SYMBOLS:
-                raise self.fail(pos, f"{ALPHABET_ATTR} holds more than {MAX_DOT_SYMBOLS:,} "
-                                "symbols (the limit for a DOT file)")
+    def _ordered(self, attr: str, found: list[str], what: str, used: np.ndarray,
+                 n: int) -> tuple[list[str], np.ndarray]:
+        """The order a graph attribute gives (the rnn2dfa style writes it), else the order of
+        first appearance among `used` (numbers of `found`; `n` states): (names in order,
+        the column of each found name, -1 for a symbol the attribute lacks: the caller
+        names its edge)."""
+        col = np.full(max(len(found), 1), -1, dtype=np.int64)
+        if attr not in self.graph_attrs:
+            kept, first = np.unique(used, return_index=True)
+            kept = kept[np.argsort(first)]
+            col[kept] = np.arange(len(kept))
+            return [found[c] for c in kept.tolist()], col
+        text, pos = self.graph_attrs[attr]
+        if text.count(",") >= MAX_DOT_SYMBOLS:
+            raise self.fail(pos, f"{attr} holds more than {MAX_DOT_SYMBOLS:,} "
+                            f"{what}s (the limit for a DOT file)")
+        if what == "symbol":
             self.check_table(pos, n, text.count(",") + 1)
-            alphabet = split_label(text, lambda what: self.fail(pos, f"{ALPHABET_ATTR}: {what}"))
-            order: dict[str, int] = {}
-            for s in alphabet:
-                if s in order:
-                    raise self.fail(pos, f"{ALPHABET_ATTR} holds the symbol {s!r} twice")
-                order[s] = len(order)
-            for c, s in enumerate(names_of):
-                col[c] = order.get(s, -1)
-            outside = col[sym] < 0
-            if outside.any():
-                j = int(np.flatnonzero(outside)[0])
-                raise self.fail(int(at[j]), f"the symbol {names_of[sym[j]]!r} is not in the "
-                                f"graph's {ALPHABET_ATTR}")
-        else:
-            used, first = np.unique(sym, return_index=True)
-            used = used[np.argsort(first)]
-            col[used] = np.arange(len(used))
-            alphabet = [names_of[c] for c in used.tolist()]
-        if not alphabet:
+            names = split_label(text, lambda problem: self.fail(pos, f"{attr}: {problem}"))
+        else:  # an output may be the empty string
+            names = _split_list(text)
+        order: dict[str, int] = {}
+        for s in names:
+            if s in order:
+                raise self.fail(pos, f"{attr} holds the {what} {s!r} twice")
+            order[s] = len(order)
+        for c, s in enumerate(found):
+            col[c] = order.get(s, -1)
+            if col[c] < 0 and what != "symbol":
+                raise self.fail(pos, f"the {what} {s!r} is not in the graph's {attr}")
+        return names, col
+
+    def automaton(self, complete: str | None = None,
+                  complete_output: str | None = None) -> DFA | Machine:
+        """The DFA or machine read (a DFA's missing transitions go to an added rejecting
+        sink; a machine's as `complete` says, else it is refused)."""
+        marker, first, (src, dst, sym, at) = self._start_and_edges()
+        states = np.flatnonzero(~marker)
+        state_names = [self.names[q] for q in states.tolist()]
+        state_of = np.cumsum(~marker) - 1
+        n, kind = len(state_names), self.mkind
+        q, t = state_of[src], state_of[dst]
+        if kind == "mealy":
+            pin = np.frombuffer(self.pair_in, dtype=np.int32).astype(np.int64)
+            pout = np.frombuffer(self.pair_out, dtype=np.int32).astype(np.int64)
+            sym, out = pin[sym], pout[sym]
+        elif kind == "moore":  # a state's output is in its label
+            for r in states.tolist():
+                label = self.node_label.get(r)
+                if not label:
+                    raise self.fail(self.shape_at[r], f"state {self.names[r]!r} has no "
+                                    "output (a label 'name|output')")
+                self.output_id(moore_output_of_label(label), self.shape_at[r])
+        names_of = list(self.symbols)
+        alphabet, col = self._ordered(ALPHABET_ATTR, names_of, "symbol", sym, n)
+        outside = col[sym] < 0
+        if outside.any():
+            j = int(np.flatnonzero(outside)[0])
+            raise self.fail(int(at[j]), f"the symbol {names_of[sym[j]]!r} is not in the "
+                            f"graph's {ALPHABET_ATTR}")
+        if not alphabet or (kind != "dfa" and not len(sym)):
             raise DFAFormatError("no labelled transitions", path=self.source)
         k = len(alphabet)
         self.check_table(len(self.text.rstrip()) - 1, n, k)  # (a sink row may be added)
         c = col[sym]
         key = q * k + c
-        order_ = np.argsort(key, kind="stable")
-        ks, ts = key[order_], t[order_]
+        order = np.argsort(key, kind="stable")
+        ks, ts = key[order], t[order]
         clash = (ks[1:] == ks[:-1]) & (ts[1:] != ts[:-1])
+        if kind == "mealy":
+            os_ = out[order]
+            clash |= (ks[1:] == ks[:-1]) & (os_[1:] != os_[:-1])
         if clash.any():
             j = int(np.flatnonzero(clash)[0])
-            a, b = int(order_[j]), int(order_[j + 1])
+            a, b = int(order[j]), int(order[j + 1])
+            what = (f"to {state_names[t[a]]!r} (line {self.line(int(at[a]))}) and to "
+                    f"{state_names[t[b]]!r}" if kind == "dfa" else
+                    f"(the first on line {self.line(int(at[a]))}) with different targets or "
+                    "outputs")
             raise self.fail(int(at[b]), f"state {state_names[q[a]]!r} has two "
-                            f"{alphabet[c[a]]!r} edges, to {state_names[t[a]]!r} (line "
-                            f"{self.line(int(at[a]))}) and to {state_names[t[b]]!r}: not "
-                            "deterministic")
-        trans = np.full((n + 1, k), n, dtype=np.int64)  # row n: a rejecting sink, if needed
+                            f"{alphabet[c[a]]!r} edges {what}: not deterministic")
+        trans = np.full((n, k), -1, dtype=np.int64)
         trans[q, c] = t
-        accepting = np.array([self.accepting(int(r)) for r in np.flatnonzero(~marker)]
-                             + [False], dtype=bool)
-        hole = trans[:n] == n
+        outputs, ocol = ["0", "1"], np.arange(2)
+        if kind != "dfa":
+            outputs, ocol = self._ordered(OUTPUTS_ATTR, list(self.outputs), "output",
+                                          np.arange(len(self.outputs)), n)
+        if kind == "mealy":
+            labels = np.zeros((n, k), dtype=np.int64)
+            labels[q, c] = ocol[out]
+        elif kind == "moore":
+            labels = np.array([ocol[self.outputs[moore_output_of_label(self.node_label[r])]]
+                               for r in states.tolist()], dtype=np.int64)
+        else:
+            labels = np.array([self.accepting(r) for r in states.tolist()], dtype=np.int64)
         extra: dict[str, Any] = {"dot_state_names": state_names}
         notes = self.label_notes()
+        hole = trans < 0
         if hole.any():
             r, i = (int(v) for v in np.argwhere(hole)[0])
-            notes.insert(0, f"{int(hole.sum())} missing transitions (the first: state "
-                         f"{state_names[r]!r} on {alphabet[i]!r}) go to an added rejecting "
-                         "sink state (the file's DFA was partial)")
-            extra["dot_completed"] = {"how": "sink", "missing": int(hole.sum())}
-        else:
-            trans, accepting = trans[:n], accepting[:n]
+            missing = int(hole.sum())
+            if kind == "dfa":
+                trans, labels, outputs, _ = _complete(kind, trans, labels, outputs,
+                                                      list(state_names), "sink", "0")
+                notes.insert(0, f"{missing} missing transitions (the first: state "
+                             f"{state_names[r]!r} on {alphabet[i]!r}) go to an added "
+                             "rejecting sink state (the file's DFA was partial)")
+                extra["dot_completed"] = {"how": "sink", "missing": missing}
+            elif complete is None:
+                raise DFAFormatError(
+                    f"line {self.line(self.shape_at[int(states[r])])}: state "
+                    f"{state_names[r]!r} has no {alphabet[i]!r} transition ({missing:,} "
+                    "missing): the machine is partial; complete it with an added sink state "
+                    "or with self-loops", path=self.source, param="complete")
+            else:
+                trans, labels, outputs, note = _complete(
+                    kind, trans, labels, outputs, state_names, complete, complete_output)
+                extra["dot_completed"] = {"how": complete, "missing": missing,
+                                          "output": note[1]}
+                notes.insert(0, f"{missing:,} missing transitions (the first: state "
+                             f"{state_names[r]!r} on {alphabet[i]!r}) {note[0]}")
         if notes:
             extra["dot_notes"] = "; ".join(notes)
-        return DFA(tuple(alphabet), trans, accepting, int(state_of[first_start]), extra)
+        try:
+            if kind == "dfa":
+                return DFA(tuple(alphabet), trans, labels.astype(bool), int(state_of[first]),
+                           extra)
+            return Machine(kind, tuple(alphabet), tuple(outputs), trans, labels,
+                           int(state_of[first]), extra)
+        except DFAFormatError as exc:
+            raise DFAFormatError(exc.message, path=self.source) from None
 
 
 def _maybe_marker(name: str) -> bool:
@@ -778,14 +1021,80 @@ def split_label(label: str, fail: Any = None) -> list[str]:
     return pieces
 
 
-def dfa_from_dot(text: str, source: str | None = None, *, lists: bool | None = None) -> DFA:
-    """Parse an AALpy/LearnLib/rnn2dfa-style DOT DFA (see the module docstring); any
-    problem is a DFAFormatError naming `source` and the line. `lists`: whether an edge label
-    lists symbols separated by commas (True) or is one symbol (False); None: lists when the
-    graph has `rnn2dfa_alphabet` before its first edge."""
-    reader = _Reader(text, source, lists)
+def _complete(kind: str, trans: np.ndarray, labels: np.ndarray, outputs: list[str],
+              state_names: list[str], how: str,
+              output: str | None) -> tuple[np.ndarray, np.ndarray, list[str], tuple[str, Any]]:
+    """The tables with every missing transition (-1) completed `how`, the outputs (the
+    completion's added when new) and (what the note says, the output used or None); a DFA
+    is completed as a Moore machine of its accept bits."""
+    hole = trans < 0
+    n, k = trans.shape
+    used = output if output is not None else COMPLETE_OUTPUT[kind]
+    if kind == "moore" and how == "self-loop":
+        used = None  # a state keeps its own output
+    outputs = list(outputs)
+    known = used is None or used in outputs
+    if used is not None and not known:
+        outputs.append(used)
+    o = outputs.index(used) if used is not None else -1
+    shown = "" if known or used is None else " (a new output)"
+    if how == "self-loop":
+        rows = np.broadcast_to(np.arange(n)[:, None], trans.shape)
+        trans = np.where(hole, rows, trans)
+        if kind == "mealy":
+            labels = np.where(hole, o, labels)
+            return trans, labels, outputs, (f"stay in their state, emitting {used!r}{shown}",
+                                            used)
+        return trans, labels, outputs, ("stay in their state (keeping its output)", None)
+    name = "sink"
+    while name in state_names:
+        name += "_"
+    state_names.append(name)
+    trans = np.vstack([np.where(hole, n, trans), np.full((1, k), n, dtype=np.int64)])
+    if kind == "mealy":
+        labels = np.vstack([np.where(hole, o, labels), np.full((1, k), o, dtype=np.int64)])
+        what = f"emitting {used!r}{shown}"
+    else:
+        labels = np.append(labels, o)
+        what = f"whose output is {used!r}{shown}"
+    return trans, labels, outputs, (f"go to an added state {name!r} that loops on every "
+                                    f"input, {what}", used)
+
+
+def from_dot(text: str, source: str | None = None, kind: str | None = None, *,
+             lists: bool | None = None, complete: str | None = None,
+             complete_output: str | None = None) -> DFA | Machine:
+    """The DFA, Moore or Mealy machine of a DOT text (AALpy's, LearnLib's, the wiki's or
+    the rnn2dfa style; see the module docstring); `kind` None: as `dot_kind` guesses.
+    `lists` (a DFA's): whether an edge label lists symbols separated by commas (True) or is
+    one symbol (False); None: lists when the graph has `rnn2dfa_alphabet` before its first
+    edge. A partial machine is refused (param "complete") unless `complete` is "sink" or
+    "self-loop" (`complete_output` None: `COMPLETE_OUTPUT[kind]`); a partial DFA's missing
+    transitions go to an added rejecting sink. Any problem is a DFAFormatError naming
+    `source` and the line."""
+    if complete not in (None, *COMPLETIONS):
+        raise InputError(f"a partial machine is completed with {' or '.join(COMPLETIONS)}, "
+                         f"not {complete!r}", param="complete")
+    reader = _Reader(text, source, lists, kind or dot_kind(text))
     reader.parse()
-    return reader.dfa()
+    return reader.automaton(complete, complete_output)
+
+
+def dfa_from_dot(text: str, source: str | None = None, *, lists: bool | None = None) -> DFA:
+    """The DFA of a DOT text (`from_dot` of kind "dfa")."""
+    return from_dot(text, source, "dfa", lists=lists)  # type: ignore[return-value]
+
+
+def machine_from_dot(text: str, kind: str | None = None, source: str | None = None, *,
+                     complete: str | None = None,
+                     complete_output: str | None = None) -> Machine:
+    """The Moore or Mealy machine of a DOT text (`from_dot`; a DFA is refused)."""
+    kind = kind or dot_kind(text)
+    if kind not in KINDS:
+        raise DFAFormatError(f"holds a DFA, not a Moore or Mealy machine (kind {kind!r})",
+                             path=source, param="kind")
+    return from_dot(text, source, kind, complete=complete,  # type: ignore[return-value]
+                    complete_output=complete_output)
 
 
 # ------------------------------------------------------------------ writing
@@ -844,39 +1153,109 @@ def aalpy_problem(text: str, place: str = "symbol") -> str | None:
     return None
 
 
-def symbol_problem(sym: str, style: str) -> str | None:
-    """Why a DFA's symbol `sym` cannot be written in DOT of `style` so that it reads back the
-    same, or None: `dot_problem` in every style; in the aalpy style also `aalpy_problem`
-    (the learnlib and rnn2dfa styles escape what needs it)."""
+def symbol_problem(sym: str, style: str, place: str = "symbol") -> str | None:
+    """Why a symbol or output `sym` cannot be written in DOT of `style` so that it reads back
+    the same, or None: `dot_problem` in every style; in the aalpy style also `aalpy_problem`
+    at `place` (the learnlib and rnn2dfa styles escape what needs it)."""
     problem = dot_problem(sym)
     if problem is None and style == "aalpy":
-        problem = aalpy_problem(sym, "symbol")
+        problem = aalpy_problem(sym, place)
     return problem
 
 
-def _label(sym: str, lists: bool = False) -> str:
-    """The quoted DOT label of one symbol: Graphviz's escapes where it needs them (a comma
-    too when labels list symbols, the rnn2dfa style)."""
-    return '"' + escape_label(sym, "," if lists else "") + '"'
+def output_problem(out: str, kind: str, style: str) -> str | None:
+    """Why output `out` cannot be written in `style` so that it reads back the same, or None
+    (aalpy: what AALpy's reader would read differently, and Graphviz's record syntax
+    `{}<>` in a Moore state, which Graphviz cannot draw)."""
+    return symbol_problem(out, style, "state-output" if kind == "moore" else "output")
 
 
-def _reads_back(label: str, lists: bool) -> list[str]:
-    body = _unquote_body(label[1:-1])
-    return split_label(body) if lists else [clean_label(body)]
+def _pieces(a: DFA | Machine, style: str) -> tuple[list[str], list[str]]:
+    """The symbols and outputs as they stand inside the quoted labels of `style`: Graphviz's
+    escapes where a string needs them (none for a string the aalpy style takes), a comma
+    too where labels list symbols (a DFA in the rnn2dfa style), '/' in a Mealy input."""
+    kind = a.family
+    specials = "/" if kind == "mealy" else "," if kind == "dfa" and style == "rnn2dfa" else ""
+    syms = [escape_label(s, specials) for s in a.alphabet]
+    outs = [escape_label(o, "{}<>" if kind == "moore" else "")
+            for o in getattr(a, "outputs", ())]
+    return syms, outs
 
 
-def check_symbols(dfa: DFA, style: str, path: str | None = None) -> None:
-    """An InputError (param "style") naming the first symbol `style` cannot hold, or whose
-    label would not read back as itself (a guard on the escapes)."""
-    lists = style == "rnn2dfa"
-    for sym in dfa.alphabet:
-        problem = symbol_problem(sym, style)
-        if problem is None and _reads_back(_label(sym, lists), lists) != [sym]:
-            problem = "would not read back as itself"  # pragma: no cover - a bug if seen
+def _read_back(a: DFA | Machine, style: str, syms: list[str], outs: list[str]) -> str | None:
+    """What does not read back as itself through our own reader (a guard on the escapes:
+    None unless there is a bug)."""
+    sep = " / " if style == "learnlib" else "/"
+    for s, text in zip(a.alphabet, syms, strict=True):
+        if a.family == "mealy":
+            label = _unquote_body(text + sep + "x")
+            got = [clean_label(label[: first_unescaped(label, "/")])]
+        elif a.family == "dfa" and style == "rnn2dfa":
+            got = split_label(_unquote_body(text))
+        else:
+            got = [clean_label(_unquote_body(text))]
+        if got != [s]:
+            return f"the symbol {s!r}"
+    for o, text in zip(getattr(a, "outputs", ()), outs, strict=True):
+        if a.family == "mealy":
+            label = _unquote_body("x" + sep + text)
+            got_out = clean_label(label[first_unescaped(label, "/") + 1 :])
+        else:
+            got_out = moore_output_of_label(_unquote_body("s0|" + text))
+        if got_out != o:
+            return f"the output {o!r}"
+    return None
+
+
+def check_automaton(a: DFA | Machine, style: str, path: str | None = None) -> None:
+    """An InputError (param "style") naming the first symbol or output `style` cannot hold
+    (only the outputs a machine emits are written in the aalpy and learnlib styles)."""
+    if style not in STYLES:
+        raise ValueError(f"unknown DOT style {style!r} (known: {', '.join(STYLES)})")
+    kind = a.family
+    if style == "learnlib" and kind == "moore":
+        raise InputError("a moore machine has no learnlib DOT style (it holds DFAs only, and "
+                         "Mealy machines as 'in / out'): write it in the aalpy or rnn2dfa "
+                         "style", path=path, param="style")
+    hint = ""
+    if style == "aalpy":
+        hint = (" (the learnlib and rnn2dfa styles can hold it)" if kind == "dfa"
+                else " (the rnn2dfa style can hold it)")
+    for sym in a.alphabet:
+        problem = symbol_problem(sym, style, "input" if kind == "mealy" else "symbol")
         if problem is not None:
-            hint = " (the learnlib and rnn2dfa styles can hold it)" if style == "aalpy" else ""
-            raise InputError(f"cannot write the symbol {sym!r} as DOT in the {style} style: it "
-                             f"{problem}{hint}", path=path, param="style")
+            raise InputError(f"cannot write the symbol {sym!r} as DOT in the {style} style: "
+                             f"it {problem}{hint}", path=path, param="style")
+    if kind != "dfa":
+        written = (a.outputs if style == "rnn2dfa"
+                   else [a.outputs[o] for o in np.unique(a.labels).tolist()])
+        for out in written:
+            problem = output_problem(out, kind, style)
+            if problem is not None:
+                raise InputError(f"cannot write the output {out!r} as DOT in the {style} "
+                                 f"style: it {problem}{hint}", path=path, param="style")
+        if style == "aalpy" and kind == "mealy":
+            _check_braces(a, path)
+    bad = _read_back(a, style, *_pieces(a, style))
+    if bad is not None:  # pragma: no cover - a bug if seen
+        raise InputError(f"cannot write {bad} as DOT in the {style} style: it would not read "
+                         "back as itself", path=path, param="style")
+
+
+def _check_braces(m: Machine, path: str | None) -> None:
+    """AALpy unwraps a label `{...}`: a Mealy label whose input opens a brace and whose
+    output closes one cannot be written in the aalpy style."""
+    opens = np.array([s.startswith("{") for s in m.alphabet])
+    closes = np.array([o.endswith("}") for o in m.outputs])
+    if not (opens.any() and closes.any()):
+        return
+    hit = opens[None, :] & closes[m.labels]
+    if hit.any():
+        q, i = (int(v) for v in np.argwhere(hit)[0])
+        sym, out = m.alphabet[i], m.outputs[int(m.labels[q, i])]
+        raise InputError(f"cannot write the transition {sym!r}/{out!r} as DOT in the aalpy "
+                         "style: its label is wrapped in braces, which AALpy's DOT reader "
+                         "strips (the rnn2dfa style can hold it)", path=path, param="style")
 
 
 def row_blocks(a: Any) -> Iterator[tuple[range, list[list[int]]]]:
@@ -892,42 +1271,50 @@ def row_blocks(a: Any) -> Iterator[tuple[range, list[list[int]]]]:
 AALPY_START = '__start0 [shape=none, label=""];\n__start0 -> s{} [label=""];\n}}\n'
 
 
-def dot_chunks(dfa: DFA, style: str = "aalpy", name: str = "learnedModel",
+def dot_chunks(a: DFA | Machine, style: str = "aalpy", name: str = "learnedModel",
                path: str | None = None) -> Iterator[str]:
-    """The DOT text of `dfa` in pieces (see `dfa_to_dot`); the symbols are checked now,
-    before the first piece."""
-    if style not in STYLES:
-        raise ValueError(f"unknown DOT style {style!r} (known: {', '.join(STYLES)})")
-    check_symbols(dfa, style, path)
-    labels = [_label(s, style == "rnn2dfa") for s in dfa.alphabet]
-    if style == "rnn2dfa":
-        return _rnn2dfa_chunks(dfa, labels)
-    return _tool_chunks(dfa, style, name, labels)
+    """The DOT text of a DFA or machine in pieces (see `to_dot`); the symbols and outputs
+    are checked now, before the first piece."""
+    check_automaton(a, style, path)
+    syms, outs = _pieces(a, style)
+    if a.family == "dfa" and style == "rnn2dfa":
+        return _rnn2dfa_chunks(a, syms)  # type: ignore[arg-type]
+    return _table_chunks(a, style, name, syms, outs)
 
 
-def dfa_to_dot(dfa: DFA, style: str = "aalpy", name: str = "learnedModel",
-               path: str | None = None) -> str:
-    """DOT text in the style of AALpy (default), LearnLib, or rnn2dfa's own drawing.
+def to_dot(a: DFA | Machine, style: str = "aalpy", name: str = "learnedModel",
+           path: str | None = None) -> str:
+    """DOT text in the style of AALpy (default: its layout, which its reader loads),
+    LearnLib (DFAs, and Mealy machines as `in / out`), or rnn2dfa's own (any symbol and
+    output, Graphviz's escapes; a DFA drawn as `render` draws it).
 
-    aalpy and learnlib write one edge per symbol and name states s0, s1, ... in the DFA's
-    numbering; rnn2dfa writes states 0, 1, ... with one edge per target (its symbols merged
-    in one label) and the alphabet's order in the graph attribute `rnn2dfa_alphabet`.
-    Every style reads back to the same DFA; a symbol a style cannot hold is an InputError
-    naming `path` (see `symbol_problem`).
+    aalpy and learnlib write one edge per symbol and name states s0, s1, ... in the
+    automaton's numbering; the rnn2dfa style writes a DFA's states 0, 1, ... with one edge
+    per target (its symbols merged in one label) and the alphabet's order (and a machine's
+    kind and outputs) as graph attributes. Every style reads back as the same automaton; a
+    string a style cannot hold is an InputError naming `path` (see `symbol_problem`).
     """
-    return "".join(dot_chunks(dfa, style, name, path))
+    return "".join(dot_chunks(a, style, name, path))
 
 
-def save_dot(dfa: DFA, path: str | os.PathLike[str], style: str = "aalpy") -> None:
-    """Write `dfa` as DOT atomically, piece by piece (bounded memory for large automata).
+#: the names each kind's writer had (kept importable)
+dfa_to_dot = machine_to_dot = to_dot
+check_symbols = check_machine = check_automaton
+machine_dot_chunks = dot_chunks
 
-    A text that would grow past MAX_TEXT_BYTES, the largest file the reader reads back, is
-    an InputError (param "style") and nothing is written.
-    """
-    write_dot_chunks(dot_chunks(dfa, style, path=str(path)), path,
-                     f"the DOT text of {dfa.n_states:,} states and {dfa.n_symbols:,} symbols "
+
+def save_dot(a: DFA | Machine, path: str | os.PathLike[str], style: str = "aalpy") -> None:
+    """Write a DFA or machine as DOT atomically, piece by piece (bounded memory for large
+    automata). A text that would grow past MAX_TEXT_BYTES, the largest file the reader reads
+    back, is an InputError (param "style") and nothing is written."""
+    hint = ", or the rnn2dfa style (one edge a target)" if a.family == "dfa" else ""
+    write_dot_chunks(dot_chunks(a, style, path=str(path)), path,
+                     f"the DOT text of {a.n_states:,} states and {a.n_symbols:,} symbols "
                      f"would be larger than {human_bytes(MAX_TEXT_BYTES)}, the largest DOT file "
-                     "read back; write JSON, or the rnn2dfa style (one edge a target)")
+                     f"read back; write JSON{hint}")
+
+
+save_machine_dot = save_dot
 
 
 def write_dot_chunks(chunks: Iterator[str], path: str | os.PathLike[str], too_big: str) -> None:
@@ -944,35 +1331,60 @@ def write_dot_chunks(chunks: Iterator[str], path: str | os.PathLike[str], too_bi
             fh.write(data)
 
 
-def _tool_chunks(dfa: DFA, style: str, name: str, labels: list[str]) -> Iterator[str]:
-    """AALpy's or LearnLib's layout: nodes s0.., one edge per symbol, a __start0 node."""
-    acc = dfa.accepting.tolist()
-    yield f"digraph {name} {{\n"
-    if style == "aalpy":
-        node = 's{0} [label="s{0}"{1}];\n'
-        marks = ("", ", shape=doublecircle")
-        edge = "s{} -> s{} [label={}];"
+def _table_chunks(a: DFA | Machine, style: str, name: str, syms: list[str],
+                  outs: list[str]) -> Iterator[str]:
+    """AALpy's or LearnLib's layout (and the rnn2dfa style of a machine: AALpy's with its
+    graph attributes): nodes s0.., one edge per symbol, a __start0 node. A state's mark is
+    its accept shape (DFA) or its output (Moore, in a record)."""
+    kind, learnlib = a.family, style == "learnlib"
+    yield f"digraph {'g' if learnlib and kind == 'mealy' else name} {{\n"
+    if style == "rnn2dfa":
+        yield (f'{KIND_ATTR}={kind};\n'
+               f'{ALPHABET_ATTR}="{_attr_list(a.alphabet)}";\n'
+               f'{OUTPUTS_ATTR}="{_attr_list(a.outputs)}";\n')  # type: ignore[union-attr]
+    if learnlib and kind == "mealy":
+        yield '__start0 [label="" shape="none"];\n\n'
+    node, marks = _NODES[kind, learnlib]
+    if kind == "dfa":
+        mark = [marks[x] for x in a.accepting.tolist()]  # type: ignore[union-attr]
     else:
-        node = '\ts{0} [shape="{1}" label="{0}"];\n'
-        marks = ("circle", "doublecircle")
-        edge = "\ts{} -> s{} [label={}];"
-    for rows, _ in row_blocks(dfa):
-        yield "".join(node.format(q, marks[acc[q]]) for q in rows)
-    for rows, block in row_blocks(dfa):
-        yield "\n".join(edge.format(q, t, labels[i]) for q, row in zip(rows, block, strict=True)
-                        for i, t in enumerate(row)) + "\n"
-    if style == "aalpy":
-        yield AALPY_START.format(dfa.start)
-    else:
+        mark = [outs[o] for o in a.labels.tolist()] if kind == "moore" else None
+    for rows, _ in row_blocks(a):
+        yield "".join(node.format(q, mark[q] if mark else "") for q in rows)
+    edge = '\ts{} -> s{} [label="{}"];\n' if learnlib else 's{} -> s{} [label="{}"];\n'
+    sep = " / " if learnlib else "/"
+    for rows, block in row_blocks(a):
+        if kind != "mealy":
+            yield "".join(edge.format(q, t, syms[i])
+                          for q, row in zip(rows, block, strict=True) for i, t in enumerate(row))
+        else:
+            lab = a.labels[rows.start : rows.stop].tolist()  # type: ignore[union-attr]
+            yield "".join(edge.format(q, t, syms[i] + sep + outs[lab[q - rows.start][i]])
+                          for q, row in zip(rows, block, strict=True) for i, t in enumerate(row))
+    if not learnlib:
+        yield AALPY_START.format(a.start)
+    elif kind == "dfa":
         yield ('__start0 [label="" shape="none" width="0" height="0"];\n'
-               f"__start0 -> s{dfa.start};\n}}\n")
+               f"__start0 -> s{a.start};\n}}\n")
+    else:
+        yield f"\n__start0 -> s{a.start};\n}}\n"
 
 
-def _rnn2dfa_chunks(dfa: DFA, labels: list[str]) -> Iterator[str]:
+#: A state's line in `_table_chunks` by (kind, learnlib style), and its marks (a DFA's
+#: rejecting, accepting; a Moore state's is its output).
+_NODES = {
+    ("dfa", False): ('s{0} [label="s{0}"{1}];\n', ("", ", shape=doublecircle")),
+    ("dfa", True): ('\ts{0} [shape="{1}" label="{0}"];\n', ("circle", "doublecircle")),
+    ("moore", False): ('s{0} [label="s{0}|{1}", shape=record, style=rounded];\n', ()),
+    ("mealy", False): ('s{0} [label="s{0}"];\n', ()),
+    ("mealy", True): ('\ts{0} [shape="circle" label="s{0}"];\n', ()),
+}
+
+
+def _rnn2dfa_chunks(dfa: DFA, inner: list[str]) -> Iterator[str]:
     """The look of rnn2dfa's drawings (`render`), every state shown and numbered as in the
     DFA, the symbols of edges to one target merged in one label."""
     sep = "," if all(len(s) == 1 for s in dfa.alphabet) else ", "
-    inner = [lab[1:-1] for lab in labels]
     acc = dfa.accepting.tolist()
     yield ("digraph dfa {\n"
            "\tnodesep=0.4 rankdir=LR ranksep=0.6\n"

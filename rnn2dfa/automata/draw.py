@@ -266,6 +266,16 @@ def draw_machine(
     return MachineDrawing(g, m, list(range(n)), result)
 
 
+def draw(a: DFALike | MachineLike, *, show_sink: bool = False, word: Word | None = None,
+         minimize: bool = True, title: str | None = None) -> Drawing | MachineDrawing:
+    """The drawing of a DFA or a Moore/Mealy machine, by its family (`show_sink` is a DFA's:
+    a machine has no rejecting sink)."""
+    if a.family == "dfa":
+        return draw_dfa(a, show_sink=show_sink, word=word,  # type: ignore[arg-type]
+                        minimize=minimize, title=title)
+    return draw_machine(a, word=word, minimize=minimize, title=title)  # type: ignore[arg-type]
+
+
 @dataclass(frozen=True)
 class TransitionTable:
     """An automaton's transition table as text cells: a DFA's marks (→ start, * accepting),
@@ -336,9 +346,7 @@ def mimebundle(a: DFALike | MachineLike, title: str | None = None) -> dict[str, 
         text = title + "\n" + text
     out: dict[str, Any] = {"text/plain": text}
     if a.n_states <= NOTEBOOK_MAX_STATES:
-        graph = (draw_dfa(a, title=title) if a.family == "dfa"
-                 else draw_machine(a, title=title)).graph
-        picture = svg(graph)
+        picture = svg(draw(a, title=title).graph)
         if picture is not None:
             out["image/svg+xml"] = picture
     return out

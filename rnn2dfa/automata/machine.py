@@ -162,22 +162,8 @@ class Machine(TableAutomaton):
         return self.last_labels(padded, lengths)
 
     # ----------------------------------------------------------------- structure
-    def renumber(self, order: np.ndarray) -> Machine:
-        """The sub-machine on states `order` (old ids), renumbered 0.. in that order."""
-        order = np.asarray(order, dtype=np.int64)
-        new_id = np.full(self.n_states, -1, dtype=np.int64)
-        new_id[order] = np.arange(order.size)
-        trans = new_id[self.transitions[order]]
-        if (trans < 0).any():
-            raise ValueError("renumber: kept states have transitions to dropped states")
-        return self.replace(transitions=trans, labels=self.labels[order],
-                            start=int(new_id[self.start]))
-
-    def canonical(self) -> Machine:
-        """Renumbered breadth-first from the start (symbols in order); drops unreachable states."""
-        from rnn2dfa.automata.minimize import bfs_order
-
-        return self.renumber(bfs_order(self.transitions, self.start))
+    def _kept(self, order: np.ndarray, transitions: np.ndarray, start: int) -> Machine:
+        return self.replace(transitions=transitions, labels=self.labels[order], start=start)
 
     def with_outputs(self, outputs: Sequence[str]) -> Machine:
         """The same machine over a larger output alphabet `outputs` (a superset, in that order)."""

@@ -54,9 +54,9 @@ def sniff(path: str) -> str:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
     if not head.startswith(b"{"):
         return "model"
-    from rnn2dfa.automata.machine_io import machine_kind
+    from rnn2dfa.automata.describe import file_kind
 
-    return machine_kind(path) or "dfa"
+    return file_kind(path)
 
 
 def posing(a: Any, origin: str, path: str = "",
@@ -77,17 +77,12 @@ def load_acceptor(path: str | os.PathLike[str]) -> LoadedAcceptor:
     classify). A whole-word network (bidirectional) comes as a batch classifier."""
     path = str(path)
     kind = sniff(path)
-    if kind == "dfa":
-        from rnn2dfa.automata.io import load_dfa
+    if kind != "model":
+        from rnn2dfa.automata.io import load
 
-        dfa = load_dfa(path)
-        return posing(dfa, "DFA file", path, {"language": dfa.extra.get("name")})
-    if kind in ("moore", "mealy"):
-        from rnn2dfa.automata.machine_io import load_machine
-
-        machine = load_machine(path)
-        name = machine.extra.get("name")
-        return posing(machine, "machine file", path,
+        a = load(path, "dfa" if kind == "dfa" else "machine")
+        name = a.extra.get("name")
+        return posing(a, "DFA file" if kind == "dfa" else "machine file", path,
                       {"language": name} if isinstance(name, str) else {})
     from rnn2dfa.models.device import default_device, place
     from rnn2dfa.models.io import load_model

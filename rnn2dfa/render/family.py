@@ -16,11 +16,11 @@ from rnn2dfa.words import Word
 def drawing(a: Any, *, word: Word | None = None, **options: Any) -> Any:
     """The drawing (`.graph`: Graphviz) of an automaton of any kind; `word` highlights its
     path (not for a PDFA, whose edges carry probabilities)."""
-    from rnn2dfa.automata.draw import draw_dfa, draw_machine
+    from rnn2dfa.automata.draw import draw
 
     kind = getattr(a, "family", None)
     if kind in ("dfa", "moore", "mealy"):
-        return (draw_dfa if kind == "dfa" else draw_machine)(a, word=word, **options)
+        return draw(a, word=word, **options)
     if kind == "pdfa":
         if word is not None:
             raise InputError("a PDFA's drawing highlights no word", param="word")

@@ -25,6 +25,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from rnn2dfa.automata.classes import class_dfa
 from rnn2dfa.automata.counting import sample_words_of_lengths, suffix_counts
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
@@ -103,20 +104,6 @@ def labelled(machine: Machine, words: list[tuple[int, ...]]) -> LabelledWords:
     return LabelledWords(sym, lens, machine.prefix_labels(sym, lens), machine.kind)
 
 
-def _last_label_dfa(machine: Machine) -> tuple[np.ndarray, np.ndarray, int]:
-    """(transitions, label of each state, start) of an automaton whose state knows the
-    word's label: the machine itself for Moore; for Mealy, state 1 + q*k + a means "came
-    to delta(q, a) by a from q" (label: that transition's), state 0 the start (label -1)."""
-    if machine.kind == "moore":
-        return np.asarray(machine.transitions), np.asarray(machine.labels), machine.start
-    n, k = machine.n_states, machine.n_symbols
-    dest = np.concatenate([[machine.start], np.asarray(machine.transitions).reshape(-1)])
-    trans = 1 + dest[:, None] * k + np.arange(k)[None, :]
-    label = np.concatenate([[-1], np.asarray(machine.labels).reshape(-1)])
-    assert trans.shape == (1 + n * k, k)
-    return trans, label, 0
-
-
 def balanced_labelled(machine: Machine, lengths: range | list[int], per_length: int,
                       rng: np.random.Generator, *, pumped: float = PUMPED,
                       pump_to: int | None = None) -> LabelledWords:
@@ -168,7 +155,8 @@ def _output_balanced(machine: Machine, lengths: list[int], per_length: dict[int,
                      rng: np.random.Generator) -> list[tuple[int, ...]]:
     """per_length[n] words of each length n, shared equally among the outputs that words of
     that length can end with, uniform within each output."""
-    trans, label, start = _last_label_dfa(machine)
+    last, label = class_dfa(machine)  # each state knows the word's last label
+    trans, start = last.transitions, last.start
     top = max(lengths)
     dfas, counts = [], []
     for o in range(machine.n_outputs):
@@ -289,6 +277,16 @@ def resolve_machine_language(language: str | MachineLanguage,
         raise InputError(f"{lang.name} is a {lang.task} language, not a {task} one "
                          f"({task} languages: {', '.join(languages_for(task))})", param="task")
     return lang
+
+
+def task_language(language: str, task: str) -> Any:
+    """The named language of a task, checked before any work: an acceptor's ("accept") from
+    the registry, a labeller's a machine language of its task (`resolve_machine_language`)."""
+    if task == "accept":
+        from rnn2dfa.languages import get_language
+
+        return get_language(language)
+    return resolve_machine_language(language, task)
 
 
 def languages_for(task: str) -> list[str]:

@@ -82,17 +82,9 @@ def _live_states(dfa: DFA) -> np.ndarray:
 
 
 def _allowed_dfa(dfa: DFA, sym: np.ndarray, lens: np.ndarray) -> np.ndarray:
-    k = dfa.n_symbols
-    live = _live_states(dfa)
-    b, t = sym.shape
-    out = np.zeros((b, t + 1, k + 1), dtype=bool)
-    q = np.full(b, dfa.start, dtype=np.int64)
-    for i in range(t + 1):
-        out[:, i, :k] = live[dfa.transitions[q]]
-        out[:, i, k] = dfa.accepting[q]
-        if i < t:
-            q = np.where(lens > i, dfa.transitions[q, sym[:, i]], q)
-    return out
+    q = dfa.prefix_states(sym, lens)  # (b, t + 1); past a word's end its last state
+    return np.concatenate([_live_states(dfa)[dfa.transitions[q]],
+                           np.asarray(dfa.accepting)[q][..., None]], axis=-1)
 
 
 def _allowed_palindrome(sym: np.ndarray, lens: np.ndarray) -> np.ndarray:

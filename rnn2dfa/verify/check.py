@@ -5,7 +5,7 @@ the command line and the library give one verdict, the same numbers and the same
 Every kind is judged by `verify.report.verify` (a DFA as the two-output Moore machine of
 its accept bits), with the buckets, samples per bucket, threshold and seed of one
 `VerifySettings`. A truth given as a value (a name, a regular expression, a
-file, an automaton) is read by `resolve` for the automaton's kind.
+file, an automaton) is read by `languages.truth.resolve` for the automaton's kind.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any
 
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
+from rnn2dfa.languages.truth import Truth, resolve  # noqa: F401 (resolve: kept here too)
 from rnn2dfa.verify.families import DEFAULT_BUCKETS
-from rnn2dfa.verify.truth import Truth
 from rnn2dfa.words import Word
 
 
@@ -41,53 +41,6 @@ class VerifySettings:
 def family(a: Any) -> str | None:
     """The family kind of an automaton ("dfa", "moore", "mealy", "pdfa", "wfa"), else None."""
     return getattr(a, "family", None)
-
-
-def resolve(truth: Any, automaton: Any, max_length: int = 20, how: str | None = None
-            ) -> tuple[Truth | Machine | None, str | None]:
-    """The truth an automaton is checked against, and its name: a language name (of the
-    automaton's kind), a DFA or machine file, a regular expression (DFAs), an automaton,
-    a `Truth`, or None. `how` ("name", "file" or "regex") says which a text is (the
-    command's options), else it is guessed in that order."""
-    if truth is None or isinstance(truth, Truth):
-        return truth, getattr(truth, "name", None)
-    words = family(automaton) == "dfa"  # a language of words, else of outputs
-    if family(truth) is not None:
-        if (family(truth) == "dfa") != words:
-            raise InputError(f"a {family(truth)} is not the truth of a {family(automaton)}",
-                             param="truth")
-        if words:
-            name = str(truth.extra.get("name") or "the truth")
-            return Truth(name, truth.minimize(), True), None
-        return truth, None
-    text = os.fspath(truth)
-    if how is None and _is_file(text):
-        how = "file"
-    if not words:
-        if how == "regex":
-            raise InputError("a regular expression is the truth of a DFA, not of a machine",
-                             param="truth")
-        if how == "file":
-            from rnn2dfa.automata.machine_io import load_machine
-
-            return load_machine(text), text
-        from rnn2dfa.languages.machines import get_machine_language
-
-        return get_machine_language(text).machine, text
-    from rnn2dfa.languages import language_names
-    from rnn2dfa.verify.truth import truth_from_file, truth_from_language, truth_from_regex
-
-    if how == "name" or (how is None and text in language_names()):
-        found = truth_from_language(text, max_length)
-    elif how == "file":
-        found = truth_from_file(text)
-    else:
-        found = truth_from_regex(text, automaton.alphabet)
-    return found, found.name
-
-
-def _is_file(text: str) -> bool:
-    return text.endswith((".json", ".dot", ".gv")) and os.path.isfile(text)
 
 
 def check(automaton: Any, *, truth: Truth | Machine | None = None,

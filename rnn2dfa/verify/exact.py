@@ -16,39 +16,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-
-from rnn2dfa.automata.counting import count_accepted
+from rnn2dfa.automata.classes import CLASSES, class_dfa, class_differences, moore_of  # noqa: F401
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.draw import show_output
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
-from rnn2dfa.verify.truth import Truth
+from rnn2dfa.languages.truth import Truth
 from rnn2dfa.words import format_word
-
-#: A DFA's two outputs as verify names the classes of its (and an acceptor's) answers.
-CLASSES = ("accepted", "rejected")
-
-
-def moore_of(dfa: DFA) -> Machine:
-    """A DFA as the two-output Moore machine of its accept bits (outputs `CLASSES`)."""
-    return Machine("moore", dfa.alphabet, CLASSES, dfa.transitions,
-                   (~np.asarray(dfa.accepting, dtype=bool)).astype(np.int64), dfa.start)
-
-
-def class_dfa(machine: Machine) -> tuple[DFA, np.ndarray]:
-    """A DFA whose states know each word's answer, and the answer of each state (-1: none,
-    the empty word of a Mealy machine): the machine itself (Moore), or states (q, the last
-    output) (Mealy)."""
-    if machine.kind == "moore":
-        return (DFA(machine.alphabet, machine.transitions, np.zeros(machine.n_states, bool),
-                    machine.start), machine.labels)
-    m1 = machine.n_outputs + 1
-    n, k = machine.n_states, machine.n_symbols
-    trans = np.repeat(machine.transitions * m1 + machine.labels + 1, m1, axis=0)
-    cls = np.tile(np.arange(-1, m1 - 1), n)
-    return DFA(machine.alphabet, trans.reshape(n * m1, k), np.zeros(n * m1, bool),
-               machine.start * m1), cls
 
 
 @dataclass
@@ -121,28 +95,34 @@ class TruthComparison:
         return text
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain data, in the names each kind's reports have always had: a DFA's
-        `dfa_states`, `dfa_accepts_counterexample`, `equivalent` for a regular truth only and
-        `equal_up_to` for a non-regular one; a machine's `machine_states`, `truth_states`,
-        `counterexample` (text) and `counterexample_symbols`, `machine_output`."""
-        doc = asdict(self)
+        """Plain data, in the names each kind's reports have always had (`OLD_KEYS`); a
+        DFA's also `dfa_accepts_counterexample`, `equivalent` for a regular truth only and
+        `equal_up_to` for a non-regular one."""
         own = "dfa" if self.kind == "dfa" else "machine"
-        doc[f"{own}_states"], doc[f"{own}_minimal_states"] = doc.pop("states"), doc.pop(
-            "minimal_states")
-        if self.kind == "dfa":
+        doc = renamed(asdict(self), OLD_KEYS[own])
+        if own == "dfa":
             doc["dfa_accepts_counterexample"] = (None if self.output is None
                                                  else self.output == "accepted")
-            for key in ("output", "truth_output", "equal_up_to" if self.truth_exact
-                        else "equivalent"):
-                doc.pop(key)
-            return doc
-        doc["truth_states"] = doc.pop("truth_minimal_states")
-        doc["counterexample_symbols"] = doc.pop("counterexample")
-        doc["counterexample"] = doc.pop("counterexample_text")
-        doc["machine_output"] = doc.pop("output")
-        for key in ("truth_exact", "equal_up_to"):
-            doc.pop(key)
+            doc.pop("equal_up_to" if self.truth_exact else "equivalent")
         return doc
+
+
+#: The names a DFA's and a machine's reports have always given the fields of
+#: `TruthComparison` and (`error`) of the network comparison's rows; None: left out.
+OLD_KEYS: dict[str, dict[str, str | None]] = {
+    "dfa": {"states": "dfa_states", "minimal_states": "dfa_minimal_states", "output": None,
+            "truth_output": None, "error": "dfa_error"},
+    "machine": {"states": "machine_states", "minimal_states": "machine_minimal_states",
+                "truth_minimal_states": "truth_states",
+                "counterexample": "counterexample_symbols",
+                "counterexample_text": "counterexample", "output": "machine_output",
+                "truth_exact": None, "equal_up_to": None, "error": "machine_error"},
+}
+
+
+def renamed(doc: dict[str, Any], names: dict[str, str | None]) -> dict[str, Any]:
+    """`doc` with its keys renamed by `names` (a key named None is left out)."""
+    return {names.get(k, k): v for k, v in doc.items() if names.get(k, k) is not None}
 
 
 _NOUN = {"moore": "a Moore machine (one output per word)",
@@ -162,18 +142,8 @@ def check_kinds(machine: Machine, other_kind: str, what: str, path: str | None =
 
 def differences_by_length(a: Machine, b: Machine, max_length: int
                           ) -> list[LengthDisagreement]:
-    """The exact number of words of each length 1..max_length whose answers differ: for
-    each answer c, the words to which `a` gives c and `b` does not, counted on the product
-    of the two "last answer" DFAs (`class_dfa`)."""
-    from rnn2dfa.automata.product import product
-
-    (da, ca), (db, cb) = class_dfa(a), class_dfa(b)
-    counts = [0] * (max_length + 1)
-    for c in range(a.n_outputs):
-        diff = product(DFA(a.alphabet, da.transitions, ca == c, da.start),
-                       DFA(a.alphabet, db.transitions, cb == c, db.start), "diff")
-        counts = [x + y for x, y in zip(counts, count_accepted(diff, max_length), strict=True)]
-    k = a.n_symbols
+    """The exact number of words of each length 1..max_length whose answers differ."""
+    counts, k = class_differences(a, b, max_length), a.n_symbols
     return [LengthDisagreement(n, counts[n], k**n, counts[n] / k**n)
             for n in range(1, max_length + 1)]
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from rnn2dfa.automata.classes import BALANCED_BUDGET  # noqa: F401 (the budget, kept here)
 from rnn2dfa.words import Word, format_word, mix, pump_words, uniform_word_list
 
 #: Length buckets (inclusive) reaching 1000: short words the network trained on, and far beyond.
@@ -30,10 +31,6 @@ DEFAULT_BUCKETS: tuple[tuple[int, int], ...] = (
 #: judged there (too few to tell 99% from 90%); it is reported as not judged. The user's own
 #: words are each judged, however few.
 MIN_CLASS_WORDS = 10
-#: Class-balanced sampling counts paths on the reference's (class or bounded) DFA: states x
-#: length x (classes - 1) operations on big integers. Past this budget the longer buckets
-#: get no class-balanced words, and the report says so.
-BALANCED_BUDGET = 2_000_000
 
 #: Words longer than this are "longer": pumped from the balanced words up to it.
 SHORT = 50

@@ -21,13 +21,14 @@ from typing import Any
 
 import numpy as np
 
+from rnn2dfa.automata.classes import CLASSES, ClassSampler, moore_of
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import check_alphabets
+from rnn2dfa.languages.truth import Truth
 from rnn2dfa.models.threads import resolve_threads, torch_threads
-from rnn2dfa.verify.exact import CLASSES, class_dfa, moore_of
+from rnn2dfa.verify.exact import OLD_KEYS, renamed
 from rnn2dfa.verify.families import (
-    BALANCED_BUDGET,
     DEFAULT_BUCKETS,
     MIN_CLASS_WORDS,
     Group,
@@ -36,7 +37,6 @@ from rnn2dfa.verify.families import (
     sample_groups,
     shortest_disagreement,
 )
-from rnn2dfa.verify.truth import Truth
 from rnn2dfa.words import Word, length_batches, pad_words
 
 #: Padded symbols of one batch of words run through a labeller: bounds a pass's memory.
@@ -44,58 +44,6 @@ BATCH_SYMBOLS = 2**18
 
 
 # ---------------------------------------------------------------------------- sampling
-class ClassSampler:
-    """Words uniform within each output class of `machine` at a length (exact counts on its
-    class DFA up to `max_length`), in `alphabet`'s symbol order."""
-
-    def __init__(self, machine: Machine, alphabet: Sequence[str], max_length: int) -> None:
-        from rnn2dfa.automata.counting import suffix_counts
-
-        m = machine.with_alphabet_order(tuple(alphabet))
-        self.dfa, cls = class_dfa(m)
-        classes = [c for c in range(m.n_outputs) if (cls == c).any()]
-        self.counts = [suffix_counts(self.dfa, max_length, cls == c) for c in classes[:-1]]
-        # The last class needs no pass of its own: every word of length r >= 1 has one
-        # answer, so its words are the k^r others' complement.
-        k, n, last = m.n_symbols, self.dfa.n_states, [(cls == classes[-1]).astype(np.int64)]
-        for r in range(1, max_length + 1):
-            every = np.full(n, k**r, dtype=object if k**r >= 2**62 else np.int64)
-            last.append(every - sum((c[r] for c in self.counts), np.zeros(n, np.int64)))
-        self.counts.append(last)
-        s = self.dfa.start
-        #: (length, class): whether the class has words of that length
-        self.present = np.array([[int(c[n][s]) > 0 for c in self.counts]
-                                 for n in range(max_length + 1)], dtype=bool)
-        self.max_length = max_length
-
-    @staticmethod
-    def affordable(machine: Machine, max_length: int) -> bool:
-        """Whether the counts fit `BALANCED_BUDGET`: states x length per class counted."""
-        states = machine.n_states * (1 if machine.kind == "moore" else machine.n_outputs + 1)
-        return states * max_length * max(machine.n_outputs - 1, 1) <= BALANCED_BUDGET
-
-    def sample(self, lo: int, hi: int, n: int, rng: np.random.Generator) -> list[Word]:
-        """About `n` words of lengths in [lo, hi]: up to 10 distinct lengths, drawn among
-        those where two classes or more have words (odd lengths of a^n b^n have no member),
-        each with as many words of every class present there."""
-        from rnn2dfa.automata.counting import sample_words_of_lengths
-
-        lengths = np.arange(lo, min(hi, self.max_length) + 1)
-        if not lengths.size:
-            return []
-        both = lengths[self.present[lengths].sum(axis=1) >= 2]
-        lengths = both if both.size else lengths
-        n_lengths = max(1, min(lengths.size, n // 4, 10))
-        chosen = np.sort(rng.choice(lengths, size=n_lengths, replace=False))
-        here = self.present[chosen]  # (length, class)
-        per = np.maximum(1, np.ceil(n / (n_lengths * np.maximum(here.sum(axis=1), 1))))
-        words: list[Word] = []
-        for c, counts in enumerate(self.counts):  # one walk per class, all its lengths at once
-            want = np.repeat(chosen[here[:, c]], per[here[:, c]].astype(np.int64))
-            words += sample_words_of_lengths(self.dfa, want, rng, counts=counts)
-        return words
-
-
 def sample_words(m: Machine, truth: Truth | Machine | None, alphabet: tuple[str, ...],
                  buckets: Sequence[tuple[int, int]], per_bucket: int,
                  rng: np.random.Generator) -> tuple[list[Group], str, str | None]:
@@ -251,10 +199,10 @@ class ModelComparison:
         """Plain data, in the names each kind's reports have always had: a DFA's classes as
         `accepted_*`/`rejected_*` (`class_agreement`, `one_sided`), its error `dfa_error`; a
         machine's `machine_error`."""
-        doc = asdict(self)
-        err = "dfa_error" if self.kind == "dfa" else "machine_error"
-        for part in (doc, *doc["buckets"], *doc["classes"]):
-            part[err] = part.pop("error")
+        names = OLD_KEYS["dfa" if self.kind == "dfa" else "machine"]
+        doc = renamed(asdict(self), names)
+        doc["buckets"] = [renamed(row, names) for row in doc["buckets"]]
+        doc["classes"] = [renamed(g, names) for g in doc["classes"]]
         if self.kind != "dfa":
             return doc
         for g in doc["classes"]:

@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from rnn2dfa.errors import InputError, check_alphabets
+from rnn2dfa.languages.truth import Truth
 from rnn2dfa.validate import verify_numbers
 from rnn2dfa.verify.exact import TruthComparison, check_kinds, compare_with_truth
 from rnn2dfa.verify.families import DEFAULT_BUCKETS, MIN_CLASS_WORDS, percent
@@ -18,7 +19,6 @@ from rnn2dfa.verify.model import (
     compare_with_model,
     sample_against_truth,
 )
-from rnn2dfa.verify.truth import Truth
 
 CANNOT_TELL = "cannot tell"
 
@@ -39,9 +39,14 @@ class VerifyReport:
     #: the truth on sampled words of the longer buckets; None otherwise
     past_bound: list[TruthSample] | None = None
 
+    @property
+    def noun(self) -> str:
+        """How reports name the automaton checked: "DFA" or "machine"."""
+        return "DFA" if self.kind == "dfa" else "machine"
+
     def to_dict(self) -> dict[str, Any]:
         """Plain data; the automaton's name under "dfa" or "machine" as before."""
-        return {"dfa" if self.kind == "dfa" else "machine": self.name, "kind": self.kind,
+        return {self.noun.lower(): self.name, "kind": self.kind,
                 "model": self.model,
                 "truth": None if self.truth is None else self.truth.to_dict(),
                 "network": None if self.network is None else self.network.to_dict(),
