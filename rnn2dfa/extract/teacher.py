@@ -49,7 +49,7 @@ def to_dfa(machine: Machine) -> DFA:
 
 def target_of(model: Any) -> str:
     """"moore" or "mealy" for a labeller (its kind), "dfa" for anything that accepts."""
-    from rnn2dfa.models.labeller import is_labeller
+    from rnn2dfa.models.readout import is_labeller
 
     return str(model.kind) if is_labeller(model) else "dfa"
 
@@ -201,23 +201,23 @@ class Teacher:
         if not self.steps:
             out[np.arange(lengths.size), lengths] = self.labels_padded(symbols, lengths)
             return out
-        import torch
-
-        from rnn2dfa.models.labeller import decisions
+        from rnn2dfa.models.readout import decisions, no_grad
+        from rnn2dfa.oracle.arrays import states_of
 
         # a compiled network's compact view steps by index, as the trie does
         model = getattr(self.oracle, "compact_view", None) or self.model
         order = np.argsort(-lengths, kind="stable")
         rows = int(getattr(self.oracle, "chunk_size", 4096))
-        with torch.no_grad():
+        with no_grad(model):
             for s in range(0, lengths.size, rows):
                 idx = order[s : s + rows]
                 part = lengths[idx]
-                block = torch.from_numpy(np.ascontiguousarray(np.asarray(symbols)[idx].T))
                 live = part.size - np.searchsorted(part[::-1], np.arange(int(part[0]) + 1),
                                                    side="right")
                 state = model.initial_state(idx.size)
-                block = block.to(state.device)  # symbols cross to the device once a batch
+                # symbols cross to the device once a batch (a numpy stepper's stay arrays)
+                block = states_of(state).index(
+                    np.ascontiguousarray(np.asarray(symbols, dtype=np.int64)[idx].T))
                 got = np.full((idx.size, width + 1), -1, dtype=np.int64)
                 got[:, 0] = decisions(model, state)
                 for t in range(int(part[0])):

@@ -11,8 +11,17 @@ by the same checks (`file_bounds.check_torch_file`); its pickle is read by an un
 knows four globals (a state dict's, and the storages it points to) and builds arrays only.
 
 The arithmetic is torch's cells' (torch.gru_cell, lstm_cell, rnn_*_cell: same gate order and
-formulas) in float32, so answers agree with the torch network except where a logit is within
-float32 rounding of zero; `tests/test_numpy_rnn.py` checks states and answers against torch.
+formulas) on the file's float32 weights, carried out in float64: the answer is then the sign
+of the network's logit computed 2^29 times more exactly than float32 computes it, so it can
+differ from torch's only where torch's own float32 logit is within its rounding of zero, a
+word on which torch itself answers differently by batch size, thread count or device (a
+2-layer GRU's state differed by 2.3e-6 between CPU and GPU, issue 48). Float64 makes the
+answer there the network's, the same on every machine. `tests/test_numpy_rnn.py` checks
+states and answers against torch, and a logit 1e-9 from zero against a 50-digit reference.
+
+`loaded_in_numpy(path)` is what `extract` loads a path with first: the project's own files
+step in numpy (torch never imported: `rnn2dfa extract model.pt` starts in a fraction of
+torch's import time); anything else, or a network to run on a GPU, returns None.
 """
 
 from __future__ import annotations
@@ -154,7 +163,10 @@ def _config(payload: dict[str, Any]) -> dict[str, Any]:
 
 class NumpyRNN:
     """An `RNNAcceptor` (or `RNNLabeller`) in numpy: the Acceptor contract on arrays
-    (states (batch, state_dim) float32, symbols (batch,) ints)."""
+    (states (batch, state_dim) float64, symbols (batch,) ints)."""
+
+    #: what the oracle and the extractors read (`models.readout.in_numpy`): arrays, no torch
+    steps_in_numpy = True
 
     def __init__(self, config: dict[str, Any], weights: dict[str, np.ndarray],
                  architecture: str = "rnn") -> None:
@@ -186,6 +198,8 @@ class NumpyRNN:
             w = weights[name]
             if w.shape != shape or w.dtype != np.float32 or not np.isfinite(w).all():
                 raise _Unreadable(name)
+        weights = {name: w.astype(np.float64) for name, w in weights.items()}
+        self._recurrent = [(n, w) for n, w in weights.items() if not n.startswith("readout.")]
         init = weights["init"]
         self._init = np.clip(init, 0.0, 1.0) if self.cell == "slu" else init
         # one-hot input: a layer's input projection is a row of W_ih^T (+ b_ih) per symbol;
@@ -193,7 +207,7 @@ class NumpyRNN:
         w_ih0 = weights["rnn.weight_ih_l0"]
         emb = weights.get("embed.weight")
         rows = w_ih0.T if emb is None else emb @ w_ih0.T
-        self._in0 = np.ascontiguousarray(rows + weights["rnn.bias_ih_l0"], dtype=np.float32)
+        self._in0 = np.ascontiguousarray(rows + weights["rnn.bias_ih_l0"])
         self._w_ih = [np.ascontiguousarray(weights[f"rnn.weight_ih_l{n}"].T)
                       for n in range(self.layers)]
         self._b_ih = [weights[f"rnn.bias_ih_l{n}"] for n in range(self.layers)]
@@ -202,6 +216,12 @@ class NumpyRNN:
         self._b_hh = [weights[f"rnn.bias_hh_l{n}"] for n in range(self.layers)]
         self._w_out = np.ascontiguousarray(weights["readout.weight"].T)
         self._b_out = weights["readout.bias"]
+
+    def state_space(self) -> Any:
+        """The box and exactness of the states, as `RNNAcceptor.state_space` says them."""
+        from rnn2dfa.models.space import rnn_state_space
+
+        return rnn_state_space(self.cell, "RNNAcceptor", self._recurrent)
 
     @property
     def parts(self) -> int:
@@ -265,10 +285,28 @@ class NumpyRNN:
         """int64 answers of a padded batch (accept bits, or a labeller's label indices),
         stepped as one batch per depth, longest words first (BLAS on one thread: OpenBLAS's
         threads made a 10,000 x 8 by 8 x 24 product 25-45x slower on a busy 2-core machine)."""
-        with _one_blas_thread():
+        with blas_threads(1):
             return self._answers(symbols, lengths)
 
     def _answers(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        logits = self.output_logits(self.final_states(symbols, lengths))
+        return (logits[:, 0] > 0).astype(np.int64) if self.architecture == "rnn" else \
+            logits.argmax(axis=1)
+
+    def word_answers(self, words: Any) -> np.ndarray:
+        """Each word's answer as an int64 (`labeller.word_answers`: an accept bit, or a
+        label index, -1 for a tagger's empty word)."""
+        from rnn2dfa.words import pad_words
+
+        symbols, lengths = pad_words(words)
+        out = self.answers(symbols, lengths)
+        if self.architecture == "rnn-labeller" and self.kind == "mealy":
+            out[np.asarray(lengths) == 0] = -1
+        return out
+
+    def final_states(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """The state after each word of a padded batch, stepped as one batch per depth,
+        longest words first (`acceptor.run_padded` in numpy)."""
         symbols = np.asarray(symbols, dtype=np.int64)
         lengths = np.asarray(lengths, dtype=np.int64)
         order = np.argsort(-lengths, kind="stable")
@@ -282,16 +320,13 @@ class NumpyRNN:
             state = self.step(state[:n], symbols[order[:n], t])
             done = int(live[t + 1])
             final[done:n] = state[done:n]
-        logits = self.output_logits(final)
-        got = (logits[:, 0] > 0).astype(np.int64) if self.architecture == "rnn" else \
-            logits.argmax(axis=1)
-        out = np.empty_like(got)
-        out[order] = got
+        out = np.empty_like(final)
+        out[order] = final
         return out
 
 
-def _one_blas_thread() -> Any:
-    """A context holding numpy's BLAS to one thread (threadpoolctl, scikit-learn's
+def blas_threads(n: int = 1) -> Any:
+    """A context holding numpy's BLAS to `n` threads (threadpoolctl, scikit-learn's
     dependency, when installed; else nothing changes)."""
     try:
         from threadpoolctl import threadpool_limits
@@ -299,7 +334,7 @@ def _one_blas_thread() -> Any:
         import contextlib
 
         return contextlib.nullcontext()
-    return threadpool_limits(1, "blas")
+    return threadpool_limits(max(1, int(n)), "blas")
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -325,3 +360,24 @@ def read_numpy_rnn(path: str) -> tuple[NumpyRNN, dict[str, Any]] | None:
         return None
     meta = payload.get("metadata") or {}
     return net, dict(meta) if isinstance(meta, dict) else {}
+
+
+def loaded_in_numpy(path: Any, device: Any = None) -> Any:
+    """A `LoadedAcceptor` of the project's own recurrent model file stepped in numpy, or None
+    (another file, or a network bound for a GPU: `device` given and not the CPU, or the
+    process's default device, `models.device`, set to one). Torch is not imported."""
+    import os
+    import sys
+
+    if not isinstance(path, str | os.PathLike) or (device is not None and str(device) != "cpu"):
+        return None
+    where = sys.modules.get("rnn2dfa.models.device")  # set only by a device other than cpu
+    if where is not None and where.default_device().type != "cpu":
+        return None
+    got = read_numpy_rnn(str(path))
+    if got is None:
+        return None
+    from rnn2dfa.models.loading import LoadedAcceptor
+
+    net, meta = got
+    return LoadedAcceptor(net, meta, "model", str(path))
