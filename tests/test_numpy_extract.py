@@ -98,3 +98,26 @@ def test_other_devices_and_methods_load_in_torch(tmp_path) -> None:
 
     with pytest.raises(InputError, match="tomita2_gru.pt"):
         extract(str(path), "exact")
+
+
+@pytest.mark.parametrize("where", ["torch", "numpy"])
+def test_direct_prefix_labels_share_prefixes(where) -> None:
+    """Words stepped outside the trie share their common prefixes' steps and get the
+    labels of every prefix that the trie gives them (duplicates, the empty word and words
+    that are prefixes of others included); the steps counted are the distinct prefixes."""
+    from rnn2dfa.extract.teacher import Teacher
+    from rnn2dfa.words import pad_words
+
+    path = FIXTURES / "tomita4_lstm.pt"
+    net = load_model(path)[0] if where == "torch" else load(str(path)).acceptor
+    rng = np.random.default_rng(3)
+    words = [tuple(int(s) for s in rng.integers(0, 2, size=int(n)))
+             for n in rng.integers(0, 30, size=3000)]
+    words += words[:50] + [(), (0,), (0, 0, 0, 1)]
+    sym, lens = pad_words(words)
+    direct = Teacher.of(net)
+    got = direct.direct_prefix_labels(sym, lens)
+    want = Teacher.of(net).prefix_labels(sym, lens)
+    np.testing.assert_array_equal(got, want)
+    distinct = {w[:j] for w in words for j in range(1, len(w) + 1)}
+    assert direct.oracle.stats.network_steps == len(distinct) < int(lens.sum())
