@@ -252,7 +252,8 @@ class NumpyRNN:
         tanh call covers every gate of a layer."""
         h_, p, b = self.hidden, self.parts, state.shape[0]
         s = state.reshape(b, self.layers, p, h_)
-        out = np.empty_like(s)
+        # one layer of h alone: its new h is the state (no copy into a layered buffer)
+        out = None if self.layers == 1 and p == 1 else np.empty_like(s)
         x = None
         for n in range(self.layers):
             gi = self._in0[symbols] if n == 0 else x @ self._w_ih[n] + self._b_ih[n]
@@ -279,6 +280,7 @@ class NumpyRNN:
                 c = gates[:, h_:2 * h_] * s[:, n, 1]
                 c += gates[:, :h_] * g[:, 2 * h_:3 * h_]
                 x = gates[:, 2 * h_:] * np.tanh(c)
+                assert out is not None
                 out[:, n, 1] = c
             else:
                 g += gi
@@ -288,8 +290,9 @@ class NumpyRNN:
                     x = np.maximum(g, 0.0, out=g)
                 else:  # slu
                     x = np.clip(g, 0.0, 1.0, out=g)
-            out[:, n, 0] = x
-        return out.reshape(b, self.state_dim)
+            if out is not None:
+                out[:, n, 0] = x
+        return x if out is None else out.reshape(b, self.state_dim)
 
     def top_hidden(self, state: np.ndarray) -> np.ndarray:
         return state.reshape(state.shape[0], self.layers, self.parts, self.hidden)[:, -1, 0]
