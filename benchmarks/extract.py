@@ -268,17 +268,28 @@ def bench_aalpy(models: list[Path], repeats: int) -> None:
     def extract_lstar(model: Any, options: Any = None, **values: Any) -> Any:
         return extract(model, "lstar", options, **values)
 
+    from rnn2dfa.extract import load as load_file
+
     rows = []
     ratios: list[float] = []
     cpu_ratios: list[float] = []
+    torch_ratios: list[float] = []
     for path in models:
         model, name, truth = load(path)
+        # ours: the model file as `rnn2dfa extract` loads it (the project's own files step
+        # in numpy), and the torch network in memory; at least 3 runs each (the first of a
+        # process also imports the learners), the median kept
+        loaded = load_file(str(path))
         ours_t, ours_cpu, ours = [], [], None
-        for r in range(repeats):
+        torch_cpu = []
+        for r in range(max(3, repeats)):
             t, c = time.perf_counter(), time.process_time()
-            ours = extract_lstar(model, method_options("lstar", r, name))
+            ours = extract_lstar(loaded, method_options("lstar", r % repeats, name))
             ours_t.append(time.perf_counter() - t)
             ours_cpu.append(time.process_time() - c)
+            c = time.process_time()
+            extract_lstar(model, method_options("lstar", r % repeats, name))
+            torch_cpu.append(time.process_time() - c)
         t = time.perf_counter()
         strict = extract_lstar(model, oracle="pac", pac_prefixes=True, time_limit=60)
         strict_t = time.perf_counter() - t
@@ -291,23 +302,27 @@ def bench_aalpy(models: list[Path], repeats: int) -> None:
         assert ours is not None and a_dfa is not None
         mo, ma = statistics.median(ours_t), statistics.median(a_t)
         co, ca = statistics.median(ours_cpu), statistics.median(a_cpu)
+        ct = statistics.median(torch_cpu)
         ratios.append(ma / mo)
         cpu_ratios.append(ca / co)
+        torch_ratios.append(ca / ct)
         eq_o = "-" if truth is None else ("yes" if ours.dfa.equivalent(truth) else "NO")
         eq_a = "-" if truth is None else ("yes" if a_dfa.equivalent(truth) else "NO")
         a_queries = a_info.get("queries_learning", 0) + a_info.get("queries_eq_oracle", 0)
         a_steps = a_info.get("steps_learning", 0) + a_info.get("steps_eq_oracle", 0)
         rows.append([path.stem, f"{mo:.3f}", f"{ma:.3f}", f"{ma / mo:.1f}x",
-                     f"{co:.3f}", f"{ca:.3f}", f"{ca / co:.1f}x",
+                     f"{co:.3f}", f"{ca:.3f}", f"{ca / co:.1f}x", f"{ct:.3f}", f"{ca / ct:.1f}x",
                      ours.stats["membership_queries"], a_queries,
                      ours.stats["network_steps"], a_steps,
                      f"{ours.dfa.n_states}/{a_dfa.n_states}", f"{eq_o}/{eq_a}",
                      f"{strict_t:.3f}", strict.dfa.n_states,
                      "yes" if strict.finished else f"no ({strict.stopped})"])
     table(
-        f"L* against AALpy {aalpy_version()} (median of {repeats}; ours: default oracle 'both'; "
+        f"L* against AALpy {aalpy_version()} (AALpy: median of {repeats}, ours of "
+        f"{max(3, repeats)}; ours: default oracle 'both'; "
         "AALpy: RandomWordEqOracle 1000 words/round, lengths 1-50, at most 30 rounds)",
         ["model", "ours s", "aalpy s", "speed-up", "ours cpu s", "aalpy cpu s", "cpu speed-up",
+         "torch cpu s", "torch speed-up",
          "our queries", "aalpy queries",
          "our net steps", "aalpy steps", "states (ours/aalpy)", "equiv (ours/aalpy)",
          "strict s", "strict states", "strict finished"],
@@ -316,7 +331,12 @@ def bench_aalpy(models: list[Path], repeats: int) -> None:
     if ratios:
         print(f"median speed-up: {statistics.median(ratios):.1f}x   min: {min(ratios):.1f}x "
               f"(wall); CPU seconds: median {statistics.median(cpu_ratios):.1f}x   min: "
-              f"{min(cpu_ratios):.1f}x (a loaded machine stretches wall time, CPU time less)")
+              f"{min(cpu_ratios):.1f}x (a loaded machine stretches wall time, CPU time less); "
+              f"ours on the torch network in memory: CPU median "
+              f"{statistics.median(torch_ratios):.1f}x   min: {min(torch_ratios):.1f}x")
+    print("ours = the model file as `rnn2dfa extract` loads it (the project's own files step "
+          "in numpy, models/numpy_rnn.py); torch = the same network loaded in torch, "
+          "passed in memory; AALpy steps the torch network")
     print("strict = ours with oracle 'pac' checking every prefix of each sampled word "
           "(--pac-prefixes), the check closest to AALpy's random-word oracle")
 

@@ -4,10 +4,10 @@ Targets: `rnn2dfa equiv a.json b.json` (two small DFA files) at most 4x the medi
 `python -c "import numpy"` (issue 10); `rnn2dfa --help` and a command's `--help` under
 0.5 s (they import no torch); `classify` of a model, which steps the network at once,
 within `import torch` + 0.3 s; the Tomita 3 extraction (`rnn2dfa extract` of the shipped
-GRU) at most 2 s on a quiet 2-core machine (issue 48). Two rows measure what a torch-free
-start would win (issue 48): the Tomita 3 file read and 20,000 words of lengths 0-50 answered
-in numpy (`models/numpy_rnn.py`, no torch imported) against the same through torch
-(`load_model`, the oracle's trie); the extraction itself still imports torch. Every command
+GRU) at most 2 s on a quiet 2-core machine (issue 48): it steps the network in numpy
+(`models/numpy_rnn.py`) and never imports torch. Two rows measure the stepping alone: the
+Tomita 3 file read and 20,000 words of lengths 0-50 answered in numpy against the same
+through torch (`load_model`, the oracle's trie). Every command
 runs as a fresh process of the installed entry point, the commands alternating so that a busy
 machine slows all alike. Bytecode is cached (in a temporary PYTHONPYCACHEPREFIX, written by a first
 warm-up run) as in an installed package, even where the environment asks not to write it.

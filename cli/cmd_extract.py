@@ -17,6 +17,7 @@ from rnn2dfa.extract.learner_choice import LARGE_ALPHABET
 from rnn2dfa.extract.registry import METHODS, get_method, method_names
 from rnn2dfa_cli.common import (
     PipedProgress,
+    _torch_threads_at_start,
     emit_json,
     err,
     json_option,
@@ -264,6 +265,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     if get_method(method).family == "pdfa":
         from rnn2dfa_cli.cmd_pdfa import extract_hook
 
+        _torch_threads_at_start()
         return extract_hook(ctx)
     from click.core import ParameterSource
 
@@ -283,6 +285,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     from rnn2dfa.models.loading import LoadedAcceptor
 
     if acceptor_spec is not None:
+        _torch_threads_at_start()
         acceptor, meta, kind, model_file = user_model(acceptor_spec, model_file,
                                                       time_limit=options["time_limit"])
         loaded = LoadedAcceptor(acceptor, meta, "your code", model_file)
@@ -291,6 +294,10 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     else:
         loaded = load(model_file)
     net = loaded.acceptor
+    from rnn2dfa.models.readout import in_numpy
+
+    if acceptor_spec is None and not in_numpy(net):  # stepped in torch: its threads now
+        _torch_threads_at_start()
     from rnn2dfa.extract.teacher import target_of
 
     target = target_of(net)

@@ -389,7 +389,7 @@ def _checking_paths(cmd: click.Command, callback: Callable[..., Any]) -> Callabl
     def run(*args: Any, **kwargs: Any) -> Any:
         if cmd.name not in IN_PLACE_COMMANDS:
             refuse_output_as_input(cmd, kwargs)
-        if cmd.name not in AUTOMATA_COMMANDS:
+        if cmd.name not in AUTOMATA_COMMANDS and cmd.name not in TORCH_WHEN_NEEDED:
             _torch_threads_at_start()
         return callback(*args, **kwargs)
 
@@ -599,6 +599,12 @@ def threads_option() -> click.Option:
     command's name (`rnn2dfa train --threads 4`)."""
     return click.Option(["--threads"], type=ThreadsType(), default=None, expose_value=False,
                         callback=_set_threads, metavar="auto|N", help=THREADS_HELP)
+
+
+#: Network commands that may run without torch (the project's own model files stepped in
+#: numpy, `models/numpy_rnn.py`): they call `_torch_threads_at_start` once they meet a
+#: network that needs torch, and give the library their --threads.
+TORCH_WHEN_NEEDED = frozenset({"extract"})
 
 
 def _torch_threads_at_start() -> None:

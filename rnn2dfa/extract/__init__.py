@@ -68,15 +68,19 @@ def language_words(
     return tuple(tuple(w) for w in words)
 
 
-def load(model: Any) -> Any:
+def load(model: Any, device: str | None = None) -> Any:
     """What `extract` takes: a path is read once (a model file, or a DFA or machine file
-    posing as a network: `models.loading.load_acceptor`); anything else is taken as it is."""
+    posing as a network: `models.loading.load_acceptor`); anything else is taken as it is.
+    The project's own recurrent model files bound for the CPU are stepped in numpy, torch
+    never imported (`models.numpy_rnn.loaded_in_numpy`)."""
     from rnn2dfa.models.loading import LoadedAcceptor, load_acceptor
 
     if isinstance(model, LoadedAcceptor):
         return model
     if isinstance(model, str | os.PathLike):
-        return load_acceptor(model)
+        from rnn2dfa.models.numpy_rnn import loaded_in_numpy
+
+        return loaded_in_numpy(model, device) or load_acceptor(model)
     return LoadedAcceptor(model, {}, "in-memory model", "")
 
 
@@ -109,14 +113,25 @@ def extract(
     the faster of one and every core, timed on the network (`models.threads`); None: leave
     torch's setting alone). The automaton carries `stats` and `provenance` for its file.
     """
-    from rnn2dfa.models.threads import measured_threads, torch_threads
+    from rnn2dfa.models.readout import in_numpy
 
-    loaded = load(model)
+    loaded = load(model, device)
     if method is None:
         from rnn2dfa.extract.learner_choice import default_choice
 
         method, chosen = default_choice(loaded.acceptor)
         values = {**chosen, **values}
+    if in_numpy(loaded.acceptor) and not get_method(method).numpy:
+        loaded = _in_torch(loaded)  # a method that steps torch networks only
+    if in_numpy(loaded.acceptor):
+        from rnn2dfa.models.numpy_rnn import blas_threads
+
+        # numpy's BLAS as torch's threads: one unless a count is given (the states of the
+        # project's networks are tens of units wide: more threads only wait on each other)
+        with blas_threads(1 if threads in (None, "auto") else int(threads)):
+            return _extract(loaded, method, options, progress, language, values)
+    from rnn2dfa.models.threads import measured_threads, torch_threads
+
     if device is not None:
         from rnn2dfa.models.device import place
 
@@ -125,6 +140,13 @@ def extract(
         threads = measured_threads(loaded.acceptor)
     with torch_threads(None if threads is None else int(threads)):
         return _extract(loaded, method, options, progress, language, values)
+
+
+def _in_torch(loaded: Any) -> Any:
+    """A model file loaded in numpy, loaded again in torch (`models.loading`)."""
+    from rnn2dfa.models.loading import load_acceptor
+
+    return load_acceptor(loaded.path)
 
 
 def _extract(loaded: Any, method: str, options: Any, progress: Progress | None,

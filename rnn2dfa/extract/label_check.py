@@ -58,7 +58,7 @@ class LabelCheck:
 
 def _names(model: Any) -> tuple[str, ...]:
     """The network's answers by index: rejected/accepted, or a labeller's outputs."""
-    from rnn2dfa.models.labeller import is_labeller
+    from rnn2dfa.models.readout import is_labeller
 
     return tuple(str(o) for o in model.outputs) if is_labeller(model) else ("reject",
                                                                           "accept")
@@ -77,11 +77,9 @@ def parse_label(text: str | None, names: Sequence[str]) -> int | None:
 
 def _compare(model: Any, words: Sequence[Word], want: np.ndarray, source: str,
              short: str) -> LabelCheck | None:
-    from rnn2dfa.models.labeller import word_answers
-
     if not len(words):
         return None
-    got = word_answers(model, words)
+    got = _word_answers(model, words)
     bad = np.flatnonzero(got != want)
     example = None
     if bad.size:
@@ -112,7 +110,7 @@ def check_language(model: Any, name: str, seed: int = 0) -> LabelCheck | None:
     lengths 0-20; None when the name is no known language of the network's kind or its
     alphabet differs."""
     from rnn2dfa.languages import language_names
-    from rnn2dfa.models.labeller import is_labeller
+    from rnn2dfa.models.readout import is_labeller
 
     rng = np.random.default_rng([seed, 46])
     source = f"{name} (the language the model file names)"
@@ -151,3 +149,14 @@ def check_language(model: Any, name: str, seed: int = 0) -> LabelCheck | None:
     to_net = [alphabet.index(a) for a in lang.alphabet]
     words = [tuple(to_net[x] for x in w) for w in words]
     return _compare(model, words, members.astype(np.int64), source, name)
+
+
+def _word_answers(model: Any, words: Sequence[Word]) -> np.ndarray:
+    """`labeller.word_answers`; a network stepped in numpy answers in numpy (no torch)."""
+    from rnn2dfa.models.readout import in_numpy
+
+    if in_numpy(model):
+        return model.word_answers(words)
+    from rnn2dfa.models.labeller import word_answers
+
+    return word_answers(model, words)

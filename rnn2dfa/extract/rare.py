@@ -16,17 +16,22 @@ within their depth.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import torch
 
 from rnn2dfa.extract.timing import Deadline
-from rnn2dfa.models.acceptor import Acceptor, state_space
-from rnn2dfa.models.index_view import OneHotView
+from rnn2dfa.models.readout import no_grad, to_host
+from rnn2dfa.models.space import state_space
+from rnn2dfa.oracle.arrays import states_of
 from rnn2dfa.words import Word
+
+#: An Acceptor (`models.acceptor`), in torch or in numpy (`models/numpy_rnn.py`): its states
+#: are tensors or arrays, and nothing here imports torch for the latter.
+Acceptor = Any
 
 #: An answer under this share of uniform words is searched for.
 RARE_SHARE = 0.01
@@ -48,21 +53,27 @@ def _compact(model: Any) -> Any:
     return view() if callable(view) else None
 
 
-def _keys(acceptor: Acceptor, states: torch.Tensor, middle: float) -> np.ndarray:
+def _is_view(model: Any) -> bool:
+    """Whether `model` is a compiled network's compact view (`models.index_view`; not
+    imported before a compiled network made one, and it imports torch)."""
+    views = sys.modules.get("rnn2dfa.models.index_view")
+    return views is not None and isinstance(model, views.OneHotView)
+
+
+def _keys(acceptor: Acceptor, states: Any, middle: float) -> np.ndarray:
     """One bytes key per state: which side of the box's middle each observable unit is on
     (on a compiled network's compact view: the unit that is on)."""
-    if isinstance(acceptor, OneHotView):
+    if _is_view(acceptor):
         return np.array(states[:, 0].cpu().tolist(), dtype=object)
-    obs = acceptor.observable(states).detach().float().cpu().numpy()
+    obs = to_host(acceptor.observable(states)).astype(np.float32)
     bits = np.packbits(obs > middle, axis=1)
     return np.array([row.tobytes() for row in bits], dtype=object)
 
 
 #: (states) -> (score per state, whether the state gives the wanted answer)
-Score = Callable[[torch.Tensor], tuple[np.ndarray, np.ndarray]]
+Score = Callable[[Any], tuple[np.ndarray, np.ndarray]]
 
 
-@torch.no_grad()
 def guided_beam(
     model: Acceptor,
     score_fn: Score,
@@ -78,14 +89,21 @@ def guided_beam(
     the states reached (higher: closer to the wanted answer) and says which give it.
     `found` holds what is already known (the empty word). (words found, network steps,
     deepest level explored)."""
+    with no_grad(model):
+        return _guided_beam(model, score_fn, max_length, rng, found, n_wanted, beam, deadline)
+
+
+def _guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.random.Generator,
+                 found: dict[Word, None], n_wanted: int, beam: int,
+                 deadline: Deadline | None) -> tuple[list[Word], int, int]:
     k = len(model.alphabet)
-    space = state_space(model.net if isinstance(model, OneHotView) else model)
+    space = state_space(model.net if _is_view(model) else model)
     middle = 0.0 if space.low is None or space.high is None else (space.low + space.high) / 2
     states = model.initial_state(1)
     words: list[Word] = [()]
     seen = set(_keys(model, states, middle).tolist())
     steps = 0
-    syms = torch.arange(k, dtype=torch.long, device=states.device)
+    xp = states_of(states)  # the network's state type: tensors, or numpy arrays
     depth, first_hit = 0, (0 if found else None)
     for depth in range(1, max_length + 1):
         if len(found) >= n_wanted or (deadline is not None and deadline.expired()):
@@ -93,7 +111,8 @@ def guided_beam(
         if first_hit is not None and len(found) >= n_wanted // 2 and depth > 2 * first_hit + 8:
             break  # enough words, and lengths well past the shortest: diverse enough
         b = states.shape[0]
-        nxt = model.step(states.repeat_interleave(k, dim=0), syms.repeat(b))
+        nxt = model.step(xp.take(states, np.repeat(np.arange(b), k)),
+                         xp.index(np.tile(np.arange(k), b)))
         steps += b * k
         score, hit = score_fn(nxt)
         parent = np.repeat(np.arange(b), k)
@@ -120,7 +139,7 @@ def guided_beam(
         pick = np.concatenate([np.asarray(chosen, dtype=np.int64), best,
                                rng.choice(rest, n_rand, replace=False) if n_rand else rest[:0]])
         seen.update(keys[pick].tolist())
-        states = nxt[torch.as_tensor(pick, dtype=torch.long, device=nxt.device)]
+        states = xp.take(nxt, pick.astype(np.int64))
         words = [words[parent[i]] + (int(symbol[i]),) for i in pick]
     return list(found), steps, depth
 
@@ -131,23 +150,21 @@ def label_score(model: Any, target: str, label: int) -> Score:
     if target == "dfa":
         sign = 1.0 if label == 1 else -1.0
 
-        def logit(states: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
-            s = (sign * model.accept_logit(states)).double().cpu().numpy()
+        def logit(states: Any) -> tuple[np.ndarray, np.ndarray]:
+            s = sign * to_host(model.accept_logit(states)).astype(np.float64)
             return s, s > 0
 
         return logit
 
-    def margin(states: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
-        logits = model.output_logits(states).double()
-        others = logits.clone()
-        others[:, label] = -torch.inf
-        m = (logits[:, label] - others.max(dim=1).values).cpu().numpy()
-        return m, logits.argmax(dim=1).cpu().numpy() == label
+    def margin(states: Any) -> tuple[np.ndarray, np.ndarray]:
+        logits = to_host(model.output_logits(states)).astype(np.float64)
+        others = logits.copy()
+        others[:, label] = -np.inf
+        return logits[:, label] - others.max(axis=1), logits.argmax(axis=1) == label
 
     return margin
 
 
-@torch.no_grad()
 def search_label(
     model: Any,
     target: str,
@@ -169,8 +186,9 @@ def search_label(
     model = _compact(model) or model
     score = label_score(model, target, label)
     found: dict[Word, None] = {}
-    if target != "mealy" and bool(score(model.initial_state(1))[1][0]):
-        found[()] = None
+    with no_grad(model):
+        if target != "mealy" and bool(score(model.initial_state(1))[1][0]):
+            found[()] = None
     salt = [seed, 104729] if target == "dfa" else [seed, 104729, label]
     words, steps, depth = guided_beam(model, score, max_length, np.random.default_rng(salt),
                                       found=found, n_wanted=n_wanted, beam=beam,

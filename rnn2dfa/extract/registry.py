@@ -71,6 +71,9 @@ class Method:
     language_words: Callable[[Any], bool] | None = None
     #: The memory check made before work (None: the method bounds itself).
     budget: Budget | None = None
+    #: Whether it steps a network stepped in numpy (`models/numpy_rnn.py`: the project's
+    #: own model files, torch never imported); otherwise such a file is loaded in torch.
+    numpy: bool = False
 
     def __post_init__(self) -> None:
         if self.needs not in NEEDS:
@@ -239,7 +242,7 @@ def _learner_language_words(o: LStarOptions) -> bool:
 
 # ------------------------------------------------------------------ the registry
 _LEARNER = {"whole_words": _learner_whole_words, "language_words": _learner_language_words,
-            "budget": _learner_budget}
+            "budget": _learner_budget, "numpy": True}
 
 #: name -> Method, in the order `--method` lists them.
 METHODS: dict[str, Method] = {}

@@ -6,8 +6,7 @@ extractor, the membership oracle and the verifier can be tested against a known 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -16,6 +15,11 @@ from torch import Tensor
 
 from rnn2dfa.limits import fused_rows, rows_per_batch
 from rnn2dfa.models.device import Chunks, batch_bytes, device_of
+from rnn2dfa.models.space import (  # noqa: F401 (re-exported)
+    StateSpace,
+    non_integer_weight,
+    state_space,
+)
 from rnn2dfa.words import pad_words
 
 
@@ -45,54 +49,6 @@ class Acceptor(Protocol):
     def observable(self, state: Tensor) -> Tensor:
         """The part of the state an extractor may look at (an LSTM's h, not its c)."""
         ...
-
-
-@dataclass(frozen=True)
-class StateSpace:
-    """Optional capability (`acceptor.state_space()`): where the observable states live.
-
-    `low`/`high` bound every observable coordinate (None: unbounded or unknown), which the
-    interval-partition method cuts into intervals. `exact` says the reachable states are
-    finitely many and exactly representable (a DFA's one-hot states; integer weights with
-    saturated-linear or ReLU units, Theorem 4.5), so breadth-first search over them is exact
-    extraction; `reason` says why, or why not, in a sentence.
-    """
-
-    units: str = "unknown"
-    low: float | None = None
-    high: float | None = None
-    exact: bool = False
-    reason: str = "the acceptor does not declare its state space"
-    #: said when an exact search explodes (e.g. "ReLU states are unbounded: it may count")
-    explosion_hint: str | None = None
-
-
-def state_space(acceptor: object) -> StateSpace:
-    """The acceptor's declared state space, or an unknown one (no box, not exact)."""
-    declare = getattr(acceptor, "state_space", None)
-    if declare is None:
-        name = type(acceptor).__name__
-        return StateSpace(reason=f"a {name} does not declare its state space (state_space())")
-    return declare() if callable(declare) else declare
-
-
-def non_integer_weight(named: Iterable[tuple[str, Tensor]]) -> str | None:
-    """None when every tensor holds integers, else a sentence naming the first offender."""
-    checked = 0
-    for pname, t in named:
-        if not torch.is_floating_point(t):
-            continue
-        t = t.detach()
-        frac = (t - torch.round(t)).abs()
-        bad = ~torch.isfinite(t) | (frac > 0)
-        if bad.any():
-            flat = int(torch.argmax(bad.flatten().to(torch.int8)))
-            idx = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), t.shape))
-            value = float(t.flatten()[flat])
-            where = "[" + ", ".join(map(str, idx)) + "]" if idx else ""
-            return f"parameter {pname!r} is not integer (e.g. {pname}{where} = {value:.6g})"
-        checked += t.numel()
-    return None
 
 
 @torch.no_grad()

@@ -8,16 +8,21 @@ ids are checked here, on the host, before they cross to the device, the same on 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
+
+if TYPE_CHECKING:  # torch only where a module is looked at: the oracle's check runs without
+    from torch import Tensor, nn
 
 
 def first_embedding(module: nn.Module) -> nn.Embedding | None:
     """The module's first `nn.Embedding` in registration order (the token table of the
     modules users write: `self.emb = nn.Embedding(...)` comes first), or None."""
+    from torch import nn
+
     return next((m for m in module.modules() if isinstance(m, nn.Embedding)), None)
 
 

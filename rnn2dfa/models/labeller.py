@@ -28,6 +28,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import StateSpace
 from rnn2dfa.models.index_view import AutomatonLabelView
 from rnn2dfa.models.io import register
+from rnn2dfa.models.readout import decisions, is_labeller, labels_of  # noqa: F401 (re-exported)
 from rnn2dfa.models.rnn import RNNAcceptor
 
 
@@ -47,25 +48,6 @@ class Labeller(Protocol):
     def output_logits(self, state: Tensor) -> Tensor: ...
 
     def observable(self, state: Tensor) -> Tensor: ...
-
-
-def is_labeller(model: object) -> bool:
-    """Whether `model` answers with labels (has `output_logits` and `outputs`)."""
-    return callable(getattr(model, "output_logits", None)) and bool(
-        getattr(model, "outputs", None))
-
-
-def labels_of(labeller: Any, state: Tensor) -> Tensor:
-    """(batch,) int64 labels of a batch of states: the argmax of the output logits."""
-    return labeller.output_logits(state).argmax(dim=-1)
-
-
-def decisions(model: Any, states: Tensor) -> np.ndarray:
-    """The network's answer on each state as an int64: an acceptor's accept bit (1
-    accepts), a labeller's label (the index of its output)."""
-    if is_labeller(model):
-        return labels_of(model, states).cpu().numpy().astype(np.int64).reshape(-1)
-    return (model.accept_logit(states) > 0).cpu().numpy().astype(np.int64).reshape(-1)
 
 
 def word_answers(model: Any, words: Sequence[Sequence[int]]) -> np.ndarray:

@@ -11,8 +11,18 @@ by the same checks (`file_bounds.check_torch_file`); its pickle is read by an un
 knows four globals (a state dict's, and the storages it points to) and builds arrays only.
 
 The arithmetic is torch's cells' (torch.gru_cell, lstm_cell, rnn_*_cell: same gate order and
-formulas) in float32, so answers agree with the torch network except where a logit is within
-float32 rounding of zero; `tests/test_numpy_rnn.py` checks states and answers against torch.
+formulas) in float32, torch's precision, so an answer can differ from torch's only where the
+float32 logit is within a few roundings of zero: a word on which torch itself answers
+differently by batch size, thread count or device (a 2-layer GRU's state differed by 2.3e-6
+between CPU and GPU, issue 48). `tests/test_numpy_extract.py` measures that margin on every
+fixture: the smallest |logit| of the words an extraction asks is orders of magnitude above the
+largest difference from torch's. Float64 was measured and not kept: numpy's float64 tanh
+costs 15 ns an element against 3 in float32 (SIMD), which made a step of 4,096 rows of the
+Tomita 3 GRU 5.1 ms against torch's 1.1 ms; in float32 it takes 1.0 ms.
+
+`loaded_in_numpy(path)` is what `extract` loads a path with first: the project's own files
+step in numpy (torch never imported: `rnn2dfa extract model.pt` starts in a fraction of
+torch's import time); anything else, or a network to run on a GPU, returns None.
 """
 
 from __future__ import annotations
@@ -30,6 +40,8 @@ from rnn2dfa.errors import InputError
 #: Architectures read here; everything else goes through torch.
 ARCHITECTURES = ("rnn", "rnn-labeller")
 CELLS = ("tanh", "relu", "slu", "lstm", "gru")
+#: The arithmetic's precision (see the module docstring).
+DTYPE = np.float32
 _STORAGES = {"FloatStorage": np.float32, "DoubleStorage": np.float64,
              "LongStorage": np.int64, "IntStorage": np.int32, "BoolStorage": np.bool_}
 
@@ -156,6 +168,9 @@ class NumpyRNN:
     """An `RNNAcceptor` (or `RNNLabeller`) in numpy: the Acceptor contract on arrays
     (states (batch, state_dim) float32, symbols (batch,) ints)."""
 
+    #: what the oracle and the extractors read (`models.readout.in_numpy`): arrays, no torch
+    steps_in_numpy = True
+
     def __init__(self, config: dict[str, Any], weights: dict[str, np.ndarray],
                  architecture: str = "rnn") -> None:
         self.alphabet: tuple[str, ...] = tuple(config["alphabet"])
@@ -186,6 +201,8 @@ class NumpyRNN:
             w = weights[name]
             if w.shape != shape or w.dtype != np.float32 or not np.isfinite(w).all():
                 raise _Unreadable(name)
+        weights = {name: w.astype(DTYPE) for name, w in weights.items()}
+        self._recurrent = [(n, w) for n, w in weights.items() if not n.startswith("readout.")]
         init = weights["init"]
         self._init = np.clip(init, 0.0, 1.0) if self.cell == "slu" else init
         # one-hot input: a layer's input projection is a row of W_ih^T (+ b_ih) per symbol;
@@ -193,7 +210,7 @@ class NumpyRNN:
         w_ih0 = weights["rnn.weight_ih_l0"]
         emb = weights.get("embed.weight")
         rows = w_ih0.T if emb is None else emb @ w_ih0.T
-        self._in0 = np.ascontiguousarray(rows + weights["rnn.bias_ih_l0"], dtype=np.float32)
+        self._in0 = np.ascontiguousarray(rows + weights["rnn.bias_ih_l0"])
         self._w_ih = [np.ascontiguousarray(weights[f"rnn.weight_ih_l{n}"].T)
                       for n in range(self.layers)]
         self._b_ih = [weights[f"rnn.bias_ih_l{n}"] for n in range(self.layers)]
@@ -202,6 +219,21 @@ class NumpyRNN:
         self._b_hh = [weights[f"rnn.bias_hh_l{n}"] for n in range(self.layers)]
         self._w_out = np.ascontiguousarray(weights["readout.weight"].T)
         self._b_out = weights["readout.bias"]
+        # sigmoid(x) = 0.5 + 0.5 tanh(x / 2): the gates' columns halved (exact in binary)
+        half = np.ones(gates * h, dtype=DTYPE)
+        if self.cell in ("gru", "lstm"):
+            half[: 2 * h] = 0.5  # r, z / i, f
+            half[3 * h:] = 0.5  # (an LSTM's o)
+        self._in0 = self._in0 * half
+        for n in range(self.layers):
+            self._w_ih[n], self._b_ih[n] = self._w_ih[n] * half, self._b_ih[n] * half
+            self._w_hh[n], self._b_hh[n] = self._w_hh[n] * half, self._b_hh[n] * half
+
+    def state_space(self) -> Any:
+        """The box and exactness of the states, as `RNNAcceptor.state_space` says them."""
+        from rnn2dfa.models.space import rnn_state_space
+
+        return rnn_state_space(self.cell, "RNNAcceptor", self._recurrent)
 
     @property
     def parts(self) -> int:
@@ -215,34 +247,52 @@ class NumpyRNN:
         return np.tile(self._init.reshape(1, self.state_dim), (batch, 1))
 
     def step(self, state: np.ndarray, symbols: np.ndarray) -> np.ndarray:
-        """One symbol per row, every layer (layer n reads layer n-1's new h)."""
-        h_, p = self.hidden, self.parts
-        s = state.reshape(state.shape[0], self.layers, p, h_)
-        out = np.empty_like(s)
+        """One symbol per row, every layer (layer n reads layer n-1's new h). A gate's
+        sigmoid is 0.5 + 0.5 tanh(x / 2), its columns' weights halved once (exact), so one
+        tanh call covers every gate of a layer."""
+        h_, p, b = self.hidden, self.parts, state.shape[0]
+        s = state.reshape(b, self.layers, p, h_)
+        # one layer of h alone: its new h is the state (no copy into a layered buffer)
+        out = None if self.layers == 1 and p == 1 else np.empty_like(s)
         x = None
         for n in range(self.layers):
             gi = self._in0[symbols] if n == 0 else x @ self._w_ih[n] + self._b_ih[n]
             h = s[:, n, 0]
-            gh = h @ self._w_hh[n] + self._b_hh[n]
-            if self.cell == "gru":  # torch.gru_cell: r, z, n
-                r = _sigmoid(gi[:, :h_] + gh[:, :h_])
-                z = _sigmoid(gi[:, h_:2 * h_] + gh[:, h_:2 * h_])
-                new = np.tanh(gi[:, 2 * h_:] + r * gh[:, 2 * h_:])
-                x = new + z * (h - new)
-            elif self.cell == "lstm":  # torch.lstm_cell: i, f, g, o
-                g = gi + gh
-                c = _sigmoid(g[:, h_:2 * h_]) * s[:, n, 1] + \
-                    _sigmoid(g[:, :h_]) * np.tanh(g[:, 2 * h_:3 * h_])
-                x = _sigmoid(g[:, 3 * h_:]) * np.tanh(c)
+            g = h @ self._w_hh[n]
+            g += self._b_hh[n]
+            if self.cell == "gru":  # torch.gru_cell: r, z, n; r and z halved
+                rz = gi[:, :2 * h_] + g[:, :2 * h_]
+                np.tanh(rz, out=rz)
+                rz *= 0.5
+                rz += 0.5
+                new = g[:, 2 * h_:] * rz[:, :h_]
+                new += gi[:, 2 * h_:]
+                np.tanh(new, out=new)
+                x = h - new
+                x *= rz[:, h_:]
+                x += new
+            elif self.cell == "lstm":  # torch.lstm_cell: i, f, g, o; i, f and o halved
+                g += gi
+                np.tanh(g, out=g)
+                gates = np.concatenate((g[:, :2 * h_], g[:, 3 * h_:]), axis=1)
+                gates *= 0.5
+                gates += 0.5  # i, f, o
+                c = gates[:, h_:2 * h_] * s[:, n, 1]
+                c += gates[:, :h_] * g[:, 2 * h_:3 * h_]
+                x = gates[:, 2 * h_:] * np.tanh(c)
+                assert out is not None
                 out[:, n, 1] = c
-            elif self.cell == "tanh":
-                x = np.tanh(gi + gh)
-            elif self.cell == "relu":
-                x = np.maximum(gi + gh, 0.0)
-            else:  # slu
-                x = np.clip(gi + gh, 0.0, 1.0)
-            out[:, n, 0] = x
-        return out.reshape(state.shape[0], self.state_dim)
+            else:
+                g += gi
+                if self.cell == "tanh":
+                    x = np.tanh(g, out=g)
+                elif self.cell == "relu":
+                    x = np.maximum(g, 0.0, out=g)
+                else:  # slu
+                    x = np.clip(g, 0.0, 1.0, out=g)
+            if out is not None:
+                out[:, n, 0] = x
+        return x if out is None else out.reshape(b, self.state_dim)
 
     def top_hidden(self, state: np.ndarray) -> np.ndarray:
         return state.reshape(state.shape[0], self.layers, self.parts, self.hidden)[:, -1, 0]
@@ -265,10 +315,28 @@ class NumpyRNN:
         """int64 answers of a padded batch (accept bits, or a labeller's label indices),
         stepped as one batch per depth, longest words first (BLAS on one thread: OpenBLAS's
         threads made a 10,000 x 8 by 8 x 24 product 25-45x slower on a busy 2-core machine)."""
-        with _one_blas_thread():
+        with blas_threads(1):
             return self._answers(symbols, lengths)
 
     def _answers(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        logits = self.output_logits(self.final_states(symbols, lengths))
+        return (logits[:, 0] > 0).astype(np.int64) if self.architecture == "rnn" else \
+            logits.argmax(axis=1)
+
+    def word_answers(self, words: Any) -> np.ndarray:
+        """Each word's answer as an int64 (`labeller.word_answers`: an accept bit, or a
+        label index, -1 for a tagger's empty word)."""
+        from rnn2dfa.words import pad_words
+
+        symbols, lengths = pad_words(words)
+        out = self.answers(symbols, lengths)
+        if self.architecture == "rnn-labeller" and self.kind == "mealy":
+            out[np.asarray(lengths) == 0] = -1
+        return out
+
+    def final_states(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """The state after each word of a padded batch, stepped as one batch per depth,
+        longest words first (`acceptor.run_padded` in numpy)."""
         symbols = np.asarray(symbols, dtype=np.int64)
         lengths = np.asarray(lengths, dtype=np.int64)
         order = np.argsort(-lengths, kind="stable")
@@ -282,16 +350,13 @@ class NumpyRNN:
             state = self.step(state[:n], symbols[order[:n], t])
             done = int(live[t + 1])
             final[done:n] = state[done:n]
-        logits = self.output_logits(final)
-        got = (logits[:, 0] > 0).astype(np.int64) if self.architecture == "rnn" else \
-            logits.argmax(axis=1)
-        out = np.empty_like(got)
-        out[order] = got
+        out = np.empty_like(final)
+        out[order] = final
         return out
 
 
-def _one_blas_thread() -> Any:
-    """A context holding numpy's BLAS to one thread (threadpoolctl, scikit-learn's
+def blas_threads(n: int = 1) -> Any:
+    """A context holding numpy's BLAS to `n` threads (threadpoolctl, scikit-learn's
     dependency, when installed; else nothing changes)."""
     try:
         from threadpoolctl import threadpool_limits
@@ -299,13 +364,7 @@ def _one_blas_thread() -> Any:
         import contextlib
 
         return contextlib.nullcontext()
-    return threadpool_limits(1, "blas")
-
-
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    # the logistic function without overflow warnings: 0.5 * (1 + tanh(x / 2)) is exact in
-    # real numbers and within a few float32 ulps of torch's sigmoid
-    return 0.5 + 0.5 * np.tanh(0.5 * x)
+    return threadpool_limits(max(1, int(n)), "blas")
 
 
 def read_numpy_rnn(path: str) -> tuple[NumpyRNN, dict[str, Any]] | None:
@@ -325,3 +384,24 @@ def read_numpy_rnn(path: str) -> tuple[NumpyRNN, dict[str, Any]] | None:
         return None
     meta = payload.get("metadata") or {}
     return net, dict(meta) if isinstance(meta, dict) else {}
+
+
+def loaded_in_numpy(path: Any, device: Any = None) -> Any:
+    """A `LoadedAcceptor` of the project's own recurrent model file stepped in numpy, or None
+    (another file, or a network bound for a GPU: `device` given and not the CPU, or the
+    process's default device, `models.device`, set to one). Torch is not imported."""
+    import os
+    import sys
+
+    if not isinstance(path, str | os.PathLike) or (device is not None and str(device) != "cpu"):
+        return None
+    where = sys.modules.get("rnn2dfa.models.device")  # set only by a device other than cpu
+    if where is not None and where.default_device().type != "cpu":
+        return None
+    got = read_numpy_rnn(str(path))
+    if got is None:
+        return None
+    from rnn2dfa.models.loading import LoadedAcceptor
+
+    net, meta = got
+    return LoadedAcceptor(net, meta, "model", str(path))

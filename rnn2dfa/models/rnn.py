@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.acceptor import StateSpace, non_integer_weight
+from rnn2dfa.models.acceptor import StateSpace
 from rnn2dfa.models.cell_names import RNN_CELLS
 from rnn2dfa.models.io import register
 from rnn2dfa.models.stacked import fusable, slu, step_stack, step_words_stack
@@ -217,31 +217,14 @@ class RNNAcceptor(nn.Module):
         """tanh, LSTM and GRU hidden states lie in [-1, 1], saturated-linear ones in [0, 1],
         ReLU ones in [0, inf). Exact (Theorem 4.5) with integer recurrent weights and slu or
         ReLU units; the linear read-out may hold any real numbers."""
-        box = {"slu": (0.0, 1.0), "relu": (0.0, None)}.get(self.cell, (-1.0, 1.0))
-        hint = "ReLU states are unbounded: the network may count" if self.cell == "relu" else None
-        if self.cell not in ("slu", "relu"):
-            why = (
-                f"exact extraction needs integer weights with saturated-linear (slu) or ReLU "
-                f"units (Theorem 4.5); this {type(self).__name__} has {self.cell!r} units, whose "
-                f"states are real numbers with no finite set of exact values: use the lstar, "
-                f"kmeans or partition method"
-            )
-            return StateSpace(self.cell, *box, exact=False, reason=why, explosion_hint=hint)
+        from rnn2dfa.models.space import rnn_state_space
+
         named = [
             (n, t)
             for n, t in [*self.named_parameters(), *self.named_buffers()]
             if not n.startswith("readout.")
         ]
-        bad = non_integer_weight(named)
-        if bad is not None:
-            why = (
-                f"exact extraction needs integer weights (Theorem 4.5), but {bad}: use the "
-                f"lstar, kmeans or partition method"
-            )
-            return StateSpace(self.cell, *box, exact=False, reason=why, explosion_hint=hint)
-        n_weights = sum(t.numel() for _, t in named if torch.is_floating_point(t))
-        why = f"{self.cell} units, {n_weights} integer recurrent weights"
-        return StateSpace(self.cell, *box, exact=True, reason=why, explosion_hint=hint)
+        return rnn_state_space(self.cell, type(self).__name__, named)
 
     def padded_logits(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """Accept logits of a padded batch through the fused forward (eval mode)."""

@@ -7,21 +7,32 @@ infinite outputs, and outputs that never change, make every answer meaningless t
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.acceptor import Acceptor, accept_logits, state_space
+from rnn2dfa.models.space import state_space
 from rnn2dfa.words import uniform_word_list
 
 
-def check_outputs(acceptor: Acceptor, *, n: int = 256, max_length: int = 20,
+def check_outputs(acceptor: Any, *, n: int = 256, max_length: int = 20,
                   seed: int = 0) -> str | None:
     """InputError when the outputs on `n` random words are NaN/infinite or constant (for
     networks; a DFA may well answer one way); a warning (returned) when all lie in (0, 1),
     which is what a probability head read as a logit gives (an untrained net may too)."""
     rng = np.random.default_rng([seed, 31337])
     words = uniform_word_list(rng, len(acceptor.alphabet), n, 0, max_length)
-    out = accept_logits(acceptor, words)
+    from rnn2dfa.models.readout import in_numpy
+
+    if in_numpy(acceptor):  # (models/numpy_rnn.py: no torch)
+        from rnn2dfa.words import pad_words
+
+        out = acceptor.accept_logit(acceptor.final_states(*pad_words(words)))
+    else:
+        from rnn2dfa.models.acceptor import accept_logits
+
+        out = accept_logits(acceptor, words)
     bad = ~np.isfinite(out)
     if bad.any():
         kind = "NaN" if np.isnan(out).any() else "infinite"

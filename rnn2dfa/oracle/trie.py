@@ -18,16 +18,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
-from torch import Tensor
 
 from rnn2dfa.limits import fused_rows, rows_per_batch
-from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.models.index_guard import check_symbols
+from rnn2dfa.oracle.arrays import states_of
 from rnn2dfa.words import pad_words
+
+if TYPE_CHECKING:
+    from rnn2dfa.models.acceptor import Acceptor
+
+#: A batch of states: a torch tensor, or a numpy array for a network stepped in numpy
+#: (`oracle/arrays.py`: the trie holds the stepper's own state type).
+Tensor = Any
 
 #: Default memory budget of the state cache (the trie's state tensor).
 DEFAULT_CACHE_BYTES = 512 * 2**20
@@ -94,7 +99,7 @@ class MembershipOracle:
         #: or its compact view), and the trie caches those instead.
         net = self._net
         if labels:
-            from rnn2dfa.models.labeller import labels_of
+            from rnn2dfa.models.readout import labels_of
 
             readout = readout or (lambda states: labels_of(net, states))
         elif readout is not None:  # a readout of the network's own states: no view
@@ -103,18 +108,21 @@ class MembershipOracle:
             lambda states: net.accept_logit(states) > 0)
         self.alphabet = tuple(acceptor.alphabet)
         self.k = len(self.alphabet)
-        with torch.no_grad():
-            init = net.initial_state(1).detach()
+        init = net.initial_state(1)
+        init = init.detach() if hasattr(init, "detach") else init
+        #: the stepper's state type: tensors on the network's device, or numpy arrays for
+        #: a network stepped in numpy (torch never imported); every state op goes through it
+        self._xp = xp = states_of(init)
         #: where the network's states live: the trie's state cache and every batch stay
         #: there; only symbols go in and answers come out, once per depth (models.device)
-        self.device = init.device
+        self.device = xp.device
         self._dim = int(init.shape[1])  # the width of the states the trie holds
         self.state_dim = int(acceptor.state_dim) if net is not acceptor else self._dim
         self.dtype = init.dtype  # of the states the trie holds
         #: of the states `states()` returns (a compact view's expanded states are float32)
-        self.state_dtype = init.dtype if net is acceptor else torch.float32
+        self.state_dtype = init.dtype if net is acceptor else _torch_float32()
         if max_cached_states is None:
-            per_state = self._dim * init.element_size() + 8 * self.k + 2
+            per_state = self._dim * xp.itemsize + 8 * self.k + 2
             max_cached_states = max(1024, max_cache_bytes // per_state)
         if max_cached_states < 1:
             raise ValueError("max_cached_states must be at least 1")
@@ -125,7 +133,7 @@ class MembershipOracle:
         #: Called before each depth of a walk (a deadline's `check`, raising to stop): a walk
         #: over a wide network can take minutes. Stopped between depths, the trie stays whole.
         self.interrupt: Callable[[], None] | None = None
-        self._init = init[0].clone()
+        self._init = init[0].clone() if hasattr(init, "clone") else init[0].copy()
         #: `step_words` of a network that steps whole suffixes in one fused call per layer
         #: (models/rnn.py: GRU and Elman cells); None: one `step` call per depth
         self._step_words = _fused_stepper(net, init)
@@ -141,7 +149,7 @@ class MembershipOracle:
     def clear(self) -> None:
         """Drop every cached state (the root, the initial state, stays)."""
         cap = min(self.max_cached_states, 1024)
-        self._states = torch.empty((cap, self._dim), dtype=self.dtype, device=self.device)
+        self._states = self._xp.empty(cap, self._dim)
         self._states[0] = self._init
         self._child = np.full(cap * self.k, -1, dtype=np.int64)  # flat: node * k + symbol
         self._answer = np.full(cap, -1, dtype=np.int16)  # -1 unknown, else the answer
@@ -161,7 +169,7 @@ class MembershipOracle:
             return
         new_cap = min(self.max_cached_states, max(need, 2 * cap))
         n, k = self._n, self.k
-        states = torch.empty((new_cap, self._dim), dtype=self.dtype, device=self.device)
+        states = self._xp.empty(new_cap, self._dim)
         states[:n] = self._states[:n]
         self._states = states
         child = np.full(new_cap * k, -1, dtype=np.int64)
@@ -175,7 +183,6 @@ class MembershipOracle:
         self._asked = asked
 
     # ------------------------------------------------------------------ the walk
-    @torch.no_grad()
     def _walk(
         self,
         symbols: np.ndarray,
@@ -188,6 +195,13 @@ class MembershipOracle:
         Rows are sorted by length (longest first) so the rows still reading at depth t are
         a prefix of the batch; the (node, symbol) children live in one flat array.
         """
+        with self._xp.no_grad():
+            return self._walk_rows(symbols, lengths, start, record)
+
+    def _walk_rows(self, symbols: np.ndarray, lengths: np.ndarray, start: _Positions | None,
+                   record: bool) -> _Positions:
+        """`_walk`'s work (under the stepper's no-grad)."""
+        xp = self._xp
         b = lengths.size
         width = symbols.shape[1] if symbols.ndim == 2 else 0
         if width:  # on the host, before a symbol indexes the child table or an embedding
@@ -276,16 +290,16 @@ class MembershipOracle:
                 continue
             parts, syms = [], []
             if n_new:
-                parts.append(self._states.index_select(0, self._ix(new_keys // k)))
+                parts.append(xp.take(self._states, new_keys // k))
                 syms.append(new_keys % k)
             if spill is not None:
-                parts.append(self._states.index_select(0, self._ix(spill_keys // k)))
+                parts.append(xp.take(self._states, spill_keys // k))
                 syms.append(spill_keys % k)
             if off_rows is not None and off_rows.size:
                 assert scratch is not None
-                parts.append(scratch.index_select(0, self._ix(off_rows)))
+                parts.append(xp.take(scratch, off_rows))
                 syms.append(col[off_rows])
-            prev = parts[0] if len(parts) == 1 else torch.cat(parts)
+            prev = xp.cat(parts)
             sym_t = self._ix(syms[0] if len(syms) == 1 else np.concatenate(syms))
             out = self._net.step(prev, sym_t)
             st.network_steps += int(prev.shape[0])
@@ -299,12 +313,12 @@ class MembershipOracle:
             rest = out[n_new:]
             if spill is not None or (off_rows is not None and off_rows.size):
                 if scratch is None:
-                    scratch = torch.empty((b, self._dim), dtype=self.dtype, device=self.device)
+                    scratch = xp.empty(b, self._dim)
                 moved = np.concatenate([x for x in (spill, off_rows) if x is not None])
-                scratch[self._ix(moved)] = rest.to(self.dtype)
+                scratch[self._ix(moved)] = xp.cast(rest)
                 node[moved] = -1
                 if trace_off is not None:
-                    trace_off[t + 1, moved] = self._read(rest).cpu().numpy()
+                    trace_off[t + 1, moved] = xp.host(self._read(rest))
             if trace is not None:
                 trace[t + 1, :nl] = node[:nl]
         st.cached_states = self._n
@@ -316,7 +330,6 @@ class MembershipOracle:
             trace, trace_off = trace[:, inverse], trace_off[:, inverse]
         return _Positions(node[inverse], scratch, first_new, trace, trace_off)
 
-    @torch.no_grad()
     def _walk_fused(self, sym: np.ndarray, n_live: np.ndarray, node: np.ndarray, width: int,
                     record: bool) -> tuple[np.ndarray, np.ndarray | None]:
         """`_walk` when every new prefix fits in the trie (rows sorted longest first, all on
@@ -409,17 +422,20 @@ class MembershipOracle:
                 pos[live] -= 1
                 live = live[pos[live] >= 0]
                 cur[live] = parent[cur[live]] - first
-            states = self._states.index_select(0, self._ix(anchor[part]))
-            out = self._step_words(states, self._ix(syms), torch.from_numpy(lens))
+            states = self._xp.take(self._states, anchor[part])
+            out = self._step_words(states, self._ix(syms), self._xp.lengths(lens))
             valid = np.flatnonzero(nodes >= 0)  # long indices, not a mask: no device sync
-            out = out.reshape(-1, out.shape[-1]).index_select(0, self._ix(valid))
-            self._states[self._ix(nodes.reshape(-1)[valid])] = out.to(self.dtype)
+            out = self._xp.take(out.reshape(-1, out.shape[-1]), valid)
+            self._states[self._ix(nodes.reshape(-1)[valid])] = self._xp.cast(out)
             self.stats.network_steps += int(lens.sum())
             self.stats.step_calls += 1
 
-    @torch.no_grad()
     def _answers(self, pos: _Positions) -> np.ndarray:
         """Answers (int16: accept bits or labels) at the given positions; fills the cache."""
+        with self._xp.no_grad():
+            return self._answers_at(pos)
+
+    def _answers_at(self, pos: _Positions) -> np.ndarray:
         node = pos.node
         out = np.zeros(node.size, dtype=np.int16)
         on = np.flatnonzero(node >= 0)
@@ -438,7 +454,7 @@ class MembershipOracle:
         off = np.flatnonzero(node < 0)
         if off.size:
             assert pos.scratch is not None
-            out[off] = self._read(pos.scratch[self._ix(off)]).cpu().numpy()
+            out[off] = self._xp.host(self._read(pos.scratch[self._ix(off)]))
             self.stats.distinct_words += int(off.size)
         self.stats.queries += int(node.size)
         return out
@@ -447,7 +463,7 @@ class MembershipOracle:
         """The network's states at the positions (a compact view's expanded), on the host:
         they are what clustering and the user read."""
         node = pos.node
-        out = torch.empty((node.size, self._dim), dtype=self.dtype, device=self.device)
+        out = self._xp.empty(node.size, self._dim)
         on = np.flatnonzero(node >= 0)
         if on.size:
             out[self._ix(on)] = self._states[self._ix(node[on])]
@@ -457,16 +473,17 @@ class MembershipOracle:
             idx = self._ix(off)
             out[idx] = pos.scratch[idx]
         out = out if self._net is self.acceptor else self._net.expand(out)
-        return out.cpu()
+        return out if isinstance(out, np.ndarray) else out.cpu()
 
     def _fill(self, todo: np.ndarray) -> None:
         """Read the answers of cached nodes `todo` (unique) into the answer cache."""
-        self._answer[todo] = self._read(self._states[self._ix(todo)]).cpu().numpy()
+        with self._xp.no_grad():
+            self._answer[todo] = self._xp.host(self._read(self._states[self._ix(todo)]))
 
     def _ix(self, rows: np.ndarray) -> Tensor:
-        """A numpy index (or symbol) array as a tensor on the network's device."""
-        t = torch.from_numpy(rows)
-        return t if self.device.type == "cpu" else t.to(self.device, non_blocking=True)
+        """A numpy index (or symbol) array as the stepper takes it (a tensor on the
+        network's device, or the array itself for a numpy stepper)."""
+        return self._xp.index(rows)
 
     # ------------------------------------------------------------------ public API
     def labels_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -487,7 +504,6 @@ class MembershipOracle:
         """Bool answers for a padded batch (`symbols` (B, T) ints, `lengths` (B,))."""
         return self.labels_padded(symbols, lengths) == 1
 
-    @torch.no_grad()
     def prefix_labels_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """(B, T+1) answers for every prefix of every word (column j: the first j symbols);
         -1 past a word's end.
@@ -537,14 +553,14 @@ class MembershipOracle:
     def states(self, words: Sequence[Sequence[int]]) -> Tensor:
         """(B, state_dim) final network states of the words (full state, not just observable)."""
         if len(words) == 0:
-            return torch.empty((0, self.state_dim), dtype=self.state_dtype)
+            return self._xp.empty(0, self.state_dim, self.state_dtype)
         padded, lengths = pad_words(words)
         parts = []
         for s in range(0, lengths.size, self.chunk_size):
             lens = lengths[s : s + self.chunk_size]
             pos = self._walk(padded[s : s + self.chunk_size, : int(lens.max())], lens, None)
             parts.append(self._final_states(pos))
-        return parts[0] if len(parts) == 1 else torch.cat(parts)
+        return self._xp.cat(parts)  # (host states: torch.cat takes them on any device)
 
     def _product(
         self,
@@ -594,13 +610,21 @@ class MembershipOracle:
         self, prefixes: Sequence[Sequence[int]], suffixes: Sequence[Sequence[int]]
     ) -> Tensor:
         """(len(prefixes), len(suffixes), state_dim) states after every p·s."""
-        out = torch.empty((len(prefixes), len(suffixes), self.state_dim),
-                          dtype=self.state_dtype)
+        out = self._xp.empty(len(prefixes) * len(suffixes), self.state_dim, self.state_dtype)
+        out = out if isinstance(out, np.ndarray) else out.cpu()
+        out = out.reshape(len(prefixes), len(suffixes), self.state_dim)
         if len(prefixes) == 0 or len(suffixes) == 0:
             return out
         for r0, r1, st in self._product(prefixes, suffixes, True):
             out[r0:r1] = st
         return out
+
+
+def _torch_float32() -> Any:
+    """torch.float32 (a compact view's expanded states; only torch networks have views)."""
+    import torch
+
+    return torch.float32
 
 
 def _fused_stepper(net: Any, init: Tensor) -> Callable[..., Tensor] | None:
@@ -609,6 +633,8 @@ def _fused_stepper(net: Any, init: Tensor) -> Callable[..., Tensor] | None:
     fn = getattr(net, "step_words", None)
     if not callable(fn):
         return None
+    import torch
+
     with torch.no_grad():
         probe = fn(init, torch.zeros((1, 1), dtype=torch.long, device=init.device),
                    torch.ones(1, dtype=torch.long))

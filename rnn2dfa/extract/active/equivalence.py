@@ -12,13 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import torch
 
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.active.checks import own_words, wrong_at
 from rnn2dfa.extract.teacher import Teacher
 from rnn2dfa.extract.timing import Deadline, TimeUp
-from rnn2dfa.models.device import device_of
 from rnn2dfa.oracle import pac_sample_size
 from rnn2dfa.words import Word, all_words, mix, pad_words, uniform_words, unpad
 
@@ -251,7 +249,7 @@ class RefinementOracle:
     def __init__(self, teacher: Teacher, *, initial_split_depth: int = 10, seed: int = 0,
                  budget: float | None = None) -> None:
         self.teacher = teacher
-        self._device = device_of(teacher.model)  # where the network reads its states
+        self._device = _device_of(teacher.model)  # where the network reads its states
         #: seconds one call may spend; past it the call ends without a verdict (a counting
         #: network's state space has no finite abstraction, so refinement would not end)
         self.budget = budget
@@ -261,14 +259,19 @@ class RefinementOracle:
         self.explorations = 0
         self.visited = 0
 
-    @torch.no_grad()
-    def _look(self, states: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
-        from rnn2dfa.models.labeller import decisions
+    def _look(self, states: Any) -> tuple[np.ndarray, np.ndarray]:
+        from rnn2dfa.models.readout import decisions
 
         model = self.teacher.model
-        states = states.to(self._device)  # the oracle hands states back on the host
-        obs = model.observable(states).float().cpu().numpy()  # the states' precision
-        return obs, decisions(model, states)
+        if self._device is None:  # stepped in numpy (models/numpy_rnn.py): no torch
+            return np.asarray(model.observable(states), dtype=np.float32), \
+                decisions(model, states)
+        import torch
+
+        with torch.no_grad():
+            states = states.to(self._device)  # the oracle hands states back on the host
+            obs = model.observable(states).float().cpu().numpy()  # the states' precision
+            return obs, decisions(model, states)
 
     def find(self, hypothesis: Machine, deadline: Deadline) -> list[Word]:
         # A hypothesis with Rivest–Schapire suffixes need not be minimal; two of its states
@@ -433,3 +436,15 @@ class ExactOracle:
             levels.append((parent[first], sym[first]))
             pa, pb = qa[first], qb[first]
         return found[: self.keep]
+
+
+def _device_of(model: Any) -> Any:
+    """Where a torch network reads its states (`models.device.device_of`); None for one
+    stepped in numpy, whose states never leave the host (torch not imported)."""
+    from rnn2dfa.models.readout import in_numpy
+
+    if in_numpy(model):
+        return None
+    from rnn2dfa.models.device import device_of
+
+    return device_of(model)

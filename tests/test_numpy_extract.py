@@ -1,0 +1,123 @@
+"""`rnn2dfa extract` of the project's own model files with no torch imported: the network
+stepped in numpy (models/numpy_rnn.py) through the same oracle, learners and checks, giving
+the same automaton after the same questions as the torch network."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rnn2dfa.extract import extract, load
+from rnn2dfa.models.io import load_model
+from rnn2dfa.models.loading import LoadedAcceptor
+from rnn2dfa.models.numpy_rnn import loaded_in_numpy
+from rnn2dfa.models.readout import in_numpy
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "models"
+
+#: Runs the command line in this process, then says whether torch was ever imported.
+_CLI = (
+    "import sys\n"
+    "from rnn2dfa_cli.main import main\n"
+    "sys.argv = ['rnn2dfa', 'extract', sys.argv[1], '-o', sys.argv[2], '--json']\n"
+    "try:\n"
+    "    main()\n"
+    "except SystemExit as exc:\n"
+    "    assert not exc.code, exc.code\n"
+    "print('torch imported:', 'torch' in sys.modules, file=sys.stderr)\n"
+)
+
+
+@pytest.mark.parametrize("name", ["tomita3_gru", "tomita4_lstm", "mod3_gru"])
+def test_cli_extraction_imports_no_torch(tmp_path, name) -> None:
+    """The command never imports torch, and finds what the torch network gives: the same
+    automaton after the same membership queries and network steps (a GRU and an LSTM
+    acceptor, a GRU k-class classifier)."""
+    path = FIXTURES / f"{name}.pt"
+    out = tmp_path / "out.json"
+    proc = subprocess.run([sys.executable, "-c", _CLI, str(path), str(out)],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "torch imported: False" in proc.stderr
+    doc = json.loads(proc.stdout)
+
+    net, meta = load_model(path)  # the torch network, through the library's defaults
+    ref = extract(LoadedAcceptor(net, meta, "model", str(path)), threads=1)
+    assert doc["states"] == ref.automaton.n_states
+    for key in ("membership_queries", "network_steps"):
+        assert doc["stats"][key] == ref.stats[key], key
+    assert doc["finished"] == ref.finished
+    if ref.target == "dfa":
+        from rnn2dfa.automata.io import load_dfa
+
+        assert load_dfa(out).equivalent(ref.dfa)
+    else:
+        from rnn2dfa.automata.machine_io import load_machine
+
+        assert load_machine(out).equivalent(ref.machine)
+
+
+@pytest.mark.parametrize("path", sorted(FIXTURES.glob("tomita*_*.pt")), ids=lambda p: p.stem)
+def test_no_answer_rests_on_rounding(path) -> None:
+    """The numpy stepper computes in float32 as torch does, in another order: its logits
+    differ from torch's by float32 roundings. Every word up to length 8 and 600 random ones
+    up to 60 (the words an extraction asks) has a logit further from zero than 100 times the
+    largest such difference, so no answer there depends on which of the two computed it."""
+    import itertools
+
+    from rnn2dfa.models.acceptor import accept_logits
+    from rnn2dfa.models.numpy_rnn import read_numpy_rnn
+    from rnn2dfa.words import pad_words
+
+    net, _ = load_model(path)
+    npnet = read_numpy_rnn(str(path))[0]
+    k = len(net.alphabet)
+    rng = np.random.default_rng(7)
+    words = [w for n in range(9) for w in itertools.product(range(k), repeat=n)]
+    words += [tuple(rng.integers(0, k, size=int(n))) for n in rng.integers(0, 61, 600)]
+    ours = npnet.accept_logit(npnet.final_states(*pad_words(words))).astype(np.float64)
+    theirs = accept_logits(net, words).astype(np.float64)
+    differ = np.abs(ours - theirs).max()
+    assert differ < 1e-4
+    assert np.abs(theirs).min() > 100 * differ
+    np.testing.assert_array_equal(ours > 0, theirs > 0)
+
+
+def test_other_devices_and_methods_load_in_torch(tmp_path) -> None:
+    """A network bound for a GPU is not stepped in numpy, and a method that steps torch
+    networks only (exact search) gets the torch network, whose refusal names the file."""
+    path = FIXTURES / "tomita2_gru.pt"
+    assert loaded_in_numpy(path, "cuda") is None
+    assert in_numpy(load(str(path)).acceptor)
+    from rnn2dfa.errors import InputError
+
+    with pytest.raises(InputError, match="tomita2_gru.pt"):
+        extract(str(path), "exact")
+
+
+@pytest.mark.parametrize("where", ["torch", "numpy"])
+def test_direct_prefix_labels_share_prefixes(where) -> None:
+    """Words stepped outside the trie share their common prefixes' steps and get the
+    labels of every prefix that the trie gives them (duplicates, the empty word and words
+    that are prefixes of others included); the steps counted are the distinct prefixes."""
+    from rnn2dfa.extract.teacher import Teacher
+    from rnn2dfa.words import pad_words
+
+    path = FIXTURES / "tomita4_lstm.pt"
+    net = load_model(path)[0] if where == "torch" else load(str(path)).acceptor
+    rng = np.random.default_rng(3)
+    words = [tuple(int(s) for s in rng.integers(0, 2, size=int(n)))
+             for n in rng.integers(0, 30, size=3000)]
+    words += words[:50] + [(), (0,), (0, 0, 0, 1)]
+    sym, lens = pad_words(words)
+    direct = Teacher.of(net)
+    got = direct.direct_prefix_labels(sym, lens)
+    want = Teacher.of(net).prefix_labels(sym, lens)
+    np.testing.assert_array_equal(got, want)
+    distinct = {w[:j] for w in words for j in range(1, len(w) + 1)}
+    assert direct.oracle.stats.network_steps == len(distinct) < int(lens.sum())
