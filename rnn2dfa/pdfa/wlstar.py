@@ -536,8 +536,11 @@ def wlstar(
     fit_lost: np.ndarray | None = None
     baseline_stats: list[dict[str, Any]] = []
     context_models: list[PDFA] = []
-    def add_baseline(g: PDFA, order: int, tb: float, note: str = "") -> None:
-        """Score the n-gram `g` as a baseline (a bar; an answer only within the caps)."""
+    def add_baseline(g: PDFA, order: int, tb: float, note: str = "",
+                     below: float = np.inf) -> bool:
+        """Score the n-gram `g` as a baseline (a bar; an answer only within the caps).
+        False when higher orders are not worth fitting: this one is beyond the caps and no
+        better than the order below (`below`, its score)."""
         assert curve is not None
         t = curve.add(g, tolerance=0.0, how=f"{order}-gram (baseline{note})",
                       seconds=time.perf_counter() - t0, baseline=True)
@@ -547,6 +550,13 @@ def wlstar(
         if (max_states is not None and g.n_states > max_states) or \
                 (max_numbers is not None and t.numbers > max_numbers):
             curve.baselines[t.index] = None  # beyond the caps: a bar, no answer
+            # higher orders have more states and sparser contexts: beyond the caps they
+            # could only be a bar, and one worse than this order's is never read. Fitting
+            # and scoring them anyway took 10-19 s of a 30 s limit on a 30-symbol GRU (a
+            # 6-gram of 600,000 states), which a larger fitting sample made longer: given
+            # the user's words, the learners then got the least time (measured)
+            return t.score < below
+        return True
 
     if can_sample or user_words is not None:
         # Occam's samples from a stream of their own: learning is unchanged
@@ -564,16 +574,20 @@ def wlstar(
             from rnn2dfa.pdfa.ngram import ngram_pdfa
 
             cap = None if max_states is None else 4 * max_states
+            below, more = np.inf, True  # the last baseline's score; higher orders worth it
             for order in sorted(set(baselines) | set(contexts)):
                 if out_of_time():
                     break
+                if not (more or order in contexts):
+                    continue
                 tb = time.perf_counter()
                 try:
                     g = ngram_pdfa(fit[0], alphabet, order)
                 except InputError:  # too many contexts: the higher orders too
                     break
-                if order in baselines:
-                    add_baseline(g, order, tb)
+                if order in baselines and more:
+                    more = add_baseline(g, order, tb, below=below)
+                    below = curve.trials[-1].score
                 if order in contexts and (cap is None or g.n_states <= cap):
                     context_models.append(g.with_extra(name=f"{order}-gram contexts"))
     if lstar:
@@ -713,13 +727,17 @@ def wlstar(
                         np.zeros(len(fit[1])) if fit_lost is None else fit_lost,
                         np.zeros(len(d)) if lost is None else lost])
                 fit = (Prefixes(list(fit[0]) + list(new)), np.concatenate([fit[1], d]))
+                below = np.inf
                 for n in baselines:
                     tb = time.perf_counter()
                     try:
-                        add_baseline(ngram_pdfa(fit[0], alphabet, n), n, tb,
-                                     f", {len(fit[0]):,} sequences")
+                        more = add_baseline(ngram_pdfa(fit[0], alphabet, n), n, tb,
+                                            f", {len(fit[0]):,} sequences", below)
                     except InputError:
                         break
+                    if not more:
+                        break
+                    below = curve.trials[-1].score
                 return [(f"{t.how}, refitted on {len(fit[0]):,} sequences", curve.model(t))
                         for t in answers()]
             yield imp.Step("larger sample", "refitted", grow)
