@@ -232,6 +232,39 @@ def test_bad_words_files_are_one_line(tmp_path) -> None:
                      "none.txt")
 
 
+# ------------------------------------------------------------------------ the time split
+class BagOfSymbols(nn.Module):
+    """A user's memoryless model over 20 symbols: the same next-token scores after any
+    prefix (the end 0.1): every n-gram order above 1 only estimates the same distribution
+    from fewer counts per context."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scores = nn.Parameter(torch.tensor(
+            [-20.0, math.log(0.1)] + [math.log(0.9 * (j + 1) / 210) for j in range(20)]))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.scores.expand(*x.shape, -1)
+
+
+def test_ngram_baselines_stop_at_an_order_beyond_the_caps_that_is_no_better() -> None:
+    # the 2-gram (21 contexts) is beyond a 10-state cap and no closer to the network than
+    # the 1-gram: the 3- to 6-grams are not fitted (they took a third of the limit on a
+    # 30-symbol GRU, more on the larger fitting sample the user's words bring)
+    lm = NextSymbolLM(BagOfSymbols(), alphabet=[f"s{j}" for j in range(20)],
+                      token_ids=list(range(2, 22)), start_token=0, end_token=1)
+    from rnn2dfa.pdfa.wlstar import wlstar
+
+    res = wlstar(lm, max_states=10, max_numbers=10_000, time_limit=None, check_words=200,
+                 fit_words=400, seed=0, lstar=False)  # (the state-merging learner alone)
+    assert [(b["n"], b["states"]) for b in res.stats["baselines"]] == [(1, 1), (2, 21)]
+    assert res.pdfa.n_states == 1  # the network has no memory
+    # within the caps the higher orders are still fitted (a bar the answer must reach)
+    wide = wlstar(lm, max_states=None, max_numbers=10**9, time_limit=None, check_words=200,
+                  fit_words=400, seed=0, lstar=False, baselines=(1, 2, 3), contexts=())
+    assert [b["n"] for b in wide.stats["baselines"]] == [1, 2, 3]
+
+
 # ------------------------------------------------------------------------ state merging
 def test_the_prefix_tree_by_hand() -> None:
     # words "ab", "a", "ab": nodes "", "a", "ab"; "" and "a" seen 3 times, "ab" twice
