@@ -444,9 +444,10 @@ def wlstar(
     KL, WER, NDCG@5: `occam.Curve`); each hypothesis a tolerance ends with is also merged
     (`merge_states`, at 1, 2, 4 and 8 times the tolerance, refined and by majority, when
     `merge`) and scored. The fitting sample has `fit_words` sequences: n-gram models of the
-    `baselines` orders fitted on it (Witten-Bell) are scored beside the hypotheses as
-    baselines, and the contexts of the n-gram models of the `contexts` orders, each with
-    the teacher's mean distribution (and merged), as hypotheses. The answer is the smallest
+    `baselines` orders fitted on it (Witten-Bell; up to the first order beyond the caps no
+    better than the order below) are scored beside the hypotheses as baselines, and the
+    contexts of the n-gram models of the `contexts` orders, each with the teacher's mean
+    distribution (and merged), as hypotheses. The answer is the smallest
     hypothesis whose held-out log-loss cannot be told apart from the best (`select="occam"`,
     paired test at `confidence` with an equivalence `margin` in nats per symbol, see
     `occam.Curve`) and is no worse than the best n-gram's (by at least `occam.BAR_SHARE` of
