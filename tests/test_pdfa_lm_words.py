@@ -265,6 +265,40 @@ def test_ngram_baselines_stop_at_an_order_beyond_the_caps_that_is_no_better() ->
     assert [b["n"] for b in wide.stats["baselines"]] == [1, 2, 3]
 
 
+def test_a_pessimistic_pilot_does_not_shrink_the_fitting_sample(monkeypatch) -> None:
+    # a stall while the pilot is timed (another process's load) predicts the teacher far
+    # slower than it is: the fitting sample starts at the pilot's size and grows while its
+    # share of the limit lasts, so the user's words do not leave less to fit than without
+    from rnn2dfa.pdfa import wlstar as wl
+
+    real = wl.plan_samples
+
+    def stalled(*args, **kwargs):
+        plan = real(*args, **kwargs)
+        plan.fit_words, plan.note = wl.MIN_SAMPLE, "shrunk"
+        return plan
+
+    class TinyGRU(nn.Module):  # a user's module: start, end, a, b
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb, self.rnn = nn.Embedding(4, 8), nn.GRU(8, 16, batch_first=True)
+            self.head = nn.Linear(16, 4)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.head(self.rnn(self.emb(x))[0])
+
+    torch.manual_seed(0)
+    lm = NextSymbolLM(TinyGRU(), alphabet=["a", "b"], token_ids=[A, B], start_token=START,
+                      end_token=END)
+    monkeypatch.setattr(wl, "plan_samples", stalled)
+    res = wl.wlstar(lm, time_limit=20.0, fit_words=3000, check_words=200,
+                    words=deep_words(100), seed=0)
+    sampling = res.stats["sampling"]
+    assert sampling["fit_words"] > 2 * wl.MIN_SAMPLE
+    assert "grew to" in sampling["note"]
+    assert max(b.get("fitted_on", 0) for b in res.stats["baselines"]) <= 3000
+
+
 # ------------------------------------------------------------------------ state merging
 def test_the_prefix_tree_by_hand() -> None:
     # words "ab", "a", "ab": nodes "", "a", "ab"; "" and "a" seen 3 times, "ab" twice

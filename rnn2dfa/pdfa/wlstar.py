@@ -367,6 +367,40 @@ def plan_samples(teacher: LanguageModel, check_words: int, fit_words: int, max_l
     return plan
 
 
+#: Fewest sequences the fitting sample grows by at a time (`_fitting_sample`).
+GROW_CHUNK = 64
+
+
+def _fitting_sample(teacher: Any, first: int, most: int, budget: float | None,
+                    rng: np.random.Generator, max_length: int
+                    ) -> tuple[Prefixes, np.ndarray, np.ndarray | None]:
+    """`first` sequences sampled and read, then, within `budget` seconds from the start (None:
+    none), more at the rate measured on them, up to `most`. The pilot that sized `first` is
+    a few dozen sequences timed once: on a loaded machine one stall in it made one run's
+    fitting sample 3.6 times smaller than the next one's (measured), and given the user's
+    words the answer was less faithful on them than without."""
+    t = time.perf_counter()
+    words = list(teacher.sample(first, rng, max_length))
+    dists, lost = _distributions_and_lost(teacher, words)
+    parts: list[tuple[np.ndarray, np.ndarray | None]] = [(dists, lost)]
+    while budget is not None and len(words) < most:
+        spent = time.perf_counter() - t
+        per = spent / max(len(words), 1)
+        more = min(most - len(words), int(0.9 * (budget - spent) / per) if per > 0 else most)
+        if more < GROW_CHUNK:
+            break
+        new = teacher.sample(more, rng, max_length)
+        parts.append(_distributions_and_lost(teacher, new))
+        words.extend(new)
+    if len(parts) == 1:
+        return Prefixes(words), dists, lost
+    if all(p[1] is None for p in parts):
+        all_lost = None
+    else:
+        all_lost = np.concatenate([np.zeros(len(d)) if lo is None else lo for d, lo in parts])
+    return Prefixes(words), np.concatenate([d for d, _ in parts]), all_lost
+
+
 def _distributions_and_lost(model: Any, words: Sequence[Word]
                             ) -> tuple[np.ndarray, np.ndarray | None]:
     """Flat distributions after every prefix and the mass lost outside the alphabet there
@@ -562,14 +596,23 @@ def wlstar(
     if can_sample or user_words is not None:
         # Occam's samples from a stream of their own: learning is unchanged
         occam_rng = np.random.default_rng([seed, 25])
+        th = time.perf_counter()
         held_words = user_words if user_words is not None else Prefixes(
             teacher.sample(n_words, occam_rng, max_length))  # type: ignore[attr-defined]
         curve = Curve(held_out(teacher, held_words), confidence, margin, near_tie=near_tie,
                       criterion=criterion, sampled=user_words is None)
         if plan.fit_words and can_sample:
-            sample = Prefixes(teacher.sample(  # type: ignore[attr-defined]
-                plan.fit_words, occam_rng, max_length))
-            fit_d, fit_lost = _distributions_and_lost(teacher, sample)
+            # the fitting sample's time: its share, and given words the held-out share
+            # their reading left; the pilot's size first, then more while that time lasts
+            budget = None if time_limit is None or not plan.pilot else FIT_SHARE * time_limit
+            if budget is not None and user_words is not None:
+                budget += max(HELD_SHARE * time_limit - (time.perf_counter() - th), 0.0)
+            sample, fit_d, fit_lost = _fitting_sample(
+                teacher, plan.fit_words, fit_words, budget, occam_rng, max_length)
+            if len(sample) > plan.fit_words:
+                plan.note += (f"; the fitting sample grew to {len(sample):,} sequences in its "
+                              "share of the limit (the pilot had predicted fewer)")
+                plan.fit_words = len(sample)
             fit = (sample, fit_d)
         if fit is not None and (baselines or contexts):
             from rnn2dfa.pdfa.ngram import ngram_pdfa
