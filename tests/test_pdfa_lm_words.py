@@ -339,6 +339,19 @@ def test_the_merge_method_is_registered_and_chosen_like_wlstar() -> None:
     assert kl_divergence(truth, res.automaton) < 0.05
 
 
+def test_clustering_stops_past_the_state_cap() -> None:
+    # 1,000 rows 0.1 apart: at tolerance 0.01 each is a cluster of its own; with a cap of
+    # 10 states the clustering gives up at the 11th (the hypothesis would be beyond it)
+    from rnn2dfa.pdfa.tree_merge import _cluster
+
+    sig = (np.arange(1000, dtype=np.float32) * 0.1)[:, None]
+    assert _cluster(sig, 0.01).max() == 999
+    assert _cluster(sig, 0.01, most=10) is None
+    assert _cluster(sig, 0.01, most=1000).max() == 999
+    # within the cap: the same clusters as without one
+    assert (_cluster(sig, 0.25, most=400) == _cluster(sig, 0.25)).all()
+
+
 # ------------------------------------------------------------------------ bidirectional
 class BiGRU(nn.Module):
     """A user's bidirectional GRU language model (random weights: what is checked here is
