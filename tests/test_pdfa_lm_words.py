@@ -232,6 +232,73 @@ def test_bad_words_files_are_one_line(tmp_path) -> None:
                      "none.txt")
 
 
+# ------------------------------------------------------------------------ the time split
+class BagOfSymbols(nn.Module):
+    """A user's memoryless model over 20 symbols: the same next-token scores after any
+    prefix (the end 0.1): every n-gram order above 1 only estimates the same distribution
+    from fewer counts per context."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.scores = nn.Parameter(torch.tensor(
+            [-20.0, math.log(0.1)] + [math.log(0.9 * (j + 1) / 210) for j in range(20)]))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.scores.expand(*x.shape, -1)
+
+
+def test_ngram_baselines_stop_at_an_order_beyond_the_caps_that_is_no_better() -> None:
+    # the 2-gram (21 contexts) is beyond a 10-state cap and no closer to the network than
+    # the 1-gram: the 3- to 6-grams are not fitted (they took a third of the limit on a
+    # 30-symbol GRU, more on the larger fitting sample the user's words bring)
+    lm = NextSymbolLM(BagOfSymbols(), alphabet=[f"s{j}" for j in range(20)],
+                      token_ids=list(range(2, 22)), start_token=0, end_token=1)
+    from rnn2dfa.pdfa.wlstar import wlstar
+
+    res = wlstar(lm, max_states=10, max_numbers=10_000, time_limit=None, check_words=200,
+                 fit_words=400, seed=0, lstar=False)  # (the state-merging learner alone)
+    assert [(b["n"], b["states"]) for b in res.stats["baselines"]] == [(1, 1), (2, 21)]
+    assert res.pdfa.n_states == 1  # the network has no memory
+    # within the caps the higher orders are still fitted (a bar the answer must reach)
+    wide = wlstar(lm, max_states=None, max_numbers=10**9, time_limit=None, check_words=200,
+                  fit_words=400, seed=0, lstar=False, baselines=(1, 2, 3), contexts=())
+    assert [b["n"] for b in wide.stats["baselines"]] == [1, 2, 3]
+
+
+def test_a_pessimistic_pilot_does_not_shrink_the_fitting_sample(monkeypatch) -> None:
+    # a stall while the pilot is timed (another process's load) predicts the teacher far
+    # slower than it is: the fitting sample starts at the pilot's size and grows while its
+    # share of the limit lasts, so the user's words do not leave less to fit than without
+    from rnn2dfa.pdfa import wlstar as wl
+
+    real = wl.plan_samples
+
+    def stalled(*args, **kwargs):
+        plan = real(*args, **kwargs)
+        plan.fit_words, plan.note = wl.MIN_SAMPLE, "shrunk"
+        return plan
+
+    class TinyGRU(nn.Module):  # a user's module: start, end, a, b
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb, self.rnn = nn.Embedding(4, 8), nn.GRU(8, 16, batch_first=True)
+            self.head = nn.Linear(16, 4)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.head(self.rnn(self.emb(x))[0])
+
+    torch.manual_seed(0)
+    lm = NextSymbolLM(TinyGRU(), alphabet=["a", "b"], token_ids=[A, B], start_token=START,
+                      end_token=END)
+    monkeypatch.setattr(wl, "plan_samples", stalled)
+    res = wl.wlstar(lm, time_limit=20.0, fit_words=3000, check_words=200,
+                    words=deep_words(100), seed=0)
+    sampling = res.stats["sampling"]
+    assert sampling["fit_words"] > 2 * wl.MIN_SAMPLE
+    assert "grew to" in sampling["note"]
+    assert max(b.get("fitted_on", 0) for b in res.stats["baselines"]) <= 3000
+
+
 # ------------------------------------------------------------------------ state merging
 def test_the_prefix_tree_by_hand() -> None:
     # words "ab", "a", "ab": nodes "", "a", "ab"; "" and "a" seen 3 times, "ab" twice
@@ -270,6 +337,19 @@ def test_the_merge_method_is_registered_and_chosen_like_wlstar() -> None:
     assert res.stats["state_merging_states"]  # its hypotheses were made and scored
     assert res.stats["table_cells"] == 0  # and no table was learned
     assert kl_divergence(truth, res.automaton) < 0.05
+
+
+def test_clustering_stops_past_the_state_cap() -> None:
+    # 1,000 rows 0.1 apart: at tolerance 0.01 each is a cluster of its own; with a cap of
+    # 10 states the clustering gives up at the 11th (the hypothesis would be beyond it)
+    from rnn2dfa.pdfa.tree_merge import _cluster
+
+    sig = (np.arange(1000, dtype=np.float32) * 0.1)[:, None]
+    assert _cluster(sig, 0.01).max() == 999
+    assert _cluster(sig, 0.01, most=10) is None
+    assert _cluster(sig, 0.01, most=1000).max() == 999
+    # within the cap: the same clusters as without one
+    assert (_cluster(sig, 0.25, most=400) == _cluster(sig, 0.25)).all()
 
 
 # ------------------------------------------------------------------------ bidirectional

@@ -367,6 +367,40 @@ def plan_samples(teacher: LanguageModel, check_words: int, fit_words: int, max_l
     return plan
 
 
+#: Fewest sequences the fitting sample grows by at a time (`_fitting_sample`).
+GROW_CHUNK = 64
+
+
+def _fitting_sample(teacher: Any, first: int, most: int, budget: float | None,
+                    rng: np.random.Generator, max_length: int
+                    ) -> tuple[Prefixes, np.ndarray, np.ndarray | None]:
+    """`first` sequences sampled and read, then, within `budget` seconds from the start (None:
+    none), more at the rate measured on them, up to `most`. The pilot that sized `first` is
+    a few dozen sequences timed once: on a loaded machine one stall in it made one run's
+    fitting sample 3.6 times smaller than the next one's (measured), and given the user's
+    words the answer was less faithful on them than without."""
+    t = time.perf_counter()
+    words = list(teacher.sample(first, rng, max_length))
+    dists, lost = _distributions_and_lost(teacher, words)
+    parts: list[tuple[np.ndarray, np.ndarray | None]] = [(dists, lost)]
+    while budget is not None and len(words) < most:
+        spent = time.perf_counter() - t
+        per = spent / max(len(words), 1)
+        more = min(most - len(words), int(0.9 * (budget - spent) / per) if per > 0 else most)
+        if more < GROW_CHUNK:
+            break
+        new = teacher.sample(more, rng, max_length)
+        parts.append(_distributions_and_lost(teacher, new))
+        words.extend(new)
+    if len(parts) == 1:
+        return Prefixes(words), dists, lost
+    if all(p[1] is None for p in parts):
+        all_lost = None
+    else:
+        all_lost = np.concatenate([np.zeros(len(d)) if lo is None else lo for d, lo in parts])
+    return Prefixes(words), np.concatenate([d for d, _ in parts]), all_lost
+
+
 def _distributions_and_lost(model: Any, words: Sequence[Word]
                             ) -> tuple[np.ndarray, np.ndarray | None]:
     """Flat distributions after every prefix and the mass lost outside the alphabet there
@@ -444,9 +478,10 @@ def wlstar(
     KL, WER, NDCG@5: `occam.Curve`); each hypothesis a tolerance ends with is also merged
     (`merge_states`, at 1, 2, 4 and 8 times the tolerance, refined and by majority, when
     `merge`) and scored. The fitting sample has `fit_words` sequences: n-gram models of the
-    `baselines` orders fitted on it (Witten-Bell) are scored beside the hypotheses as
-    baselines, and the contexts of the n-gram models of the `contexts` orders, each with
-    the teacher's mean distribution (and merged), as hypotheses. The answer is the smallest
+    `baselines` orders fitted on it (Witten-Bell; up to the first order beyond the caps no
+    better than the order below) are scored beside the hypotheses as baselines, and the
+    contexts of the n-gram models of the `contexts` orders, each with the teacher's mean
+    distribution (and merged), as hypotheses. The answer is the smallest
     hypothesis whose held-out log-loss cannot be told apart from the best (`select="occam"`,
     paired test at `confidence` with an equivalence `margin` in nats per symbol, see
     `occam.Curve`) and is no worse than the best n-gram's (by at least `occam.BAR_SHARE` of
@@ -536,8 +571,11 @@ def wlstar(
     fit_lost: np.ndarray | None = None
     baseline_stats: list[dict[str, Any]] = []
     context_models: list[PDFA] = []
-    def add_baseline(g: PDFA, order: int, tb: float, note: str = "") -> None:
-        """Score the n-gram `g` as a baseline (a bar; an answer only within the caps)."""
+    def add_baseline(g: PDFA, order: int, tb: float, note: str = "",
+                     below: float = np.inf) -> bool:
+        """Score the n-gram `g` as a baseline (a bar; an answer only within the caps).
+        False when higher orders are not worth fitting: this one is beyond the caps and no
+        better than the order below (`below`, its score)."""
         assert curve is not None
         t = curve.add(g, tolerance=0.0, how=f"{order}-gram (baseline{note})",
                       seconds=time.perf_counter() - t0, baseline=True)
@@ -547,33 +585,53 @@ def wlstar(
         if (max_states is not None and g.n_states > max_states) or \
                 (max_numbers is not None and t.numbers > max_numbers):
             curve.baselines[t.index] = None  # beyond the caps: a bar, no answer
+            # higher orders have more states and sparser contexts: beyond the caps they
+            # could only be a bar, and one worse than this order's is never read. Fitting
+            # and scoring them anyway took 10-19 s of a 30 s limit on a 30-symbol GRU (a
+            # 6-gram of 600,000 states), which a larger fitting sample made longer: given
+            # the user's words, the learners then got the least time (measured)
+            return t.score < below
+        return True
 
     if can_sample or user_words is not None:
         # Occam's samples from a stream of their own: learning is unchanged
         occam_rng = np.random.default_rng([seed, 25])
+        th = time.perf_counter()
         held_words = user_words if user_words is not None else Prefixes(
             teacher.sample(n_words, occam_rng, max_length))  # type: ignore[attr-defined]
         curve = Curve(held_out(teacher, held_words), confidence, margin, near_tie=near_tie,
                       criterion=criterion, sampled=user_words is None)
         if plan.fit_words and can_sample:
-            sample = Prefixes(teacher.sample(  # type: ignore[attr-defined]
-                plan.fit_words, occam_rng, max_length))
-            fit_d, fit_lost = _distributions_and_lost(teacher, sample)
+            # the fitting sample's time: its share, and given words the held-out share
+            # their reading left; the pilot's size first, then more while that time lasts
+            budget = None if time_limit is None or not plan.pilot else FIT_SHARE * time_limit
+            if budget is not None and user_words is not None:
+                budget += max(HELD_SHARE * time_limit - (time.perf_counter() - th), 0.0)
+            sample, fit_d, fit_lost = _fitting_sample(
+                teacher, plan.fit_words, fit_words, budget, occam_rng, max_length)
+            if len(sample) > plan.fit_words:
+                plan.note += (f"; the fitting sample grew to {len(sample):,} sequences in its "
+                              "share of the limit (the pilot had predicted fewer)")
+                plan.fit_words = len(sample)
             fit = (sample, fit_d)
         if fit is not None and (baselines or contexts):
             from rnn2dfa.pdfa.ngram import ngram_pdfa
 
             cap = None if max_states is None else 4 * max_states
+            below, more = np.inf, True  # the last baseline's score; higher orders worth it
             for order in sorted(set(baselines) | set(contexts)):
                 if out_of_time():
                     break
+                if not (more or order in contexts):
+                    continue
                 tb = time.perf_counter()
                 try:
                     g = ngram_pdfa(fit[0], alphabet, order)
                 except InputError:  # too many contexts: the higher orders too
                     break
-                if order in baselines:
-                    add_baseline(g, order, tb)
+                if order in baselines and more:
+                    more = add_baseline(g, order, tb, below=below)
+                    below = curve.trials[-1].score
                 if order in contexts and (cap is None or g.n_states <= cap):
                     context_models.append(g.with_extra(name=f"{order}-gram contexts"))
     if lstar:
@@ -659,15 +717,19 @@ def wlstar(
                 if inner.pdfa.n_states < base.n_states:
                     consider(inner.pdfa, f"{name}relearned at {at * m:g}", "merging")
 
+    contexts_scored = []
     for g in context_models:  # the n-gram contexts with the teacher's distributions
         if out_of_time():
             break
         consider(g, str(g.extra["name"]), "n-gram contexts")
-        merged(g, CONTEXT_MERGE, relearn=False, name=f"{g.extra['name']} ")
+        contexts_scored.append(g)
 
     tree_states: list[int] = []
     if tree_merging and fit is not None and curve is not None and not out_of_time():
-        # the state-merging learner over the fitting sample's prefix tree (no queries)
+        # the state-merging learner over the fitting sample's prefix tree (no queries),
+        # before the contexts' merges: on a 30-symbol GRU those took 9 s of a 30 s limit
+        # first, and a larger fitting sample (the user's words given) left this learner,
+        # whose hypotheses were the answer, one tolerance (measured)
         from rnn2dfa.pdfa.tree_merge import tree_hypotheses
 
         for at, g in tree_hypotheses(fit[0], fit[1], alphabet, distance=distance,
@@ -677,6 +739,10 @@ def wlstar(
             consider(g, f"state merging at {at:g}", "state merging")
             if not lstar:
                 merged(g, relearn=False, name=f"state merging at {at:g}, ")
+    for g in contexts_scored:
+        if out_of_time():
+            break
+        merged(g, CONTEXT_MERGE, relearn=False, name=f"{g.extra['name']} ")
 
     def improvement_steps() -> Iterator[Step]:
         """What the time left is spent on, made when it is reached (`improve.py`)."""
@@ -713,13 +779,17 @@ def wlstar(
                         np.zeros(len(fit[1])) if fit_lost is None else fit_lost,
                         np.zeros(len(d)) if lost is None else lost])
                 fit = (Prefixes(list(fit[0]) + list(new)), np.concatenate([fit[1], d]))
+                below = np.inf
                 for n in baselines:
                     tb = time.perf_counter()
                     try:
-                        add_baseline(ngram_pdfa(fit[0], alphabet, n), n, tb,
-                                     f", {len(fit[0]):,} sequences")
+                        higher = add_baseline(ngram_pdfa(fit[0], alphabet, n), n, tb,
+                                              f", {len(fit[0]):,} sequences", below)
                     except InputError:
                         break
+                    if not higher:
+                        break
+                    below = curve.trials[-1].score
                 return [(f"{t.how}, refitted on {len(fit[0]):,} sequences", curve.model(t))
                         for t in answers()]
             yield imp.Step("larger sample", "refitted", grow)
