@@ -147,7 +147,9 @@ def test_the_head_prefixes_get_the_teachers_distributions_by_hand() -> None:
 def test_the_users_words_are_what_the_choice_reads() -> None:
     lm = counter_lm()
     words = deep_words(200)
-    common = {"time_limit": 12.0, "check_words": 300, "fit_words": 2000, "seed": 0}
+    # no time limit: both runs fit the same sample sizes on any machine (with a limit the
+    # run without words got more fitting time on a loaded machine and the comparison flipped)
+    common = {"time_limit": None, "check_words": 300, "fit_words": 2000, "seed": 0}
     given = extract_pdfa(lm, "wlstar", make_pdfa_options("wlstar", words=tuple(words),
                                                          **common))
     held = given.stats["held_out"]
