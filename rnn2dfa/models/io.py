@@ -235,6 +235,20 @@ def _checked_payload(
     return config, state, dict(metadata)
 
 
+class _NoInit(torch.overrides.TorchFunctionMode):
+    """Weight initialisation skipped (`torch.nn.init` calls return their tensor): on the
+    meta device there are no values to set, and torch decomposes `normal_` there through
+    its Python references, whose first call imports torch._dynamo: 2.9 of the 5.3 CPU-s
+    `rnn2dfa extract` spent on an imported 32-unit LSTM before its first step."""
+
+    def __torch_function__(self, func: Any, types: Any, args: Any = (),
+                           kwargs: Any = None) -> Any:
+        kwargs = kwargs or {}
+        if getattr(func, "__module__", None) == "torch.nn.init":
+            return args[0] if args else kwargs.get("tensor")
+        return func(*args, **kwargs)
+
+
 def _check_shapes(
     cls: type[nn.Module], config: dict[str, Any], state: dict[str, torch.Tensor], path: str
 ) -> None:
@@ -243,7 +257,7 @@ def _check_shapes(
     from rnn2dfa.limits import MAX_MODEL_VALUES, human_bytes
 
     try:
-        with torch.device("meta"), warnings.catch_warnings():
+        with torch.device("meta"), _NoInit(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             meta = cls(**config)
     except (InputError, TypeError):
