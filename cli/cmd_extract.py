@@ -292,7 +292,9 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     elif model_file is None:
         raise InputError("no model: give MODEL.pt (or --acceptor MODULE:FUNCTION)")
     else:
-        loaded = load(model_file)
+        # the default learners step numpy networks; a named method may step torch only
+        default = ctx.get_parameter_source("method") == ParameterSource.DEFAULT
+        loaded = load(model_file, numpy=default or get_method(method).numpy)
     net = loaded.acceptor
     from rnn2dfa.models.readout import in_numpy
 

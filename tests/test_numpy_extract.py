@@ -121,3 +121,22 @@ def test_direct_prefix_labels_share_prefixes(where) -> None:
     np.testing.assert_array_equal(got, want)
     distinct = {w[:j] for w in words for j in range(1, len(w) + 1)}
     assert direct.oracle.stats.network_steps == len(distinct) < int(lens.sum())
+
+
+def test_a_method_that_steps_torch_only_reads_the_file_once(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A named method that steps torch networks only (kmeans) never has the file read in
+    numpy first; the default learner does."""
+    from rnn2dfa.models import numpy_rnn
+
+    reads: list[str] = []
+    real = numpy_rnn.loaded_in_numpy
+
+    def spy(path, device=None):  # type: ignore[no-untyped-def]
+        reads.append(str(path))
+        return real(path, device)
+
+    monkeypatch.setattr(numpy_rnn, "loaded_in_numpy", spy)
+    path = str(FIXTURES / "tomita1_gru.pt")
+    r = extract(path, "kmeans", seed=0)
+    assert reads == [] and r.automaton.n_states >= 1
+    assert in_numpy(load(path).acceptor) and reads == [path]

@@ -68,11 +68,12 @@ def language_words(
     return tuple(tuple(w) for w in words)
 
 
-def load(model: Any, device: str | None = None) -> Any:
+def load(model: Any, device: str | None = None, numpy: bool = True) -> Any:
     """What `extract` takes: a path is read once (a model file, or a DFA or machine file
     posing as a network: `models.loading.load_acceptor`); anything else is taken as it is.
     The project's own recurrent model files bound for the CPU are stepped in numpy, torch
-    never imported (`models.numpy_rnn.loaded_in_numpy`)."""
+    never imported (`models.numpy_rnn.loaded_in_numpy`), unless `numpy` is False (a method
+    that steps torch networks only: the file is then read once, by torch)."""
     from rnn2dfa.models.loading import LoadedAcceptor, load_acceptor
 
     if isinstance(model, LoadedAcceptor):
@@ -80,7 +81,7 @@ def load(model: Any, device: str | None = None) -> Any:
     if isinstance(model, str | os.PathLike):
         from rnn2dfa.models.numpy_rnn import loaded_in_numpy
 
-        return loaded_in_numpy(model, device) or load_acceptor(model)
+        return (numpy and loaded_in_numpy(model, device)) or load_acceptor(model)
     return LoadedAcceptor(model, {}, "in-memory model", "")
 
 
@@ -115,14 +116,16 @@ def extract(
     """
     from rnn2dfa.models.readout import in_numpy
 
-    loaded = load(model, device)
+    # a named method that steps torch networks only: its file is never read in numpy first
+    named = METHODS.get(method) if method is not None else None
+    loaded = load(model, device, numpy=method is None or (named is not None and named.numpy))
     if method is None:
         from rnn2dfa.extract.learner_choice import default_choice
 
         method, chosen = default_choice(loaded.acceptor)
         values = {**chosen, **values}
     if in_numpy(loaded.acceptor) and not get_method(method).numpy:
-        loaded = _in_torch(loaded)  # a method that steps torch networks only
+        loaded = _in_torch(loaded)  # given loaded in numpy, for a method that steps torch
     if in_numpy(loaded.acceptor):
         from rnn2dfa.models.numpy_rnn import blas_threads
 
