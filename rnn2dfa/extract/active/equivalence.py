@@ -260,17 +260,13 @@ class RefinementOracle:
         self.visited = 0
 
     def _look(self, states: Any) -> tuple[np.ndarray, np.ndarray]:
-        from rnn2dfa.models.readout import decisions
+        from rnn2dfa.models.readout import decisions, no_grad, to_host
 
         model = self.teacher.model
-        if self._device is None:  # stepped in numpy (models/numpy_rnn.py): no torch
-            return np.asarray(model.observable(states), dtype=np.float32), \
-                decisions(model, states)
-        import torch
-
-        with torch.no_grad():
-            states = states.to(self._device)  # the oracle hands states back on the host
-            obs = model.observable(states).float().cpu().numpy()  # the states' precision
+        with no_grad(model):  # (nothing for a network stepped in numpy: no torch)
+            if self._device is not None:  # the oracle hands torch states back on the host
+                states = states.to(self._device)
+            obs = to_host(model.observable(states)).astype(np.float32)  # the states' precision
             return obs, decisions(model, states)
 
     def find(self, hypothesis: Machine, deadline: Deadline) -> list[Word]:
