@@ -273,6 +273,8 @@ def bench_one(spec: Spec, args: argparse.Namespace) -> dict[str, Any]:
             res = extract_pdfa(lm, "wlstar", opts)
             secs_of[label] = time.perf_counter() - t0
             kl_seq[label] = held.per_sequence(res.automaton.prefix_distributions(test))[1]
+            if args.curves:
+                print_curve(spec.name, label, rep, res.stats, kl_seq[label].sum() / held.prefixes)
             if rep == 0:  # the table's rows: the default seed
                 runs[label] = res
                 rows.append({"model": label, "states": res.automaton.n_states,
@@ -307,6 +309,17 @@ def bench_one(spec: Spec, args: argparse.Namespace) -> dict[str, Any]:
             "sampling": given.stats.get("sampling", {}),
             "message": given.message, "finished": given.finished, "rows": rows,
             "words_gap": words_gap, "head_states": given.stats.get("head_states", 0)}
+
+
+def print_curve(name: str, label: str, seed: int, stats: dict[str, Any], test_kl: float) -> None:
+    """One run's curve (`--curves`): per size, the lowest KL on the words it chose on (the
+    held-out words: the source's with --words, else its own samples), the answer and the
+    best, and the answer's KL on the source's held-out words."""
+    h = stats.get("held_out", {})
+    curve = " ".join(f"{n}:{v:.4f}" for n, v in stats.get("curve", []))
+    print(f"  [{name} {label} seed {seed}] chose {stats['states']} states (KL {h.get('kl', 0):.4f}"
+          f" on its held-out words, {test_kl:.4f} on the source's); the best "
+          f"{h.get('best_states')} states ({h.get('best_kl', 0):.4f}); curve {curve}", flush=True)
 
 
 def words_comparison(pairs: list[dict[str, Any]], prefixes: int) -> dict[str, Any]:
@@ -484,6 +497,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--words-seeds", type=int, default=3,
                     help="seeds of the --words and own-samples runs compared (the table's "
                          "rows: the first)")
+    ap.add_argument("--curves", action="store_true",
+                    help="print each run's curve: states, KL, the answer and the best")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     names = QUICK if args.quick else [s.name for s in GRID]

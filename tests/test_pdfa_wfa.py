@@ -181,22 +181,20 @@ def test_coarse_tolerance_merges_the_twins_and_the_target_separates_them() -> No
     assert "within the target 0.01" in res.message and "3 tolerance(s) tried" in res.message
 
 
-def test_occam_keeps_the_smaller_automaton_when_the_curve_is_flat() -> None:
+def test_occam_keeps_the_twins_when_the_curve_is_flat() -> None:
     # the twins' distributions differ by 0.04 (near-ties): the 1-state automaton's held-out
-    # log-loss is within Occam's margin of the 2-state one's, so Occam keeps 1 state, and
-    # says it missed the WER target at near-ties; faithful keeps the 2 states
-    # (by the log-loss: the KL, the default criterion, has no sampling noise of the next
-    # symbols and tells the twins apart, which keeps the 2 states)
+    # log-loss is within the flat margin (0.005 nats per symbol) that used to keep it, but
+    # all the structure is worth that difference, and the tolerance is at most a tenth of
+    # it (issue 49: no answer measurably less faithful than the best): Occam keeps the
+    # 2 states, as faithful does, and meets the WER target
     kw = {"tolerance": 0.1, "target": 0.01, "seed": 0, "distance": "absolute",
           "criterion": "log_loss", **PLAIN}
     occam, faithful = wlstar(near_twins(), **kw), wlstar(near_twins(), select="faithful", **kw)
     assert faithful.pdfa.n_states == 2 and faithful.finished
-    assert occam.pdfa.n_states == 1 and not occam.finished
+    assert occam.pdfa.n_states == 2 and occam.finished
     assert occam.stats["curve"][0][0] == 1 and occam.stats["held_out"]["best_states"] == 2
     loss = dict(occam.stats["curve"])
-    assert 0 < loss[1] - loss[2] < 0.005  # flat: less than the margin (nats per symbol) apart
-    assert "cannot be told apart from the best (2 states" in occam.message
-    assert "near-ties of the teacher" in occam.message
+    assert 0 < loss[1] - loss[2] < 0.005  # flat: less than the old margin apart
 
 
 def test_split_predictions_keeps_the_twins_apart_at_a_coarse_tolerance() -> None:

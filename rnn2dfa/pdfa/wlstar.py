@@ -482,14 +482,14 @@ def wlstar(
     better than the order below) are scored beside the hypotheses as baselines, and the
     contexts of the n-gram models of the `contexts` orders, each with the teacher's mean
     distribution (and merged), as hypotheses. The answer is the smallest
-    hypothesis whose held-out log-loss cannot be told apart from the best (`select="occam"`,
-    paired test at `confidence` with an equivalence `margin` in nats per symbol, see
-    `occam.Curve`) and is no worse than the best n-gram's (by at least `occam.BAR_SHARE` of
-    the best hypothesis's gain over it), or the best (`"faithful"`); when
-    no hypothesis reaches the best n-gram the message says so and the better of the best
-    hypothesis and the best n-gram (within the caps) is the answer. Candidates beyond
-    `max_states` states or `max_numbers` numbers (default: the teacher's `n_weights`, a
-    network's parameter count, when it has one) are not chosen.
+    hypothesis as faithful as the best (`select="occam"`: within a tolerance of 5% of the
+    best's held-out KL, at most `margin` nats per symbol, and not told apart from it by a
+    paired test at `confidence`, see `occam.Curve`) and is no worse than the best n-gram's
+    (by at least `occam.BAR_SHARE` of the best hypothesis's gain over it), or the best
+    (`"faithful"`); when no hypothesis reaches the best n-gram the message says so and the
+    better of the best hypothesis and the best n-gram (within the caps) is the answer.
+    Candidates beyond `max_states` states or `max_numbers` numbers (default: the teacher's
+    `n_weights`, a network's parameter count, when it has one) are not chosen.
 
     A teacher that keeps mass for tokens outside the alphabet (`prefix_distributions_lost`)
     gets a sub-stochastic PDFA: each state keeps the geometric mean of the teacher's kept
@@ -504,8 +504,8 @@ def wlstar(
     with the tolerance times `shrink`, down to `min_tolerance`, until the time limit or the
     state cap. `finished` then means the answer meets the target.
 
-    `words` (the user's own sequences) replace the held-out sample: the choice (the margin
-    alone, no allowance for sampling error: `Curve.sampled`), the n-gram bar and the
+    `words` (the user's own sequences) replace the held-out sample: the choice (the
+    tolerance alone, no allowance for sampling error: `Curve.sampled`), the n-gram bar and the
     reported scores read the teacher on them, the fitting sample gets the held-out
     sample's time (`plan_samples`), and the prefixes where the first hypothesis differs
     from the teacher on them are the first counterexamples.
@@ -1111,7 +1111,9 @@ def wlstar(
         elif select == "occam" and kept.index != best.index:
             how = (f"the smallest of the hypotheses whose held-out {what} cannot be told "
                    f"apart from the best ({best.states} states, {best.score:.4f} nats per "
-                   f"symbol; a one-sided paired test over the sequences at {confidence:g})"
+                   f"symbol; a one-sided paired test over the sequences at {confidence:g}"
+                   + (f", and within {curve.margin_for(best):.4g} nats per symbol of it"
+                      if margin > 0 else "") + ")"
                    + (f" and is no worse than {bar}, by at least half the best's gain over it"
                       if bar else ""))
         else:
