@@ -32,8 +32,9 @@ with `--words-seeds` seeds (3; a timed run's sample sizes follow its pilot, whic
 noisy, and one pair was not enough to tell a cause from noise); the --words answer's KL on
 the held-out sequences, averaged over the seeds, is at most the own-samples answer's (+1e-4);
 beside it the excess per symbol, the z of a one-sided paired test over the sequences of the
-excess averaged over the seeds ("within noise": z <= 1.645), each seed's excess, and the
-two runs' median seconds.
+excess averaged over the seeds ("within noise": z <= 1.645), the t of the seeds' excesses
+(a timed run's hypotheses differ from run to run, which the z over the words does not
+see), each seed's excess, and the two runs' median seconds.
 
 The summary row per network: the PDFA's KL against the best n-gram with no more states and
 against the best n-gram of any size, the squared error against every n-gram's, the sample
@@ -328,7 +329,12 @@ def words_comparison(pairs: list[dict[str, Any]], prefixes: int) -> dict[str, An
     sequences of the excess averaged over the seeds (z); the runs' median seconds."""
     d = np.mean([p["d"] for p in pairs], axis=0)
     se = float(d.std(ddof=1) / np.sqrt(d.size)) if d.size > 1 else 0.0
+    # the runs differ too (which hypotheses a timed run reaches): the seeds' excesses' own
+    # t, beside the z over the sequences, which counts only the words' noise
+    seeds = np.array([p["d"].sum() / prefixes for p in pairs])
+    sd = float(seeds.std(ddof=1)) if seeds.size > 1 else 0.0
     return {"per_symbol": float(d.sum() / prefixes), "z": float(d.mean() / se) if se > 0 else 0.0,
+            "t_seeds": float(seeds.mean() / (sd / np.sqrt(seeds.size))) if sd > 0 else 0.0,
             "per_seed": [round(float(p["d"].sum() / prefixes), 5) for p in pairs],
             "seconds": [round(float(np.median([p["seconds"][i] for p in pairs])), 1)
                         for i in (0, 1)]}
@@ -384,7 +390,8 @@ def _words(res: dict[str, Any], v: dict[str, Any]) -> str:
     what = "yes" if v["words_not_worse"] else \
         "within noise" if v["words_within_noise"] else "no"
     seeds = "/".join(f"{x:+.4f}" for x in g["per_seed"])
-    return (f"{what} ({g['per_symbol']:+.4f}, z {g['z']:.1f}; per seed {seeds}; "
+    return (f"{what} ({g['per_symbol']:+.4f}, z {g['z']:.1f}, t over the seeds "
+            f"{g.get('t_seeds', 0.0):.1f}; per seed {seeds}; "
             f"{g['seconds'][0]:.0f} s vs {g['seconds'][1]:.0f} s)")
 
 
