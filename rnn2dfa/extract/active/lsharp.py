@@ -79,6 +79,17 @@ LOOKAHEAD = 8
 LOOKAHEAD_DEPTH = 4
 
 
+def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(rows, axis=0, return_inverse=True)` of a uint8 array, rows compared as
+    bytes: the same blocks in the same order, 40 times faster (axis=0 sorts a structured
+    type of one field per column; 22,000 frontier rows of a 301-state machine took 0.3 s)."""
+    rows = np.ascontiguousarray(rows, dtype=np.uint8)
+    width = rows.shape[1]
+    keys, inv = np.unique(rows.view(np.dtype((np.void, width))).reshape(-1),
+                          return_inverse=True)
+    return keys.view(np.uint8).reshape(-1, width), inv.reshape(-1)
+
+
 class LSharpLearner:
     """L#: an observation tree, a basis of pairwise apart states and its frontier."""
 
@@ -140,18 +151,21 @@ class LSharpLearner:
     def n_states(self) -> int:
         return int(self._basis.size)
 
-    def _reserve(self, extra: int) -> None:
+    def _reserve(self, extra: int, grow: bool = True) -> None:
         """Room for `extra` more tree nodes, grown geometrically up to
         `limits.LSHARP_TREE_BYTES`; past it the learner stops (LearnerStop: the driver answers
-        with the last hypothesis), as a table's learner stops at its state cap."""
+        with the last hypothesis), as a table's learner stops at its state cap. `grow=False`
+        only checks: an insertion checks its most nodes once, then grows by each level's new
+        nodes (growing by every symbol asked at once took the tree to its bound on a
+        300-state, 75-input machine, and filling it was a sixth of L#'s time)."""
         cap = self._label.size
-        if self._n + extra <= cap:
-            return
         per_node = 8 * (self.k + 8) + 1  # the child row, seven int64 columns, a flag
         most = max(cap, LSHARP_TREE_BYTES // per_node)
         if self._n + extra > most:
             raise LearnerStop(f"the observation tree reached its memory bound ({self._n:,} "
                               f"nodes, {human_bytes(LSHARP_TREE_BYTES)})")
+        if not grow or self._n + extra <= cap:
+            return
         new = min(max(2 * cap, self._n + extra), most)
 
         def grow(a: np.ndarray, fill: int | bool) -> np.ndarray:
@@ -170,7 +184,7 @@ class LSharpLearner:
         """Add start·suffix for each row, level by level; labels[b, j] is the label of the
         node of its j-th suffix symbol. A node already there keeps its label: the tree never
         contradicts itself, even if the teacher's answers change."""
-        self._reserve(int(lens.sum()))
+        self._reserve(int(lens.sum()), grow=False)
         node = starts.copy()
         k, first = self.k, self._n
         for t in range(int(lens.max()) if lens.size else 0):
@@ -181,6 +195,7 @@ class LSharpLearner:
             if miss.size:  # one new node per distinct (parent, symbol)
                 keys, rep, inv = np.unique(at[miss] * k + s[miss], return_index=True,
                                            return_inverse=True)
+                self._reserve(int(keys.size))
                 ids = self._n + np.arange(keys.size)
                 par, sy = keys // k, keys % k
                 self._child[par, sy] = ids
@@ -539,8 +554,7 @@ class LSharpLearner:
             sel = at[self._pr] >= 0
             sets = np.zeros((start.size, self._cols), dtype=bool)
             sets[at[self._pr[sel]], self._pc[sel]] = True
-            packed = np.packbits(sets, axis=1)
-            blocks, inv = np.unique(packed, axis=0, return_inverse=True)
+            blocks, inv = _unique_rows(np.packbits(sets, axis=1))
             nb = self._cols
             ids = np.array([self._group(m, self._basis[m]) for m in
                             (np.flatnonzero(np.unpackbits(b)[:nb]) for b in blocks)],
