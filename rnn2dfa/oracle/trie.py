@@ -172,9 +172,9 @@ class MembershipOracle:
         up front: reserving every symbol of a batch (32,768 words of up to 50 symbols) took
         the table to its cap at once, and filling that (cap x inputs) table was a third of a
         200-state, 40-input machine's learning. The table holds ids + 1 (int32) so that a
-        grown one is a zeroed allocation, whose pages the system maps only once written: a
-        leaf's row (most of a trie of sampled words) is never touched, where filling a
-        table with -1 wrote (and faulted in) every page of it."""
+        grown one is a zeroed allocation, whose pages the system maps only once written:
+        its new half is not touched until nodes get children there, where filling it with
+        -1 wrote (and faulted in) every page of it."""
         need = min(self.max_cached_states, self._n + extra)
         cap = self._answer.shape[0]
         if need <= cap:
