@@ -18,6 +18,7 @@ label; a Mealy word (a tag sequence) is wrong where any prefix's tag is.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -47,7 +48,14 @@ def words_needed(epsilon: float, delta: float) -> int:
 def _counts(m: Machine, hi: int) -> np.ndarray:
     """(hi+1, states, outputs) float counts of the words of each length from each state whose
     answer (last label) is each output, each (length, output) column scaled by its largest
-    entry: sampling needs ratios within a column only, and no count overflows."""
+    entry: sampling needs ratios within a column only, and no count overflows.
+
+    The last machine's counts are kept (a length's row depends on the row before only): a
+    final round asks them three times, for PAC, the sampled lengths and the longer words."""
+    global _last_counts
+    kept = _last_counts
+    if kept is not None and kept[0]() is m and kept[1].shape[0] > hi:
+        return kept[1][: hi + 1]
     n, r = m.n_states, m.n_outputs
     trans = np.asarray(m.transitions)
     out = np.zeros((hi + 1, n, r))
@@ -62,11 +70,19 @@ def _counts(m: Machine, hi: int) -> np.ndarray:
         return out
     top = out.max(axis=1, keepdims=True)
     out = np.divide(out, top, out=out, where=top > 0)
+    if kept is not None and kept[0]() is m and kept[1].shape[0] > first:
+        out[: kept[1].shape[0]] = kept[1]  # go on from the rows computed before
+        first = kept[1].shape[0]
     for length in range(first, hi + 1):
         c = out[length - 1][trans].sum(axis=1)
         top = c.max(axis=0, keepdims=True)
         out[length] = np.divide(c, top, out=c, where=top > 0)
+    _last_counts = (weakref.ref(m), out)
     return out
+
+
+#: the last machine counted by `_counts` (a weak reference) and its counts
+_last_counts: tuple[weakref.ref[Machine], np.ndarray] | None = None
 
 
 def own_words(m: Machine, lo: int, hi: int, n: int | np.ndarray,

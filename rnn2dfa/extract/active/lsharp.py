@@ -103,7 +103,8 @@ class LSharpLearner:
         cap = 1024
         # the tree; node 0 is ε (its label unknown until the first answer; Mealy: always)
         self._n = 1
-        self._child = np.full((cap, self.k), -1, dtype=np.int64)
+        # int32 children (the tree's bound keeps ids far below 2^31): half the pages to fill
+        self._child = np.full((cap, self.k), -1, dtype=np.int32)
         self._label = np.full(cap, -1, dtype=np.int64)
         self._parent = np.full(cap, -1, dtype=np.int64)
         self._sym = np.full(cap, -1, dtype=np.int64)
@@ -151,20 +152,20 @@ class LSharpLearner:
     def n_states(self) -> int:
         return int(self._basis.size)
 
-    def _reserve(self, extra: int, grow: bool = True) -> None:
+    def _reserve(self, extra: int) -> None:
         """Room for `extra` more tree nodes, grown geometrically up to
         `limits.LSHARP_TREE_BYTES`; past it the learner stops (LearnerStop: the driver answers
-        with the last hypothesis), as a table's learner stops at its state cap. `grow=False`
-        only checks: an insertion checks its most nodes once, then grows by each level's new
-        nodes (growing by every symbol asked at once took the tree to its bound on a
-        300-state, 75-input machine, and filling it was a sixth of L#'s time)."""
+        with the last hypothesis), as a table's learner stops at its state cap. An insertion
+        reserves each level's new nodes, not every symbol it asks: that took the tree to its
+        bound at once (filling it was a sixth of L#'s time on a 300-state, 75-input machine)
+        and stopped a 701-state one at 208,161 nodes of its 380,000."""
         cap = self._label.size
         per_node = 8 * (self.k + 8) + 1  # the child row, seven int64 columns, a flag
         most = max(cap, LSHARP_TREE_BYTES // per_node)
         if self._n + extra > most:
             raise LearnerStop(f"the observation tree reached its memory bound ({self._n:,} "
                               f"nodes, {human_bytes(LSHARP_TREE_BYTES)})")
-        if not grow or self._n + extra <= cap:
+        if self._n + extra <= cap:
             return
         new = min(max(2 * cap, self._n + extra), most)
 
@@ -184,29 +185,34 @@ class LSharpLearner:
         """Add start·suffix for each row, level by level; labels[b, j] is the label of the
         node of its j-th suffix symbol. A node already there keeps its label: the tree never
         contradicts itself, even if the teacher's answers change."""
-        self._reserve(int(lens.sum()), grow=False)
         node = starts.copy()
         k, first = self.k, self._n
-        for t in range(int(lens.max()) if lens.size else 0):
-            live = np.flatnonzero(lens > t)
-            at, s = node[live], suf[live, t]
-            nxt = self._child[at, s]
-            miss = np.flatnonzero(nxt < 0)
-            if miss.size:  # one new node per distinct (parent, symbol)
-                keys, rep, inv = np.unique(at[miss] * k + s[miss], return_index=True,
-                                           return_inverse=True)
-                self._reserve(int(keys.size))
-                ids = self._n + np.arange(keys.size)
-                par, sy = keys // k, keys % k
-                self._child[par, sy] = ids
-                self._parent[ids], self._sym[ids] = par, sy
-                self._depth[ids] = self._depth[par] + 1
-                self._label[ids] = labels[live[miss[rep]], t + 1]
-                np.add.at(self._kids, par, 1)
-                self._n += keys.size
-                nxt[miss] = ids[inv.reshape(-1)]
-            node[live] = nxt
-        # the new nodes and their ancestors are dirty (up to the first one already marked)
+        try:
+            for t in range(int(lens.max()) if lens.size else 0):
+                live = np.flatnonzero(lens > t)
+                at, s = node[live], suf[live, t]
+                nxt = self._child[at, s]
+                miss = np.flatnonzero(nxt < 0)
+                if miss.size:  # one new node per distinct (parent, symbol)
+                    keys, rep, inv = np.unique(at[miss] * k + s[miss], return_index=True,
+                                               return_inverse=True)
+                    self._reserve(int(keys.size))  # (the bound: before this level is added)
+                    ids = self._n + np.arange(keys.size)
+                    par, sy = keys // k, keys % k
+                    self._child[par, sy] = ids
+                    self._parent[ids], self._sym[ids] = par, sy
+                    self._depth[ids] = self._depth[par] + 1
+                    self._label[ids] = labels[live[miss[rep]], t + 1]
+                    np.add.at(self._kids, par, 1)
+                    self._n += keys.size
+                    nxt[miss] = ids[inv.reshape(-1)]
+                node[live] = nxt
+        finally:  # the levels added are marked even when the bound stopped the insertion
+            self._mark_dirty(first)
+
+    def _mark_dirty(self, first: int) -> None:
+        """Nodes from `first` on, and their ancestors, are dirty (up to the first one
+        already marked)."""
         cur = np.arange(first, self._n)
         self._dirty[cur] = True
         cur = np.unique(self._parent[cur])
