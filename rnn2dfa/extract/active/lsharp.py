@@ -127,6 +127,10 @@ class LSharpLearner:
         # the tree as lists of children: non-root nodes sorted by parent, and their parents
         self._kid_node = np.zeros(0, dtype=np.int64)
         self._kid_par = np.zeros(0, dtype=np.int64)
+        #: where each node's children begin in those lists (node -> offset; one past the
+        #: last node: their end), made with them: a walk reads two offsets a node instead
+        #: of two binary searches (a third of L#'s apartness walks on 300 x 75 machines)
+        self._kid_start = np.zeros(2, dtype=np.int64)
         self._witness: dict[tuple[int, int], Word] = {}  # pair of states -> shortest σ
         # adaptive separation: per row its group (-1: none), cursor node and the number of
         # candidates it had when its walk began; per group its members (states), the nodes
@@ -272,8 +276,8 @@ class LSharpLearner:
 
     # ------------------------------------------------------------------ apartness
     def _children(self) -> tuple[np.ndarray, np.ndarray]:
-        """Every non-root node sorted by parent, and their parents (the tree as lists of
-        children), extended lazily with the nodes added since."""
+        """Every non-root node sorted by parent, and where each node's children begin among
+        them (the tree as lists of children), extended lazily with the nodes added since."""
         done = self._kid_node.size + 1
         if done < self._n:
             new = np.arange(done, self._n)
@@ -281,15 +285,17 @@ class LSharpLearner:
             at = np.searchsorted(self._kid_par, self._parent[new], side="right")
             self._kid_node = np.insert(self._kid_node, at, new)
             self._kid_par = np.insert(self._kid_par, at, self._parent[new])
-        return self._kid_node, self._kid_par
+            self._kid_start = np.zeros(self._n + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self._kid_par, minlength=self._n), out=self._kid_start[1:])
+        return self._kid_node, self._kid_start
 
     def _expand(self, src: np.ndarray, other: np.ndarray, nodes: np.ndarray,
-                par: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """For pairs (src[i], other[i]): each child of src[i] listed in (nodes, par) with the
-        child of other[i] on the same symbol, when there is one: (i, src child, other
-        child)."""
-        lo = np.searchsorted(par, src, side="left")
-        cnt = np.searchsorted(par, src, side="right") - lo
+                start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """For pairs (src[i], other[i]): each child of src[i] listed in `nodes` (node j's
+        from start[j] to start[j + 1]) with the child of other[i] on the same symbol, when
+        there is one: (i, src child, other child)."""
+        lo = start[src]
+        cnt = start[src + 1] - lo
         idx = np.repeat(np.arange(src.size), cnt)
         pos = np.arange(idx.size) - np.repeat(np.cumsum(cnt) - cnt, cnt) + lo[idx]
         mine = nodes[pos]
@@ -318,12 +324,12 @@ class LSharpLearner:
         if prune is not None:
             keep &= prune[p] | prune[q]
         x, y, org = p[keep], q[keep], np.flatnonzero(keep)
-        nodes, par = self._children()
+        nodes, start = self._children()
         levels: list[tuple[np.ndarray, np.ndarray]] = []  # (parent index, symbol) per level
         while x.size:
             mine = kids[x] <= kids[y]
-            i1, x1, y1 = self._expand(x[mine], y[mine], nodes, par)
-            i2, y2, x2 = self._expand(y[~mine], x[~mine], nodes, par)
+            i1, x1, y1 = self._expand(x[mine], y[mine], nodes, start)
+            i2, y2, x2 = self._expand(y[~mine], x[~mine], nodes, start)
             i1, i2 = np.flatnonzero(mine)[i1], np.flatnonzero(~mine)[i2]
             r = np.concatenate([i1, i2])
             nx, ny = np.concatenate([x1, x2]), np.concatenate([y1, y2])
