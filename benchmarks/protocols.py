@@ -19,6 +19,13 @@ For each machine:
    original as AALpy loaded it: the equivalence queries are free) beside them: states
    learned, correct (`rnn2dfa.equivalent` with the generated machine), seconds.
 
+The note splits each learner's CPU seconds by the shares its own clock (wall time) gives
+its parts, so that a loaded machine inflates none of them: ours into learning (the
+learner's own questions), checks (the equivalence oracles: a compiled network's exact
+check, PAC, and the final checks behind "finished", which a network needs and a perfect
+oracle does not) and set-up (rare answers, held-out words); AALpy's into learning and its
+(free) equivalence queries.
+
     OMP_NUM_THREADS=1 python benchmarks/protocols.py          # the default set (~10 min)
     python benchmarks/protocols.py --quick                     # about a minute
     python benchmarks/protocols.py --sizes 300x75p,700x80p --methods exact,kv,aalpy-kv
@@ -203,13 +210,37 @@ def aalpy_kv(aut: Any, truth: Machine, time_limit: float) -> Row:
     t0 = time.perf_counter()
     try:
         with contextlib.redirect_stdout(io.StringIO()):
-            hyp = run_KV(alphabet, sul, oracle, "mealy", print_level=0)
+            hyp, info = run_KV(alphabet, sul, oracle, "mealy", print_level=0,
+                               return_data=True)
     except _TimeUp:
         return Row("", 0, 0, 0, "aalpy-kv", None, "timeout", time.perf_counter() - t0)
     seconds = time.perf_counter() - t0
     got = from_aalpy(hyp, truth.alphabet)
     return Row("", 0, 0, 0, "aalpy-kv", got.n_states,
-               "yes" if got.equivalent(truth) else "no", seconds)
+               "yes" if got.equivalent(truth) else "no", seconds,
+               note=info)  # type: ignore[arg-type]  # split once the CPU time is known
+
+
+#: what the driver's clock calls its parts (`stats["time"]`), by the note's three
+SETUP_PARTS = ("set-up", "held-out scoring", "answer")
+
+
+def time_split(spent: dict[str, float], cpu: float) -> str:
+    """"learn L, checks C, set-up S": an extraction's CPU seconds in the shares its clock
+    (`stats["time"]`, wall seconds) gives what spent them."""
+    total = sum(spent.values()) or 1.0
+    learn = spent.get("learner", 0.0)
+    setup = sum(spent.get(k, 0.0) for k in SETUP_PARTS)
+    checks = total - learn - setup
+    return (f"learn {cpu * learn / total:.2f}, checks {cpu * checks / total:.2f}, "
+            f"set-up {cpu * setup / total:.2f}")
+
+
+def aalpy_split(info: dict[str, float], cpu: float) -> str:
+    """AALpy's CPU seconds in the shares of learning and equivalence queries it reports."""
+    learn, eq = info.get("learning_time", 0.0), info.get("eq_oracle_time", 0.0)
+    total = (learn + eq) or 1.0
+    return f"learn {cpu * learn / total:.2f}, eq {cpu * eq / total:.2f}"
 
 
 # ------------------------------------------------------------------ one machine
@@ -280,7 +311,14 @@ def run_machine(n: int, k: int, partial: bool | str, seed: int, args: argparse.N
                 row = Row(**base, method=method, learned=got.n_states, correct=verdict,
                           seconds=time.perf_counter() - t0,
                           note=f"{learner}; {note}" if learner else note)
+                spent = res.stats.get("time", {})
         row.cpu = time.process_time() - c0
+        if method == "aalpy-kv" and isinstance(row.note, dict):
+            row.note = aalpy_split(row.note, row.cpu)
+        elif method != "aalpy-kv" and row.correct != "error":
+            parts = [p for p in row.note.split("; ") if p]
+            at = 1 if method == "default" else 0  # after the learner's name
+            row.note = "; ".join(parts[:at] + [time_split(spent, row.cpu)] + parts[at:])
         rows.append(row)
         print_row(row)
     return rows

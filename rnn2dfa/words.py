@@ -69,7 +69,7 @@ def format_word(word: Sequence[int], alphabet: Sequence[str]) -> str:
 
 def pad_words(words: Sequence[Sequence[int]], pad: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Pack words into an int64 array (batch, max_len) filled with `pad`, and their lengths."""
-    lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
     width = int(lengths.max()) if len(words) else 0
     out = np.full((len(words), width), pad, dtype=np.int64)
     if width:

@@ -33,6 +33,8 @@ WIDE_CACHE_BYTES = 256 * 2**20
 #: trie's own 32,768 for narrow networks): fresh half-gigabyte tensors at every depth cost
 #: more than the calls they save.
 WALK_BYTES = 8 * 2**20
+#: ... and a compact view's (one int64 a state): the trie's own batch
+COMPACT_WALK_ROWS = 32768
 
 
 def to_machine(dfa: DFA) -> Machine:
@@ -116,6 +118,11 @@ class Teacher:
                 oracle = MembershipOracle(
                     model, labels=True, max_cache_bytes=WIDE_CACHE_BYTES,
                     chunk_size=max(256, min(32768, WALK_BYTES // (4 * width))))
+                if oracle.compact_view is not None:
+                    # a compiled machine stepped by unit number holds one int64 a row, not
+                    # its network's width: 256-row walks made a 301-state, 75-input
+                    # machine's questions 128 times as many trie walks and steps
+                    oracle.chunk_size = COMPACT_WALK_ROWS
         outputs = DFA_OUTPUTS if target == "dfa" else tuple(model.outputs)
         return cls(model, oracle, target, tuple(model.alphabet), outputs)
 

@@ -36,6 +36,8 @@ Tensor = Any
 
 #: Default memory budget of the state cache (the trie's state tensor).
 DEFAULT_CACHE_BYTES = 512 * 2**20
+#: The child table's type: node ids (the cap on cached states is far below 2^31).
+_CHILD = np.int32
 
 
 @dataclass
@@ -122,11 +124,12 @@ class MembershipOracle:
         #: of the states `states()` returns (a compact view's expanded states are float32)
         self.state_dtype = init.dtype if net is acceptor else _torch_float32()
         if max_cached_states is None:
+            # (8 bytes a child slot: the int32 table with the room a doubling leaves)
             per_state = self._dim * xp.itemsize + 8 * self.k + 2
             max_cached_states = max(1024, max_cache_bytes // per_state)
         if max_cached_states < 1:
             raise ValueError("max_cached_states must be at least 1")
-        self.max_cached_states = int(max_cached_states)
+        self.max_cached_states = min(int(max_cached_states), int(np.iinfo(_CHILD).max))
         # wide networks get fewer words a chunk (limits.BATCH_STATE_BYTES of scratch states)
         self.chunk_size = rows_per_batch(self._dim, chunk_size)
         self.stats = OracleStats()
@@ -151,7 +154,8 @@ class MembershipOracle:
         cap = min(self.max_cached_states, 1024)
         self._states = self._xp.empty(cap, self._dim)
         self._states[0] = self._init
-        self._child = np.full(cap * self.k, -1, dtype=np.int64)  # flat: node * k + symbol
+        # flat: node * k + symbol -> the child's id + 1, 0 when there is none (`_reserve`)
+        self._child = np.zeros(cap * self.k, dtype=_CHILD)
         self._answer = np.full(cap, -1, dtype=np.int16)  # -1 unknown, else the answer
         self._asked = np.zeros(cap, dtype=bool)
         self._n = 1
@@ -162,7 +166,15 @@ class MembershipOracle:
         self.stats = OracleStats(cached_states=cached)
 
     def _reserve(self, extra: int) -> None:
-        """Make room for `extra` more nodes (never beyond the cap); grows geometrically."""
+        """Make room for `extra` more nodes (never beyond the cap); grows geometrically.
+
+        Walks reserve a depth's misses just before numbering them, not a batch's symbols
+        up front: reserving every symbol of a batch (32,768 words of up to 50 symbols) took
+        the table to its cap at once, and filling that (cap x inputs) table was a third of a
+        200-state, 40-input machine's learning. The table holds ids + 1 (int32) so that a
+        grown one is a zeroed allocation, whose pages the system maps only once written:
+        its new half is not touched until nodes get children there, where filling it with
+        -1 wrote (and faulted in) every page of it."""
         need = min(self.max_cached_states, self._n + extra)
         cap = self._answer.shape[0]
         if need <= cap:
@@ -172,7 +184,7 @@ class MembershipOracle:
         states = self._xp.empty(new_cap, self._dim)
         states[:n] = self._states[:n]
         self._states = states
-        child = np.full(new_cap * k, -1, dtype=np.int64)
+        child = np.zeros(new_cap * k, dtype=_CHILD)
         child[: n * k] = self._child[: n * k]
         self._child = child
         answer = np.full(new_cap, -1, dtype=np.int16)
@@ -219,7 +231,6 @@ class MembershipOracle:
             if start.scratch is not None:
                 scratch = start.scratch[self._ix(order)]
         n_live = b - np.searchsorted(lens[::-1], np.arange(width), side="right")
-        self._reserve(int(lens.sum()))
         k, st = self.k, self.stats
         any_off = bool((node < 0).any())
         if (self._step_words is not None and scratch is None and not any_off
@@ -251,7 +262,7 @@ class MembershipOracle:
                 on = None
                 off_rows = None
                 key = node[:nl] * k + col
-            nxt = self._child[key]
+            nxt = self._child[key] - 1  # (int64 from here: the table holds ids + 1)
             miss = np.flatnonzero(nxt < 0)
             n_new = 0
             n0 = self._n
@@ -261,14 +272,15 @@ class MembershipOracle:
                 # Merge duplicates without sorting: scatter each miss's index into the child
                 # table and read it back; the row that reads its own index represents its
                 # (node, symbol) key. New nodes get consecutive ids n0, n0+1, ...
+                self._reserve(int(miss.size))
                 marks = np.arange(miss.size, dtype=np.int64)
-                self._child[mkey] = marks
-                owner = self._child[mkey]
+                self._child[mkey] = marks + 1
+                owner = self._child[mkey] - 1
                 reps = np.flatnonzero(owner == marks)
                 n_new = min(reps.size, self.max_cached_states - n0)
                 rep_id = np.full(miss.size, -1, dtype=np.int64)
                 rep_id[reps[:n_new]] = n0 + np.arange(n_new, dtype=np.int64)
-                self._child[mkey[reps]] = rep_id[reps]
+                self._child[mkey[reps]] = rep_id[reps] + 1
                 ids = rep_id[owner]
                 nxt[miss] = ids
                 new_keys = mkey[reps[:n_new]]
@@ -351,13 +363,14 @@ class MembershipOracle:
                     self.interrupt()
                 nl = int(n_live[t])
                 key = node[:nl] * k + sym[t, :nl]
-                nxt = self._child[key]
+                nxt = self._child[key] - 1
                 miss = np.flatnonzero(nxt < 0)
                 if miss.size:  # duplicates merged as in `_walk`: the same node numbers
                     mkey = key[miss]
+                    self._reserve(int(miss.size))
                     marks = np.arange(miss.size, dtype=np.int64)
-                    self._child[mkey] = marks
-                    owner = self._child[mkey]
+                    self._child[mkey] = marks + 1
+                    owner = self._child[mkey] - 1
                     reps = np.flatnonzero(owner == marks)
                     n0 = self._n
                     ids = n0 + np.arange(reps.size, dtype=np.int64)
@@ -365,7 +378,7 @@ class MembershipOracle:
                     par = mkey[reps] // k
                     parent[got], symbol[got] = par, mkey[reps] % k
                     self._n = n0 + reps.size  # (before the table names them: see below)
-                    self._child[mkey[reps]] = ids
+                    self._child[mkey[reps]] = ids + 1
                     rep_id = np.full(miss.size, -1, dtype=np.int64)
                     rep_id[reps] = ids
                     nxt[miss] = rep_id[owner]
@@ -386,7 +399,7 @@ class MembershipOracle:
             # stopped (a deadline between depths, Ctrl-C) before the new nodes had states:
             # they leave the trie, which stays whole (its other nodes are untouched)
             made = self._n - first
-            self._child[parent[:made] * k + symbol[:made]] = -1
+            self._child[parent[:made] * k + symbol[:made]] = 0
             self._n = first
             raise
         self.stats.cached_states = self._n

@@ -18,6 +18,7 @@ label; a Mealy word (a tag sequence) is wrong where any prefix's tag is.
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -47,7 +48,14 @@ def words_needed(epsilon: float, delta: float) -> int:
 def _counts(m: Machine, hi: int) -> np.ndarray:
     """(hi+1, states, outputs) float counts of the words of each length from each state whose
     answer (last label) is each output, each (length, output) column scaled by its largest
-    entry: sampling needs ratios within a column only, and no count overflows."""
+    entry: sampling needs ratios within a column only, and no count overflows.
+
+    The last machine's counts are kept (a length's row depends on the row before only): a
+    final round asks them three times, for PAC, the sampled lengths and the longer words."""
+    global _last_counts
+    kept = _last_counts
+    if kept is not None and kept[0]() is m and kept[1].shape[0] > hi:
+        return kept[1][: hi + 1]
     n, r = m.n_states, m.n_outputs
     trans = np.asarray(m.transitions)
     out = np.zeros((hi + 1, n, r))
@@ -62,11 +70,19 @@ def _counts(m: Machine, hi: int) -> np.ndarray:
         return out
     top = out.max(axis=1, keepdims=True)
     out = np.divide(out, top, out=out, where=top > 0)
+    if kept is not None and kept[0]() is m and kept[1].shape[0] > first:
+        out[: kept[1].shape[0]] = kept[1]  # go on from the rows computed before
+        first = kept[1].shape[0]
     for length in range(first, hi + 1):
         c = out[length - 1][trans].sum(axis=1)
         top = c.max(axis=0, keepdims=True)
         out[length] = np.divide(c, top, out=c, where=top > 0)
+    _last_counts = (weakref.ref(m), out)
     return out
+
+
+#: the last machine counted by `_counts` (a weak reference) and its counts
+_last_counts: tuple[weakref.ref[Machine], np.ndarray] | None = None
 
 
 def own_words(m: Machine, lo: int, hi: int, n: int | np.ndarray,
@@ -81,7 +97,10 @@ def own_words(m: Machine, lo: int, hi: int, n: int | np.ndarray,
         return []
     counts = _counts(m, hi)
     trans = np.asarray(m.transitions)
-    out: list[Word] = []
+    # Each answer's lengths, then its uniforms (one per symbol drawn, step-major as the
+    # walk below consumes them): the random stream of drawing each answer's words in turn,
+    # so that all answers walk together, one step a length instead of one per answer.
+    drawn_of, uniform_of, answer_of = [], [], []
     for o in range(m.n_outputs):
         if wanted[o] <= 0:
             continue
@@ -89,23 +108,41 @@ def own_words(m: Machine, lo: int, hi: int, n: int | np.ndarray,
         if lengths.size == 0:
             continue
         drawn = np.sort(rng.choice(lengths, size=int(wanted[o])))
-        b, width = drawn.size, int(drawn.max())
-        sym = np.zeros((b, width), dtype=np.int64)
-        q = np.full(b, m.start, dtype=np.int64)
-        for t in range(width):
-            live = np.flatnonzero(drawn > t)
-            rem = drawn[live] - t  # symbols still to choose, this one included
-            w = counts[(rem - 1)[:, None], trans[q[live]], o]  # (live, k)
-            if m.kind == "mealy":  # the last symbol must emit o itself
-                w = np.where((rem == 1)[:, None], (m.labels[q[live]] == o).astype(float), w)
-            total = w.sum(axis=1, keepdims=True)
-            p = np.where(total > 0, w / np.where(total > 0, total, 1), 1.0 / w.shape[1])
-            a = np.minimum((p.cumsum(axis=1) < rng.random(live.size)[:, None]).sum(axis=1),
-                           w.shape[1] - 1)
-            sym[live, t] = a
-            q[live] = trans[q[live], a]
-        out += unpad(sym, drawn)
-    return out
+        width = int(drawn.max())
+        u = np.zeros((width, drawn.size))
+        u[np.arange(width)[:, None] < drawn[None, :]] = rng.random(int(drawn.sum()))
+        drawn_of.append(drawn)
+        uniform_of.append(u)
+        answer_of.append(np.full(drawn.size, o, dtype=np.int64))
+    if not drawn_of:
+        return []
+    drawn = np.concatenate(drawn_of)
+    answer = np.concatenate(answer_of)
+    width = int(drawn.max())
+    uniform = np.zeros((width, drawn.size))
+    at = 0
+    for u in uniform_of:
+        uniform[: u.shape[0], at : at + u.shape[1]] = u
+        at += u.shape[1]
+    sym = np.zeros((drawn.size, width), dtype=np.int64)
+    q = np.full(drawn.size, m.start, dtype=np.int64)
+    n, r, k = m.n_states, m.n_outputs, m.n_symbols
+    flat = counts.reshape(-1)  # one flat gather: half the time of a 3-index one
+    for t in range(width):
+        live = np.flatnonzero(drawn > t)
+        rem = drawn[live] - t  # symbols still to choose, this one included
+        o = answer[live]
+        w = flat[((rem - 1) * (n * r) + o)[:, None] + trans[q[live]] * r]  # (live, k)
+        if m.kind == "mealy":  # the last symbol must emit o itself
+            last = np.flatnonzero(rem == 1)
+            w[last] = (m.labels[q[live[last]]] == o[last][:, None]).astype(float)
+        total = w.sum(axis=1, keepdims=True)
+        p = w / np.where(total > 0, total, 1)
+        p[total[:, 0] <= 0] = 1.0 / k
+        a = np.minimum((p.cumsum(axis=1) < uniform[t, live][:, None]).sum(axis=1), k - 1)
+        sym[live, t] = a
+        q[live] = trans[q[live], a]
+    return unpad(sym, drawn)
 
 
 def class_sizes(m: Machine, lo: int, hi: int) -> dict[int, int | None]:
@@ -167,11 +204,21 @@ class CheckRecord:
     hi: int
     tally: Tally | None = None
     wrong_words: list[Word] = field(default_factory=list)  # the shortest wrong prefixes
-    #: per answer, the words of it the hypothesis itself has in [lo, hi] ({}: not counted);
-    #: an answer with fewer words than needed is covered when all of them were seen
-    hyp_sizes: dict[int, int | None] = field(default_factory=dict)
     distinct: np.ndarray | None = None  # distinct words of each answer
     runs: int = 0
+    #: the hypothesis judged, whose words of each answer `hyp_sizes` counts when a verdict
+    #: needs them (a quarter-second count on a 300-state machine at lengths 51-200)
+    hypothesis: Machine | None = field(default=None, repr=False)
+    _sizes: dict[int, int | None] | None = field(default=None, repr=False)
+
+    @property
+    def hyp_sizes(self) -> dict[int, int | None]:
+        """Per answer, the words of it the hypothesis itself has in [lo, hi] ({}: not
+        counted); an answer with fewer words than needed is covered when all were seen."""
+        if self._sizes is None:
+            self._sizes = ({} if self.hypothesis is None
+                           else class_sizes(self.hypothesis, self.lo, self.hi))
+        return self._sizes
 
     @property
     def words(self) -> int:
@@ -192,10 +239,12 @@ class CheckRecord:
         and not all of the hypothesis's own words of it seen."""
         for o in sorted(seen):
             got, _ = self.of(o)
+            if got >= needed:
+                continue
             have = self.hyp_sizes.get(o)
             covered = (have is not None and self.distinct is not None
                        and int(self.distinct[o]) >= have)
-            if got < needed and not covered:
+            if not covered:
                 return o
         return None
 
@@ -272,7 +321,7 @@ class Check:
         wrong = np.flatnonzero(bad >= 0)
         rec.wrong_words = sorted({distinct[i][: bad[i]] for i in wrong.tolist()},
                                  key=lambda w: (len(w), w))[:50]
-        rec.hyp_sizes = class_sizes(hypothesis, rec.lo, rec.hi)
+        rec.hypothesis = hypothesis
         self.seen.update(np.unique(labels).tolist())
         for o in np.unique(labels).tolist():
             have = self.members.setdefault(o, [])

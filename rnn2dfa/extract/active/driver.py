@@ -264,7 +264,8 @@ def prepare(teacher: Teacher, opts: LStarOptions, deadline: Deadline,
     if view is not None and callable(getattr(view, "table", None)):
         # a compiled network's exact states: equivalence is decided, not sampled (and
         # refinement over its n·k+1 units would cost seconds a split for nothing more)
-        exact = ExactOracle(teacher, view)
+        exact = ExactOracle(teacher, view, rng=np.random.default_rng([opts.seed, 31]),
+                            max_length=words.max_length)
     if opts.oracle in ("pac", "both"):
         pac = PACOracle(teacher, epsilon=opts.epsilon, delta=opts.delta,
                         max_length=words.max_length,
@@ -548,7 +549,10 @@ class Run:
         if found:
             return found
         pending: list[Word] = []
-        oracles: list[tuple[str, Any]] = [("pac", s.pac), ("exact states", s.exact),
+        # a compiled network's exact check first: it decides, and its words cost no network
+        # step, so a round it refutes skips PAC's sample; the round it passes still runs
+        # PAC and the final checks on the network's own steps
+        oracles: list[tuple[str, Any]] = [("exact states", s.exact), ("pac", s.pac),
                                           ("refinement", s.refine),
                                           ("final check: sampled lengths", self.in_range),
                                           ("final check: longer words", self.longer)]

@@ -60,6 +60,9 @@ class KVLearner:
         self._access: list[Word] = []
         self._leaf: list[int] = []  # state -> its leaf node
         self._label: list[int] = []  # state -> its label (Moore, DFA: its output)
+        #: Mealy: state -> its outputs λ(q, a) = label(access(q)·a), asked once per state
+        #: (an access word never changes): a hypothesis asks only its new states' rows
+        self._row = np.zeros((0, self.k), dtype=np.int64)
         self._target = np.zeros((16, self.k), dtype=np.int64)  # state, symbol -> tree node
         self._hyp: Machine | None = None
         self.sift_calls = 0
@@ -143,8 +146,12 @@ class KVLearner:
         n, k = self.n_states, self.k
         trans = self._rep[self._target[:n]]
         if self.teacher.mealy:
-            asked = self.teacher.labels([w + (a,) for w in self._access for a in range(k)])
-            labels = asked.reshape(n, k)
+            have = self._row.shape[0]
+            if have < n:  # states only grow, and keep their access words
+                asked = self.teacher.labels([w + (a,) for w in self._access[have:n]
+                                             for a in range(k)])
+                self._row = np.concatenate([self._row, asked.reshape(n - have, k)])
+            labels = self._row[:n]
         else:
             missing = [q for q in range(n) if self._label[q] < 0]
             if missing:
