@@ -54,6 +54,9 @@ Columns of the table (one row per network and tool):
   wall s        whole-process wall seconds, Python and torch start-up included: rnn2dfa
                 import + extract (shown apart in the next two columns); AALpy's worker
   xAALpy        rnn2dfa's wall s divided by AALpy's on the same network
+  extract cpu   CPU seconds (user + system) of the extract process alone (AALpy: its worker's)
+  cpu xAALpy    extract cpu divided by AALpy's: the whole extraction process against AALpy's
+                whole process, measured as CPU time (which a loaded machine stretches less)
   agree 1-20    share of the held-out words of lengths 1-20 on which the answer says what
                 the network says (the tagger: share of positions whose tag agrees)
   agree 21-100  the same for lengths 21-100
@@ -73,6 +76,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import time
@@ -298,6 +302,7 @@ class Ran:
     rc: int | None  # None: killed at the timeout
     stdout: str
     stderr: str
+    cpu: float = 0.0  # user + system seconds of the process (and any children it waited for)
 
     def shown(self) -> str:
         return " ".join(str(Path(c).relative_to(ROOT)) if c.startswith(str(ROOT)) else c
@@ -312,16 +317,23 @@ class Ran:
         return None
 
 
+def _children_cpu() -> float:
+    use = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return use.ru_utime + use.ru_stime
+
+
 def run(cmd: list[str], timeout: float) -> Ran:
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), _children_cpu()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=child_env(),
                            timeout=timeout)
-        return Ran(cmd, time.perf_counter() - t0, p.returncode, p.stdout, p.stderr)
+        return Ran(cmd, time.perf_counter() - t0, p.returncode, p.stdout, p.stderr,
+                   _children_cpu() - c0)
     except subprocess.TimeoutExpired as exc:
         def text(b: Any) -> str:
             return b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
-        return Ran(cmd, time.perf_counter() - t0, None, text(exc.stdout), text(exc.stderr))
+        return Ran(cmd, time.perf_counter() - t0, None, text(exc.stdout), text(exc.stderr),
+                   _children_cpu() - c0)
 
 
 def import_options(spec: user_nets.Spec) -> list[str]:
@@ -436,13 +448,14 @@ def pct(x: float | None) -> str:
 def table(rows: list[dict[str, Any]]) -> str:
     cols = [("network", "network"), ("tool", "tool"), ("states", "states"), ("right", "right"),
             ("finished", "finished"), ("wall s", "wall"), ("import s", "import"),
-            ("extract s", "extract"), ("xAALpy", "ratio"), ("agree 1-20", "a1"),
+            ("extract s", "extract"), ("xAALpy", "ratio"), ("extract cpu", "cpu"),
+            ("cpu xAALpy", "cpu_ratio"), ("agree 1-20", "a1"),
             ("agree 21-100", "a2"), ("worst class", "worst"), ("message", "message")]
     cells = [[h for h, _ in cols]] + [[str(r.get(k, "")) for _, k in cols] for r in rows]
     widths = [max(len(c[i]) for c in cells) for i in range(len(cols))]
     lines = []
     for j, c in enumerate(cells):
-        parts = [v.ljust(w) if i in (0, 1, 3, 4, 12) else v.rjust(w)
+        parts = [v.ljust(w) if i in (0, 1, 3, 4, len(cols) - 1) else v.rjust(w)
                  for i, (v, w) in enumerate(zip(c, widths, strict=True))]
         lines.append("  ".join(parts).rstrip())
         if j == 0:
@@ -490,7 +503,8 @@ def bench_network(name: str, args: argparse.Namespace, methods: list[str],
         row: dict[str, Any] = {"network": name, "tool": f"rnn2dfa {method}",
                                "import": f"{imp.seconds:.1f}", "extract": f"{ext.seconds:.1f}",
                                "wall": f"{imp.seconds + ext.seconds:.1f}",
-                               "wall_s": imp.seconds + ext.seconds}
+                               "wall_s": imp.seconds + ext.seconds,
+                               "cpu": f"{ext.cpu:.2f}", "cpu_s": ext.cpu}
         doc: dict[str, Any] = {}
         try:
             doc = json.loads(ext.stdout)
@@ -517,7 +531,8 @@ def bench_network(name: str, args: argparse.Namespace, methods: list[str],
         ran, out = run_aalpy(name, user_file, work, args)
         summary["commands"].append(ran.shown())
         row = {"network": name, "tool": "AALpy L*", "finished": "-",
-               "wall": f"{ran.seconds:.1f}", "wall_s": ran.seconds}
+               "wall": f"{ran.seconds:.1f}", "wall_s": ran.seconds,
+               "cpu": f"{ran.cpu:.2f}", "cpu_s": ran.cpu}
         failed = ran.failure()
         if failed is not None or not out.exists():
             row.update(message=short(failed or "no output file"), error=failed,
@@ -536,6 +551,7 @@ def bench_network(name: str, args: argparse.Namespace, methods: list[str],
             for r in rows:
                 if r["tool"].startswith("rnn2dfa ") and "wall_s" in r and r is not row:
                     r["ratio"] = f"{r['wall_s'] / row['wall_s']:.2f}"
+                    r["cpu_ratio"] = f"{r['cpu_s'] / max(row['cpu_s'], 1e-9):.2f}"
     return rows, summary
 
 

@@ -268,6 +268,11 @@ def bench_aalpy(models: list[Path], repeats: int) -> None:
     def extract_lstar(model: Any, options: Any = None, **values: Any) -> Any:
         return extract(model, "lstar", options, **values)
 
+    def lstar_options(seed: int) -> Any:
+        # as `rnn2dfa extract MODEL --method lstar --seed N` plans them: the language's words
+        # are joined by `extract` itself (language "auto": the one the model file names)
+        return plan_options("lstar", seed=seed)
+
     from rnn2dfa.extract import load as load_file
 
     rows = []
@@ -277,18 +282,19 @@ def bench_aalpy(models: list[Path], repeats: int) -> None:
     for path in models:
         model, name, truth = load(path)
         # ours: the model file as `rnn2dfa extract` loads it (the project's own files step
-        # in numpy), and the torch network in memory; at least 3 runs each (the first of a
-        # process also imports the learners), the median kept
+        # in numpy), and the torch network in memory (its language named, as the file
+        # names it); at least 3 runs each (the first of a process also imports the
+        # learners), the median kept
         loaded = load_file(str(path))
         ours_t, ours_cpu, ours = [], [], None
         torch_cpu = []
         for r in range(max(3, repeats)):
             t, c = time.perf_counter(), time.process_time()
-            ours = extract_lstar(loaded, method_options("lstar", r % repeats, name))
+            ours = extract_lstar(loaded, lstar_options(r % repeats))
             ours_t.append(time.perf_counter() - t)
             ours_cpu.append(time.process_time() - c)
             c = time.process_time()
-            extract_lstar(model, method_options("lstar", r % repeats, name))
+            extract_lstar(model, lstar_options(r % repeats), language=name)
             torch_cpu.append(time.process_time() - c)
         t = time.perf_counter()
         strict = extract_lstar(model, oracle="pac", pac_prefixes=True, time_limit=60)
@@ -334,9 +340,10 @@ def bench_aalpy(models: list[Path], repeats: int) -> None:
               f"{min(cpu_ratios):.1f}x (a loaded machine stretches wall time, CPU time less); "
               f"ours on the torch network in memory: CPU median "
               f"{statistics.median(torch_ratios):.1f}x   min: {min(torch_ratios):.1f}x")
-    print("ours = the model file as `rnn2dfa extract` loads it (the project's own files step "
-          "in numpy, models/numpy_rnn.py); torch = the same network loaded in torch, "
-          "passed in memory; AALpy steps the torch network")
+    print("ours = the model file as `rnn2dfa extract MODEL --method lstar` loads and plans it "
+          "(the project's own files step in numpy, models/numpy_rnn.py; the language the file "
+          "names lends its class-balanced words, sampled in the run); torch = the same network "
+          "loaded in torch, passed in memory with its language; AALpy steps the torch network")
     print("strict = ours with oracle 'pac' checking every prefix of each sampled word "
           "(--pac-prefixes), the check closest to AALpy's random-word oracle")
 

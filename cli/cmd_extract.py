@@ -3,6 +3,7 @@ partition, exact): a DFA, or a classifier's Moore machine, or a tagger's Mealy m
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import click
@@ -56,6 +57,33 @@ class MethodChoice(click.Choice):
 
     @choices.setter
     def choices(self, _value: Any) -> None:
+        pass
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Any:
+        # a method registered already (lstar, the default, always is) is taken as it is:
+        # listing every choice would import the modules that register the others (the PDFA
+        # methods' take a tenth of a second), which a run of this one never uses
+        m = METHODS.get(value) if isinstance(value, str) else None
+        if m is not None and (self.family is None or m.family == self.family) and (
+                not self.trained or m.on_trained_networks):
+            return value
+        return super().convert(value, param, ctx)
+
+
+class LazyHelpOption(click.Option):
+    """An option whose help is written when it is shown, not when the command's module is
+    imported (`--method`'s lists every registered method, the PDFA ones included)."""
+
+    def __init__(self, *args: Any, lazy_help: Any, **kwargs: Any) -> None:
+        self._lazy_help = lazy_help
+        super().__init__(*args, **kwargs)
+
+    @property  # type: ignore[override]
+    def help(self) -> str:
+        return inspect.cleandoc(self._lazy_help())
+
+    @help.setter
+    def help(self, _value: Any) -> None:
         pass
 
 
@@ -169,9 +197,9 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
 @click.argument("model_file", metavar="MODEL.pt", required=False)
 @acceptor_option
 @click.option("--method", type=MethodChoice(), default="lstar",
-              show_default=True,
-              help=f"The default is lstar, or kv for a network of {LARGE_ALPHABET} inputs or "
-              "more (it finishes first there). "
+              show_default=True, cls=LazyHelpOption,
+              lazy_help=lambda: f"The default is lstar, or kv for a network of {LARGE_ALPHABET} "
+              "inputs or more (it finishes first there). "
               + method_help(method_names("automaton"))
               + " For language models (a PDFA, see rnn2dfa pdfa-extract): "
               + method_help(method_names("pdfa")))

@@ -287,3 +287,26 @@ def test_balanced_sample_accepts_bare_dfa_and_empty_input() -> None:
     assert labels.sum() == 10 and len(words) == 20
     words, labels = balanced_sample(dfa, [], 10, np.random.default_rng(0))
     assert words == [] and labels.shape == (0,)
+
+
+def test_unrank_mixed_lengths_and_classes_in_one_walk() -> None:
+    # every word of lengths 0-8 of both classes, asked in a shuffled order in one batch
+    from rnn2dfa.automata.counting import suffix_counts
+    from rnn2dfa.languages.sampling import _table, _unrank
+
+    lang = get_language("tomita3")
+    dfa = lang.dfa
+    counts = [suffix_counts(dfa, 8, ~dfa.accepting), suffix_counts(dfa, 8, dfa.accepting)]
+    expected, classes, lengths, ranks = [], [], [], []
+    for length in range(9):
+        words = [()] if length == 0 else [tuple(w) for w in all_words(2, length).tolist()]
+        for c in (0, 1):
+            of_class = [w for w in words if lang.member(w) == bool(c)]
+            expected += of_class
+            classes += [c] * len(of_class)
+            lengths += [length] * len(of_class)
+            ranks += list(range(len(of_class)))
+    order = np.random.default_rng(0).permutation(len(expected))
+    got = _unrank(dfa, _table(counts, 8, big=False), np.array(classes)[order],
+                  np.array(lengths)[order], np.array(ranks)[order])
+    assert got == [expected[i] for i in order]

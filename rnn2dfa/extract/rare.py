@@ -61,13 +61,36 @@ def _is_view(model: Any) -> bool:
 
 
 def _keys(acceptor: Acceptor, states: Any, middle: float) -> np.ndarray:
-    """One bytes key per state: which side of the box's middle each observable unit is on
-    (on a compiled network's compact view: the unit that is on)."""
+    """One key per state: which side of the box's middle each observable unit is on, its
+    bits packed into one uint64 (up to 64 units: compared in numpy), else bytes per row (on a
+    compiled network's compact view: the unit that is on)."""
     if _is_view(acceptor):
         return np.array(states[:, 0].cpu().tolist(), dtype=object)
     obs = to_host(acceptor.observable(states)).astype(np.float32)
     bits = np.packbits(obs > middle, axis=1)
+    if bits.shape[1] <= 8:
+        wide = np.zeros((bits.shape[0], 8), dtype=np.uint8)
+        wide[:, : bits.shape[1]] = bits
+        return wide.view(np.uint64).reshape(-1)
     return np.array([row.tobytes() for row in bits], dtype=object)
+
+
+def _unseen(keys: np.ndarray, seen: np.ndarray | set[Any]) -> np.ndarray:
+    """Whether each key is outside `seen` (a sorted uint64 array, or a set of keys)."""
+    if isinstance(seen, np.ndarray):
+        return ~np.isin(keys, seen)
+    return np.array([key not in seen for key in keys.tolist()], dtype=bool)
+
+
+def _word(back: list[tuple[np.ndarray, np.ndarray]], depth: int, row: int) -> Word:
+    """The word of beam row `row` at `depth`: its symbols read back through each depth's
+    parents (`back[d - 1]`: the parent rows and symbols of depth d's beam)."""
+    out = []
+    for d in range(depth, 0, -1):
+        parents, symbols = back[d - 1]
+        out.append(int(symbols[row]))
+        row = int(parents[row])
+    return tuple(reversed(out))
 
 
 #: (states) -> (score per state, whether the state gives the wanted answer)
@@ -100,8 +123,10 @@ def _guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.rand
     space = state_space(model.net if _is_view(model) else model)
     middle = 0.0 if space.low is None or space.high is None else (space.low + space.high) / 2
     states = model.initial_state(1)
-    words: list[Word] = [()]
-    seen = set(_keys(model, states, middle).tolist())
+    start = _keys(model, states, middle)
+    seen: np.ndarray | set[Any] = np.unique(start) if start.dtype != object else set(
+        start.tolist())
+    back: list[tuple[np.ndarray, np.ndarray]] = []  # the beam's parents and symbols by depth
     steps = 0
     xp = states_of(states)  # the network's state type: tensors, or numpy arrays
     depth, first_hit = 0, (0 if found else None)
@@ -121,26 +146,31 @@ def _guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.rand
         if hits.size and first_hit is None:
             first_hit = depth
         for i in rng.permutation(hits)[: n_wanted - len(found)]:
-            found.setdefault(words[parent[i]] + (int(symbol[i]),), None)
+            found.setdefault(_word(back, depth - 1, int(parent[i])) + (int(symbol[i]),), None)
         keys = _keys(model, nxt, middle)
-        new = np.array([key not in seen for key in keys.tolist()], dtype=bool)
+        new = _unseen(keys, seen)
         # One candidate per new region (the best-scoring), then the best of the rest, then a
         # random share; the beam is shared so that every depth costs at most beam * k steps.
         order = np.lexsort((-score, ~new))
-        first_of_key: dict[object, int] = {}
-        for i in order[new[order]]:
-            first_of_key.setdefault(keys[i], int(i))
-        chosen = list(first_of_key.values())[: beam // 2]
-        rest = np.setdiff1d(np.arange(nxt.shape[0]), np.asarray(chosen, dtype=np.int64))
+        fresh = order[new[order]]
+        _, first = np.unique(keys[fresh], return_index=True)  # each region's first, in order
+        chosen = fresh[np.sort(first)][: beam // 2]
+        left = np.ones(nxt.shape[0], dtype=bool)  # the rows not taken yet, in order
+        left[chosen] = False
+        rest = np.flatnonzero(left)
         n_best = max(0, (beam - len(chosen)) // 2)
         best = rest[np.argsort(-score[rest], kind="stable")[:n_best]]
-        rest = np.setdiff1d(rest, best)
+        left[best] = False
+        rest = np.flatnonzero(left)
         n_rand = min(rest.size, beam - len(chosen) - best.size)
-        pick = np.concatenate([np.asarray(chosen, dtype=np.int64), best,
+        pick = np.concatenate([chosen.astype(np.int64), best,
                                rng.choice(rest, n_rand, replace=False) if n_rand else rest[:0]])
-        seen.update(keys[pick].tolist())
+        if isinstance(seen, np.ndarray):
+            seen = np.union1d(seen, keys[pick])
+        else:
+            seen.update(keys[pick].tolist())
         states = xp.take(nxt, pick.astype(np.int64))
-        words = [words[parent[i]] + (int(symbol[i]),) for i in pick]
+        back.append((parent[pick], symbol[pick]))
     return list(found), steps, depth
 
 

@@ -5,7 +5,11 @@ more than an easy extraction's whole work).
 `read_numpy_rnn(path)` reads a `rnn2dfa.model/1` file of architecture "rnn" or
 "rnn-labeller" (tanh, ReLU, saturated-linear, GRU and LSTM cells, any number of layers,
 one-hot or embedded input) and returns a `NumpyRNN` with the state layout of `RNNAcceptor`
-(`models/rnn.py`); anything else, or anything odd, returns None and the caller loads the
+(`models/rnn.py`); of architecture "torch_rnn" or "torch_rnn_labeller" (a network imported
+from the user's own code, `models/torch_rnn.py`: token ids, start and end tokens, a stack of
+RNN/GRU/LSTM layers of their own widths, a head of Linear layers) a `NumpyImported` with
+`TorchRNNAcceptor`'s state layout (a bidirectional one steps nothing: it goes to torch).
+Anything else, or anything odd, returns None and the caller loads the
 file with torch (`io.load_model`), whose checks name the problem. The file is bounded first
 by the same checks (`file_bounds.check_torch_file`); its pickle is read by an unpickler that
 knows four globals (a state dict's, and the storages it points to) and builds arrays only.
@@ -164,7 +168,111 @@ def _config(payload: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
-class NumpyRNN:
+def halved(cell: str, hidden: int) -> np.ndarray:
+    """Per gate column, 0.5 where the gate is a sigmoid (GRU: r, z; LSTM: i, f, o), else 1:
+    sigmoid(x) = 0.5 + 0.5 tanh(x / 2), so a layer's weights and biases scaled by this once
+    (exact in binary) let one tanh call cover every gate of the layer (`layer_step`)."""
+    gates = {"lstm": 4, "gru": 3}.get(cell, 1)
+    half = np.ones(gates * hidden, dtype=DTYPE)
+    if cell in ("gru", "lstm"):
+        half[: 2 * hidden] = 0.5  # r, z / i, f
+        half[3 * hidden:] = 0.5  # (an LSTM's o)
+    return half
+
+
+def layer_step(cell: str, gi: np.ndarray, h: np.ndarray, c: np.ndarray | None,
+               w_hh: np.ndarray, b_hh: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """One layer's (h', c') (c' None but for an LSTM) from its input's projection `gi`
+    (x W_ih^T + b_ih) and its state, in torch's cells' formulas (torch.gru_cell, lstm_cell,
+    rnn_*_cell), the sigmoid gates' weights and biases halved (`halved`). `cell` is "gru",
+    "lstm", "tanh", "relu" or "slu"."""
+    h_ = h.shape[1]
+    g = h @ w_hh
+    g += b_hh
+    if cell == "gru":  # torch.gru_cell: r, z, n; r and z halved
+        rz = gi[:, :2 * h_] + g[:, :2 * h_]
+        np.tanh(rz, out=rz)
+        rz *= 0.5
+        rz += 0.5
+        new = g[:, 2 * h_:] * rz[:, :h_]
+        new += gi[:, 2 * h_:]
+        np.tanh(new, out=new)
+        x = h - new
+        x *= rz[:, h_:]
+        x += new
+        return x, None
+    if cell == "lstm":  # torch.lstm_cell: i, f, g, o; i, f and o halved
+        assert c is not None
+        g += gi
+        np.tanh(g, out=g)
+        gates = np.concatenate((g[:, :2 * h_], g[:, 3 * h_:]), axis=1)
+        gates *= 0.5
+        gates += 0.5  # i, f, o
+        c2 = gates[:, h_:2 * h_] * c
+        c2 += gates[:, :h_] * g[:, 2 * h_:3 * h_]
+        return gates[:, 2 * h_:] * np.tanh(c2), c2
+    g += gi
+    if cell == "tanh":
+        return np.tanh(g, out=g), None
+    if cell == "relu":
+        return np.maximum(g, 0.0, out=g), None
+    return np.clip(g, 0.0, 1.0, out=g), None  # slu
+
+
+class _Answers:
+    """What both numpy networks answer on whole words, from `initial_state`, `step` and
+    their read-out (`labeller`: labels, else accept bits)."""
+
+    labeller: bool
+    kind: str
+
+    def answers(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """int64 answers of a padded batch (accept bits, or a labeller's label indices),
+        stepped as one batch per depth, longest words first (BLAS on one thread: OpenBLAS's
+        threads made a 10,000 x 8 by 8 x 24 product 25-45x slower on a busy 2-core machine)."""
+        with blas_threads(1):
+            return self._answers(symbols, lengths)
+
+    def _answers(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        states = self.final_states(symbols, lengths)
+        logits = self.output_logits(states) if self.labeller else \
+            self.accept_logit(states)[:, None]
+        return logits.argmax(axis=1) if self.labeller else \
+            (logits[:, 0] > 0).astype(np.int64)
+
+    def word_answers(self, words: Any) -> np.ndarray:
+        """Each word's answer as an int64 (`labeller.word_answers`: an accept bit, or a
+        label index, -1 for a tagger's empty word)."""
+        from rnn2dfa.words import pad_words
+
+        symbols, lengths = pad_words(words)
+        out = self.answers(symbols, lengths)
+        if self.labeller and self.kind == "mealy":
+            out[np.asarray(lengths) == 0] = -1
+        return out
+
+    def final_states(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """The state after each word of a padded batch, stepped as one batch per depth,
+        longest words first (`acceptor.run_padded` in numpy)."""
+        symbols = np.asarray(symbols, dtype=np.int64)
+        lengths = np.asarray(lengths, dtype=np.int64)
+        order = np.argsort(-lengths, kind="stable")
+        lens = lengths[order]
+        state = self.initial_state(lens.size)
+        final = state.copy()  # the empty words' rows keep the initial state
+        live = lens.size - np.searchsorted(lens[::-1], np.arange(int(lens.max(initial=0)) + 1),
+                                           side="right")
+        for t in range(int(lens.max(initial=0))):
+            n = int(live[t])
+            state = self.step(state[:n], symbols[order[:n], t])
+            done = int(live[t + 1])
+            final[done:n] = state[done:n]
+        out = np.empty_like(final)
+        out[order] = final
+        return out
+
+
+class NumpyRNN(_Answers):
     """An `RNNAcceptor` (or `RNNLabeller`) in numpy: the Acceptor contract on arrays
     (states (batch, state_dim) float32, symbols (batch,) ints)."""
 
@@ -179,7 +287,8 @@ class NumpyRNN:
         self.layers = int(config["layers"])
         self.embedding = config.get("embedding")
         self.architecture = architecture
-        if architecture == "rnn-labeller":
+        self.labeller = architecture == "rnn-labeller"
+        if self.labeller:
             self.outputs: tuple[str, ...] = tuple(str(o) for o in config["outputs"])
             self.kind: str = config["kind"]
         k, h = len(self.alphabet), self.hidden
@@ -220,10 +329,7 @@ class NumpyRNN:
         self._w_out = np.ascontiguousarray(weights["readout.weight"].T)
         self._b_out = weights["readout.bias"]
         # sigmoid(x) = 0.5 + 0.5 tanh(x / 2): the gates' columns halved (exact in binary)
-        half = np.ones(gates * h, dtype=DTYPE)
-        if self.cell in ("gru", "lstm"):
-            half[: 2 * h] = 0.5  # r, z / i, f
-            half[3 * h:] = 0.5  # (an LSTM's o)
+        half = halved(self.cell, h)
         self._in0 = self._in0 * half
         for n in range(self.layers):
             self._w_ih[n], self._b_ih[n] = self._w_ih[n] * half, self._b_ih[n] * half
@@ -247,9 +353,7 @@ class NumpyRNN:
         return np.tile(self._init.reshape(1, self.state_dim), (batch, 1))
 
     def step(self, state: np.ndarray, symbols: np.ndarray) -> np.ndarray:
-        """One symbol per row, every layer (layer n reads layer n-1's new h). A gate's
-        sigmoid is 0.5 + 0.5 tanh(x / 2), its columns' weights halved once (exact), so one
-        tanh call covers every gate of a layer."""
+        """One symbol per row, every layer (layer n reads layer n-1's new h; `layer_step`)."""
         h_, p, b = self.hidden, self.parts, state.shape[0]
         s = state.reshape(b, self.layers, p, h_)
         # one layer of h alone: its new h is the state (no copy into a layered buffer)
@@ -257,41 +361,12 @@ class NumpyRNN:
         x = None
         for n in range(self.layers):
             gi = self._in0[symbols] if n == 0 else x @ self._w_ih[n] + self._b_ih[n]
-            h = s[:, n, 0]
-            g = h @ self._w_hh[n]
-            g += self._b_hh[n]
-            if self.cell == "gru":  # torch.gru_cell: r, z, n; r and z halved
-                rz = gi[:, :2 * h_] + g[:, :2 * h_]
-                np.tanh(rz, out=rz)
-                rz *= 0.5
-                rz += 0.5
-                new = g[:, 2 * h_:] * rz[:, :h_]
-                new += gi[:, 2 * h_:]
-                np.tanh(new, out=new)
-                x = h - new
-                x *= rz[:, h_:]
-                x += new
-            elif self.cell == "lstm":  # torch.lstm_cell: i, f, g, o; i, f and o halved
-                g += gi
-                np.tanh(g, out=g)
-                gates = np.concatenate((g[:, :2 * h_], g[:, 3 * h_:]), axis=1)
-                gates *= 0.5
-                gates += 0.5  # i, f, o
-                c = gates[:, h_:2 * h_] * s[:, n, 1]
-                c += gates[:, :h_] * g[:, 2 * h_:3 * h_]
-                x = gates[:, 2 * h_:] * np.tanh(c)
-                assert out is not None
-                out[:, n, 1] = c
-            else:
-                g += gi
-                if self.cell == "tanh":
-                    x = np.tanh(g, out=g)
-                elif self.cell == "relu":
-                    x = np.maximum(g, 0.0, out=g)
-                else:  # slu
-                    x = np.clip(g, 0.0, 1.0, out=g)
+            x, c = layer_step(self.cell, gi, s[:, n, 0], s[:, n, 1] if p == 2 else None,
+                              self._w_hh[n], self._b_hh[n])
             if out is not None:
                 out[:, n, 0] = x
+                if c is not None:
+                    out[:, n, 1] = c
         return x if out is None else out.reshape(b, self.state_dim)
 
     def top_hidden(self, state: np.ndarray) -> np.ndarray:
@@ -311,48 +386,245 @@ class NumpyRNN:
         s = state.reshape(state.shape[0], self.layers, self.parts, self.hidden)[:, :, 0]
         return s.reshape(state.shape[0], self.layers * self.hidden)
 
-    def answers(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """int64 answers of a padded batch (accept bits, or a labeller's label indices),
-        stepped as one batch per depth, longest words first (BLAS on one thread: OpenBLAS's
-        threads made a 10,000 x 8 by 8 x 24 product 25-45x slower on a busy 2-core machine)."""
-        with blas_threads(1):
-            return self._answers(symbols, lengths)
 
-    def _answers(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        logits = self.output_logits(self.final_states(symbols, lengths))
-        return (logits[:, 0] > 0).astype(np.int64) if self.architecture == "rnn" else \
-            logits.argmax(axis=1)
+#: An imported network's architectures (`models/torch_rnn.py`) read here, and its names.
+IMPORTED = ("torch_rnn", "torch_rnn_labeller")
+_IMPORTED_CELLS = {"rnn": 1, "gru": 3, "lstm": 4}
+_HEAD_ACTIVATIONS = ("none", "relu", "tanh", "sigmoid")
+_IMPORTED_KEYS = {
+    "alphabet", "cell", "input_size", "hidden", "layers", "bias", "nonlinearity", "vocab",
+    "embedding", "head_outputs", "head_bias", "accept_class", "token_ids", "start_token",
+    "end_token", "output", "layer_cells", "layer_hidden", "layer_bias", "bidirectional",
+    "readout", "head_hidden", "head_hidden_bias", "head_activations", "head_final"}
 
-    def word_answers(self, words: Any) -> np.ndarray:
-        """Each word's answer as an int64 (`labeller.word_answers`: an accept bit, or a
-        label index, -1 for a tagger's empty word)."""
-        from rnn2dfa.words import pad_words
 
-        symbols, lengths = pad_words(words)
-        out = self.answers(symbols, lengths)
-        if self.architecture == "rnn-labeller" and self.kind == "mealy":
-            out[np.asarray(lengths) == 0] = -1
+def _is_int(v: Any, low: int = 1, high: int = 10_000_000) -> bool:
+    return not isinstance(v, bool) and isinstance(v, int) and low <= v <= high
+
+
+def _listed(config: dict[str, Any], key: str, default: list[Any], ok: Any) -> list[Any]:
+    """config[key] (or the constructor's default), a list whose every item passes `ok`."""
+    val = config.get(key)
+    val = default if val is None else val
+    if not isinstance(val, list) or not all(ok(v) for v in val):
+        raise _Unreadable(key)
+    return val
+
+
+def _imported_config(payload: dict[str, Any]) -> dict[str, Any]:
+    """An imported network's config, with `TorchRNNAcceptor`'s defaults filled in and every
+    value that its constructor checks checked the same way (anything else: _Unreadable, and
+    torch's loader, which names the problem, reads the file)."""
+    from rnn2dfa.limits import CONFIG_BOUNDS
+
+    config = payload.get("config")
+    labeller = payload.get("architecture") == "torch_rnn_labeller"
+    if not isinstance(config, dict) or set(config) - _IMPORTED_KEYS - (
+            {"outputs", "kind"} if labeller else set()):
+        raise _Unreadable("config fields")
+    alphabet = config.get("alphabet")
+    if (not isinstance(alphabet, list) or not alphabet or len(set(alphabet)) != len(alphabet)
+            or not all(isinstance(s, str) for s in alphabet)
+            or payload.get("alphabet", alphabet) != alphabet):
+        raise _Unreadable("alphabet")
+    bound = CONFIG_BOUNDS["hidden"]
+    layers, cell = config.get("layers", 1), config.get("cell")
+    if not _is_int(layers, 1, CONFIG_BOUNDS["layers"]) or cell not in _IMPORTED_CELLS:
+        raise _Unreadable("layers")
+    c = dict(config)
+    c["layer_cells"] = _listed(config, "layer_cells", [cell] * layers,
+                               lambda v: v in _IMPORTED_CELLS)
+    c["layer_hidden"] = _listed(config, "layer_hidden", [config.get("hidden")] * layers,
+                                lambda v: _is_int(v, 1, bound))
+    c["layer_bias"] = _listed(config, "layer_bias", [config.get("bias", True)] * layers,
+                              lambda v: isinstance(v, bool))
+    c["head_hidden"] = _listed(config, "head_hidden", [], lambda v: _is_int(v, 1, bound))
+    n_head = len(c["head_hidden"])
+    c["head_hidden_bias"] = _listed(config, "head_hidden_bias", [True] * n_head,
+                                    lambda v: isinstance(v, bool))
+    c["head_activations"] = _listed(config, "head_activations", ["none"] * n_head,
+                                    lambda v: v in _HEAD_ACTIVATIONS)
+    if not (len(c["layer_cells"]) == len(c["layer_hidden"]) == len(c["layer_bias"]) == layers
+            and len(c["head_hidden_bias"]) == len(c["head_activations"]) == n_head):
+        raise _Unreadable("layer lists")
+    c["input_size"] = config.get("input_size")
+    c["vocab"] = config.get("vocab") if config.get("vocab") is not None else c["input_size"]
+    c["head_outputs"] = config.get("head_outputs", 1)
+    c["accept_class"] = config.get("accept_class", 1)
+    if not (_is_int(c["input_size"], 1, CONFIG_BOUNDS["input_size"])
+            and _is_int(c["vocab"], 1, CONFIG_BOUNDS["vocab"])
+            and _is_int(c["head_outputs"], 1, CONFIG_BOUNDS["head_outputs"])
+            and _is_int(c["accept_class"], 0, c["head_outputs"])):
+        raise _Unreadable("sizes")
+    k, cls = c["head_outputs"], c["accept_class"]
+    c["head_final"] = config.get("head_final", "none")
+    if (config.get("bidirectional", False) is not False  # a whole-word network: torch's
+            or config.get("nonlinearity", "tanh") not in ("tanh", "relu")
+            or config.get("output", "logit") not in ("logit", "probability")
+            or config.get("readout", "final") not in ("final", "last_output")
+            or c["head_final"] not in ("none", "sigmoid", "softmax", "sigmoid_softmax")
+            or not isinstance(config.get("embedding", False), bool)
+            or not isinstance(config.get("head_bias", True), bool)
+            or (k == 1 and cls != 1) or (k > 1 and cls >= k)
+            or (k == 1 and c["head_final"] in ("softmax", "sigmoid_softmax"))):
+        raise _Unreadable("options")
+    ids = config.get("token_ids")
+    ids = list(range(len(alphabet))) if ids is None else ids
+    rows = c["vocab"] if config.get("embedding", False) else c["input_size"]
+    tokens = [*ids, config.get("start_token"), config.get("end_token")]
+    if not isinstance(ids, list) or len(ids) != len(alphabet) or not all(
+            t is None or _is_int(t, 0, min(c["vocab"], rows) - 1) for t in tokens) or any(
+            t is None for t in ids):
+        raise _Unreadable("token ids")
+    c["token_ids"] = ids
+    if labeller:
+        outputs, kind = config.get("outputs"), config.get("kind", "moore")
+        if (kind not in ("moore", "mealy") or not isinstance(outputs, list)
+                or len(outputs) != (2 if k == 1 else k) or (kind == "moore" and k == 1)
+                or len(set(outputs)) != len(outputs) or "" in outputs
+                or not all(isinstance(o, str) for o in outputs)
+                or (kind == "mealy" and config.get("end_token") is not None)):
+            raise _Unreadable("outputs")
+    return c
+
+
+class NumpyImported(_Answers):
+    """An imported network (`models/torch_rnn.py`'s `TorchRNNAcceptor`, or its labeller) in
+    numpy: the same token ids, start and end tokens, layers (each its own cell and width),
+    state layout ([h of every layer], then c of the LSTM layers) and head, on arrays."""
+
+    steps_in_numpy = True
+
+    def __init__(self, architecture: str, config: dict[str, Any],
+                 weights: dict[str, np.ndarray]) -> None:
+        self.architecture = architecture
+        self.alphabet: tuple[str, ...] = tuple(config["alphabet"])
+        self.labeller = architecture == "torch_rnn_labeller"
+        if self.labeller:
+            self.outputs: tuple[str, ...] = tuple(config["outputs"])
+            self.kind: str = config.get("kind", "moore")
+        cells, hid = config["layer_cells"], config["layer_hidden"]
+        nonlinearity = config.get("nonlinearity", "tanh")
+        self._cells = [nonlinearity if cl == "rnn" else cl for cl in cells]
+        self._hid = hid
+        embedded = bool(config.get("embedding", False))
+        shapes: dict[str, tuple[int, ...]] = {}
+        if embedded:
+            shapes["embed.weight"] = (config["vocab"], config["input_size"])
+        width = config["input_size"]
+        for n, (cl, h, bias) in enumerate(zip(cells, hid, config["layer_bias"], strict=True)):
+            g = _IMPORTED_CELLS[cl] * h
+            shapes |= {f"rnn.weight_ih_l{n}": (g, width), f"rnn.weight_hh_l{n}": (g, h)}
+            if bias:
+                shapes |= {f"rnn.bias_ih_l{n}": (g,), f"rnn.bias_hh_l{n}": (g,)}
+            width = h
+        for i, (h, bias) in enumerate(zip(config["head_hidden"], config["head_hidden_bias"],
+                                          strict=True)):
+            shapes[f"head_layers.{i}.weight"] = (h, width)
+            if bias:
+                shapes[f"head_layers.{i}.bias"] = (h,)
+            width = h
+        shapes["head.weight"] = (config["head_outputs"], width)
+        if config.get("head_bias", True):
+            shapes["head.bias"] = (config["head_outputs"],)
+        if set(weights) != set(shapes):
+            raise _Unreadable("parameter names")
+        for name, shape in shapes.items():
+            w = weights[name]
+            if w.shape != shape or w.dtype != np.float32 or not np.isfinite(w).all():
+                raise _Unreadable(name)
+
+        def bias(name: str, size: int) -> np.ndarray:
+            return weights[name] if name in weights else np.zeros(size, dtype=DTYPE)
+
+        self._w_ih, self._b_ih, self._w_hh, self._b_hh = [], [], [], []
+        for n, (cl, h) in enumerate(zip(self._cells, hid, strict=True)):
+            half = halved(cl, h)
+            g = half.size
+            self._w_ih.append(np.ascontiguousarray(weights[f"rnn.weight_ih_l{n}"].T) * half)
+            self._b_ih.append(bias(f"rnn.bias_ih_l{n}", g) * half)
+            self._w_hh.append(np.ascontiguousarray(weights[f"rnn.weight_hh_l{n}"].T) * half)
+            self._b_hh.append(bias(f"rnn.bias_hh_l{n}", g) * half)
+        # layer 0's input projection per token id: an embedded row (or one-hot column)
+        # times W_ih^T, plus b_ih (torch's one_hot reads the first `input_size` ids)
+        w0 = weights["rnn.weight_ih_l0"].T
+        rows = weights["embed.weight"] @ w0 if embedded else w0
+        self._in0 = np.ascontiguousarray(rows * halved(self._cells[0], hid[0])
+                                         + self._b_ih[0])
+        self._ids = np.asarray(config["token_ids"], dtype=np.int64)
+        self._start, self._end = config.get("start_token"), config.get("end_token")
+        self._head = [(np.ascontiguousarray(weights[f"head_layers.{i}.weight"].T),
+                       bias(f"head_layers.{i}.bias", h), act)
+                      for i, (h, act) in enumerate(zip(config["head_hidden"],
+                                                       config["head_activations"], strict=True))]
+        k = config["head_outputs"]
+        self._w_out = np.ascontiguousarray(weights["head.weight"].T)
+        self._b_out = bias("head.bias", k)
+        self._k, self._accept = k, config["accept_class"]
+        self._h_at = np.cumsum([0, *hid[:-1]]).tolist()
+        self._h_total = sum(hid)
+        at, self._c_at = self._h_total, []
+        for cl, h in zip(self._cells, hid, strict=True):
+            self._c_at.append(at)
+            at += h if cl == "lstm" else 0
+        self.state_dim = at
+
+    def _step_tokens(self, state: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        out = np.empty_like(state)
+        x = None
+        for n, (cl, h) in enumerate(zip(self._cells, self._hid, strict=True)):
+            gi = self._in0[ids] if n == 0 else x @ self._w_ih[n] + self._b_ih[n]
+            a, c_at = self._h_at[n], self._c_at[n]
+            c = state[:, c_at:c_at + h] if cl == "lstm" else None
+            x, c2 = layer_step(cl, gi, state[:, a:a + h], c, self._w_hh[n], self._b_hh[n])
+            out[:, a:a + h] = x
+            if c2 is not None:
+                out[:, c_at:c_at + h] = c2
         return out
 
-    def final_states(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """The state after each word of a padded batch, stepped as one batch per depth,
-        longest words first (`acceptor.run_padded` in numpy)."""
-        symbols = np.asarray(symbols, dtype=np.int64)
-        lengths = np.asarray(lengths, dtype=np.int64)
-        order = np.argsort(-lengths, kind="stable")
-        lens = lengths[order]
-        state = self.initial_state(lens.size)
-        final = state.copy()  # the empty words' rows keep the initial state
-        live = lens.size - np.searchsorted(lens[::-1], np.arange(int(lens.max(initial=0)) + 1),
-                                           side="right")
-        for t in range(int(lens.max(initial=0))):
-            n = int(live[t])
-            state = self.step(state[:n], symbols[order[:n], t])
-            done = int(live[t + 1])
-            final[done:n] = state[done:n]
-        out = np.empty_like(final)
-        out[order] = final
-        return out
+    def initial_state(self, batch: int) -> np.ndarray:
+        state = np.zeros((batch, self.state_dim), dtype=DTYPE)
+        if self._start is not None:
+            state = self._step_tokens(state, np.full(batch, self._start, dtype=np.int64))
+        return state
+
+    def step(self, state: np.ndarray, symbols: np.ndarray) -> np.ndarray:
+        return self._step_tokens(state, self._ids[np.asarray(symbols, dtype=np.int64)])
+
+    def head_values(self, state: np.ndarray) -> np.ndarray:
+        """The last head layer's outputs z (batch, head outputs), after the end token."""
+        if self._end is not None:
+            state = self._step_tokens(state, np.full(state.shape[0], self._end, dtype=np.int64))
+        a, h = self._h_at[-1], self._hid[-1]
+        x = state[:, a:a + h]
+        for w, b, act in self._head:
+            x = x @ w + b
+            if act == "relu":
+                x = np.maximum(x, 0.0)
+            elif act == "tanh":
+                x = np.tanh(x)
+            elif act == "sigmoid":
+                x = 0.5 + 0.5 * np.tanh(0.5 * x)  # (no overflow, as torch.sigmoid)
+        return x @ self._w_out + self._b_out
+
+    def accept_logit(self, state: np.ndarray) -> np.ndarray:
+        if self.labeller:
+            raise InputError(f"this network answers with one of {len(self.outputs)} labels, "
+                             f"not accept/reject: extract a {self.kind} machine from it")
+        z = self.head_values(state)
+        if self._k == 1:
+            return z[:, 0]
+        c = self._accept
+        return z[:, c] - np.delete(z, c, axis=1).max(axis=1)
+
+    def output_logits(self, state: np.ndarray) -> np.ndarray:
+        """(batch, labels): the label is the argmax (one output: (-z/2, z/2), its sign)."""
+        z = self.head_values(state)
+        return np.concatenate([-z / 2, z / 2], axis=1) if self._k == 1 else z
+
+    def observable(self, state: np.ndarray) -> np.ndarray:
+        """The h vectors of every layer (an LSTM's cell states c are left out)."""
+        return state[:, : self._h_total]
 
 
 def blas_threads(n: int = 1) -> Any:
@@ -367,18 +639,21 @@ def blas_threads(n: int = 1) -> Any:
     return threadpool_limits(max(1, int(n)), "blas")
 
 
-def read_numpy_rnn(path: str) -> tuple[NumpyRNN, dict[str, Any]] | None:
+def read_numpy_rnn(path: str) -> tuple[NumpyRNN | NumpyImported, dict[str, Any]] | None:
     """(the network in numpy, its metadata) of one of the project's own recurrent model
     files, with no torch imported; None for any other file (load it with `io.load_model`).
     A file that is missing or fails the size bounds raises as `io.load_model` would."""
     try:
         payload = _payload(str(path))
-        config = _config(payload)
+        imported = payload.get("format") == "rnn2dfa.model/1" and payload.get(
+            "architecture") in IMPORTED
+        config = _imported_config(payload) if imported else _config(payload)
         state = payload.get("state_dict")
         if not isinstance(state, dict) or not all(
                 isinstance(k, str) and isinstance(v, np.ndarray) for k, v in state.items()):
             raise _Unreadable("state dict")
-        net = NumpyRNN(config, state, payload["architecture"])
+        net: NumpyRNN | NumpyImported = NumpyImported(payload["architecture"], config, state) \
+            if imported else NumpyRNN(config, state, payload["architecture"])
     except (_Unreadable, pickle.UnpicklingError, zipfile.BadZipFile, EOFError, ValueError,
             TypeError, KeyError, AttributeError, IndexError, OSError):
         return None
