@@ -112,22 +112,9 @@ class MinskyLabeller(MinskyRNN):
                           device=state.device)
         return out.index_add_(1, labels, state)
 
-    @torch.no_grad()
-    def prefix_output_logits(self, symbols: Tensor) -> Tensor:
-        """(B, T + 1, outputs) output logits after every prefix (column 0: the empty word)."""
-        symbols = torch.as_tensor(symbols, dtype=torch.long)
-        h = self.initial_state(symbols.shape[0])
-        logits = [self.output_logits(h)]
-        for t in range(symbols.shape[1]):
-            h = self.step(h, symbols[:, t])
-            logits.append(self.output_logits(h))
-        return torch.stack(logits, dim=1)
+    def _read(self, state: Tensor) -> Tensor:
+        return self.output_logits(state)
 
-    prefix_logits = prefix_output_logits  # type: ignore[assignment]
-
-    @torch.no_grad()
-    def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
-        """(B, outputs) output logits after each word of a padded batch (its label)."""
-        lengths = torch.as_tensor(lengths, dtype=torch.long)
-        logits = self.prefix_output_logits(symbols)
-        return logits[torch.arange(logits.shape[0]), lengths]
+    #: (B, T + 1, outputs) output logits after every prefix (column 0: the empty word);
+    #: `forward` gives each word's (its label)
+    prefix_output_logits = MinskyRNN.prefix_logits
