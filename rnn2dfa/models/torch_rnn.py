@@ -32,6 +32,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.bidirectional import NOT_STEPPABLE, NotSteppableError
 from rnn2dfa.models.io import register
 from rnn2dfa.models.stacked import cell_step, fusable, step_stack, step_words_stack
+from rnn2dfa.models.tokens import framed, token_ids_of
 
 OUTPUTS = ("logit", "probability")
 CELLS = ("rnn", "lstm", "gru")
@@ -132,11 +133,13 @@ class TorchRNNAcceptor(nn.Module):
         self.head_outputs = _positive("the number of head outputs", head_outputs)
         self.accept_class = int(accept_class)
         self._check_accept_class()
-        ids = list(range(len(self.alphabet))) if token_ids is None else [int(t) for t in token_ids]
-        self.token_ids = ids
         self.start_token = None if start_token is None else int(start_token)
         self.end_token = None if end_token is None else int(end_token)
-        self._check_tokens()
+        for t in (self.start_token, self.end_token):
+            if t is not None and not 0 <= t < self.vocab:
+                raise InputError(f"token id {t} is outside the {self.vocab} input tokens")
+        ids = token_ids_of(token_ids, self.alphabet, vocab=self.vocab)
+        self.token_ids = ids
         self.embed = nn.Embedding(self.vocab, self.input_size) if self.use_embedding else None
         self.rnn = nn.Module()
         self._build_layers()
@@ -191,14 +194,6 @@ class TorchRNNAcceptor(nn.Module):
             raise InputError(f"accept class {c} is outside the head's {k} outputs")
         if k == 1 and self.head_final in ("softmax", "sigmoid_softmax"):
             raise InputError("a softmax over one output is constant: it decides nothing")
-
-    def _check_tokens(self) -> None:
-        if len(self.token_ids) != len(self.alphabet):
-            raise InputError(f"{len(self.token_ids)} token ids for {len(self.alphabet)} "
-                             "symbols")
-        for t in (*self.token_ids, self.start_token, self.end_token):
-            if t is not None and not 0 <= t < self.vocab:
-                raise InputError(f"token id {t} is outside the {self.vocab} input tokens")
 
     def _build_layers(self) -> None:
         width = self.input_size
@@ -383,16 +378,7 @@ class TorchRNNAcceptor(nn.Module):
 
     def _with_specials(self, tokens: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
         """Token ids with the start token before and the end token after every word."""
-        b = tokens.shape[0]
-        if self.start_token is not None:
-            tokens = torch.cat([torch.full((b, 1), self.start_token, device=tokens.device), tokens],
-                               dim=1)
-            lengths = lengths + 1
-        if self.end_token is not None:
-            tokens = torch.cat([tokens, tokens.new_zeros((b, 1))], dim=1)
-            tokens[torch.arange(b, device=tokens.device), lengths] = self.end_token
-            lengths = lengths + 1
-        return tokens, lengths
+        return framed(tokens, lengths, self.start_token, self.end_token)
 
     def _direction(self, k: int, x: Tensor, lengths: Tensor, reverse: bool,
                    ) -> tuple[Tensor, Tensor]:
