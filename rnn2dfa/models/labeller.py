@@ -96,8 +96,43 @@ def machine_outputs(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> 
     return out
 
 
+class LabelHead:
+    """What every network answering labels shares, whatever its cells (`RNNLabeller`,
+    an imported `TorchRNNLabeller`, a compiled `MinskyLabeller`): its labels (`outputs`, in
+    its head's order) and kind, their checks, its file's config and description, and the
+    refusal of accept/reject questions. Put first among the bases."""
+
+    outputs: tuple[str, ...]
+    kind: str
+
+    #: not an acceptor: `accept_logits` must not find a fused accept pass here
+    padded_logits = None
+
+    def _labelled(self, outputs: Sequence[str], kind: str, least: int = 2) -> None:
+        """Set and check the labels: at least `least`, distinct, none empty."""
+        if kind not in KINDS:
+            raise InputError(f"a labeller is 'moore' or 'mealy', not {kind!r}")
+        outs = tuple(str(o) for o in outputs)
+        if len(outs) < least or len(set(outs)) != len(outs) or "" in outs:
+            raise InputError(f"a labeller needs at least {least} distinct, non-empty "
+                             f"outputs: {','.join(outs)}")
+        self.outputs, self.kind = outs, kind
+
+    def config(self) -> dict[str, Any]:
+        return {**super().config(), "outputs": list(self.outputs),  # type: ignore[misc]
+                "kind": self.kind}
+
+    def describe(self) -> str:
+        what = "classifier" if self.kind == "moore" else "tagger"
+        return f"{super().describe()}, {len(self.outputs)}-label {what}"  # type: ignore[misc]
+
+    def accept_logit(self, state: Tensor) -> Tensor:
+        raise InputError(f"this network answers with one of {len(self.outputs)} labels, not "
+                         f"accept/reject: extract a {self.kind} machine from it")
+
+
 @register("rnn-labeller")
-class RNNLabeller(RNNAcceptor):
+class RNNLabeller(LabelHead, RNNAcceptor):
     """A recurrent network with a k-way read-out: a k-class classifier (`kind="moore"`: the
     class of a word is read after its last symbol) or a tagger (`kind="mealy"`: a label is
     read after every symbol). Same cells, layers and state layout as `RNNAcceptor`."""
@@ -105,28 +140,8 @@ class RNNLabeller(RNNAcceptor):
     def __init__(self, alphabet: list[str] | tuple[str, ...], outputs: list[str] | tuple[str, ...],
                  kind: str = "moore", **rnn: Any) -> None:
         super().__init__(alphabet, **rnn)
-        if kind not in KINDS:
-            raise InputError(f"a labeller is 'moore' or 'mealy', not {kind!r}")
-        outputs = tuple(str(o) for o in outputs)
-        if len(outputs) < 2 or len(set(outputs)) != len(outputs):
-            raise InputError("a labeller needs at least two distinct outputs")
-        self.outputs: tuple[str, ...] = outputs
-        self.kind = kind
-        self.readout = torch.nn.Linear(self.hidden, len(outputs))
-
-    def config(self) -> dict[str, Any]:
-        return {**super().config(), "outputs": list(self.outputs), "kind": self.kind}
-
-    def describe(self) -> str:
-        what = "classifier" if self.kind == "moore" else "tagger"
-        return f"{super().describe()}, {len(self.outputs)}-label {what}"
-
-    #: not an acceptor: `accept_logits` must not find a fused accept pass here
-    padded_logits = None  # type: ignore[assignment]
-
-    def accept_logit(self, state: Tensor) -> Tensor:
-        raise InputError(f"this network answers with one of {len(self.outputs)} labels, not "
-                         f"accept/reject: extract a {self.kind} machine from it")
+        self._labelled(outputs, kind)
+        self.readout = torch.nn.Linear(self.hidden, len(self.outputs))
 
     def output_logits(self, state: Tensor) -> Tensor:
         return self.readout(self.top_hidden(state))

@@ -23,14 +23,13 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from rnn2dfa.automata.machine import KINDS
-from rnn2dfa.errors import InputError
 from rnn2dfa.models.io import register
+from rnn2dfa.models.labeller import LabelHead
 from rnn2dfa.models.minsky import MinskyRNN
 
 
 @register("minsky-machine")
-class MinskyLabeller(MinskyRNN):
+class MinskyLabeller(LabelHead, MinskyRNN):
     """A Minsky network (ReLU or SLU units) with a k-way read-out: a Moore machine's
     classifier or a Mealy machine's tagger. Implements the Labeller contract.
 
@@ -47,21 +46,12 @@ class MinskyLabeller(MinskyRNN):
         kind: str = "moore",
     ) -> None:
         super().__init__(alphabet, n_states, activation)
-        if kind not in KINDS:
-            raise InputError(f"a labeller is 'moore' or 'mealy', not {kind!r}")
-        outs = tuple(str(o) for o in outputs)
-        if not outs or len(set(outs)) != len(outs):
-            raise InputError("a labeller needs at least one output, all distinct")
-        self.outputs: tuple[str, ...] = outs
-        self.kind = kind
+        self._labelled(outputs, kind, least=1)
         # out_labels[j, c] = 1 iff unit j reads output c (one 1 per row): the logits of a
         # state are exactly the one-hot of its label. A name starting "out_": not part of
         # the recurrence, so `state_space` does not ask it to be integer.
-        self.out_labels = nn.Parameter(torch.zeros(self.state_dim, len(outs)),
+        self.out_labels = nn.Parameter(torch.zeros(self.state_dim, len(self.outputs)),
                                        requires_grad=False)
-
-    def config(self) -> dict[str, Any]:
-        return {**super().config(), "outputs": list(self.outputs), "kind": self.kind}
 
     def describe(self) -> str:
         act = "ReLU" if self.activation == "relu" else "SLU"
@@ -78,10 +68,6 @@ class MinskyLabeller(MinskyRNN):
         if view is None or labels is None:
             return None
         return view.labelled(labels, self.outputs, self.kind)
-
-    def accept_logit(self, state: Tensor) -> Tensor:
-        raise InputError(f"this network answers with one of {len(self.outputs)} labels, not "
-                         f"accept/reject: extract a {self.kind} machine from it")
 
     def _unit_labels(self) -> Tensor | None:
         """The output each unit reads when the read-out is one 1 per row (as compiled), else

@@ -12,23 +12,20 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rnn2dfa import validate
 from rnn2dfa.errors import InputError, shown
 
 
-def symbols_of(alphabet: Any, name: str | None = None, *, param: str | None = "alphabet"
+def symbols_of(alphabet: Any, name: str | None = None, *, param: str = "alphabet"
                ) -> tuple[str, ...]:
-    """The declared symbols as strings, refused in one line when there are none, one is
-    empty or one repeats (`name`: whose alphabet, put before the message)."""
-    symbols = tuple(str(a) for a in alphabet)
-    who = f"{name}: " if name else ""
-    if not symbols:
-        raise InputError(f"{who}the alphabet is empty", param=param)
-    if "" in symbols:
-        raise InputError(f"{who}the alphabet holds an empty symbol", param=param)
-    if len(set(symbols)) != len(symbols):
-        twice = next(s for s in symbols if symbols.count(s) > 1)
-        raise InputError(f"{who}the alphabet repeats a symbol ({shown(twice)})", param=param)
-    return symbols
+    """The declared symbols as strings, checked as every alphabet is (`validate.symbols`:
+    none empty, none twice, at least one); `name`, whose alphabet, leads the message."""
+    try:
+        return validate.symbols(tuple(str(a) for a in alphabet), param) or ()
+    except InputError as exc:
+        if name is None:
+            raise
+        raise InputError(f"{name}: {exc.message}", param=param) from None
 
 
 def token_ids_of(ids: Sequence[int] | None, symbols: Sequence[str],
@@ -38,7 +35,7 @@ def token_ids_of(ids: Sequence[int] | None, symbols: Sequence[str],
     different, none a special token's (`specials`: "the end token" -> its id), and within
     `vocab` tokens when that is known."""
     who = f"{name}: " if name else ""
-    out = list(range(len(symbols))) if ids is None else [int(t) for t in ids]
+    out = list(range(len(symbols))) if ids is None else validate.token_ids(ids) or []
     if len(out) != len(symbols):
         raise InputError(f"{who}{len(out)} token ids for {len(symbols)} symbols",
                          param="token_ids")

@@ -31,6 +31,7 @@ from torch import Tensor, nn
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.bidirectional import NOT_STEPPABLE, NotSteppableError
 from rnn2dfa.models.io import register
+from rnn2dfa.models.labeller import LabelHead
 from rnn2dfa.models.stacked import cell_step, fusable, step_stack, step_words_stack
 from rnn2dfa.models.tokens import framed, token_ids_of
 
@@ -433,7 +434,7 @@ TASK_OF_KIND = {kind: task for task, kind in KIND_OF_TASK.items()}
 
 
 @register("torch_rnn_labeller")
-class TorchRNNLabeller(TorchRNNAcceptor):
+class TorchRNNLabeller(LabelHead, TorchRNNAcceptor):
     """An imported k-class classifier (`kind="moore"`: the head read after the word's last
     symbol, and after the end token if any) or tagger (`kind="mealy"`: the same head read
     after every symbol), as a Labeller (rnn2dfa.models.labeller).
@@ -449,22 +450,16 @@ class TorchRNNLabeller(TorchRNNAcceptor):
     def __init__(self, *args: Any, outputs: Sequence[str] = (), kind: str = "moore",
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if kind not in TASK_OF_KIND:
-            raise InputError(f"a labeller is 'moore' or 'mealy', not {kind!r}")
-        self.kind = kind
-        self.outputs: tuple[str, ...] = tuple(str(o) for o in outputs)
         k = self.head_outputs
-        what = "classifier" if kind == "moore" else "tagger"
         if kind == "moore" and k == 1:
             raise InputError("the head has one output (a logit): it accepts or rejects, it "
                              "is not a k-class classifier")
         want = 2 if k == 1 else k
-        if len(self.outputs) != want:
-            raise InputError(f"{len(self.outputs)} label names for a head of {k} output"
+        if len(outputs) != want:
+            raise InputError(f"{len(outputs)} label names for a head of {k} output"
                              f"{'s' if k > 1 else ' (two labels, by its sign)'}; give {want}")
-        if len(set(self.outputs)) != len(self.outputs) or "" in self.outputs:
-            raise InputError(f"the labels must be distinct and non-empty: "
-                             f"{','.join(self.outputs)}")
+        self._labelled(outputs, kind)
+        what = "classifier" if kind == "moore" else "tagger"
         if self.bidirectional:
             raise InputError(f"a bidirectional network has no state after a prefix: no "
                              f"{'Moore' if kind == 'moore' else 'Mealy'} machine can be read "
@@ -472,20 +467,6 @@ class TorchRNNLabeller(TorchRNNAcceptor):
         if kind == "mealy" and self.end_token is not None:
             raise InputError("a tagger's label is read after every symbol; an end token "
                              "(read once, after the word) has no place in it")
-
-    def config(self) -> dict[str, Any]:
-        return {**super().config(), "outputs": list(self.outputs), "kind": self.kind}
-
-    def describe(self) -> str:
-        what = "classifier" if self.kind == "moore" else "tagger"
-        return f"{super().describe()}, {len(self.outputs)}-label {what}"
-
-    #: not an acceptor: `accept_logits` must not find a fused accept pass here
-    padded_logits = None
-
-    def accept_logit(self, state: Tensor) -> Tensor:
-        raise InputError(f"this network answers with one of {len(self.outputs)} labels, not "
-                         f"accept/reject: extract a {self.kind} machine from it")
 
     def labels_from_values(self, z: Tensor) -> Tensor:
         """Output logits (..., len(outputs)) from the last head layer's outputs z."""
