@@ -30,6 +30,7 @@ from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.bidirectional import NOT_STEPPABLE, NotSteppableError
+from rnn2dfa.models.infer import ACTIVATIONS, FINALS, GATES_OF
 from rnn2dfa.models.io import register
 from rnn2dfa.models.labeller import LabelHead
 from rnn2dfa.models.stacked import cell_step, fusable, step_stack, step_words_stack
@@ -37,10 +38,7 @@ from rnn2dfa.models.tokens import framed, token_ids_of
 
 OUTPUTS = ("logit", "probability")
 CELLS = ("rnn", "lstm", "gru")
-ACTIVATIONS = ("none", "relu", "tanh", "sigmoid")
-FINALS = ("none", "sigmoid", "softmax", "sigmoid_softmax")
 READOUTS = ("final", "last_output")
-_GATES = {"rnn": 1, "gru": 3, "lstm": 4}
 
 
 def activate(x: Tensor, name: str) -> Tensor:
@@ -199,7 +197,7 @@ class TorchRNNAcceptor(nn.Module):
     def _build_layers(self) -> None:
         width = self.input_size
         for k in range(self.layers):
-            hid, g = self.layer_hidden[k], _GATES[self.layer_cells[k]]
+            hid, g = self.layer_hidden[k], GATES_OF[self.layer_cells[k]]
             for suffix in ("", "_reverse") if self.bidirectional else ("",):
                 shapes = {f"weight_ih_l{k}{suffix}": (g * hid, width),
                           f"weight_hh_l{k}{suffix}": (g * hid, hid)}

@@ -64,7 +64,7 @@ import torch
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.tokens import framed, symbols_of, token_ids_of
-from rnn2dfa.pdfa.automaton import flat_positions, next_targets
+from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
 from rnn2dfa.words import Word, pad_words
 
 HEADS = ("logits", "probabilities", "log_probabilities", "softmax_sigmoid")
@@ -400,14 +400,9 @@ class NextSymbolLM:
         if not words:
             return np.zeros(0)
         dists, kept = self._flat(words)
-        targets = next_targets(words, self.eos)
-        picked = dists[np.arange(targets.size), targets]
-        if self.outside_mass == "count":
-            picked = picked * kept
-        with np.errstate(divide="ignore"):
-            logp = np.log(picked)
-        bounds = np.cumsum([0] + [len(w) + 1 for w in words])[:-1]
-        return np.add.reduceat(logp, bounds)
+        if self.outside_mass == "count":  # each position's distribution as the model gives it
+            dists = dists * kept[:, None]
+        return word_log_probs(dists, words, self.eos)
 
     def outside(self, words: Sequence[Word]) -> np.ndarray:
         """Per word: the summed log of the mass kept on the symbols and the end at each of
