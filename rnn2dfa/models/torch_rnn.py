@@ -33,7 +33,7 @@ from rnn2dfa.models.bidirectional import NOT_STEPPABLE, NotSteppableError
 from rnn2dfa.models.infer import ACTIVATIONS, FINALS, GATES_OF
 from rnn2dfa.models.io import register
 from rnn2dfa.models.labeller import LabelHead
-from rnn2dfa.models.stacked import cell_step, fusable, step_stack, step_words_stack
+from rnn2dfa.models.stacked import FUSED, fusable, step_stack, step_words_stack
 from rnn2dfa.models.tokens import framed, token_ids_of
 
 OUTPUTS = ("logit", "probability")
@@ -269,11 +269,6 @@ class TorchRNNAcceptor(nn.Module):
             return (*w, getattr(r, f"bias_ih_l{k}{suffix}"), getattr(r, f"bias_hh_l{k}{suffix}"))
         return (*w, None, None)
 
-    def _cell(self, k: int, x: Tensor, h: Tensor, c: Tensor | None,
-              suffix: str = "") -> tuple[Tensor, Tensor | None]:
-        # stacked.cell_step runs torch.*_cell, the kernels of nn.RNN/LSTM/GRU's own cells.
-        return cell_step(self._kind(k), x, h, c, self._weights(k, suffix))
-
     def _kind(self, k: int) -> str:
         """Layer k's cell kind for `stacked`: lstm, gru, or the Elman nonlinearity."""
         cell = self.layer_cells[k]
@@ -379,45 +374,37 @@ class TorchRNNAcceptor(nn.Module):
         """Token ids with the start token before and the end token after every word."""
         return framed(tokens, lengths, self.start_token, self.end_token)
 
-    def _direction(self, k: int, x: Tensor, lengths: Tensor, reverse: bool,
-                   ) -> tuple[Tensor, Tensor]:
-        """(outputs (B, T, H) at every position, the state after the last one read)."""
-        b, t_max = x.shape[0], x.shape[1]
-        pos = torch.arange(t_max, device=x.device)[None, :].expand(b, t_max)
-        live = pos < lengths[:, None]
-        if reverse:  # read each word from its end: position t holds symbol len-1-t
-            idx = torch.where(live, lengths[:, None] - 1 - pos, pos)
-            x = x.gather(1, idx[:, :, None].expand_as(x))
-        hid = self.layer_hidden[k]
-        h = x.new_zeros(b, hid)
-        c = x.new_zeros(b, hid) if self.layer_cells[k] == "lstm" else None
-        outs = []
-        suffix = "_reverse" if reverse else ""
-        for t in range(t_max):
-            h2, c2 = self._cell(k, x[:, t], h, c, suffix)
-            keep = live[:, t, None]
-            h = torch.where(keep, h2, h)
-            if c is not None and c2 is not None:
-                c = torch.where(keep, c2, c)
-            outs.append(h)
-        out = torch.stack(outs, dim=1) if outs else x.new_zeros(b, 0, hid)
-        if reverse and t_max:
-            out = out.gather(1, idx[:, :, None].expand_as(out))
-        return out, h
-
     def _bidirectional_summary(self, tokens: Tensor, lengths: Tensor) -> Tensor:
-        x = self._inputs(tokens)
-        fwd = bwd = x.new_zeros(tokens.shape[0], self.layer_hidden[-1])
+        """What the head reads of whole words: both directions' final states of the top
+        layer (h_n), or its output at the last position (out[:, -1]); an empty word's is
+        zeros. Every layer runs torch's own fused bidirectional kernel over the packed
+        words (`stacked.FUSED`), what nn.RNN/LSTM/GRU runs."""
+        from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+
+        summary = self.head.weight.new_zeros(tokens.shape[0], 2 * self.layer_hidden[-1])
+        live = lengths > 0
+        if not bool(live.any()):
+            return summary
+        packed = pack_padded_sequence(self._inputs(tokens[live]), lengths[live].cpu(),
+                                      batch_first=True, enforce_sorted=False)
+        data, sizes = packed.data, packed.batch_sizes
         for k in range(self.layers):
-            out_f, fwd = self._direction(k, x, lengths, reverse=False)
-            out_b, bwd = self._direction(k, x, lengths, reverse=True)
-            x = torch.cat([out_f, out_b], dim=2)
-        if self.readout == "final":  # h_n of both directions
-            return torch.cat([fwd, bwd], dim=1)
-        if x.shape[1] == 0:  # out[:, -1] of the last position read
-            return x.new_zeros(tokens.shape[0], 2 * self.layer_hidden[-1])
-        last = x[torch.arange(x.shape[0], device=x.device), (lengths - 1).clamp(min=0)]
-        return torch.where((lengths > 0)[:, None], last, torch.zeros_like(last))
+            params = [w for sfx in ("", "_reverse") for w in self._weights(k, sfx)
+                      if w is not None]
+            h0 = data.new_zeros(2, int(sizes[0]), self.layer_hidden[k])
+            args = (params, self.layer_bias[k], 1, 0.0, False, True)
+            if self.layer_cells[k] == "lstm":
+                data, h_n, _ = torch.lstm(data, sizes, (h0, h0), *args)
+            else:
+                data, h_n = FUSED[self._kind(k)](data, sizes, h0, *args)
+        if self.readout == "final":  # h_n of both directions, the words' own order back
+            h_n = h_n[:, packed.unsorted_indices]
+            summary[live] = torch.cat([h_n[0], h_n[1]], dim=1)
+            return summary
+        out, _ = pad_packed_sequence(PackedSequence(data, sizes, packed.sorted_indices,
+                                                    packed.unsorted_indices), batch_first=True)
+        summary[live] = out[torch.arange(out.shape[0], device=out.device), lengths[live] - 1]
+        return summary
 
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """Accept logits of a padded batch (alphabet indices (B, T), lengths (B,)) -> (B,)."""

@@ -63,6 +63,7 @@ import numpy as np
 import torch
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.models.stacked import FUSED
 from rnn2dfa.models.tokens import framed, symbols_of, token_ids_of
 from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
 from rnn2dfa.words import Word, pad_words
@@ -673,8 +674,8 @@ class _LastTokenBackward:
     sequence's: a module that reads it disagrees with its prefix passes, and the path is not
     used (`NextSymbolLM._prefix_path` checks)."""
 
-    _RUN = {"GRU": torch.gru, "LSTM": torch.lstm, "RNN_TANH": torch.rnn_tanh,
-            "RNN_RELU": torch.rnn_relu}
+    #: a layer's `mode` -> its kernel (`models.stacked.FUSED`: what nn.RNN/LSTM/GRU run)
+    _KIND = {"GRU": "gru", "LSTM": "lstm", "RNN_TANH": "tanh", "RNN_RELU": "relu"}
 
     def __init__(self, layer: torch.nn.RNNBase) -> None:
         self.layer = layer
@@ -692,7 +693,7 @@ class _LastTokenBackward:
         if mod.mode == "LSTM":
             out, h, c = torch.lstm(x, hx, *args)
             return out, (h, c)
-        out, h = self._RUN[mod.mode](x, hx, *args)
+        out, h = FUSED[self._KIND[mod.mode]](x, hx, *args)
         return out, h
 
     def forward(self, x: Any, hx: Any = None) -> tuple[torch.Tensor, Any]:
@@ -700,7 +701,7 @@ class _LastTokenBackward:
         if not isinstance(x, torch.Tensor) or x.dim() != 3:
             raise TypeError("the bidirectional layer's input is not a (batch, time, features) "
                             "tensor")
-        if getattr(mod, "proj_size", 0) or mod.mode not in self._RUN:
+        if getattr(mod, "proj_size", 0) or mod.mode not in self._KIND:
             raise TypeError("a projected or unknown recurrent layer")
         xb = x if mod.batch_first else x.transpose(0, 1)
         b, t, f = xb.shape
