@@ -84,10 +84,7 @@ class RNNAcceptor(FusedPassesMixin, nn.Module):
             self.rnn = nn.RNN(in_size, hidden, layers, nonlinearity=nonlin, batch_first=True)
         parts = 2 if cell == "lstm" else 1
         init = torch.zeros(layers, parts, hidden)
-        if self.learn_init:
-            self.init = nn.Parameter(init)
-        else:
-            self.register_buffer("init", init)
+        self._set_init(init)
         self.readout = nn.Linear(hidden, 1)
         self._eye: dict[torch.dtype, Tensor] = {}  # one-hot rows on the host, by dtype
 
@@ -195,10 +192,6 @@ class RNNAcceptor(FusedPassesMixin, nn.Module):
                                 [self.layer_weights(k) for k in ks])
         parts = [t for h, c in outs for t in ((h, c) if lstm else (h,))]
         return torch.cat(parts, dim=2)  # type: ignore[arg-type]
-
-    def accept_logit(self, state: Tensor) -> Tensor:
-        top = self.split(state)[-1, 0]
-        return self.readout(top).squeeze(-1)
 
     def top_hidden(self, state: Tensor) -> Tensor:
         """The top layer's h in a state (batch, hidden): what a read-out sees."""

@@ -15,9 +15,22 @@ from torch import Tensor
 
 
 class FusedPassesMixin:
-    """`forward` and `prefix_logits` from `top_outputs` (B, T, W) and `top_hidden`."""
+    """`accept_logit`, `forward` and `prefix_logits` from `top_outputs` (B, T, W) and
+    `top_hidden`."""
 
     readout: Any  # the head: a Linear layer of the top layer's width
+
+    def _set_init(self, init: Tensor) -> None:
+        """The initial state's values: learnt (a parameter) with `learn_init`, else fixed
+        (a buffer), named `init` either way (the trainers' restarts zero it)."""
+        if self.learn_init:  # type: ignore[attr-defined]
+            self.init = torch.nn.Parameter(init)
+        else:
+            self.register_buffer("init", init)  # type: ignore[attr-defined]
+
+    def accept_logit(self, state: Tensor) -> Tensor:
+        """(batch,) accept logits of states: the read-out of the top layer's output."""
+        return self.readout(self.top_hidden(state)).squeeze(-1)  # type: ignore[attr-defined]
 
     def last_tops(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """(B, W): the top layer's output after each word of a padded batch (the initial
