@@ -24,6 +24,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from rnn2dfa.models.device import device_of, full_float32, resolve
+from rnn2dfa.models.import_tokens import word_grid
 from rnn2dfa.models.index_guard import ids_fit
 from rnn2dfa.models.torch_rnn import ACTIVATIONS, FINALS, TorchRNNAcceptor
 from rnn2dfa.models.trusted import running_user_code
@@ -78,15 +79,9 @@ class _Batch:
 def _words(k: int, seed: int) -> list[Tensor]:
     """Batches of words of one length each: every word when few, else a random sample."""
     rng = np.random.default_rng(seed)
-    out = []
-    for length in LENGTHS:
-        n = PER_LENGTH if length <= 12 else LONG_PER_LENGTH
-        if k**length <= n:
-            grid = np.array(list(itertools.product(range(k), repeat=length)))
-        else:
-            grid = rng.integers(0, k, size=(n, length))
-        out.append(torch.as_tensor(grid, dtype=torch.long))
-    return out
+    return [torch.as_tensor(word_grid(k, length, PER_LENGTH if length <= 12 else
+                                      LONG_PER_LENGTH, rng), dtype=torch.long)
+            for length in LENGTHS]
 
 
 def _normalize(y: object, b: int) -> Tensor | None:

@@ -48,15 +48,19 @@ class TokenAdvice:
                 "(if it is only padding, nothing is wrong)")
 
 
+def word_grid(k: int, length: int, n: int, rng: np.random.Generator) -> np.ndarray:
+    """(m, length) words over k symbols to check a network on: every word of that length
+    when there are at most n (in lexicographic order), else n drawn by `rng`."""
+    if k**length <= n:
+        return np.indices((k,) * length).reshape(length, -1).T
+    return rng.integers(0, k, size=(n, length))
+
+
 def _words(k: int, seed: int = 0) -> list[list[int]]:
     rng = np.random.default_rng(seed)
     words: list[list[int]] = [[]]
     for length in range(1, MAX_LENGTH + 1):
-        if k**length <= PER_LENGTH:
-            grid = np.indices((k,) * length).reshape(length, -1).T
-        else:
-            grid = rng.integers(0, k, size=(PER_LENGTH, length))
-        words += [list(map(int, w)) for w in grid]
+        words += [list(map(int, w)) for w in word_grid(k, length, PER_LENGTH, rng)]
     return words
 
 

@@ -35,6 +35,7 @@ from rnn2dfa.models.import_check import ForwardCheck, check_forward
 from rnn2dfa.models.import_tokens import TokenAdvice, unused_token_advice
 from rnn2dfa.models.infer import Architecture, infer_architecture
 from rnn2dfa.models.threads import torch_threads
+from rnn2dfa.models.tokens import symbols_of, token_ids_of
 from rnn2dfa.models.torch_rnn import (
     KIND_OF_TASK,
     OUTPUTS,
@@ -150,22 +151,13 @@ def _resolve_tokens(arch: Architecture, opts: ImportOptions, path: str,
                              f"ids are given ({where})", param="alphabet")
     else:
         names = [str(t) for t in ids]
-    if not names:
-        raise InputError("the alphabet is empty", param="alphabet")
-    if len(set(names)) != len(names):
-        raise InputError(f"the alphabet repeats a symbol: {','.join(names)}", param="alphabet")
-    if len(set(ids)) != len(ids):
-        raise InputError(f"a token id is repeated: {','.join(map(str, ids))}",
-                         param="token_ids")
+    names = list(symbols_of(names))
     bad = [t for t in ids if not 0 <= t < arch.vocab]
     if bad:
         raise ModelFileError(f"token id {bad[0]} is outside {where}; give ids within "
                              f"0..{arch.vocab - 1}", path=path, param="token_ids")
-    clash = [(n, t) for n, t in zip(names, ids, strict=True) if t in specials]
-    if clash:
-        n, t = clash[0]
-        raise InputError(f"token id {t} is both a start/end token and the symbol {n!r}",
-                         param="token_ids")
+    token_ids_of(ids, names, {"the start token": opts.start_token,
+                              "the end token": opts.end_token})
     unused = [t for t in range(arch.vocab) if t not in ids and t not in specials]
     if unused and opts.token_ids is None:
         raise ModelFileError(

@@ -33,6 +33,7 @@ _RNN_KEY = re.compile(r"^(?P<prefix>.*?)(?P<kind>weight_ih|weight_hh|bias_ih|bia
 _CELL_KEY = re.compile(r"^(?P<prefix>(?:.*\.)?)(?P<kind>weight_ih|weight_hh|bias_ih|bias_hh)$")
 #: gate blocks per cell in torch's packed weights: weight_ih_l0 is (gates * hidden, input)
 GATES = {1: "rnn", 3: "gru", 4: "lstm"}
+GATES_OF = {cell: gates for gates, cell in GATES.items()}
 #: activations a head may have between its Linear layers
 ACTIVATIONS = ("none", "relu", "tanh", "sigmoid")
 #: what may follow a head's last Linear layer
@@ -190,7 +191,7 @@ def _gates(prefix: str, key: str, w_hh: Tensor, path: str | None) -> tuple[str, 
 
 def _check_layer(prefix: str, g: Mapping[str, Tensor], keys: Sequence[str], cell: str,
                  hidden: int, input_size: int, path: str | None) -> None:
-    gates = {"rnn": 1, "gru": 3, "lstm": 4}[cell]
+    gates = GATES_OF[cell]
     shapes = [(gates * hidden, input_size), (gates * hidden, hidden), (gates * hidden,),
               (gates * hidden,)]
     for key, shape in zip(keys, shapes, strict=False):
@@ -277,9 +278,10 @@ def _chains(units: Sequence[RecurrentUnit]) -> list[list[RecurrentUnit]]:
     return out
 
 
-def _numbered_siblings(units: Sequence[RecurrentUnit]) -> bool:
-    """Units of one container told apart by their numbers: mach.0, mach.1 / layer1, layer2."""
-    stems = {re.sub(r"\d+", "#", u.prefix) for u in units}
+def _numbered_siblings(names: Sequence[str]) -> bool:
+    """Names of one container told apart by their numbers: mach.0, mach.1 / layer1, layer2
+    (recurrent units' prefixes, head layers' names)."""
+    stems = {re.sub(r"\d+", "#", n) for n in names}
     return len(stems) == 1 and "#" in next(iter(stems))
 
 
@@ -321,7 +323,7 @@ def order_units(units: list[RecurrentUnit], rnn: str | None,
     chains = _chains(units)
     if len(chains) == 1:
         return chains[0], []
-    if chains and chains[0] == units and _numbered_siblings(units):
+    if chains and chains[0] == units and _numbered_siblings([u.prefix for u in units]):
         return units, []  # mach.0, mach.1, ...: the numbers say the order the shapes allow
     if not chains:
         raise _err(f"several recurrent units that do not form one chain: {listed}; name the "
@@ -465,7 +467,7 @@ def find_head(rest: dict[str, Tensor], width: int, head: str | None, path: str |
     if len(full) == 1:
         return full[0], ([] if len(full[0]) == 1 else None), None, []
     natural = sorted(full[0], key=lambda h: _natural(h.name)) if full else []
-    if full and natural in full and _numbered_siblings_names([h.name for h in natural]):
+    if full and natural in full and _numbered_siblings([h.name for h in natural]):
         return natural, None, None, []  # dense.0, dense.1: the numbers say the order
     if len(chains) == 1:  # what it leaves out is reported as belonging to no part
         return chains[0], ([] if len(chains[0]) == 1 else None), None, []
@@ -473,11 +475,6 @@ def find_head(rest: dict[str, Tensor], width: int, head: str | None, path: str |
                       for c in chains[:4])
     raise _err(f"several read-outs fit: {shown}; name the head's layers in order", path,
                "head")
-
-
-def _numbered_siblings_names(names: Sequence[str]) -> bool:
-    stems = {re.sub(r"\d+", "#", n) for n in names}
-    return len(stems) == 1 and "#" in next(iter(stems))
 
 
 # ------------------------------------------------------------------ all together

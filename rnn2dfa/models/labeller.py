@@ -23,10 +23,9 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from rnn2dfa.automata.machine import KINDS, Machine
+from rnn2dfa.automata.machine import KINDS
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.acceptor import StateSpace
-from rnn2dfa.models.index_view import AutomatonLabelView
+from rnn2dfa.models.dfa_acceptor import MachineLabeller  # noqa: F401 (re-exported)
 from rnn2dfa.models.io import register
 from rnn2dfa.models.readout import decisions, is_labeller, labels_of  # noqa: F401 (re-exported)
 from rnn2dfa.models.rnn import RNNAcceptor
@@ -97,67 +96,43 @@ def machine_outputs(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> 
     return out
 
 
-class MachineLabeller:
-    """A Moore or Mealy machine posing as a network (one-hot states), for tests and checks.
+class LabelHead:
+    """What every network answering labels shares, whatever its cells (`RNNLabeller`,
+    an imported `TorchRNNLabeller`, a compiled `MinskyLabeller`): its labels (`outputs`, in
+    its head's order) and kind, their checks, its file's config and description, and the
+    refusal of accept/reject questions. Put first among the bases."""
 
-    For a Mealy machine the state is one-hot over (previous state, last symbol) pairs plus
-    the start, so the label is a function of the state as the contract requires.
-    `compact_view` holds the state as the unit's number (what the oracle steps and caches)."""
+    outputs: tuple[str, ...]
+    kind: str
 
-    def __init__(self, machine: Machine) -> None:
-        self.machine = machine
-        self.alphabet = machine.alphabet
-        self.outputs = machine.outputs
-        self.kind = machine.kind
-        n, k = machine.n_states, machine.n_symbols
-        trans = torch.tensor(machine.transitions, dtype=torch.long)
-        labels = torch.tensor(machine.labels, dtype=torch.long)
-        if machine.kind == "moore":
-            self._units = n
-            self._start = machine.start
-            self._next = trans  # (unit, symbol) -> unit
-            unit_label = labels
-        else:  # unit 0: start; unit 1 + q*k + a: "came to delta(q, a) by reading a from q"
-            self._units = 1 + n * k
-            self._start = 0
-            dest = torch.cat([torch.tensor([machine.start]), trans.reshape(-1)])
-            self._next = 1 + dest[:, None] * k + torch.arange(k)[None, :]
-            unit_label = torch.cat([torch.tensor([0]), labels.reshape(-1)])
-        self._unit_label = unit_label
-        self._logits = torch.nn.functional.one_hot(unit_label, machine.n_outputs).float()
+    #: not an acceptor: `accept_logits` must not find a fused accept pass here
+    padded_logits = None
 
-    @property
-    def state_dim(self) -> int:
-        return self._units
+    def _labelled(self, outputs: Sequence[str], kind: str, least: int = 2) -> None:
+        """Set and check the labels: at least `least`, distinct, none empty."""
+        if kind not in KINDS:
+            raise InputError(f"a labeller is 'moore' or 'mealy', not {kind!r}")
+        outs = tuple(str(o) for o in outputs)
+        if len(outs) < least or len(set(outs)) != len(outs) or "" in outs:
+            raise InputError(f"a labeller needs at least {least} distinct, non-empty "
+                             f"outputs: {','.join(outs)}")
+        self.outputs, self.kind = outs, kind
 
-    def initial_state(self, batch: int) -> Tensor:
-        s = torch.zeros(batch, self._units)
-        s[:, self._start] = 1.0
-        return s
+    def config(self) -> dict[str, Any]:
+        return {**super().config(), "outputs": list(self.outputs),  # type: ignore[misc]
+                "kind": self.kind}
 
-    def step(self, state: Tensor, symbols: Tensor) -> Tensor:
-        nxt = self._next[state.argmax(dim=1), symbols]
-        return torch.nn.functional.one_hot(nxt, self._units).float()
+    def describe(self) -> str:
+        what = "classifier" if self.kind == "moore" else "tagger"
+        return f"{super().describe()}, {len(self.outputs)}-label {what}"  # type: ignore[misc]
 
-    def output_logits(self, state: Tensor) -> Tensor:
-        return self._logits[state.argmax(dim=1)]
-
-    def compact_view(self) -> AutomatonLabelView:
-        """This machine on unit numbers ((batch, 1) int64): the same steps and labels, and
-        one int64 a state in the oracle's trie instead of `state_dim` floats."""
-        return AutomatonLabelView(self, self._next, self._unit_label, self.outputs,
-                                  self.kind, self._start)
-
-    def observable(self, state: Tensor) -> Tensor:
-        return state
-
-    def state_space(self) -> StateSpace:
-        return StateSpace("one-hot", 0.0, 1.0, exact=True,
-                          reason=f"{self.kind} machine (one-hot states)")
+    def accept_logit(self, state: Tensor) -> Tensor:
+        raise InputError(f"this network answers with one of {len(self.outputs)} labels, not "
+                         f"accept/reject: extract a {self.kind} machine from it")
 
 
 @register("rnn-labeller")
-class RNNLabeller(RNNAcceptor):
+class RNNLabeller(LabelHead, RNNAcceptor):
     """A recurrent network with a k-way read-out: a k-class classifier (`kind="moore"`: the
     class of a word is read after its last symbol) or a tagger (`kind="mealy"`: a label is
     read after every symbol). Same cells, layers and state layout as `RNNAcceptor`."""
@@ -165,50 +140,18 @@ class RNNLabeller(RNNAcceptor):
     def __init__(self, alphabet: list[str] | tuple[str, ...], outputs: list[str] | tuple[str, ...],
                  kind: str = "moore", **rnn: Any) -> None:
         super().__init__(alphabet, **rnn)
-        if kind not in KINDS:
-            raise InputError(f"a labeller is 'moore' or 'mealy', not {kind!r}")
-        outputs = tuple(str(o) for o in outputs)
-        if len(outputs) < 2 or len(set(outputs)) != len(outputs):
-            raise InputError("a labeller needs at least two distinct outputs")
-        self.outputs: tuple[str, ...] = outputs
-        self.kind = kind
-        self.readout = torch.nn.Linear(self.hidden, len(outputs))
-
-    def config(self) -> dict[str, Any]:
-        return {**super().config(), "outputs": list(self.outputs), "kind": self.kind}
-
-    def describe(self) -> str:
-        what = "classifier" if self.kind == "moore" else "tagger"
-        return f"{super().describe()}, {len(self.outputs)}-label {what}"
-
-    #: not an acceptor: `accept_logits` must not find a fused accept pass here
-    padded_logits = None  # type: ignore[assignment]
-
-    def accept_logit(self, state: Tensor) -> Tensor:
-        raise InputError(f"this network answers with one of {len(self.outputs)} labels, not "
-                         f"accept/reject: extract a {self.kind} machine from it")
+        self._labelled(outputs, kind)
+        self.readout = torch.nn.Linear(self.hidden, len(self.outputs))
 
     def output_logits(self, state: Tensor) -> Tensor:
         return self.readout(self.top_hidden(state))
 
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """(B, k) output logits after each word of a padded batch (its class)."""
-        lengths = torch.as_tensor(lengths, dtype=torch.long, device=symbols.device)
-        b = symbols.shape[0]
-        top_init = self._init()[-1, 0].expand(b, -1)
-        if symbols.shape[1] == 0:
-            return self.readout(top_init)
-        out = self.top_outputs(symbols)
-        last = out[torch.arange(b, device=out.device), (lengths - 1).clamp(min=0)]
-        last = torch.where((lengths > 0)[:, None], last, top_init)
-        return self.readout(last)
+        return self.readout(self.last_tops(symbols, lengths))
 
     def prefix_output_logits(self, symbols: Tensor) -> Tensor:
         """(B, T + 1, k) output logits after every prefix (column 0: the empty word)."""
-        b = symbols.shape[0]
-        top_init = self._init()[-1, 0].expand(b, -1)[:, None]
-        if symbols.shape[1] == 0:
-            return self.readout(top_init)
-        return self.readout(torch.cat([top_init, self.top_outputs(symbols)], dim=1))
+        return self.readout(self.prefix_tops(symbols))
 
     prefix_logits = prefix_output_logits  # type: ignore[assignment]

@@ -52,11 +52,7 @@ class RNNLanguageModel(RNNAcceptor):
 
     def next_logits(self, symbols: Tensor) -> Tensor:
         """(B, T + 1, k + 1) logits after every prefix of a padded batch (column 0: empty)."""
-        b = symbols.shape[0]
-        top_init = self._init()[-1, 0].expand(b, -1)[:, None]
-        if symbols.shape[1] == 0:
-            return self.readout(top_init)
-        return self.readout(torch.cat([top_init, self.top_outputs(symbols)], dim=1))
+        return self.readout(self.prefix_tops(symbols))
 
     # ---------------------------------------------------------- Acceptor contract
     def accept_logit(self, state: Tensor) -> Tensor:

@@ -63,13 +63,10 @@ def posing(a: Any, origin: str, path: str = "",
            metadata: dict[str, Any] | None = None) -> LoadedAcceptor:
     """An automaton posing as a network: a DFA's accept bits as an acceptor, a Moore or
     Mealy machine's outputs as a labeller (one-hot states, by the automaton's family)."""
-    if a.family == "dfa":
-        from rnn2dfa.models.dfa_acceptor import DFAAcceptor
+    from rnn2dfa.models.dfa_acceptor import DFAAcceptor, MachineLabeller
 
-        return LoadedAcceptor(DFAAcceptor(a), metadata or {}, origin, path)
-    from rnn2dfa.models.labeller import MachineLabeller
-
-    return LoadedAcceptor(MachineLabeller(a), metadata or {}, origin, path)
+    net = DFAAcceptor(a) if a.family == "dfa" else MachineLabeller(a)
+    return LoadedAcceptor(net, metadata or {}, origin, path)
 
 
 def load_acceptor(path: str | os.PathLike[str]) -> LoadedAcceptor:

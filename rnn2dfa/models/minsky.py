@@ -323,20 +323,26 @@ class MinskyRNN(nn.Module):
         hint = "ReLU states are unbounded: the network may count" if high is None else None
         return StateSpace(self.activation, 0.0, high, bad is None, why, hint)
 
+    def _read(self, state: Tensor) -> Tensor:
+        """The read-out of states: accept logits (a labeller's: its output logits)."""
+        return self.accept_logit(state)
+
     @torch.no_grad()
     def prefix_logits(self, symbols: Tensor) -> Tensor:
-        """Accept logits after every prefix of a padded batch: (B, T + 1), column 0 = empty word."""
+        """The read-out after every prefix of a padded batch: (B, T + 1) accept logits
+        (a labeller's (B, T + 1, k) output logits), column 0 = the empty word."""
         symbols = torch.as_tensor(symbols, dtype=torch.long)
         h = self.initial_state(symbols.shape[0])
-        logits = [self.accept_logit(h)]
+        logits = [self._read(h)]
         for t in range(symbols.shape[1]):
             h = self.step(h, symbols[:, t])
-            logits.append(self.accept_logit(h))
+            logits.append(self._read(h))
         return torch.stack(logits, dim=1)
 
     @torch.no_grad()
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
-        """Accept logits of a padded batch (symbols (B, T) int64, lengths (B,)) -> (B,)."""
+        """Accept logits of a padded batch (symbols (B, T) int64, lengths (B,)) -> (B,) (a
+        labeller's (B, k) output logits: its label)."""
         logits = self.prefix_logits(symbols)
         lengths = torch.as_tensor(lengths, dtype=torch.long, device=logits.device)
         return logits[torch.arange(logits.shape[0], device=logits.device), lengths]

@@ -23,14 +23,13 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from rnn2dfa.automata.machine import KINDS
-from rnn2dfa.errors import InputError
 from rnn2dfa.models.io import register
+from rnn2dfa.models.labeller import LabelHead
 from rnn2dfa.models.minsky import MinskyRNN
 
 
 @register("minsky-machine")
-class MinskyLabeller(MinskyRNN):
+class MinskyLabeller(LabelHead, MinskyRNN):
     """A Minsky network (ReLU or SLU units) with a k-way read-out: a Moore machine's
     classifier or a Mealy machine's tagger. Implements the Labeller contract.
 
@@ -47,21 +46,12 @@ class MinskyLabeller(MinskyRNN):
         kind: str = "moore",
     ) -> None:
         super().__init__(alphabet, n_states, activation)
-        if kind not in KINDS:
-            raise InputError(f"a labeller is 'moore' or 'mealy', not {kind!r}")
-        outs = tuple(str(o) for o in outputs)
-        if not outs or len(set(outs)) != len(outs):
-            raise InputError("a labeller needs at least one output, all distinct")
-        self.outputs: tuple[str, ...] = outs
-        self.kind = kind
+        self._labelled(outputs, kind, least=1)
         # out_labels[j, c] = 1 iff unit j reads output c (one 1 per row): the logits of a
         # state are exactly the one-hot of its label. A name starting "out_": not part of
         # the recurrence, so `state_space` does not ask it to be integer.
-        self.out_labels = nn.Parameter(torch.zeros(self.state_dim, len(outs)),
+        self.out_labels = nn.Parameter(torch.zeros(self.state_dim, len(self.outputs)),
                                        requires_grad=False)
-
-    def config(self) -> dict[str, Any]:
-        return {**super().config(), "outputs": list(self.outputs), "kind": self.kind}
 
     def describe(self) -> str:
         act = "ReLU" if self.activation == "relu" else "SLU"
@@ -78,10 +68,6 @@ class MinskyLabeller(MinskyRNN):
         if view is None or labels is None:
             return None
         return view.labelled(labels, self.outputs, self.kind)
-
-    def accept_logit(self, state: Tensor) -> Tensor:
-        raise InputError(f"this network answers with one of {len(self.outputs)} labels, not "
-                         f"accept/reject: extract a {self.kind} machine from it")
 
     def _unit_labels(self) -> Tensor | None:
         """The output each unit reads when the read-out is one 1 per row (as compiled), else
@@ -112,22 +98,9 @@ class MinskyLabeller(MinskyRNN):
                           device=state.device)
         return out.index_add_(1, labels, state)
 
-    @torch.no_grad()
-    def prefix_output_logits(self, symbols: Tensor) -> Tensor:
-        """(B, T + 1, outputs) output logits after every prefix (column 0: the empty word)."""
-        symbols = torch.as_tensor(symbols, dtype=torch.long)
-        h = self.initial_state(symbols.shape[0])
-        logits = [self.output_logits(h)]
-        for t in range(symbols.shape[1]):
-            h = self.step(h, symbols[:, t])
-            logits.append(self.output_logits(h))
-        return torch.stack(logits, dim=1)
+    def _read(self, state: Tensor) -> Tensor:
+        return self.output_logits(state)
 
-    prefix_logits = prefix_output_logits  # type: ignore[assignment]
-
-    @torch.no_grad()
-    def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
-        """(B, outputs) output logits after each word of a padded batch (its label)."""
-        lengths = torch.as_tensor(lengths, dtype=torch.long)
-        logits = self.prefix_output_logits(symbols)
-        return logits[torch.arange(logits.shape[0]), lengths]
+    #: (B, T + 1, outputs) output logits after every prefix (column 0: the empty word);
+    #: `forward` gives each word's (its label)
+    prefix_output_logits = MinskyRNN.prefix_logits

@@ -24,6 +24,7 @@ from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.io import ARCHITECTURES, _ensure_registered, register
+from rnn2dfa.models.seqbase import FusedPassesMixin
 
 #: Running minimum before any symbol is read (finite, so state vectors stay finite).
 START_MARGIN = 100.0
@@ -100,11 +101,9 @@ class PredictiveAcceptor(nn.Module):
     # ------------------------------------------------------------ fused forward
     def prefix_predictions(self, symbols: Tensor) -> Tensor:
         """(B, T + 1, |alphabet| + 1) prediction logits after every prefix (column 0: ε)."""
-        b = symbols.shape[0]
-        h0 = self.core.top_hidden(self.core.initial_state(b))[:, None]
-        if symbols.shape[1] == 0:
-            return self.head(h0)
-        return self.head(torch.cat([h0, self.core.top_outputs(symbols)], dim=1))
+        # the mixin's pass on the core: any core with `top_outputs` and `top_hidden` (a
+        # registered one, or one of a test's) reads the same top states
+        return self.head(FusedPassesMixin.prefix_tops(self.core, symbols))
 
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """Accept logits of a padded batch, the same numbers as stepping (up to rounding)."""

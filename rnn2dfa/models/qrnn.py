@@ -61,10 +61,7 @@ class QRNNAcceptor(FusedPassesMixin, nn.Module):
             nn.Linear(self.window * n, gates * self.hidden) for n in self.ins
         )
         init = torch.zeros(self.layers, 2, self.hidden)  # c0, h0 per layer
-        if self.learn_init:
-            self.init = nn.Parameter(init)
-        else:
-            self.register_buffer("init", init)
+        self._set_init(init)
         self.readout = nn.Linear(self.hidden, 1)
 
     def config(self) -> dict[str, Any]:
@@ -143,9 +140,6 @@ class QRNNAcceptor(FusedPassesMixin, nn.Module):
             out.append(torch.cat([c, h, buf], dim=1))
             x = h
         return torch.cat(out, dim=1)
-
-    def accept_logit(self, state: Tensor) -> Tensor:
-        return self.readout(self.top_hidden(state)).squeeze(-1)
 
     def top_outputs(self, symbols: Tensor, method: str = "scan") -> Tensor:
         """Top h after every prefix (B, T, hidden): the convolution for all steps at once,

@@ -1,8 +1,10 @@
 """Recurrent acceptors: Elman (tanh / ReLU / saturated-linear), LSTM and GRU, stacked.
 
 One class, `RNNAcceptor`, implements the Acceptor contract (docs/architecture.md) with a per-symbol
-`step`, and a fused `forward` over padded batches for training. Both read the same
-parameters (those of a `torch.nn.RNN/LSTM/GRU` module), so `step` agrees with `forward`.
+`step`, and a fused `forward` over padded batches for training (`seqbase`: from
+`top_outputs`). Both read the same parameters (those of a `torch.nn.RNN/LSTM/GRU` module),
+so `step` agrees with `forward`. Labellers and language models are this network with
+another read-out (labeller.py, lm.py).
 
 State layout (what `step` consumes and returns), layer by layer from the bottom:
   Elman / GRU: [h_1, h_2, ..., h_L]              state_dim = L * hidden
@@ -22,6 +24,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import StateSpace
 from rnn2dfa.models.cell_names import RNN_CELLS
 from rnn2dfa.models.io import register
+from rnn2dfa.models.seqbase import FusedPassesMixin
 from rnn2dfa.models.stacked import fusable, slu, step_stack, step_words_stack
 
 #: Cell names: Elman activations, then gated cells.
@@ -30,7 +33,7 @@ ELMAN = ("tanh", "relu", "slu")
 
 
 @register("rnn")
-class RNNAcceptor(nn.Module):
+class RNNAcceptor(FusedPassesMixin, nn.Module):
     """A recurrent network that reads a word and accepts when its logit is positive.
 
     `cell` is one of tanh, relu, slu (Elman networks), lstm, gru. `embedding=None` feeds
@@ -81,10 +84,7 @@ class RNNAcceptor(nn.Module):
             self.rnn = nn.RNN(in_size, hidden, layers, nonlinearity=nonlin, batch_first=True)
         parts = 2 if cell == "lstm" else 1
         init = torch.zeros(layers, parts, hidden)
-        if self.learn_init:
-            self.init = nn.Parameter(init)
-        else:
-            self.register_buffer("init", init)
+        self._set_init(init)
         self.readout = nn.Linear(hidden, 1)
         self._eye: dict[torch.dtype, Tensor] = {}  # one-hot rows on the host, by dtype
 
@@ -193,10 +193,6 @@ class RNNAcceptor(nn.Module):
         parts = [t for h, c in outs for t in ((h, c) if lstm else (h,))]
         return torch.cat(parts, dim=2)  # type: ignore[arg-type]
 
-    def accept_logit(self, state: Tensor) -> Tensor:
-        top = self.split(state)[-1, 0]
-        return self.readout(top).squeeze(-1)
-
     def top_hidden(self, state: Tensor) -> Tensor:
         """The top layer's h in a state (batch, hidden): what a read-out sees."""
         return self.split(state)[-1, 0]
@@ -267,25 +263,3 @@ class RNNAcceptor(nn.Module):
                 outs.append(h)
             x = torch.stack(outs, dim=1) if outs else pre
         return x
-
-    def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
-        """Accept logits of a padded batch (symbols (B, T) int64, lengths (B,)) -> (B,)."""
-        lengths = torch.as_tensor(lengths, dtype=torch.long, device=symbols.device)
-        b = symbols.shape[0]
-        top_init = self._init()[-1, 0].expand(b, -1)
-        if symbols.shape[1] == 0:
-            return self.readout(top_init).squeeze(-1)
-        out = self.top_outputs(symbols)
-        idx = (lengths - 1).clamp(min=0)
-        last = out[torch.arange(b, device=out.device), idx]
-        last = torch.where((lengths > 0)[:, None], last, top_init)
-        return self.readout(last).squeeze(-1)
-
-    def prefix_logits(self, symbols: Tensor) -> Tensor:
-        """Accept logits after every prefix of a padded batch: (B, T + 1), column 0 = empty word."""
-        b = symbols.shape[0]
-        top_init = self._init()[-1, 0].expand(b, -1)[:, None]
-        if symbols.shape[1] == 0:
-            return self.readout(top_init).squeeze(-1)
-        out = torch.cat([top_init, self.top_outputs(symbols)], dim=1)
-        return self.readout(out).squeeze(-1)

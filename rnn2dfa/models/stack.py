@@ -62,10 +62,7 @@ class StackRNNAcceptor(FusedPassesMixin, nn.Module):
         self.action = nn.Linear(self.hidden, 3)
         self.push_value = nn.Linear(self.hidden, self.width)
         init = torch.zeros(self.hidden)
-        if self.learn_init:
-            self.init = nn.Parameter(init)
-        else:
-            self.register_buffer("init", init)
+        self._set_init(init)
         self.readout = nn.Linear(self.out_width, 1)
 
     @property
@@ -122,9 +119,6 @@ class StackRNNAcceptor(FusedPassesMixin, nn.Module):
         x = F.one_hot(symbols.long(), len(self.alphabet)).to(self.init.dtype)
         h, s = self._advance(h, s, x)
         return torch.cat([h, s.flatten(1)], dim=1)
-
-    def accept_logit(self, state: Tensor) -> Tensor:
-        return self.readout(self.top_hidden(state)).squeeze(-1)
 
     def top_outputs(self, symbols: Tensor) -> Tensor:
         b, t = symbols.shape

@@ -61,8 +61,9 @@ def step_stack(x: Tensor, kinds: Sequence[str], hs: Sequence[Tensor],
     return new_h, new_c
 
 
-#: torch's fused whole-sequence kernels (over packed rows: no padding is stepped)
-_FUSED = {"gru": torch.gru, "tanh": torch.rnn_tanh, "relu": torch.rnn_relu, "lstm": torch.lstm}
+#: torch's fused whole-sequence kernels (over packed rows: no padding is stepped), by the
+#: cell kind of a layer; what nn.RNN/LSTM/GRU run
+FUSED = {"gru": torch.gru, "tanh": torch.rnn_tanh, "relu": torch.rnn_relu, "lstm": torch.lstm}
 
 
 #: Whether `step_words_stack` steps states on the host too. Off: it replaces ~15 kernel
@@ -81,7 +82,7 @@ def fusable(kinds: Sequence[str], device: torch.device | str = "cpu") -> bool:
     (no torch kernel)."""
     if torch.device(device).type == "cpu" and not FUSED_ON_HOST:
         return False
-    return all(k in _FUSED for k in kinds)
+    return all(k in FUSED for k in kinds)
 
 
 def step_words_stack(x: Tensor, lengths: Tensor, kinds: Sequence[str], hs: Sequence[Tensor],
@@ -137,7 +138,7 @@ def step_words_stack(x: Tensor, lengths: Tensor, kinds: Sequence[str], hs: Seque
             cell = _lstm_cells(inputs, data, h0[0], c0[0], sizes, first, w_ih, w_hh, b_ih, b_hh)
             outs.append((unpacked(data), unpacked(cell)))
         else:
-            data, _ = _FUSED[kind](inputs, packed.batch_sizes, h0, params,
+            data, _ = FUSED[kind](inputs, packed.batch_sizes, h0, params,
                                    b_ih is not None, 1, 0.0, False, False)
             outs.append((unpacked(data), None))
     return outs

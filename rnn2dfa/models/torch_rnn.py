@@ -30,15 +30,15 @@ from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.bidirectional import NOT_STEPPABLE, NotSteppableError
+from rnn2dfa.models.infer import ACTIVATIONS, FINALS, GATES_OF
 from rnn2dfa.models.io import register
-from rnn2dfa.models.stacked import cell_step, fusable, step_stack, step_words_stack
+from rnn2dfa.models.labeller import LabelHead
+from rnn2dfa.models.stacked import FUSED, fusable, step_stack, step_words_stack
+from rnn2dfa.models.tokens import framed, token_ids_of
 
 OUTPUTS = ("logit", "probability")
 CELLS = ("rnn", "lstm", "gru")
-ACTIVATIONS = ("none", "relu", "tanh", "sigmoid")
-FINALS = ("none", "sigmoid", "softmax", "sigmoid_softmax")
 READOUTS = ("final", "last_output")
-_GATES = {"rnn": 1, "gru": 3, "lstm": 4}
 
 
 def activate(x: Tensor, name: str) -> Tensor:
@@ -132,11 +132,13 @@ class TorchRNNAcceptor(nn.Module):
         self.head_outputs = _positive("the number of head outputs", head_outputs)
         self.accept_class = int(accept_class)
         self._check_accept_class()
-        ids = list(range(len(self.alphabet))) if token_ids is None else [int(t) for t in token_ids]
-        self.token_ids = ids
         self.start_token = None if start_token is None else int(start_token)
         self.end_token = None if end_token is None else int(end_token)
-        self._check_tokens()
+        for t in (self.start_token, self.end_token):
+            if t is not None and not 0 <= t < self.vocab:
+                raise InputError(f"token id {t} is outside the {self.vocab} input tokens")
+        ids = token_ids_of(token_ids, self.alphabet, vocab=self.vocab)
+        self.token_ids = ids
         self.embed = nn.Embedding(self.vocab, self.input_size) if self.use_embedding else None
         self.rnn = nn.Module()
         self._build_layers()
@@ -192,18 +194,10 @@ class TorchRNNAcceptor(nn.Module):
         if k == 1 and self.head_final in ("softmax", "sigmoid_softmax"):
             raise InputError("a softmax over one output is constant: it decides nothing")
 
-    def _check_tokens(self) -> None:
-        if len(self.token_ids) != len(self.alphabet):
-            raise InputError(f"{len(self.token_ids)} token ids for {len(self.alphabet)} "
-                             "symbols")
-        for t in (*self.token_ids, self.start_token, self.end_token):
-            if t is not None and not 0 <= t < self.vocab:
-                raise InputError(f"token id {t} is outside the {self.vocab} input tokens")
-
     def _build_layers(self) -> None:
         width = self.input_size
         for k in range(self.layers):
-            hid, g = self.layer_hidden[k], _GATES[self.layer_cells[k]]
+            hid, g = self.layer_hidden[k], GATES_OF[self.layer_cells[k]]
             for suffix in ("", "_reverse") if self.bidirectional else ("",):
                 shapes = {f"weight_ih_l{k}{suffix}": (g * hid, width),
                           f"weight_hh_l{k}{suffix}": (g * hid, hid)}
@@ -274,11 +268,6 @@ class TorchRNNAcceptor(nn.Module):
         if self.layer_bias[k]:
             return (*w, getattr(r, f"bias_ih_l{k}{suffix}"), getattr(r, f"bias_hh_l{k}{suffix}"))
         return (*w, None, None)
-
-    def _cell(self, k: int, x: Tensor, h: Tensor, c: Tensor | None,
-              suffix: str = "") -> tuple[Tensor, Tensor | None]:
-        # stacked.cell_step runs torch.*_cell, the kernels of nn.RNN/LSTM/GRU's own cells.
-        return cell_step(self._kind(k), x, h, c, self._weights(k, suffix))
 
     def _kind(self, k: int) -> str:
         """Layer k's cell kind for `stacked`: lstm, gru, or the Elman nonlinearity."""
@@ -383,56 +372,39 @@ class TorchRNNAcceptor(nn.Module):
 
     def _with_specials(self, tokens: Tensor, lengths: Tensor) -> tuple[Tensor, Tensor]:
         """Token ids with the start token before and the end token after every word."""
-        b = tokens.shape[0]
-        if self.start_token is not None:
-            tokens = torch.cat([torch.full((b, 1), self.start_token, device=tokens.device), tokens],
-                               dim=1)
-            lengths = lengths + 1
-        if self.end_token is not None:
-            tokens = torch.cat([tokens, tokens.new_zeros((b, 1))], dim=1)
-            tokens[torch.arange(b, device=tokens.device), lengths] = self.end_token
-            lengths = lengths + 1
-        return tokens, lengths
-
-    def _direction(self, k: int, x: Tensor, lengths: Tensor, reverse: bool,
-                   ) -> tuple[Tensor, Tensor]:
-        """(outputs (B, T, H) at every position, the state after the last one read)."""
-        b, t_max = x.shape[0], x.shape[1]
-        pos = torch.arange(t_max, device=x.device)[None, :].expand(b, t_max)
-        live = pos < lengths[:, None]
-        if reverse:  # read each word from its end: position t holds symbol len-1-t
-            idx = torch.where(live, lengths[:, None] - 1 - pos, pos)
-            x = x.gather(1, idx[:, :, None].expand_as(x))
-        hid = self.layer_hidden[k]
-        h = x.new_zeros(b, hid)
-        c = x.new_zeros(b, hid) if self.layer_cells[k] == "lstm" else None
-        outs = []
-        suffix = "_reverse" if reverse else ""
-        for t in range(t_max):
-            h2, c2 = self._cell(k, x[:, t], h, c, suffix)
-            keep = live[:, t, None]
-            h = torch.where(keep, h2, h)
-            if c is not None and c2 is not None:
-                c = torch.where(keep, c2, c)
-            outs.append(h)
-        out = torch.stack(outs, dim=1) if outs else x.new_zeros(b, 0, hid)
-        if reverse and t_max:
-            out = out.gather(1, idx[:, :, None].expand_as(out))
-        return out, h
+        return framed(tokens, lengths, self.start_token, self.end_token)
 
     def _bidirectional_summary(self, tokens: Tensor, lengths: Tensor) -> Tensor:
-        x = self._inputs(tokens)
-        fwd = bwd = x.new_zeros(tokens.shape[0], self.layer_hidden[-1])
+        """What the head reads of whole words: both directions' final states of the top
+        layer (h_n), or its output at the last position (out[:, -1]); an empty word's is
+        zeros. Every layer runs torch's own fused bidirectional kernel over the packed
+        words (`stacked.FUSED`), what nn.RNN/LSTM/GRU runs."""
+        from torch.nn.utils.rnn import PackedSequence, pack_padded_sequence, pad_packed_sequence
+
+        summary = self.head.weight.new_zeros(tokens.shape[0], 2 * self.layer_hidden[-1])
+        live = lengths > 0
+        if not bool(live.any()):
+            return summary
+        packed = pack_padded_sequence(self._inputs(tokens[live]), lengths[live].cpu(),
+                                      batch_first=True, enforce_sorted=False)
+        data, sizes = packed.data, packed.batch_sizes
         for k in range(self.layers):
-            out_f, fwd = self._direction(k, x, lengths, reverse=False)
-            out_b, bwd = self._direction(k, x, lengths, reverse=True)
-            x = torch.cat([out_f, out_b], dim=2)
-        if self.readout == "final":  # h_n of both directions
-            return torch.cat([fwd, bwd], dim=1)
-        if x.shape[1] == 0:  # out[:, -1] of the last position read
-            return x.new_zeros(tokens.shape[0], 2 * self.layer_hidden[-1])
-        last = x[torch.arange(x.shape[0], device=x.device), (lengths - 1).clamp(min=0)]
-        return torch.where((lengths > 0)[:, None], last, torch.zeros_like(last))
+            params = [w for sfx in ("", "_reverse") for w in self._weights(k, sfx)
+                      if w is not None]
+            h0 = data.new_zeros(2, int(sizes[0]), self.layer_hidden[k])
+            args = (params, self.layer_bias[k], 1, 0.0, False, True)
+            if self.layer_cells[k] == "lstm":
+                data, h_n, _ = torch.lstm(data, sizes, (h0, h0), *args)
+            else:
+                data, h_n = FUSED[self._kind(k)](data, sizes, h0, *args)
+        if self.readout == "final":  # h_n of both directions, the words' own order back
+            h_n = h_n[:, packed.unsorted_indices]
+            summary[live] = torch.cat([h_n[0], h_n[1]], dim=1)
+            return summary
+        out, _ = pad_packed_sequence(PackedSequence(data, sizes, packed.sorted_indices,
+                                                    packed.unsorted_indices), batch_first=True)
+        summary[live] = out[torch.arange(out.shape[0], device=out.device), lengths[live] - 1]
+        return summary
 
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """Accept logits of a padded batch (alphabet indices (B, T), lengths (B,)) -> (B,)."""
@@ -447,7 +419,7 @@ TASK_OF_KIND = {kind: task for task, kind in KIND_OF_TASK.items()}
 
 
 @register("torch_rnn_labeller")
-class TorchRNNLabeller(TorchRNNAcceptor):
+class TorchRNNLabeller(LabelHead, TorchRNNAcceptor):
     """An imported k-class classifier (`kind="moore"`: the head read after the word's last
     symbol, and after the end token if any) or tagger (`kind="mealy"`: the same head read
     after every symbol), as a Labeller (rnn2dfa.models.labeller).
@@ -463,22 +435,16 @@ class TorchRNNLabeller(TorchRNNAcceptor):
     def __init__(self, *args: Any, outputs: Sequence[str] = (), kind: str = "moore",
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if kind not in TASK_OF_KIND:
-            raise InputError(f"a labeller is 'moore' or 'mealy', not {kind!r}")
-        self.kind = kind
-        self.outputs: tuple[str, ...] = tuple(str(o) for o in outputs)
         k = self.head_outputs
-        what = "classifier" if kind == "moore" else "tagger"
         if kind == "moore" and k == 1:
             raise InputError("the head has one output (a logit): it accepts or rejects, it "
                              "is not a k-class classifier")
         want = 2 if k == 1 else k
-        if len(self.outputs) != want:
-            raise InputError(f"{len(self.outputs)} label names for a head of {k} output"
+        if len(outputs) != want:
+            raise InputError(f"{len(outputs)} label names for a head of {k} output"
                              f"{'s' if k > 1 else ' (two labels, by its sign)'}; give {want}")
-        if len(set(self.outputs)) != len(self.outputs) or "" in self.outputs:
-            raise InputError(f"the labels must be distinct and non-empty: "
-                             f"{','.join(self.outputs)}")
+        self._labelled(outputs, kind)
+        what = "classifier" if kind == "moore" else "tagger"
         if self.bidirectional:
             raise InputError(f"a bidirectional network has no state after a prefix: no "
                              f"{'Moore' if kind == 'moore' else 'Mealy'} machine can be read "
@@ -486,20 +452,6 @@ class TorchRNNLabeller(TorchRNNAcceptor):
         if kind == "mealy" and self.end_token is not None:
             raise InputError("a tagger's label is read after every symbol; an end token "
                              "(read once, after the word) has no place in it")
-
-    def config(self) -> dict[str, Any]:
-        return {**super().config(), "outputs": list(self.outputs), "kind": self.kind}
-
-    def describe(self) -> str:
-        what = "classifier" if self.kind == "moore" else "tagger"
-        return f"{super().describe()}, {len(self.outputs)}-label {what}"
-
-    #: not an acceptor: `accept_logits` must not find a fused accept pass here
-    padded_logits = None
-
-    def accept_logit(self, state: Tensor) -> Tensor:
-        raise InputError(f"this network answers with one of {len(self.outputs)} labels, not "
-                         f"accept/reject: extract a {self.kind} machine from it")
 
     def labels_from_values(self, z: Tensor) -> Tensor:
         """Output logits (..., len(outputs)) from the last head layer's outputs z."""

@@ -39,6 +39,7 @@ import numpy as np
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.limits import BATCH_STATE_BYTES, PADDED_BATCH_SYMBOLS
+from rnn2dfa.models.tokens import symbols_of
 from rnn2dfa.models.trusted import on_import_path
 from rnn2dfa.words import length_batches
 
@@ -451,6 +452,36 @@ def scores(raw: Any, count: int, *, source: str, what: str,
     return arr.reshape(count)
 
 
+def checked_tensor(out: Any, *, doing: str, want: str, fits: Callable[[Any], bool],
+                   error: Callable[[str], InputError] = InputError) -> Any:
+    """A tensor user code returned (detached; a numpy array of numbers read as one),
+    checked before the library reads it: real, of a shape `fits` takes, finite where it is
+    floating point; else `error` with one line saying what `doing` returned instead of
+    `want` ("(4, state_dim) states", "(batch, time, vocab) logits"). Every tensor of a
+    user's network (an Acceptor's states and logits, a language model's outputs) is
+    checked here."""
+    import torch
+
+    if isinstance(out, np.ndarray) and out.dtype.kind in "biuf":
+        out = torch.from_numpy(out)
+    if not isinstance(out, torch.Tensor):
+        raise error(f"{doing} returned {_kind(out)}, not a tensor of {want}")
+    t = out.detach()
+    if t.is_complex():
+        raise error(f"{doing} returned complex values, not real {want}")
+    if not fits(t):
+        raise error(f"{doing} returned shape {tuple(t.shape)}; want {want}")
+    if t.is_floating_point():
+        finite = torch.isfinite(t)
+        if not bool(finite.all()):
+            flat = int(torch.argmin(finite.reshape(-1).to(torch.uint8)))
+            row = flat // max(1, t[0].numel()) if t.numel() else 0
+            value = float(t.reshape(-1)[flat])
+            raise error(f"{doing} returned {value} (row {row} of {t.shape[0]}); want finite "
+                        f"{want}")
+    return t
+
+
 def _word_text(word: Sequence[int], alphabet: Sequence[str]) -> str:
     from rnn2dfa.words import format_word
 
@@ -493,11 +524,7 @@ class BatchClassifier:
     network: Any = None
 
     def __post_init__(self) -> None:
-        self.alphabet = tuple(str(a) for a in self.alphabet)
-        if not self.alphabet:
-            raise InputError(f"{self.name}: the alphabet is empty")
-        if len(set(self.alphabet)) != len(self.alphabet):
-            raise InputError(f"{self.name}: the alphabet repeats a symbol")
+        self.alphabet = symbols_of(self.alphabet, self.name)
         if self.words_as not in ("symbols", "ids"):
             raise InputError(f"{self.name}: words_as must be 'symbols' or 'ids'")
         if self.guard is None:
@@ -584,10 +611,7 @@ class GuardedAcceptor:
         self._inner = inner
         self._guard = guard
         raw = guard.call(lambda: tuple(str(a) for a in inner.alphabet), doing="its alphabet")
-        if not raw or len(set(raw)) != len(raw) or "" in raw:
-            raise guard.error(f"its alphabet {shorten(raw)} must hold distinct, non-empty "
-                              "symbols")
-        self.alphabet: tuple[str, ...] = raw
+        self.alphabet: tuple[str, ...] = guard.call(symbols_of, raw, doing="its alphabet")
 
     def __repr__(self) -> str:
         return f"GuardedAcceptor({self._guard.name})"
@@ -610,28 +634,16 @@ class GuardedAcceptor:
         import torch
 
         want = f"({rows}, state_dim) states" if not logits else f"({rows},) logits"
-        if isinstance(out, np.ndarray) and out.dtype.kind in "biuf":
-            out = torch.from_numpy(out)
-        if not isinstance(out, torch.Tensor):
-            raise self._guard.error(f"{doing} returned {_kind(out)}, not a tensor of {want}")
-        t = out.detach()
-        if t.is_complex():
-            raise self._guard.error(f"{doing} returned complex values, not real {want}")
-        if logits and t.dim() == 2 and t.shape[1] == 1:
+
+        def fits(t: Any) -> bool:
+            if logits:
+                return t.shape[0] == rows and (t.dim() == 1 or t.shape[1:] == (1,))
+            return t.dim() == 2 and t.shape[0] == rows
+
+        t = checked_tensor(out, doing=doing, want=want, fits=fits, error=self._guard.error)
+        if logits and t.dim() == 2:
             t = t.reshape(-1)
-        if t.dim() != (1 if logits else 2) or t.shape[0] != rows:
-            raise self._guard.error(f"{doing} returned shape {tuple(t.shape)}; want {want}")
-        if t.dtype == torch.bool and logits:
-            t = torch.where(t, 1.0, -1.0)
-        if t.is_floating_point():
-            finite = torch.isfinite(t)
-            if not bool(finite.all()):
-                flat = int(torch.argmin(finite.reshape(-1).to(torch.uint8)))
-                row = flat // max(1, t[0].numel()) if t.numel() else 0
-                value = float(t.reshape(-1)[flat])
-                raise self._guard.error(f"{doing} returned {value} (row {row} of {rows}); "
-                                        f"want finite {want}")
-        return t
+        return torch.where(t, 1.0, -1.0) if t.dtype == torch.bool and logits else t
 
     def _call(self, doing: str, fn: Callable[..., Any], *args: Any) -> Any:
         return self._guard.call(fn, *args, doing=doing)

@@ -63,7 +63,9 @@ import numpy as np
 import torch
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.pdfa.automaton import flat_positions, next_targets
+from rnn2dfa.models.stacked import FUSED
+from rnn2dfa.models.tokens import framed, symbols_of, token_ids_of
+from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
 from rnn2dfa.words import Word, pad_words
 
 HEADS = ("logits", "probabilities", "log_probabilities", "softmax_sigmoid")
@@ -109,18 +111,10 @@ class NextSymbolLM:
         if self.outside_mass not in OUTSIDE:
             raise InputError(f"{self.name}: outside_mass must be one of {', '.join(OUTSIDE)} "
                              f"(got {self.outside_mass!r})")
-        self.alphabet = tuple(str(a) for a in self.alphabet)
-        k = len(self.alphabet)
-        if k == 0:
-            raise InputError(f"{self.name}: the alphabet is empty")
-        if len(set(self.alphabet)) != k:
-            raise InputError(f"{self.name}: the alphabet repeats a symbol")
-        ids = list(range(k)) if self.token_ids is None else [int(t) for t in self.token_ids]
-        if len(ids) != k:
-            raise InputError(f"{self.name}: {len(ids)} token ids for {k} symbols")
-        if len(set(ids + [int(self.end_token)])) != k + 1:
-            raise InputError(f"{self.name}: the symbols' token ids and the end token must all "
-                             f"differ (got {ids} and end {self.end_token})")
+        # the declaration checked as every user network's is (models/tokens.py)
+        self.alphabet = symbols_of(self.alphabet, self.name)
+        ids = token_ids_of(self.token_ids, self.alphabet, {"the end token": self.end_token},
+                           name=self.name)
         if self.step is not None and not self.causal:
             raise InputError(f"{self.name}: a step function reads one token after another, "
                              "which a model that is not causal cannot")
@@ -162,13 +156,8 @@ class NextSymbolLM:
     def _tokens(self, words: Sequence[Word]) -> tuple[torch.Tensor, np.ndarray]:
         """(B, T + 1) token ids: the start token, each word's tokens, then padding."""
         padded, lengths = pad_words(words)
-        b, t = padded.shape
-        tokens = torch.full((b, t + 1), self.pad_token, dtype=torch.long)
-        tokens[:, 0] = self.start_token
-        if t:
-            body = self._in[torch.as_tensor(padded)]
-            mask = torch.as_tensor(np.arange(t)[None, :] < lengths[:, None])
-            tokens[:, 1:] = torch.where(mask, body, tokens[:, 1:])
+        body = self._in[torch.as_tensor(padded, dtype=torch.long)]
+        tokens, _ = framed(body, torch.as_tensor(lengths), self.start_token, pad=self.pad_token)
         return tokens.to(self._device()), lengths
 
     def _device(self) -> torch.device:
@@ -178,23 +167,23 @@ class NextSymbolLM:
 
         return device_of(self.module)
 
-    def _check_raw(self, raw: Any, shape: tuple[int, ...], last_only: bool = False
-                   ) -> torch.Tensor:
+    def _check_raw(self, raw: Any, shape: tuple[int, ...], last_only: bool = False,
+                   doing: str = "the forward pass") -> torch.Tensor:
         """The module's outputs as a (B, T, V) float64 tensor (T = 1 for `last_only`
-        outputs of shape (B, V)), or a one-line error."""
+        outputs of shape (B, V)), or a one-line error (the check of every user network's
+        tensors, `user_code.checked_tensor`)."""
+        from rnn2dfa.models.user_code import checked_tensor
+
         if isinstance(raw, tuple | list) and raw:  # e.g. (logits, hidden) as nn.RNN returns
             raw = raw[0]
-        if isinstance(raw, torch.Tensor) and raw.is_complex():
-            raise InputError(f"{self.name} returned complex outputs; a language model returns "
-                             "real (batch, time, vocab) logits or probabilities")
         b, t = shape
-        ok = isinstance(raw, torch.Tensor) and (
-            (raw.dim() == 3 and raw.shape[:2] == (b, t))
-            or (last_only and raw.dim() == 2 and raw.shape[0] == b))
-        if not ok:
-            got = tuple(raw.shape) if isinstance(raw, torch.Tensor) else type(raw).__name__
-            raise InputError(f"{self.name} returned {got} for tokens of shape {(b, t)}; a "
-                             "language model returns (batch, time, vocab) logits")
+
+        def fits(out: torch.Tensor) -> bool:
+            return (out.dim() == 3 and out.shape[:2] == (b, t)) or (
+                last_only and out.dim() == 2 and out.shape[0] == b)
+
+        raw = checked_tensor(raw, doing=doing, fits=fits, error=self._error,
+                             want=f"(batch, time, vocab) logits for tokens of shape {(b, t)}")
         raw = raw.cpu()  # back to the host once a batch (a module on a GPU)
         if raw.dim() == 2:
             raw = raw[:, None]
@@ -202,6 +191,9 @@ class NextSymbolLM:
             raise InputError(f"{self.name} has {raw.shape[2]} outputs, but token "
                              f"{int(self._out.max())} was declared")
         return raw.double()
+
+    def _error(self, message: str) -> InputError:
+        return InputError(f"{self.name}: {message}")
 
     def _split(self, raw: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """(..., k + 1) distributions over the symbols and the end, and the mass kept on them
@@ -284,9 +276,8 @@ class NextSymbolLM:
         return out, kept
 
     def _vocabulary(self, raw: torch.Tensor) -> torch.Tensor:
-        """The distribution over the whole output vocabulary, by the declared head."""
-        if not torch.isfinite(raw).all():
-            raise InputError(f"{self.name} returned NaN or infinite outputs")
+        """The distribution over the whole output vocabulary, by the declared head (the
+        outputs are finite: `_check_raw`)."""
         if self.head == "logits":
             return torch.softmax(raw, dim=-1)
         if self.head == "softmax_sigmoid":
@@ -410,14 +401,9 @@ class NextSymbolLM:
         if not words:
             return np.zeros(0)
         dists, kept = self._flat(words)
-        targets = next_targets(words, self.eos)
-        picked = dists[np.arange(targets.size), targets]
-        if self.outside_mass == "count":
-            picked = picked * kept
-        with np.errstate(divide="ignore"):
-            logp = np.log(picked)
-        bounds = np.cumsum([0] + [len(w) + 1 for w in words])[:-1]
-        return np.add.reduceat(logp, bounds)
+        if self.outside_mass == "count":  # each position's distribution as the model gives it
+            dists = dists * kept[:, None]
+        return word_log_probs(dists, words, self.eos)
 
     def outside(self, words: Sequence[Word]) -> np.ndarray:
         """Per word: the summed log of the mass kept on the symbols and the end at each of
@@ -600,11 +586,11 @@ class _UserStep(_Stepper):
         if not isinstance(out, tuple | list) or len(out) != 2:
             raise InputError(f"{self.lm.name}: step must return (outputs, state)")
         raw, new = out
-        if not isinstance(raw, torch.Tensor) or raw.dim() != 2 or raw.shape[0] != tokens.shape[0]:
-            got = tuple(raw.shape) if isinstance(raw, torch.Tensor) else type(raw).__name__
-            raise InputError(f"{self.lm.name}: step returned outputs of shape {got} for "
-                             f"{tokens.shape[0]} tokens; expected (batch, vocab)")
-        return self.lm._check_raw(raw, (tokens.shape[0], 1), last_only=True)[:, 0], new
+        if isinstance(raw, torch.Tensor) and raw.dim() != 2:  # (batch, vocab) only
+            raise self.lm._error(f"step returned outputs of shape {tuple(raw.shape)} for "
+                                 f"{tokens.shape[0]} tokens; expected (batch, vocab)")
+        return self.lm._check_raw(raw, (tokens.shape[0], 1), last_only=True,
+                                  doing="step")[:, 0], new
 
     def select(self, state: Any, keep: torch.Tensor) -> Any:
         dim = self.lm.state_batch_dim
@@ -688,8 +674,8 @@ class _LastTokenBackward:
     sequence's: a module that reads it disagrees with its prefix passes, and the path is not
     used (`NextSymbolLM._prefix_path` checks)."""
 
-    _RUN = {"GRU": torch.gru, "LSTM": torch.lstm, "RNN_TANH": torch.rnn_tanh,
-            "RNN_RELU": torch.rnn_relu}
+    #: a layer's `mode` -> its kernel (`models.stacked.FUSED`: what nn.RNN/LSTM/GRU run)
+    _KIND = {"GRU": "gru", "LSTM": "lstm", "RNN_TANH": "tanh", "RNN_RELU": "relu"}
 
     def __init__(self, layer: torch.nn.RNNBase) -> None:
         self.layer = layer
@@ -707,7 +693,7 @@ class _LastTokenBackward:
         if mod.mode == "LSTM":
             out, h, c = torch.lstm(x, hx, *args)
             return out, (h, c)
-        out, h = self._RUN[mod.mode](x, hx, *args)
+        out, h = FUSED[self._KIND[mod.mode]](x, hx, *args)
         return out, h
 
     def forward(self, x: Any, hx: Any = None) -> tuple[torch.Tensor, Any]:
@@ -715,7 +701,7 @@ class _LastTokenBackward:
         if not isinstance(x, torch.Tensor) or x.dim() != 3:
             raise TypeError("the bidirectional layer's input is not a (batch, time, features) "
                             "tensor")
-        if getattr(mod, "proj_size", 0) or mod.mode not in self._RUN:
+        if getattr(mod, "proj_size", 0) or mod.mode not in self._KIND:
             raise TypeError("a projected or unknown recurrent layer")
         xb = x if mod.batch_first else x.transpose(0, 1)
         b, t, f = xb.shape
