@@ -12,9 +12,9 @@ from typing import Any
 import click
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from rnn2dfa_cli.common import EXIT_FAIL, PipedProgress, emit_json, err, kv_table, options_for, out
+from rnn2dfa_cli.options import grid
 
 #: EOS steps a TM network may run per word when --max-steps is not given.
 DEFAULT_MAX_STEPS = 100_000
@@ -157,15 +157,8 @@ def classify_turing(model: Any, meta: dict[str, Any], model_file: str,
                    "encoding": model.encoding, "eos": model.eos,
                    "agreeing_with_machine": agree, "results": rows})
         return
-    table = Table(title_justify="left", title=f"{meta.get('language') or 'machine'}: network "
-                  f"({precision}, {model.encoding} stacks) beside the machine")
-    table.add_column("word")
-    table.add_column("verdict")
-    table.add_column("EOS steps", justify="right")
-    table.add_column("machine", justify="left")
-    table.add_column("machine steps", justify="right")
-    table.add_column("stack depth", justify="right")
     colour = {"accept": "green", "reject": "red", "undecided": "yellow"}
+    cells = []
     for r in rows:
         v = r["verdict"]
         shown = f"[{colour[v]}]{v}[/{colour[v]}]"
@@ -173,9 +166,12 @@ def classify_turing(model: Any, meta: dict[str, Any], model_file: str,
             shown += " (state lost)"
         if not r["agrees"]:
             shown += " [bold red]≠ machine[/bold red]"
-        table.add_row(escape(r["word"]), shown, f"{r['steps']:,}", r["machine_verdict"],
-                      f"{r['machine_steps']:,}", str(r["stack_depth"]))
-    out.print(table)
+        cells.append([escape(r["word"]), shown, f"{r['steps']:,}", r["machine_verdict"],
+                      f"{r['machine_steps']:,}", str(r["stack_depth"])])
+    out.print(grid(f"{meta.get('language') or 'machine'}: network ({precision}, "
+                   f"{model.encoding} stacks) beside the machine",
+                   ("word", "verdict", "EOS steps", "machine", "machine steps", "stack depth"),
+                   cells, left={"word", "verdict", "machine"}))
     out.print(f"EOS steps = 1 (end of input) + |w| (rewind) + 1 (start) + machine steps; "
               f"network and machine agree on {agree} of {len(rows)} word(s)"
               f" (undecided = no answer within {max_steps:,} EOS steps)")

@@ -42,6 +42,12 @@ class TrainingInterrupted(KeyboardInterrupt):
 _BOOK: contextvars.ContextVar[Any] = contextvars.ContextVar("rnn2dfa_epoch_book", default=None)
 
 
+def book_run(book: Any) -> None:
+    """Make `book` (its `model`, `summary`, `best_state`, `finish()`) the run an interrupt
+    keeps the best weights of (`keeps_best_on_interrupt`)."""
+    _BOOK.set(book)
+
+
 def keeps_best_on_interrupt(fn: Callable[..., Any]) -> Callable[..., Any]:
     """An interrupt during `fn`'s epochs becomes TrainingInterrupted with the best weights so
     far loaded into the model (every trainer books its epochs in an EpochBook)."""
@@ -176,7 +182,7 @@ class EpochBook:
     def __post_init__(self) -> None:
         self.start = self.clock()
         self.summary.stopped = "epoch budget"
-        _BOOK.set(self)  # an interrupt keeps this run's best weights (train_model)
+        book_run(self)  # an interrupt keeps this run's best weights (train_model)
 
     def record(self, epoch: int, train_loss: float, train_acc: float,
                opt: torch.optim.Optimizer, sched: Any, restarts: int) -> float:
