@@ -3,7 +3,6 @@ weights (Minsky construction)."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import click
@@ -71,15 +70,12 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
       rnn2dfa compile fixtures/tm/anbn.json -o anbn.pt
       rnn2dfa classify anbn.pt aabb abb --precision exact
     """
+    from rnn2dfa.atomic import check_writable
     from rnn2dfa.automata.describe import load_automaton
     from rnn2dfa.compile.machine import compile_automaton
     from rnn2dfa.compile.metadata import compiled_metadata
 
-    if os.path.isdir(output):
-        raise InputError("is a folder, cannot write the model there", path=output)
-    from rnn2dfa.atomic import check_writable
-
-    check_writable(output, "the compiled network")  # read-only, missing folder: before work
+    check_writable(output, "the compiled network")  # a folder, read-only: before any work
     from rnn2dfa.turing.machine import file_format
 
     if (file_format(dfa_file) or "").startswith("rnn2dfa.tm/"):  # any version: its loader says

@@ -4,10 +4,10 @@ Commands: `pdfa-train` (a recurrent language model), `pdfa-extract` (weighted L*
 n-gram), `pdfa-verify` (WER, NDCG@5, perplexity, KL, word log-probability error side by
 side), `pdfa-sample`, `pdfa-random`, `pdfa-prob` (whole words' probabilities). The work
 itself is in rnn2dfa.pdfa (workflow: loading and sizes; methods: the registry of PDFA
-methods; verify); the module functions `train_lm`, `extract_pdfa`, `verify_pdfa` and
-`show_pdfa` add options, tables and output; `train --objective lm`, `extract --method
-wlstar|spectral`, `verify PDFA.json --data` and `show PDFA.json` hand over to them
-(`render PDFA.json` draws it as every kind is drawn, cmd_render.py).
+methods; verify); the module functions `train_lm`, `extract_pdfa` and `verify_pdfa` add
+options, tables and output; `train --objective lm`, `extract --method wlstar|spectral` and
+`verify PDFA.json --data` hand over to them (`show` and `render` present a PDFA as every
+kind: `pdfa_view`, cmd_render.py; `show_wfa` a weighted automaton).
 """
 
 from __future__ import annotations
@@ -319,69 +319,54 @@ def _verify_tables(v: Any) -> None:
 
 
 # ----------------------------------------------------------------------------- show
-def show_pdfa(path: str, *, limit: int = 40, as_json: bool = False) -> None:
-    """Print a PDFA file: alphabet, states, start, the transition and probability table."""
+def pdfa_view(path: str, limit: int) -> tuple[Any, Any]:
+    """A PDFA file as `show` presents every kind (`automata.describe.Description`): its
+    --json record, its mean length and entropy (and the mass it keeps for other tokens), and
+    the first `limit` rows (0: all) of its next states and probabilities."""
+    from rnn2dfa.automata.describe import Description
+    from rnn2dfa.automata.draw import TransitionTable
     from rnn2dfa.pdfa import EOS_TEXT, load_pdfa, pdfa_to_dict
     from rnn2dfa.pdfa.exact import entropy, expected_length
-    from rnn2dfa.pdfa.wfa_io import is_wfa_file
-
-    if is_wfa_file(path):
-        return _show_wfa(path, limit=limit, as_json=as_json)
-    p = load_pdfa(path)
-    minimal = p.minimize().n_states
-    reachable = int(p.reachable().sum())
     from rnn2dfa.pdfa.workflow import expected_length_bounded
 
+    p = load_pdfa(path)
+    minimal = p.minimize().n_states
     try:  # a PDFA whose words hardly ever end: infinite (bounded work, no exact sums)
         if expected_length_bounded(p) is None:
             raise ValueError("its words hardly ever end")
         mean_len, ent = expected_length(p), entropy(p)
     except ValueError:
         mean_len = ent = math.inf
-    if as_json:
-        extra = pdfa_to_dict(p)
-        for key in ("format", "alphabet", "start", "transitions", "probabilities"):
-            del extra[key]
-        full = p.full_probabilities()
-        emit_json({"file": path, "format": "rnn2dfa.pdfa/1", "alphabet": list(p.alphabet),
-                   "states": p.n_states, "reachable_states": reachable,
-                   "minimal_states": minimal, "start": p.start,
-                   "expected_length": mean_len, "entropy_nats": ent,
-                   "transitions": p.transitions.tolist(),
-                   "probabilities": full[:, :-1].tolist(),
-                   **({"outside": full[:, -1].tolist(), "outside_token": p.outside_token}
-                      if p.has_lost else {}),
-                   "extra": extra})
-        return
-    name = p.extra.get("name")
-    out.print(f"[bold]{escape(path)}[/bold] (PDFA)" + (f"  ({escape(str(name))})" if name else ""))
-    out.print(f"alphabet:  {{{escape(', '.join(p.alphabet))}}} and {EOS_TEXT} (end of sequence)",
-              highlight=False)
-    state_note = "minimal" if minimal == p.n_states else f"not minimal: {minimal} states suffice"
-    out.print(f"states:    {p.n_states} ({state_note}, {reachable} reachable)")
-    out.print(f"start:     {p.start}")
-    out.print(f"mean sequence length {mean_len:.3f}, entropy {ent:.3f} nats per sequence")
-    other = p.outside_token or "outside"
-    if p.has_lost:
-        out.print(f"sub-stochastic: each state keeps mass for tokens outside the alphabet "
-                  f"(column {escape(other)}; {float(p.full_probabilities()[:, -1].mean()):.2%}"
-                  " on average), counted in word probabilities; the mean length and entropy "
-                  "are of the distribution given the symbols and the end")
+    extra = pdfa_to_dict(p)
+    for key in ("format", "alphabet", "start", "transitions", "probabilities"):
+        del extra[key]
     full = p.full_probabilities()
-    rows = p.n_states if limit == 0 else min(limit, p.n_states)
-    lost = [escape(other)] if p.has_lost else []  # the column of the mass kept for others
-    out.print(grid("transitions (next state, probability)",
-                   ["state", *(escape(s) for s in p.alphabet), EOS_TEXT, *lost],
-                   ([f"{'→' if q == p.start else ' '} {q}",
-                     *(f"{int(p.transitions[q, a])} ({full[q, a]:.3f})"
-                       for a in range(p.n_symbols)),
-                     f"{full[q, p.n_symbols]:.3f}", *(f"{full[q, -1]:.3f}" for _ in lost)]
-                    for q in range(rows)), title_justify="center"))
-    if rows < p.n_states:
-        out.print(f"... {p.n_states - rows} more states (--limit 0 shows all)")
+    record = {"format": "rnn2dfa.pdfa/1", "alphabet": list(p.alphabet), "states": p.n_states,
+              "reachable_states": int(p.reachable().sum()), "minimal_states": minimal,
+              "minimal": minimal == p.n_states, "start": p.start,
+              "expected_length": mean_len, "entropy_nats": ent,
+              "transitions": p.transitions.tolist(), "probabilities": full[:, :-1].tolist(),
+              **({"outside": full[:, -1].tolist(), "outside_token": p.outside_token}
+                 if p.has_lost else {}),
+              "extra": extra}
+    lines = [f"mean sequence length {mean_len:.3f}, entropy {ent:.3f} nats per sequence"]
+    other = [p.outside_token or "outside"] if p.has_lost else []  # the mass kept for others
+    if p.has_lost:
+        lines.append(f"sub-stochastic: each state keeps mass for tokens outside the alphabet "
+                     f"(column {other[0]}; {float(full[:, -1].mean()):.2%} on average), "
+                     "counted in word probabilities; the mean length and entropy are of the "
+                     "distribution given the symbols and the end")
+    rows = [[f"{'→' if q == p.start else ' '} {q}",
+             *(f"{int(p.transitions[q, a])} ({full[q, a]:.3f})" for a in range(p.n_symbols)),
+             f"{full[q, p.n_symbols]:.3f}", *(f"{full[q, -1]:.3f}" for _ in other)]
+            for q in range(p.n_states if limit == 0 else min(limit, p.n_states))]
+    table = TransitionTable("transitions (next state, probability)",
+                            ["state", *p.alphabet, EOS_TEXT, *other], rows)
+    return p, Description(record, f"PDFA (the probability of each next symbol and of the "
+                                  f"end, {EOS_TEXT}; → marks the start)", lines, table)
 
 
-def _show_wfa(path: str, *, limit: int, as_json: bool) -> None:
+def show_wfa(path: str, *, limit: int, as_json: bool) -> None:
     """Print a weighted-automaton file: alphabet, rank, the initial and final weights, one
     weight matrix per symbol (the first `limit` rows and columns), and how it was made."""
     import numpy as np

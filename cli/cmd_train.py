@@ -42,7 +42,7 @@ from rnn2dfa_cli.common import (
     threads,
 )
 from rnn2dfa_cli.device_option import device_option
-from rnn2dfa_cli.options import grid, refuse_given
+from rnn2dfa_cli.options import flags_of, grid, refuse_given
 from rnn2dfa_cli.turing_view import DEFAULT_MAX_STEPS, DEFAULT_TIME_LIMIT, LateProgress
 from rnn2dfa_cli.user_model import TIME_LIMIT_HELP, acceptor_option, user_model
 
@@ -313,7 +313,7 @@ def _acceptor_plan(ctx: click.Context) -> TrainPlan:
             predicts = not bidirectional and resolve_objective(language, objective) == "predict"
         max_length = PREDICT_MAX_LENGTH if predicts else _DEFAULT.max_length
     cfg = _config(ctx, max_length)
-    with options_for(**_CONFIG_OPTIONS):
+    with options_for(**flags_of(ctx)):
         cfg.check()  # ranges and a memory estimate, before any work
     kwargs: dict[str, Any] = {}
     if language is not None:
@@ -340,14 +340,6 @@ def _acceptor_plan(ctx: click.Context) -> TrainPlan:
     trained_to = max_length if language is not None else None
     return TrainPlan(f"{what} ({cfg.cell})", cfg, run, model_metadata, lambda s: [
         _accuracy_line(s), _length_table(s.accuracy_by_length, trained_to)])
-
-
-#: Library parameters of TrainConfig -> the options that set them.
-_CONFIG_OPTIONS = dict(hidden="--hidden", layers="--layers", embedding="--embedding",
-                       max_length="--max-length", per_length="--per-length", lr="--lr",
-                       time_limit="--time-limit", batch_size="--batch-size",
-                       window="--window", stack_depth="--stack-depth", cell="--cell",
-                       bidirectional="--bidirectional")
 
 
 def _config(ctx: click.Context, max_length: int) -> TrainConfig:
@@ -532,11 +524,11 @@ def _labeller_plan(ctx: click.Context) -> TrainPlan:
     cfg = _config(ctx, max_length)
     from rnn2dfa.train.labels import check_label_config
 
-    with options_for(**_CONFIG_OPTIONS):
+    with options_for(**flags_of(ctx)):
         check_label_config(cfg, len(lang.alphabet))  # before any work
 
     def run(progress: Any) -> tuple[Any, Any]:
-        with options_for(**_CONFIG_OPTIONS):
+        with options_for(**flags_of(ctx)):
             return train_labeller(lang, task=task, config=cfg, progress=progress)
 
     unit = "word classes" if lang.kind == "moore" else "words (every tag)"

@@ -38,7 +38,7 @@ def _who(kind: str) -> str:
 
 
 def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: ANN001
-    """Tables for a TruthComparison of any kind (also used by `run`)."""
+    """Tables for a TruthComparison of any kind."""
     dfa = cmp.kind == "dfa"
     t = kv_table(title)
     # escape: a pattern such as [ab]* is the user's text, not rich markup
@@ -124,7 +124,7 @@ def print_class_table(net, threshold: float | None = None) -> None:  # noqa: ANN
 
 
 def print_network_table(net, threshold: float | None = None) -> None:  # noqa: ANN001
-    """The Omlin & Giles table for a ModelComparison of any kind (also used by `run`)."""
+    """The Omlin & Giles table for a ModelComparison of any kind."""
     has_truth = net.network_error is not None
     who = _who(net.kind)
     mealy = net.kind == "mealy"

@@ -29,6 +29,12 @@ def flag(ctx: click.Context, name: str) -> str:
     return opts[0] if opts else "--" + name.replace("_", "-")
 
 
+def flags_of(ctx: click.Context) -> dict[str, str]:
+    """Every parameter of the command and its long option: for `options_for`, so that a
+    library error about parameter `p` names the option that sets it."""
+    return {p.name: flag(ctx, p.name) for p in ctx.command.params if p.name}
+
+
 def refuse_given(ctx: click.Context, allowed: Iterable[str], what: str, *,
                  path: str | None = None) -> None:
     """One line naming every option given that `what` does not read (outside `allowed`):

@@ -13,7 +13,7 @@ import copy
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -25,7 +25,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.device import device_of
 from rnn2dfa.models.lm import RNNLanguageModel
 from rnn2dfa.train.epochs import Fit, fit_epochs, new_summary, seeded_network
-from rnn2dfa.train.summary import book_run, keeps_best_on_interrupt
+from rnn2dfa.train.summary import RunSummary, book_run, keeps_best_on_interrupt
 from rnn2dfa.words import Word, pad_words
 
 Progress = Callable[[dict[str, Any]], None]
@@ -75,28 +75,13 @@ class LMTrainConfig:
 
 
 @dataclass
-class LMTrainSummary:
-    """How a run went (plain data, stored in the model file's metadata)."""
+class LMTrainSummary(RunSummary):
+    """How a language model's run went (stopped: converged is no held-out improvement;
+    the losses are nats per predicted symbol)."""
 
-    source: str
-    language: str | None
-    alphabet: list[str]
-    config: dict[str, Any]
-    model: str
-    n_parameters: int
-    n_train: int
-    n_val: int
-    epochs: int = 0
-    best_epoch: int = 0
-    seconds: float = 0.0
-    stopped: str = ""  # converged (no held-out improvement) | epoch budget | time limit
-    train_loss: float = math.nan  # nats per predicted symbol
     val_loss: float = math.nan
     val_perplexity: float = math.nan
     history: list[dict[str, float]] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _targets(words: Sequence[Word], eos: int) -> tuple[torch.Tensor, torch.Tensor]:
