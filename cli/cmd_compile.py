@@ -8,7 +8,8 @@ from typing import Any
 import click
 
 from rnn2dfa.errors import InputError
-from rnn2dfa_cli.common import emit_json, json_option, kv_table, out, seed_option
+from rnn2dfa_cli.common import json_option, kv_table, seed_option
+from rnn2dfa_cli.options import say_result
 
 
 @click.command("compile")
@@ -106,9 +107,6 @@ def _write(net: Any, metadata: dict[str, Any], output: str, as_json: bool) -> No
     info = metadata["compiled"]
     save_model(net, output, metadata)
     info["output"] = output
-    if as_json:
-        emit_json(info)
-        return
     kind = info.get("kind")
     what = f"{kind.capitalize()} machine, " if kind else ""
     table = kv_table(f"Compiled {metadata['language']} ({what}Minsky construction)")
@@ -122,7 +120,7 @@ def _write(net: Any, metadata: dict[str, Any], output: str, as_json: bool) -> No
     noise, seed = info.get("noise", 0), info.get("seed")
     table.add_row("noise", "none (integer weights)" if not noise else f"{noise:g} (seed {seed})")
     table.add_row("written to", output)
-    out.print(table)
+    say_result(info, as_json, table)
 
 
 COMMANDS: list[click.Command] = [compile_cmd]

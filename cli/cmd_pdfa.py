@@ -37,7 +37,14 @@ from rnn2dfa_cli.common import (
     yes_no,
 )
 from rnn2dfa_cli.device_option import device_option
-from rnn2dfa_cli.options import exit_verdict, given, grid, live_status, refuse_given
+from rnn2dfa_cli.options import (
+    exit_verdict,
+    given,
+    grid,
+    live_status,
+    refuse_given,
+    say_result,
+)
 
 #: Extraction methods handled here (also accepted by `rnn2dfa extract --method`); the
 #: registry is rnn2dfa.pdfa.methods.PDFA_METHODS.
@@ -711,12 +718,10 @@ def pdfa_sample_cmd(source: str, count: int, max_length: int, output: str, seed:
     words = lm.sample(count, np.random.default_rng(seed), max_length)
     write_sequences(output, words, lm.alphabet)
     mean = sum(len(w) for w in words) / len(words)
-    if as_json:
-        emit_json({"output": output, "sequences": len(words), "mean_length": mean,
-                   "source": source, "kind": kind})
-        return
-    out.print(f"wrote {len(words):,} sequences (mean length {mean:.2f}) from {escape(source)} "
-              f"to {escape(output)}")
+    say_result({"output": output, "sequences": len(words), "mean_length": mean,
+                "source": source, "kind": kind}, as_json,
+               f"wrote {len(words):,} sequences (mean length {mean:.2f}) from "
+               f"{escape(source)} to {escape(output)}")
 
 
 @click.command("pdfa-random")
@@ -751,10 +756,8 @@ def pdfa_random_cmd(states: int, symbols: int, end: float, concentration: float,
         check_random_pdfa(states, symbols)
     p = random_pdfa(states, symbols, end=end, concentration=concentration, seed=seed)
     save_pdfa(p, output)
-    if as_json:
-        emit_json({"output": output, "states": p.n_states, "symbols": p.n_symbols})
-        return
-    out.print(f"wrote {escape(output)}: random PDFA, {states} states, {symbols} symbols")
+    say_result({"output": output, "states": p.n_states, "symbols": p.n_symbols}, as_json,
+               f"wrote {escape(output)}: random PDFA, {states} states, {symbols} symbols")
 
 
 @click.command("pdfa-prob")

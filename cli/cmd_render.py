@@ -9,8 +9,8 @@ import click
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.limits import MAX_DRAWN_STATES, RENDER_SECONDS
-from rnn2dfa_cli.common import EXIT_FAIL, emit_json, json_option, options_for, out
-from rnn2dfa_cli.options import not_drawn, refuse_given
+from rnn2dfa_cli.common import EXIT_FAIL, json_option, options_for
+from rnn2dfa_cli.options import not_drawn, refuse_given, say_result
 
 
 @click.command("render")
@@ -133,10 +133,7 @@ def render_cmd(
                     "raise the limit with --max-states, or lay it out yourself with Graphviz")
         not_drawn(exc, hint)
     info, parts = _summary(drawing, output, fmt)
-    if as_json:
-        emit_json(info)
-        return
-    out.print(", ".join(parts), soft_wrap=True, markup=False)
+    say_result(info, as_json, ", ".join(parts), soft_wrap=True, markup=False)
 
 
 #: The options that apply to a PDFA file.

@@ -1,6 +1,7 @@
 """What several commands do alike with their options and their output: the options a user
 gave (not defaults), one refusal of those that do not apply, a spinner that is also a log
-line, the tables, the exit status of a verdict, and a drawing that could not be made."""
+line, the tables, a result or its --json document, the exit status of a verdict, and a
+drawing that could not be made."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import click
 
 from rnn2dfa.errors import InputError
-from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, PipedProgress, err
+from rnn2dfa_cli.common import EXIT_FAIL, EXIT_OK, PipedProgress, emit_json, err, out
 
 
 def given(ctx: click.Context) -> set[str]:
@@ -61,6 +62,16 @@ def live_status(what: str, start: str, quiet: bool = False
             piped.note(line)
 
         yield show
+
+
+def say_result(doc: Any, as_json: bool, *shown: Any, **print_options: Any) -> None:
+    """A command's result: its --json document, or what `shown` holds (lines, tables) on
+    stdout (`print_options`: rich's, e.g. markup=False for a line of file names)."""
+    if as_json:
+        emit_json(doc)
+        return
+    for item in shown:
+        out.print(item, **print_options)
 
 
 def exit_verdict(passed: bool | None) -> None:

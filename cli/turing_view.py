@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from rnn2dfa_cli.common import EXIT_FAIL, PipedProgress, emit_json, err, kv_table, options_for, out
-from rnn2dfa_cli.options import grid
+from rnn2dfa_cli.options import grid, say_result
 
 #: EOS steps a TM network may run per word when --max-steps is not given.
 DEFAULT_MAX_STEPS = 100_000
@@ -49,9 +49,6 @@ def compile_turing(path: str, output: str, encoding: str, as_json: bool) -> None
                 "turing": {"machine": tm.to_dict(), "eos": net.eos, "encoding": encoding}}
     save_model(net, output, metadata)  # atomic_path: a folder or a full disk is one line
     info["output"] = output
-    if as_json:
-        emit_json(info)
-        return
     table = kv_table(f"Compiled {name} (Siegelmann–Sontag, Theorem 4.6)")
     table.add_row("machine states", str(len(tm.states)))
     table.add_row("tape symbols", str(len(tm.tape_alphabet)))
@@ -59,9 +56,8 @@ def compile_turing(path: str, output: str, encoding: str, as_json: bool) -> None
     table.add_row("stack encoding", encoding)
     table.add_row("EOS symbol", net.eos)
     table.add_row("written to", output)
-    out.print(table)
-    out.print("run it with: rnn2dfa classify " + output + " WORD ... (it reads the word, then "
-              "EOS until it decides)")
+    say_result(info, as_json, table, "run it with: rnn2dfa classify " + output + " WORD ... "
+               "(it reads the word, then EOS until it decides)")
 
 
 class LateProgress:
