@@ -227,14 +227,18 @@ def show_cmd(dfa_file: str, limit: int, as_json: bool) -> None:
     """
     from rnn2dfa.pdfa.io import is_pdfa_file
 
-    if is_pdfa_file(dfa_file):
-        from rnn2dfa_cli.cmd_pdfa import show_pdfa
+    if is_pdfa_file(dfa_file):  # a PDFA (or a weighted automaton: its weights instead)
+        from rnn2dfa.pdfa.wfa_io import is_wfa_file
+        from rnn2dfa_cli.cmd_pdfa import pdfa_view, show_wfa
 
-        return show_pdfa(dfa_file, limit=limit, as_json=as_json)
-    from rnn2dfa.automata.describe import describe, load_automaton
+        if is_wfa_file(dfa_file):
+            return show_wfa(dfa_file, limit=limit, as_json=as_json)
+        a, view = pdfa_view(dfa_file, limit)
+    else:
+        from rnn2dfa.automata.describe import describe, load_automaton
 
-    a = load_automaton(dfa_file)
-    view = describe(a, limit)
+        a = load_automaton(dfa_file)
+        view = describe(a, limit)
     if as_json:
         emit_json({"file": dfa_file} | view.record)
         return

@@ -3,13 +3,13 @@ weights (Minsky construction)."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import click
 
 from rnn2dfa.errors import InputError
-from rnn2dfa_cli.common import emit_json, json_option, kv_table, out, seed_option
+from rnn2dfa_cli.common import json_option, kv_table, seed_option
+from rnn2dfa_cli.options import say_result
 
 
 @click.command("compile")
@@ -71,15 +71,12 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
       rnn2dfa compile fixtures/tm/anbn.json -o anbn.pt
       rnn2dfa classify anbn.pt aabb abb --precision exact
     """
+    from rnn2dfa.atomic import check_writable
     from rnn2dfa.automata.describe import load_automaton
     from rnn2dfa.compile.machine import compile_automaton
     from rnn2dfa.compile.metadata import compiled_metadata
 
-    if os.path.isdir(output):
-        raise InputError("is a folder, cannot write the model there", path=output)
-    from rnn2dfa.atomic import check_writable
-
-    check_writable(output, "the compiled network")  # read-only, missing folder: before work
+    check_writable(output, "the compiled network")  # a folder, read-only: before any work
     from rnn2dfa.turing.machine import file_format
 
     if (file_format(dfa_file) or "").startswith("rnn2dfa.tm/"):  # any version: its loader says
@@ -110,9 +107,6 @@ def _write(net: Any, metadata: dict[str, Any], output: str, as_json: bool) -> No
     info = metadata["compiled"]
     save_model(net, output, metadata)
     info["output"] = output
-    if as_json:
-        emit_json(info)
-        return
     kind = info.get("kind")
     what = f"{kind.capitalize()} machine, " if kind else ""
     table = kv_table(f"Compiled {metadata['language']} ({what}Minsky construction)")
@@ -126,7 +120,7 @@ def _write(net: Any, metadata: dict[str, Any], output: str, as_json: bool) -> No
     noise, seed = info.get("noise", 0), info.get("seed")
     table.add_row("noise", "none (integer weights)" if not noise else f"{noise:g} (seed {seed})")
     table.add_row("written to", output)
-    out.print(table)
+    say_result(info, as_json, table)
 
 
 COMMANDS: list[click.Command] = [compile_cmd]

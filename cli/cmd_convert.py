@@ -108,14 +108,14 @@ def convert_cmd(input_file: str, output: str, style: str, kind: str | None,
 
     Exit code: 0 written, 2 bad input (nothing written).
     """
+    from rnn2dfa.atomic import check_writable
     from rnn2dfa.automata.describe import load_automaton
     from rnn2dfa.automata.dot_io import WHOLE_LABEL_NOTE
     from rnn2dfa.fileio import read_text
     from rnn2dfa.files import save, save_dot
 
     src, dst = _kind(input_file, "the input"), _kind(output, "the output")
-    if os.path.isdir(output):
-        raise InputError("cannot write: is a folder", path=output)
+    check_writable(output, "the converted automaton")  # a folder, read-only: before work
     if complete_output is not None and complete is None:
         raise InputError("--complete-output goes with --complete (sink or self-loop)",
                          path=input_file)

@@ -7,11 +7,11 @@ from typing import Any
 
 import click
 from rich.markup import escape
-from rich.table import Table
 
 from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import emit_json, err, json_option, options_for, out, seed_option
 from rnn2dfa_cli.device_option import device_option
+from rnn2dfa_cli.options import grid
 
 
 def _load(model_file: str, language: str | None) -> tuple[Any, Any, dict[str, Any]]:
@@ -104,21 +104,15 @@ def generalization_cmd(model_file: str, language: str | None, max_n: int,
     out.print(("[green]" if ok else "[yellow]") + escape(report.verdict) + ("[/green]" if ok
               else "[/yellow]"))
     if report.failures:
-        t = Table(title="First errors", title_justify="left")
-        for col in ("n", "kind", "length", "word", "member", "network"):
-            t.add_column(col)
-        for f in report.failures:
-            t.add_row(str(f.n), f.kind, str(f.length), escape(f.word),
-                      "yes" if f.member else "no", "accepts" if f.accepted else "rejects")
-        out.print(t)
-    t = Table(title="Accuracy by length (balanced words)", title_justify="left")
-    for col in ("lengths", "words", "members", "accuracy"):
-        t.add_column(col, justify="right")
-    for row in report.by_length:
-        acc = f"{100 * row.accuracy:.1f}%"
-        t.add_row(f"{row.lo}-{row.hi}", str(row.words), str(row.accepted),
-                  acc if row.correct == row.words else f"[red]{acc}[/red]")
-    out.print(t)
+        columns = ("n", "kind", "length", "word", "member", "network")
+        out.print(grid("First errors", columns, ([
+            str(f.n), f.kind, str(f.length), escape(f.word), "yes" if f.member else "no",
+            "accepts" if f.accepted else "rejects"] for f in report.failures), left=columns))
+    out.print(grid("Accuracy by length (balanced words)",
+                   ("lengths", "words", "members", "accuracy"),
+                   ([f"{row.lo}-{row.hi}", str(row.words), str(row.accepted),
+                     f"{100 * row.accuracy:.1f}%" if row.correct == row.words
+                     else f"[red]{100 * row.accuracy:.1f}%[/red]"] for row in report.by_length)))
     if plot is not None:
         out.print(f"wrote {escape(plot)}")
 
@@ -174,12 +168,10 @@ def activations_cmd(model_file: str, word: str, plot: str | None, r2_min: float,
     verdict = "accepts" if report.accept_logit > 0 else "rejects"
     out.print(f"the network {verdict} the word (logit {report.accept_logit:+.3f})")
     if report.counting:
-        t = Table(title=f"Counting units (R² >= {r2_min})", title_justify="left")
-        for col in ("unit", "follows", "R²", "per count", "at 0"):
-            t.add_column(col)
-        for c in report.counting:
-            t.add_row(c.unit, c.counter, f"{c.r2:.5f}", f"{c.slope:+.4f}", f"{c.intercept:+.3f}")
-        out.print(t)
+        columns = ("unit", "follows", "R²", "per count", "at 0")
+        out.print(grid(f"Counting units (R² >= {r2_min})", columns, (
+            [c.unit, c.counter, f"{c.r2:.5f}", f"{c.slope:+.4f}", f"{c.intercept:+.3f}"]
+            for c in report.counting), left=columns))
     if report.saturating:
         names = ", ".join(f"{s.unit} ({'+' if s.mean_sign > 0 else '-'})"
                           for s in report.saturating)

@@ -4,10 +4,10 @@ Commands: `pdfa-train` (a recurrent language model), `pdfa-extract` (weighted L*
 n-gram), `pdfa-verify` (WER, NDCG@5, perplexity, KL, word log-probability error side by
 side), `pdfa-sample`, `pdfa-random`, `pdfa-prob` (whole words' probabilities). The work
 itself is in rnn2dfa.pdfa (workflow: loading and sizes; methods: the registry of PDFA
-methods; verify); the module functions `train_lm`, `extract_pdfa`, `verify_pdfa`,
-`show_pdfa` and `render_pdfa` add options, tables and output; `train --objective lm`,
-`extract --method wlstar|spectral`, `verify PDFA.json --data`, `show PDFA.json` and
-`render PDFA.json` hand over to them.
+methods; verify); the module functions `train_lm`, `extract_pdfa` and `verify_pdfa` add
+options, tables and output; `train --objective lm`, `extract --method wlstar|spectral` and
+`verify PDFA.json --data` hand over to them (`show` and `render` present a PDFA as every
+kind: `pdfa_view`, cmd_render.py; `show_wfa` a weighted automaton).
 """
 
 from __future__ import annotations
@@ -25,9 +25,6 @@ from rich.table import Table
 from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import (
-    EXIT_FAIL,
-    EXIT_OK,
-    PipedProgress,
     emit_json,
     err,
     json_option,
@@ -40,6 +37,14 @@ from rnn2dfa_cli.common import (
     yes_no,
 )
 from rnn2dfa_cli.device_option import device_option
+from rnn2dfa_cli.options import (
+    exit_verdict,
+    given,
+    grid,
+    live_status,
+    refuse_given,
+    say_result,
+)
 
 #: Extraction methods handled here (also accepted by `rnn2dfa extract --method`); the
 #: registry is rnn2dfa.pdfa.methods.PDFA_METHODS.
@@ -62,11 +67,9 @@ def load_source(source: str) -> tuple[Any, dict[str, Any], str, Any]:
     """(language model, metadata, origin, truth) of a model file, PDFA file or PDFA name
     (`rnn2dfa.pdfa.workflow.load_source`)."""
     from rnn2dfa.pdfa.workflow import load_source as load
-    from rnn2dfa_cli.common import torch_threads_now
 
     s = load(source)
-    if "torch" in sys.modules:  # a network: run it with --threads
-        torch_threads_now()
+    _threads()  # a network: run it with --threads
     return s.model, s.meta, s.origin, s.truth
 
 
@@ -110,12 +113,12 @@ def train_lm(
     import numpy as np
 
     from rnn2dfa import limits
-    from rnn2dfa.models.io import save_model
     from rnn2dfa.pdfa import get_pdfa, load_pdfa
     from rnn2dfa.pdfa.workflow import check_sample, read_sequence_file
     from rnn2dfa.train.data import parse_alphabet
     from rnn2dfa.train.lm import LMTrainConfig, lm_metadata
     from rnn2dfa.train.lm import train_lm as fit
+    from rnn2dfa_cli.cmd_train import TrainPlan, run_plan
 
     if (language is None) == (data is None):
         raise InputError("give one of --language NAME (a PDFA) or --data FILE (sequences)")
@@ -150,30 +153,17 @@ def train_lm(
     cfg = LMTrainConfig(cell=cell, hidden=hidden, layers=layers, embedding=embedding,
                         epochs=epochs, lr=lr, batch_size=batch_size, time_limit=time_limit,
                         seed=seed, threads=threads(), device=str(default_device()))
-    if as_json:
-        model, summary = fit(words, alpha, cfg, source=source, language=lang_name)
-    else:
-        piped = PipedProgress("train")
-        with err.status("training…") as status:
-            def progress(d: dict[str, Any]) -> None:
-                line = (f"epoch {d['epoch']}/{d['epochs']} · loss {d['loss']:.4f} · "
-                        f"held-out {d['val_loss']:.4f} · {d['seconds']:.0f} s")
-                status.update(f"training: {line}")
-                piped.note(line)
 
-            model, summary = fit(words, alpha, cfg, source=source, language=lang_name,
-                                 progress=progress)
-    meta = lm_metadata(summary)
-    save_model(model, output, meta)
-    if as_json:
-        emit_json({"output": output, **meta})
-        return
-    s = summary
-    out.print(f"[bold]{escape(s.model)}[/bold] on {escape(s.source)} ({s.n_train:,} sequences, "
-              f"{s.n_val:,} held out): {s.stopped} after {s.epochs} epochs, {s.seconds:.1f} s")
-    out.print(f"loss per symbol {s.train_loss:.4f} (training), {s.val_loss:.4f} (held out); "
-              f"held-out perplexity {s.val_perplexity:.3f}")
-    out.print(f"wrote {escape(output)}")
+    def run(progress: Any) -> tuple[Any, Any]:
+        return fit(words, alpha, cfg, source=source, language=lang_name, progress=progress)
+
+    def report(s: Any) -> list[str]:
+        return [f"loss per symbol {s.train_loss:.4f} (training, {s.n_train:,} sequences), "
+                f"{s.val_loss:.4f} (held out, {s.n_val:,}); held-out perplexity "
+                f"{s.val_perplexity:.3f}"]
+
+    what = f"{lang_name or Path(language or data or '').name} ({cell})"
+    run_plan(TrainPlan(what, cfg, run, lm_metadata, report), output, as_json)
 
 
 # ----------------------------------------------------------------------------- extract
@@ -210,19 +200,14 @@ def extract_pdfa(
                 raise InputError("--words does not apply to --method ngram (--data trains it)")
             values["words"] = tuple(read_sequence_file(words, src.model.alphabet)[0])
         options = make_pdfa_options(method, **values)
-        if as_json:
-            result = run_method(src.model, method, options)
-        else:
-            piped = PipedProgress("extract")
-            with err.status("extracting…") as status:
-                def progress(d: dict[str, Any]) -> None:
-                    line = (f"weighted L*: round {d['round']} · {d['hypothesis_states']} "
-                            f"states · tolerance {d['tolerance']:g} · "
-                            f"{d['table_cells']:,} table cells · {d['seconds']:.1f} s")
-                    status.update(line)
-                    piped.note(line)
+        with live_status("extract", "extracting…", as_json) as show:
+            def progress(d: dict[str, Any]) -> None:
+                if show is not None:
+                    show(f"weighted L*: round {d['round']} · {d['hypothesis_states']} states "
+                         f"· tolerance {d['tolerance']:g} · {d['table_cells']:,} table "
+                         f"cells · {d['seconds']:.1f} s")
 
-                result = run_method(src.model, method, options, progress=progress)
+            result = run_method(src.model, method, options, progress=progress)
     stats = result.stats
     provenance = {"source": os.path.basename(src.name), "origin": src.origin, "method": method}
     if src.meta.get("language"):
@@ -265,15 +250,11 @@ def extract_pdfa(
 def _tolerance_table(trials: list[dict[str, Any]], kept: float | None) -> Table:
     """The hypotheses each tolerance ended with, scored on the held-out samples (Occam's
     answer may be a smaller one in between: see `stats.curve` in the file)."""
-    t = Table(title="Tolerances tried (held-out samples of the network)", title_justify="left")
-    for col in ("tolerance", "states", "log-loss", "WER", "NDCG@5", "ended"):
-        t.add_column(col, justify="left" if col == "ended" else "right")
-    for r in trials:
-        mark = " (kept)" if r["tolerance"] == kept else ""
-        t.add_row(f"{r['tolerance']:g}{mark}", f"{r['states']:,}",
-                  f"{r.get('log_loss', math.nan):.4f}", f"{r['wer']:.2%}",
-                  f"{r['ndcg']:.4f}", escape(str(r["ended"])))
-    return t
+    return grid("Tolerances tried (held-out samples of the network)",
+                ("tolerance", "states", "log-loss", "WER", "NDCG@5", "ended"),
+                ([f"{r['tolerance']:g}{' (kept)' if r['tolerance'] == kept else ''}",
+                  f"{r['states']:,}", f"{r.get('log_loss', math.nan):.4f}", f"{r['wer']:.2%}",
+                  f"{r['ndcg']:.4f}", escape(str(r["ended"]))] for r in trials), left={"ended"})
 
 
 # ----------------------------------------------------------------------------- verify
@@ -307,7 +288,7 @@ def verify_pdfa(
         emit_json({**v.to_dict(), "model": network.name if network else None})
     else:
         _verify_tables(v)
-    click.get_current_context().exit(EXIT_FAIL if v.passed is False else EXIT_OK)
+    exit_verdict(v.passed)
 
 
 def _verify_tables(v: Any) -> None:
@@ -330,13 +311,8 @@ def _verify_tables(v: Any) -> None:
                          lambda r: [_fmt(r.wer_truth), _fmt(r.ndcg_truth),
                                     _fmt(r.kl_truth) + ("" if r.kl_exact else " ~")]))
     for title, cols, cells in sections:
-        t = Table(title=title, title_justify="left")
-        t.add_column("model", overflow="fold", max_width=30)
-        for c in cols:
-            t.add_column(c, justify="right")
-        for r in cmp.rows:
-            t.add_row(escape(r.model), *cells(r))
-        out.print(t)
+        out.print(grid(title, ("model", *cols), ([escape(r.model), *cells(r)]
+                                                 for r in cmp.rows), fold=True))
     out.print("[dim]WER / NDCG@5 (SPiCe): against the symbol that follows in the test data, "
               "or that model's predictions; log P error: mean |log P(word) - log P_network"
               "(word)| in nats" + ("; KL exact for automata, ~ estimated on "
@@ -349,75 +325,55 @@ def _verify_tables(v: Any) -> None:
     out.print(f"[bold {colour}]{escape(v.verdict)}[/bold {colour}]")
 
 
-# ----------------------------------------------------------------------------- show / render
-def show_pdfa(path: str, *, limit: int = 40, as_json: bool = False) -> None:
-    """Print a PDFA file: alphabet, states, start, the transition and probability table."""
+# ----------------------------------------------------------------------------- show
+def pdfa_view(path: str, limit: int) -> tuple[Any, Any]:
+    """A PDFA file as `show` presents every kind (`automata.describe.Description`): its
+    --json record, its mean length and entropy (and the mass it keeps for other tokens), and
+    the first `limit` rows (0: all) of its next states and probabilities."""
+    from rnn2dfa.automata.describe import Description
+    from rnn2dfa.automata.draw import TransitionTable
     from rnn2dfa.pdfa import EOS_TEXT, load_pdfa, pdfa_to_dict
     from rnn2dfa.pdfa.exact import entropy, expected_length
-    from rnn2dfa.pdfa.wfa_io import is_wfa_file
-
-    if is_wfa_file(path):
-        return _show_wfa(path, limit=limit, as_json=as_json)
-    p = load_pdfa(path)
-    minimal = p.minimize().n_states
-    reachable = int(p.reachable().sum())
     from rnn2dfa.pdfa.workflow import expected_length_bounded
 
+    p = load_pdfa(path)
+    minimal = p.minimize().n_states
     try:  # a PDFA whose words hardly ever end: infinite (bounded work, no exact sums)
         if expected_length_bounded(p) is None:
             raise ValueError("its words hardly ever end")
         mean_len, ent = expected_length(p), entropy(p)
     except ValueError:
         mean_len = ent = math.inf
-    if as_json:
-        extra = pdfa_to_dict(p)
-        for key in ("format", "alphabet", "start", "transitions", "probabilities"):
-            del extra[key]
-        full = p.full_probabilities()
-        emit_json({"file": path, "format": "rnn2dfa.pdfa/1", "alphabet": list(p.alphabet),
-                   "states": p.n_states, "reachable_states": reachable,
-                   "minimal_states": minimal, "start": p.start,
-                   "expected_length": mean_len, "entropy_nats": ent,
-                   "transitions": p.transitions.tolist(),
-                   "probabilities": full[:, :-1].tolist(),
-                   **({"outside": full[:, -1].tolist(), "outside_token": p.outside_token}
-                      if p.has_lost else {}),
-                   "extra": extra})
-        return
-    name = p.extra.get("name")
-    out.print(f"[bold]{escape(path)}[/bold] (PDFA)" + (f"  ({escape(str(name))})" if name else ""))
-    out.print(f"alphabet:  {{{escape(', '.join(p.alphabet))}}} and {EOS_TEXT} (end of sequence)",
-              highlight=False)
-    state_note = "minimal" if minimal == p.n_states else f"not minimal: {minimal} states suffice"
-    out.print(f"states:    {p.n_states} ({state_note}, {reachable} reachable)")
-    out.print(f"start:     {p.start}")
-    out.print(f"mean sequence length {mean_len:.3f}, entropy {ent:.3f} nats per sequence")
-    other = p.outside_token or "outside"
-    if p.has_lost:
-        out.print(f"sub-stochastic: each state keeps mass for tokens outside the alphabet "
-                  f"(column {escape(other)}; {float(p.full_probabilities()[:, -1].mean()):.2%}"
-                  " on average), counted in word probabilities; the mean length and entropy "
-                  "are of the distribution given the symbols and the end")
-    t = Table(title="transitions (next state, probability)")
-    t.add_column("state", justify="right")
-    for s in p.alphabet:
-        t.add_column(escape(s), justify="right")
-    t.add_column(EOS_TEXT, justify="right")
-    if p.has_lost:
-        t.add_column(escape(other), justify="right")
+    extra = pdfa_to_dict(p)
+    for key in ("format", "alphabet", "start", "transitions", "probabilities"):
+        del extra[key]
     full = p.full_probabilities()
-    rows = p.n_states if limit == 0 else min(limit, p.n_states)
-    for q in range(rows):
-        cells = [f"{int(p.transitions[q, a])} ({full[q, a]:.3f})" for a in range(p.n_symbols)]
-        mark = "→" if q == p.start else " "
-        tail = [f"{full[q, -1]:.3f}"] if p.has_lost else []
-        t.add_row(f"{mark} {q}", *cells, f"{full[q, p.n_symbols]:.3f}", *tail)
-    out.print(t)
-    if rows < p.n_states:
-        out.print(f"... {p.n_states - rows} more states (--limit 0 shows all)")
+    record = {"format": "rnn2dfa.pdfa/1", "alphabet": list(p.alphabet), "states": p.n_states,
+              "reachable_states": int(p.reachable().sum()), "minimal_states": minimal,
+              "minimal": minimal == p.n_states, "start": p.start,
+              "expected_length": mean_len, "entropy_nats": ent,
+              "transitions": p.transitions.tolist(), "probabilities": full[:, :-1].tolist(),
+              **({"outside": full[:, -1].tolist(), "outside_token": p.outside_token}
+                 if p.has_lost else {}),
+              "extra": extra}
+    lines = [f"mean sequence length {mean_len:.3f}, entropy {ent:.3f} nats per sequence"]
+    other = [p.outside_token or "outside"] if p.has_lost else []  # the mass kept for others
+    if p.has_lost:
+        lines.append(f"sub-stochastic: each state keeps mass for tokens outside the alphabet "
+                     f"(column {other[0]}; {float(full[:, -1].mean()):.2%} on average), "
+                     "counted in word probabilities; the mean length and entropy are of the "
+                     "distribution given the symbols and the end")
+    rows = [[f"{'→' if q == p.start else ' '} {q}",
+             *(f"{int(p.transitions[q, a])} ({full[q, a]:.3f})" for a in range(p.n_symbols)),
+             f"{full[q, p.n_symbols]:.3f}", *(f"{full[q, -1]:.3f}" for _ in other)]
+            for q in range(p.n_states if limit == 0 else min(limit, p.n_states))]
+    table = TransitionTable("transitions (next state, probability)",
+                            ["state", *p.alphabet, EOS_TEXT, *other], rows)
+    return p, Description(record, f"PDFA (the probability of each next symbol and of the "
+                                  f"end, {EOS_TEXT}; → marks the start)", lines, table)
 
 
-def _show_wfa(path: str, *, limit: int, as_json: bool) -> None:
+def show_wfa(path: str, *, limit: int, as_json: bool) -> None:
     """Print a weighted-automaton file: alphabet, rank, the initial and final weights, one
     weight matrix per symbol (the first `limit` rows and columns), and how it was made."""
     import numpy as np
@@ -444,12 +400,9 @@ def _show_wfa(path: str, *, limit: int, as_json: bool) -> None:
     out.print(f"initial:   {vec(w.alpha0)}", highlight=False)
     out.print(f"final:     {vec(w.alpha_inf)}", highlight=False)
     for a, sym in enumerate(w.alphabet):
-        t = Table(title=f"weights on {escape(sym)}", show_header=False)
-        for _ in range(shown):
-            t.add_column(justify="right")
-        for row in w.matrices[a, :shown, :shown]:
-            t.add_row(*(f"{x:+.3f}" for x in row))
-        out.print(t)
+        out.print(grid(f"weights on {escape(sym)}", [""] * shown,
+                       ([f"{x:+.3f}" for x in row] for row in w.matrices[a, :shown, :shown]),
+                       show_header=False, title_justify="center"))
     if shown < r:
         out.print(f"... {r - shown} more rows and columns (--limit 0 shows all)")
     stats = w.extra.get("stats")
@@ -459,93 +412,18 @@ def _show_wfa(path: str, *, limit: int, as_json: bool) -> None:
                   f"against the model on {h.get('words')} sampled sequences[/dim]")
 
 
-def _edges_option(text: str | None) -> int | str:
-    """--edges N|all as draw_pdfa's edges_per_state (None: "auto")."""
-    if text is None:
-        return "auto"
-    if text.strip().lower() == "all":
-        return "all"
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise InputError(f"--edges takes a number of edges per state (>= 1) or 'all', not "
-                         f"{text!r}")
-    return n
-
-
-def render_pdfa(path: str, output: str, *, fmt: str | None = None, title: str | None = None,
-                max_states: int = 100, min_probability: float = 0.01,
-                minimize: bool = True, as_json: bool = False,
-                edges: str | None = None) -> None:
-    """Draw a PDFA file (edge labels with probabilities, pen width by probability; past
-    20 states only each state's strongest edges unless `edges` says otherwise)."""
-    from rnn2dfa.pdfa import load_pdfa
-    from rnn2dfa.pdfa.render import draw_pdfa
-    from rnn2dfa.pdfa.wfa_io import is_wfa_file
-    from rnn2dfa.render import DrawingTooLarge, RenderError, output_format, write_drawing
-
-    if is_wfa_file(path):
-        raise InputError("a weighted automaton (rnn2dfa.wfa/1) has no state graph to draw; "
-                         "`show` prints its weights", path=path)
-    fmt = output_format(output, fmt)
-    per_state = _edges_option(edges)
-    p = load_pdfa(path)
-    drawing = draw_pdfa(p, min_probability=min_probability, title=title, minimize=minimize,
-                        edges_per_state=per_state)  # type: ignore[arg-type]
-    try:
-        write_drawing(drawing, output, fmt, max_states=max_states)  # type: ignore[arg-type]
-    except RenderError as exc:
-        hint = None
-        if isinstance(exc, DrawingTooLarge):
-            hint = ("raise the limit with --max-states (past 20 states only each state's 2 "
-                    "most probable edges are drawn), or `rnn2dfa show` prints every "
-                    "transition")
-        click.echo(f"rnn2dfa: {exc.describe(hint)}", err=True)
-        click.get_current_context().exit(EXIT_FAIL)
-    info = {"output": output, "format": fmt, "states": drawing.pdfa.n_states,
-            "shown_states": len(drawing.shown_states), "hidden_edges": drawing.hidden_edges,
-            "edges_per_state": drawing.edges_per_state, "weaker_edges": drawing.weaker_edges}
-    if as_json:
-        emit_json(info)
-        return
-    parts = [f"wrote {output}: {len(drawing.shown_states)} states"]
-    if drawing.weaker_edges:
-        n = drawing.edges_per_state
-        parts.append(f"only each state's {n} most probable edge{'s' if n != 1 else ''} drawn "
-                     f"({drawing.weaker_edges} weaker left out; --edges all draws every one)")
-    if drawing.hidden_edges:
-        parts.append(f"{drawing.hidden_edges} edges below {min_probability:g} not drawn")
-    out.print(", ".join(parts), markup=False, soft_wrap=True)
-
-
 # ----------------------------------------------------------------------------- hooks
 # The DFA commands hand PDFA work over with one early `if`; these read the click context so
 # that the hook in each command stays a single line, and refuse options that only mean
 # something for DFAs / classifiers when they were given explicitly.
-def _given(ctx: click.Context) -> set[str]:
-    from click.core import ParameterSource
-
-    return {k for k in ctx.params if ctx.get_parameter_source(k) != ParameterSource.DEFAULT}
-
-
-def _refuse(ctx: click.Context, allowed: set[str], what: str) -> None:
-    bad = sorted(_given(ctx) - allowed)
-    if bad:
-        flags = ", ".join("--" + b.replace("_", "-") for b in bad)
-        raise InputError(f"{flags} does not apply to {what}")
-
-
 def train_hook(ctx: click.Context) -> None:
     """`rnn2dfa train --objective lm ...`."""
     p = ctx.params
     allowed = {"objective", "language", "data", "alphabet", "cell", "hidden", "layers",
                "embedding", "epochs", "lr", "batch_size", "time_limit", "output", "seed",
                "as_json"}
-    _refuse(ctx, allowed, "--objective lm")
-    given = _given(ctx)
-    kw = {k: p[k] for k in ("cell", "hidden", "epochs", "lr", "batch_size") if k in given}
+    refuse_given(ctx, allowed, "--objective lm")
+    kw = {k: p[k] for k in ("cell", "hidden", "epochs", "lr", "batch_size") if k in given(ctx)}
     train_lm(language=p["language"], data=p["data"], alphabet=p["alphabet"],
              layers=p["layers"], embedding=p["embedding"], time_limit=p["time_limit"],
              output=p["output"], seed=p["seed"], as_json=p["as_json"], **kw)
@@ -556,10 +434,10 @@ def extract_hook(ctx: click.Context) -> None:
     p = ctx.params
     own = ({"tolerance", "max_states", "time_limit", "select"}
            if p["method"] in ("wlstar", "merge") else set())
-    _refuse(ctx, {"model_file", "acceptor_spec", "method", "output", "as_json", "seed", *own},
-            f"--method {p['method']}")
-    given = _given(ctx)
-    kw = {k: p[k] for k in ("tolerance", "max_states", "time_limit", "select") if k in given}
+    refuse_given(ctx, {"model_file", "acceptor_spec", "method", "output", "as_json", "seed",
+                       *own}, f"--method {p['method']}")
+    kw = {k: p[k] for k in ("tolerance", "max_states", "time_limit", "select")
+          if k in given(ctx)}
     extract_pdfa(p["model_file"], acceptor=p.get("acceptor_spec"), method=p["method"],
                  output=p["output"], seed=p["seed"], as_json=p["as_json"], **kw)
 
@@ -567,25 +445,15 @@ def extract_hook(ctx: click.Context) -> None:
 def verify_hook(ctx: click.Context) -> None:
     """`rnn2dfa verify PDFA.json --model lm.pt --words test.txt ...`."""
     p = ctx.params
-    _refuse(ctx, {"dfa_file", "model_file", "acceptor_spec", "data", "truth_name", "truth_file",
-                  "samples", "seed", "as_json"}, "a PDFA file (see rnn2dfa pdfa-verify --help)")
+    refuse_given(ctx, {"dfa_file", "model_file", "acceptor_spec", "data", "truth_name",
+                       "truth_file", "samples", "seed", "as_json"},
+                 "a PDFA file (see rnn2dfa pdfa-verify --help)")
     if p["truth_name"] and p["truth_file"]:
         raise InputError("give one of --truth NAME or --truth-file FILE")
-    given = _given(ctx)
     verify_pdfa(p["dfa_file"], model=p["model_file"], acceptor=p.get("acceptor_spec"),
                 data=p["data"],
                 truth=p["truth_name"] or p["truth_file"], seed=p["seed"], as_json=p["as_json"],
-                **({"samples": p["samples"]} if "samples" in given else {}))
-
-
-def render_hook(ctx: click.Context) -> None:
-    """`rnn2dfa render PDFA.json -o out.svg`."""
-    p = ctx.params
-    _refuse(ctx, {"dfa_file", "output", "fmt", "title", "max_states", "no_minimize",
-                  "edges", "as_json"}, "a PDFA file")
-    render_pdfa(p["dfa_file"], p["output"], fmt=p["fmt"], title=p["title"],
-                max_states=p["max_states"], minimize=not p["no_minimize"], as_json=p["as_json"],
-                edges=p["edges"])
+                **({"samples": p["samples"]} if "samples" in given(ctx) else {}))
 
 
 # ----------------------------------------------------------------------------- commands
@@ -766,12 +634,8 @@ def pdfa_extract_cmd(ctx: click.Context, source: str | None, acceptor: str | Non
     from rnn2dfa.pdfa.methods import PDFA_METHODS as REGISTRY
 
     names = {f.name for f in fields(REGISTRY[method].options)}
-    given = _given(ctx) & set(kw)
-    bad = sorted(g for g in given if g not in names)
-    if bad:
-        flags = ", ".join("--" + b.replace("_", "-") for b in bad)
-        raise InputError(f"{flags} does not apply to --method {method}")
-    values = {k: kw[k] for k in given}
+    refuse_given(ctx, names | (set(ctx.params) - set(kw)), f"--method {method}")
+    values = {k: kw[k] for k in given(ctx) & set(kw)}
     extract_pdfa(source, acceptor=acceptor, method=method, output=output, data=data,
                  words=words_file, as_json=as_json, seed=seed, **values)
 
@@ -854,12 +718,10 @@ def pdfa_sample_cmd(source: str, count: int, max_length: int, output: str, seed:
     words = lm.sample(count, np.random.default_rng(seed), max_length)
     write_sequences(output, words, lm.alphabet)
     mean = sum(len(w) for w in words) / len(words)
-    if as_json:
-        emit_json({"output": output, "sequences": len(words), "mean_length": mean,
-                   "source": source, "kind": kind})
-        return
-    out.print(f"wrote {len(words):,} sequences (mean length {mean:.2f}) from {escape(source)} "
-              f"to {escape(output)}")
+    say_result({"output": output, "sequences": len(words), "mean_length": mean,
+                "source": source, "kind": kind}, as_json,
+               f"wrote {len(words):,} sequences (mean length {mean:.2f}) from "
+               f"{escape(source)} to {escape(output)}")
 
 
 @click.command("pdfa-random")
@@ -894,10 +756,8 @@ def pdfa_random_cmd(states: int, symbols: int, end: float, concentration: float,
         check_random_pdfa(states, symbols)
     p = random_pdfa(states, symbols, end=end, concentration=concentration, seed=seed)
     save_pdfa(p, output)
-    if as_json:
-        emit_json({"output": output, "states": p.n_states, "symbols": p.n_symbols})
-        return
-    out.print(f"wrote {escape(output)}: random PDFA, {states} states, {symbols} symbols")
+    say_result({"output": output, "states": p.n_states, "symbols": p.n_symbols}, as_json,
+               f"wrote {escape(output)}: random PDFA, {states} states, {symbols} symbols")
 
 
 @click.command("pdfa-prob")
@@ -968,21 +828,13 @@ def pdfa_prob_cmd(source: str | None, words: tuple[str, ...], acceptor: str | No
         emit_json({"source": name, "kind": kind, "words": rows,
                    "total_log_prob": float(np.sum(logp))})
         return
-    t = Table(title=f"Word probabilities under {escape(str(name))} ({kind})",
-              title_justify="left")
-    t.add_column("word", overflow="fold", max_width=30)
-    for c in ("log P", "P", "nats/symbol"):
-        t.add_column(c, justify="right")
-    show_kept = bool(np.any(outside < 0))
-    if show_kept:
-        t.add_column("log mass kept", justify="right")
-    for r in rows:
-        cells = [escape(r["word"]), _fmt(r["log_prob"]), f"{r['probability']:.4g}",
-                 _fmt(r["nats_per_symbol"])]
-        if show_kept:
-            cells.append(_fmt(r["log_mass_kept"]))
-        t.add_row(*cells)
-    out.print(t)
+    show_kept = bool(np.any(outside < 0))  # a column only when mass was lost
+    kept = ["log mass kept"] if show_kept else []
+    out.print(grid(f"Word probabilities under {escape(str(name))} ({kind})",
+                   ["word", "log P", "P", "nats/symbol", *kept],
+                   ([escape(r["word"]), _fmt(r["log_prob"]), f"{r['probability']:.4g}",
+                     _fmt(r["nats_per_symbol"]), *(_fmt(r["log_mass_kept"]) for _ in kept)]
+                    for r in rows), fold=True))
     if show_kept:
         out.print("[dim]log mass kept: the log of the probability the model leaves on the "
                   "symbols and the end along the word (the rest goes to tokens outside the "

@@ -3,11 +3,14 @@ with Graphviz."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.limits import MAX_DRAWN_STATES, RENDER_SECONDS
-from rnn2dfa_cli.common import EXIT_FAIL, emit_json, json_option, options_for, out
+from rnn2dfa_cli.common import EXIT_FAIL, json_option, options_for
+from rnn2dfa_cli.options import not_drawn, refuse_given, say_result
 
 
 @click.command("render")
@@ -76,40 +79,41 @@ def render_cmd(
     replaced (only -o FILE.dot names it): the DOT text is then not written, and the message
     says so.
     """
-    from rnn2dfa.pdfa.io import is_pdfa_file
-
-    if is_pdfa_file(dfa_file):
-        from rnn2dfa_cli.cmd_pdfa import render_hook
-
-        return render_hook(click.get_current_context())
+    from rnn2dfa.atomic import check_writable
     from rnn2dfa.automata.describe import file_kind, load_automaton
-    from rnn2dfa.render import (
-        DrawingTooLarge,
-        RenderError,
-        output_format,
-        write_drawing,
-    )
+    from rnn2dfa.pdfa.io import is_pdfa_file
+    from rnn2dfa.render import DrawingTooLarge, RenderError, output_format, write_drawing
+    from rnn2dfa.render.family import drawing as draw  # one drawing for every kind
     from rnn2dfa.words import parse_word
 
+    pdfa = is_pdfa_file(dfa_file)
+    if pdfa:
+        from rnn2dfa.pdfa.wfa_io import is_wfa_file
+
+        refuse_given(click.get_current_context(), _PDFA_OPTIONS, "a PDFA file")
+        if is_wfa_file(dfa_file):
+            raise InputError("a weighted automaton (rnn2dfa.wfa/1) has no state graph to "
+                             "draw; `show` prints its weights", path=dfa_file)
     with options_for(fmt="--format"):
         fmt = output_format(output, fmt)
-    from rnn2dfa.atomic import check_writable
-
     check_writable(output, "the drawing")  # a read-only file or a missing folder: before work
     dot_path = _fallback_path(output, fmt)
-    if edges is not None:
+    if edges is not None and not pdfa:
         raise InputError("--edges goes with a PDFA file: a DFA's or machine's every edge is "
                          "part of what it computes, so all are drawn", path=dfa_file)
-    machine = file_kind(dfa_file) != "dfa"
+    machine = not pdfa and file_kind(dfa_file) != "dfa"
     if machine and show_sink:
         raise InputError("--show-sink goes with a DFA: every state of a machine is drawn",
                          path=dfa_file)
-    a = load_automaton(dfa_file)
-    parsed = parse_word(word, a.alphabet, source=dfa_file) if word is not None else None
-    from rnn2dfa.render.family import drawing as draw  # one drawing for every kind
+    if pdfa:
+        from rnn2dfa.pdfa import load_pdfa
 
-    drawing = draw(a, word=parsed, minimize=not no_minimize, title=title,
-                   **({} if machine else {"show_sink": show_sink}))
+        a, options = load_pdfa(dfa_file), {"edges_per_state": _edges_option(edges),
+                                          "min_probability": MIN_PROBABILITY}
+    else:
+        a, options = load_automaton(dfa_file), {} if machine else {"show_sink": show_sink}
+    parsed = parse_word(word, a.alphabet, source=dfa_file) if word is not None else None
+    drawing = draw(a, word=parsed, minimize=not no_minimize, title=title, **options)
     try:
         write_drawing(drawing, output, fmt, max_states=max_states, timeout=RENDER_SECONDS)
     except InputError as exc:
@@ -123,33 +127,74 @@ def render_cmd(
     except RenderError as exc:
         hint = None
         if isinstance(exc, DrawingTooLarge):
-            hint = "raise the limit with --max-states, or lay it out yourself with Graphviz"
-        click.echo(f"rnn2dfa: {exc.describe(hint)}", err=True)
-        click.get_current_context().exit(EXIT_FAIL)
-    parts = [f"wrote {output}: {len(drawing.shown_states)} states shown"]
-    if hasattr(drawing, "machine"):  # a Moore or Mealy machine
+            hint = ("raise the limit with --max-states (past 20 states only each state's 2 "
+                    "most probable edges are drawn), or `rnn2dfa show` prints every "
+                    "transition" if pdfa else
+                    "raise the limit with --max-states, or lay it out yourself with Graphviz")
+        not_drawn(exc, hint)
+    info, parts = _summary(drawing, output, fmt)
+    say_result(info, as_json, ", ".join(parts), soft_wrap=True, markup=False)
+
+
+#: The options that apply to a PDFA file.
+_PDFA_OPTIONS = {"dfa_file", "output", "fmt", "title", "max_states", "no_minimize", "edges",
+                 "as_json"}
+#: Edges of a PDFA below this probability are not drawn.
+MIN_PROBABILITY = 0.01
+
+
+def _summary(drawing: Any, output: str, fmt: str) -> tuple[dict[str, Any], list[str]]:
+    """What was drawn: the --json record and the parts of the one line said."""
+    pdfa = hasattr(drawing, "pdfa")
+    parts = [f"wrote {output}: {len(drawing.shown_states)} states{'' if pdfa else ' shown'}"]
+    info: dict[str, Any] = {"output": output, "format": fmt}
+    if pdfa:
+        info |= {"states": drawing.pdfa.n_states, "shown_states": len(drawing.shown_states),
+                 "hidden_edges": drawing.hidden_edges,
+                 "edges_per_state": drawing.edges_per_state,
+                 "weaker_edges": drawing.weaker_edges}
+        if drawing.weaker_edges:
+            n = drawing.edges_per_state
+            parts.append(f"only each state's {n} most probable edge{'s' if n != 1 else ''} "
+                         f"drawn ({drawing.weaker_edges} weaker left out; --edges all draws "
+                         "every one)")
+        if drawing.hidden_edges:
+            parts.append(f"{drawing.hidden_edges} edges below {MIN_PROBABILITY:g} not drawn")
+    elif hasattr(drawing, "machine"):  # a Moore or Mealy machine
         from rnn2dfa.automata.draw import show_output
 
         result = drawing.word_output
-        info = {"output": output, "format": fmt, "kind": drawing.machine.kind,
-                "states": drawing.machine.n_states, "shown_states": len(drawing.shown_states),
-                "word_output": result if result is None or isinstance(result, str)
-                else list(result)}
+        info |= {"kind": drawing.machine.kind, "states": drawing.machine.n_states,
+                 "shown_states": len(drawing.shown_states),
+                 "word_output": result if result is None or isinstance(result, str)
+                 else list(result)}
         parts[0] += f" ({drawing.machine.kind} machine)"
         if result is not None:
             parts.append(f"output on the word: {show_output(result)}")
     else:
-        info = {"output": output, "format": fmt, "states": drawing.dfa.n_states,
-                "shown_states": len(drawing.shown_states), "sink_hidden": drawing.sink_hidden,
-                "word_accepted": drawing.word_accepted}
+        info |= {"states": drawing.dfa.n_states, "shown_states": len(drawing.shown_states),
+                 "sink_hidden": drawing.sink_hidden, "word_accepted": drawing.word_accepted}
         if drawing.sink_hidden:
             parts.append("sink hidden (--show-sink draws it)")
         if drawing.word_accepted is not None:
             parts.append(f"word {'accepted' if drawing.word_accepted else 'rejected'}")
-    if as_json:
-        emit_json(info)
-        return
-    out.print(", ".join(parts), soft_wrap=True, markup=False)
+    return info, parts
+
+
+def _edges_option(text: str | None) -> int | str:
+    """--edges N|all as a PDFA drawing's edges_per_state (None: "auto")."""
+    if text is None:
+        return "auto"
+    if text.strip().lower() == "all":
+        return "all"
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise InputError(f"--edges takes a number of edges per state (>= 1) or 'all', not "
+                         f"{text!r}")
+    return n
 
 
 def _fallback_path(output: str, fmt: str) -> str | None:

@@ -15,8 +15,6 @@ from rnn2dfa.models.cell_names import ALL_CELLS
 from rnn2dfa.pipeline import RunConfig
 from rnn2dfa_cli.cmd_extract import MethodChoice, method_help
 from rnn2dfa_cli.common import (
-    EXIT_FAIL,
-    EXIT_OK,
     PipedProgress,
     emit_json,
     err,
@@ -28,6 +26,7 @@ from rnn2dfa_cli.common import (
     threads,
 )
 from rnn2dfa_cli.device_option import device_option
+from rnn2dfa_cli.options import exit_verdict
 
 _STAGE_TEXT = {
     "train": "training",
@@ -216,7 +215,7 @@ def run_cmd(
         emit_json(run.to_dict())
     else:
         _summary(run)
-    click.get_current_context().exit(EXIT_OK if run.passed else EXIT_FAIL)
+    exit_verdict(bool(run.passed))
 
 
 #: Every file `run` may write into its folder (rnn2dfa.pipeline).

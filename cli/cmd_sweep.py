@@ -13,11 +13,8 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.table import Table
 
 from rnn2dfa_cli.common import (
-    EXIT_FAIL,
-    EXIT_OK,
     emit_json,
     err,
     interrupt_status,
@@ -27,6 +24,7 @@ from rnn2dfa_cli.common import (
     out,
 )
 from rnn2dfa_cli.device_option import device_option
+from rnn2dfa_cli.options import exit_verdict, grid
 
 _AXES = ("languages", "cells", "hidden", "layers", "seeds", "methods")
 
@@ -76,18 +74,18 @@ def _summary(result: Any) -> None:
     from rnn2dfa.sweep.report import summarize
 
     summary = summarize(result.rows)
-    t = Table(title=f"rnn2dfa sweep: {result.outdir}", title_justify="left")
-    for col in ("language", "cell", "method", "equivalent", "failed", "median states",
-                "median train s", "median extract s"):
-        t.add_column(col, justify="left" if col in ("language", "cell", "method") else "right")
+    rows = []
     for (lang, cell, method), s in summary.items():
         colour = "green" if s["equivalent"] == s["rows"] else "yellow"
-        t.add_row(lang, cell, method, f"[{colour}]{s['equivalent']}/{s['rows']}[/{colour}]",
-                  str(s["failed"]),
-                  "–" if s["states"] is None else f"{s['states']:g}",
-                  "–" if s["train_seconds"] is None else f"{s['train_seconds']:.1f}",
-                  "–" if s["extract_seconds"] is None else f"{s['extract_seconds']:.1f}")
-    out.print(t)
+        rows.append([lang, cell, method, f"[{colour}]{s['equivalent']}/{s['rows']}[/{colour}]",
+                     str(s["failed"]),
+                     "–" if s["states"] is None else f"{s['states']:g}",
+                     "–" if s["train_seconds"] is None else f"{s['train_seconds']:.1f}",
+                     "–" if s["extract_seconds"] is None else f"{s['extract_seconds']:.1f}"])
+    out.print(grid(f"rnn2dfa sweep: {result.outdir}",
+                   ("language", "cell", "method", "equivalent", "failed", "median states",
+                    "median train s", "median extract s"), rows,
+                   left={"language", "cell", "method"}))
     n_eq = sum(r["equivalent"] == "true" for r in result.rows)
     out.print(f"{result.ran} point{'' if result.ran == 1 else 's'} run now, "
               f"{result.skipped} already done; "
@@ -208,7 +206,7 @@ def sweep_cmd(outdir: str, preset_name: str | None, config: str | None,
         emit_json(result.to_dict())
     else:
         _summary(result)
-    click.get_current_context().exit(EXIT_FAIL if result.failed_rows else EXIT_OK)
+    exit_verdict(not result.failed_rows)
 
 
 COMMANDS: list[click.Command] = [sweep_cmd]

@@ -42,6 +42,7 @@ from rnn2dfa_cli.common import (
     threads,
 )
 from rnn2dfa_cli.device_option import device_option
+from rnn2dfa_cli.options import flags_of, grid, refuse_given
 from rnn2dfa_cli.turing_view import DEFAULT_MAX_STEPS, DEFAULT_TIME_LIMIT, LateProgress
 from rnn2dfa_cli.user_model import TIME_LIMIT_HELP, acceptor_option, user_model
 
@@ -58,20 +59,16 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
     """Accuracy by length, grouped in buckets of BUCKET lengths; imperfect buckets in red."""
     from rnn2dfa.train.buckets import accuracy_buckets, width_edges
 
-    table = Table(title="Accuracy by length (test set)", title_justify="left")
-    table.add_column("lengths", justify="right")
-    table.add_column("words", justify="right")
-    table.add_column("accuracy", justify="right")
-    table.add_column("")
-    for b in accuracy_buckets(rows, width_edges(rows, BUCKET)):
-        shown = f"{100 * b.accuracy:.2f}%"
-        table.add_row(
-            b.lengths,
-            str(b.words),
-            shown if b.accuracy == 1.0 else f"[red]{shown}[/red]",
-            b.relation(trained_to) if trained_to is not None else "",
-        )
-    return table
+    return grid("Accuracy by length (test set)", ("lengths", "words", "accuracy", ""),
+                ([b.lengths, str(b.words), _red_unless_all(b.accuracy),
+                  b.relation(trained_to) if trained_to is not None else ""]
+                 for b in accuracy_buckets(rows, width_edges(rows, BUCKET))), left={""})
+
+
+def _red_unless_all(accuracy: float | None) -> str:
+    """An accuracy as a table cell: red when some words were wrong, "-" for none."""
+    shown = "-" if accuracy is None else f"{100 * accuracy:.2f}%"
+    return shown if accuracy in (None, 1.0) else f"[red]{shown}[/red]"
 
 
 @click.command("train")
@@ -211,32 +208,7 @@ def _length_table(rows: list[dict[str, Any]], trained_to: int | None) -> Table:
 )
 @seed_option
 @json_option
-def train_cmd(
-    language: str | None,
-    task: str,
-    data: str | None,
-    alphabet: str | None,
-    cell: str,
-    objective: str,
-    window: int,
-    pooling: str,
-    bidirectional: bool,
-    stack_depth: int,
-    hidden: int,
-    layers: int,
-    embedding: int | None,
-    fixed_init: bool,
-    max_length: int | None,
-    per_length: int,
-    epochs: int,
-    lr: float,
-    batch_size: int,
-    word_labels_only: bool,
-    time_limit: float | None,
-    output: str,
-    seed: int,
-    as_json: bool,
-) -> None:
+def train_cmd(objective: str, task: str, output: str, as_json: bool, **_: Any) -> None:
     """Train a recurrent network to accept a language; save it as a model file.
 
     Data come from a named language (class-balanced words of every length 0..N, a held-out
@@ -271,48 +243,56 @@ def train_cmd(
       rnn2dfa train --task classify-k -l mod3 --hidden 8 -o mod3.pt   # 3 classes
       rnn2dfa train --task tag -l depth3 --hidden 8 -o depth.pt       # a tag per symbol
     """
+    # the other options are read from the click context by the plan of the head
     if objective == "lm":
         from rnn2dfa_cli.cmd_pdfa import train_hook
 
         return train_hook(click.get_current_context())
     ctx = click.get_current_context()
-    plan = _acceptor_plan(ctx) if task == "accept" else _labeller_plan(ctx)
+    run_plan(_acceptor_plan(ctx) if task == "accept" else _labeller_plan(ctx), output, as_json)
+
+
+@dataclass
+class TrainPlan:
+    """One training run of any head (an acceptor, a labeller, a language model), checked
+    before any work: what is trained (for the progress bar), its config (`epochs`,
+    `time_limit`), `run(progress)`, the model file's metadata of a summary, and `report`:
+    the lines and tables that say how it went, after the first."""
+
+    what: str
+    cfg: Any
+    run: Callable[[Any], tuple[Any, Any]]
+    metadata: Callable[[Any], dict[str, Any]]
+    report: Callable[[Any], list[Any]]
+
+
+def run_plan(plan: TrainPlan, output: str, as_json: bool) -> None:
+    """Train under the progress bar, write the model file (Ctrl-C: the best so far, marked
+    interrupted) and say how it went, or print the --json document."""
     model, summary, interrupted = _train_with_progress(plan.what, plan.cfg, plan.run)
     metadata = plan.metadata(summary)
     warning = _save(model, output, metadata, summary, interrupted)
     if as_json:
         _emit(output, metadata, warning)
         return
-    s = summary
-    _print_run(s)
-    val = "-" if s.val_accuracy is None else f"{100 * s.val_accuracy:.2f}%"
-    held_out, tables = plan.report(s)
-    out.print(
-        f"training accuracy {100 * s.train_accuracy:.2f}% (loss {s.train_loss:.2g}, "
-        f"{_measured(s)}), validation {val} ({s.n_val} held-out words{held_out})"
-    )
-    for table in tables:
-        out.print(table)
-    if getattr(s, "test_cut_at", None) is not None:
-        out.print(f"test words of length {s.test_cut_at} and longer not measured: the time "
-                  "limit had passed")
+    _print_run(summary)
+    for item in plan.report(summary):
+        out.print(item)
+    if getattr(summary, "test_cut_at", None) is not None:
+        out.print(f"test words of length {summary.test_cut_at} and longer not measured: the "
+                  "time limit had passed")
     _wrote(output, warning)
 
 
-@dataclass
-class _Plan:
-    """One `train` run, checked before any work: what is trained (for the progress bar),
-    its config, `run(progress)`, the model file's metadata of a summary, and `report`: the
-    validation line's tail and the tables after it."""
-
-    what: str
-    cfg: TrainConfig
-    run: Callable[[Any], tuple[Any, Any]]
-    metadata: Callable[[Any], dict[str, Any]]
-    report: Callable[[Any], tuple[str, list[Table]]]
+def _accuracy_line(s: Any, held_out: str = "") -> str:
+    """A classifier's training and validation accuracy (`held_out`: what its validation
+    words were, after their number)."""
+    val = "-" if s.val_accuracy is None else f"{100 * s.val_accuracy:.2f}%"
+    return (f"training accuracy {100 * s.train_accuracy:.2f}% (loss {s.train_loss:.2g}, "
+            f"{_measured(s)}), validation {val} ({s.n_val} held-out words{held_out})")
 
 
-def _acceptor_plan(ctx: click.Context) -> _Plan:
+def _acceptor_plan(ctx: click.Context) -> TrainPlan:
     """`train --task accept`: an acceptor on a named language or on your TSV file."""
     from rnn2dfa.train import model_metadata, parse_alphabet, read_tsv, train_model
 
@@ -333,7 +313,7 @@ def _acceptor_plan(ctx: click.Context) -> _Plan:
             predicts = not bidirectional and resolve_objective(language, objective) == "predict"
         max_length = PREDICT_MAX_LENGTH if predicts else _DEFAULT.max_length
     cfg = _config(ctx, max_length)
-    with options_for(**_CONFIG_OPTIONS):
+    with options_for(**flags_of(ctx)):
         cfg.check()  # ranges and a memory estimate, before any work
     kwargs: dict[str, Any] = {}
     if language is not None:
@@ -358,16 +338,8 @@ def _acceptor_plan(ctx: click.Context) -> _Plan:
             return train_model(config=cfg, progress=progress, **kwargs)
 
     trained_to = max_length if language is not None else None
-    return _Plan(f"{what} ({cfg.cell})", cfg, run, model_metadata,
-                 lambda s: ("", [_length_table(s.accuracy_by_length, trained_to)]))
-
-
-#: Library parameters of TrainConfig -> the options that set them.
-_CONFIG_OPTIONS = dict(hidden="--hidden", layers="--layers", embedding="--embedding",
-                       max_length="--max-length", per_length="--per-length", lr="--lr",
-                       time_limit="--time-limit", batch_size="--batch-size",
-                       window="--window", stack_depth="--stack-depth", cell="--cell",
-                       bidirectional="--bidirectional")
+    return TrainPlan(f"{what} ({cfg.cell})", cfg, run, model_metadata, lambda s: [
+        _accuracy_line(s), _length_table(s.accuracy_by_length, trained_to)])
 
 
 def _config(ctx: click.Context, max_length: int) -> TrainConfig:
@@ -399,7 +371,7 @@ def _config(ctx: click.Context, max_length: int) -> TrainConfig:
     )
 
 
-def _train_with_progress(what: str, cfg: TrainConfig, run: Any) -> tuple[Any, Any, Any]:
+def _train_with_progress(what: str, cfg: Any, run: Any) -> tuple[Any, Any, Any]:
     """Run `run(progress)` under the progress bar (a line every few seconds into a log, a
     warning when the epoch budget will take minutes); Ctrl-C returns the best model so far
     with the interrupt, another stop signal ends at once. Returns (model, summary,
@@ -410,21 +382,17 @@ def _train_with_progress(what: str, cfg: TrainConfig, run: Any) -> tuple[Any, An
         TextColumn("[bold]train[/bold] {task.description}"),
         BarColumn(),
         TextColumn("epoch {task.completed:.0f}/{task.total:.0f}"),
-        TextColumn("loss {task.fields[loss]}  acc {task.fields[acc]}"),
+        TextColumn("loss {task.fields[loss]}  {task.fields[score]}"),
         TimeElapsedColumn(),
     )
     piped = PipedProgress(f"train {what}")
     estimate = TimeEstimate(cfg.epochs, cfg.time_limit)
     with Progress(*columns, console=err, transient=True) as bar:
-        task = bar.add_task(escape(what), total=cfg.epochs, loss="-", acc="-")
+        task = bar.add_task(escape(what), total=cfg.epochs, loss="-", score="")
 
         def progress(info: dict[str, Any]) -> None:
-            bar.update(
-                task,
-                completed=info["epoch"],
-                loss=f"{info['loss']:.4f}",
-                acc=f"{100 * info['accuracy']:.1f}%",
-            )
+            bar.update(task, completed=info["epoch"], loss=f"{info['loss']:.4f}",
+                       score=_score(info, "acc"))
             piped.note(lambda: _epoch_line(info))
             estimate.after_epoch(info, bar)
 
@@ -446,13 +414,14 @@ def _save(model: Any, output: str, metadata: dict[str, Any], summary: Any,
     if interrupted is not None:  # written, marked as such, and said
         metadata["interrupted"] = True
         save_model(model, output, metadata)
+        fit = (f"training accuracy {100 * summary.train_accuracy:.1f}%"
+               if hasattr(summary, "train_accuracy") else "its held-out loss the lowest")
         click.echo(f"rnn2dfa: interrupted after {summary.epochs} epoch(s); wrote the best model "
-                   f"so far (epoch {summary.best_epoch}, training accuracy "
-                   f"{100 * summary.train_accuracy:.1f}%) to {output}, marked interrupted",
-                   err=True)
+                   f"so far (epoch {summary.best_epoch}, {fit}) to {output}, marked "
+                   "interrupted", err=True)
         click.get_current_context().exit(interrupted.status)
     save_model(model, output, metadata)
-    if summary.train_accuracy >= UNDERFIT:
+    if getattr(summary, "train_accuracy", UNDERFIT) >= UNDERFIT:  # (a language model: none)
         return None
     return (f"the model fits only {100 * summary.train_accuracy:.1f}% of its training words "
             f"(under {100 * UNDERFIT:.0f}%): it has not learned the language (try another "
@@ -524,21 +493,16 @@ def _refuse_machine_language(language: str) -> None:
                      f"give --task {lang.task} (accept languages: see rnn2dfa languages)")
 
 
-def _labeller_plan(ctx: click.Context) -> _Plan:
+def _labeller_plan(ctx: click.Context) -> TrainPlan:
     """`train --task classify-k|tag`: a k-class classifier or a tagger on a named machine
     language (rnn2dfa.train.labels), with the acceptor's progress, Ctrl-C and output."""
-    from click.core import ParameterSource
-
     from rnn2dfa.languages.machines import get_machine_language, is_machine_language
     from rnn2dfa.train.labels import labeller_metadata, train_labeller
 
     p = ctx.params
     task, language, output = p["task"], p["language"], p["output"]
-    given = [k for k in _ACCEPT_ONLY if ctx.get_parameter_source(k) != ParameterSource.DEFAULT]
-    if given:
-        flags = ", ".join("--" + k.replace("_", "-") for k in given)
-        raise InputError(f"{flags} does not apply to --task {task} (it trains on a named "
-                         f"{task} language: {_task_languages(task)})")
+    refuse_given(ctx, set(ctx.params) - set(_ACCEPT_ONLY), f"--task {task} (it trains on a "
+                 f"named {task} language: {_task_languages(task)})")
     if language is None:
         raise InputError(f"--task {task} needs --language NAME ({task} languages: "
                          f"{_task_languages(task)})")
@@ -560,36 +524,29 @@ def _labeller_plan(ctx: click.Context) -> _Plan:
     cfg = _config(ctx, max_length)
     from rnn2dfa.train.labels import check_label_config
 
-    with options_for(**_CONFIG_OPTIONS):
+    with options_for(**flags_of(ctx)):
         check_label_config(cfg, len(lang.alphabet))  # before any work
 
     def run(progress: Any) -> tuple[Any, Any]:
-        with options_for(**_CONFIG_OPTIONS):
+        with options_for(**flags_of(ctx)):
             return train_labeller(lang, task=task, config=cfg, progress=progress)
 
     unit = "word classes" if lang.kind == "moore" else "words (every tag)"
 
-    def report(s: Any) -> tuple[str, list[Table]]:
-        return (f" up to length {s.val_max_length}; {unit}",
-                [_output_table(s.val_by_output, lang.kind),
-                 _length_table(s.accuracy_by_length, max_length)])
+    def report(s: Any) -> list[Any]:
+        return [_accuracy_line(s, f" up to length {s.val_max_length}; {unit}"),
+                _output_table(s.val_by_output, lang.kind),
+                _length_table(s.accuracy_by_length, max_length)]
 
-    return _Plan(f"{language} ({cfg.cell})", cfg, run, labeller_metadata, report)
+    return TrainPlan(f"{language} ({cfg.cell})", cfg, run, labeller_metadata, report)
 
 
 def _output_table(rows: list[dict[str, Any]], kind: str) -> Table:
     """Validation accuracy per output (word classes, or tags); imperfect ones in red."""
     what = "word classes" if kind == "moore" else "tags"
-    table = Table(title=f"Validation by output ({what})", title_justify="left")
-    table.add_column("output")
-    table.add_column(what, justify="right")
-    table.add_column("accuracy", justify="right")
-    for r in rows:
-        acc = r["accuracy"]
-        shown = "-" if acc is None else f"{100 * acc:.2f}%"
-        table.add_row(escape(r["output"]), str(r["n"]),
-                      shown if acc in (None, 1.0) else f"[red]{shown}[/red]")
-    return table
+    return grid(f"Validation by output ({what})", ("output", what, "accuracy"),
+                ([escape(r["output"]), str(r["n"]), _red_unless_all(r["accuracy"])]
+                 for r in rows), left={"output"})
 
 
 #: Training accuracy under which `train` warns and exits 1 (the model is written anyway).
@@ -598,10 +555,17 @@ UNDERFIT = 0.5
 SLOW_TRAINING = 120.0
 
 
+def _score(info: dict[str, Any], accuracy: str = "accuracy") -> str:
+    """An epoch's measure: the training accuracy, or a language model's held-out loss."""
+    if "accuracy" in info:
+        return f"{accuracy} {100 * info['accuracy']:.1f}%"
+    return f"held-out {info['val_loss']:.4f}"
+
+
 def _epoch_line(info: dict[str, Any]) -> str:
     """One progress line for a log: the epoch, loss and accuracy so far."""
     return (f"epoch {info['epoch']}/{info['epochs']}, loss {info['loss']:.4f}, "
-            f"accuracy {100 * info['accuracy']:.1f}%, {info['seconds']:.0f} s")
+            f"{_score(info)}, {info['seconds']:.0f} s")
 
 
 class TimeEstimate:
@@ -787,13 +751,13 @@ def classify_cmd(
         if mealy:  # a tag after every symbol (none for the empty word)
             rows = [{"word": format_word(w, alphabet), "tags": [outputs[int(t)] for t in tr[1:]]}
                     for w, tr in zip(parsed, traces, strict=True)]
-            columns = [("word", "left"), ("tag after each symbol", "left")]
+            columns = ["word", "tag after each symbol"]
             cells = [[escape(r["word"]) or "ε", escape(sep.join(r["tags"])) or "(none)"]
                      for r in rows]
         else:
             rows = [{"word": format_word(w, alphabet), "class": outputs[int(tr[-1])]}
                     for w, tr in zip(parsed, traces, strict=True)]
-            columns = [("word", "left"), ("class", "left")]
+            columns = ["word", "class"]
             cells = [[escape(r["word"]) or "ε", escape(r["class"])] for r in rows]
     else:
         from rnn2dfa.models.acceptor import accept_logits
@@ -813,19 +777,15 @@ def classify_cmd(
             {"word": format_word(w, alphabet), "accept": bool(lg > 0), "logit": float(lg)}
             for w, lg in zip(parsed, logits, strict=True)
         ]
-        columns = [("word", "left"), ("verdict", "left"), ("logit", "right")]
+        columns = ["word", "verdict", "logit"]
         cells = [[escape(r["word"]), "[green]accept[/green]" if r["accept"]
                   else "[red]reject[/red]", f"{r['logit']:+.3f}"] for r in rows]
     if as_json:
         emit_json({"model": model_file, "language": meta.get("language")} | head
                   | {"results": rows})
         return
-    table = Table(title_justify="left")
-    for name, justify in columns:
-        table.add_column(name, justify=justify)
-    for row in cells:
-        table.add_row(*row)
-    out.print(table)
+    out.print(grid(None, columns, cells, left={"word", "verdict", "class",
+                                               "tag after each symbol"}))
 
 
 COMMANDS: list[click.Command] = [train_cmd, classify_cmd]

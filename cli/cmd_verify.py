@@ -8,13 +8,10 @@ import contextlib
 
 import click
 from rich.markup import escape
-from rich.table import Table
 
 from rnn2dfa.automata.draw import show_output
 from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import (
-    EXIT_FAIL,
-    EXIT_OK,
     emit_json,
     err,
     json_option,
@@ -25,6 +22,7 @@ from rnn2dfa_cli.common import (
     threads,
 )
 from rnn2dfa_cli.device_option import device_option
+from rnn2dfa_cli.options import exit_verdict, grid, refuse_given
 from rnn2dfa_cli.user_model import acceptor_option, refuse_time_limit_alone, user_model
 
 #: The options that apply to a machine file (the others name a DFA's or a PDFA's checks).
@@ -40,7 +38,7 @@ def _who(kind: str) -> str:
 
 
 def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: ANN001
-    """Tables for a TruthComparison of any kind (also used by `run`)."""
+    """Tables for a TruthComparison of any kind."""
     dfa = cmp.kind == "dfa"
     t = kv_table(title)
     # escape: a pattern such as [ab]* is the user's text, not rich markup
@@ -67,26 +65,19 @@ def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: A
         what = ("Disagreement" if dfa else "Words with a different "
                 + ("output" if cmp.kind == "moore" else "last output") + ",")
         title = f"{what} by length (exact: all words)"
-        d = Table(title=title, title_justify="left", min_width=len(title))
-        for name in ("length", "disagree" if dfa else "differ", "of", "rate"):
-            d.add_column(name, justify="right")
-        for r in cmp.by_length:
-            d.add_row(str(r.length), f"{r.disagreements:,}",
-                      f"{r.total:,}" if r.total < 10**15 else f"{r.total:.3g}", f"{r.rate:.4%}")
-        out.print(d)
+        out.print(grid(title, ("length", "disagree" if dfa else "differ", "of", "rate"),
+                       ([str(r.length), f"{r.disagreements:,}",
+                         f"{r.total:,}" if r.total < 10**15 else f"{r.total:.3g}",
+                         f"{r.rate:.4%}"] for r in cmp.by_length), min_width=len(title)))
 
 
 def print_past_bound(rows, max_length: int) -> None:  # noqa: ANN001
     """The DFA against a non-regular truth on sampled words past the exact check."""
     title = f"Against the truth past length {max_length} (sampled words)"
-    t = Table(title=title, title_justify="left", min_width=len(title))
-    t.add_column("lengths", justify="right")
-    t.add_column("words", justify="right")
-    t.add_column("DFA error", justify="right")
-    for r in rows:
-        t.add_row(f"{r.lo}-{r.hi}", str(r.words),
-                  f"{r.dfa_error:.2%}" if r.dfa_error == 0 else f"[red]{r.dfa_error:.2%}[/red]")
-    out.print(t)
+    out.print(grid(title, ("lengths", "words", "DFA error"), (
+        [f"{r.lo}-{r.hi}", str(r.words),
+         f"{r.dfa_error:.2%}" if r.dfa_error == 0 else f"[red]{r.dfa_error:.2%}[/red]"]
+        for r in rows), min_width=len(title)))
 
 
 def _cell(group, side: str, threshold: float | None) -> str:  # noqa: ANN001
@@ -112,23 +103,17 @@ def print_class_table(net, threshold: float | None = None) -> None:  # noqa: ANN
     columns = dfa or len(classes) <= _CLASS_COLUMNS
     title = (f"{_who(net.kind).capitalize() if not dfa else 'DFA'} = network on each class "
              "of the network's answers (samples pooled)")
-    t = Table(title=title, title_justify="left", min_width=len(title))
-    t.add_column("lengths", justify="right")
-    t.add_column("words", justify="left")
-    if columns:
-        for o in (net.outputs if dfa else classes):
-            t.add_column(f"network {o[:-2]}s" if dfa else escape(o), justify="right")
-        for g in net.classes:
-            t.add_row(g.lengths(), _GROUP[g.group],
-                      *(_cell(g, o, threshold) for o in (net.outputs if dfa else classes)))
-    else:
-        t.add_column("network's class")
-        t.add_column("machine = network", justify="right")
-        for g in net.classes:
-            for o in classes:
-                if g.count(o):
-                    t.add_row(g.lengths(), _GROUP[g.group], escape(o), _cell(g, o, threshold))
-    out.print(t)
+    if columns:  # one column a class
+        shown = net.outputs if dfa else classes
+        out.print(grid(title, ["lengths", "words", *(f"network {o[:-2]}s" if dfa else escape(o)
+                                                      for o in shown)],
+                       ([g.lengths(), _GROUP[g.group], *(_cell(g, o, threshold) for o in shown)]
+                        for g in net.classes), left={"words"}, min_width=len(title)))
+    else:  # one row a class
+        out.print(grid(title, ["lengths", "words", "network's class", "machine = network"],
+                       ([g.lengths(), _GROUP[g.group], escape(o), _cell(g, o, threshold)]
+                        for g in net.classes for o in classes if g.count(o)),
+                       left={"words", "network's class"}, min_width=len(title)))
     if net.unjudged():
         out.print(f"[dim]too few: fewer than {net.classes[0].min_words} words of the class in "
                   "the bucket, not judged[/dim]")
@@ -139,30 +124,24 @@ def print_class_table(net, threshold: float | None = None) -> None:  # noqa: ANN
 
 
 def print_network_table(net, threshold: float | None = None) -> None:  # noqa: ANN001
-    """The Omlin & Giles table for a ModelComparison of any kind (also used by `run`)."""
+    """The Omlin & Giles table for a ModelComparison of any kind."""
     has_truth = net.network_error is not None
     who = _who(net.kind)
     mealy = net.kind == "mealy"
     title = (f"Against the network ({net.words:,} sampled words, class-balanced w.r.t. the "
              f"{escape(str(net.balanced_against))})")
-    t = Table(title=title, title_justify="left", min_width=min(len(title), 80))
-    t.add_column("lengths", justify="right")
-    t.add_column("sample")
-    t.add_column("words", justify="right")
-    t.add_column(f"{who} = network", justify="right")
-    if mealy:
-        t.add_column("all tags", justify="right")
-    if has_truth:
-        t.add_column("network error", justify="right")
-        t.add_column(f"{who} error", justify="right")
+    columns = ["lengths", "sample", "words", f"{who} = network"]
+    columns += ["all tags"] if mealy else []
+    columns += ["network error", f"{who} error"] if has_truth else []
+    rows = []
     for b in net.buckets:
         row = [f"{b.lo}-{b.hi}", b.sample, f"{b.words:,}", f"{b.agreement:.2%}"]
         if mealy:
             row.append(f"{b.sequence_agreement:.2%}")
         if has_truth:
             row += [f"{b.network_error:.2%}", f"{b.error:.2%}"]
-        t.add_row(*row)
-    out.print(t)
+        rows.append(row)
+    out.print(grid(title, columns, rows, left={"sample"}, min_width=min(len(title), 80)))
     if net.note:
         out.print(f"[dim]{escape(net.note)}[/dim]")
     if net.disagreement is not None:
@@ -171,18 +150,6 @@ def print_network_table(net, threshold: float | None = None) -> None:  # noqa: A
             word = f"{word[:60]}... ({len(word)} characters)"
         out.print(f"shortest sampled word where they differ: {escape(word)}", soft_wrap=True)
     print_class_table(net, threshold)
-
-
-def _given(ctx: click.Context) -> set[str]:
-    from click.core import ParameterSource
-
-    return {k for k in ctx.params if ctx.get_parameter_source(k) != ParameterSource.DEFAULT}
-
-
-def _option_name(ctx: click.Context, name: str) -> str:
-    param = next((p for p in ctx.command.params if p.name == name), None)
-    opts = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
-    return opts[0] if opts else "--" + name.replace("_", "-")
 
 
 @click.command("verify")
@@ -288,11 +255,8 @@ def verify_cmd(
     from rnn2dfa.verify.check import VerifySettings, check, resolve
 
     machine = is_machine_file(dfa_file)
-    bad = sorted(_given(ctx) - _MACHINE_OPTIONS) if machine else []
-    if bad:
-        names = ", ".join(_option_name(ctx, b) for b in bad)
-        raise InputError(f"{names} does not apply to a Moore or Mealy machine file",
-                         path=dfa_file)
+    if machine:
+        refuse_given(ctx, _MACHINE_OPTIONS, "a Moore or Mealy machine file", path=dfa_file)
     if data is not None:
         raise InputError("--data goes with a PDFA file (rnn2dfa.pdfa/1)", path=dfa_file)
     refuse_time_limit_alone(acceptor_spec, time_limit)
@@ -351,7 +315,7 @@ def verify_cmd(
         plot_agreement(report, plot_file)
     if as_json:
         emit_json(report.to_dict())
-        ctx.exit(EXIT_OK if report.passed else EXIT_FAIL)
+        exit_verdict(bool(report.passed))
     if report.truth is not None:
         print_truth_table(report.truth)
         if report.past_bound and report.network is None:
@@ -365,7 +329,7 @@ def verify_cmd(
     if truth is None and meta.get("language"):
         err.print(escape(f"tip: the model was trained on {meta['language']}; add --truth "
                          f"{meta['language']} to compare with the ground truth too"))
-    ctx.exit(EXIT_OK if report.passed else EXIT_FAIL)
+    exit_verdict(bool(report.passed))
 
 
 COMMANDS: list[click.Command] = [verify_cmd]

@@ -12,9 +12,9 @@ from typing import Any
 import click
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from rnn2dfa_cli.common import EXIT_FAIL, PipedProgress, emit_json, err, kv_table, options_for, out
+from rnn2dfa_cli.options import grid, say_result
 
 #: EOS steps a TM network may run per word when --max-steps is not given.
 DEFAULT_MAX_STEPS = 100_000
@@ -49,9 +49,6 @@ def compile_turing(path: str, output: str, encoding: str, as_json: bool) -> None
                 "turing": {"machine": tm.to_dict(), "eos": net.eos, "encoding": encoding}}
     save_model(net, output, metadata)  # atomic_path: a folder or a full disk is one line
     info["output"] = output
-    if as_json:
-        emit_json(info)
-        return
     table = kv_table(f"Compiled {name} (Siegelmann–Sontag, Theorem 4.6)")
     table.add_row("machine states", str(len(tm.states)))
     table.add_row("tape symbols", str(len(tm.tape_alphabet)))
@@ -59,9 +56,8 @@ def compile_turing(path: str, output: str, encoding: str, as_json: bool) -> None
     table.add_row("stack encoding", encoding)
     table.add_row("EOS symbol", net.eos)
     table.add_row("written to", output)
-    out.print(table)
-    out.print("run it with: rnn2dfa classify " + output + " WORD ... (it reads the word, then "
-              "EOS until it decides)")
+    say_result(info, as_json, table, "run it with: rnn2dfa classify " + output + " WORD ... "
+               "(it reads the word, then EOS until it decides)")
 
 
 class LateProgress:
@@ -157,15 +153,8 @@ def classify_turing(model: Any, meta: dict[str, Any], model_file: str,
                    "encoding": model.encoding, "eos": model.eos,
                    "agreeing_with_machine": agree, "results": rows})
         return
-    table = Table(title_justify="left", title=f"{meta.get('language') or 'machine'}: network "
-                  f"({precision}, {model.encoding} stacks) beside the machine")
-    table.add_column("word")
-    table.add_column("verdict")
-    table.add_column("EOS steps", justify="right")
-    table.add_column("machine", justify="left")
-    table.add_column("machine steps", justify="right")
-    table.add_column("stack depth", justify="right")
     colour = {"accept": "green", "reject": "red", "undecided": "yellow"}
+    cells = []
     for r in rows:
         v = r["verdict"]
         shown = f"[{colour[v]}]{v}[/{colour[v]}]"
@@ -173,9 +162,12 @@ def classify_turing(model: Any, meta: dict[str, Any], model_file: str,
             shown += " (state lost)"
         if not r["agrees"]:
             shown += " [bold red]≠ machine[/bold red]"
-        table.add_row(escape(r["word"]), shown, f"{r['steps']:,}", r["machine_verdict"],
-                      f"{r['machine_steps']:,}", str(r["stack_depth"]))
-    out.print(table)
+        cells.append([escape(r["word"]), shown, f"{r['steps']:,}", r["machine_verdict"],
+                      f"{r['machine_steps']:,}", str(r["stack_depth"])])
+    out.print(grid(f"{meta.get('language') or 'machine'}: network ({precision}, "
+                   f"{model.encoding} stacks) beside the machine",
+                   ("word", "verdict", "EOS steps", "machine", "machine steps", "stack depth"),
+                   cells, left={"word", "verdict", "machine"}))
     out.print(f"EOS steps = 1 (end of input) + |w| (rewind) + 1 (start) + machine steps; "
               f"network and machine agree on {agree} of {len(rows)} word(s)"
               f" (undecided = no answer within {max_steps:,} EOS steps)")

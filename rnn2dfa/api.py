@@ -33,12 +33,6 @@ Automaton = DFA | Machine
 
 
 # ----------------------------------------------------------------------------- models
-def _alphabet(alphabet: str | Sequence[str] | None) -> tuple[str, ...] | None:
-    """An alphabet given as "abcd" (one symbol a character) or as a sequence of symbols
-    (`validate.symbols`: the command line's rule; bytes refused)."""
-    return symbols(alphabet)
-
-
 def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
              token_ids: Sequence[int] | None = None, task: str | None = None,
              outputs: Sequence[str] | None = None, time_limit: float | None = None,
@@ -69,7 +63,7 @@ def as_model(model: Any, *, alphabet: str | Sequence[str] | None = None,
         return posing(model, "in-memory DFA" if kind == "dfa" else "in-memory machine")
     if callable(getattr(model, "next_table", None)):  # a language model: NextSymbolLM, a PDFA
         return LoadedAcceptor(model, {}, "in-memory language model", "")
-    names = _alphabet(alphabet)
+    names = symbols(alphabet)  # "abcd" or a sequence of symbols: the command line's rule
     ids = token_id_list(token_ids)
     if _is_plain_module(model):
         from rnn2dfa.models.imported import ImportOptions, import_module
@@ -233,11 +227,11 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
     defaults (`options`: `verify.check.VerifySettings`'s `max_length`, `max_word_length`,
     `samples` (old name `per_bucket`), `threshold`, `seed`; and `threads`); `device` as for
     `extract`."""
-    from rnn2dfa.verify.check import VerifySettings, check, resolve
+    from rnn2dfa.verify.check import VerifySettings, check, is_pdfa, resolve
 
     a = _an_automaton(automaton, "automaton")
     device = device_name(device)
-    if _pdfa(a):
+    if is_pdfa(a):
         return _verify_pdfa(automaton, a, model, truth, words, **options)
     how = _import_options(options, device)
     if model is not None and model is getattr(automaton, "source", None):
@@ -259,12 +253,6 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
     path = _path(automaton)
     return check(a, truth=t, truth_name=name, network=net, words=mine, settings=settings,
                  name=path, model_name=_path(model), source=path, **options)
-
-
-def _pdfa(a: Any) -> bool:
-    from rnn2dfa.verify.check import is_pdfa
-
-    return is_pdfa(a)
 
 
 def _verify_pdfa(given: Any, a: Any, model: Any, truth: Any, words: Any,

@@ -70,9 +70,8 @@ class Book:
 
 def train_stage(cfg: RunConfig, book: Book) -> tuple[Any, Any]:
     """1. Train the network on the language; write model.pt. Returns (model, TrainSummary)."""
-    from rnn2dfa.languages import get_language
     from rnn2dfa.models.io import save_model
-    from rnn2dfa.train import model_metadata, train_model
+    from rnn2dfa.train.labels import train_task
 
     with book.stage("train", epochs=cfg.epochs):
         tcfg = TrainConfig(cell=cfg.cell, hidden=cfg.hidden, layers=cfg.layers,
@@ -80,18 +79,8 @@ def train_stage(cfg: RunConfig, book: Book) -> tuple[Any, Any]:
                            time_limit=cfg.train_time_limit, seed=cfg.seed,
                            device=cfg.device,
                            threads=1 if cfg.threads is None else cfg.threads)
-        if cfg.task != "accept":
-            from rnn2dfa.train.labels import labeller_metadata, train_labeller
-
-            model, summary = train_labeller(
-                cfg.language, task=cfg.task, config=tcfg,
-                progress=lambda d: book.progress({"stage": "train", **d}))
-            metadata = labeller_metadata(summary)
-        else:
-            model, summary = train_model(
-                language=get_language(cfg.language), config=tcfg,
-                progress=lambda d: book.progress({"stage": "train", **d}))
-            metadata = model_metadata(summary)
+        model, summary, metadata = train_task(
+            cfg.task, cfg.language, tcfg, lambda d: book.progress({"stage": "train", **d}))
         if not summary.converged:
             book.notes.append(
                 f"training stopped by {summary.stopped} at {summary.train_accuracy:.2%} "

@@ -9,14 +9,16 @@ clipped steps, the time limit between minibatches, the first epoch's sample and 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 import torch
 
 from rnn2dfa.limits import fused_rows
-from rnn2dfa.models.device import Chunks, batch_bytes
+from rnn2dfa.models.device import Chunks, batch_bytes, device_of, place
+from rnn2dfa.models.threads import measured_width_threads, torch_threads
 
 #: Words measured when the time limit comes in the first epoch (a seeded random sample):
 #: enough to read the accuracy to about +-3%, and a wide network's pass over all 3,000
@@ -61,6 +63,20 @@ class Fit:
     #: epochs without a better training accuracy before fresh weights (0: never)
     restart_patience: int = 0
     reset: Callable[[], None] | None = None  # fresh weights for a restart
+
+
+@contextmanager
+def seeded_network(cfg: Any, build: Callable[[], torch.nn.Module]
+                   ) -> Iterator[tuple[Any, torch.Generator]]:
+    """The one set-up of every trainer, whatever its head: torch's threads for the
+    network's width, torch's random state forked and seeded (same seed, same weights), the
+    network `build` makes placed on `cfg.device`, and the seeded generator its minibatches
+    are drawn with."""
+    with torch_threads(measured_width_threads(cfg.threads, cfg.hidden)), \
+            torch.random.fork_rng(devices=[]):
+        torch.manual_seed(cfg.seed)
+        model = place(build(), getattr(cfg, "device", "cpu"))
+        yield model, torch.Generator().manual_seed(cfg.seed)
 
 
 def new_summary(cls: type, model: Any, cfg: Any, *, source: str, language: str | None,
@@ -124,6 +140,27 @@ def whole_set(chunks: Chunks, rows: torch.Tensor,
             len(rows), lambda s, e: score(rows[s:e])):
         loss, weight, right = loss + part_loss, weight + part_weight, right + part_right
     return loss / max(1.0, weight), right / max(1, len(rows))
+
+
+def fit_padded(model: torch.nn.Module, cfg: Any, book: Book, sym: torch.Tensor,
+               batches: Callable[[], Iterable[Any]], loss: Callable[[Any], torch.Tensor],
+               score: Callable[[torch.Tensor], tuple[float, float, float]], *,
+               restarts: bool = False, **options: Any) -> None:
+    """`fit_epochs` over the padded words `sym` (rows: the training words): each epoch's
+    measurement is `score` over them in the bounded chunks (`whole_set`); with `restarts`,
+    `cfg`'s plateau restarts from fresh weights. `options`: the rest of `Fit`."""
+    chunks = whole_set_chunks(cfg, sym, device_of(model))
+
+    def evaluate(rows: torch.Tensor | None) -> tuple[float, float]:
+        """(loss, accuracy) on every training word, or on the rows `rows`."""
+        return whole_set(chunks, torch.arange(len(sym)) if rows is None else rows.cpu(),
+                         score)
+
+    if restarts:
+        options.update(restart_patience=cfg.restart_patience,
+                       reset=lambda: fresh_weights(model))
+    fit = Fit(batches, loss, evaluate, len(sym), min_lr=cfg.min_lr, **options)
+    fit_epochs(model, cfg, fit, book)
 
 
 def sampled_rows(size: int, seed: int) -> torch.Tensor:

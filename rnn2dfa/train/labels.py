@@ -19,6 +19,7 @@ The epochs, restarts, best weights and Ctrl-C are every trainer's (`epochs.fit_e
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -31,10 +32,9 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
 from rnn2dfa.languages.machines import MachineLanguage, get_machine_language
-from rnn2dfa.models.device import device_of, place
+from rnn2dfa.models.device import device_of
 from rnn2dfa.models.labeller import RNNLabeller
 from rnn2dfa.models.rnn import CELLS
-from rnn2dfa.models.threads import measured_width_threads, torch_threads
 from rnn2dfa.train.config import (  # the defaults, where the CLI reads them without torch
     LABEL_MAX_LENGTH,
     LABEL_TASKS,
@@ -42,15 +42,7 @@ from rnn2dfa.train.config import (  # the defaults, where the CLI reads them wit
     VAL_FACTOR,
     TrainConfig,
 )
-from rnn2dfa.train.epochs import (
-    Fit,
-    fit_epochs,
-    fresh_weights,
-    minibatches,
-    new_summary,
-    whole_set,
-    whole_set_chunks,
-)
+from rnn2dfa.train.epochs import fit_padded, minibatches, new_summary, seeded_network
 from rnn2dfa.train.summary import (
     EpochBook,
     Progress,
@@ -289,6 +281,21 @@ def task_language(language: str, task: str) -> Any:
     return resolve_machine_language(language, task)
 
 
+def train_task(task: str, language: str, config: TrainConfig,
+               progress: Progress | None = None) -> tuple[Any, Any, dict[str, Any]]:
+    """Train the network a task's head answers with on a named language: an acceptor
+    ("accept", `loop.train_model`), a k-class classifier or a tagger (`train_labeller`).
+    Returns (model, summary, the model file's metadata)."""
+    if task == "accept":
+        from rnn2dfa.train import train_model  # (the package's: what callers replace)
+
+        model, summary = train_model(language=task_language(language, task), config=config,
+                                     progress=progress)
+        return model, summary, model_metadata(summary)
+    model, summary = train_labeller(language, task=task, config=config, progress=progress)
+    return model, summary, labeller_metadata(summary)
+
+
 def languages_for(task: str) -> list[str]:
     """The named machine languages of a task (tag: also `tag-NAME` for a regular NAME)."""
     from rnn2dfa.languages.machines import machine_language_names
@@ -345,19 +352,15 @@ def train_labeller(
                   train)
     test = balanced_labelled(machine, range(cfg.test_factor * cfg.max_length + 1),
                              cfg.test_per_length, rng)
-    threads = measured_width_threads(cfg.threads, cfg.hidden)
-    with torch_threads(threads), torch.random.fork_rng(devices=[]):
-        torch.manual_seed(cfg.seed)
-        model = RNNLabeller(lang.alphabet, machine.outputs, machine.kind, cell=cfg.cell,
-                            hidden=cfg.hidden, layers=cfg.layers, embedding=cfg.embedding,
-                            learn_init=cfg.learn_init)
-        place(model, cfg.device)
+    build = partial(RNNLabeller, lang.alphabet, machine.outputs, machine.kind, cell=cfg.cell,
+                    hidden=cfg.hidden, layers=cfg.layers, embedding=cfg.embedding,
+                    learn_init=cfg.learn_init)
+    with seeded_network(cfg, build) as (model, gen):
         summary = new_summary(
             LabelSummary, model, cfg, source=source or f"language:{lang.name}",
             language=lang.name, alphabet=lang.alphabet, n_train=len(train), n_val=len(val),
             task=lang.task, kind=machine.kind, outputs=list(machine.outputs),
             val_max_length=val.lengths.max(initial=0).item(), pumped_to=pump_to)
-        gen = torch.Generator().manual_seed(cfg.seed)
         _fit_labeller(model, train, val, cfg, summary, gen, progress)
         val_pred = predicted_labels(model, val)
         summary.val_by_output = output_rows(val, val_pred, machine.outputs)
@@ -403,8 +406,6 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
         pl = model.prefix_output_logits(sym[idx, :width])
         return loss_of(pl, idx, bl, cfg.prefix_labels)
 
-    chunks = whole_set_chunks(cfg, sym, dev)  # as the acceptor trainer's
-
     def score(rows: torch.Tensor) -> tuple[float, float, float]:
         on = rows.to(dev)
         pl = model.prefix_output_logits(sym[on])
@@ -416,21 +417,14 @@ def _fit_labeller(model: RNNLabeller, train: LabelledWords, val: LabelledWords,
                              train.kind)
         return loss, weight, float(word_correct(seen, pl.argmax(dim=-1).cpu().numpy()).sum())
 
-    def evaluate(rows: torch.Tensor | None) -> tuple[float, float]:
-        """(loss, accuracy) on every training word, or on the rows `rows`."""
-        return whole_set(chunks, torch.arange(len(train)) if rows is None else rows.cpu(),
-                         score)
-
     def validate() -> float | None:
         if not len(val):
             return None
         return float(word_correct(val, predicted_labels(model, val)).mean())
 
     book = EpochBook(model, cfg, summary, progress, val, validate=validate, stop_on_val=True)
-    fit = Fit(minibatches(host_lens, cfg, gen), batch_loss, evaluate, len(train),
-              min_lr=cfg.min_lr, restart_patience=cfg.restart_patience,
-              reset=lambda: fresh_weights(model))
-    fit_epochs(model, cfg, fit, book)
+    fit_padded(model, cfg, book, sym, minibatches(host_lens, cfg, gen), batch_loss, score,
+               restarts=True)  # the acceptor trainer's chunks and restarts
 
 
 def labeller_metadata(summary: LabelSummary) -> dict[str, Any]:

@@ -13,7 +13,8 @@ import copy
 import math
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -21,10 +22,10 @@ import torch
 import torch.nn.functional as F
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.device import device_of, place
+from rnn2dfa.models.device import device_of
 from rnn2dfa.models.lm import RNNLanguageModel
-from rnn2dfa.models.threads import measured_width_threads, torch_threads
-from rnn2dfa.train.epochs import Fit, fit_epochs, new_summary
+from rnn2dfa.train.epochs import Fit, fit_epochs, new_summary, seeded_network
+from rnn2dfa.train.summary import RunSummary, book_run, keeps_best_on_interrupt
 from rnn2dfa.words import Word, pad_words
 
 Progress = Callable[[dict[str, Any]], None]
@@ -74,28 +75,13 @@ class LMTrainConfig:
 
 
 @dataclass
-class LMTrainSummary:
-    """How a run went (plain data, stored in the model file's metadata)."""
+class LMTrainSummary(RunSummary):
+    """How a language model's run went (stopped: converged is no held-out improvement;
+    the losses are nats per predicted symbol)."""
 
-    source: str
-    language: str | None
-    alphabet: list[str]
-    config: dict[str, Any]
-    model: str
-    n_parameters: int
-    n_train: int
-    n_val: int
-    epochs: int = 0
-    best_epoch: int = 0
-    seconds: float = 0.0
-    stopped: str = ""  # converged (no held-out improvement) | epoch budget | time limit
-    train_loss: float = math.nan  # nats per predicted symbol
     val_loss: float = math.nan
     val_perplexity: float = math.nan
     history: list[dict[str, float]] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def _targets(words: Sequence[Word], eos: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -135,6 +121,7 @@ def mean_loss(model: RNNLanguageModel, words: Sequence[Word], batch: int = 1024)
     return total / max(1, count)
 
 
+@keeps_best_on_interrupt
 def train_lm(
     words: Sequence[Word],
     alphabet: Sequence[str],
@@ -145,7 +132,8 @@ def train_lm(
     val_words: Sequence[Word] | None = None,
     progress: Progress | None = None,
 ) -> tuple[RNNLanguageModel, LMTrainSummary]:
-    """Train a language model on `words`; a share of them is held out unless `val_words`."""
+    """Train a language model on `words`; a share of them is held out unless `val_words`.
+    An interrupt after the first epoch is `TrainingInterrupted` with the best weights."""
     cfg = config or LMTrainConfig()
     cfg.check()
     if len(words) < 2:
@@ -158,10 +146,9 @@ def train_lm(
         val_words = [words[i] for i in perm[:n_val]]
         words = [words[i] for i in perm[n_val:]]
     val_words = list(val_words)
-    with torch_threads(measured_width_threads(cfg.threads, cfg.hidden)):
-        torch.manual_seed(cfg.seed)
-        model = place(RNNLanguageModel(list(alphabet), cfg.cell, cfg.hidden, cfg.layers,
-                                       cfg.embedding, cfg.learn_init), cfg.device)
+    build = partial(RNNLanguageModel, list(alphabet), cfg.cell, cfg.hidden, cfg.layers,
+                    cfg.embedding, cfg.learn_init)
+    with seeded_network(cfg, build) as (model, _):
         summary = new_summary(LMTrainSummary, model, cfg, source=source, language=language,
                               alphabet=alphabet, n_train=len(words), n_val=len(val_words))
         book = LMBook(model, cfg, summary, progress)
@@ -218,6 +205,7 @@ class LMBook:
     def __post_init__(self) -> None:
         self.initial = copy.deepcopy(self.model.state_dict())  # kept if no epoch is better
         self.summary.stopped = "epoch budget"
+        book_run(self)  # an interrupt keeps the best weights so far
 
     def seen(self, loss: Any, n: int) -> None:
         """A minibatch's summed loss over its `n` targets (the epoch's training loss)."""
@@ -255,10 +243,13 @@ class LMBook:
         return False
 
     def finish(self) -> None:
-        """The best weights back in the model (the initial ones if no epoch was better)."""
+        """The best weights back in the model (the initial ones if no epoch was better), and
+        their held-out loss (measured again on a finished run)."""
         self.model.load_state_dict(self.best_state if self.best_state is not None
                                    else self.initial)
         self.model.eval()
+        self.summary.val_loss = self.best
+        self.summary.seconds = round(time.perf_counter() - self.start, 3)
 
 
 def lm_metadata(summary: LMTrainSummary) -> dict[str, Any]:

@@ -17,19 +17,17 @@ import torch.nn.functional as F
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.cells import build_acceptor
-from rnn2dfa.models.device import device_of, place
+from rnn2dfa.models.device import device_of
 from rnn2dfa.models.rnn import RNNAcceptor
-from rnn2dfa.models.threads import measured_width_threads, torch_threads
 from rnn2dfa.train.config import TrainConfig
 from rnn2dfa.train.data import Dataset, language_sample, split_holdout, without
 from rnn2dfa.train.epochs import (  # the one epoch loop (re-exported for older callers)
     FIRST_EPOCH_SAMPLE,
-    Fit,
     fit_epochs,
-    fresh_weights,
+    fit_padded,
     minibatches,
     new_summary,
-    whole_set,
+    seeded_network,
     whole_set_chunks,
 )
 from rnn2dfa.train.summary import (
@@ -137,31 +135,11 @@ def train_model(
         test = val
         src = source or "data"
 
-    with torch_threads(measured_width_threads(cfg.threads, cfg.hidden)):
-        model, summary = _train(train, val, test, cfg, src, lang_name, progress, prefix_targets)
-    return model, summary
-
-
-def _train(
-    train: Dataset,
-    val: Dataset,
-    test: Dataset,
-    cfg: TrainConfig,
-    src: str,
-    lang_name: str | None,
-    progress: Progress | None,
-    prefix_targets: torch.Tensor | None,
-) -> tuple[RNNAcceptor, TrainSummary]:
-    alphabet = train.alphabet
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(cfg.seed)
-        model = place(build_acceptor(alphabet, cfg), cfg.device)
+    with seeded_network(cfg, lambda: build_acceptor(train.alphabet, cfg)) as (model, gen):
         summary = new_summary(TrainSummary, model, cfg, source=src, language=lang_name,
-                              alphabet=alphabet, n_train=len(train), n_val=len(val))
-        gen = torch.Generator().manual_seed(cfg.seed)
+                              alphabet=train.alphabet, n_train=len(train), n_val=len(val))
         _fit(model, train, val, cfg, summary, gen, progress, prefix_targets)
-
-    measure_test(model, test, cfg, summary)
+        measure_test(model, test, cfg, summary)
     return model.to("cpu"), summary  # device-free: it saves and loads anywhere
 
 
@@ -200,19 +178,11 @@ def _fit(
             pl[mask], prefix_targets[idx, : width + 1][mask]
         )
 
-    chunks = whole_set_chunks(cfg, sym, dev)
-
     def score(rows: torch.Tensor) -> tuple[float, float, float]:
         ids = rows.to(dev)
         logits, want = model(sym[ids], lens[ids]), y[ids]
         loss = float(F.binary_cross_entropy_with_logits(logits, want, reduction="sum"))
         return loss, len(ids), float(((logits > 0).float() == want).sum())
 
-    def evaluate(rows: torch.Tensor | None) -> tuple[float, float]:
-        """(loss, accuracy) on every training word, or on the rows `rows`."""
-        return whole_set(chunks, torch.arange(len(train)) if rows is None else rows, score)
-
-    fit = Fit(minibatches(host_lens, cfg, gen), batch_loss, evaluate, len(train),
-              min_lr=cfg.min_lr, restart_patience=cfg.restart_patience,
-              reset=lambda: fresh_weights(model))
-    fit_epochs(model, cfg, fit, book)
+    fit_padded(model, cfg, book, sym, minibatches(host_lens, cfg, gen), batch_loss, score,
+               restarts=True)

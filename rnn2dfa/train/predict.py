@@ -23,12 +23,12 @@ import torch.nn.functional as F
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.device import device_of, place
+from rnn2dfa.models.cells import build_acceptor
+from rnn2dfa.models.device import device_of
 from rnn2dfa.models.predictive import PredictiveAcceptor
-from rnn2dfa.models.threads import measured_width_threads, torch_threads
 from rnn2dfa.train.config import PREDICT_MAX_LENGTH  # noqa: F401 (its home before)
 from rnn2dfa.train.data import Dataset, language_sample
-from rnn2dfa.train.epochs import Fit, fit_epochs, new_summary, whole_set, whole_set_chunks
+from rnn2dfa.train.epochs import fit_padded, new_summary, seeded_network
 from rnn2dfa.train.summary import EpochBook, TrainSummary, measure_test
 from rnn2dfa.words import Word, pad_words
 
@@ -161,13 +161,6 @@ def positive_words(language: Any, max_length: int, per_length: int, rng) -> list
 
 
 # --------------------------------------------------------------------- the model
-def build_core_model(alphabet: tuple[str, ...], cfg: Any) -> torch.nn.Module:
-    """The recurrent network for a TrainConfig's cell (rnn cells, qrnn, stack)."""
-    from rnn2dfa.models.cells import build_acceptor
-
-    return build_acceptor(alphabet, cfg)
-
-
 @torch.no_grad()
 def counting_init(core: torch.nn.Module) -> None:
     """REMEMBER_BIAS and INPUT_SATURATE (above) for LSTM and QRNN; other cells unchanged
@@ -205,19 +198,19 @@ def train_predictive(
     val = language_sample(language, lengths, cfg.val_per_length, rng)
     test_lengths = range(cfg.test_factor * cfg.max_length + 1)
     test = language_sample(language, test_lengths, max(2, cfg.test_per_length // 10), rng)
-    threads = measured_width_threads(cfg.threads, cfg.hidden)
-    with torch_threads(threads), torch.random.fork_rng(devices=[]):
-        torch.manual_seed(cfg.seed)
-        core = build_core_model(tuple(language.alphabet), cfg)
+
+    def build() -> PredictiveAcceptor:
+        core = build_acceptor(tuple(language.alphabet), cfg)
         counting_init(core)
         model = PredictiveAcceptor(core.architecture, core.config())
         model.core.load_state_dict(core.state_dict())
-        place(model, getattr(cfg, "device", "cpu"))
+        return model
+
+    with seeded_network(cfg, build) as (model, gen):
         summary = new_summary(TrainSummary, model, cfg,
                               source=source or f"language:{language.name}",
                               language=language.name, alphabet=language.alphabet,
                               n_train=len(words), n_val=len(val))
-        gen = torch.Generator().manual_seed(cfg.seed)
         _fit_predict(model, words, targets, val, cfg, summary, gen, progress)
         measure_test(model, test, cfg, summary)
     return model.to("cpu"), summary  # device-free: it saves and loads anywhere
@@ -262,8 +255,6 @@ def _fit_predict(
         ).sum(-1)
         return (raw * m).sum() / m.sum()
 
-    chunks = whole_set_chunks(cfg, sym, dev)
-
     def score(rows: torch.Tensor) -> tuple[float, float, float]:
         ids = rows.to(dev)
         pred, want, m = model.prefix_predictions(sym[ids]), targets[ids], mask[ids]
@@ -271,10 +262,6 @@ def _fit_predict(
         right = ((pred > 0) == (want > 0.5)).all(-1) | (m == 0)
         return float((raw * m).sum()), float(m.sum()), float(right.all(-1).sum())
 
-    def evaluate(rows: torch.Tensor | None) -> tuple[float, float]:
-        return whole_set(chunks, torch.arange(n) if rows is None else rows, score)
-
-    fit = Fit(batches, batch_loss, evaluate, n, lr_patience=LR_PATIENCE, min_lr=cfg.min_lr)
-    fit_epochs(model, cfg, fit, book)
+    fit_padded(model, cfg, book, sym, batches, batch_loss, score, lr_patience=LR_PATIENCE)
     if not math.isfinite(summary.train_loss):  # pragma: no cover - diverged from the start
         summary.stopped = "diverged"

@@ -42,6 +42,12 @@ class TrainingInterrupted(KeyboardInterrupt):
 _BOOK: contextvars.ContextVar[Any] = contextvars.ContextVar("rnn2dfa_epoch_book", default=None)
 
 
+def book_run(book: Any) -> None:
+    """Make `book` (its `model`, `summary`, `best_state`, `finish()`) the run an interrupt
+    keeps the best weights of (`keeps_best_on_interrupt`)."""
+    _BOOK.set(book)
+
+
 def keeps_best_on_interrupt(fn: Callable[..., Any]) -> Callable[..., Any]:
     """An interrupt during `fn`'s epochs becomes TrainingInterrupted with the best weights so
     far loaded into the model (every trainer books its epochs in an EpochBook)."""
@@ -66,8 +72,9 @@ def keeps_best_on_interrupt(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @dataclass
-class TrainSummary:
-    """How a run went: plain data, stored in the model file and printed by the CLI."""
+class RunSummary:
+    """How a training run of any head went: plain data, stored in the model file and
+    printed by the CLI (a classifier's `TrainSummary`, a language model's `LMTrainSummary`)."""
 
     source: str  # "language:tomita3" or "file:data.tsv"
     language: str | None
@@ -80,10 +87,24 @@ class TrainSummary:
     epochs: int = 0  # epochs run
     best_epoch: int = 0  # the epoch whose weights were kept
     seconds: float = 0.0
-    seconds_to_perfect: float | None = None  # first time training accuracy hit 100%
     stopped: str = ""  # converged | epoch budget | time limit | interrupted
-    restarts: int = 0  # fresh starts after a plateau
     train_loss: float = math.nan
+
+    @property
+    def converged(self) -> bool:
+        return self.stopped == "converged"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class TrainSummary(RunSummary):
+    """How a classifier's run went (an acceptor's, the predict recipe's; a labeller's
+    `LabelSummary` adds its outputs)."""
+
+    seconds_to_perfect: float | None = None  # first time training accuracy hit 100%
+    restarts: int = 0  # fresh starts after a plateau
     train_accuracy: float = 0.0
     #: how many training words the loss and accuracy were measured on when the time limit
     #: came in the first epoch (a random sample; None: all of them)
@@ -94,10 +115,6 @@ class TrainSummary:
     test_cut_at: int | None = None
     accuracy_by_length: list[dict[str, Any]] = field(default_factory=list)
 
-    @property
-    def converged(self) -> bool:
-        return self.stopped == "converged"
-
     def test_accuracy(self, lo: int = 0, hi: int | None = None) -> float | None:
         """Accuracy on the test words with lo <= length <= hi (None when there are none)."""
         rows = [
@@ -107,9 +124,6 @@ class TrainSummary:
         ]
         n = sum(r["n"] for r in rows)
         return sum(r["correct"] for r in rows) / n if n else None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 def predict_logits(model: RNNAcceptor, words: Sequence[Word], batch_size: int = 2048) -> np.ndarray:
@@ -176,7 +190,7 @@ class EpochBook:
     def __post_init__(self) -> None:
         self.start = self.clock()
         self.summary.stopped = "epoch budget"
-        _BOOK.set(self)  # an interrupt keeps this run's best weights (train_model)
+        book_run(self)  # an interrupt keeps this run's best weights (train_model)
 
     def record(self, epoch: int, train_loss: float, train_acc: float,
                opt: torch.optim.Optimizer, sched: Any, restarts: int) -> float:
