@@ -241,10 +241,11 @@ MAX_WORD_LIST_SYMBOLS = 5_000_000
 #: once per symbol, one step after the other, and a fused pass keeps ~1.4 KB a step (one
 #: 10^6-symbol word took 30 s and 1.4 GB).
 MAX_WORD_SYMBOLS = 100_000
-#: Memory L#'s observation tree may take (extract/active/lsharp.py: a row of k children
-#: and seven columns a node, int64): it grows with every question, and at 200 symbols a node
-#: costs 1.7 KB. Past it the learner stops with its last hypothesis, as the other learners
-#: stop at their state cap; 256 MB hold ~1.2 million nodes at 20 symbols, ~150,000 at 200.
+#: Memory L#'s observation tree may take (extract/active/lsharp.py, `node_bytes`: a row of
+#: k int32 children and ten int64 columns a node): it grows with every question, and at 200
+#: symbols a node costs 0.9 KB. Past it the learner stops with its last hypothesis, as the
+#: other learners stop at their state cap; 256 MB hold ~1.7 million nodes at 20 symbols,
+#: ~300,000 at 200.
 LSHARP_TREE_BYTES = 256 * 2**20
 #: The longest word a user may give `extract` or `verify` as a word that matters (`words=`,
 #: `--words`): a learner asks it with every suffix it keeps and with its near-misses and

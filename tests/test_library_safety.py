@@ -368,7 +368,7 @@ def test_lsharp_stops_at_its_tree_bound_with_its_last_hypothesis(monkeypatch) ->
     r = np.random.default_rng(5)
     n, k = 300, 12
     dfa = DFA(tuple(f"s{i}" for i in range(k)), r.integers(0, n, (n, k)), r.random(n) < 0.5, 0)
-    per_node = 8 * (k + 8) + 1
+    per_node = lsharp.node_bytes(k)
     monkeypatch.setattr(lsharp, "LSHARP_TREE_BYTES", 3000 * per_node)
     result = rnn2dfa.extract(dfa, "lsharp", time_limit=60)
     assert not result.finished
