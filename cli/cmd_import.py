@@ -23,7 +23,7 @@ OPTIONS = {
 }
 
 
-def _token_warning(advice: object, checkpoint: str, output_file: str) -> str:
+def _token_warning(advice: object) -> str:
     """An unused input token as one line, with the import that reads it as a start token."""
     from rnn2dfa.models.import_tokens import TokenAdvice
 
@@ -196,7 +196,7 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
                 f"(one class against the rest){lm}", path=exc.path) from None
     save_model(result.model, output_file, result.metadata)
     imp = result.metadata["import"]
-    warnings = [_token_warning(a, checkpoint, output_file) for a in result.unused_tokens]
+    warnings = [_token_warning(a) for a in result.unused_tokens]
     for line in warnings:
         err.print(f"[yellow]warning:[/yellow] {escape(line)}", soft_wrap=True)
     if as_json:

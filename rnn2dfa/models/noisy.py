@@ -16,6 +16,7 @@ from torch import Tensor
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.models.acceptor import StateSpace
+from rnn2dfa.models.dfa_acceptor import DFAAcceptor
 
 #: The rolling hash stays below 2^24, where float32 holds every integer exactly.
 _MOD = 16_777_213  # a prime below 2^24
@@ -35,9 +36,7 @@ class NoisyDFAAcceptor:
         self.dfa, self.rate, self.seed = dfa, float(rate), int(seed)
         self.min_length = int(min_length)
         self.alphabet = dfa.alphabet
-        self._trans = torch.tensor(dfa.transitions, dtype=torch.long)
-        self._sign = torch.where(torch.tensor(dfa.accepting), 1.0, -1.0).float()
-        self._eye = torch.eye(dfa.n_states, dtype=torch.float32)
+        self._clean = DFAAcceptor(dfa)  # the DFA's own one-hot steps and answers
         self._threshold = int(rate * 2**32)
 
     @property
@@ -51,10 +50,9 @@ class NoisyDFAAcceptor:
         return s
 
     def step(self, state: Tensor, symbols: Tensor) -> Tensor:
-        q = state[:, :-2].argmax(dim=1)
         h = state[:, -2].long()
         nxt = torch.empty_like(state)
-        nxt[:, :-2] = self._eye[self._trans[q, symbols]]
+        nxt[:, :-2] = self._clean.step(state[:, :-2], symbols)
         nxt[:, -2] = ((h * _MUL + symbols + 1) % _MOD).float()
         nxt[:, -1] = torch.clamp(state[:, -1] + 1, max=float(self.min_length))
         return nxt
@@ -69,7 +67,7 @@ class NoisyDFAAcceptor:
         return (x < self._threshold) & (state[:, -1] >= self.min_length)
 
     def accept_logit(self, state: Tensor) -> Tensor:
-        base = self._sign[state[:, :-2].argmax(dim=1)]
+        base = self._clean.accept_logit(state[:, :-2])
         return torch.where(self.flipped(state), -base, base)
 
     def observable(self, state: Tensor) -> Tensor:

@@ -35,6 +35,8 @@ def token_ids_of(ids: Sequence[int] | None, symbols: Sequence[str],
     different, none a special token's (`specials`: "the end token" -> its id), and within
     `vocab` tokens when that is known."""
     who = f"{name}: " if name else ""
+    if hasattr(ids, "tolist"):  # a numpy array or a tensor of ids: Python integers
+        ids = ids.tolist()  # type: ignore[union-attr]
     out = list(range(len(symbols))) if ids is None else validate.token_ids(ids) or []
     if len(out) != len(symbols):
         raise InputError(f"{who}{len(out)} token ids for {len(symbols)} symbols",
