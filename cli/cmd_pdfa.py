@@ -63,16 +63,6 @@ OPTIONS = {"acceptor": "--acceptor", "truth": "--truth", "data": "--data",
            "fit_words": "--fit-words", "near_tie": "--near-tie"}
 
 
-def load_source(source: str) -> tuple[Any, dict[str, Any], str, Any]:
-    """(language model, metadata, origin, truth) of a model file, PDFA file or PDFA name
-    (`rnn2dfa.pdfa.workflow.load_source`)."""
-    from rnn2dfa.pdfa.workflow import load_source as load
-
-    s = load(source)
-    _threads()  # a network: run it with --threads
-    return s.model, s.meta, s.origin, s.truth
-
-
 def _threads() -> None:
     """Give torch the global `--threads` count once a network or your module is loaded (a
     small network on more threads than it can use runs many times slower)."""
@@ -707,11 +697,13 @@ def pdfa_sample_cmd(source: str, count: int, max_length: int, output: str, seed:
     import numpy as np
 
     from rnn2dfa.pdfa.data import write_sequences
-    from rnn2dfa.pdfa.workflow import check_ends, check_sample
+    from rnn2dfa.pdfa.workflow import check_ends, check_sample, load_source
 
     check_writable(output)
     with options_for(**OPTIONS):
-        lm, _, kind, truth = load_source(source)
+        src = load_source(source)  # a model file, a PDFA file or a PDFA's name
+        _threads()  # a network: run it with --threads
+        lm, kind, truth = src.model, src.origin, src.truth
         if truth is lm:  # a PDFA: refused when its words hardly ever end (every sample
             check_ends(lm, source, None)  # would be cut at --max-length, not drawn from it)
         check_sample(lm, count, max_length, param="count")
