@@ -264,14 +264,15 @@ def verify_pdfa(
     as_json: bool = False,
 ) -> None:
     """Score a PDFA beside the network, a spectral automaton and n-grams on test sequences
-    (`rnn2dfa.pdfa.verify.verify_pdfa`); print the tables (80 columns) or JSON."""
-    from rnn2dfa.pdfa.verify import verify_pdfa as run_verify
+    (`rnn2dfa.verify.check.check_pdfa`, as `rnn2dfa.verify` does); print the tables (80
+    columns) or JSON."""
     from rnn2dfa.pdfa.workflow import load_teacher
+    from rnn2dfa.verify.check import check_pdfa
 
     with options_for(**{**OPTIONS, "data": "--words", "truth": "--truth"}):
         network = load_teacher(model, acceptor) if (model or acceptor) else None
         _threads()
-        v = run_verify(pdfa_file, network=network, data=data, truth=truth,
+        v = check_pdfa(pdfa_file, network=network, words=data, truth=truth,
                        train_data=train_data, ngrams=ngrams, spectral_rank=spectral_rank,
                        samples=samples, max_wer=max_wer, seed=seed)
     if as_json:

@@ -256,18 +256,18 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
 
 
 def _verify_pdfa(given: Any, a: Any, model: Any, truth: Any, words: Any,
-                 seed: int = 0, samples: int | None = None) -> Any:
-    """A PDFA (or a PDFA result) as `rnn2dfa verify PDFA.json` checks it."""
+                 **options: Any) -> Any:
+    """A PDFA (or a PDFA result) as `rnn2dfa verify PDFA.json` checks it, with its defaults
+    and options (`pdfa.verify.verify_pdfa`'s: `samples`, `seed`, `ngrams`,
+    `spectral_rank`, `train_data`, `max_wer`); `words`, the test sequences: a file's path
+    (as `--data`) or a list of words."""
     from rnn2dfa.verify.check import check_pdfa
 
-    if words is not None:
-        raise InputError("a PDFA is tested on sequences sampled from the model or the "
-                         "truth here; give your own test sequences to `rnn2dfa verify` "
-                         "(a file)", param="words")
+    if words is not None and not isinstance(words, str | os.PathLike):
+        words = _words(words, a.alphabet)
     if model is not None and model is getattr(given, "source", None):
         model = given.network if given.network is not None else model
-    return check_pdfa(_path(given) or a, truth=truth, network=model, seed=seed,
-                      samples=samples)
+    return check_pdfa(_path(given) or a, truth=truth, network=model, words=words, **options)
 
 
 def _path(x: Any) -> str | None:

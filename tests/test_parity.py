@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 import rnn2dfa
+from rnn2dfa.errors import InputError
 from rnn2dfa_cli.main import cli
 
 MODELS = Path(__file__).resolve().parent.parent / "fixtures" / "models"
@@ -122,6 +123,37 @@ def test_a_pdfa_verifies_draws_and_saves_both_ways(tmp_path):
     rnn2dfa.draw(path, api_dot)
     assert cli_dot.read_text() == api_dot.read_text()
     assert repr(reber).startswith("<PDFA: 9 states") and len(repr(reber)) < 200
+
+
+def test_a_pdfa_verified_on_your_sequences_with_the_commands_options_both_ways(tmp_path):
+    # pdfa-verify's --words, --ngrams, --spectral-rank and --max-wer were the command's alone:
+    # the library refused `words` for a PDFA and took none of those options
+    reber = rnn2dfa.truth("reber")
+    path, test = tmp_path / "reber.json", tmp_path / "test.txt"
+    rnn2dfa.save(reber, path)
+    seqs = reber.sample(40, np.random.default_rng(7), 30)
+    test.write_text("".join(" ".join(reber.alphabet[i] for i in w) + "\n" for w in seqs))
+    options = {"ngrams": "1-2", "spectral_rank": 0, "max_wer": 0.5}
+    code, out = cli_run("pdfa-verify", path, "--model", "reber", "--words", test, "--ngrams",
+                        "1-2", "--spectral-rank", 0, "--max-wer", 0.5, "--json")
+    doc = json.loads(out)
+    doc.pop("model")
+    from_file = rnn2dfa.verify(str(path), model="reber", words=test, **options)
+    as_lists = rnn2dfa.verify(str(path), model="reber",
+                              words=[" ".join(reber.alphabet[i] for i in w) for w in seqs],
+                              **options)
+    assert code == (0 if from_file.passed else 1)
+    assert without_times(doc) == without_times(
+        json.loads(json.dumps(from_file.to_dict(), default=str)))
+    # the same sequences given as a list: the same scores (only the data's name differs)
+    a, b = from_file.comparison, as_lists.comparison
+    assert a.prefixes == b.prefixes == sum(len(w) + 1 for w in seqs)
+    assert [r.model for r in a.rows][1:] == [r.model for r in b.rows][1:]
+    for x, y in zip(a.rows, b.rows, strict=True):
+        assert x.wer_data == pytest.approx(y.wer_data, rel=1e-9)
+    assert [r.model for r in a.rows] == ["network", "reber.json", "1-gram", "2-gram"]
+    with pytest.raises(InputError, match="takes no option 'per_bucket'"):
+        rnn2dfa.verify(str(path), model="reber", per_bucket=3)
 
 
 def test_a_pdfa_result_verifies_draws_saves_and_shows_itself(tmp_path):

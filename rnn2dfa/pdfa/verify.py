@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,7 @@ def verify_pdfa(
     pdfa_file: Any,
     *,
     network: Source | None = None,
-    data: str | None = None,
+    data: str | os.PathLike[str] | Sequence[tuple[int, ...]] | None = None,
     truth: Any = None,
     train_data: str | None = None,
     ngrams: str = "1-6",
@@ -76,7 +77,8 @@ def verify_pdfa(
 ) -> PDFAVerification:
     """Score the automaton in `pdfa_file` (or the PDFA itself) beside the network (`network`,
     loaded by `workflow.load_teacher`), a spectral automaton, n-grams and the truth (a name,
-    a file, or a PDFA)."""
+    a file, or a PDFA), on `data` (a file of sequences, or the sequences as symbol indices)
+    or on sequences sampled from the network (else the truth)."""
     if isinstance(pdfa_file, str | os.PathLike):
         pdfa, pdfa_file = load_automaton(os.fspath(pdfa_file)), os.fspath(pdfa_file)
     else:
@@ -105,9 +107,13 @@ def verify_pdfa(
         check_sample(teacher, samples, max_length, param="samples")
         if orders and train_data is None:
             check_sample(teacher, 5 * samples, max_length, param="samples")
-    if data is not None:
-        words, _ = read_sequence_file(data, alphabet)
+    if isinstance(data, str | os.PathLike):
+        words, _ = read_sequence_file(os.fspath(data), alphabet)
         where = f"{len(words):,} sequences of {Path(data).name}"
+        _check_scoring(words, k, 10, "data")
+    elif data is not None:  # the library's caller's own sequences, symbol indices
+        words = list(data)
+        where = f"{len(words):,} given sequences"
         _check_scoring(words, k, 10, "data")
     else:
         if not can_sample:

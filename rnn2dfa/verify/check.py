@@ -10,6 +10,7 @@ file, an automaton) is read by `languages.truth.resolve` for the automaton's kin
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -85,13 +86,18 @@ def language_model(model: Any, name: str | None = None) -> Any:
 
 
 def check_pdfa(pdfa: Any, *, truth: Any = None, network: Any = None,
-               seed: int = 0, samples: int | None = None) -> Any:
+               words: Any = None, **options: Any) -> Any:
     """A PDFA beside its language model, baselines and the truth (`pdfa.verify.verify_pdfa`,
-    what `rnn2dfa verify PDFA.json` runs): a `PDFAVerification`."""
+    what `rnn2dfa verify PDFA.json` runs, with its defaults): a `PDFAVerification`. `words`:
+    the test sequences (a file, or symbol-index tuples); `options`: `verify_pdfa`'s
+    (`samples`, `seed`, `ngrams`, `spectral_rank`, `train_data`, `max_wer`, ...)."""
     from rnn2dfa.pdfa.verify import verify_pdfa
 
-    if truth is None and network is None:
-        raise InputError("nothing to verify against: give a truth and/or a network",
-                         param="truth")
-    return verify_pdfa(pdfa, network=language_model(network), truth=truth, seed=seed,
-                       **({} if samples is None else {"samples": samples}))
+    known = set(inspect.signature(verify_pdfa).parameters) - {"pdfa_file", "network",
+                                                                "truth", "data"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise InputError(f"verifying a PDFA takes no option {unknown[0]!r} (it takes "
+                         f"{', '.join(sorted(known))})", param=unknown[0])
+    return verify_pdfa(pdfa, network=language_model(network), truth=truth, data=words,
+                       **options)
