@@ -244,9 +244,10 @@ MAX_WORD_SYMBOLS = 100_000
 #: Memory L#'s observation tree may take (extract/active/lsharp.py, `node_bytes`: a row of
 #: k int32 children and ten int64 columns a node): it grows with every question, and at 200
 #: symbols a node costs 0.9 KB. Past it the learner stops with its last hypothesis, as the
-#: other learners stop at their state cap; 256 MB hold ~1.7 million nodes at 20 symbols,
-#: ~300,000 at 200.
-LSHARP_TREE_BYTES = 256 * 2**20
+#: other learners stop at their state cap; 512 MB hold ~3.4 million nodes at 20 symbols,
+#: ~600,000 at 200 (256 MB stopped a 701-state, 80-input protocol machine at 669,000 nodes,
+#: 700 of its states learnt; it finishes at about 700,000).
+LSHARP_TREE_BYTES = 512 * 2**20
 #: The longest word a user may give `extract` or `verify` as a word that matters (`words=`,
 #: `--words`): a learner asks it with every suffix it keeps and with its near-misses and
 #: pumped forms, so its cost grows faster than its length (tomita3_gru.pt: one word of 1,000
