@@ -48,27 +48,42 @@ def test_a_hypothesis_within_the_flat_margin_but_measurably_worse_is_not_the_ans
     assert curve.select("occam") is best
 
 
+# 2 words, "" and a^20 (22 prefixes): a constant difference per prefix is 1 and 21 times it
+# per word, a mean of 11 times it and a standard error of 10 times it, which 1.645 standard
+# errors do not tell apart from 0
+SPREAD = HeldOut([(), (0,) * 20], np.tile([0.5, 0.5], (22, 1)))
+
+
 def test_the_tolerance_is_relative_to_the_best() -> None:
     # the best, 3 states at p = 0.65: KL 0.047155, a tolerance of 5% of it: 0.002358;
     # 2 states at p = 0.653: 0.002002 more, within it; at p = 0.655: 0.003363 more, beyond
-    # it (and within the flat 0.005); 1 state at p = 0.9: KL 0.510826
-    for p, want in ((0.653, "smaller"), (0.655, "best")):
-        curve, (best, smaller, _) = curve_of(False, (0.65, 3), (p, 2), (0.9, 1))
-        assert best.kl == pytest.approx(0.047155, rel=1e-4)
-        assert curve.margin_for(best) == pytest.approx(0.05 * 0.047155, rel=1e-4)
-        assert curve.select("occam") is {"smaller": smaller, "best": best}[want]
-    # within the tolerance on the teacher's samples, but a constant difference at every
-    # prefix: the paired test tells it apart (standard error 0), and both must hold
-    curve, (best, _, _) = curve_of(True, (0.65, 3), (0.653, 2), (0.9, 1))
-    assert curve.select("occam") is best
+    # it (and within the flat 0.005); 1 state at p = 0.9: KL 0.510826. The same on the
+    # teacher's samples and on the user's own words
+    for sampled in (True, False):
+        for p, want in ((0.653, "smaller"), (0.655, "best")):
+            curve = Curve(SPREAD, confidence=0.95, margin=0.005, criterion="kl",
+                          sampled=sampled)
+            best, smaller, _ = [curve.add(Const(q, n), tolerance=0.1, how=f"{n}", seconds=0)
+                                for q, n in ((0.65, 3), (p, 2), (0.9, 1))]
+            assert best.kl == pytest.approx(0.047155, rel=1e-4)
+            assert curve.margin_for(best) == pytest.approx(0.05 * 0.047155, rel=1e-4)
+            assert curve.select("occam") is {"smaller": smaller, "best": best}[want]
+    # within the tolerance, but the same difference on 100 words of one length: the paired
+    # test tells it apart (standard error 0), and both must hold, on the user's words too
+    for sampled in (True, False):
+        curve, (best, _, _) = curve_of(sampled, (0.65, 3), (0.653, 2), (0.9, 1))
+        assert curve.select("occam") is best
 
 
 def test_a_cap_below_the_tolerance_and_margin_zero() -> None:
     # `margin` caps the tolerance: at 0.001 the 0.002002 of p = 0.653 is too much
-    curve, (best, _, _) = curve_of(False, (0.65, 3), (0.653, 2), (0.9, 1))
-    curve.margin = 0.001
+    curve = Curve(SPREAD, confidence=0.95, margin=0.001, criterion="kl", sampled=False)
+    best, smaller, _ = [curve.add(Const(q, n), tolerance=0.1, how=f"{n}", seconds=0)
+                        for q, n in ((0.65, 3), (0.653, 2), (0.9, 1))]
     assert curve.margin_for(best) == pytest.approx(0.001, rel=1e-9)
     assert curve.select("occam") is best
+    curve.margin = 0.005
+    assert curve.select("occam") is smaller
     # `margin` 0 on the teacher's samples: the paired test alone (the answer may then be
     # any hypothesis the sample cannot tell apart). 2 words: "a" and "aaa"; p = 0.653 loses
     # 0.002002 per prefix: 0.004004 and 0.008008 per word, mean 0.006006, standard error

@@ -504,8 +504,8 @@ def wlstar(
     with the tolerance times `shrink`, down to `min_tolerance`, until the time limit or the
     state cap. `finished` then means the answer meets the target.
 
-    `words` (the user's own sequences) replace the held-out sample: the choice (the
-    tolerance alone, no allowance for sampling error: `Curve.sampled`), the n-gram bar and the
+    `words` (the user's own sequences) replace the held-out sample: the choice (the same
+    tolerance and paired test, on them: `Curve.sampled`), the n-gram bar and the
     reported scores read the teacher on them, the fitting sample gets the held-out
     sample's time (`plan_samples`), and the prefixes where the first hypothesis differs
     from the teacher on them are the first counterexamples.
@@ -1105,7 +1105,8 @@ def wlstar(
         elif select == "occam" and kept.index != best.index and user_words is not None:
             how = (f"the smallest of the hypotheses whose {what} on your sequences is within "
                    f"{curve.margin_for(best):.4g} nats per symbol of the best's "
-                   f"({best.states} states, {best.score:.4f})"
+                   f"({best.states} states, {best.score:.4f}) and cannot be told apart from "
+                   f"it (a one-sided paired test over them at {confidence:g})"
                    + (f" and is no worse than {bar}, by at least half the best's gain over it"
                       if bar else ""))
         elif select == "occam" and kept.index != best.index:
