@@ -534,13 +534,14 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
               "fixed).")
 @click.option("--select", type=click.Choice(("occam", "faithful")), default="occam",
               show_default=True, help="wlstar: occam = the smallest hypothesis whose "
-              "held-out KL to the model per symbol cannot be told apart from the best's "
-              "(a one-sided paired test over the sequences, and "
-              "--margin); faithful = the best. Either must also beat the best --ngrams "
+              "held-out KL to the model per symbol is within 5% of the best's (at least "
+              "0.0005, at most --margin) and cannot be told apart from it (a one-sided "
+              "paired test over the sequences); faithful = the best. Either must also beat the best --ngrams "
               "baseline, else the better of the two is kept (and said).")
 @click.option("--margin", type=click.FloatRange(0, 1), default=0.005, show_default=True,
-              help="wlstar, occam: held-out KL differences below this many nats per "
-              "symbol are not worth more states (0: the paired test alone).")
+              help="wlstar, occam: the most Occam's tolerance (5% of the best's KL, at "
+              "least 0.0005 nats per symbol) may be (0: the paired test alone; on --words, "
+              "the best).")
 @click.option("--min-probability", type=click.FloatRange(0, 1), default=1e-3,
               show_default=True, help="wlstar: prefixes rarer than this never make new states.")
 @click.option("--max-error-rate", type=click.FloatRange(0, 1), default=0.01, show_default=True,
@@ -572,9 +573,8 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
 @click.option("--words", "words_file", metavar="FILE",
               help="Your own sequences, one per line: the choice, the n-gram bar and the "
               "scores read the model's distributions on them instead of on its samples "
-              "(occam then reads --margin alone: no allowance for sampling error on the "
-              "words the answer is scored on; wlstar, merge: also the first prefixes "
-              "explored; spectral: its check).")
+              "(occam's tolerance and paired test over them; wlstar, merge: also the "
+              "first prefixes explored; spectral: its check).")
 @click.option("--rank", type=click.IntRange(1), default=20, show_default=True,
               help="spectral: the number of states (capped at the Hankel matrix's rank).")
 @click.option("--basis", type=click.IntRange(1), default=100, show_default=True,
