@@ -536,8 +536,9 @@ _LM_CODE = ("Your own PyTorch language model instead: MODULE:FUNCTION (a module 
               show_default=True, help="wlstar: occam = the smallest hypothesis whose "
               "held-out KL to the model per symbol is within 5% of the best's (at least "
               "0.0005, at most --margin) and cannot be told apart from it (a one-sided "
-              "paired test over the sequences); faithful = the best. Either must also beat the best --ngrams "
-              "baseline, else the better of the two is kept (and said).")
+              "paired test over the sequences); faithful = the best. Either must also "
+              "beat the best --ngrams baseline, else the better of the two is kept (and "
+              "said).")
 @click.option("--margin", type=click.FloatRange(0, 1), default=0.005, show_default=True,
               help="wlstar, occam: the most Occam's tolerance (5% of the best's KL, at "
               "least 0.0005 nats per symbol) may be (0: the paired test alone; on --words, "
