@@ -101,9 +101,9 @@ class Teacher:
         target = target_of(model)
         oracle = membership
         if oracle is None:
-            from rnn2dfa.models.user_code import BatchClassifier
+            from rnn2dfa.extract.registry import is_batch_classifier
 
-            if isinstance(model, BatchClassifier):  # answers whole words only
+            if is_batch_classifier(model):  # answers whole words only
                 from rnn2dfa.oracle.black_box import ClassifierOracle
 
                 oracle = ClassifierOracle(model)
