@@ -40,9 +40,14 @@ def for_kind(cfg: RunConfig) -> RunConfig:
     one unless `method` is one of `LM_METHODS`) and no labelling task; an acceptor's
     objective is one `train` knows."""
     if cfg.objective == "lm":
+        from rnn2dfa.models.rnn import CELLS
+
         if cfg.task != "accept":
             raise InputError(f"task {cfg.task} does not apply to a language model",
                              param="task")
+        if cfg.cell not in CELLS:
+            raise InputError(f"cell {cfg.cell} does not apply to a language model (its "
+                             f"cells: {', '.join(CELLS)})", param="cell")
         if cfg.method == RunConfig.method:
             return replace(cfg, method=LM_METHODS[0])
         if cfg.method not in LM_METHODS:
