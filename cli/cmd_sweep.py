@@ -63,9 +63,15 @@ def _build_sweep(config: str | None, preset_name: str | None, axes: dict[str, st
         if not value:
             raise InputError(f"{flag} is empty")
         setattr(sweep.grid, name, value)
-    values = sweep.settings.to_dict()
+    values = {**sweep.settings.to_dict(), "task": sweep.settings.task,
+              "objective": sweep.settings.objective}
     values.update({k: v for k, v in settings.items() if v is not None})
     sweep.settings = Settings(**values)
+    if values["objective"] == "lm" and axes.get("methods") is None and not config \
+            and not preset_name:
+        from rnn2dfa.pipeline import LM_METHODS
+
+        sweep.grid.methods = [LM_METHODS[0]]  # the default PDFA method
     sweep.check()  # the file itself was checked by load_config; this checks the flags
     return sweep
 
@@ -117,6 +123,10 @@ def _summary(result: Any) -> None:
 @click.option("--task", type=click.Choice(("accept", "classify-k", "tag")),
               help="What the networks answer, as run --task: accept/reject (DFAs, the "
                    "default), classify-k or tag (Moore or Mealy machines; -l mod3, depth3).")
+@click.option("--objective", type=click.Choice(("auto", "classify", "predict", "lm")),
+              help="How the networks learn, as run --objective; lm: language models on "
+                   "named PDFAs (-l rpdfa-6-3-0), their PDFAs extracted (--methods "
+                   "wlstar,merge; wlstar unless given).")
 @click.option("--epochs", type=click.IntRange(1), help="Training epoch budget (default 400).")
 @click.option("--max-length", "train_max_length", type=click.IntRange(1),
               help="Training words have lengths 0..N (default 30).")
@@ -139,7 +149,8 @@ def _summary(result: Any) -> None:
 def sweep_cmd(outdir: str, preset_name: str | None, config: str | None,
               languages: str | tuple[str, ...] | None,
               cells: str | None, hidden: str | None, layers: str | None, seeds: str | None,
-              methods: str | None, task: str | None, epochs: int | None,
+              methods: str | None, task: str | None, objective: str | None,
+              epochs: int | None,
               train_max_length: int | None,
               train_time_limit: float | None, extract_time_limit: float | None,
               workers: int | None, use_ray: bool, ray_address: str | None,
@@ -178,7 +189,8 @@ def sweep_cmd(outdir: str, preset_name: str | None, config: str | None,
         config, preset_name,
         {"languages": languages, "cells": cells, "hidden": hidden, "layers": layers,
          "seeds": seeds, "methods": methods},
-        {"task": task, "epochs": epochs, "train_max_length": train_max_length,
+        {"task": task, "objective": objective, "epochs": epochs,
+         "train_max_length": train_max_length,
          "train_time_limit": train_time_limit, "extract_time_limit": extract_time_limit})
     from rnn2dfa.models.device import default_device
 

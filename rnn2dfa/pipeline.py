@@ -217,7 +217,7 @@ def verify_stage(dfa: Any, model: Any, cfg: RunConfig, book: Book) -> Any:
 
     with book.stage("verify"):
         if dfa.family == "pdfa":
-            return _verify_pdfa(cfg, book)
+            return _verify_pdfa(model, cfg, book)
         truth, name = resolve(cfg.language, dfa, cfg.verify_max_length)
         what = "DFA" if dfa.family == "dfa" else f"{dfa.family.capitalize()} machine"
         return check(dfa, truth=truth, truth_name=name, network=model,
@@ -226,13 +226,20 @@ def verify_stage(dfa: Any, model: Any, cfg: RunConfig, book: Book) -> Any:
                                              samples=cfg.verify_per_bucket, seed=cfg.seed))
 
 
-def _verify_pdfa(cfg: RunConfig, book: Book) -> Any:
+def _verify_pdfa(model: Any, cfg: RunConfig, book: Book) -> Any:
     """`rnn2dfa verify pdfa.json --model model.pt --seed SEED` on the files just written:
-    the one PDFA verify, with its defaults, the network read back from its file."""
+    the one PDFA verify, with its defaults, the network read back from its file (`model`
+    itself when this run wrote none: a sweep's further methods)."""
+    from rnn2dfa.pdfa import get_pdfa
+    from rnn2dfa.pdfa.teacher import NetworkLM
     from rnn2dfa.pdfa.verify import verify_pdfa
-    from rnn2dfa.pdfa.workflow import load_source
+    from rnn2dfa.pdfa.workflow import Source, load_source
 
-    network = load_source(str(book.folder / book.files["model"]))
+    if "model" in book.files:
+        network = load_source(str(book.folder / book.files["model"]))
+    else:
+        network = Source(NetworkLM(model), {"language": cfg.language}, "model",
+                         get_pdfa(cfg.language), "model.pt")
     v = verify_pdfa(book.folder / book.files["dfa"], network=network, seed=cfg.seed)
     return replace(v, automaton=book.files["dfa"])  # its name, not the staging folder's
 
