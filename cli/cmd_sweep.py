@@ -80,10 +80,13 @@ def _summary(result: Any) -> None:
     from rnn2dfa.sweep.report import summarize
 
     summary = summarize(result.rows)
+    # a PDFA's row decides no equivalence (a language model's sweep): none is counted
+    decided = any(r["equivalent"] in ("true", "false") for r in result.rows)
     rows = []
     for (lang, cell, method), s in summary.items():
         colour = "green" if s["equivalent"] == s["rows"] else "yellow"
-        rows.append([lang, cell, method, f"[{colour}]{s['equivalent']}/{s['rows']}[/{colour}]",
+        rows.append([lang, cell, method,
+                     f"[{colour}]{s['equivalent']}/{s['rows']}[/{colour}]" if decided else "–",
                      str(s["failed"]),
                      "–" if s["states"] is None else f"{s['states']:g}",
                      "–" if s["train_seconds"] is None else f"{s['train_seconds']:.1f}",
@@ -95,8 +98,9 @@ def _summary(result: Any) -> None:
     n_eq = sum(r["equivalent"] == "true" for r in result.rows)
     out.print(f"{result.ran} point{'' if result.ran == 1 else 's'} run now, "
               f"{result.skipped} already done; "
-              f"{n_eq} of {len(result.rows)} rows equivalent to the truth; "
-              f"{result.failed_rows} rows failed in this run; {result.seconds:.1f} s on "
+              + (f"{n_eq} of {len(result.rows)} rows equivalent to the truth; " if decided
+                 else "no equivalence decided (PDFAs: agreement_long in results.csv); ")
+              + f"{result.failed_rows} rows failed in this run; {result.seconds:.1f} s on "
               f"{result.workers} {'Ray CPUs' if result.engine == 'ray' else 'workers'}.",
               soft_wrap=True)
     out.print("files: " + "  ".join(result.files.values()), soft_wrap=True)
