@@ -24,6 +24,7 @@ from rich.table import Table
 
 from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
+from rnn2dfa.train.lm_data import DEFAULT_SEQUENCES
 from rnn2dfa_cli.common import (
     emit_json,
     err,
@@ -49,7 +50,6 @@ from rnn2dfa_cli.options import (
 #: Extraction methods handled here (also accepted by `rnn2dfa extract --method`); the
 #: registry is rnn2dfa.pdfa.methods.PDFA_METHODS.
 PDFA_METHODS = ("wlstar", "merge", "ngram", "spectral")
-DEFAULT_SEQUENCES = 10_000
 
 
 # ----------------------------------------------------------------------------- shared
@@ -60,7 +60,8 @@ OPTIONS = {"acceptor": "--acceptor", "truth": "--truth", "data": "--data",
            "count": "-n", "max_length": "--max-length", "states": "--states",
            "words": "--words", "distance": "--distance", "select": "--select",
            "sequences": "--sequences", "method": "--method", "train": "--train",
-           "fit_words": "--fit-words", "near_tie": "--near-tie"}
+           "fit_words": "--fit-words", "near_tie": "--near-tie",
+           "batch_size": "--batch-size"}
 
 
 def _threads() -> None:
@@ -100,14 +101,12 @@ def train_lm(
     as_json: bool = False,
 ) -> None:
     """Train a recurrent language model on a sequence file or samples of a named PDFA."""
-    import numpy as np
-
-    from rnn2dfa import limits
     from rnn2dfa.pdfa import get_pdfa, load_pdfa
-    from rnn2dfa.pdfa.workflow import check_sample, read_sequence_file
+    from rnn2dfa.pdfa.workflow import read_sequence_file
     from rnn2dfa.train.data import parse_alphabet
     from rnn2dfa.train.lm import LMTrainConfig, lm_metadata
     from rnn2dfa.train.lm import train_lm as fit
+    from rnn2dfa.train.lm_data import check_lm_batches, pdfa_sequences
     from rnn2dfa_cli.cmd_train import TrainPlan, run_plan
 
     if (language is None) == (data is None):
@@ -120,8 +119,7 @@ def train_lm(
         truth = load_pdfa(language) if os.path.exists(language) else get_pdfa(language)
         lang_name = None if os.path.exists(language) else language
         with options_for(**OPTIONS):
-            check_sample(truth, sequences, 1000, param="sequences")
-        words = truth.sample(sequences, np.random.default_rng(seed))
+            words = pdfa_sequences(truth, sequences, seed)
         alpha = truth.alphabet
         source = f"pdfa:{language}" if lang_name else f"file:{Path(language).name}"
     else:
@@ -130,14 +128,8 @@ def train_lm(
             words, alpha = read_sequence_file(data, parse_alphabet(alphabet) if alphabet
                                               else None)
         source = f"file:{Path(data).name}"
-    longest = max((len(w) for w in words), default=0) + 1
-    acts = min(batch_size, len(words)) * longest * hidden * layers
-    if acts > limits.MAX_LM_TRAIN_ACTIVATIONS:
-        raise InputError(f"training batches of {min(batch_size, len(words))} sequences of "
-                         f"length up to {longest - 1:,} with {layers} x {hidden} units keep "
-                         f"{acts:.3g} activations (the limit is "
-                         f"{limits.MAX_LM_TRAIN_ACTIVATIONS:.3g}): lower --batch-size or "
-                         "--hidden, or give shorter sequences")
+    with options_for(**OPTIONS):
+        check_lm_batches(words, batch_size, hidden, layers)
     from rnn2dfa.models.device import default_device
 
     cfg = LMTrainConfig(cell=cell, hidden=hidden, layers=layers, embedding=embedding,

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from rnn2dfa.atomic import keep_existing
@@ -26,7 +27,7 @@ from rnn2dfa_cli.common import (
     threads,
 )
 from rnn2dfa_cli.device_option import device_option
-from rnn2dfa_cli.options import exit_verdict
+from rnn2dfa_cli.options import exit_verdict, flags_of, given, refuse_given
 
 _STAGE_TEXT = {
     "train": "training",
@@ -60,11 +61,10 @@ class _Live:
             self.current = stage
         task = self.tasks[stage]
         if stage == "train" and "epoch" in info:
-            self.bar.update(
-                task,
-                completed=info["epoch"],
-                description=f"training  loss {info['loss']:.4f}  acc {info['accuracy']:.2%}",
-            )
+            score = (f"acc {info['accuracy']:.2%}" if "accuracy" in info
+                     else f"held-out {info.get('val_loss', float('nan')):.4f}")
+            self.bar.update(task, completed=info["epoch"],
+                            description=f"training  loss {info['loss']:.4f}  {score}")
         elif stage == "extract" and "event" in info:
             self.bar.update(task, description="extracting  " + info["event"].text())
 
@@ -78,15 +78,46 @@ def _stage_line(stage: str, info: dict[str, Any]) -> str:
     """One progress line for a log: the stage and, while training, the epoch."""
     text = _STAGE_TEXT.get(stage, stage)
     if stage == "train" and "epoch" in info:
-        text += f", epoch {info['epoch']}, loss {info['loss']:.4f}, accuracy {info['accuracy']:.1%}"
+        text += f", epoch {info['epoch']}, loss {info['loss']:.4f}" + (
+            f", accuracy {info['accuracy']:.1%}" if "accuracy" in info
+            else f", held-out loss {info.get('val_loss', float('nan')):.4f}")
     elif stage == "extract" and "event" in info:
         text += ", " + info["event"].text()
     return text
 
 
+def _lm_summary(run: Any) -> None:
+    """A language model's run: its training, its PDFA, the verify line of `rnn2dfa verify
+    pdfa.json --model model.pt` (the scores: report.md, report.json)."""
+    cfg, tr, ver = run.config, run.training, run.verification
+    ex = run.extraction_dict()
+    t = kv_table("rnn2dfa run")
+    t.add_row("language", f"{cfg.language} (sequences of a PDFA)")
+    t.add_row("network", f"{tr.model} ({tr.n_parameters} parameters)")
+    t.add_row("training", f"{tr.stopped} after {tr.epochs} epochs, {tr.seconds:.1f} s, "
+                          f"loss per symbol {tr.train_loss:.4f} (held out {tr.val_loss:.4f})")
+    t.add_row("extraction", f"{ex['method']}: {ex['states_minimal']} states"
+                            + ("" if ex["finished"] else " (unfinished: see the note)"))
+    row = ver.comparison.row(ver.automaton)
+    if row.wer_network is not None:
+        t.add_row("vs network", f"next symbol agrees on {1 - row.wer_network:.2%} of "
+                                f"{ver.comparison.prefixes:,} prefixes")
+    t.add_row("seconds", "  ".join(f"{k} {v:.1f}" for k, v in run.seconds.items())
+              + f"  total {sum(run.seconds.values()):.1f}")
+    t.add_row("files", "  ".join(run.files.values()))
+    out.print(t)
+    for note in run.notes:
+        out.print(f"[yellow]note:[/yellow] {escape(note)}", soft_wrap=True)
+    colour = "green" if run.passed else "red"
+    out.print(f"[bold {colour}]{escape(ver.verdict)}[/bold {colour}]", soft_wrap=True)
+
+
 def _summary(run: Any) -> None:
     from rnn2dfa.pipeline import accuracy_buckets, size_trail
 
+    if run.dfa.family == "pdfa":
+        _lm_summary(run)
+        return
     cfg, tr, ver = run.config, run.training, run.verification
     ex = run.extraction_dict()
     t = kv_table("rnn2dfa run")
@@ -152,6 +183,13 @@ def _summary(run: Any) -> None:
                    "word (classify-k: a Moore machine; -l mod3, protocol4) or a tag per "
                    "symbol (tag: a Mealy machine; -l depth3, tag-NAME); the machine is "
                    "extracted, verified and drawn (machine.json, machine.svg).")
+@click.option("--objective", type=click.Choice(("auto", "classify", "predict", "lm")),
+              default="auto", show_default=True,
+              help="How the network learns (as rnn2dfa train): auto, classify or predict "
+                   "(an acceptor); lm: a language model on sequences sampled from a named "
+                   "PDFA (-l reber, rpdfa-N-K-SEED), whose PDFA is extracted (wlstar), "
+                   "verified and drawn (pdfa.json, pdfa.svg); --hidden 32 and --epochs 60 "
+                   "unless given.")
 @click.option("-o", "--output", "outdir", default="rnn2dfa-out", show_default=True,
               metavar="DIR", help="Output folder (created when missing).")
 @seed_option
@@ -166,6 +204,7 @@ def run_cmd(
     time_limit: float,
     show_sink: bool,
     task: str,
+    objective: str,
     outdir: str,
     seed: int,
     as_json: bool,
@@ -185,26 +224,42 @@ def run_cmd(
       rnn2dfa run --language tomita5 --cell lstm -o out/
       rnn2dfa run --language parity --method kmeans --seed 1 --json
       rnn2dfa run --task classify-k --language mod3 --hidden 8   # a Moore machine
+      rnn2dfa run --objective lm --language rpdfa-6-3-0 -o lm/    # a PDFA
 
     Exit code: 0 when verify passes: the extracted automaton is equivalent to the language
     (for a non-regular language: agrees on all words up to length 20) and agrees with the
     network on 99% of each class of its answers in every length bucket (as `rnn2dfa
-    verify` judges), 1 when not (files are still written), 2 on bad input.
+    verify` judges), 1 when not (files are still written), 2 on bad input. With
+    --objective lm: as `rnn2dfa verify pdfa.json --model model.pt` judges.
     """
     from rnn2dfa.models.device import default_device
-    from rnn2dfa.pipeline import run_pipeline
+    from rnn2dfa.pipeline import for_kind, run_pipeline
     from rnn2dfa.train.labels import task_language
 
-    with options_for(task="--task", language="--language"):
-        task_language(language, task)  # an unknown name fails here, before any progress
     ctx = click.get_current_context()
+    if objective == "lm":
+        from rnn2dfa.pdfa import get_pdfa
+        from rnn2dfa.train.lm import LMTrainConfig
+
+        refuse_given(ctx, {"language", "cell", "hidden", "layers", "epochs", "time_limit",
+                           "outdir", "seed", "as_json", "objective"}, "--objective lm")
+        hidden = hidden if "hidden" in given(ctx) else LMTrainConfig.hidden
+        epochs = epochs if "epochs" in given(ctx) else LMTrainConfig.epochs
+        with options_for(language="--language"):
+            get_pdfa(language)  # an unknown name fails here, before any progress
+    with options_for(**flags_of(ctx)):
+        if objective != "lm":
+            task_language(language, task)
     if ctx.get_parameter_source("outdir") is click.core.ParameterSource.DEFAULT:
         _keep_default_folder(outdir)
     cfg = RunConfig(language=language, cell=cell, hidden=hidden, layers=layers, method=method,
                     seed=seed, epochs=epochs, train_time_limit=time_limit,
                     extract_time_limit=time_limit, show_sink=show_sink, task=task,
+                    objective=objective,
                     threads=threads(),  # the global --threads
                     device=str(default_device()))  # --device
+    with options_for(**flags_of(ctx)):
+        cfg = for_kind(cfg)
     bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                    TimeElapsedColumn(), console=err, transient=False)
     live = _Live(bar, epochs)
@@ -220,7 +275,8 @@ def run_cmd(
 
 #: Every file `run` may write into its folder (rnn2dfa.pipeline).
 RUN_FILES = ("model.pt", "dfa.json", "dfa.svg", "dfa.dot", "machine.json", "machine.svg",
-             "machine.dot", "agreement.svg", "hypotheses.svg", "report.json", "report.md")
+             "machine.dot", "pdfa.json", "pdfa.svg", "pdfa.dot", "agreement.svg",
+             "hypotheses.svg", "report.json", "report.md")
 
 
 def _keep_default_folder(outdir: str) -> None:

@@ -63,9 +63,15 @@ def _build_sweep(config: str | None, preset_name: str | None, axes: dict[str, st
         if not value:
             raise InputError(f"{flag} is empty")
         setattr(sweep.grid, name, value)
-    values = sweep.settings.to_dict()
+    values = {**sweep.settings.to_dict(), "task": sweep.settings.task,
+              "objective": sweep.settings.objective}
     values.update({k: v for k, v in settings.items() if v is not None})
     sweep.settings = Settings(**values)
+    if values["objective"] == "lm" and axes.get("methods") is None and not config \
+            and not preset_name:
+        from rnn2dfa.pipeline import LM_METHODS
+
+        sweep.grid.methods = [LM_METHODS[0]]  # the default PDFA method
     sweep.check()  # the file itself was checked by load_config; this checks the flags
     return sweep
 
@@ -74,10 +80,13 @@ def _summary(result: Any) -> None:
     from rnn2dfa.sweep.report import summarize
 
     summary = summarize(result.rows)
+    # a PDFA's row decides no equivalence (a language model's sweep): none is counted
+    decided = any(r["equivalent"] in ("true", "false") for r in result.rows)
     rows = []
     for (lang, cell, method), s in summary.items():
         colour = "green" if s["equivalent"] == s["rows"] else "yellow"
-        rows.append([lang, cell, method, f"[{colour}]{s['equivalent']}/{s['rows']}[/{colour}]",
+        rows.append([lang, cell, method,
+                     f"[{colour}]{s['equivalent']}/{s['rows']}[/{colour}]" if decided else "–",
                      str(s["failed"]),
                      "–" if s["states"] is None else f"{s['states']:g}",
                      "–" if s["train_seconds"] is None else f"{s['train_seconds']:.1f}",
@@ -89,8 +98,9 @@ def _summary(result: Any) -> None:
     n_eq = sum(r["equivalent"] == "true" for r in result.rows)
     out.print(f"{result.ran} point{'' if result.ran == 1 else 's'} run now, "
               f"{result.skipped} already done; "
-              f"{n_eq} of {len(result.rows)} rows equivalent to the truth; "
-              f"{result.failed_rows} rows failed in this run; {result.seconds:.1f} s on "
+              + (f"{n_eq} of {len(result.rows)} rows equivalent to the truth; " if decided
+                 else "no equivalence decided (PDFAs: agreement_long in results.csv); ")
+              + f"{result.failed_rows} rows failed in this run; {result.seconds:.1f} s on "
               f"{result.workers} {'Ray CPUs' if result.engine == 'ray' else 'workers'}.",
               soft_wrap=True)
     out.print("files: " + "  ".join(result.files.values()), soft_wrap=True)
@@ -117,6 +127,10 @@ def _summary(result: Any) -> None:
 @click.option("--task", type=click.Choice(("accept", "classify-k", "tag")),
               help="What the networks answer, as run --task: accept/reject (DFAs, the "
                    "default), classify-k or tag (Moore or Mealy machines; -l mod3, depth3).")
+@click.option("--objective", type=click.Choice(("auto", "classify", "predict", "lm")),
+              help="How the networks learn, as run --objective; lm: language models on "
+                   "named PDFAs (-l rpdfa-6-3-0), their PDFAs extracted (--methods "
+                   "wlstar,merge; wlstar unless given).")
 @click.option("--epochs", type=click.IntRange(1), help="Training epoch budget (default 400).")
 @click.option("--max-length", "train_max_length", type=click.IntRange(1),
               help="Training words have lengths 0..N (default 30).")
@@ -139,7 +153,8 @@ def _summary(result: Any) -> None:
 def sweep_cmd(outdir: str, preset_name: str | None, config: str | None,
               languages: str | tuple[str, ...] | None,
               cells: str | None, hidden: str | None, layers: str | None, seeds: str | None,
-              methods: str | None, task: str | None, epochs: int | None,
+              methods: str | None, task: str | None, objective: str | None,
+              epochs: int | None,
               train_max_length: int | None,
               train_time_limit: float | None, extract_time_limit: float | None,
               workers: int | None, use_ray: bool, ray_address: str | None,
@@ -178,7 +193,8 @@ def sweep_cmd(outdir: str, preset_name: str | None, config: str | None,
         config, preset_name,
         {"languages": languages, "cells": cells, "hidden": hidden, "layers": layers,
          "seeds": seeds, "methods": methods},
-        {"task": task, "epochs": epochs, "train_max_length": train_max_length,
+        {"task": task, "objective": objective, "epochs": epochs,
+         "train_max_length": train_max_length,
          "train_time_limit": train_time_limit, "extract_time_limit": extract_time_limit})
     from rnn2dfa.models.device import default_device
 

@@ -2,6 +2,9 @@
 
 `run_pipeline` writes model.pt, dfa.json, dfa.svg, agreement.svg, report.json and report.md
 into an output folder and returns plain data; the `rnn2dfa run` command only presents it.
+The kind is a parameter of each stage: an acceptor's DFA, a labeller's Moore or Mealy
+machine (machine.json, machine.svg), a language model's PDFA (`objective="lm"`: pdfa.json,
+pdfa.svg, verified as `rnn2dfa verify pdfa.json --model model.pt` verifies it).
 Everything is first written into a hidden temporary folder inside the output folder and
 moved into place at the end, so an interrupted run leaves no half-written files.
 """
@@ -17,9 +20,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from rnn2dfa.errors import InputError
 from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, ExtractOptions
 from rnn2dfa.extract.registry import for_trained_networks
-from rnn2dfa.extract.result import ExtractionResult
 from rnn2dfa.fileio import json_default_or_str
 from rnn2dfa.run_config import RunConfig, RunResult
 from rnn2dfa.train import TrainConfig
@@ -28,6 +31,36 @@ from rnn2dfa.train import TrainConfig
 Progress = Callable[[dict[str, Any]], None]
 
 STAGES = ("train", "extract", "minimize", "verify", "render", "write")
+#: the PDFA methods a language model's run may name (the first: the default)
+LM_METHODS = ("wlstar", "merge")
+
+
+def for_kind(cfg: RunConfig) -> RunConfig:
+    """`cfg` checked for its kind: a language model's run names a PDFA method (the default
+    one unless `method` is one of `LM_METHODS`) and no labelling task; an acceptor's
+    objective is one `train` knows."""
+    if cfg.objective == "lm":
+        from rnn2dfa.models.rnn import CELLS
+
+        if cfg.task != "accept":
+            raise InputError(f"task {cfg.task} does not apply to a language model",
+                             param="task")
+        if cfg.cell not in CELLS:
+            raise InputError(f"cell {cfg.cell} does not apply to a language model (its "
+                             f"cells: {', '.join(CELLS)})", param="cell")
+        if cfg.method == RunConfig.method:
+            return replace(cfg, method=LM_METHODS[0])
+        if cfg.method not in LM_METHODS:
+            raise InputError(f"method {cfg.method} does not apply to a language model "
+                             f"(its methods: {', '.join(LM_METHODS)})", param="method")
+        return cfg
+    if cfg.objective not in ("auto", "classify", "predict"):
+        raise InputError(f"unknown objective {cfg.objective!r} (known: auto, classify, "
+                         "predict, lm)", param="objective")
+    if cfg.task != "accept" and cfg.objective not in ("auto", "classify"):
+        raise InputError(f"objective {cfg.objective} does not apply to task {cfg.task}",
+                         param="objective")
+    return cfg
 
 
 def extraction_options(cfg: RunConfig) -> ExtractOptions:
@@ -36,6 +69,11 @@ def extraction_options(cfg: RunConfig) -> ExtractOptions:
     each PAC sample."""
     from rnn2dfa.extract import language_words, plan_options
 
+    if cfg.objective == "lm":  # the PDFA method's own defaults
+        from rnn2dfa.pdfa.methods import make_pdfa_options
+
+        return make_pdfa_options(cfg.method, seed=cfg.seed,  # type: ignore[return-value]
+                                 time_limit=cfg.extract_time_limit)
     m = for_trained_networks(cfg.method)
     opts = plan_options(cfg.method, ExtractOptions(
         seed=cfg.seed, time_limit=cfg.extract_time_limit,
@@ -74,14 +112,22 @@ def train_stage(cfg: RunConfig, book: Book) -> tuple[Any, Any]:
     from rnn2dfa.train.labels import train_task
 
     with book.stage("train", epochs=cfg.epochs):
-        tcfg = TrainConfig(cell=cfg.cell, hidden=cfg.hidden, layers=cfg.layers,
-                           max_length=cfg.train_max_length, epochs=cfg.epochs,
-                           time_limit=cfg.train_time_limit, seed=cfg.seed,
-                           device=cfg.device,
-                           threads=1 if cfg.threads is None else cfg.threads)
-        model, summary, metadata = train_task(
-            cfg.task, cfg.language, tcfg, lambda d: book.progress({"stage": "train", **d}))
-        if not summary.converged:
+        if cfg.objective == "lm":
+            model, summary, metadata = _train_lm(cfg, book)
+        else:
+            tcfg = TrainConfig(cell=cfg.cell, hidden=cfg.hidden, layers=cfg.layers,
+                               max_length=cfg.train_max_length, epochs=cfg.epochs,
+                               time_limit=cfg.train_time_limit, seed=cfg.seed,
+                               device=cfg.device, objective=cfg.objective,
+                               threads=1 if cfg.threads is None else cfg.threads)
+            model, summary, metadata = train_task(
+                cfg.task, cfg.language, tcfg, lambda d: book.progress({"stage": "train", **d}))
+        if cfg.objective == "lm":
+            if summary.stopped != "converged":
+                book.notes.append(f"training stopped by {summary.stopped} (held-out loss "
+                                  f"{summary.val_loss:.4f} per symbol); the extracted PDFA "
+                                  "describes this network")
+        elif not summary.converged:
             book.notes.append(
                 f"training stopped by {summary.stopped} at {summary.train_accuracy:.2%} "
                 "training accuracy"
@@ -92,16 +138,41 @@ def train_stage(cfg: RunConfig, book: Book) -> tuple[Any, Any]:
     return model, summary
 
 
-def extract_stage(model: Any, cfg: RunConfig, options: ExtractOptions,
-                  book: Book) -> ExtractionResult:
-    """2. Extract with `cfg.method`; an unfinished run or the method's message is a note."""
+def _train_lm(cfg: RunConfig, book: Book) -> tuple[Any, Any, dict[str, Any]]:
+    """A language model on samples of the named PDFA `cfg.language`: the trainer and the
+    sequences of `train --objective lm`."""
+    from rnn2dfa.pdfa import get_pdfa
+    from rnn2dfa.train.lm import LMTrainConfig, lm_metadata, train_lm
+    from rnn2dfa.train.lm_data import check_lm_batches, pdfa_sequences
+
+    lcfg = LMTrainConfig(cell=cfg.cell, hidden=cfg.hidden, layers=cfg.layers,
+                         epochs=cfg.epochs, time_limit=cfg.train_time_limit, seed=cfg.seed,
+                         device=cfg.device, threads=1 if cfg.threads is None else cfg.threads)
+    truth = get_pdfa(cfg.language)
+    words = pdfa_sequences(truth, seed=cfg.seed)
+    check_lm_batches(words, lcfg.batch_size, lcfg.hidden, lcfg.layers)
+    model, summary = train_lm(words, truth.alphabet, lcfg, source=f"pdfa:{cfg.language}",
+                              language=cfg.language,
+                              progress=lambda d: book.progress({"stage": "train", **d}))
+    return model, summary, lm_metadata(summary)
+
+
+def extract_stage(model: Any, cfg: RunConfig, options: Any, book: Book) -> Any:
+    """2. Extract with `cfg.method` (a PDFA method for a language model); an unfinished run
+    or the method's message is a note."""
     from rnn2dfa.extract import extract
 
     with book.stage("extract", method=cfg.method):
-        result: ExtractionResult = extract(
-            model, cfg.method, options, device=cfg.device, threads=cfg.threads,
-            progress=lambda ev: book.progress({"stage": "extract", "event": ev}))
-        if not result.finished and result.stopped == "wrong on longer words":
+        if cfg.objective == "lm":
+            from rnn2dfa.pdfa.methods import extract_pdfa
+
+            result = extract_pdfa(model, cfg.method, options, progress=lambda d: book.progress(
+                {"stage": "extract", "round": d}))
+        else:
+            result = extract(
+                model, cfg.method, options, device=cfg.device, threads=cfg.threads,
+                progress=lambda ev: book.progress({"stage": "extract", "event": ev}))
+        if not result.finished and getattr(result, "stopped", "") == "wrong on longer words":
             # the network errs past some length: what is known, not a failure of the tool
             book.notes.append(f"extraction ({cfg.method}): {result.message}")
         elif not result.finished:
@@ -114,10 +185,10 @@ def extract_stage(model: Any, cfg: RunConfig, options: ExtractOptions,
     return result
 
 
-def minimize_stage(result: ExtractionResult, cfg: RunConfig, book: Book) -> Any:
+def minimize_stage(result: Any, cfg: RunConfig, book: Book) -> Any:
     """3. Minimize (methods return minimal automata; minimize remembers, so this and
     verify's own minimization cost nothing more), name it, write dfa.json (machine.json for
-    a Moore or Mealy machine)."""
+    a Moore or Mealy machine, pdfa.json for a PDFA)."""
     from rnn2dfa.files import save
 
     with book.stage("minimize", states=result.automaton.n_states):
@@ -134,8 +205,9 @@ def minimize_stage(result: ExtractionResult, cfg: RunConfig, book: Book) -> Any:
 
 
 def _stem(a: Any) -> str:
-    """The run's automaton files: dfa.json and dfa.svg, machine.* for a machine."""
-    return "dfa" if a.family == "dfa" else "machine"
+    """The run's automaton files: dfa.json and dfa.svg, machine.* for a machine, pdfa.*
+    for a PDFA."""
+    return a.family if a.family in ("dfa", "pdfa") else "machine"
 
 
 def verify_stage(dfa: Any, model: Any, cfg: RunConfig, book: Book) -> Any:
@@ -144,6 +216,8 @@ def verify_stage(dfa: Any, model: Any, cfg: RunConfig, book: Book) -> Any:
     from rnn2dfa.verify.check import VerifySettings, check, resolve
 
     with book.stage("verify"):
+        if dfa.family == "pdfa":
+            return _verify_pdfa(model, cfg, book)
         truth, name = resolve(cfg.language, dfa, cfg.verify_max_length)
         what = "DFA" if dfa.family == "dfa" else f"{dfa.family.capitalize()} machine"
         return check(dfa, truth=truth, truth_name=name, network=model,
@@ -152,7 +226,25 @@ def verify_stage(dfa: Any, model: Any, cfg: RunConfig, book: Book) -> Any:
                                              samples=cfg.verify_per_bucket, seed=cfg.seed))
 
 
-def render_stage(dfa: Any, result: ExtractionResult, verification: Any,
+def _verify_pdfa(model: Any, cfg: RunConfig, book: Book) -> Any:
+    """`rnn2dfa verify pdfa.json --model model.pt --seed SEED` on the files just written:
+    the one PDFA verify, with its defaults, the network read back from its file (`model`
+    itself when this run wrote none: a sweep's further methods)."""
+    from rnn2dfa.pdfa import get_pdfa
+    from rnn2dfa.pdfa.teacher import NetworkLM
+    from rnn2dfa.pdfa.verify import verify_pdfa
+    from rnn2dfa.pdfa.workflow import Source, load_source
+
+    if "model" in book.files:
+        network = load_source(str(book.folder / book.files["model"]))
+    else:
+        network = Source(NetworkLM(model), {"language": cfg.language}, "model",
+                         get_pdfa(cfg.language), "model.pt")
+    v = verify_pdfa(book.folder / book.files["dfa"], network=network, seed=cfg.seed)
+    return replace(v, automaton=book.files["dfa"])  # its name, not the staging folder's
+
+
+def render_stage(dfa: Any, result: Any, verification: Any,
                  cfg: RunConfig, book: Book) -> bool:
     """5. Draw dfa.svg (dfa.dot and a note without Graphviz), agreement.svg and, for several
     hypotheses, hypotheses.svg. Returns whether the sink state was left out."""
@@ -168,7 +260,10 @@ def render_stage(dfa: Any, result: ExtractionResult, verification: Any,
     stem = _stem(dfa)
     with book.stage("render", states=dfa.n_states):
         title = f"{cfg.language}: {cfg.cell} network, {cfg.method} extraction"
-        drawing = draw(dfa, show_sink=cfg.show_sink, title=title)
+        if stem == "pdfa":
+            title = f"{cfg.language}: {cfg.cell} language model, {cfg.method} extraction"
+        drawing = draw(dfa, title=title, **({} if stem == "pdfa" else
+                                            {"show_sink": cfg.show_sink}))
         try:
             write_drawing(drawing, book.folder / f"{stem}.svg", "svg")
             book.files["svg"] = f"{stem}.svg"
@@ -186,7 +281,7 @@ def render_stage(dfa: Any, result: ExtractionResult, verification: Any,
 
             plot_size_error(curve, book.folder / "hypotheses.svg", result.stats.get("epsilon"))
             book.files["hypotheses_plot"] = "hypotheses.svg"
-    return drawing.sink_hidden
+    return bool(getattr(drawing, "sink_hidden", False))
 
 
 def write_stage(run: RunResult, book: Book) -> None:
@@ -223,7 +318,8 @@ def run_pipeline(
     progress: Progress | None = None,
 ) -> RunResult:
     """Train a network on `config.language`, extract its DFA, minimize, verify against the
-    language's ground truth and the network, draw it, and write every file into `outdir`.
+    language's ground truth and the network, draw it, and write every file into `outdir`
+    (a Moore or Mealy machine for `task` classify-k or tag; a PDFA for `objective` "lm").
 
     Raises InputError for bad settings (unknown language, cell or method). A stage that
     cannot draw (no Graphviz `dot`) leaves a note and a dfa.dot instead of dfa.svg.
@@ -232,8 +328,13 @@ def run_pipeline(
     from rnn2dfa.models.threads import torch_threads
     from rnn2dfa.train.labels import task_language
 
-    cfg = config or RunConfig()
-    task_language(cfg.language, cfg.task)  # fail fast on a bad name
+    cfg = for_kind(config or RunConfig())
+    if cfg.objective == "lm":  # fail fast on a bad name
+        from rnn2dfa.pdfa import get_pdfa
+
+        get_pdfa(cfg.language)
+    else:
+        task_language(cfg.language, cfg.task)
     # a method that cannot run on a trained network (exact: integer weights and
     # saturated-linear units, Theorem 4.5) is refused before training, not after
     options = extraction_options(cfg)
@@ -251,7 +352,8 @@ def run_pipeline(
 # report.md lives in rnn2dfa.report_md; these names stay importable from here
 from rnn2dfa.report_md import accuracy_buckets, report_markdown, size_trail  # noqa: E402
 
-__all__ = ["STAGES", "Book", "RunConfig", "RunResult", "accuracy_buckets", "extract_stage",
-           "extraction_options", "method_stages", "minimize_stage", "render_stage",
+__all__ = ["LM_METHODS", "STAGES", "Book", "RunConfig", "RunResult", "accuracy_buckets",
+           "extract_stage", "extraction_options", "for_kind", "method_stages",
+           "minimize_stage", "render_stage",
            "report_markdown", "run_pipeline", "size_trail", "train_stage", "verify_stage",
            "write_stage"]

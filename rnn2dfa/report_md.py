@@ -48,13 +48,18 @@ def report_markdown(run: RunResult) -> str:
         f"**{ver.verdict}.**",
         "",
     ]
-    machine = run.dfa.family != "dfa"
+    kind = run.dfa.family
+    machine = kind not in ("dfa", "pdfa")
+    noun = "machine" if machine else kind.upper()
     if "svg" in run.files:
         name = Path(run.files["svg"]).name
-        parts += [f"![the extracted {'machine' if machine else 'DFA'}]({name})", ""]
+        parts += [f"![the extracted {noun}]({name})", ""]
+    look = {"dfa": "Start arrow on the left; double circles accept",
+            "pdfa": "Start arrow on the left; each edge carries its symbols and their "
+                    "next-symbol probabilities, each state its end probability"}
     parts += [
-        ("Start arrow on the left; outputs in the states (Moore) or on the edges (Mealy)"
-         if machine else "Start arrow on the left; double circles accept")
+        look.get(kind, "Start arrow on the left; outputs in the states (Moore) or on the "
+                       "edges (Mealy)")
         + ("; the rejecting sink state is not drawn" if run.sink_hidden else "")
         + ". Files: " + ", ".join(
             f"`{Path(p).name}`" for p in run.files.values()
@@ -62,6 +67,8 @@ def report_markdown(run: RunResult) -> str:
         "",
         "## Training",
         "",
+    ]
+    parts += _lm_training(run) if kind == "pdfa" else [
         f"{tr.model}, {tr.n_parameters} parameters, {tr.n_train} training words of lengths "
         f"0–{cfg.train_max_length}; stopped: {tr.stopped} after {tr.epochs} epochs "
         f"({tr.seconds:.1f} s); training accuracy {_pct(tr.train_accuracy)}.",
@@ -72,9 +79,8 @@ def report_markdown(run: RunResult) -> str:
                [[b, str(n), _pct(a)] for b, n, a in accuracy_buckets(tr.accuracy_by_length,
                                                                      cfg.train_max_length)]),
         "",
-        "## Extraction",
-        "",
     ]
+    parts += ["## Extraction", ""]
     stats = ex["stats"]
     rows = [["method", str(ex["method"])], ["finished", "yes" if ex["finished"] else "no"],
             ["states (extracted → minimal)", f"{ex['states_extracted']} → {ex['states_minimal']}"],
@@ -89,7 +95,8 @@ def report_markdown(run: RunResult) -> str:
     if "hypotheses_plot" in run.files:
         parts += ["Hypothesis size against disagreement with the network (sampled words):", "",
                   "![hypotheses](hypotheses.svg)", ""]
-    parts += ["## Verification", ""] + _verification(ver, "plot" in run.files)
+    parts += ["## Verification", ""] + (_pdfa_verification(ver) if kind == "pdfa" else
+                                        _verification(ver, "plot" in run.files))
     if run.notes:
         parts += ["## Notes", ""] + [f"- {n}" for n in run.notes] + [""]
     total = sum(run.seconds.values())
@@ -100,11 +107,41 @@ def report_markdown(run: RunResult) -> str:
                + [["total", f"{total:.1f}"]]),
         "",
         f"Reproduce: `rnn2dfa run --language {cfg.language} --cell {cfg.cell} "
-        f"--method {cfg.method} --seed {cfg.seed}"
+        + ("--objective lm" if kind == "pdfa" else f"--method {cfg.method}")
+        + f" --seed {cfg.seed}"
         + ("" if cfg.task == "accept" else f" --task {cfg.task}") + "`",
         "",
     ]
     return "\n".join(parts)
+
+
+def _lm_training(run: RunResult) -> list[str]:
+    """A language model's training: its sequences and its losses per symbol."""
+    tr = run.training
+    return [f"{tr.model}, {tr.n_parameters} parameters, {tr.n_train} training sequences "
+            f"sampled from {run.config.language} ({tr.n_val} held out); stopped: {tr.stopped} "
+            f"after {tr.epochs} epochs ({tr.seconds:.1f} s); loss per symbol "
+            f"{tr.train_loss:.4f} (training), {tr.val_loss:.4f} (held out); held-out "
+            f"perplexity {tr.val_perplexity:.3f}.", ""]
+
+
+def _num(x: float | None, digits: int = 4) -> str:
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def _pdfa_verification(ver: Any) -> list[str]:
+    """A PDFA's verification (`pdfa.verify.PDFAVerification`): every model scored beside
+    it against the network's next-symbol predictions (and the truth's, when known)."""
+    cmp = ver.comparison
+    head = ["model", "states", "WER vs network", "NDCG@5 vs network", "log P error"]
+    head += ["WER vs truth", "KL(truth‖model)"] if ver.has_truth else []
+    rows = [[r.model, "–" if r.states is None else str(r.states), _num(r.wer_network),
+             _num(r.ndcg_network), _num(r.logp_error_network)]
+            + ([_num(r.wer_truth), _num(r.kl_truth)] if ver.has_truth else [])
+            for r in cmp.rows]
+    return ([f"Next-symbol prediction on {ver.test} ({cmp.prefixes:,} prefixes):", "",
+             _table(head, rows), ""] + [f"> {n}" for n in ver.notes]
+            + ([""] if ver.notes else []))
 
 
 def _verification(ver: Any, plotted: bool) -> list[str]:

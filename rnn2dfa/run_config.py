@@ -35,6 +35,10 @@ class RunConfig:
     #: "accept" (a DFA), "classify-k" (a Moore machine) or "tag" (a Mealy machine): what
     #: the network answers, so what is extracted, verified and drawn
     task: str = "accept"
+    #: how the network is trained (`train --objective`): "auto", "classify" or "predict"
+    #: (an acceptor's), or "lm": a language model on samples of a named PDFA, whose PDFA
+    #: is extracted (`method` "wlstar" or "merge"), verified and drawn (pdfa.json, pdfa.svg)
+    objective: str = "auto"
 
 
 @dataclass
@@ -46,16 +50,16 @@ class RunResult:
     config: RunConfig
     training: Any  # rnn2dfa.train TrainSummary
     extraction: ExtractionResult
-    dfa: Any  # the automaton (a DFA; a Moore or Mealy machine for a labelling task),
-    # minimized, canonical
-    verification: Any  # a VerifyReport (a MachineVerifyReport for a machine)
+    dfa: Any  # the automaton (a DFA; a Moore or Mealy machine for a labelling task; a
+    # PDFA for a language model), minimized, canonical
+    verification: Any  # a VerifyReport (a PDFAVerification for a PDFA)
     seconds: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     sink_hidden: bool = False
 
     @property
     def passed(self) -> bool:
-        return self.verification.passed
+        return bool(self.verification.passed)
 
     def extraction_dict(self) -> dict[str, Any]:
         ex = self.extraction
@@ -64,7 +68,7 @@ class RunResult:
             "finished": ex.finished,
             "states_extracted": ex.automaton.n_states,
             "states_minimal": self.dfa.n_states,
-            "hypothesis_sizes": list(ex.hypothesis_sizes),
+            "hypothesis_sizes": list(getattr(ex, "hypothesis_sizes", ())),
             "message": ex.message,
             "stats": dict(ex.stats),
         }

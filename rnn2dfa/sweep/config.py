@@ -91,12 +91,12 @@ def _settings(table: Any, base: Settings, path: str) -> Settings:
     if not isinstance(table, dict):
         raise InputError("[settings] must be a table", path=path)
     known = {f.name: f for f in fields(Settings) if f.name != "device"}  # not recorded
-    values = {**base.to_dict(), "task": base.task}
+    values = {**base.to_dict(), "task": base.task, "objective": base.objective}
     for key, value in table.items():
         if key not in known:
             raise InputError(f"unknown key {_short(key)} in [settings] (known: "
                              f"{', '.join(known)})", path=path)
-        if key == "task":  # a name (Settings.check reads it)
+        if key in ("task", "objective"):  # a name (Settings.check reads it)
             if not isinstance(value, str):
                 raise InputError(f"settings.task must be a name (got {_short(value)})",
                                  path=path)

@@ -71,9 +71,11 @@ class Grid:
         return [Point(*combo) for combo in itertools.product(
             self.languages, self.cells, self.hidden, self.layers, self.seeds)]
 
-    def check(self, path: str | None = None, task: str = "accept") -> None:
+    def check(self, path: str | None = None, task: str = "accept",
+              objective: str = "auto") -> None:
         """Raise InputError for an empty axis, a repeated value or an unknown name (a
-        language of `task`'s kind: accept/reject, classify-k or tag)."""
+        language of `task`'s kind: accept/reject, classify-k or tag; a named PDFA and a
+        PDFA method for `objective` "lm")."""
         from rnn2dfa.languages import language_names
 
         for f in fields(self):
@@ -90,6 +92,9 @@ class Grid:
             raise InputError(f"the grid has {n:,} points ({' x '.join(_POINT_AXES)}); the limit "
                              f"is {MAX_SWEEP_POINTS:,}: split it into several sweeps", path=path)
         known = language_names()
+        if objective == "lm":
+            self._check_lm(path)
+            return
         for name in self.languages:
             if task != "accept":
                 from rnn2dfa.train.labels import resolve_machine_language
@@ -112,14 +117,40 @@ class Grid:
                 known = ", ".join(method_names("automaton", trained=True))
                 raise InputError(f"unknown method {_cut(method)} (known: {known})", path=path)
             for_trained_networks(method, path)
+        self._check_sizes(path)
+
+    def _check_sizes(self, path: str | None) -> None:
         for name, lo, hi in (("hidden", 1, 4096), ("layers", 1, 16), ("seeds", 0, 2**32 - 1)):
             for v in getattr(self, name):
                 if not lo <= v <= hi:
                     raise InputError(f"{name} must be within {lo}..{hi} (got {v})", path=path)
 
+    def _check_lm(self, path: str | None) -> None:
+        """A language models' grid: named PDFAs, their cells and PDFA methods."""
+        from rnn2dfa.models.rnn import CELLS as LM_CELLS
+        from rnn2dfa.pdfa import get_pdfa
+        from rnn2dfa.pipeline import LM_METHODS
+
+        for name in self.languages:
+            try:
+                get_pdfa(name)
+            except InputError as exc:
+                raise InputError(exc.message, path=path) from None
+        for cell in self.cells:
+            if cell not in LM_CELLS:
+                raise InputError(f"cell {_cut(cell)} does not apply to a language model "
+                                 f"(its cells: {', '.join(LM_CELLS)})", path=path)
+        for method in self.methods:
+            if method not in LM_METHODS:
+                raise InputError(f"method {_cut(method)} does not apply to a language model "
+                                 f"(its methods: {', '.join(LM_METHODS)})", path=path)
+        self._check_sizes(path)
+
 
 #: What a sweep's networks answer (`Settings.task`, `run --task`).
 TASKS = ("accept", *LABEL_TASKS)
+#: How they learn (`Settings.objective`, `run --objective`).
+OBJECTIVES = ("auto", "classify", "predict", "lm")
 
 
 @dataclass
@@ -143,11 +174,18 @@ class Settings:
     device: str = "cpu"
     #: "accept" (DFAs), "classify-k" or "tag" (Moore or Mealy machines), as `run --task`
     task: str = "accept"
+    #: as `run --objective`: "lm" trains language models on named PDFAs (PDFAs extracted)
+    objective: str = "auto"
 
     def check(self, path: str | None = None) -> None:
         if self.task not in TASKS:
             raise InputError(f"unknown task {_cut(self.task)} (known: {', '.join(TASKS)})",
                              path=path)
+        if self.objective not in OBJECTIVES:
+            raise InputError(f"unknown objective {_cut(self.objective)} (known: "
+                             f"{', '.join(OBJECTIVES)})", path=path)
+        if self.objective == "lm" and self.task != "accept":
+            raise InputError(f"task {self.task} does not apply to a language model", path=path)
         if self.epochs < 1:
             raise InputError(f"epochs must be >= 1 (got {self.epochs})", path=path)
         if self.train_max_length < 1:
@@ -164,10 +202,12 @@ class Settings:
                              path=path)
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings sweep.json records and a resumed sweep must repeat (the task only
-        when it is not "accept": sweeps recorded before it existed resume as they were)."""
+        """The settings sweep.json records and a resumed sweep must repeat (the task and
+        the objective only when not their defaults: sweeps recorded before them resume as
+        they were)."""
         return {k: v for k, v in asdict(self).items()
-                if k != "device" and not (k == "task" and v == "accept")}
+                if k != "device" and not (k == "task" and v == "accept")
+                and not (k == "objective" and v == "auto")}
 
 
 @dataclass
@@ -179,7 +219,7 @@ class Sweep:
 
     def check(self, path: str | None = None) -> None:
         self.settings.check(path)
-        self.grid.check(path, self.settings.task)
+        self.grid.check(path, self.settings.task, self.settings.objective)
 
 
 #: name -> (what it reproduces, the sweep)

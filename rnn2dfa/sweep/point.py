@@ -66,7 +66,7 @@ def run_config(point: Point, method: str, settings: Settings) -> RunConfig:
         extract_time_limit=settings.extract_time_limit,
         verify_max_length=settings.verify_max_length,
         verify_per_bucket=settings.verify_per_bucket, threads=1,
-        device=settings.device, task=settings.task,
+        device=settings.device, task=settings.task, objective=settings.objective,
     )
 
 
@@ -99,6 +99,8 @@ def _row_base(point: Point, method: str, folder: str) -> dict[str, str]:
 def row_from_run(point: Point, method: str, run: RunResult, folder: str,
                  train_seconds: float) -> dict[str, str]:
     """The results.csv row of one finished method."""
+    if run.dfa.family == "pdfa":
+        return _pdfa_row(point, method, run, folder, train_seconds)
     row = _row_base(point, method, folder)
     tr, ver = run.training, run.verification
     L = run.config.train_max_length
@@ -127,6 +129,29 @@ def row_from_run(point: Point, method: str, run: RunResult, folder: str,
         pick = next((b for b in longest if b.sample == "balanced"), longest[0])
         row.update(agreement_long=_fmt(pick.agreement), agreement_long_words=str(pick.words),
                    agreement_long_lengths=f"{pick.lo}-{pick.hi} ({pick.sample})")
+    return row
+
+
+def _pdfa_row(point: Point, method: str, run: RunResult, folder: str,
+              train_seconds: float) -> dict[str, str]:
+    """A language model's row: no accuracies nor equivalence (a PDFA has none); the
+    agreement is verify's, the next symbol on its sampled prefixes."""
+    row = _row_base(point, method, folder)
+    ver = run.verification
+    row.update(status="ok", train_stopped=run.training.stopped,
+               train_epochs=str(run.training.epochs),
+               finished=str(bool(run.extraction.finished)).lower(),
+               states=str(run.dfa.n_states), train_seconds=_fmt(train_seconds, 2),
+               extract_seconds=_fmt(run.seconds.get("extract"), 2),
+               verify_seconds=_fmt(run.seconds.get("verify"), 2))
+    truth = next((r for r in ver.comparison.rows if r.model == "truth"), None)
+    if truth is not None and truth.states is not None:
+        row["truth_states"] = str(truth.states)
+    mine = ver.comparison.row(ver.automaton)
+    if mine.wer_network is not None:
+        row.update(agreement_long=_fmt(1 - mine.wer_network),
+                   agreement_long_words=str(ver.comparison.prefixes),
+                   agreement_long_lengths="next symbol (sampled prefixes)")
     return row
 
 

@@ -130,13 +130,14 @@ def report_markdown(rows: list[Row], sweep: Sweep | None = None) -> str:
     summary, langs, columns = _layout(rows, sweep)
     n_eq = sum(r["equivalent"] == "true" for r in rows)
     n_failed = sum(r["status"] != "ok" for r in rows)
+    n_not = sum(r["equivalent"] == "false" for r in rows)  # a PDFA's row has no equivalence
     points = {tuple(r[k] for k in ("language", "cell", "hidden", "layers", "seed"))
               for r in rows}
     parts = [
         "# rnn2dfa sweep",
         "",
         f"{len(rows)} rows ({len(points)} trained networks x their methods): **{n_eq} "
-        f"equivalent to the ground truth**, {len(rows) - n_eq - n_failed} not, "
+        f"equivalent to the ground truth**, {n_not} not, "
         f"{n_failed} failed to run.",
         "",
         "Equivalent means the extracted, minimized DFA is equivalent to the language's "
@@ -146,6 +147,11 @@ def report_markdown(rows: list[Row], sweep: Sweep | None = None) -> str:
         "`results.csv`; each network's files are under `points/`.",
         "",
     ]
+    if sweep is not None and sweep.settings.objective == "lm":
+        parts += ["Language models: a PDFA's equivalence is not decided here (`equivalent` "
+                  "is empty); `agreement_long` is `rnn2dfa verify`'s measure, the share of "
+                  "sampled prefixes on which the PDFA's most likely next symbol is the "
+                  "network's, and each point's report.md has the verdict.", ""]
     if sweep is not None:
         s = sweep.settings
         parts += [
