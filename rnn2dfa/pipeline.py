@@ -232,15 +232,15 @@ def _verify_pdfa(model: Any, cfg: RunConfig, book: Book) -> Any:
     itself when this run wrote none: a sweep's further methods)."""
     from rnn2dfa.pdfa import get_pdfa
     from rnn2dfa.pdfa.teacher import NetworkLM
-    from rnn2dfa.pdfa.verify import verify_pdfa
     from rnn2dfa.pdfa.workflow import Source, load_source
+    from rnn2dfa.verify.check import check_pdfa
 
     if "model" in book.files:
         network = load_source(str(book.folder / book.files["model"]))
     else:
         network = Source(NetworkLM(model), {"language": cfg.language}, "model",
                          get_pdfa(cfg.language), "model.pt")
-    v = verify_pdfa(book.folder / book.files["dfa"], network=network, seed=cfg.seed)
+    v = check_pdfa(book.folder / book.files["dfa"], network=network, seed=cfg.seed)
     return replace(v, automaton=book.files["dfa"])  # its name, not the staging folder's
 
 
