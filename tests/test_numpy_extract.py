@@ -4,9 +4,6 @@ the same automaton after the same questions as the torch network."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,24 +11,11 @@ import pytest
 
 from rnn2dfa.extract import extract, load
 from rnn2dfa.models.io import load_model
-from rnn2dfa.models.loading import LoadedAcceptor
 from rnn2dfa.models.numpy_rnn import loaded_in_numpy
 from rnn2dfa.models.readout import in_numpy
+from tests.numpy_cli import assert_as_torch_gives, extract_without_torch
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "models"
-
-#: Runs the command line in this process, then says whether torch was ever imported.
-_CLI = (
-    "import sys\n"
-    "from rnn2dfa_cli.main import main\n"
-    "sys.argv = ['rnn2dfa', 'extract', sys.argv[1], '-o', sys.argv[2], '--json']\n"
-    "try:\n"
-    "    main()\n"
-    "except SystemExit as exc:\n"
-    "    assert not exc.code, exc.code\n"
-    "print('torch imported:', 'torch' in sys.modules, file=sys.stderr)\n"
-)
-
 
 @pytest.mark.parametrize("name", ["tomita3_gru", "tomita4_lstm", "mod3_gru"])
 def test_cli_extraction_imports_no_torch(tmp_path, name) -> None:
@@ -40,26 +24,7 @@ def test_cli_extraction_imports_no_torch(tmp_path, name) -> None:
     acceptor, a GRU k-class classifier)."""
     path = FIXTURES / f"{name}.pt"
     out = tmp_path / "out.json"
-    proc = subprocess.run([sys.executable, "-c", _CLI, str(path), str(out)],
-                          capture_output=True, text=True, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert "torch imported: False" in proc.stderr
-    doc = json.loads(proc.stdout)
-
-    net, meta = load_model(path)  # the torch network, through the library's defaults
-    ref = extract(LoadedAcceptor(net, meta, "model", str(path)), threads=1)
-    assert doc["states"] == ref.automaton.n_states
-    for key in ("membership_queries", "network_steps"):
-        assert doc["stats"][key] == ref.stats[key], key
-    assert doc["finished"] == ref.finished
-    if ref.target == "dfa":
-        from rnn2dfa.automata.io import load_dfa
-
-        assert load_dfa(out).equivalent(ref.dfa)
-    else:
-        from rnn2dfa.automata.machine_io import load_machine
-
-        assert load_machine(out).equivalent(ref.machine)
+    assert_as_torch_gives(extract_without_torch(path, out), path, out)
 
 
 @pytest.mark.parametrize("path", sorted(FIXTURES.glob("tomita*_*.pt")), ids=lambda p: p.stem)

@@ -4,9 +4,6 @@ answers as the torch network the file loads as, and the same extraction."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,11 +13,10 @@ import torch.nn.functional as F
 from click.testing import CliRunner
 from torch import nn
 
-from rnn2dfa.extract import extract
 from rnn2dfa.models.io import load_model
-from rnn2dfa.models.loading import LoadedAcceptor
 from rnn2dfa.models.numpy_rnn import NumpyImported, read_numpy_rnn
 from rnn2dfa_cli.main import cli
+from tests.numpy_cli import assert_as_torch_gives, extract_without_torch
 
 pytestmark = pytest.mark.usefixtures("one_thread")
 
@@ -201,19 +197,6 @@ class ContainsA(nn.Module):
         return self.fc(out[:, -1])
 
 
-#: Runs the command line in this process, then says whether torch was ever imported.
-_CLI = (
-    "import sys\n"
-    "from rnn2dfa_cli.main import main\n"
-    "sys.argv = ['rnn2dfa', 'extract', sys.argv[1], '-o', sys.argv[2], '--json']\n"
-    "try:\n"
-    "    main()\n"
-    "except SystemExit as exc:\n"
-    "    assert not exc.code, exc.code\n"
-    "print('torch imported:', 'torch' in sys.modules, file=sys.stderr)\n"
-)
-
-
 def test_cli_extraction_of_an_imported_network_imports_no_torch(tmp_path: Path) -> None:
     """`rnn2dfa extract` of a user's imported LSTM never imports torch, and finds what the
     torch network gives: the same automaton after the same queries and network steps."""
@@ -224,19 +207,9 @@ def test_cli_extraction_of_an_imported_network_imports_no_torch(tmp_path: Path) 
                                  "--alphabet", "a,b,c", "--accept-class", "1"])
     assert r.exit_code == 0, r.output
     out = tmp_path / "out.json"
-    proc = subprocess.run([sys.executable, "-c", _CLI, str(path), str(out)],
-                          capture_output=True, text=True, cwd=tmp_path)
-    assert proc.returncode == 0, proc.stderr
-    assert "torch imported: False" in proc.stderr
-    doc = json.loads(proc.stdout)
+    doc = extract_without_torch(path, out)
     assert doc["states"] == 2 and doc["finished"]
-
-    model, meta = load_model(path)  # the torch network, through the library's defaults
-    ref = extract(LoadedAcceptor(model, meta, "model", str(path)), threads=1)
-    assert doc["states"] == ref.automaton.n_states
-    for key in ("membership_queries", "network_steps"):
-        assert doc["stats"][key] == ref.stats[key], key
-    assert doc["finished"] == ref.finished
+    ref = assert_as_torch_gives(doc, path, out)
     from rnn2dfa.automata.io import load_dfa
 
     dfa = load_dfa(out)
