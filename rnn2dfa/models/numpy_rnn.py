@@ -134,6 +134,21 @@ def _payload(path: str) -> dict[str, Any]:
     return payload
 
 
+def _is_int(v: Any, low: int = 1, high: int = 10_000_000) -> bool:
+    return not isinstance(v, bool) and isinstance(v, int) and low <= v <= high
+
+
+def _check_alphabet(payload: dict[str, Any], config: dict[str, Any]) -> list[str]:
+    """The config's alphabet, checked: distinct strings, at least one, the payload's own if it has
+    one (else _Unreadable: torch's loader, which names the problem, reads the file)."""
+    alphabet = config.get("alphabet")
+    if (not isinstance(alphabet, list) or not alphabet or len(set(alphabet)) != len(alphabet)
+            or not all(isinstance(s, str) for s in alphabet)
+            or payload.get("alphabet", alphabet) != alphabet):
+        raise _Unreadable("alphabet")
+    return alphabet
+
+
 def _config(payload: dict[str, Any]) -> dict[str, Any]:
     from rnn2dfa.limits import CONFIG_BOUNDS, OTHER_INT_BOUND
 
@@ -143,17 +158,12 @@ def _config(payload: dict[str, Any]) -> dict[str, Any]:
     config = payload.get("config")
     if not isinstance(config, dict):
         raise _Unreadable("config")
-    alphabet = config.get("alphabet")
-    if (not isinstance(alphabet, list) or not alphabet or len(set(alphabet)) != len(alphabet)
-            or not all(isinstance(s, str) for s in alphabet)
-            or payload.get("alphabet", alphabet) != alphabet):
-        raise _Unreadable("alphabet")
+    _check_alphabet(payload, config)
     for key in ("hidden", "layers", "embedding"):
         val = config.get(key)
         if key == "embedding" and val is None:
             continue
-        if isinstance(val, bool) or not isinstance(val, int) or not \
-                1 <= val <= CONFIG_BOUNDS.get(key, OTHER_INT_BOUND):
+        if not _is_int(val, 1, CONFIG_BOUNDS.get(key, OTHER_INT_BOUND)):
             raise _Unreadable(key)
     if config.get("cell") not in CELLS:
         raise _Unreadable("cell")
@@ -398,10 +408,6 @@ _IMPORTED_KEYS = {
     "readout", "head_hidden", "head_hidden_bias", "head_activations", "head_final"}
 
 
-def _is_int(v: Any, low: int = 1, high: int = 10_000_000) -> bool:
-    return not isinstance(v, bool) and isinstance(v, int) and low <= v <= high
-
-
 def _listed(config: dict[str, Any], key: str, default: list[Any], ok: Any) -> list[Any]:
     """config[key] (or the constructor's default), a list whose every item passes `ok`."""
     val = config.get(key)
@@ -422,11 +428,7 @@ def _imported_config(payload: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(config, dict) or set(config) - _IMPORTED_KEYS - (
             {"outputs", "kind"} if labeller else set()):
         raise _Unreadable("config fields")
-    alphabet = config.get("alphabet")
-    if (not isinstance(alphabet, list) or not alphabet or len(set(alphabet)) != len(alphabet)
-            or not all(isinstance(s, str) for s in alphabet)
-            or payload.get("alphabet", alphabet) != alphabet):
-        raise _Unreadable("alphabet")
+    alphabet = _check_alphabet(payload, config)
     bound = CONFIG_BOUNDS["hidden"]
     layers, cell = config.get("layers", 1), config.get("cell")
     if not _is_int(layers, 1, CONFIG_BOUNDS["layers"]) or cell not in _IMPORTED_CELLS:
