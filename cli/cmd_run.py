@@ -86,6 +86,20 @@ def _stage_line(stage: str, info: dict[str, Any]) -> str:
     return text
 
 
+def _finish(t: Any, run: Any) -> None:
+    """Every kind's last rows (seconds by stage, files), the table, the notes and the
+    verdict (its text escaped: a regular expression's brackets are not markup)."""
+    t.add_row("seconds", "  ".join(f"{k} {v:.1f}" for k, v in run.seconds.items())
+              + f"  total {sum(run.seconds.values()):.1f}")
+    t.add_row("files", "  ".join(run.files.values()))
+    out.print(t)
+    for note in run.notes:
+        out.print(f"[yellow]note:[/yellow] {escape(note)}", soft_wrap=True)
+    colour = "green" if run.passed else "red"
+    out.print(f"[bold {colour}]{escape(run.verification.verdict)}[/bold {colour}]",
+              soft_wrap=True)
+
+
 def _lm_summary(run: Any) -> None:
     """A language model's run: its training, its PDFA, the verify line of `rnn2dfa verify
     pdfa.json --model model.pt` (the scores: report.md, report.json)."""
@@ -102,14 +116,7 @@ def _lm_summary(run: Any) -> None:
     if row.wer_network is not None:
         t.add_row("vs network", f"next symbol agrees on {1 - row.wer_network:.2%} of "
                                 f"{ver.comparison.prefixes:,} prefixes")
-    t.add_row("seconds", "  ".join(f"{k} {v:.1f}" for k, v in run.seconds.items())
-              + f"  total {sum(run.seconds.values()):.1f}")
-    t.add_row("files", "  ".join(run.files.values()))
-    out.print(t)
-    for note in run.notes:
-        out.print(f"[yellow]note:[/yellow] {escape(note)}", soft_wrap=True)
-    colour = "green" if run.passed else "red"
-    out.print(f"[bold {colour}]{escape(ver.verdict)}[/bold {colour}]", soft_wrap=True)
+    _finish(t, run)
 
 
 def _summary(run: Any) -> None:
@@ -148,14 +155,7 @@ def _summary(run: Any) -> None:
                 extra = (f" (network error {b.network_error:.2%}, "
                          f"{ver.noun} error {b.error:.2%})")
             t.add_row(f"vs network {b.lo}-{b.hi}", f"{b.sample}: agree {b.agreement:.2%}{extra}")
-    t.add_row("seconds", "  ".join(f"{k} {v:.1f}" for k, v in run.seconds.items())
-              + f"  total {sum(run.seconds.values()):.1f}")
-    t.add_row("files", "  ".join(run.files.values()))
-    out.print(t)
-    for note in run.notes:
-        out.print(f"[yellow]note:[/yellow] {note}", soft_wrap=True)
-    colour = "green" if run.passed else "red"
-    out.print(f"[bold {colour}]{ver.verdict}[/bold {colour}]", soft_wrap=True)
+    _finish(t, run)
 
 
 @click.command("run")
