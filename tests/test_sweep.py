@@ -279,6 +279,10 @@ def test_task_with_a_language_of_another_kind_is_refused(tmp_path):
     config.write_text("[settings]\ntask = 3\n", encoding="utf-8")
     res = CliRunner().invoke(cli, ["sweep", "--config", str(config), "-o", str(out)])
     assert res.exit_code == 2 and "settings.task must be a name" in res.output
+    config.write_text("[settings]\nobjective = 3\n", encoding="utf-8")
+    res = CliRunner().invoke(cli, ["sweep", "--config", str(config), "-o", str(out)])
+    assert res.exit_code == 2 and "settings.objective must be a name" in res.output
+    assert not out.exists()
 
 
 @pytest.mark.slow

@@ -98,7 +98,7 @@ def _settings(table: Any, base: Settings, path: str) -> Settings:
                              f"{', '.join(known)})", path=path)
         if key in ("task", "objective"):  # a name (Settings.check reads it)
             if not isinstance(value, str):
-                raise InputError(f"settings.task must be a name (got {_short(value)})",
+                raise InputError(f"settings.{key} must be a name (got {_short(value)})",
                                  path=path)
             values[key] = value
             continue
