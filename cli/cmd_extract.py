@@ -30,6 +30,8 @@ from rnn2dfa_cli.common import (
     yes_no,
 )
 from rnn2dfa_cli.device_option import device_option
+from rnn2dfa_cli.options import flag
+from rnn2dfa_cli.options import given as given_params
 from rnn2dfa_cli.user_model import acceptor_option, user_model
 
 #: Command-line options that are not method options (they decide how options are built).
@@ -295,18 +297,14 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
 
         _torch_threads_at_start()
         return extract_hook(ctx)
-    from click.core import ParameterSource
-
-    given = {
-        name for name in options if ctx.get_parameter_source(name) != ParameterSource.DEFAULT
-    }
+    named = given_params(ctx)
+    method_default = "method" not in named
+    given = named & set(options)
     for name in sorted(given):
         where = applies_to(name)
         if method not in where:
-            flag = "--" + name.replace("_", "-")
-            raise InputError(
-                f"{flag} does not apply to --method {method} (only to: {', '.join(where)})"
-            )
+            raise InputError(f"{flag(ctx, name)} does not apply to --method {method} (only "
+                             f"to: {', '.join(where)})")
     check_writable(output, "the extracted automaton")
 
     from rnn2dfa.extract import extract, load
@@ -321,8 +319,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
         raise InputError("no model: give MODEL.pt (or --acceptor MODULE:FUNCTION)")
     else:
         # the default learners step numpy networks; a named method may step torch only
-        default = ctx.get_parameter_source("method") == ParameterSource.DEFAULT
-        loaded = load(model_file, numpy=default or get_method(method).numpy)
+        loaded = load(model_file, numpy=method_default or get_method(method).numpy)
     net = loaded.acceptor
     from rnn2dfa.models.readout import in_numpy
 
@@ -335,7 +332,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
         raise InputError("--pac-words applies to DFA extraction only (a language's words), "
                          f"not to a {target} machine", path=model_file)
     chosen: dict[str, Any] = {}
-    if ctx.get_parameter_source("method") == ParameterSource.DEFAULT:
+    if method_default:
         from rnn2dfa.extract.learner_choice import default_choice
 
         # lstar handing over to kv on a network that does not finish, or kv on many inputs
