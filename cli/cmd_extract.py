@@ -368,14 +368,9 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
                 result = extract(loaded, method, progress=show, language=language,
                                  threads=threads(), **values)
     automaton = result.automaton
-    if result.target == "dfa":
-        from rnn2dfa.automata.io import save_dfa
+    from rnn2dfa.automata.io import save
 
-        save_dfa(automaton, output)
-    else:
-        from rnn2dfa.automata.machine_io import save_machine
-
-        save_machine(automaton, output)
+    save(automaton, output)  # a DFA or a Moore/Mealy machine, by its family
     if as_json:
         doc = {"output": output, "method": result.method, "target": result.target,
                "finished": result.finished, "states": automaton.n_states,
