@@ -273,15 +273,21 @@ def run_plan(plan: TrainPlan, output: str, as_json: bool) -> None:
     metadata = plan.metadata(summary)
     warning = _save(model, output, metadata, summary, interrupted)
     if as_json:
-        _emit(output, metadata, warning)
-        return
-    _print_run(summary)
-    for item in plan.report(summary):
-        out.print(item)
-    if getattr(summary, "test_cut_at", None) is not None:
-        out.print(f"test words of length {summary.test_cut_at} and longer not measured: the "
-                  "time limit had passed")
-    _wrote(output, warning)
+        emit_json({"output": output, **metadata, "warning": warning})
+    else:
+        _print_run(summary)
+        for item in plan.report(summary):
+            out.print(item)
+        if getattr(summary, "test_cut_at", None) is not None:
+            out.print(f"test words of length {summary.test_cut_at} and longer not measured: "
+                      "the time limit had passed")
+        out.print(f"wrote {escape(output)}")
+    if warning is not None:  # an underfit model: written, said on stderr, exit 1
+        if as_json:
+            click.echo(f"rnn2dfa: warning: {warning}", err=True)
+        else:
+            err.print(f"[yellow]warning: {escape(warning)}[/yellow]")
+        click.get_current_context().exit(EXIT_FAIL)
 
 
 def _accuracy_line(s: Any, held_out: str = "") -> str:
@@ -437,14 +443,6 @@ def _measured(s: Any) -> str:
             "epoch")
 
 
-def _emit(output: str, metadata: dict[str, Any], warning: str | None) -> None:
-    """The --json document; an underfit model's warning on stderr and exit 1."""
-    emit_json({"output": output, **metadata, "warning": warning})
-    if warning is not None:
-        click.echo(f"rnn2dfa: warning: {warning}", err=True)
-        click.get_current_context().exit(EXIT_FAIL)
-
-
 def _print_run(s: Any) -> None:
     """The first line of the report: the network, its data, how and when it stopped."""
     verdict = {
@@ -456,14 +454,6 @@ def _print_run(s: Any) -> None:
         f"[bold]{escape(s.model)}[/bold] on {escape(s.source)}: {verdict} after "
         f"{s.epochs} epochs, {s.seconds:.1f} s"
     )
-
-
-def _wrote(output: str, warning: str | None) -> None:
-    """The last line: where the model went; an underfit model's warning and exit 1."""
-    out.print(f"wrote {escape(output)}")
-    if warning is not None:
-        err.print(f"[yellow]warning: {escape(warning)}[/yellow]")
-        click.get_current_context().exit(EXIT_FAIL)
 
 
 # ------------------------------------------------------------ --task classify-k | tag

@@ -99,22 +99,21 @@ def _row_base(point: Point, method: str, folder: str) -> dict[str, str]:
 def row_from_run(point: Point, method: str, run: RunResult, folder: str,
                  train_seconds: float) -> dict[str, str]:
     """The results.csv row of one finished method."""
-    if run.dfa.family == "pdfa":
-        return _pdfa_row(point, method, run, folder, train_seconds)
     row = _row_base(point, method, folder)
     tr, ver = run.training, run.verification
+    row.update(status="ok", train_stopped=tr.stopped, train_epochs=str(tr.epochs),
+               finished=str(bool(run.extraction.finished)).lower(),
+               states=str(run.dfa.n_states), train_seconds=_fmt(train_seconds, 2),
+               extract_seconds=_fmt(run.seconds.get("extract"), 2),
+               verify_seconds=_fmt(run.seconds.get("verify"), 2))
+    if run.dfa.family == "pdfa":
+        return _pdfa_row(row, ver)
     L = run.config.train_max_length
     row.update(
-        status="ok", train_stopped=tr.stopped, train_epochs=str(tr.epochs),
         train_accuracy=_fmt(tr.train_accuracy),
         test_accuracy_1x=_fmt(tr.test_accuracy(0, L)),
         test_accuracy_2x=_fmt(tr.test_accuracy(L + 1, 2 * L)),
         test_accuracy_4x=_fmt(tr.test_accuracy(2 * L + 1, 4 * L)),
-        finished=str(bool(run.extraction.finished)).lower(),
-        states=str(run.dfa.n_states),
-        train_seconds=_fmt(train_seconds, 2),
-        extract_seconds=_fmt(run.seconds.get("extract"), 2),
-        verify_seconds=_fmt(run.seconds.get("verify"), 2),
     )
     cmp = ver.truth
     if cmp is not None:  # a DFA's comparison, or a machine's (always exact)
@@ -132,18 +131,9 @@ def row_from_run(point: Point, method: str, run: RunResult, folder: str,
     return row
 
 
-def _pdfa_row(point: Point, method: str, run: RunResult, folder: str,
-              train_seconds: float) -> dict[str, str]:
+def _pdfa_row(row: dict[str, str], ver: Any) -> dict[str, str]:
     """A language model's row: no accuracies nor equivalence (a PDFA has none); the
     agreement is verify's, the next symbol on its sampled prefixes."""
-    row = _row_base(point, method, folder)
-    ver = run.verification
-    row.update(status="ok", train_stopped=run.training.stopped,
-               train_epochs=str(run.training.epochs),
-               finished=str(bool(run.extraction.finished)).lower(),
-               states=str(run.dfa.n_states), train_seconds=_fmt(train_seconds, 2),
-               extract_seconds=_fmt(run.seconds.get("extract"), 2),
-               verify_seconds=_fmt(run.seconds.get("verify"), 2))
     truth = next((r for r in ver.comparison.rows if r.model == "truth"), None)
     if truth is not None and truth.states is not None:
         row["truth_states"] = str(truth.states)

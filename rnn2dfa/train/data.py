@@ -8,8 +8,10 @@ class-balanced per length from the language's exact sampler (`balanced_sample`).
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
+from typing import Any
 
 import numpy as np
 import torch
@@ -152,8 +154,11 @@ def language_sample(
     return Dataset(list(map(tuple, words)), np.asarray(labels, dtype=bool), alphabet)
 
 
-def without(data: Dataset, exclude: Dataset) -> Dataset:
-    """The words of `data` that are not in `exclude` (so a validation set is truly held out)."""
-    seen = set(exclude.words)
-    keep = np.array([i for i, w in enumerate(data.words) if w not in seen], dtype=np.int64)
+def without(data: Any, exclude: Any,
+            words: Callable[[Any], Sequence[Word]] = attrgetter("words")) -> Any:
+    """The words of `data` that are not in `exclude` (so a validation set is truly held out):
+    two Datasets, or two word sets with `subset` whose words `words` reads (a labeller's
+    `LabelledWords.words`)."""
+    seen = set(words(exclude))
+    keep = np.array([i for i, w in enumerate(words(data)) if w not in seen], dtype=np.int64)
     return data.subset(keep)

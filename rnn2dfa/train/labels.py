@@ -42,6 +42,7 @@ from rnn2dfa.train.config import (  # the defaults, where the CLI reads them wit
     VAL_FACTOR,
     TrainConfig,
 )
+from rnn2dfa.train.data import without
 from rnn2dfa.train.epochs import fit_padded, minibatches, new_summary, seeded_network
 from rnn2dfa.train.summary import (
     EpochBook,
@@ -167,13 +168,6 @@ def _output_balanced(machine: Machine, lengths: list[int], per_length: dict[int,
             words.extend(sample_words_of_lengths(dfas[o], np.asarray(lens), rng,
                                                  counts=counts[o]))
     return words
-
-
-def without(data: LabelledWords, exclude: LabelledWords) -> LabelledWords:
-    """The words of `data` not in `exclude` (a validation set truly held out)."""
-    seen = set(exclude.words())
-    keep = np.array([i for i, w in enumerate(data.words()) if w not in seen], dtype=np.int64)
-    return data.subset(keep)
 
 
 # ------------------------------------------------------------------------ evaluation
@@ -349,7 +343,7 @@ def train_labeller(
                               pump_to=pump_to)
     val_top = VAL_FACTOR * cfg.max_length
     val = without(balanced_labelled(machine, range(val_top + 1), cfg.val_per_length, rng),
-                  train)
+                  train, LabelledWords.words)
     test = balanced_labelled(machine, range(cfg.test_factor * cfg.max_length + 1),
                              cfg.test_per_length, rng)
     build = partial(RNNLabeller, lang.alphabet, machine.outputs, machine.kind, cell=cfg.cell,

@@ -25,7 +25,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.device import device_of
 from rnn2dfa.models.lm import RNNLanguageModel
 from rnn2dfa.train.epochs import Fit, fit_epochs, new_summary, seeded_network
-from rnn2dfa.train.summary import RunSummary, book_run, keeps_best_on_interrupt
+from rnn2dfa.train.summary import Booked, RunSummary, keeps_best_on_interrupt
 from rnn2dfa.words import Word, pad_words
 
 Progress = Callable[[dict[str, Any]], None]
@@ -182,12 +182,12 @@ def train_lm(
         summary.train_loss = mean_loss(model, words)
         summary.val_loss = mean_loss(model, val_words)
     summary.val_perplexity = math.exp(summary.val_loss)
-    summary.seconds = round(time.perf_counter() - book.start, 3)
+    summary.seconds = round(book.clock() - book.start, 3)
     return model.to("cpu"), summary  # device-free: it saves and loads anywhere
 
 
 @dataclass
-class LMBook:
+class LMBook(Booked):
     """A language model's per-epoch book for the shared loop: early stopping on the
     held-out loss (`patience` epochs without `min_delta` better), the best weights kept."""
 
@@ -198,22 +198,17 @@ class LMBook:
     best_state: dict[str, torch.Tensor] | None = None
     best: float = math.inf
     stale: int = 0
-    start: float = field(default_factory=time.perf_counter)
+    clock: Callable[[], float] = time.perf_counter
     total: Any = 0.0  # the epoch's summed minibatch loss (on the device) and its targets
     count: int = 0
 
     def __post_init__(self) -> None:
         self.initial = copy.deepcopy(self.model.state_dict())  # kept if no epoch is better
-        self.summary.stopped = "epoch budget"
-        book_run(self)  # an interrupt keeps the best weights so far
+        super().__post_init__()
 
     def seen(self, loss: Any, n: int) -> None:
         """A minibatch's summed loss over its `n` targets (the epoch's training loss)."""
         self.total, self.count = self.total + loss, self.count + n
-
-    def out_of_time(self) -> bool:
-        return (self.cfg.time_limit is not None
-                and time.perf_counter() - self.start > self.cfg.time_limit)
 
     def record(self, epoch: int, loss: float, accuracy: float, opt: Any, sched: Any,
                restarts: int) -> float:
@@ -229,7 +224,7 @@ class LMBook:
             self.summary.best_epoch = epoch
         else:
             self.stale += 1
-        elapsed = time.perf_counter() - self.start
+        elapsed = self.clock() - self.start
         if self.progress is not None:
             self.progress({"epoch": epoch, "epochs": self.cfg.epochs, "loss": train,
                            "val_loss": loss, "seconds": elapsed})
@@ -245,11 +240,11 @@ class LMBook:
     def finish(self) -> None:
         """The best weights back in the model (the initial ones if no epoch was better), and
         their held-out loss (measured again on a finished run)."""
-        self.model.load_state_dict(self.best_state if self.best_state is not None
-                                   else self.initial)
-        self.model.eval()
+        if self.best_state is None:
+            self.model.load_state_dict(self.initial)
+        super().finish()
         self.summary.val_loss = self.best
-        self.summary.seconds = round(time.perf_counter() - self.start, 3)
+        self.summary.seconds = round(self.summary.seconds, 3)
 
 
 def lm_metadata(summary: LMTrainSummary) -> dict[str, Any]:

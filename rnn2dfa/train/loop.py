@@ -108,20 +108,16 @@ def train_model(
                              "reads the whole word (use the classify objective)",
                              param="objective")
         cfg.objective, cfg.prefix_labels = "classify", False
-    if resolve_objective(language, cfg.objective) == "predict":
-        if isinstance(language, str):
-            from rnn2dfa.languages import get_language
+    if isinstance(language, str):
+        from rnn2dfa.languages import get_language
 
-            language = get_language(language)
+        language = get_language(language)
+    if resolve_objective(language, cfg.objective) == "predict":
         return train_predictive(language, cfg, progress, source)  # type: ignore[return-value]
     rng = np.random.default_rng(cfg.seed)
     lang_name = None
     prefix_targets = None
     if language is not None:
-        if isinstance(language, str):
-            from rnn2dfa.languages import get_language
-
-            language = get_language(language)
         lang_name = language.name
         train, val, test = _language_data(language, cfg, rng)
         if cfg.prefix_labels:

@@ -38,14 +38,8 @@ class TrainingInterrupted(KeyboardInterrupt):
         self.status = 128 + int(getattr(cause, "signum", 2))
 
 
-#: The EpochBook of the run in progress (set by EpochBook, read on an interrupt).
+#: The book of the run in progress (set by every `Booked`, read on an interrupt).
 _BOOK: contextvars.ContextVar[Any] = contextvars.ContextVar("rnn2dfa_epoch_book", default=None)
-
-
-def book_run(book: Any) -> None:
-    """Make `book` (its `model`, `summary`, `best_state`, `finish()`) the run an interrupt
-    keeps the best weights of (`keeps_best_on_interrupt`)."""
-    _BOOK.set(book)
 
 
 def keeps_best_on_interrupt(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -167,9 +161,33 @@ def measure_test(model: Any, test: Dataset, cfg: Any, summary: TrainSummary) -> 
         summary.test_cut_at = int(summary.accuracy_by_length[-1]["length"]) + 1
 
 
+class Booked:
+    """What every trainer's per-epoch book shares (EpochBook, lm.LMBook): the clock started
+    and the run booked for Ctrl-C (`keeps_best_on_interrupt`) when it is made, the time
+    limit, and the best weights back in the model at the end. A subclass is a dataclass with
+    `model`, `cfg`, `summary`, `clock` and `best_state`."""
+
+    def __post_init__(self) -> None:
+        self.start = self.clock()
+        self.summary.stopped = "epoch budget"
+        _BOOK.set(self)  # an interrupt keeps this run's best weights
+
+    def out_of_time(self) -> bool:
+        """Whether the time limit has passed (checked between minibatches too)."""
+        return (self.cfg.time_limit is not None
+                and self.clock() - self.start > self.cfg.time_limit)
+
+    def finish(self) -> None:
+        """The run's seconds, and the best weights back in the model."""
+        self.summary.seconds = self.clock() - self.start
+        if self.best_state is not None:
+            self.model.load_state_dict(self.best_state)
+        self.model.eval()
+
+
 @dataclass
-class EpochBook:
-    """What every trainer keeps per epoch: the summary, the best weights by (training
+class EpochBook(Booked):
+    """What every classifier keeps per epoch: the summary, the best weights by (training
     accuracy, -loss), the progress event, and when to stop (classifier and predict recipes)."""
 
     model: torch.nn.Module
@@ -186,11 +204,6 @@ class EpochBook:
     #: stop only once validation is perfect too, and prefer validated weights (labellers)
     stop_on_val: bool = False
     val_accuracy: float | None = None
-
-    def __post_init__(self) -> None:
-        self.start = self.clock()
-        self.summary.stopped = "epoch budget"
-        book_run(self)  # an interrupt keeps this run's best weights (train_model)
 
     def record(self, epoch: int, train_loss: float, train_acc: float,
                opt: torch.optim.Optimizer, sched: Any, restarts: int) -> float:
@@ -233,11 +246,6 @@ class EpochBook:
             )
         return elapsed
 
-    def out_of_time(self) -> bool:
-        """Whether the time limit has passed (checked between minibatches too)."""
-        return (self.cfg.time_limit is not None
-                and self.clock() - self.start > self.cfg.time_limit)
-
     def stop(self, train_loss: float, train_acc: float, elapsed: float) -> bool:
         """Whether training has converged: every training word right with a small loss (and
         validation perfect too with `stop_on_val`); says so. The loop stops at the limit."""
@@ -246,13 +254,6 @@ class EpochBook:
             self.summary.stopped = "converged"
             return True
         return False
-
-    def finish(self) -> None:
-        """The run's seconds, and the best weights back in the model."""
-        self.summary.seconds = self.clock() - self.start
-        if self.best_state is not None:
-            self.model.load_state_dict(self.best_state)
-        self.model.eval()
 
 
 def model_metadata(summary: TrainSummary) -> dict[str, Any]:
