@@ -18,7 +18,6 @@ from rnn2dfa.extract.learner_choice import LARGE_ALPHABET
 from rnn2dfa.extract.registry import METHODS, get_method, method_names
 from rnn2dfa_cli.common import (
     PipedProgress,
-    _torch_threads_at_start,
     emit_json,
     err,
     json_option,
@@ -27,6 +26,7 @@ from rnn2dfa_cli.common import (
     out,
     seed_option,
     threads,
+    torch_threads_now,
     yes_no,
 )
 from rnn2dfa_cli.device_option import device_option
@@ -295,7 +295,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     if get_method(method).family == "pdfa":
         from rnn2dfa_cli.cmd_pdfa import extract_hook
 
-        _torch_threads_at_start()
+        torch_threads_now()
         return extract_hook(ctx)
     named = given_params(ctx)
     method_default = "method" not in named
@@ -311,7 +311,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     from rnn2dfa.models.loading import LoadedAcceptor
 
     if acceptor_spec is not None:
-        _torch_threads_at_start()
+        torch_threads_now()
         acceptor, meta, kind, model_file = user_model(acceptor_spec, model_file,
                                                       time_limit=options["time_limit"])
         loaded = LoadedAcceptor(acceptor, meta, "your code", model_file)
@@ -324,7 +324,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
     from rnn2dfa.models.readout import in_numpy
 
     if acceptor_spec is None and not in_numpy(net):  # stepped in torch: its threads now
-        _torch_threads_at_start()
+        torch_threads_now()
     from rnn2dfa.extract.teacher import target_of
 
     target = target_of(net)

@@ -100,54 +100,42 @@ def _finish(t: Any, run: Any) -> None:
               soft_wrap=True)
 
 
-def _lm_summary(run: Any) -> None:
-    """A language model's run: its training, its PDFA, the verify line of `rnn2dfa verify
-    pdfa.json --model model.pt` (the scores: report.md, report.json)."""
-    cfg, tr, ver = run.config, run.training, run.verification
-    ex = run.extraction_dict()
-    t = kv_table("rnn2dfa run")
-    t.add_row("language", f"{cfg.language} (sequences of a PDFA)")
-    t.add_row("network", f"{tr.model} ({tr.n_parameters} parameters)")
-    t.add_row("training", f"{tr.stopped} after {tr.epochs} epochs, {tr.seconds:.1f} s, "
-                          f"loss per symbol {tr.train_loss:.4f} (held out {tr.val_loss:.4f})")
-    t.add_row("extraction", f"{ex['method']}: {ex['states_minimal']} states"
-                            + ("" if ex["finished"] else " (unfinished: see the note)"))
-    row = ver.comparison.row(ver.automaton)
-    if row.wer_network is not None:
-        t.add_row("vs network", f"next symbol agrees on {1 - row.wer_network:.2%} of "
-                                f"{ver.comparison.prefixes:,} prefixes")
-    _finish(t, run)
-
-
 def _summary(run: Any) -> None:
+    """What a run did, for every kind: its network, training, extraction and verification
+    (a language model's: the verify line of `rnn2dfa verify pdfa.json --model model.pt`;
+    its scores are in report.md and report.json), then `_finish`'s rows."""
     from rnn2dfa.pipeline import accuracy_buckets, size_trail
 
-    if run.dfa.family == "pdfa":
-        _lm_summary(run)
-        return
     cfg, tr, ver = run.config, run.training, run.verification
     ex = run.extraction_dict()
+    lm = run.dfa.family == "pdfa"
     t = kv_table("rnn2dfa run")
-    t.add_row("language", cfg.language)
+    t.add_row("language", cfg.language + (" (sequences of a PDFA)" if lm else ""))
     t.add_row("network", f"{tr.model} ({tr.n_parameters} parameters)")
-    t.add_row("training", f"{tr.stopped} after {tr.epochs} epochs, {tr.seconds:.1f} s, "
-                          f"training accuracy {tr.train_accuracy:.2%}")
-    acc = accuracy_buckets(tr.accuracy_by_length, cfg.train_max_length)
+    t.add_row("training", f"{tr.stopped} after {tr.epochs} epochs, {tr.seconds:.1f} s, " + (
+        f"loss per symbol {tr.train_loss:.4f} (held out {tr.val_loss:.4f})" if lm
+        else f"training accuracy {tr.train_accuracy:.2%}"))
+    acc = [] if lm else accuracy_buckets(tr.accuracy_by_length, cfg.train_max_length)
     if acc:
         t.add_row("test accuracy", "  ".join(f"{b}: {a:.2%}" for b, _, a in acc))
+    unfinished = ("unfinished: see the note" if lm
+                  else "the network errs on longer words: see the note"
+                  if ex["stats"].get("stopped") == "wrong on longer words" else "stopped early")
     t.add_row("extraction", f"{ex['method']}: {ex['states_minimal']} states"
-                            + ("" if ex["finished"] else
-                               " (the network errs on longer words: see the note)"
-                               if ex["stats"].get("stopped") == "wrong on longer words"
-                               else " (stopped early)")
-                            + f", sizes {size_trail(ex['hypothesis_sizes'])}")
-    if ver.truth is not None:
+                            + ("" if ex["finished"] else f" ({unfinished})")
+                            + ("" if lm else f", sizes {size_trail(ex['hypothesis_sizes'])}"))
+    if lm:
+        row = ver.comparison.row(ver.automaton)
+        if row.wer_network is not None:
+            t.add_row("vs network", f"next symbol agrees on {1 - row.wer_network:.2%} of "
+                                    f"{ver.comparison.prefixes:,} prefixes")
+    if not lm and ver.truth is not None:
         cmp = ver.truth
         line = cmp.what().replace(f" to {cmp.truth}", "")
         if not cmp.agrees:
             line += f" ({cmp.counterexample_text})"
         t.add_row("vs truth", f"{line}; truth has {cmp.truth_minimal_states} states")
-    if ver.network is not None:
+    if not lm and ver.network is not None:
         longest = [b for b in ver.network.buckets if b.hi == max(x.hi for x in ver.network.buckets)]
         for b in longest:
             extra = ""

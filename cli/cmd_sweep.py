@@ -26,8 +26,6 @@ from rnn2dfa_cli.common import (
 from rnn2dfa_cli.device_option import device_option
 from rnn2dfa_cli.options import exit_verdict, grid
 
-_AXES = ("languages", "cells", "hidden", "layers", "seeds", "methods")
-
 
 class _Live:
     """The runner's progress events as one bar over the points, with ETA (stderr)."""

@@ -11,6 +11,7 @@ import math
 import os
 import shlex
 import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any, TypeVar
 
@@ -390,7 +391,7 @@ def _checking_paths(cmd: click.Command, callback: Callable[..., Any]) -> Callabl
         if cmd.name not in IN_PLACE_COMMANDS:
             refuse_output_as_input(cmd, kwargs)
         if cmd.name not in AUTOMATA_COMMANDS and cmd.name not in TORCH_WHEN_NEEDED:
-            _torch_threads_at_start()
+            torch_threads_now()
         return callback(*args, **kwargs)
 
     run._paths_checked = True  # type: ignore[attr-defined]
@@ -566,10 +567,14 @@ class ThreadsType(click.ParamType):
 
 
 def torch_threads_now(net: Any = None) -> None:
-    """Import torch and give it the global `--threads` setting: for the commands that run a
-    network (auto: timed on `net`, one thread without it); an automata command that meets
-    one (pdfa-sample of a model file) calls it."""
-    import torch
+    """Import torch (Ctrl-C while it loads is answered as at start-up) and give it the
+    global `--threads` setting (auto: timed on `net`, one thread without it): as a network
+    command starts (`_checking_paths`: here rather than in the group, so that a command's
+    --help and its usage errors never import torch, over a second), once a command that
+    may run without torch meets a network that needs it (extract), and when an automata
+    command meets one (pdfa-sample of a model file)."""
+    with exit_on_interrupt():
+        import torch
 
     setting = threads()
     if setting == "auto":
@@ -602,20 +607,13 @@ def threads_option() -> click.Option:
 
 
 #: Network commands that may run without torch (the project's own model files stepped in
-#: numpy, `models/numpy_rnn.py`): they call `_torch_threads_at_start` once they meet a
+#: numpy, `models/numpy_rnn.py`): they call `torch_threads_now` once they meet a
 #: network that needs torch, and give the library their --threads.
 TORCH_WHEN_NEEDED = frozenset({"extract"})
 
 
-def _torch_threads_at_start() -> None:
-    """Give torch the --threads setting as a network command starts (auto: one, until the
-    command times it on its network). Here rather than in the group, so that a command's
-    --help and its usage errors never import torch (over a second)."""
-    with exit_on_interrupt():
-        import torch
-
-    setting = threads()
-    torch.set_num_threads(1 if setting == "auto" else int(setting))
+#: Its former name (cli/main.py's comments name it).
+_torch_threads_at_start = torch_threads_now
 
 
 def threads() -> int | str:
@@ -629,10 +627,6 @@ def threads() -> int | str:
 
 
 # --- conventions shared by every command (docs/cli.md) ------------------------------------
-
-#: The largest --seed every command takes (numpy's and torch's seeds are 32-bit).
-MAX_SEED = 2**32 - 1
-
 
 def yes_no(value: Any) -> str:
     """A table cell for a flag or an optional value: yes / no / — (never True, False or
@@ -658,8 +652,6 @@ def old_name(old: str, new: str, dest: str, **attrs: Any) -> Callable[[F], F]:
     """A hidden option `old`, the former spelling of `new` (parameter `dest`): its value is
     handed to `dest`, so old command lines keep working while --help shows one name.
     Giving both is a usage error."""
-    import functools
-
     alias = "old_" + old.lstrip("-").replace("-", "_")
 
     def decorate(f: F) -> F:
@@ -681,8 +673,6 @@ def old_name(old: str, new: str, dest: str, **attrs: Any) -> Callable[[F], F]:
 def progress_seconds() -> float:
     """Seconds between progress lines when stderr is not a terminal (env
     RNN2DFA_PROGRESS_SECONDS, default 5; 0 prints every update)."""
-    import os
-
     try:
         return max(0.0, float(os.environ.get("RNN2DFA_PROGRESS_SECONDS", "5")))
     except ValueError:
@@ -696,8 +686,6 @@ class PipedProgress:
     command's own bar or spinner shows progress there)."""
 
     def __init__(self, what: str) -> None:
-        import time
-
         self.what = what
         self.every = progress_seconds()
         self.last = time.monotonic()
@@ -705,8 +693,6 @@ class PipedProgress:
 
     def note(self, text: str | Callable[[], str]) -> None:
         """Print `text` (or what calling it returns) if the interval has passed."""
-        import time
-
         if not self.active:
             return
         now = time.monotonic()

@@ -21,7 +21,8 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.2f}%"
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
+def md_table(header: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table (report.md of a run and of a sweep)."""
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(lines)
@@ -75,7 +76,7 @@ def report_markdown(run: RunResult) -> str:
         "",
         "Test accuracy by length (class-balanced test words, up to 4× the training length):",
         "",
-        _table(["lengths", "words", "accuracy"],
+        md_table(["lengths", "words", "accuracy"],
                [[b, str(n), _pct(a)] for b, n, a in accuracy_buckets(tr.accuracy_by_length,
                                                                      cfg.train_max_length)]),
         "",
@@ -89,7 +90,7 @@ def report_markdown(run: RunResult) -> str:
                 "equivalence_queries", "counterexamples", "k", "q", "seconds"):
         if key in stats:
             rows.append([key.replace("_", " "), str(stats[key])])
-    parts += [_table(["", ""], rows), ""]
+    parts += [md_table(["", ""], rows), ""]
     if ex["message"]:
         parts += [f"> {ex['message']}", ""]
     if "hypotheses_plot" in run.files:
@@ -103,7 +104,7 @@ def report_markdown(run: RunResult) -> str:
     parts += [
         "## Time",
         "",
-        _table(["stage", "seconds"], [[k, f"{v:.1f}"] for k, v in run.seconds.items()]
+        md_table(["stage", "seconds"], [[k, f"{v:.1f}"] for k, v in run.seconds.items()]
                + [["total", f"{total:.1f}"]]),
         "",
         f"Reproduce: `rnn2dfa run --language {cfg.language} --cell {cfg.cell} "
@@ -140,7 +141,7 @@ def _pdfa_verification(ver: Any) -> list[str]:
             + ([_num(r.wer_truth), _num(r.kl_truth)] if ver.has_truth else [])
             for r in cmp.rows]
     return ([f"Next-symbol prediction on {ver.test} ({cmp.prefixes:,} prefixes):", "",
-             _table(head, rows), ""] + [f"> {n}" for n in ver.notes]
+             md_table(head, rows), ""] + [f"> {n}" for n in ver.notes]
             + ([""] if ver.notes else []))
 
 
@@ -165,13 +166,13 @@ def _verification(ver: Any, plotted: bool) -> list[str]:
         elif cmp.counterexample_text is not None:
             rows.append(["shortest word with a different output",
                          f"`{cmp.counterexample_text}`"])
-        parts += [_table(["", ""], rows), ""]
+        parts += [md_table(["", ""], rows), ""]
         if not cmp.agrees:
             parts += [
                 "Exact disagreement with the truth by length (all words, counted on the product "
                 "automaton):",
                 "",
-                _table(["length", "disagree", "of", "rate"],
+                md_table(["length", "disagree", "of", "rate"],
                        [[str(r.length), str(r.disagreements), str(r.total), _pct(r.rate)]
                         for r in cmp.by_length]),
                 "",
@@ -189,7 +190,7 @@ def _verification(ver: Any, plotted: bool) -> list[str]:
                   if has_truth else "")
         parts += [f"Agreement with the network on sampled words up to length "
                   f"{max(b.hi for b in net.buckets)} ({beside}class-balanced, uniform, "
-                  "near-miss and pumped words):", "", _table(head, rows), ""]
+                  "near-miss and pumped words):", "", md_table(head, rows), ""]
         if plotted:
             parts += ["![agreement by length](agreement.svg)", ""]
     return parts

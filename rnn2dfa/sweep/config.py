@@ -24,7 +24,7 @@ import tomllib
 from dataclasses import fields
 from typing import Any
 
-from rnn2dfa.errors import InputError
+from rnn2dfa.errors import InputError, shown
 from rnn2dfa.limits import MAX_SWEEP_CONFIG_BYTES, MAX_SWEEP_POINTS, read_bounded
 from rnn2dfa.sweep.grid import Grid, Settings, Sweep, preset
 
@@ -72,9 +72,9 @@ def _axis(value: Any, key: str, path: str) -> list[Any]:
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return [v.strip() for v in value]
         raise InputError(f"{key} must be a list of names, like [\"tomita1\", \"tomita3\"] "
-                         f"(got {_short(value)})", path=path)
+                         f"(got {shown(value)})", path=path)
     if isinstance(value, bool):
-        raise InputError(f"{key} must be a list of whole numbers (got {_short(value)})",
+        raise InputError(f"{key} must be a list of whole numbers (got {shown(value)})",
                          path=path)
     if isinstance(value, int):
         return [value]
@@ -84,7 +84,7 @@ def _axis(value: Any, key: str, path: str) -> list[Any]:
                                        for v in value):
         return list(value)
     raise InputError(f"{key} must be a list of whole numbers, like [0, 1, 2] "
-                     f"(got {_short(value)})", path=path)
+                     f"(got {shown(value)})", path=path)
 
 
 def _settings(table: Any, base: Settings, path: str) -> Settings:
@@ -94,11 +94,11 @@ def _settings(table: Any, base: Settings, path: str) -> Settings:
     values = {**base.to_dict(), "task": base.task, "objective": base.objective}
     for key, value in table.items():
         if key not in known:
-            raise InputError(f"unknown key {_short(key)} in [settings] (known: "
+            raise InputError(f"unknown key {shown(key)} in [settings] (known: "
                              f"{', '.join(known)})", path=path)
         if key in ("task", "objective"):  # a name (Settings.check reads it)
             if not isinstance(value, str):
-                raise InputError(f"settings.{key} must be a name (got {_short(value)})",
+                raise InputError(f"settings.{key} must be a name (got {shown(value)})",
                                  path=path)
             values[key] = value
             continue
@@ -112,7 +112,7 @@ def _settings(table: Any, base: Settings, path: str) -> Settings:
                 ok = False
         if not ok:
             kind = "a whole number" if want is int else "a finite number"
-            raise InputError(f"settings.{key} must be {kind} (got {_short(value)})", path=path)
+            raise InputError(f"settings.{key} must be {kind} (got {shown(value)})", path=path)
         values[key] = want(value)
     return Settings(**values)
 
@@ -122,7 +122,7 @@ def sweep_from_dict(data: dict[str, Any], path: str = "<config>") -> Sweep:
     base = Sweep()
     if "preset" in data:
         if not isinstance(data["preset"], str):
-            raise InputError(f"preset must be a name (got {_short(data['preset'])})", path=path)
+            raise InputError(f"preset must be a name (got {shown(data['preset'])})", path=path)
         try:
             base = preset(data["preset"])
         except InputError as exc:
@@ -138,7 +138,7 @@ def sweep_from_dict(data: dict[str, Any], path: str = "<config>") -> Sweep:
             axes[key] = _axis(value, key, path)
         else:
             known = ["preset", *axes, "settings"]
-            raise InputError(f"unknown key {_short(key)} (known: {', '.join(known)})",
+            raise InputError(f"unknown key {shown(key)} (known: {', '.join(known)})",
                              path=path)
     sweep = Sweep(Grid(**axes), settings)
     sweep.check(path)
@@ -168,9 +168,3 @@ def load_config(path: str | os.PathLike[str]) -> Sweep:
         raise InputError("not a sweep config: its arrays or tables are nested too deeply",
                          path=path) from None
     return sweep_from_dict(doc, path)
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    """`repr(value)` cut to `limit` characters for a one-line message."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -8,7 +8,7 @@ import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from rnn2dfa.errors import InputError
+from rnn2dfa.errors import InputError, shown
 from rnn2dfa.limits import MAX_SWEEP_POINTS
 from rnn2dfa.train.config import LABEL_TASKS
 
@@ -23,12 +23,6 @@ TOMITA = tuple(f"tomita{i}" for i in range(1, 8))
 
 #: The axes whose combinations are the points (methods run on each point's network).
 _POINT_AXES = ("languages", "cells", "hidden", "layers", "seeds")
-
-
-def _cut(value: Any, limit: int = 60) -> str:
-    """`repr(value)` cut to `limit` characters for a one-line message."""
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -85,7 +79,7 @@ class Grid:
             if len(set(values)) != len(values):
                 seen: set[Any] = set()
                 again = next(v for v in values if v in seen or seen.add(v))
-                raise InputError(f"the grid's {f.name} list repeats a value: {_cut(again)}",
+                raise InputError(f"the grid's {f.name} list repeats a value: {shown(again)}",
                                  path=path)
         n = math.prod(len(getattr(self, name)) for name in _POINT_AXES)
         if n > MAX_SWEEP_POINTS:
@@ -104,18 +98,18 @@ class Grid:
                 except InputError as exc:
                     raise InputError(exc.message, path=path) from None
             elif name not in known:
-                raise InputError(f"unknown language {_cut(name)}; known languages: "
+                raise InputError(f"unknown language {shown(name)}; known languages: "
                                  f"{', '.join(known)}", path=path)
         for cell in self.cells:
             if cell not in CELLS:
-                raise InputError(f"unknown cell {_cut(cell)} (known: {', '.join(CELLS)})",
+                raise InputError(f"unknown cell {shown(cell)} (known: {', '.join(CELLS)})",
                                  path=path)
         from rnn2dfa.extract.registry import for_trained_networks, method_names
 
         for method in self.methods:
             if method not in method_names():
                 known = ", ".join(method_names("automaton", trained=True))
-                raise InputError(f"unknown method {_cut(method)} (known: {known})", path=path)
+                raise InputError(f"unknown method {shown(method)} (known: {known})", path=path)
             for_trained_networks(method, path)
         self._check_sizes(path)
 
@@ -138,11 +132,11 @@ class Grid:
                 raise InputError(exc.message, path=path) from None
         for cell in self.cells:
             if cell not in LM_CELLS:
-                raise InputError(f"cell {_cut(cell)} does not apply to a language model "
+                raise InputError(f"cell {shown(cell)} does not apply to a language model "
                                  f"(its cells: {', '.join(LM_CELLS)})", path=path)
         for method in self.methods:
             if method not in LM_METHODS:
-                raise InputError(f"method {_cut(method)} does not apply to a language model "
+                raise InputError(f"method {shown(method)} does not apply to a language model "
                                  f"(its methods: {', '.join(LM_METHODS)})", path=path)
         self._check_sizes(path)
 
@@ -179,27 +173,21 @@ class Settings:
 
     def check(self, path: str | None = None) -> None:
         if self.task not in TASKS:
-            raise InputError(f"unknown task {_cut(self.task)} (known: {', '.join(TASKS)})",
+            raise InputError(f"unknown task {shown(self.task)} (known: {', '.join(TASKS)})",
                              path=path)
         if self.objective not in OBJECTIVES:
-            raise InputError(f"unknown objective {_cut(self.objective)} (known: "
+            raise InputError(f"unknown objective {shown(self.objective)} (known: "
                              f"{', '.join(OBJECTIVES)})", path=path)
         if self.objective == "lm" and self.task != "accept":
             raise InputError(f"task {self.task} does not apply to a language model", path=path)
-        if self.epochs < 1:
-            raise InputError(f"epochs must be >= 1 (got {self.epochs})", path=path)
-        if self.train_max_length < 1:
-            raise InputError(f"train_max_length must be >= 1 (got {self.train_max_length})",
-                             path=path)
-        for name in ("train_time_limit", "extract_time_limit"):
-            if not getattr(self, name) > 0:
-                raise InputError(f"{name} must be > 0 (got {getattr(self, name)})", path=path)
-        if self.verify_max_length < 1:
-            raise InputError(f"verify_max_length must be >= 1 (got {self.verify_max_length})",
-                             path=path)
-        if self.verify_per_bucket < 2:
-            raise InputError(f"verify_per_bucket must be >= 2 (got {self.verify_per_bucket})",
-                             path=path)
+        for name, rule, ok in (("epochs", ">= 1", self.epochs >= 1),
+                               ("train_max_length", ">= 1", self.train_max_length >= 1),
+                               ("train_time_limit", "> 0", self.train_time_limit > 0),
+                               ("extract_time_limit", "> 0", self.extract_time_limit > 0),
+                               ("verify_max_length", ">= 1", self.verify_max_length >= 1),
+                               ("verify_per_bucket", ">= 2", self.verify_per_bucket >= 2)):
+            if not ok:
+                raise InputError(f"{name} must be {rule} (got {getattr(self, name)})", path=path)
 
     def to_dict(self) -> dict[str, Any]:
         """The settings sweep.json records and a resumed sweep must repeat (the task and

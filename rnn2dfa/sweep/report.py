@@ -9,6 +9,7 @@ from pathlib import Path
 
 from rnn2dfa.atomic import write_text
 from rnn2dfa.render.plots import new_figure, save_figure
+from rnn2dfa.report_md import md_table
 from rnn2dfa.sweep.grid import Sweep
 
 Row = dict[str, str]
@@ -30,11 +31,6 @@ def _median(rows: list[Row], col: str) -> float | None:
 
 def _num(x: float | None, fmt: str = "{:.1f}") -> str:
     return "–" if x is None else fmt.format(x)
-
-
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows])
 
 
 def summarize(rows: list[Row]) -> dict[Group, dict[str, float | int | None]]:
@@ -174,7 +170,7 @@ def report_markdown(rows: list[Row], sweep: Sweep | None = None) -> str:
                           f"{100 * rate:.0f}%", str(s["failed"]), str(s["unfinished"]),
                           _num(s["states"], "{:g}"), _num(s["train_seconds"]),
                           _num(s["extract_seconds"])])
-    parts += [_table(["language", "cell", "method", "equivalent", "rate", "failed",
+    parts += [md_table(["language", "cell", "method", "equivalent", "rate", "failed",
                       "unfinished", "median states", "median train s",
                       "median extract s"], table), ""]
     parts += ["## Totals by cell and method", ""]
@@ -184,7 +180,7 @@ def report_markdown(rows: list[Row], sweep: Sweep | None = None) -> str:
         eq = sum(r["equivalent"] == "true" for r in rs)
         totals.append([cell, method, f"{eq}/{len(rs)}", f"{100 * eq / len(rs):.0f}%",
                        _num(_median(rs, "train_seconds")), _num(_median(rs, "extract_seconds"))])
-    parts += [_table(["cell", "method", "equivalent", "rate", "median train s",
+    parts += [md_table(["cell", "method", "equivalent", "rate", "median train s",
                       "median extract s"], totals), "", "![median times](times.svg)", ""]
     caveats = [r for r in rows if r["status"] == "ok"
                and (r["train_stopped"] == "time limit" or r["finished"] == "false")]
@@ -192,7 +188,7 @@ def report_markdown(rows: list[Row], sweep: Sweep | None = None) -> str:
         parts += ["## Stopped by a time limit", "",
                   "These rows depend on the machine's speed, not only on the seed: a rerun "
                   "may differ.", "",
-                  _table(["language", "cell", "h", "layers", "seed", "method", "training",
+                  md_table(["language", "cell", "h", "layers", "seed", "method", "training",
                           "extraction finished"],
                          [[r["language"], r["cell"], r["hidden"], r["layers"], r["seed"],
                            r["method"], r["train_stopped"], r["finished"]] for r in caveats]),
@@ -201,7 +197,7 @@ def report_markdown(rows: list[Row], sweep: Sweep | None = None) -> str:
     if failed:
         parts += ["## Failed", "",
                   "Rerun with `--retry-failed` to run these again.", "",
-                  _table(["language", "cell", "h", "layers", "seed", "method", "error"],
+                  md_table(["language", "cell", "h", "layers", "seed", "method", "error"],
                          [[r["language"], r["cell"], r["hidden"], r["layers"], r["seed"],
                            r["method"], r["error"].replace("|", "\\|")] for r in failed]), ""]
     return "\n".join(parts)
