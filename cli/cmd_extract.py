@@ -3,6 +3,7 @@ partition, exact): a DFA, or a classifier's Moore machine, or a tagger's Mealy m
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from typing import Any
 
@@ -354,19 +355,16 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
         if check.differs:
             err.print(f"[yellow]warning: {escape(check.message())}[/yellow]", soft_wrap=True)
     language = "auto" if options["pac_words"] == "auto" else None
-    piped = PipedProgress("extract")
-    with options_for(**OPTIONS):  # the library plans, bounds memory, then runs
-        if as_json:
-            result = extract(loaded, method, progress=lambda ev: piped.note(ev.text),
-                             language=language, threads=threads(), **values)
-        else:
-            with err.status("extracting…", spinner="dots") as status:
-                def show(ev: Any) -> None:
-                    status.update("extracting: " + ev.text())
-                    piped.note(ev.text)
+    piped = PipedProgress("extract")  # a line every few seconds into a log, --json too
+    spinner = contextlib.nullcontext() if as_json else err.status("extracting…", spinner="dots")
+    with options_for(**OPTIONS), spinner as status:  # the library plans, bounds memory, runs
+        def show(ev: Any) -> None:
+            if status is not None:
+                status.update("extracting: " + ev.text())
+            piped.note(ev.text)
 
-                result = extract(loaded, method, progress=show, language=language,
-                                 threads=threads(), **values)
+        result = extract(loaded, method, progress=show, language=language, threads=threads(),
+                         **values)
     automaton = result.automaton
     from rnn2dfa.automata.io import save
 

@@ -348,33 +348,22 @@ def _acceptor_plan(ctx: click.Context) -> TrainPlan:
         _accuracy_line(s), _length_table(s.accuracy_by_length, trained_to)])
 
 
+#: Options that are TrainConfig fields of the same name.
+_CONFIG_OPTIONS = ("objective", "window", "pooling", "stack_depth", "bidirectional", "cell",
+                   "hidden", "layers", "embedding", "per_length", "time_limit", "seed",
+                   "epochs", "lr", "batch_size")
+
+
 def _config(ctx: click.Context, max_length: int) -> TrainConfig:
     """The TrainConfig of the command's options."""
     from rnn2dfa.models.device import default_device
 
     p = ctx.params
-    return TrainConfig(
-        objective=p["objective"],
-        window=p["window"],
-        pooling=p["pooling"],
-        stack_depth=p["stack_depth"],
-        bidirectional=p["bidirectional"],
-        cell=p["cell"],
-        hidden=p["hidden"],
-        layers=p["layers"],
-        embedding=p["embedding"],
-        learn_init=not p["fixed_init"],
-        max_length=max_length,
-        per_length=p["per_length"],
-        time_limit=p["time_limit"],
-        prefix_labels=not p["word_labels_only"],
-        seed=p["seed"],
-        epochs=p["epochs"],
-        lr=p["lr"],
-        batch_size=p["batch_size"],
-        threads=threads(),  # --threads (the library's default is 1)
-        device=str(default_device()),  # --device
-    )
+    return TrainConfig(**{name: p[name] for name in _CONFIG_OPTIONS},
+                       learn_init=not p["fixed_init"], max_length=max_length,
+                       prefix_labels=not p["word_labels_only"],
+                       threads=threads(),  # --threads (the library's default is 1)
+                       device=str(default_device()))  # --device
 
 
 def _train_with_progress(what: str, cfg: Any, run: Any) -> tuple[Any, Any, Any]:

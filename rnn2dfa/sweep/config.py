@@ -29,7 +29,6 @@ from rnn2dfa.limits import MAX_SWEEP_CONFIG_BYTES, MAX_SWEEP_POINTS, read_bounde
 from rnn2dfa.sweep.grid import Grid, Settings, Sweep, preset
 
 _STR_AXES = ("languages", "cells", "methods")
-_INT_AXES = ("hidden", "layers", "seeds")
 
 
 def parse_ints(text: str, name: str, path: str | None = None) -> list[int]:

@@ -111,13 +111,10 @@ class TrainSummary(RunSummary):
 
     def test_accuracy(self, lo: int = 0, hi: int | None = None) -> float | None:
         """Accuracy on the test words with lo <= length <= hi (None when there are none)."""
-        rows = [
-            r
-            for r in self.accuracy_by_length
-            if r["length"] >= lo and (hi is None or r["length"] <= hi)
-        ]
-        n = sum(r["n"] for r in rows)
-        return sum(r["correct"] for r in rows) / n if n else None
+        from rnn2dfa.train.buckets import accuracy_buckets
+
+        found = accuracy_buckets(self.accuracy_by_length, [(lo, math.inf if hi is None else hi)])
+        return found[0].accuracy if found else None
 
 
 def predict_logits(model: RNNAcceptor, words: Sequence[Word], batch_size: int = 2048) -> np.ndarray:
