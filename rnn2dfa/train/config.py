@@ -22,38 +22,46 @@ PREDICT_MAX_LENGTH = 100
 
 
 @dataclass
-class TrainConfig:
-    """Everything that decides a training run (stored in the model file's metadata)."""
+class NetworkConfig:
+    """What the settings of every training run share (a classifier's `TrainConfig`, a
+    language model's `lm.LMTrainConfig`): the recurrent network's shape, the learning rate,
+    the held-out share of the user's data, where and how long it trains, and its seed."""
 
     cell: str = "gru"
-    hidden: int = 16
     layers: int = 1
     embedding: int | None = None
     learn_init: bool = True
-    max_length: int = 30  # training words have lengths 0..max_length
-    per_length: int = 100  # training words per length (half accepted, half rejected)
-    val_per_length: int = 20  # held-out validation words per length
-    val_fraction: float = 0.1  # held-out share of a user's data file
-    test_factor: int = 4  # test lengths reach test_factor * max_length
-    test_per_length: int = 100
-    epochs: int = 400  # epoch budget
-    batch_size: int = 128
     lr: float = 0.01
-    min_lr: float = 1e-4
-    loss_threshold: float = 5e-4  # early stop: 100% training accuracy and mean loss below this
+    val_fraction: float = 0.1  # held-out share of a user's data file (or sequences)
     time_limit: float | None = None  # seconds; stop with the best weights so far
-    cpu_time: bool = False  # predict recipe: time_limit counts CPU seconds, not wall-clock
-    prefix_labels: bool = True  # with a language: also learn the label of every prefix
-    repeat_scarce: bool = True  # repeat a scarce class's words rather than cut the other class
-    length_batches: bool = True  # minibatches of similar lengths (less padding, faster)
     threads: int | str = 1  # torch CPU threads while training (1 is fastest for small
     # networks, and the same seed then gives the same weights whatever the machine's core
     # count); "auto": one or every core, whichever steps a layer of this width faster
     #: where the network trains: "cpu", "auto" (a GPU when torch sees one), "cuda[:N]";
     #: the trained model comes back on the CPU (saved device-free)
     device: str = "cpu"
-    restart_patience: int = 50  # restart from fresh weights after this many epochs stuck
     seed: int = 0
+
+
+@dataclass
+class TrainConfig(NetworkConfig):
+    """Everything that decides a training run (stored in the model file's metadata)."""
+
+    hidden: int = 16
+    max_length: int = 30  # training words have lengths 0..max_length
+    per_length: int = 100  # training words per length (half accepted, half rejected)
+    val_per_length: int = 20  # held-out validation words per length
+    test_factor: int = 4  # test lengths reach test_factor * max_length
+    test_per_length: int = 100
+    epochs: int = 400  # epoch budget
+    batch_size: int = 128
+    min_lr: float = 1e-4
+    loss_threshold: float = 5e-4  # early stop: 100% training accuracy and mean loss below this
+    cpu_time: bool = False  # predict recipe: time_limit counts CPU seconds, not wall-clock
+    prefix_labels: bool = True  # with a language: also learn the label of every prefix
+    repeat_scarce: bool = True  # repeat a scarce class's words rather than cut the other class
+    length_batches: bool = True  # minibatches of similar lengths (less padding, faster)
+    restart_patience: int = 50  # restart from fresh weights after this many epochs stuck
     # "auto": next-symbol prediction on members for non-regular languages
     # (rnn2dfa.train.predict), word classification otherwise; or "classify" / "predict"
     objective: str = "auto"

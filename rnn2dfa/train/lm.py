@@ -24,6 +24,7 @@ import torch.nn.functional as F
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.device import device_of
 from rnn2dfa.models.lm import RNNLanguageModel
+from rnn2dfa.train.config import NetworkConfig
 from rnn2dfa.train.epochs import Fit, fit_epochs, new_summary, seeded_network
 from rnn2dfa.train.summary import Booked, RunSummary, keeps_best_on_interrupt
 from rnn2dfa.words import Word, pad_words
@@ -33,32 +34,20 @@ IGNORE = -100
 
 
 @dataclass
-class LMTrainConfig:
+class LMTrainConfig(NetworkConfig):
     """Everything that decides a language-model training run (stored in the model file)."""
 
-    cell: str = "gru"
     hidden: int = 32
-    layers: int = 1
-    embedding: int | None = None
-    learn_init: bool = True
     epochs: int = 60  # epoch budget
     batch_size: int = 64
-    lr: float = 0.01
     patience: int = 8  # stop after this many epochs without a better held-out loss
     lr_patience: int = 3  # halve the learning rate after this many epochs without one
     min_delta: float = 1e-4  # what counts as better (nats per symbol)
-    val_fraction: float = 0.1
     # "random": fresh random minibatches every epoch; "length": batches of similar lengths
     # (less padding, but all the EOS targets of a batch then fall at one position: the
     # updates pull the end probability back and forth, and the network ends up far off the
     # data's end probability: 0.18 instead of 0.11 on a 10-state random PDFA)
     batching: str = "random"
-    time_limit: float | None = None
-    threads: int | str = 1  # torch CPU threads, or "auto" (timed on a layer of this width)
-    seed: int = 0
-    #: where the network trains ("cpu", "auto", "cuda", "cuda:N"); the trained model comes
-    #: back on the CPU (saved device-free)
-    device: str = "cpu"
 
     def check(self) -> None:
         for name in ("epochs", "batch_size", "patience", "hidden", "layers"):
