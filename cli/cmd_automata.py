@@ -31,9 +31,11 @@ from rnn2dfa_cli.common import (
 STDOUT = "-"
 
 
-def _check_output(path: str) -> None:
-    """Refuse an output path before any work is done: a folder, a missing folder, a
-    read-only file (`atomic.check_writable`)."""
+def _check_output(path: str, as_json: bool) -> None:
+    """Refuse an output path before any work is done: stdout with --json, a folder, a
+    missing folder, a read-only file (`atomic.check_writable`)."""
+    if path == STDOUT and as_json:
+        raise InputError("--json and '-o -' both want stdout; write the DFA to a file instead")
     if path != STDOUT:
         check_writable(path, "the output DFA")
 
@@ -52,11 +54,6 @@ def _write(a: Any, path: str) -> None:
 def _say(message: str, to_stderr: bool = False) -> None:
     """One plain message line (no markup, no wrapping); stderr when stdout holds a DFA file."""
     (err if to_stderr else out).print(message, markup=False, soft_wrap=True)
-
-
-def _check_json_target(output: str, as_json: bool) -> None:
-    if output == STDOUT and as_json:
-        raise InputError("--json and '-o -' both want stdout; write the DFA to a file instead")
 
 
 # --------------------------------------------------------------------------- languages
@@ -161,8 +158,7 @@ def truth_cmd(name: str, output: str | None, max_length: int | None, as_json: bo
     if output is None:  # a name the user did not give: written only while new
         keep_existing(path, f"the default output of `truth {name}`; name it with -o to "
                             "replace it")
-    _check_json_target(path, as_json)
-    _check_output(path)
+    _check_output(path, as_json)
     with options_for(max_length="--max-length N"):
         truth = ground_truth(name, max_length)
     a, bound = truth.automaton, truth.bound
@@ -288,8 +284,7 @@ def minimize_cmd(dfa_file: str, output: str, as_json: bool) -> None:
       rnn2dfa minimize extracted.json -o minimal.json --json
       rnn2dfa minimize extracted.json -o -          # the minimal DFA on stdout
     """
-    _check_json_target(output, as_json)
-    _check_output(output)
+    _check_output(output, as_json)
     may_replace(dfa_file)  # IN -o IN: the minimal automaton replaces it (read whole first)
     from rnn2dfa.automata.describe import load_automaton
 

@@ -15,6 +15,7 @@ from rnn2dfa.extract.registry import method_names
 from rnn2dfa.models.cell_names import ALL_CELLS
 from rnn2dfa.pipeline import RunConfig
 from rnn2dfa_cli.cmd_extract import MethodChoice, method_help
+from rnn2dfa_cli.cmd_train import epoch_line, epoch_score
 from rnn2dfa_cli.common import (
     PipedProgress,
     emit_json,
@@ -61,10 +62,8 @@ class _Live:
             self.current = stage
         task = self.tasks[stage]
         if stage == "train" and "epoch" in info:
-            score = (f"acc {info['accuracy']:.2%}" if "accuracy" in info
-                     else f"held-out {info.get('val_loss', float('nan')):.4f}")
-            self.bar.update(task, completed=info["epoch"],
-                            description=f"training  loss {info['loss']:.4f}  {score}")
+            self.bar.update(task, completed=info["epoch"], description=f"training  loss "
+                            f"{info['loss']:.4f}  {epoch_score(info, 'acc')}")
         elif stage == "extract" and "event" in info:
             self.bar.update(task, description="extracting  " + info["event"].text())
 
@@ -78,9 +77,7 @@ def _stage_line(stage: str, info: dict[str, Any]) -> str:
     """One progress line for a log: the stage and, while training, the epoch."""
     text = _STAGE_TEXT.get(stage, stage)
     if stage == "train" and "epoch" in info:
-        text += f", epoch {info['epoch']}, loss {info['loss']:.4f}" + (
-            f", accuracy {info['accuracy']:.1%}" if "accuracy" in info
-            else f", held-out loss {info.get('val_loss', float('nan')):.4f}")
+        text += ", " + epoch_line(info)  # as `rnn2dfa train` logs an epoch
     elif stage == "extract" and "event" in info:
         text += ", " + info["event"].text()
     return text

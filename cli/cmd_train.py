@@ -387,8 +387,8 @@ def _train_with_progress(what: str, cfg: Any, run: Any) -> tuple[Any, Any, Any]:
 
         def progress(info: dict[str, Any]) -> None:
             bar.update(task, completed=info["epoch"], loss=f"{info['loss']:.4f}",
-                       score=_score(info, "acc"))
-            piped.note(lambda: _epoch_line(info))
+                       score=epoch_score(info, "acc"))
+            piped.note(lambda: epoch_line(info))
             estimate.after_epoch(info, bar)
 
         try:
@@ -534,17 +534,17 @@ UNDERFIT = 0.5
 SLOW_TRAINING = 120.0
 
 
-def _score(info: dict[str, Any], accuracy: str = "accuracy") -> str:
+def epoch_score(info: dict[str, Any], accuracy: str = "accuracy") -> str:
     """An epoch's measure: the training accuracy, or a language model's held-out loss."""
     if "accuracy" in info:
         return f"{accuracy} {100 * info['accuracy']:.1f}%"
     return f"held-out {info['val_loss']:.4f}"
 
 
-def _epoch_line(info: dict[str, Any]) -> str:
+def epoch_line(info: dict[str, Any]) -> str:
     """One progress line for a log: the epoch, loss and accuracy so far."""
     return (f"epoch {info['epoch']}/{info['epochs']}, loss {info['loss']:.4f}, "
-            f"{_score(info)}, {info['seconds']:.0f} s")
+            f"{epoch_score(info)}, {info['seconds']:.0f} s")
 
 
 class TimeEstimate:

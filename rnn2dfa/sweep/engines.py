@@ -334,37 +334,6 @@ def _cancel(ray: Any, refs: list[Any]) -> None:
             ray.cancel(ref, force=True)
 
 
-_handlers_before: dict[int, Any] = {}
-
-
-def _remember_interrupts(raised: list[BaseException] | None) -> None:
-    """With a list: wrap the Python handlers of SIGTERM and SIGHUP so that what they raise is
-    also appended to it; with None: put the handlers back."""
-    import signal
-
-    with contextlib.suppress(ValueError):  # not the main thread: nothing to wrap
-        if raised is None:
-            for sig, handler in _handlers_before.items():
-                signal.signal(sig, handler)
-            _handlers_before.clear()
-            return
-        for name in ("SIGTERM", "SIGHUP"):
-            sig = getattr(signal, name, None)
-            handler = signal.getsignal(sig) if sig is not None else None
-            if not callable(handler):
-                continue
-
-            def wrapped(signum: int, frame: Any, handler: Any = handler) -> None:
-                try:
-                    handler(signum, frame)
-                except BaseException as exc:
-                    raised.append(exc)
-                    raise
-
-            _handlers_before[sig] = handler
-            signal.signal(sig, wrapped)
-
-
 @contextlib.contextmanager
 def _keep_signal_handlers() -> Iterator[None]:
     """Put back the handlers of SIGTERM, SIGHUP and SIGINT after the block: ray.init installs
@@ -384,6 +353,32 @@ def _keep_signal_handlers() -> Iterator[None]:
                     signal.signal(sig, handler)
 
 
+@contextlib.contextmanager
+def _remembering_interrupts(raised: list[BaseException]) -> Iterator[None]:
+    """Within the block, what the Python handlers of SIGTERM and SIGHUP raise is also
+    appended to `raised`; the handlers are put back after it (`_keep_signal_handlers`)."""
+    import signal
+
+    def noting(handler: Any) -> Callable[[int, Any], None]:
+        def wrapped(signum: int, frame: Any) -> None:
+            try:
+                handler(signum, frame)
+            except BaseException as exc:
+                raised.append(exc)
+                raise
+
+        return wrapped
+
+    with _keep_signal_handlers():
+        for name in ("SIGTERM", "SIGHUP"):
+            sig = getattr(signal, name, None)
+            handler = signal.getsignal(sig) if sig is not None else None
+            if callable(handler):
+                with contextlib.suppress(ValueError):  # not the main thread: nothing to wrap
+                    signal.signal(sig, noting(handler))
+        yield
+
+
 def run_ray(tasks: list[Task], settings: Settings, workers: int, on_outcome: OnOutcome,
             address: str | None = None, point_fn: PointFn = run_point_task) -> None:
     """Run each point as a Ray task (one CPU each). With no address a local instance with
@@ -397,30 +392,30 @@ def run_ray(tasks: list[Task], settings: Settings, workers: int, on_outcome: OnO
     pending: dict[Any, Task] = {}
     raised: list[BaseException] = []
     try:
-        _remember_interrupts(raised)
-        remote = ray.remote(num_cpus=1, max_retries=0)(point_fn)
-        pending = {remote.remote(p, m, settings): (p, m) for p, m in tasks}
-        while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
-            for ref in ready:
-                task = pending.pop(ref)
-                try:
-                    outcome = ray.get(ref)
-                except Exception as exc:  # noqa: BLE001 - the worker or its node died
-                    outcome = _lost(task, f"the Ray task failed: {describe(exc)}")
-                on_outcome(outcome)
-    except BaseException as exc:
-        _cancel(ray, list(pending))
-        if started:  # now, not in `finally`: a plain KeyboardInterrupt may be swapped below
-            started = False
-            with contextlib.suppress(Exception):
-                ray.shutdown()
-        # ray.wait answers any interrupt with a plain KeyboardInterrupt: raise the one the
-        # handler raised (SIGTERM's gives its own exit status)
-        if isinstance(exc, KeyboardInterrupt) and raised and exc is not raised[-1]:
-            raise raised[-1] from None
-        raise
+        with _remembering_interrupts(raised):
+            try:
+                remote = ray.remote(num_cpus=1, max_retries=0)(point_fn)
+                pending = {remote.remote(p, m, settings): (p, m) for p, m in tasks}
+                while pending:
+                    ready, _ = ray.wait(list(pending), num_returns=1)
+                    for ref in ready:
+                        task = pending.pop(ref)
+                        try:
+                            outcome = ray.get(ref)
+                        except Exception as exc:  # noqa: BLE001 - the worker or its node died
+                            outcome = _lost(task, f"the Ray task failed: {describe(exc)}")
+                        on_outcome(outcome)
+            except BaseException as exc:
+                _cancel(ray, list(pending))
+                if started:  # now: a plain KeyboardInterrupt may be swapped below
+                    started = False
+                    with contextlib.suppress(Exception):
+                        ray.shutdown()
+                # ray.wait answers any interrupt with a plain KeyboardInterrupt: raise the
+                # one the handler raised (SIGTERM's gives its own exit status)
+                if isinstance(exc, KeyboardInterrupt) and raised and exc is not raised[-1]:
+                    raise raised[-1] from None
+                raise
     finally:
-        _remember_interrupts(None)
         if started:
             ray.shutdown()
