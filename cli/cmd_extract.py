@@ -104,16 +104,9 @@ def applies_to(name: str) -> tuple[str, ...]:
     return tuple(m for m in method_names() if name in METHODS[m].option_names())
 
 
-_STAT_LABELS = (
-    ("rounds", "rounds"),
-    ("membership_queries", "membership queries"),
-    ("distinct_words", "distinct words"),
-    ("network_steps", "network steps"),
-    ("cache_hits", "cache hits"),
-    ("equivalence_queries", "equivalence queries"),
-    ("counterexamples", "counterexamples"),
-    ("seconds", "seconds"),
-)
+#: The statistics shown first, in this order (the others follow as the run gives them).
+_FIRST_STATS = ("rounds", "membership_queries", "distinct_words", "network_steps",
+                "cache_hits", "equivalence_queries", "counterexamples", "seconds")
 
 
 def _stats_table(result: Any, output: str) -> Table:
@@ -129,14 +122,13 @@ def _stats_table(result: Any, output: str) -> Table:
     ev = result.evidence
     if ev is not None and ev.words:
         t.add_row("final check", escape(ev.describe()))
-    shown = set()
-    for key, label in _STAT_LABELS:
+    for key in _FIRST_STATS:
         if key in result.stats:
             val = result.stats[key]
-            t.add_row(label, f"{val:.3f}" if isinstance(val, float) else yes_no(val))
-            shown.add(key)
+            t.add_row(key.replace("_", " "), f"{val:.3f}" if isinstance(val, float)
+                      else yes_no(val))
     for key, val in result.stats.items():
-        if key in shown or key in ("method", "finished", "stopped", "message", "warning",
+        if key in _FIRST_STATS or key in ("method", "finished", "stopped", "message", "warning",
                                    "target", "states"):
             continue
         if isinstance(val, (dict, list)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -47,7 +48,7 @@ class _Live:
 def _build_sweep(config: str | None, preset_name: str | None, axes: dict[str, str | None],
                  settings: dict[str, Any]) -> Any:
     from rnn2dfa.errors import InputError
-    from rnn2dfa.sweep import Settings, Sweep, load_config, parse_ints, parse_names, preset
+    from rnn2dfa.sweep import Sweep, load_config, parse_ints, parse_names, preset
 
     if config and preset_name:
         raise InputError("give --config or --preset, not both")
@@ -61,11 +62,9 @@ def _build_sweep(config: str | None, preset_name: str | None, axes: dict[str, st
         if not value:
             raise InputError(f"{flag} is empty")
         setattr(sweep.grid, name, value)
-    values = {**sweep.settings.to_dict(), "task": sweep.settings.task,
-              "objective": sweep.settings.objective}
-    values.update({k: v for k, v in settings.items() if v is not None})
-    sweep.settings = Settings(**values)
-    if values["objective"] == "lm" and axes.get("methods") is None and not config \
+    sweep.settings = replace(sweep.settings, **{k: v for k, v in settings.items()
+                                                if v is not None})
+    if sweep.settings.objective == "lm" and axes.get("methods") is None and not config \
             and not preset_name:
         from rnn2dfa.pipeline import LM_METHODS
 

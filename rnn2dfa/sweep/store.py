@@ -268,13 +268,9 @@ class ResultsStore:
                 fh.truncate(keep)
         return rows
 
-    def latest(self) -> list[Row]:
-        """One row per key, the last written (a retried point supersedes its failure)."""
-        return latest_rows(self.rows())
-
     def done(self, retry_failed: bool = False) -> set[tuple[str, ...]]:
         """Keys of the rows already recorded (only successful ones with `retry_failed`)."""
-        return done_keys(self.latest(), retry_failed)
+        return done_keys(latest_rows(self.rows()), retry_failed)
 
     def append(self, rows: list[Row]) -> None:
         """Append rows in one write, then fsync: all of them are on disk, or none."""
