@@ -26,10 +26,11 @@ T = TypeVar("T")
 
 
 def read_text(
-    path: str | os.PathLike[str], kind: str, *, error: type[InputError] = InputError
+    path: str | os.PathLike[str], kind: str, *, error: type[InputError] = InputError,
+    limit: int = MAX_TEXT_BYTES,
 ) -> str:
     """The text of a UTF-8 file; a missing file, a folder, a FIFO or device, a file over
-    MAX_TEXT_BYTES or binary data is an InputError (a leading byte-order mark is skipped).
+    `limit` bytes or binary data is an InputError (a leading byte-order mark is skipped).
 
     `kind` names what the file should be ("a DFA file", "a word list") for the messages;
     `error` is the class raised when the file exists but is not text.
@@ -37,7 +38,7 @@ def read_text(
     path = str(path)
     note_input(path)  # the command's output may not replace it
     try:
-        data = read_bounded(path, kind, MAX_TEXT_BYTES)
+        data = read_bounded(path, kind, limit)
     except InputError as exc:
         if exc.message.startswith("too large"):  # a regular file: a large model, maybe
             _refuse_model_file(path, kind, error, _head(path))

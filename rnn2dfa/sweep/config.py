@@ -25,7 +25,8 @@ from dataclasses import fields
 from typing import Any
 
 from rnn2dfa.errors import InputError, shown
-from rnn2dfa.limits import MAX_SWEEP_CONFIG_BYTES, MAX_SWEEP_POINTS, read_bounded
+from rnn2dfa.fileio import read_text
+from rnn2dfa.limits import MAX_SWEEP_CONFIG_BYTES, MAX_SWEEP_POINTS
 from rnn2dfa.sweep.grid import Grid, Settings, Sweep, preset
 
 _STR_AXES = ("languages", "cells", "methods")
@@ -148,14 +149,7 @@ def load_config(path: str | os.PathLike[str]) -> Sweep:
     """Read a sweep TOML file (at most MAX_SWEEP_CONFIG_BYTES); a missing file, bad TOML,
     nesting too deep for the parser or a bad value is a one-line error."""
     path = str(path)
-    kind = "a sweep config (TOML)"
-    data = read_bounded(path, kind, MAX_SWEEP_CONFIG_BYTES)
-    if data.startswith(b"\xef\xbb\xbf"):  # a UTF-8 byte-order mark (Windows editors)
-        data = data[3:]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"not {kind}: not UTF-8 text", path=path) from None
+    text = read_text(path, "a sweep config (TOML)", limit=MAX_SWEEP_CONFIG_BYTES)
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
