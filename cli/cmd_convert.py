@@ -11,12 +11,10 @@ import os
 import click
 from rich.markup import escape
 
-from rnn2dfa.errors import DFAFormatError, InputError
+from rnn2dfa.errors import DFAFormatError, InputError, shown_symbols
 from rnn2dfa_cli.common import emit_json, err, json_option, options_for, out
 
 DOT_SUFFIXES = (".dot", ".gv")
-#: What the summary line shows of an alphabet or an output list.
-_SHOWN = 20
 
 
 def _kind(path: str, what: str) -> str:
@@ -27,16 +25,6 @@ def _kind(path: str, what: str) -> str:
         return "dot"
     raise InputError(f"{what} must end in .json (rnn2dfa DFA or machine) or .dot/.gv "
                      "(Graphviz)", path=path)
-
-
-def _shown(items: tuple[str, ...]) -> str:
-    """A list of symbols or outputs for the summary line: plain ones as they are, others as
-    their (cut) repr, the first 20."""
-    from rnn2dfa.automata.dot_io import shown
-
-    parts = [s if s and s.isprintable() and s.strip() == s and "," not in s and len(s) <= 40
-             else shown(s, 40) for s in items[:_SHOWN]]
-    return ", ".join(parts) + (f", ... ({len(items):,} in all)" if len(items) > _SHOWN else "")
 
 
 @click.command("convert")
@@ -167,9 +155,9 @@ def convert_cmd(input_file: str, output: str, style: str, kind: str | None,
     if note:
         err.print(f"[yellow]note: {escape(note)}[/yellow]")
     what = "" if outputs is None else f"{a.family} machine, "
-    also = "" if outputs is None else f", outputs {{{escape(_shown(outputs))}}}"
+    also = "" if outputs is None else f", outputs {escape(shown_symbols(outputs))}"
     out.print(f"wrote {escape(output)}: {what}{a.n_states} states, alphabet "
-              f"{{{escape(_shown(a.alphabet))}}}{also}")
+              f"{escape(shown_symbols(a.alphabet))}{also}")
 
 
 COMMANDS: list[click.Command] = [convert_cmd]
