@@ -11,7 +11,6 @@ from typing import Any
 
 import click
 from rich.markup import escape
-from rich.table import Table
 
 from rnn2dfa import __version__
 from rnn2dfa.atomic import check_writable, keep_existing, may_replace
@@ -26,6 +25,7 @@ from rnn2dfa_cli.common import (
     options_for,
     out,
 )
+from rnn2dfa_cli.options import grid
 
 #: `-o -` writes the DFA file to stdout instead of a file.
 STDOUT = "-"
@@ -96,12 +96,7 @@ def languages_cmd(as_json: bool) -> None:
     if as_json:
         emit_json([f.to_dict() for f in families])
         return
-    table = Table(title="Languages, machines and PDFAs (states: of the minimal automaton)")
-    table.add_column("name", style="bold")
-    table.add_column("kind")
-    table.add_column("alphabet")
-    table.add_column("states", justify="right")
-    table.add_column("description")
+    rows = []
     for f in families:
         alphabet = " ".join(f.alphabet) if f.alphabet is not None else f.alphabet_text or ""
         states = str(f.states) if f.states is not None else f.states_text or "—"
@@ -110,9 +105,11 @@ def languages_cmd(as_json: bool) -> None:
             description += f" (outputs {', '.join(f.outputs)})"
         if f.example is not None:
             description += f"; e.g. {f.example}"
-        table.add_row(escape(f.name), f.kind, escape(alphabet), escape(states),
-                      escape(description))
-    out.print(table)
+        rows.append([f"[bold]{escape(f.name)}[/bold]", f.kind, escape(alphabet), escape(states),
+                     escape(description)])
+    out.print(grid("Languages, machines and PDFAs (states: of the minimal automaton)",
+                   ("name", "kind", "alphabet", "states", "description"), rows,
+                   left={"name", "kind", "alphabet", "description"}))
     for kind in KINDS:
         _say(f"{kind}: {LANGUAGE_USES[kind]}")
 
@@ -253,12 +250,9 @@ def show_cmd(dfa_file: str, limit: int, as_json: bool) -> None:
     for line in view.lines:
         _say(line)
     cells = view.table
-    table = Table(title=cells.title)
-    for i, column in enumerate(cells.header):
-        table.add_column(escape(column), justify="left" if i in cells.left else "right")
-    for row in cells.rows:
-        table.add_row(*(escape(cell) for cell in row))
-    out.print(table)
+    out.print(grid(cells.title, [escape(c) for c in cells.header],
+                   ([escape(cell) for cell in row] for row in cells.rows),
+                   left={escape(c) for i, c in enumerate(cells.header) if i in cells.left}))
     if len(cells.rows) < a.n_states:
         _say(f"... {a.n_states - len(cells.rows)} more states (--limit 0 shows all)")
 
