@@ -31,7 +31,7 @@ from rnn2dfa_cli.common import (
     yes_no,
 )
 from rnn2dfa_cli.device_option import device_option
-from rnn2dfa_cli.options import flag
+from rnn2dfa_cli.options import flag, grid
 from rnn2dfa_cli.options import given as given_params
 from rnn2dfa_cli.user_model import acceptor_option, user_model
 
@@ -150,10 +150,6 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
     if not curve or len(curve) < 2:
         return None
     held = result.stats.get("heldout", {})
-    t = Table(title=f"Hypotheses on {held.get('words', 0):,} held-out words "
-                    f"({held.get('source', 'sampled')})", title_justify="left")
-    t.add_column("states", justify="right")
-    t.add_column("held-out agreement", justify="right")
     # the full curve (reduced hypotheses, your words) when the run gives it
     full = {}
     for row in result.stats.get("curve") or []:
@@ -162,16 +158,14 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
                                                                           prev["agreement"]):
             full[row["states"]] = row
     mine = any("yours" in r for r in full.values())
-    if mine:
-        language = str(result.stats.get("selected_on", "")).startswith("its language")
-        whose = "its language's" if language else "your"
-        t.add_column(f"on {whose} words", justify="right")
-    t.add_column("")
+    whose = ("its language's" if str(result.stats.get("selected_on", "")).startswith(
+        "its language") else "your")
+    columns = ["states", "held-out agreement", *([f"on {whose} words"] if mine else []), ""]
     if full:
         curve = [[s, r["agreement"]] for s, r in sorted(full.items())]
     pick = np.unique(np.linspace(0, len(curve) - 1, rows).astype(int)).tolist()
     chosen = result.automaton.n_states
-    marked = False
+    marked, rows_shown = False, []
     for i, (states, agree) in enumerate(curve):
         is_answer = not marked and int(states) >= chosen
         if i in pick or is_answer:
@@ -182,9 +176,10 @@ def _curve_table(result: Any, rows: int = 8) -> Table | None:
             note = "← answer" if is_answer else ""
             if row.get("reduced_from"):
                 note = f"{note} (reduced from {row['reduced_from']:,})".strip()
-            t.add_row(*cells, note)
+            rows_shown.append([*cells, note])
         marked = marked or is_answer
-    return t
+    return grid(f"Hypotheses on {held.get('words', 0):,} held-out words "
+                f"({held.get('source', 'sampled')})", columns, rows_shown, left={""})
 
 
 @click.command("extract")
