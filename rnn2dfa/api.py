@@ -231,15 +231,14 @@ def verify(automaton: Any, *, model: Any = None, truth: Any = None,
 
     a = _an_automaton(automaton, "automaton")
     device = device_name(device)
+    own = getattr(automaton, "network", None) if model is not None and model is getattr(
+        automaton, "source", None) else None  # the result's network, read as it was then
     if is_pdfa(a):
-        return _verify_pdfa(automaton, a, model, truth, words, **options)
+        return _verify_pdfa(automaton, a, model if own is None else own, truth, words, **options)
     how = _import_options(options, device)
-    if model is not None and model is getattr(automaton, "source", None):
-        net = automaton.network  # the model the result came from, read as it was then
-    elif model is not None:  # a plain module's symbols are the automaton's
+    net = own
+    if net is None and model is not None:  # a plain module's symbols are the automaton's
         net = as_model(model, alphabet=a.alphabet, **how).acceptor
-    else:
-        net = None
     if net is not None and device is not None:
         from rnn2dfa.models.device import place
 
@@ -265,8 +264,6 @@ def _verify_pdfa(given: Any, a: Any, model: Any, truth: Any, words: Any,
 
     if words is not None and not isinstance(words, str | os.PathLike):
         words = _words(words, a.alphabet)
-    if model is not None and model is getattr(given, "source", None):
-        model = given.network if given.network is not None else model
     return check_pdfa(_path(given) or a, truth=truth, network=model, words=words, **options)
 
 
