@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rnn2dfa.errors import InputError, ModelFileError
+from rnn2dfa.errors import InputError, ModelFileError, first_line
 from rnn2dfa.limits import (
     MAX_MODEL_BYTES,
     MAX_MODEL_INDEX_BYTES,
@@ -517,8 +517,7 @@ def _check_crcs(path: str) -> None:
                                  "damaged after saving", path=path) from None
         raise ModelFileError(f"a damaged zip archive ({text[:160]})", path=path) from None
     except (OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
-        raise ModelFileError(f"a damaged zip archive ({first})", path=path) from None
+        raise ModelFileError(f"a damaged zip archive ({first_line(exc)})", path=path) from None
 
 
 def file_head(path: str, kind: str) -> tuple[int, bytes]:

@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from rnn2dfa.atomic import atomic_path
-from rnn2dfa.errors import InputError, ModelFileError
+from rnn2dfa.errors import InputError, ModelFileError, first_line
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.version import __version__
 
@@ -165,8 +165,8 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
     except InputError as exc:  # the constructor's own checks: name the file
         raise ModelFileError(exc.message, path=path) from None
     except (TypeError, KeyError, ValueError, RuntimeError, IndexError) as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise ModelFileError(f"inconsistent model file: {first[:160]}", path=path) from None
+        raise ModelFileError(f"inconsistent model file: {first_line(exc)}",
+                             path=path) from None
     model.eval()
     # (a class-level look: isinstance on the Protocol would evaluate properties such as a
     # whole-word network's state_dim, which refuses on purpose)
