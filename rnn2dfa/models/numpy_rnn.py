@@ -448,96 +448,41 @@ class NumpyRNN(_Stack):
         return 2 if self.cell == "lstm" else 1
 
 
-#: An imported network's architectures (`models/torch_rnn.py`) read here, and its names.
+#: An imported network's architectures (`models/torch_rnn.py`) read here.
 IMPORTED = ("torch_rnn", "torch_rnn_labeller")
-_IMPORTED_CELLS = {"rnn": 1, "gru": 3, "lstm": 4}
-_HEAD_ACTIVATIONS = ("none", "relu", "tanh", "sigmoid")
-_IMPORTED_KEYS = {
-    "alphabet", "cell", "input_size", "hidden", "layers", "bias", "nonlinearity", "vocab",
-    "embedding", "head_outputs", "head_bias", "accept_class", "token_ids", "start_token",
-    "end_token", "output", "layer_cells", "layer_hidden", "layer_bias", "bidirectional",
-    "readout", "head_hidden", "head_hidden_bias", "head_activations", "head_final"}
-
-
-def _listed(config: dict[str, Any], key: str, default: list[Any], ok: Any) -> list[Any]:
-    """config[key] (or the constructor's default), a list whose every item passes `ok`."""
-    val = config.get(key)
-    val = default if val is None else val
-    if not isinstance(val, list) or not all(ok(v) for v in val):
-        raise _Unreadable(key)
-    return val
 
 
 def _imported_config(payload: dict[str, Any]) -> dict[str, Any]:
-    """An imported network's config, with `TorchRNNAcceptor`'s defaults filled in and every
-    value that its constructor checks checked the same way (anything else: _Unreadable, and
-    torch's loader, which names the problem, reads the file)."""
-    from rnn2dfa.limits import CONFIG_BOUNDS
+    """An imported network's config, filled in and checked by the rules of its constructor
+    (`torch_rnn_config`), its integers within the bounds `io.load_model` holds model files
+    to (anything else: _Unreadable, and torch's loader, which names the problem, reads the
+    file). A bidirectional network steps nothing: it goes to torch."""
+    from rnn2dfa.limits import CONFIG_BOUNDS, OTHER_INT_BOUND
+    from rnn2dfa.models.torch_rnn_config import CONFIG_KEYS, imported_config, labels_config
 
     config = payload.get("config")
     labeller = payload.get("architecture") == "torch_rnn_labeller"
-    if not isinstance(config, dict) or set(config) - _IMPORTED_KEYS - (
+    if not isinstance(config, dict) or set(config) - set(CONFIG_KEYS) - (
             {"outputs", "kind"} if labeller else set()):
         raise _Unreadable("config fields")
-    alphabet = _check_alphabet(payload, config)
-    bound = CONFIG_BOUNDS["hidden"]
-    layers, cell = config.get("layers", 1), config.get("cell")
-    if not _is_int(layers, 1, CONFIG_BOUNDS["layers"]) or cell not in _IMPORTED_CELLS:
-        raise _Unreadable("layers")
-    c = dict(config)
-    c["layer_cells"] = _listed(config, "layer_cells", [cell] * layers,
-                               lambda v: v in _IMPORTED_CELLS)
-    c["layer_hidden"] = _listed(config, "layer_hidden", [config.get("hidden")] * layers,
-                                lambda v: _is_int(v, 1, bound))
-    c["layer_bias"] = _listed(config, "layer_bias", [config.get("bias", True)] * layers,
-                              lambda v: isinstance(v, bool))
-    c["head_hidden"] = _listed(config, "head_hidden", [], lambda v: _is_int(v, 1, bound))
-    n_head = len(c["head_hidden"])
-    c["head_hidden_bias"] = _listed(config, "head_hidden_bias", [True] * n_head,
-                                    lambda v: isinstance(v, bool))
-    c["head_activations"] = _listed(config, "head_activations", ["none"] * n_head,
-                                    lambda v: v in _HEAD_ACTIVATIONS)
-    if not (len(c["layer_cells"]) == len(c["layer_hidden"]) == len(c["layer_bias"]) == layers
-            and len(c["head_hidden_bias"]) == len(c["head_activations"]) == n_head):
-        raise _Unreadable("layer lists")
-    c["input_size"] = config.get("input_size")
-    c["vocab"] = config.get("vocab") if config.get("vocab") is not None else c["input_size"]
-    c["head_outputs"] = config.get("head_outputs", 1)
-    c["accept_class"] = config.get("accept_class", 1)
-    if not (_is_int(c["input_size"], 1, CONFIG_BOUNDS["input_size"])
-            and _is_int(c["vocab"], 1, CONFIG_BOUNDS["vocab"])
-            and _is_int(c["head_outputs"], 1, CONFIG_BOUNDS["head_outputs"])
-            and _is_int(c["accept_class"], 0, c["head_outputs"])):
-        raise _Unreadable("sizes")
-    k, cls = c["head_outputs"], c["accept_class"]
-    c["head_final"] = config.get("head_final", "none")
-    if (config.get("bidirectional", False) is not False  # a whole-word network: torch's
-            or config.get("nonlinearity", "tanh") not in ("tanh", "relu")
-            or config.get("output", "logit") not in ("logit", "probability")
-            or config.get("readout", "final") not in ("final", "last_output")
-            or c["head_final"] not in ("none", "sigmoid", "softmax", "sigmoid_softmax")
-            or not isinstance(config.get("embedding", False), bool)
-            or not isinstance(config.get("head_bias", True), bool)
-            or (k == 1 and cls != 1) or (k > 1 and cls >= k)
-            or (k == 1 and c["head_final"] in ("softmax", "sigmoid_softmax"))):
-        raise _Unreadable("options")
-    ids = config.get("token_ids")
-    ids = list(range(len(alphabet))) if ids is None else ids
-    rows = c["vocab"] if config.get("embedding", False) else c["input_size"]
-    tokens = [*ids, config.get("start_token"), config.get("end_token")]
-    if not isinstance(ids, list) or len(ids) != len(alphabet) or not all(
-            t is None or _is_int(t, 0, min(c["vocab"], rows) - 1) for t in tokens) or any(
-            t is None for t in ids):
-        raise _Unreadable("token ids")
-    c["token_ids"] = ids
-    if labeller:
-        outputs, kind = config.get("outputs"), config.get("kind", "moore")
-        if (kind not in ("moore", "mealy") or not isinstance(outputs, list)
-                or len(outputs) != (2 if k == 1 else k) or (kind == "moore" and k == 1)
-                or len(set(outputs)) != len(outputs) or "" in outputs
-                or not all(isinstance(o, str) for o in outputs)
-                or (kind == "mealy" and config.get("end_token") is not None)):
-            raise _Unreadable("outputs")
+    _check_alphabet(payload, config)
+    for key, val in config.items():
+        if isinstance(val, int) and not isinstance(val, bool) and \
+                abs(val) > CONFIG_BOUNDS.get(key, OTHER_INT_BOUND):
+            raise _Unreadable(key)
+    try:
+        c = imported_config(**{k: v for k, v in config.items() if k in CONFIG_KEYS})
+        if labeller:
+            outputs = config.get("outputs")
+            if not isinstance(outputs, list):
+                raise _Unreadable("outputs")
+            c["outputs"], c["kind"] = labels_config(c, outputs, config.get("kind", "moore"))
+    except (InputError, TypeError, ValueError):
+        raise _Unreadable("config") from None
+    rows = c["vocab"] if c["embedding"] else c["input_size"]  # one-hot: the input's width
+    if c["bidirectional"] or any(t is not None and t >= rows for t in (
+            *c["token_ids"], c["start_token"], c["end_token"])):
+        raise _Unreadable("bidirectional, or a token past the input")
     return c
 
 
@@ -548,21 +493,22 @@ class NumpyImported(_Stack):
 
     def __init__(self, architecture: str, config: dict[str, Any],
                  weights: dict[str, np.ndarray]) -> None:
+        from rnn2dfa.models.torch_rnn_config import GATES_OF
+
         self.architecture = architecture
         self.alphabet: tuple[str, ...] = tuple(config["alphabet"])
         self.labeller = architecture == "torch_rnn_labeller"
         if self.labeller:
             self.outputs = tuple(config["outputs"])
-            self.kind = config.get("kind", "moore")
+            self.kind = config["kind"]
         cells, hid = config["layer_cells"], config["layer_hidden"]
-        nonlinearity = config.get("nonlinearity", "tanh")
-        embedded = bool(config.get("embedding", False))
+        embedded = config["embedding"]
         shapes: dict[str, tuple[int, ...]] = {}
         if embedded:
             shapes["embed.weight"] = (config["vocab"], config["input_size"])
         width = config["input_size"]
         for n, (cl, h, bias) in enumerate(zip(cells, hid, config["layer_bias"], strict=True)):
-            g = _IMPORTED_CELLS[cl] * h
+            g = GATES_OF[cl] * h
             shapes |= {f"rnn.weight_ih_l{n}": (g, width), f"rnn.weight_hh_l{n}": (g, h)}
             if bias:
                 shapes |= {f"rnn.bias_ih_l{n}": (g,), f"rnn.bias_hh_l{n}": (g,)}
@@ -575,10 +521,10 @@ class NumpyImported(_Stack):
             width = h
         k = config["head_outputs"]
         shapes["head.weight"] = (k, width)
-        if config.get("head_bias", True):
+        if config["head_bias"]:
             shapes["head.bias"] = (k,)
         _check_weights(weights, shapes)
-        self._cells = [nonlinearity if cl == "rnn" else cl for cl in cells]
+        self._cells = [config["nonlinearity"] if cl == "rnn" else cl for cl in cells]
         self._hid = hid
         self._h_at = np.cumsum([0, *hid[:-1]]).tolist()
         at, self._c_at = sum(hid), []
@@ -587,7 +533,7 @@ class NumpyImported(_Stack):
             at += h if cl == "lstm" else 0
         self._init = np.zeros((1, at), dtype=DTYPE)
         self._ids = np.asarray(config["token_ids"], dtype=np.int64)
-        self._start, self._end = config.get("start_token"), config.get("end_token")
+        self._start, self._end = config["start_token"], config["end_token"]
         self._layers(weights, weights["embed.weight"] if embedded else None)
         bias_of = _bias_of(weights)
         self._head = [(np.ascontiguousarray(weights[f"head_layers.{i}.weight"].T),
