@@ -63,7 +63,7 @@ import numpy as np
 import torch
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.stacked import FUSED
+from rnn2dfa.models.stacked import FUSED, KIND_OF_MODE
 from rnn2dfa.models.tokens import framed, symbols_of, token_ids_of
 from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
 from rnn2dfa.words import Word, pad_words
@@ -522,6 +522,8 @@ class _Stepper:
     """One way to run a causal module one token at a time."""
 
     what = ""
+    #: the dimension of a state's tensors that is the batch's
+    batch_dim = 1
 
     def __init__(self, lm: NextSymbolLM) -> None:
         self.lm = lm
@@ -532,8 +534,9 @@ class _Stepper:
         raise NotImplementedError
 
     def select(self, state: Any, keep: torch.Tensor) -> Any:
-        """The state of the batch rows `keep` only."""
-        raise NotImplementedError
+        """The state of the batch rows `keep` only (on the module's device)."""
+        dim = self.batch_dim
+        return _map_state(state, lambda s: s.index_select(dim, keep.to(s.device)))
 
     @torch.no_grad()
     def check(self) -> str | None:
@@ -580,6 +583,7 @@ class _UserStep(_Stepper):
     def __init__(self, lm: NextSymbolLM, fn: Step) -> None:
         super().__init__(lm)
         self.fn = fn
+        self.batch_dim = lm.state_batch_dim
 
     def advance(self, tokens: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
         out = self.lm._guarded(self.fn, tokens, state, shape=tuple(tokens.shape))
@@ -591,10 +595,6 @@ class _UserStep(_Stepper):
                                  f"{tokens.shape[0]} tokens; expected (batch, vocab)")
         return self.lm._check_raw(raw, (tokens.shape[0], 1), last_only=True,
                                   doing="step")[:, 0], new
-
-    def select(self, state: Any, keep: torch.Tensor) -> Any:
-        dim = self.lm.state_batch_dim
-        return _map_state(state, lambda s: s.index_select(dim, keep.to(s.device)))
 
 
 def _recurrent_layers(module: Any) -> list[torch.nn.Module] | None:
@@ -654,10 +654,6 @@ class _LayerStates(_Stepper):
             raise InputError("a recurrent layer was not run on the token")
         return self.lm._check_raw(raw, (tokens.shape[0], 1))[:, -1], got
 
-    def select(self, state: Any, keep: torch.Tensor) -> Any:
-        # (layers, batch, h), on the module's device
-        return _map_state(state, lambda s: s.index_select(1, keep.to(s.device)))
-
 
 class _LastTokenBackward:
     """A module whose one recurrent layer is a single-layer bidirectional nn.RNN/LSTM/GRU:
@@ -674,9 +670,6 @@ class _LastTokenBackward:
     sequence's: a module that reads it disagrees with its prefix passes, and the path is not
     used (`NextSymbolLM._prefix_path` checks)."""
 
-    #: a layer's `mode` -> its kernel (`models.stacked.FUSED`: what nn.RNN/LSTM/GRU run)
-    _KIND = {"GRU": "gru", "LSTM": "lstm", "RNN_TANH": "tanh", "RNN_RELU": "relu"}
-
     def __init__(self, layer: torch.nn.RNNBase) -> None:
         self.layer = layer
 
@@ -690,18 +683,15 @@ class _LastTokenBackward:
         state(s) (LSTM: (h, c))."""
         mod = self.layer
         args = (self._params(suffix), mod.bias, 1, 0.0, False, False, True)
-        if mod.mode == "LSTM":
-            out, h, c = torch.lstm(x, hx, *args)
-            return out, (h, c)
-        out, h = FUSED[self._KIND[mod.mode]](x, hx, *args)
-        return out, h
+        out, *final = FUSED[KIND_OF_MODE[mod.mode]](x, hx, *args)
+        return out, (tuple(final) if len(final) > 1 else final[0])
 
     def forward(self, x: Any, hx: Any = None) -> tuple[torch.Tensor, Any]:
         mod = self.layer
         if not isinstance(x, torch.Tensor) or x.dim() != 3:
             raise TypeError("the bidirectional layer's input is not a (batch, time, features) "
                             "tensor")
-        if getattr(mod, "proj_size", 0) or mod.mode not in self._KIND:
+        if getattr(mod, "proj_size", 0) or mod.mode not in KIND_OF_MODE:
             raise TypeError("a projected or unknown recurrent layer")
         xb = x if mod.batch_first else x.transpose(0, 1)
         b, t, f = xb.shape
