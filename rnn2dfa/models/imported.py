@@ -43,6 +43,7 @@ from rnn2dfa.models.torch_rnn import (
     TorchRNNAcceptor,
     TorchRNNLabeller,
 )
+from rnn2dfa.models.torch_rnn_config import TAGGER_END_TOKEN, accept_class_of, labels_config
 
 __all__ = ["MAX_DEFAULT_ALPHABET", "OUTPUTS", "TASKS", "ForwardCheck", "ImportOptions",
            "ImportResult", "LanguageModelHead", "TorchRNNAcceptor", "TorchRNNLabeller",
@@ -293,14 +294,10 @@ def _accept_class(arch: Architecture, opts: ImportOptions, path: str) -> int:
                     "model')", path, outputs=k, vocab=vocab)
             raise LanguageModelHead(lead, classifier, None, path, outputs=k)
         return 1
-    c = opts.accept_class
-    if k == 1 and c != 1:
-        raise InputError(f"accept class {c}: the head ({head}) has one output (a logit, > 0 "
-                         "accepts)", path=path, param="accept_class")
-    if not 0 <= c < max(k, 2):
-        raise ModelFileError(f"accept class {c} is outside the {k} outputs of {head}",
-                             path=path, param="accept_class")
-    return c
+    try:
+        return accept_class_of(k, opts.accept_class, f"the head ({head})")
+    except InputError as exc:
+        raise ModelFileError(exc.message, path=path, param=exc.param) from None
 
 
 def _check_task(opts: ImportOptions) -> None:
@@ -313,40 +310,24 @@ def _check_task(opts: ImportOptions) -> None:
                          "classify-k or tag); an acceptor answers accept/reject",
                          param="outputs")
     if opts.task == "tag" and opts.end_token is not None:
-        raise InputError("a tagger's label is read after every symbol; an end token (read "
-                         "once, after the word) has no place in it", param="end_token")
+        raise InputError(TAGGER_END_TOKEN, param="end_token")
 
 
 def _labels(arch: Architecture, opts: ImportOptions, path: str) -> tuple[str, ...]:
     """The labels of a classify-k or tag import: the user's, else "0".."k-1", checked
     against the head's k outputs (a one-output tagger: two labels, by its sign) and a
     named machine language's outputs."""
-    k, head = arch.head_outputs, _head_name(arch)
-    if arch.bidirectional:
-        raise ModelFileError(
-            "a bidirectional network has no state after a prefix: no machine can be read "
-            f"from it as a {'classifier' if opts.task == 'classify-k' else 'tagger'} (import "
-            "it with task accept)", path=path, param="task")
-    if opts.task == "classify-k" and k == 1:
-        raise ModelFileError(f"the head ({head}) has one output (a logit): a classifier of k "
-                             "classes needs k >= 2 outputs; a logit accepts or rejects (task "
-                             "accept)", path=path, param="task")
-    want = 2 if k == 1 else k
-    if opts.outputs is None:
-        labels = tuple(str(i) for i in range(want))
-    else:
-        labels = tuple(str(o) for o in opts.outputs)
-        if len(labels) != want:
-            of = (f"the {k} outputs of {head}" if k > 1
-                  else f"the one output of {head} (a tagger by its sign: 2 labels)")
-            raise ModelFileError(f"{len(labels)} label names ({','.join(labels)}) for {of}",
-                                 path=path, param="outputs")
-        if len(set(labels)) != len(labels) or "" in labels:
-            raise InputError(f"the labels must be distinct and non-empty: {','.join(labels)}",
-                             param="outputs")
+    k = arch.head_outputs
+    given = [str(i) for i in range(2 if k == 1 else k)] if opts.outputs is None else \
+        opts.outputs
+    try:
+        labels, _ = labels_config(given, KIND_OF_TASK[opts.task], k,
+                                  bidirectional=arch.bidirectional, head=_head_name(arch))
+    except InputError as exc:
+        raise ModelFileError(exc.message, path=path, param=exc.param) from None
     if opts.language is not None:
-        _check_language(opts, labels)
-    return labels
+        _check_language(opts, tuple(labels))
+    return tuple(labels)
 
 
 def _check_language(opts: ImportOptions, labels: tuple[str, ...]) -> None:

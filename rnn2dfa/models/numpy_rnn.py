@@ -476,7 +476,9 @@ def _imported_config(payload: dict[str, Any]) -> dict[str, Any]:
             outputs = config.get("outputs")
             if not isinstance(outputs, list):
                 raise _Unreadable("outputs")
-            c["outputs"], c["kind"] = labels_config(c, outputs, config.get("kind", "moore"))
+            c["outputs"], c["kind"] = labels_config(
+                outputs, config.get("kind", "moore"), c["head_outputs"],
+                bidirectional=c["bidirectional"], end_token=c["end_token"])
     except (InputError, TypeError, ValueError):
         raise _Unreadable("config") from None
     rows = c["vocab"] if c["embedding"] else c["input_size"]  # one-hot: the input's width

@@ -336,7 +336,9 @@ class TorchRNNLabeller(LabelHead, TorchRNNAcceptor):
     def __init__(self, *args: Any, outputs: Sequence[str] = (), kind: str = "moore",
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._labelled(*labels_config(TorchRNNAcceptor.config(self), outputs, kind))
+        self._labelled(*labels_config(outputs, kind, self.head_outputs,
+                                      bidirectional=self.bidirectional,
+                                      end_token=self.end_token))
 
     def labels_from_values(self, z: Tensor) -> Tensor:
         """Output logits (..., len(outputs)) from the last head layer's outputs z."""

@@ -26,6 +26,9 @@ CONFIG_KEYS = (
     "embedding", "head_outputs", "head_bias", "accept_class", "token_ids", "start_token",
     "end_token", "output", "layer_cells", "layer_hidden", "layer_bias", "bidirectional",
     "readout", "head_hidden", "head_hidden_bias", "head_activations", "head_final")
+#: why a tagger has no end token
+TAGGER_END_TOKEN = ("a tagger's label is read after every symbol; an end token (read once, "
+                    "after the word) has no place in it")
 
 
 def _positive(name: str, value: int) -> int:
@@ -91,11 +94,7 @@ def imported_config(
           "bidirectional": bool(bidirectional),
           "vocab": _positive("the vocabulary", vocab if vocab is not None else input_size)}
     k = c["head_outputs"] = _positive("the number of head outputs", head_outputs)
-    a = c["accept_class"] = int(accept_class)
-    if k == 1 and a != 1:
-        raise InputError(f"accept class {a}: the head has one output (a logit, > 0 accepts)")
-    if k > 1 and not 0 <= a < k:
-        raise InputError(f"accept class {a} is outside the head's {k} outputs")
+    c["accept_class"] = accept_class_of(k, int(accept_class))
     if k == 1 and head_final in ("softmax", "sigmoid_softmax"):
         raise InputError("a softmax over one output is constant: it decides nothing")
     for role, t in (("start_token", start_token), ("end_token", end_token)):
@@ -106,31 +105,46 @@ def imported_config(
     return c
 
 
-def labels_config(config: dict[str, Any], outputs: Sequence[str], kind: str
-                  ) -> tuple[list[str], str]:
-    """A labeller's label names and kind (`TorchRNNLabeller`: "moore", a k-class
-    classifier; "mealy", a tagger) checked against its `imported_config`: one name per
-    output of the head (two for a one-output tagger: by its sign), distinct, none empty."""
-    k = config["head_outputs"]
+def accept_class_of(k: int, c: int, head: str = "the head") -> int:
+    """The accepting class `c` of a head of `k` outputs (`head` names it): 1 for a logit,
+    else one of its outputs (against the rest)."""
+    if k == 1 and c != 1:
+        raise InputError(f"accept class {c}: {head} has one output (a logit, > 0 accepts)",
+                         param="accept_class")
+    if k > 1 and not 0 <= c < k:
+        raise InputError(f"accept class {c} is outside the {k} outputs of {head}",
+                         param="accept_class")
+    return c
+
+
+def labels_config(outputs: Sequence[str], kind: str, head_outputs: int, *,
+                  bidirectional: bool = False, end_token: int | None = None,
+                  head: str = "the head") -> tuple[list[str], str]:
+    """A labeller's label names and kind ("moore": a k-class classifier; "mealy": a
+    tagger) checked against its network: one name per output of the head (`head` names it;
+    two for a one-output tagger: by its sign), distinct, none empty; a network with a state
+    after every prefix (not bidirectional); a tagger without an end token."""
+    k = head_outputs
     if kind not in ("moore", "mealy"):
-        raise InputError(f"a labeller is 'moore' or 'mealy', not {kind!r}")
-    if kind == "moore" and k == 1:
-        raise InputError("the head has one output (a logit): it accepts or rejects, it "
-                         "is not a k-class classifier")
-    want = 2 if k == 1 else k
-    if len(outputs) != want:
-        raise InputError(f"{len(outputs)} label names for a head of {k} output"
-                         f"{'s' if k > 1 else ' (two labels, by its sign)'}; give {want}")
-    names = [str(o) for o in outputs]
-    if len(set(names)) != len(names) or "" in names:
-        raise InputError(f"a labeller needs at least 2 distinct, non-empty outputs: "
-                         f"{','.join(names)}")
+        raise InputError(f"a labeller is 'moore' or 'mealy', not {kind!r}", param="task")
     what = "classifier" if kind == "moore" else "tagger"
-    if config["bidirectional"]:
-        raise InputError(f"a bidirectional network has no state after a prefix: no "
-                         f"{'Moore' if kind == 'moore' else 'Mealy'} machine can be read "
-                         f"from it as a {what}")
-    if kind == "mealy" and config["end_token"] is not None:
-        raise InputError("a tagger's label is read after every symbol; an end token "
-                         "(read once, after the word) has no place in it")
+    if bidirectional:
+        raise InputError("a bidirectional network has no state after a prefix: no machine "
+                         f"can be read from it as a {what} (it is an acceptor: task accept)",
+                         param="task")
+    if kind == "moore" and k == 1:
+        raise InputError(f"{head} has one output (a logit): a classifier of k classes needs "
+                         "k >= 2 outputs; a logit accepts or rejects (task accept)",
+                         param="task")
+    names = [str(o) for o in outputs]
+    if len(names) != (2 if k == 1 else k):
+        of = (f"the {k} outputs of {head}" if k > 1
+              else f"the one output of {head} (a tagger by its sign: 2 labels)")
+        raise InputError(f"{len(names)} label names ({','.join(names)}) for {of}",
+                         param="outputs")
+    if len(set(names)) != len(names) or "" in names:
+        raise InputError(f"the labels must be distinct and non-empty: {','.join(names)}",
+                         param="outputs")
+    if kind == "mealy" and end_token is not None:
+        raise InputError(TAGGER_END_TOKEN, param="end_token")
     return names, kind
