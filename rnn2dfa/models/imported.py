@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -226,20 +226,32 @@ def _nonlinearity(arch: Architecture, ckpt: Checkpoint, opts: ImportOptions,
 
 
 class LanguageModelHead(InputError):
-    """A head of k > 2 outputs, with no accept class, whose width is a vocabulary's (as many
-    as the input's tokens, or the alphabet and its end/start tokens): a next-symbol
-    language model, likely. The message gives both ways on (`lead`: what the head is;
-    `classifier`: the accept class or labels; `language_model`: the route for language
-    models), so the CLI can put its options beside each."""
+    """A head of k > 2 outputs with no accept class: its labels read as tags, as classes,
+    or one class against the rest, and, when its width is a vocabulary's (`vocab`: why: as
+    many as the input's tokens, or the alphabet and its end/start tokens), not imported: a
+    next-symbol language model, likely. The message gives every way on, in the library's
+    words (`WAYS`); `text(ways)` says it in the caller's (the CLI's options)."""
 
-    def __init__(self, lead: str, classifier: str, language_model: str | None, path: str,
-                 outputs: int = 0, vocab: str | None = None) -> None:
-        self.lead, self.classifier, self.language_model = lead, classifier, language_model
-        self.outputs, self.vocab = outputs, vocab  # the head's k; why it looks like an LM's
-        why = (f", {vocab}, as a next-symbol language model's head over its vocabulary has"
-               if vocab else "")
-        tail = f"; {language_model}" if language_model else ""
-        super().__init__(f"{lead}{why}: {classifier}{tail}", path=path, param="accept_class")
+    WAYS = {"tag": "read them as tags (task tag)", "classify": "as classes (task classify-k)",
+            "accept": "say which class means accept",
+            "lm": "wrap the module in NextSymbolLM (rnn2dfa.pdfa.user_lm) and extract a "
+                  "probabilistic automaton from it by weighted L*"}
+
+    def __init__(self, head: str, outputs: int, vocab: str | None, path: str) -> None:
+        self.head, self.outputs, self.vocab = head, outputs, vocab
+        super().__init__(self.text(self.WAYS), path=path, param="accept_class")
+
+    def text(self, ways: Mapping[str, str]) -> str:
+        """The message with `ways` (the keys of `WAYS`) said as given."""
+        why = (f", {self.vocab}, as a next-symbol language model's head over its vocabulary "
+               "has" if self.vocab else "")
+        lm = (f"; if it is a language model, it is not imported: {ways['lm']} "
+              "(docs/own-model.md, 'Your language model')" if self.vocab else "")
+        # a tagger first: a k-way head read at every position is the common case
+        return (f"the head ({self.head}) has {self.outputs} outputs{why}: if it labels every "
+                f"symbol, {ways['tag']} (the labels named in the head's order); if it "
+                f"classifies the word, {ways['classify']}, or {ways['accept']} (one class "
+                f"against the rest){lm}")
 
     def with_option(self, option: str) -> InputError:
         """A plain InputError with the option appended (the base class rebuilds its own
@@ -278,21 +290,7 @@ def _accept_class(arch: Architecture, opts: ImportOptions, path: str) -> int:
         return 1
     if opts.accept_class is None:
         if k > 2:
-            lead = f"the head ({head}) has {k} outputs"
-            # a tagger first: a k-way head read at every position is the common case
-            classifier = ("if it labels every symbol, read them as tags (task tag, the "
-                          "labels named in the head's order); if it classifies the word, as "
-                          "classes (task classify-k), or say which class means accept (one "
-                          "against the rest)")
-            vocab = _vocabulary_like(arch, opts)
-            if vocab is not None:
-                raise LanguageModelHead(
-                    lead, classifier,
-                    "if it is a language model, it is not imported: wrap the module in "
-                    "NextSymbolLM (rnn2dfa.pdfa.user_lm) and extract a probabilistic "
-                    "automaton from it by weighted L* (docs/own-model.md, 'Your language "
-                    "model')", path, outputs=k, vocab=vocab)
-            raise LanguageModelHead(lead, classifier, None, path, outputs=k)
+            raise LanguageModelHead(head, k, _vocabulary_like(arch, opts), path)
         return 1
     try:
         return accept_class_of(k, opts.accept_class, f"the head ({head})")
