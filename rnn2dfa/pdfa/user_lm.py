@@ -427,10 +427,7 @@ class NextSymbolLM:
         words: list[list[int]] = [[] for _ in range(n)]
         for s in range(0, n, self.batch_size):
             chunk = list(range(s, min(n, s + self.batch_size)))
-            if stepper is not None:
-                self._sample_steps(stepper, chunk, words, rng, max_length)
-            else:
-                self._sample_prefixes(chunk, words, rng, max_length)
+            self._sample_chunk(stepper, chunk, words, rng, max_length)
         return [tuple(w) for w in words]
 
     @staticmethod
@@ -439,48 +436,40 @@ class NextSymbolLM:
         cum[:, -1] = 1.0
         return (cum <= rng.random(probs.shape[0])[:, None]).sum(axis=1)
 
-    def _sample_prefixes(self, chunk: list[int], words: list[list[int]],
-                         rng: np.random.Generator, max_length: int) -> None:
-        alive = list(chunk)
-        for _ in range(max_length):
-            if not alive:
-                break
-            exact = not self.causal and self._prefix_path() is None
-            probs = (self._last if exact else self._causal_last)(
-                [tuple(words[i]) for i in alive])[0]
-            sym = self._draw(probs, rng)
-            still = []
-            for i, a in zip(alive, sym, strict=True):
-                if a != self.eos:
-                    words[i].append(int(a))
-                    still.append(i)
-            alive = still
-
     def _causal_last(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
         probs, lost = self.next_probs_lost(words)
         return probs, 1.0 - lost
 
     @torch.no_grad()
-    def _sample_steps(self, stepper: _Stepper, chunk: list[int], words: list[list[int]],
-                      rng: np.random.Generator, max_length: int) -> None:
+    def _sample_chunk(self, stepper: _Stepper | None, chunk: list[int],
+                      words: list[list[int]], rng: np.random.Generator,
+                      max_length: int) -> None:
+        """Extend the words `chunk` together until each ends: each position's distributions
+        from the step path (the running states, the rows of ended words dropped), else from
+        a batched pass over the prefixes so far."""
         alive = np.asarray(chunk)
         dev = self._device()
         tokens = torch.full((alive.size,), self.start_token, dtype=torch.long, device=dev)
         state = None
+        last = self._last if not self.causal and self._prefix_path() is None else \
+            self._causal_last
         for _ in range(max_length):
             if alive.size == 0:
                 break
-            raw, state = stepper.advance(tokens, state)
-            probs, _ = self._split(raw)
-            sym = self._draw(probs.numpy(), rng)
+            if stepper is None:
+                probs = last([tuple(words[i]) for i in alive])[0]
+            else:
+                raw, state = stepper.advance(tokens, state)
+                probs = self._split(raw)[0].numpy()
+            sym = self._draw(probs, rng)
             going = sym != self.eos
             for i, a in zip(alive[going].tolist(), sym[going].tolist(), strict=True):
                 words[i].append(a)
-            if not going.all():
-                keep = torch.as_tensor(np.flatnonzero(going))
-                state = stepper.select(state, keep)
             alive, sym = alive[going], sym[going]
-            tokens = self._in[torch.as_tensor(sym, dtype=torch.long)].to(dev)
+            if stepper is not None:
+                if not going.all():
+                    state = stepper.select(state, torch.as_tensor(np.flatnonzero(going)))
+                tokens = self._in[torch.as_tensor(sym, dtype=torch.long)].to(dev)
 
     def _find_stepper(self) -> _Stepper | None:
         """The step path, checked once against the full forward pass (None: there is none,
