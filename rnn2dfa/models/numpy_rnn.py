@@ -138,15 +138,16 @@ def _is_int(v: Any, low: int = 1, high: int = 10_000_000) -> bool:
     return not isinstance(v, bool) and isinstance(v, int) and low <= v <= high
 
 
-def _check_alphabet(payload: dict[str, Any], config: dict[str, Any]) -> list[str]:
-    """The config's alphabet, checked: distinct strings, at least one, the payload's own if it has
-    one (else _Unreadable: torch's loader, which names the problem, reads the file)."""
-    alphabet = config.get("alphabet")
-    if (not isinstance(alphabet, list) or not alphabet or len(set(alphabet)) != len(alphabet)
-            or not all(isinstance(s, str) for s in alphabet)
-            or payload.get("alphabet", alphabet) != alphabet):
-        raise _Unreadable("alphabet")
-    return alphabet
+def _checked_config(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload's config held to `io.load_model`'s checks (`file_bounds.checked_config`:
+    the alphabet, the integers' bounds); else _Unreadable, and torch's loader, which names
+    the problem, reads the file."""
+    from rnn2dfa.models.file_bounds import checked_config
+
+    try:
+        return checked_config(payload, "")
+    except InputError:
+        raise _Unreadable("config") from None
 
 
 def _config(payload: dict[str, Any]) -> dict[str, Any]:
@@ -155,10 +156,7 @@ def _config(payload: dict[str, Any]) -> dict[str, Any]:
     if payload.get("format") != "rnn2dfa.model/1" or payload.get("architecture") not in \
             ARCHITECTURES:
         raise _Unreadable("another architecture")
-    config = payload.get("config")
-    if not isinstance(config, dict):
-        raise _Unreadable("config")
-    _check_alphabet(payload, config)
+    config = _checked_config(payload)
     for key in ("hidden", "layers", "embedding"):
         val = config.get(key)
         if key == "embedding" and val is None:
@@ -169,7 +167,8 @@ def _config(payload: dict[str, Any]) -> dict[str, Any]:
         raise _Unreadable("cell")
     if payload["architecture"] == "rnn-labeller":
         outputs = config.get("outputs")
-        if (not isinstance(outputs, list) or len(outputs) < 2 or len(set(outputs)) != len(outputs)
+        names = [str(o) for o in outputs] if isinstance(outputs, list) else []
+        if (len(names) < 2 or len(set(names)) != len(names) or "" in names
                 or config.get("kind") not in ("moore", "mealy")):
             raise _Unreadable("outputs")
     known = {"alphabet", "cell", "hidden", "layers", "embedding", "learn_init", "outputs", "kind"}
@@ -453,23 +452,16 @@ IMPORTED = ("torch_rnn", "torch_rnn_labeller")
 
 
 def _imported_config(payload: dict[str, Any]) -> dict[str, Any]:
-    """An imported network's config, filled in and checked by the rules of its constructor
-    (`torch_rnn_config`), its integers within the bounds `io.load_model` holds model files
-    to (anything else: _Unreadable, and torch's loader, which names the problem, reads the
-    file). A bidirectional network steps nothing: it goes to torch."""
-    from rnn2dfa.limits import CONFIG_BOUNDS, OTHER_INT_BOUND
+    """An imported network's config, held to `io.load_model`'s checks, then filled in and
+    checked by the rules of its constructor (`torch_rnn_config`; anything else:
+    _Unreadable, and torch's loader, which names the problem, reads the file). A
+    bidirectional network steps nothing: it goes to torch."""
     from rnn2dfa.models.torch_rnn_config import CONFIG_KEYS, imported_config, labels_config
 
-    config = payload.get("config")
+    config = _checked_config(payload)
     labeller = payload.get("architecture") == "torch_rnn_labeller"
-    if not isinstance(config, dict) or set(config) - set(CONFIG_KEYS) - (
-            {"outputs", "kind"} if labeller else set()):
+    if set(config) - set(CONFIG_KEYS) - ({"outputs", "kind"} if labeller else set()):
         raise _Unreadable("config fields")
-    _check_alphabet(payload, config)
-    for key, val in config.items():
-        if isinstance(val, int) and not isinstance(val, bool) and \
-                abs(val) > CONFIG_BOUNDS.get(key, OTHER_INT_BOUND):
-            raise _Unreadable(key)
     try:
         c = imported_config(**{k: v for k, v in config.items() if k in CONFIG_KEYS})
         if labeller:

@@ -363,17 +363,15 @@ class NextSymbolLM:
         """Flat renormalised distributions and the mass kept on the symbols and the end, at
         every prefix (`flat_positions` order)."""
         path = self._prefix_path()
-        if path is not None:
-            with _installed(path):
-                return self._causal_flat(words)
-        if not self.causal:  # every distinct prefix once, re-run alone
+        if not self.causal and path is None:  # every distinct prefix once, re-run alone
             prefixes = [w[:i] for w in words for i in range(len(w) + 1)]
             distinct = list(dict.fromkeys(prefixes))
             where = {w: i for i, w in enumerate(distinct)}
             at = np.fromiter((where[p] for p in prefixes), dtype=np.int64, count=len(prefixes))
             probs, mass = self._last(distinct)
             return probs[at], mass[at]
-        return self._causal_flat(words)
+        with _installed(path):
+            return self._causal_flat(words)
 
     def _causal_flat(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
         total = sum(len(w) + 1 for w in words)
