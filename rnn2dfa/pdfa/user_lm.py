@@ -66,7 +66,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.stacked import FUSED, KIND_OF_MODE
 from rnn2dfa.models.tokens import framed, symbols_of, token_ids_of
 from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
-from rnn2dfa.words import Word, pad_words
+from rnn2dfa.words import Word, all_words, pad_words
 
 HEADS = ("logits", "probabilities", "log_probabilities", "softmax_sigmoid")
 OUTSIDE = ("count", "renormalise")
@@ -220,7 +220,7 @@ class NextSymbolLM:
         for n in range(1, 4):
             if len(words) + k**n > 64:
                 break
-            words += [tuple(int(x) for x in w) for w in np.ndindex(*(k,) * n)]
+            words += [tuple(w) for w in all_words(k, n).tolist()]
         tokens, lengths = self._tokens(words)
         raw = self._guarded(self.module, tokens, shape=tuple(tokens.shape))
         full = self._vocabulary(self._check_raw(raw, tuple(tokens.shape)))
