@@ -243,12 +243,10 @@ class LanguageModelHead(InputError):
 
     def text(self, ways: Mapping[str, str]) -> str:
         """The message with `ways` (the keys of `WAYS`) said as given."""
-        why = (f", {self.vocab}, as a next-symbol language model's head over its vocabulary "
-               "has" if self.vocab else "")
-        lm = (f"; if it is a language model, it is not imported: {ways['lm']} "
-              "(docs/own-model.md, 'Your language model')" if self.vocab else "")
+        lm = (f"; if it is a language model (its outputs {self.vocab}), it is not imported: "
+              f"{ways['lm']} (docs/own-model.md, 'Your language model')" if self.vocab else "")
         # a tagger first: a k-way head read at every position is the common case
-        return (f"the head ({self.head}) has {self.outputs} outputs{why}: if it labels every "
+        return (f"the head ({self.head}) has {self.outputs} outputs: if it labels every "
                 f"symbol, {ways['tag']} (the labels named in the head's order); if it "
                 f"classifies the word, {ways['classify']}, or {ways['accept']} (one class "
                 f"against the rest){lm}")
