@@ -181,19 +181,15 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
     with options_for(**OPTIONS):
         try:
             result = import_checkpoint(checkpoint, opts)
-        except LanguageModelHead as exc:  # every way on, a tagger's first, with its options
+        except LanguageModelHead as exc:  # every way on, with its options
             labels = ",".join(map(str, range(exc.outputs)))
-            lm = ("" if not exc.language_model else
-                  f"; if it is a language model (its outputs {exc.vocab}), it is not "
-                  "imported: rnn2dfa pdfa-extract "
-                  "--acceptor mylm.py:make, where make() returns your module wrapped in "
-                  "NextSymbolLM (rnn2dfa.pdfa.user_lm; docs/own-model.md, 'Your language "
-                  "model')")
-            raise InputError(
-                f"{exc.lead}: if it labels every symbol, import it with --task tag --outputs "
-                f"{labels} (the labels' names in the head's order); if it classifies the "
-                f"word, --task classify-k --outputs {labels}, or {OPTIONS['accept_class']} "
-                f"(one class against the rest){lm}", path=exc.path) from None
+            raise InputError(exc.text({
+                "tag": f"import it with --task tag --outputs {labels}",
+                "classify": f"--task classify-k --outputs {labels}",
+                "accept": OPTIONS["accept_class"],
+                "lm": "rnn2dfa pdfa-extract --acceptor mylm.py:make, where make() returns "
+                      "your module wrapped in NextSymbolLM (rnn2dfa.pdfa.user_lm)"}),
+                path=exc.path) from None
     save_model(result.model, output_file, result.metadata)
     imp = result.metadata["import"]
     warnings = [_token_warning(a) for a in result.unused_tokens]

@@ -60,6 +60,12 @@ def cut_middle(text: str, limit: int, unit: str = "characters") -> str:
     return f"{head}…({len(text) - len(head) - len(tail):,} {unit} left out)…{tail}"
 
 
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (160 characters at most; its type's name
+    when it has none): what a one-line error quotes of a library's long message."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+
+
 def shown(value: object, limit: int = SHOWN_VALUE) -> str:
     """A value for a one-line message: its repr (quoted, escapes visible: a comma or a
     newline in a symbol cannot cut or break the message), shortened past `limit`."""

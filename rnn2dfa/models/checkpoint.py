@@ -28,7 +28,7 @@ from typing import Any
 import torch
 from torch import Tensor, nn
 
-from rnn2dfa.errors import InputError, ModelFileError
+from rnn2dfa.errors import InputError, ModelFileError, first_line
 from rnn2dfa.models.file_bounds import (
     check_safetensors,
     check_tensor_sizes,
@@ -196,8 +196,7 @@ def read_checkpoint(path: str | os.PathLike[str], *, trust_code: bool = False,
         elif not zipfile.is_zipfile(path) and not head.startswith(b"\x80"):
             why = "not a torch, TorchScript or safetensors file"
         else:
-            text = str(exc).strip()
-            why = text.splitlines()[0][:160] if text else type(exc).__name__
+            why = first_line(exc)
         raise ModelFileError(f"not a readable checkpoint: {why}", path=path) from None
     check_tensor_sizes(payload, path)
     return _from_payload(path, payload)
@@ -301,8 +300,7 @@ def _read_torchscript(path: str) -> Checkpoint:
         with running_user_code():
             module = torch.jit.load(path, map_location="cpu")
     except Exception as exc:  # noqa: BLE001 - torch.jit raises RuntimeError and C++ errors
-        first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ""
-        raise ModelFileError(f"cannot load TorchScript: {first}", path=path) from None
+        raise ModelFileError(f"cannot load TorchScript: {first_line(exc)}", path=path) from None
     return _from_module(path, module, "torchscript")
 
 
@@ -313,6 +311,6 @@ def _read_safetensors(path: str) -> Checkpoint:
     try:
         tensors = load_file(path, device="cpu")
     except (SafetensorError, OSError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0][:160] if str(exc).strip() else ""
-        raise ModelFileError(f"not a readable safetensors file: {first}", path=path) from None
+        raise ModelFileError(f"not a readable safetensors file: {first_line(exc)}",
+                             path=path) from None
     return Checkpoint(path, "safetensors", dict(tensors))

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rnn2dfa.errors import InputError, ModelFileError
+from rnn2dfa.errors import InputError, ModelFileError, first_line
 from rnn2dfa.limits import (
     MAX_MODEL_BYTES,
     MAX_MODEL_INDEX_BYTES,
@@ -517,8 +517,7 @@ def _check_crcs(path: str) -> None:
                                  "damaged after saving", path=path) from None
         raise ModelFileError(f"a damaged zip archive ({text[:160]})", path=path) from None
     except (OSError, EOFError, ValueError, NotImplementedError, RuntimeError) as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
-        raise ModelFileError(f"a damaged zip archive ({first})", path=path) from None
+        raise ModelFileError(f"a damaged zip archive ({first_line(exc)})", path=path) from None
 
 
 def file_head(path: str, kind: str) -> tuple[int, bytes]:
@@ -619,3 +618,48 @@ def check_safetensors(path: str, size: int) -> None:
             biggest = (values, name, tuple(shape))
     if total > MAX_MODEL_VALUES:
         raise _too_much(path, total, biggest[1], biggest[2])
+
+
+def checked_config(payload: dict[str, Any], path: str) -> dict[str, Any]:
+    """A model file's config (its constructor's arguments), its alphabet and sizes checked
+    before anything is built from them: what torch's loader (`io.load_model`) and the numpy
+    reader (`numpy_rnn.py`) hold a file to. ModelFileError naming the problem."""
+    from rnn2dfa.limits import CONFIG_BOUNDS, OTHER_INT_BOUND
+
+    def fail(msg: str) -> ModelFileError:
+        return ModelFileError(msg, path=path)
+
+    config = payload.get("config")
+    if not isinstance(config, dict) or not all(isinstance(k, str) for k in config):
+        raise fail("'config' must be a mapping of constructor arguments")
+    # the alphabet sits in the config of most architectures; wrappers (a predictor around a
+    # cell, a Turing network) nest it, and then the file's top-level alphabet is checked
+    top = payload.get("alphabet")
+    alphabet = config.get("alphabet", top)
+    if not isinstance(alphabet, list | tuple) or not alphabet:
+        raise fail("the model's 'alphabet' must be a non-empty list of symbols")
+    for sym in alphabet:
+        if not isinstance(sym, str):
+            raise fail(f"the model's 'alphabet' holds {sym!r} ({type(sym).__name__}), "
+                       "not a string symbol")
+        try:
+            sym.encode("utf-8")
+        except UnicodeEncodeError:
+            raise fail(f"the model's 'alphabet' holds {ascii(sym)}, a lone surrogate (no "
+                       "character)") from None
+    if len(set(alphabet)) != len(alphabet):
+        raise fail("the model's 'alphabet' repeats a symbol")
+    if "alphabet" in config and top is not None and (
+        not isinstance(top, list) or top != list(alphabet)
+    ):
+        raise fail(f"the file's 'alphabet' {top!r} differs from the config's {list(alphabet)!r}")
+    for key, val in config.items():
+        if isinstance(val, bool) or not isinstance(val, int):
+            if isinstance(val, float) and not math.isfinite(val):
+                raise fail(f"config field {key!r} is {val!r}")
+            continue
+        bound = CONFIG_BOUNDS.get(key, OTHER_INT_BOUND)
+        if abs(val) > bound:
+            raise fail(f"config field {key!r} = {val} is beyond the sane bound {bound} "
+                       "(a tampered or foreign file?)")
+    return config

@@ -29,6 +29,7 @@ from rnn2dfa.models.index_guard import ids_fit
 from rnn2dfa.models.torch_rnn import ACTIVATIONS, FINALS, TorchRNNAcceptor
 from rnn2dfa.models.trusted import running_user_code
 from rnn2dfa.models.user_code import UserCode, UserCodeError
+from rnn2dfa.words import format_word
 
 #: What a guarded call into the module's forward is, in a message
 _CHECK = "the module's own forward (the import's check)"
@@ -201,12 +202,6 @@ def _read(model: TorchRNNAcceptor, features: Tensor, acts: Sequence[str], fin: s
     return model.read_out(flat, acts, fin)[1].reshape(*features.shape[:-1], -1)
 
 
-def _word_text(model: TorchRNNAcceptor, symbols: Tensor) -> str:
-    syms = [model.alphabet[int(i)] for i in symbols]
-    sep = "" if all(len(s) == 1 for s in model.alphabet) else " "
-    return repr(sep.join(syms))
-
-
 def _module_answers(module: nn.Module, batches: list[_Batch], forms: dict[str, InputForm],
                     width: int, steps: Callable[[_Batch], tuple[int, int] | None],
                     dev: torch.device, per_step: bool, guard: UserCode | None = None,
@@ -335,7 +330,7 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
     for batch, d in zip(batches, diffs, strict=True):
         bad = (d > TOLERANCE).nonzero()
         if len(bad):
-            word = _word_text(model, batch.symbols[int(bad[0])])
+            word = repr(format_word(batch.symbols[int(bad[0])].tolist(), model.alphabet))
             gap = float(d[int(bad[0])])
             by = f"by {gap:.3g}" if math.isfinite(gap) else \
                 "by no number (the module or the import answers NaN or an infinity)"

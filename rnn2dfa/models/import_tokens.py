@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from rnn2dfa.words import all_words
+
 #: words checked: every length 0..MAX_LENGTH, up to PER_LENGTH words each
 MAX_LENGTH = 12
 PER_LENGTH = 24
@@ -52,7 +54,7 @@ def word_grid(k: int, length: int, n: int, rng: np.random.Generator) -> np.ndarr
     """(m, length) words over k symbols to check a network on: every word of that length
     when there are at most n (in lexicographic order), else n drawn by `rng`."""
     if k**length <= n:
-        return np.indices((k,) * length).reshape(length, -1).T
+        return all_words(k, length)
     return rng.integers(0, k, size=(n, length))
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -43,6 +43,7 @@ from rnn2dfa.models.torch_rnn import (
     TorchRNNAcceptor,
     TorchRNNLabeller,
 )
+from rnn2dfa.models.torch_rnn_config import TAGGER_END_TOKEN, accept_class_of, labels_config
 
 __all__ = ["MAX_DEFAULT_ALPHABET", "OUTPUTS", "TASKS", "ForwardCheck", "ImportOptions",
            "ImportResult", "LanguageModelHead", "TorchRNNAcceptor", "TorchRNNLabeller",
@@ -225,20 +226,30 @@ def _nonlinearity(arch: Architecture, ckpt: Checkpoint, opts: ImportOptions,
 
 
 class LanguageModelHead(InputError):
-    """A head of k > 2 outputs, with no accept class, whose width is a vocabulary's (as many
-    as the input's tokens, or the alphabet and its end/start tokens): a next-symbol
-    language model, likely. The message gives both ways on (`lead`: what the head is;
-    `classifier`: the accept class or labels; `language_model`: the route for language
-    models), so the CLI can put its options beside each."""
+    """A head of k > 2 outputs with no accept class: its labels read as tags, as classes,
+    or one class against the rest, and, when its width is a vocabulary's (`vocab`: why: as
+    many as the input's tokens, or the alphabet and its end/start tokens), not imported: a
+    next-symbol language model, likely. The message gives every way on, in the library's
+    words (`WAYS`); `text(ways)` says it in the caller's (the CLI's options)."""
 
-    def __init__(self, lead: str, classifier: str, language_model: str | None, path: str,
-                 outputs: int = 0, vocab: str | None = None) -> None:
-        self.lead, self.classifier, self.language_model = lead, classifier, language_model
-        self.outputs, self.vocab = outputs, vocab  # the head's k; why it looks like an LM's
-        why = (f", {vocab}, as a next-symbol language model's head over its vocabulary has"
-               if vocab else "")
-        tail = f"; {language_model}" if language_model else ""
-        super().__init__(f"{lead}{why}: {classifier}{tail}", path=path, param="accept_class")
+    WAYS = {"tag": "read them as tags (task tag)", "classify": "as classes (task classify-k)",
+            "accept": "say which class means accept",
+            "lm": "wrap the module in NextSymbolLM (rnn2dfa.pdfa.user_lm) and extract a "
+                  "probabilistic automaton from it by weighted L*"}
+
+    def __init__(self, head: str, outputs: int, vocab: str | None, path: str) -> None:
+        self.head, self.outputs, self.vocab = head, outputs, vocab
+        super().__init__(self.text(self.WAYS), path=path, param="accept_class")
+
+    def text(self, ways: Mapping[str, str]) -> str:
+        """The message with `ways` (the keys of `WAYS`) said as given."""
+        lm = (f"; if it is a language model (its outputs {self.vocab}), it is not imported: "
+              f"{ways['lm']} (docs/own-model.md, 'Your language model')" if self.vocab else "")
+        # a tagger first: a k-way head read at every position is the common case
+        return (f"the head ({self.head}) has {self.outputs} outputs: if it labels every "
+                f"symbol, {ways['tag']} (the labels named in the head's order); if it "
+                f"classifies the word, {ways['classify']}, or {ways['accept']} (one class "
+                f"against the rest){lm}")
 
     def with_option(self, option: str) -> InputError:
         """A plain InputError with the option appended (the base class rebuilds its own
@@ -277,30 +288,12 @@ def _accept_class(arch: Architecture, opts: ImportOptions, path: str) -> int:
         return 1
     if opts.accept_class is None:
         if k > 2:
-            lead = f"the head ({head}) has {k} outputs"
-            # a tagger first: a k-way head read at every position is the common case
-            classifier = ("if it labels every symbol, read them as tags (task tag, the "
-                          "labels named in the head's order); if it classifies the word, as "
-                          "classes (task classify-k), or say which class means accept (one "
-                          "against the rest)")
-            vocab = _vocabulary_like(arch, opts)
-            if vocab is not None:
-                raise LanguageModelHead(
-                    lead, classifier,
-                    "if it is a language model, it is not imported: wrap the module in "
-                    "NextSymbolLM (rnn2dfa.pdfa.user_lm) and extract a probabilistic "
-                    "automaton from it by weighted L* (docs/own-model.md, 'Your language "
-                    "model')", path, outputs=k, vocab=vocab)
-            raise LanguageModelHead(lead, classifier, None, path, outputs=k)
+            raise LanguageModelHead(head, k, _vocabulary_like(arch, opts), path)
         return 1
-    c = opts.accept_class
-    if k == 1 and c != 1:
-        raise InputError(f"accept class {c}: the head ({head}) has one output (a logit, > 0 "
-                         "accepts)", path=path, param="accept_class")
-    if not 0 <= c < max(k, 2):
-        raise ModelFileError(f"accept class {c} is outside the {k} outputs of {head}",
-                             path=path, param="accept_class")
-    return c
+    try:
+        return accept_class_of(k, opts.accept_class, f"the head ({head})")
+    except InputError as exc:
+        raise ModelFileError(exc.message, path=path, param=exc.param) from None
 
 
 def _check_task(opts: ImportOptions) -> None:
@@ -313,40 +306,24 @@ def _check_task(opts: ImportOptions) -> None:
                          "classify-k or tag); an acceptor answers accept/reject",
                          param="outputs")
     if opts.task == "tag" and opts.end_token is not None:
-        raise InputError("a tagger's label is read after every symbol; an end token (read "
-                         "once, after the word) has no place in it", param="end_token")
+        raise InputError(TAGGER_END_TOKEN, param="end_token")
 
 
 def _labels(arch: Architecture, opts: ImportOptions, path: str) -> tuple[str, ...]:
     """The labels of a classify-k or tag import: the user's, else "0".."k-1", checked
     against the head's k outputs (a one-output tagger: two labels, by its sign) and a
     named machine language's outputs."""
-    k, head = arch.head_outputs, _head_name(arch)
-    if arch.bidirectional:
-        raise ModelFileError(
-            "a bidirectional network has no state after a prefix: no machine can be read "
-            f"from it as a {'classifier' if opts.task == 'classify-k' else 'tagger'} (import "
-            "it with task accept)", path=path, param="task")
-    if opts.task == "classify-k" and k == 1:
-        raise ModelFileError(f"the head ({head}) has one output (a logit): a classifier of k "
-                             "classes needs k >= 2 outputs; a logit accepts or rejects (task "
-                             "accept)", path=path, param="task")
-    want = 2 if k == 1 else k
-    if opts.outputs is None:
-        labels = tuple(str(i) for i in range(want))
-    else:
-        labels = tuple(str(o) for o in opts.outputs)
-        if len(labels) != want:
-            of = (f"the {k} outputs of {head}" if k > 1
-                  else f"the one output of {head} (a tagger by its sign: 2 labels)")
-            raise ModelFileError(f"{len(labels)} label names ({','.join(labels)}) for {of}",
-                                 path=path, param="outputs")
-        if len(set(labels)) != len(labels) or "" in labels:
-            raise InputError(f"the labels must be distinct and non-empty: {','.join(labels)}",
-                             param="outputs")
+    k = arch.head_outputs
+    given = [str(i) for i in range(2 if k == 1 else k)] if opts.outputs is None else \
+        opts.outputs
+    try:
+        labels, _ = labels_config(given, KIND_OF_TASK[opts.task], k,
+                                  bidirectional=arch.bidirectional, head=_head_name(arch))
+    except InputError as exc:
+        raise ModelFileError(exc.message, path=path, param=exc.param) from None
     if opts.language is not None:
-        _check_language(opts, labels)
-    return labels
+        _check_language(opts, tuple(labels))
+    return tuple(labels)
 
 
 def _check_language(opts: ImportOptions, labels: tuple[str, ...]) -> None:

@@ -27,17 +27,13 @@ from dataclasses import dataclass, field
 from torch import Tensor
 
 from rnn2dfa.errors import ModelFileError
+from rnn2dfa.models.torch_rnn_config import ACTIVATIONS, GATES_OF
 
 _RNN_KEY = re.compile(r"^(?P<prefix>.*?)(?P<kind>weight_ih|weight_hh|bias_ih|bias_hh|weight_hr)"
                       r"_l(?P<layer>\d+)(?P<rev>_reverse)?$")
 _CELL_KEY = re.compile(r"^(?P<prefix>(?:.*\.)?)(?P<kind>weight_ih|weight_hh|bias_ih|bias_hh)$")
-#: gate blocks per cell in torch's packed weights: weight_ih_l0 is (gates * hidden, input)
-GATES = {1: "rnn", 3: "gru", 4: "lstm"}
-GATES_OF = {cell: gates for gates, cell in GATES.items()}
-#: activations a head may have between its Linear layers
-ACTIVATIONS = ("none", "relu", "tanh", "sigmoid")
-#: what may follow a head's last Linear layer
-FINALS = ("none", "sigmoid", "softmax", "sigmoid_softmax")
+#: a cell by its gate blocks in torch's packed weights (`torch_rnn_config.GATES_OF`)
+GATES = {gates: cell for cell, gates in GATES_OF.items()}
 #: more recurrent units than this are not ordered by trying every order
 MAX_UNITS_TO_ORDER = 7
 

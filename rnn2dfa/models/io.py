@@ -8,7 +8,6 @@ Loading uses `torch.load(weights_only=True)`, so no pickled code is ever execute
 from __future__ import annotations
 
 import datetime as _dt
-import math
 import os
 import warnings
 import zipfile
@@ -18,7 +17,7 @@ import torch
 from torch import nn
 
 from rnn2dfa.atomic import atomic_path
-from rnn2dfa.errors import InputError, ModelFileError
+from rnn2dfa.errors import InputError, ModelFileError, first_line
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.version import __version__
 
@@ -165,8 +164,8 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
     except InputError as exc:  # the constructor's own checks: name the file
         raise ModelFileError(exc.message, path=path) from None
     except (TypeError, KeyError, ValueError, RuntimeError, IndexError) as exc:
-        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise ModelFileError(f"inconsistent model file: {first[:160]}", path=path) from None
+        raise ModelFileError(f"inconsistent model file: {first_line(exc)}",
+                             path=path) from None
     model.eval()
     # (a class-level look: isinstance on the Protocol would evaluate properties such as a
     # whole-word network's state_dim, which refuses on purpose)
@@ -180,44 +179,12 @@ def _checked_payload(
     payload: dict[str, Any], path: str
 ) -> tuple[dict[str, Any], dict[str, torch.Tensor], dict[str, Any]]:
     """The config, state dict and metadata of a payload, their types and sizes checked."""
-    from rnn2dfa.limits import CONFIG_BOUNDS, OTHER_INT_BOUND
+    from rnn2dfa.models.file_bounds import checked_config
 
     def fail(msg: str) -> ModelFileError:
         return ModelFileError(msg, path=path)
 
-    config = payload.get("config")
-    if not isinstance(config, dict) or not all(isinstance(k, str) for k in config):
-        raise fail("'config' must be a mapping of constructor arguments")
-    # the alphabet sits in the config of most architectures; wrappers (a predictor around a
-    # cell, a Turing network) nest it, and then the file's top-level alphabet is checked
-    top = payload.get("alphabet")
-    alphabet = config.get("alphabet", top)
-    if not isinstance(alphabet, list | tuple) or not alphabet:
-        raise fail("the model's 'alphabet' must be a non-empty list of symbols")
-    for sym in alphabet:
-        if not isinstance(sym, str):
-            raise fail(f"the model's 'alphabet' holds {sym!r} ({type(sym).__name__}), "
-                       "not a string symbol")
-        try:
-            sym.encode("utf-8")
-        except UnicodeEncodeError:
-            raise fail(f"the model's 'alphabet' holds {ascii(sym)}, a lone surrogate (no "
-                       "character)") from None
-    if len(set(alphabet)) != len(alphabet):
-        raise fail("the model's 'alphabet' repeats a symbol")
-    if "alphabet" in config and top is not None and (
-        not isinstance(top, list) or top != list(alphabet)
-    ):
-        raise fail(f"the file's 'alphabet' {top!r} differs from the config's {list(alphabet)!r}")
-    for key, val in config.items():
-        if isinstance(val, bool) or not isinstance(val, int):
-            if isinstance(val, float) and not math.isfinite(val):
-                raise fail(f"config field {key!r} is {val!r}")
-            continue
-        bound = CONFIG_BOUNDS.get(key, OTHER_INT_BOUND)
-        if abs(val) > bound:
-            raise fail(f"config field {key!r} = {val} is beyond the sane bound {bound} "
-                       "(a tampered or foreign file?)")
+    config = checked_config(payload, path)
     state = payload.get("state_dict")
     if not isinstance(state, dict) or not all(
         isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()

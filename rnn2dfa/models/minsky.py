@@ -130,9 +130,11 @@ class MinskyRNN(nn.Module):
         }
 
     def describe(self) -> str:
-        """One line for reports."""
+        """One line for reports (a labeller's adds its labels: `LabelHead.describe`)."""
         act = "ReLU" if self.activation == "relu" else "SLU"
-        return f"Minsky RNN ({act}), {self.state_dim} units from a {self.n_states}-state DFA"
+        kind = getattr(self, "kind", None)  # a MinskyLabeller's machine
+        source = "DFA" if kind is None else f"{kind.capitalize()} machine"
+        return f"Minsky RNN ({act}), {self.state_dim} units from a {self.n_states}-state {source}"
 
     @property
     def n_symbols(self) -> int:

@@ -53,12 +53,6 @@ class MinskyLabeller(LabelHead, MinskyRNN):
         self.out_labels = nn.Parameter(torch.zeros(self.state_dim, len(self.outputs)),
                                        requires_grad=False)
 
-    def describe(self) -> str:
-        act = "ReLU" if self.activation == "relu" else "SLU"
-        what = "classifier" if self.kind == "moore" else "tagger"
-        return (f"Minsky RNN ({act}), {self.state_dim} units from a {self.n_states}-state "
-                f"{self.kind.capitalize()} machine, {len(self.outputs)}-label {what}")
-
     def compact_view(self) -> Any:
         """The network on states held as the index of the one unit that is on
         (`OneHotLabelView`), when its weights guarantee one-hot states and its read-out is

@@ -138,15 +138,16 @@ def _is_int(v: Any, low: int = 1, high: int = 10_000_000) -> bool:
     return not isinstance(v, bool) and isinstance(v, int) and low <= v <= high
 
 
-def _check_alphabet(payload: dict[str, Any], config: dict[str, Any]) -> list[str]:
-    """The config's alphabet, checked: distinct strings, at least one, the payload's own if it has
-    one (else _Unreadable: torch's loader, which names the problem, reads the file)."""
-    alphabet = config.get("alphabet")
-    if (not isinstance(alphabet, list) or not alphabet or len(set(alphabet)) != len(alphabet)
-            or not all(isinstance(s, str) for s in alphabet)
-            or payload.get("alphabet", alphabet) != alphabet):
-        raise _Unreadable("alphabet")
-    return alphabet
+def _checked_config(payload: dict[str, Any]) -> dict[str, Any]:
+    """The payload's config held to `io.load_model`'s checks (`file_bounds.checked_config`:
+    the alphabet, the integers' bounds); else _Unreadable, and torch's loader, which names
+    the problem, reads the file."""
+    from rnn2dfa.models.file_bounds import checked_config
+
+    try:
+        return checked_config(payload, "")
+    except InputError:
+        raise _Unreadable("config") from None
 
 
 def _config(payload: dict[str, Any]) -> dict[str, Any]:
@@ -155,10 +156,7 @@ def _config(payload: dict[str, Any]) -> dict[str, Any]:
     if payload.get("format") != "rnn2dfa.model/1" or payload.get("architecture") not in \
             ARCHITECTURES:
         raise _Unreadable("another architecture")
-    config = payload.get("config")
-    if not isinstance(config, dict):
-        raise _Unreadable("config")
-    _check_alphabet(payload, config)
+    config = _checked_config(payload)
     for key in ("hidden", "layers", "embedding"):
         val = config.get(key)
         if key == "embedding" and val is None:
@@ -169,7 +167,8 @@ def _config(payload: dict[str, Any]) -> dict[str, Any]:
         raise _Unreadable("cell")
     if payload["architecture"] == "rnn-labeller":
         outputs = config.get("outputs")
-        if (not isinstance(outputs, list) or len(outputs) < 2 or len(set(outputs)) != len(outputs)
+        names = [str(o) for o in outputs] if isinstance(outputs, list) else []
+        if (len(names) < 2 or len(set(names)) != len(names) or "" in names
                 or config.get("kind") not in ("moore", "mealy")):
             raise _Unreadable("outputs")
     known = {"alphabet", "cell", "hidden", "layers", "embedding", "learn_init", "outputs", "kind"}
@@ -229,26 +228,138 @@ def layer_step(cell: str, gi: np.ndarray, h: np.ndarray, c: np.ndarray | None,
     return np.clip(g, 0.0, 1.0, out=g), None  # slu
 
 
-class _Answers:
-    """What both numpy networks answer on whole words, from `initial_state`, `step` and
-    their read-out (`labeller`: labels, else accept bits)."""
+def _check_weights(weights: dict[str, np.ndarray], shapes: dict[str, tuple[int, ...]]) -> None:
+    """Exactly the parameters `shapes` names, each of its shape, finite float32."""
+    if set(weights) != set(shapes):
+        raise _Unreadable("parameter names")
+    for name, shape in shapes.items():
+        w = weights[name]
+        if w.shape != shape or w.dtype != np.float32 or not np.isfinite(w).all():
+            raise _Unreadable(name)
 
+
+def _bias_of(weights: dict[str, np.ndarray]) -> Any:
+    """A bias by name, zeros for a layer without one."""
+    return lambda name, size: weights[name] if name in weights else np.zeros(size, dtype=DTYPE)
+
+
+class _Stack:
+    """Recurrent layers (each its own cell and width) and a head of Linear layers stepped in
+    numpy, and what they answer on whole words (`labeller`: labels, else accept bits): both
+    numpy networks, each with its torch twin's state layout (layer n's h at columns
+    `_h_at[n]` of the state, an LSTM layer's c at `_c_at[n]`). A subclass sets the layout,
+    the start state `_init` (1, state_dim), the token ids, start and end tokens (None: the
+    alphabet's indices, none) and calls `_layers`; then the head: `_head` (hidden layers'
+    W^T, b, activation), `_w_out`, `_b_out`, its `_k` outputs and `_accept` class."""
+
+    #: what the oracle and the extractors read (`models.readout.in_numpy`): arrays, no torch
+    steps_in_numpy = True
     labeller: bool
     kind: str
+    outputs: tuple[str, ...]
+
+    def _layers(self, weights: dict[str, np.ndarray], embed: np.ndarray | None) -> None:
+        """Every layer's weights (`rnn.*_l<n>`; a missing bias is zeros) with the sigmoid
+        gates' columns halved (`halved`), and layer 0's input projection per token id
+        precomputed: an embedded row (`embed`) or a one-hot column times W_ih^T, plus b_ih."""
+        bias = _bias_of(weights)
+        self._w_ih, self._b_ih, self._w_hh, self._b_hh = [], [], [], []
+        for n, (cl, h) in enumerate(zip(self._cells, self._hid, strict=True)):
+            half = halved(cl, h)
+            self._w_ih.append(np.ascontiguousarray(weights[f"rnn.weight_ih_l{n}"].T) * half)
+            self._b_ih.append(bias(f"rnn.bias_ih_l{n}", half.size) * half)
+            self._w_hh.append(np.ascontiguousarray(weights[f"rnn.weight_hh_l{n}"].T) * half)
+            self._b_hh.append(bias(f"rnn.bias_hh_l{n}", half.size) * half)
+        w0 = weights["rnn.weight_ih_l0"].T
+        rows = w0 if embed is None else embed @ w0
+        self._in0 = np.ascontiguousarray(rows * halved(self._cells[0], self._hid[0])
+                                         + self._b_ih[0])
+        # one layer of h alone: its new h is the new state (no copy into a fresh one)
+        self._alone = len(self._cells) == 1 and self._cells[0] != "lstm"
+        seen = np.concatenate([np.arange(a, a + h) for a, h in zip(self._h_at, self._hid,
+                                                                   strict=True)])
+        contiguous = bool((seen == np.arange(seen.size)).all())
+        self._observed: Any = slice(0, seen.size) if contiguous else seen
+
+    @property
+    def state_dim(self) -> int:
+        return int(self._init.shape[1])
+
+    def _step_ids(self, state: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """One token id per row, every layer (layer n reads layer n-1's new h; `layer_step`)."""
+        out = None if self._alone else np.empty_like(state)
+        x = None
+        for n, (cl, h) in enumerate(zip(self._cells, self._hid, strict=True)):
+            gi = self._in0[ids] if n == 0 else x @ self._w_ih[n] + self._b_ih[n]
+            a, c_at = self._h_at[n], self._c_at[n]
+            c = state[:, c_at:c_at + h] if cl == "lstm" else None
+            x, c2 = layer_step(cl, gi, state[:, a:a + h], c, self._w_hh[n], self._b_hh[n])
+            if out is not None:
+                out[:, a:a + h] = x
+                if c2 is not None:
+                    out[:, c_at:c_at + h] = c2
+        return x if out is None else out  # type: ignore[return-value]
+
+    def initial_state(self, batch: int) -> np.ndarray:
+        state = np.tile(self._init, (batch, 1))
+        if self._start is not None:
+            state = self._step_ids(state, np.full(batch, self._start, dtype=np.int64))
+        return state
+
+    def step(self, state: np.ndarray, symbols: np.ndarray) -> np.ndarray:
+        """One symbol per row (its token id, where the network has its own)."""
+        if self._ids is None:
+            return self._step_ids(state, symbols)
+        return self._step_ids(state, self._ids[np.asarray(symbols, dtype=np.int64)])
+
+    def top_hidden(self, state: np.ndarray) -> np.ndarray:
+        """The last layer's h (batch, hidden): what the head reads."""
+        a, h = self._h_at[-1], self._hid[-1]
+        return state[:, a:a + h]
+
+    def head_values(self, state: np.ndarray) -> np.ndarray:
+        """The last head layer's outputs z (batch, head outputs), after the end token."""
+        if self._end is not None:
+            state = self._step_ids(state, np.full(state.shape[0], self._end, dtype=np.int64))
+        x = self.top_hidden(state)
+        for w, b, act in self._head:
+            x = x @ w + b
+            if act == "relu":
+                x = np.maximum(x, 0.0)
+            elif act == "tanh":
+                x = np.tanh(x)
+            elif act == "sigmoid":
+                x = 0.5 + 0.5 * np.tanh(0.5 * x)  # (no overflow, as torch.sigmoid)
+        return x @ self._w_out + self._b_out
+
+    def accept_logit(self, state: np.ndarray) -> np.ndarray:
+        if self.labeller:
+            raise InputError(f"this network answers with one of {len(self.outputs)} labels, "
+                             f"not accept/reject: extract a {self.kind} machine from it")
+        z = self.head_values(state)
+        if self._k == 1:
+            return z[:, 0]
+        c = self._accept
+        return z[:, c] - np.delete(z, c, axis=1).max(axis=1)
+
+    def output_logits(self, state: np.ndarray) -> np.ndarray:
+        """(batch, labels): the label is the argmax (one output: (-z/2, z/2), its sign)."""
+        z = self.head_values(state)
+        return np.concatenate([-z / 2, z / 2], axis=1) if self._k == 1 else z
+
+    def observable(self, state: np.ndarray) -> np.ndarray:
+        """The h vectors of every layer (an LSTM's cell states c are left out)."""
+        return state[:, self._observed]
 
     def answers(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """int64 answers of a padded batch (accept bits, or a labeller's label indices),
         stepped as one batch per depth, longest words first (BLAS on one thread: OpenBLAS's
         threads made a 10,000 x 8 by 8 x 24 product 25-45x slower on a busy 2-core machine)."""
         with blas_threads(1):
-            return self._answers(symbols, lengths)
-
-    def _answers(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        states = self.final_states(symbols, lengths)
-        logits = self.output_logits(states) if self.labeller else \
-            self.accept_logit(states)[:, None]
-        return logits.argmax(axis=1) if self.labeller else \
-            (logits[:, 0] > 0).astype(np.int64)
+            states = self.final_states(symbols, lengths)
+            if self.labeller:
+                return self.output_logits(states).argmax(axis=1)
+            return (self.accept_logit(states) > 0).astype(np.int64)
 
     def word_answers(self, words: Any) -> np.ndarray:
         """Each word's answer as an int64 (`labeller.word_answers`: an accept bit, or a
@@ -282,12 +393,10 @@ class _Answers:
         return out
 
 
-class NumpyRNN(_Answers):
+class NumpyRNN(_Stack):
     """An `RNNAcceptor` (or `RNNLabeller`) in numpy: the Acceptor contract on arrays
-    (states (batch, state_dim) float32, symbols (batch,) ints)."""
-
-    #: what the oracle and the extractors read (`models.readout.in_numpy`): arrays, no torch
-    steps_in_numpy = True
+    (states (batch, state_dim) float32, symbols (batch,) ints), its state layout
+    [h_1, (c_1,) h_2, ...]."""
 
     def __init__(self, config: dict[str, Any], weights: dict[str, np.ndarray],
                  architecture: str = "rnn") -> None:
@@ -299,13 +408,13 @@ class NumpyRNN(_Answers):
         self.architecture = architecture
         self.labeller = architecture == "rnn-labeller"
         if self.labeller:
-            self.outputs: tuple[str, ...] = tuple(str(o) for o in config["outputs"])
-            self.kind: str = config["kind"]
-        k, h = len(self.alphabet), self.hidden
+            self.outputs = tuple(str(o) for o in config["outputs"])
+            self.kind = config["kind"]
+        k, h, p = len(self.alphabet), self.hidden, self.parts
         gates = {"lstm": 4, "gru": 3}.get(self.cell, 1)
-        heads = len(self.outputs) if architecture == "rnn-labeller" else 1
+        heads = len(self.outputs) if self.labeller else 1
         width = k if self.embedding is None else int(self.embedding)
-        shapes = {"init": (self.layers, self.parts, h), "readout.weight": (heads, h),
+        shapes = {"init": (self.layers, p, h), "readout.weight": (heads, h),
                   "readout.bias": (heads,)}
         if self.embedding is not None:
             shapes["embed.weight"] = (k, width)
@@ -314,36 +423,18 @@ class NumpyRNN(_Answers):
             shapes[f"rnn.weight_hh_l{n}"] = (gates * h, h)
             shapes[f"rnn.bias_ih_l{n}"] = (gates * h,)
             shapes[f"rnn.bias_hh_l{n}"] = (gates * h,)
-        if set(weights) != set(shapes):
-            raise _Unreadable("parameter names")
-        for name, shape in shapes.items():
-            w = weights[name]
-            if w.shape != shape or w.dtype != np.float32 or not np.isfinite(w).all():
-                raise _Unreadable(name)
-        weights = {name: w.astype(DTYPE) for name, w in weights.items()}
+        _check_weights(weights, shapes)
         self._recurrent = [(n, w) for n, w in weights.items() if not n.startswith("readout.")]
-        init = weights["init"]
+        init = weights["init"].reshape(1, -1)
         self._init = np.clip(init, 0.0, 1.0) if self.cell == "slu" else init
-        # one-hot input: a layer's input projection is a row of W_ih^T (+ b_ih) per symbol;
-        # an embedding's is the embedded row times W_ih^T, precomputed the same way
-        w_ih0 = weights["rnn.weight_ih_l0"]
-        emb = weights.get("embed.weight")
-        rows = w_ih0.T if emb is None else emb @ w_ih0.T
-        self._in0 = np.ascontiguousarray(rows + weights["rnn.bias_ih_l0"])
-        self._w_ih = [np.ascontiguousarray(weights[f"rnn.weight_ih_l{n}"].T)
-                      for n in range(self.layers)]
-        self._b_ih = [weights[f"rnn.bias_ih_l{n}"] for n in range(self.layers)]
-        self._w_hh = [np.ascontiguousarray(weights[f"rnn.weight_hh_l{n}"].T)
-                      for n in range(self.layers)]
-        self._b_hh = [weights[f"rnn.bias_hh_l{n}"] for n in range(self.layers)]
+        self._cells, self._hid = [self.cell] * self.layers, [h] * self.layers
+        self._h_at = [n * p * h for n in range(self.layers)]
+        self._c_at = [a + h for a in self._h_at]
+        self._ids = self._start = self._end = None
+        self._layers(weights, weights.get("embed.weight"))
+        self._head, self._k, self._accept = [], heads, 1
         self._w_out = np.ascontiguousarray(weights["readout.weight"].T)
         self._b_out = weights["readout.bias"]
-        # sigmoid(x) = 0.5 + 0.5 tanh(x / 2): the gates' columns halved (exact in binary)
-        half = halved(self.cell, h)
-        self._in0 = self._in0 * half
-        for n in range(self.layers):
-            self._w_ih[n], self._b_ih[n] = self._w_ih[n] * half, self._b_ih[n] * half
-            self._w_hh[n], self._b_hh[n] = self._w_hh[n] * half, self._b_hh[n] * half
 
     def state_space(self) -> Any:
         """The box and exactness of the states, as `RNNAcceptor.state_space` says them."""
@@ -355,167 +446,63 @@ class NumpyRNN(_Answers):
     def parts(self) -> int:
         return 2 if self.cell == "lstm" else 1
 
-    @property
-    def state_dim(self) -> int:
-        return self.layers * self.parts * self.hidden
 
-    def initial_state(self, batch: int) -> np.ndarray:
-        return np.tile(self._init.reshape(1, self.state_dim), (batch, 1))
-
-    def step(self, state: np.ndarray, symbols: np.ndarray) -> np.ndarray:
-        """One symbol per row, every layer (layer n reads layer n-1's new h; `layer_step`)."""
-        h_, p, b = self.hidden, self.parts, state.shape[0]
-        s = state.reshape(b, self.layers, p, h_)
-        # one layer of h alone: its new h is the state (no copy into a layered buffer)
-        out = None if self.layers == 1 and p == 1 else np.empty_like(s)
-        x = None
-        for n in range(self.layers):
-            gi = self._in0[symbols] if n == 0 else x @ self._w_ih[n] + self._b_ih[n]
-            x, c = layer_step(self.cell, gi, s[:, n, 0], s[:, n, 1] if p == 2 else None,
-                              self._w_hh[n], self._b_hh[n])
-            if out is not None:
-                out[:, n, 0] = x
-                if c is not None:
-                    out[:, n, 1] = c
-        return x if out is None else out.reshape(b, self.state_dim)
-
-    def top_hidden(self, state: np.ndarray) -> np.ndarray:
-        return state.reshape(state.shape[0], self.layers, self.parts, self.hidden)[:, -1, 0]
-
-    def output_logits(self, state: np.ndarray) -> np.ndarray:
-        """(batch, heads) read-out logits (one head for an acceptor)."""
-        return self.top_hidden(state) @ self._w_out + self._b_out
-
-    def accept_logit(self, state: np.ndarray) -> np.ndarray:
-        if self.architecture != "rnn":
-            raise InputError(f"this network answers with one of {len(self.outputs)} labels, "
-                             f"not accept/reject: extract a {self.kind} machine from it")
-        return self.output_logits(state)[:, 0]
-
-    def observable(self, state: np.ndarray) -> np.ndarray:
-        s = state.reshape(state.shape[0], self.layers, self.parts, self.hidden)[:, :, 0]
-        return s.reshape(state.shape[0], self.layers * self.hidden)
-
-
-#: An imported network's architectures (`models/torch_rnn.py`) read here, and its names.
+#: An imported network's architectures (`models/torch_rnn.py`) read here.
 IMPORTED = ("torch_rnn", "torch_rnn_labeller")
-_IMPORTED_CELLS = {"rnn": 1, "gru": 3, "lstm": 4}
-_HEAD_ACTIVATIONS = ("none", "relu", "tanh", "sigmoid")
-_IMPORTED_KEYS = {
-    "alphabet", "cell", "input_size", "hidden", "layers", "bias", "nonlinearity", "vocab",
-    "embedding", "head_outputs", "head_bias", "accept_class", "token_ids", "start_token",
-    "end_token", "output", "layer_cells", "layer_hidden", "layer_bias", "bidirectional",
-    "readout", "head_hidden", "head_hidden_bias", "head_activations", "head_final"}
-
-
-def _listed(config: dict[str, Any], key: str, default: list[Any], ok: Any) -> list[Any]:
-    """config[key] (or the constructor's default), a list whose every item passes `ok`."""
-    val = config.get(key)
-    val = default if val is None else val
-    if not isinstance(val, list) or not all(ok(v) for v in val):
-        raise _Unreadable(key)
-    return val
 
 
 def _imported_config(payload: dict[str, Any]) -> dict[str, Any]:
-    """An imported network's config, with `TorchRNNAcceptor`'s defaults filled in and every
-    value that its constructor checks checked the same way (anything else: _Unreadable, and
-    torch's loader, which names the problem, reads the file)."""
-    from rnn2dfa.limits import CONFIG_BOUNDS
+    """An imported network's config, held to `io.load_model`'s checks, then filled in and
+    checked by the rules of its constructor (`torch_rnn_config`; anything else:
+    _Unreadable, and torch's loader, which names the problem, reads the file). A
+    bidirectional network steps nothing: it goes to torch."""
+    from rnn2dfa.models.torch_rnn_config import CONFIG_KEYS, imported_config, labels_config
 
-    config = payload.get("config")
+    config = _checked_config(payload)
     labeller = payload.get("architecture") == "torch_rnn_labeller"
-    if not isinstance(config, dict) or set(config) - _IMPORTED_KEYS - (
-            {"outputs", "kind"} if labeller else set()):
+    if set(config) - set(CONFIG_KEYS) - ({"outputs", "kind"} if labeller else set()):
         raise _Unreadable("config fields")
-    alphabet = _check_alphabet(payload, config)
-    bound = CONFIG_BOUNDS["hidden"]
-    layers, cell = config.get("layers", 1), config.get("cell")
-    if not _is_int(layers, 1, CONFIG_BOUNDS["layers"]) or cell not in _IMPORTED_CELLS:
-        raise _Unreadable("layers")
-    c = dict(config)
-    c["layer_cells"] = _listed(config, "layer_cells", [cell] * layers,
-                               lambda v: v in _IMPORTED_CELLS)
-    c["layer_hidden"] = _listed(config, "layer_hidden", [config.get("hidden")] * layers,
-                                lambda v: _is_int(v, 1, bound))
-    c["layer_bias"] = _listed(config, "layer_bias", [config.get("bias", True)] * layers,
-                              lambda v: isinstance(v, bool))
-    c["head_hidden"] = _listed(config, "head_hidden", [], lambda v: _is_int(v, 1, bound))
-    n_head = len(c["head_hidden"])
-    c["head_hidden_bias"] = _listed(config, "head_hidden_bias", [True] * n_head,
-                                    lambda v: isinstance(v, bool))
-    c["head_activations"] = _listed(config, "head_activations", ["none"] * n_head,
-                                    lambda v: v in _HEAD_ACTIVATIONS)
-    if not (len(c["layer_cells"]) == len(c["layer_hidden"]) == len(c["layer_bias"]) == layers
-            and len(c["head_hidden_bias"]) == len(c["head_activations"]) == n_head):
-        raise _Unreadable("layer lists")
-    c["input_size"] = config.get("input_size")
-    c["vocab"] = config.get("vocab") if config.get("vocab") is not None else c["input_size"]
-    c["head_outputs"] = config.get("head_outputs", 1)
-    c["accept_class"] = config.get("accept_class", 1)
-    if not (_is_int(c["input_size"], 1, CONFIG_BOUNDS["input_size"])
-            and _is_int(c["vocab"], 1, CONFIG_BOUNDS["vocab"])
-            and _is_int(c["head_outputs"], 1, CONFIG_BOUNDS["head_outputs"])
-            and _is_int(c["accept_class"], 0, c["head_outputs"])):
-        raise _Unreadable("sizes")
-    k, cls = c["head_outputs"], c["accept_class"]
-    c["head_final"] = config.get("head_final", "none")
-    if (config.get("bidirectional", False) is not False  # a whole-word network: torch's
-            or config.get("nonlinearity", "tanh") not in ("tanh", "relu")
-            or config.get("output", "logit") not in ("logit", "probability")
-            or config.get("readout", "final") not in ("final", "last_output")
-            or c["head_final"] not in ("none", "sigmoid", "softmax", "sigmoid_softmax")
-            or not isinstance(config.get("embedding", False), bool)
-            or not isinstance(config.get("head_bias", True), bool)
-            or (k == 1 and cls != 1) or (k > 1 and cls >= k)
-            or (k == 1 and c["head_final"] in ("softmax", "sigmoid_softmax"))):
-        raise _Unreadable("options")
-    ids = config.get("token_ids")
-    ids = list(range(len(alphabet))) if ids is None else ids
-    rows = c["vocab"] if config.get("embedding", False) else c["input_size"]
-    tokens = [*ids, config.get("start_token"), config.get("end_token")]
-    if not isinstance(ids, list) or len(ids) != len(alphabet) or not all(
-            t is None or _is_int(t, 0, min(c["vocab"], rows) - 1) for t in tokens) or any(
-            t is None for t in ids):
-        raise _Unreadable("token ids")
-    c["token_ids"] = ids
-    if labeller:
-        outputs, kind = config.get("outputs"), config.get("kind", "moore")
-        if (kind not in ("moore", "mealy") or not isinstance(outputs, list)
-                or len(outputs) != (2 if k == 1 else k) or (kind == "moore" and k == 1)
-                or len(set(outputs)) != len(outputs) or "" in outputs
-                or not all(isinstance(o, str) for o in outputs)
-                or (kind == "mealy" and config.get("end_token") is not None)):
-            raise _Unreadable("outputs")
+    try:
+        c = imported_config(**{k: v for k, v in config.items() if k in CONFIG_KEYS})
+        if labeller:
+            outputs = config.get("outputs")
+            if not isinstance(outputs, list):
+                raise _Unreadable("outputs")
+            c["outputs"], c["kind"] = labels_config(
+                outputs, config.get("kind", "moore"), c["head_outputs"],
+                bidirectional=c["bidirectional"], end_token=c["end_token"])
+    except (InputError, TypeError, ValueError):
+        raise _Unreadable("config") from None
+    rows = c["vocab"] if c["embedding"] else c["input_size"]  # one-hot: the input's width
+    if c["bidirectional"] or any(t is not None and t >= rows for t in (
+            *c["token_ids"], c["start_token"], c["end_token"])):
+        raise _Unreadable("bidirectional, or a token past the input")
     return c
 
 
-class NumpyImported(_Answers):
+class NumpyImported(_Stack):
     """An imported network (`models/torch_rnn.py`'s `TorchRNNAcceptor`, or its labeller) in
     numpy: the same token ids, start and end tokens, layers (each its own cell and width),
     state layout ([h of every layer], then c of the LSTM layers) and head, on arrays."""
 
-    steps_in_numpy = True
-
     def __init__(self, architecture: str, config: dict[str, Any],
                  weights: dict[str, np.ndarray]) -> None:
+        from rnn2dfa.models.torch_rnn_config import GATES_OF
+
         self.architecture = architecture
         self.alphabet: tuple[str, ...] = tuple(config["alphabet"])
         self.labeller = architecture == "torch_rnn_labeller"
         if self.labeller:
-            self.outputs: tuple[str, ...] = tuple(config["outputs"])
-            self.kind: str = config.get("kind", "moore")
+            self.outputs = tuple(config["outputs"])
+            self.kind = config["kind"]
         cells, hid = config["layer_cells"], config["layer_hidden"]
-        nonlinearity = config.get("nonlinearity", "tanh")
-        self._cells = [nonlinearity if cl == "rnn" else cl for cl in cells]
-        self._hid = hid
-        embedded = bool(config.get("embedding", False))
+        embedded = config["embedding"]
         shapes: dict[str, tuple[int, ...]] = {}
         if embedded:
             shapes["embed.weight"] = (config["vocab"], config["input_size"])
         width = config["input_size"]
         for n, (cl, h, bias) in enumerate(zip(cells, hid, config["layer_bias"], strict=True)):
-            g = _IMPORTED_CELLS[cl] * h
+            g = GATES_OF[cl] * h
             shapes |= {f"rnn.weight_ih_l{n}": (g, width), f"rnn.weight_hh_l{n}": (g, h)}
             if bias:
                 shapes |= {f"rnn.bias_ih_l{n}": (g,), f"rnn.bias_hh_l{n}": (g,)}
@@ -526,107 +513,30 @@ class NumpyImported(_Answers):
             if bias:
                 shapes[f"head_layers.{i}.bias"] = (h,)
             width = h
-        shapes["head.weight"] = (config["head_outputs"], width)
-        if config.get("head_bias", True):
-            shapes["head.bias"] = (config["head_outputs"],)
-        if set(weights) != set(shapes):
-            raise _Unreadable("parameter names")
-        for name, shape in shapes.items():
-            w = weights[name]
-            if w.shape != shape or w.dtype != np.float32 or not np.isfinite(w).all():
-                raise _Unreadable(name)
-
-        def bias(name: str, size: int) -> np.ndarray:
-            return weights[name] if name in weights else np.zeros(size, dtype=DTYPE)
-
-        self._w_ih, self._b_ih, self._w_hh, self._b_hh = [], [], [], []
-        for n, (cl, h) in enumerate(zip(self._cells, hid, strict=True)):
-            half = halved(cl, h)
-            g = half.size
-            self._w_ih.append(np.ascontiguousarray(weights[f"rnn.weight_ih_l{n}"].T) * half)
-            self._b_ih.append(bias(f"rnn.bias_ih_l{n}", g) * half)
-            self._w_hh.append(np.ascontiguousarray(weights[f"rnn.weight_hh_l{n}"].T) * half)
-            self._b_hh.append(bias(f"rnn.bias_hh_l{n}", g) * half)
-        # layer 0's input projection per token id: an embedded row (or one-hot column)
-        # times W_ih^T, plus b_ih (torch's one_hot reads the first `input_size` ids)
-        w0 = weights["rnn.weight_ih_l0"].T
-        rows = weights["embed.weight"] @ w0 if embedded else w0
-        self._in0 = np.ascontiguousarray(rows * halved(self._cells[0], hid[0])
-                                         + self._b_ih[0])
-        self._ids = np.asarray(config["token_ids"], dtype=np.int64)
-        self._start, self._end = config.get("start_token"), config.get("end_token")
-        self._head = [(np.ascontiguousarray(weights[f"head_layers.{i}.weight"].T),
-                       bias(f"head_layers.{i}.bias", h), act)
-                      for i, (h, act) in enumerate(zip(config["head_hidden"],
-                                                       config["head_activations"], strict=True))]
         k = config["head_outputs"]
-        self._w_out = np.ascontiguousarray(weights["head.weight"].T)
-        self._b_out = bias("head.bias", k)
-        self._k, self._accept = k, config["accept_class"]
+        shapes["head.weight"] = (k, width)
+        if config["head_bias"]:
+            shapes["head.bias"] = (k,)
+        _check_weights(weights, shapes)
+        self._cells = [config["nonlinearity"] if cl == "rnn" else cl for cl in cells]
+        self._hid = hid
         self._h_at = np.cumsum([0, *hid[:-1]]).tolist()
-        self._h_total = sum(hid)
-        at, self._c_at = self._h_total, []
+        at, self._c_at = sum(hid), []
         for cl, h in zip(self._cells, hid, strict=True):
             self._c_at.append(at)
             at += h if cl == "lstm" else 0
-        self.state_dim = at
-
-    def _step_tokens(self, state: np.ndarray, ids: np.ndarray) -> np.ndarray:
-        out = np.empty_like(state)
-        x = None
-        for n, (cl, h) in enumerate(zip(self._cells, self._hid, strict=True)):
-            gi = self._in0[ids] if n == 0 else x @ self._w_ih[n] + self._b_ih[n]
-            a, c_at = self._h_at[n], self._c_at[n]
-            c = state[:, c_at:c_at + h] if cl == "lstm" else None
-            x, c2 = layer_step(cl, gi, state[:, a:a + h], c, self._w_hh[n], self._b_hh[n])
-            out[:, a:a + h] = x
-            if c2 is not None:
-                out[:, c_at:c_at + h] = c2
-        return out
-
-    def initial_state(self, batch: int) -> np.ndarray:
-        state = np.zeros((batch, self.state_dim), dtype=DTYPE)
-        if self._start is not None:
-            state = self._step_tokens(state, np.full(batch, self._start, dtype=np.int64))
-        return state
-
-    def step(self, state: np.ndarray, symbols: np.ndarray) -> np.ndarray:
-        return self._step_tokens(state, self._ids[np.asarray(symbols, dtype=np.int64)])
-
-    def head_values(self, state: np.ndarray) -> np.ndarray:
-        """The last head layer's outputs z (batch, head outputs), after the end token."""
-        if self._end is not None:
-            state = self._step_tokens(state, np.full(state.shape[0], self._end, dtype=np.int64))
-        a, h = self._h_at[-1], self._hid[-1]
-        x = state[:, a:a + h]
-        for w, b, act in self._head:
-            x = x @ w + b
-            if act == "relu":
-                x = np.maximum(x, 0.0)
-            elif act == "tanh":
-                x = np.tanh(x)
-            elif act == "sigmoid":
-                x = 0.5 + 0.5 * np.tanh(0.5 * x)  # (no overflow, as torch.sigmoid)
-        return x @ self._w_out + self._b_out
-
-    def accept_logit(self, state: np.ndarray) -> np.ndarray:
-        if self.labeller:
-            raise InputError(f"this network answers with one of {len(self.outputs)} labels, "
-                             f"not accept/reject: extract a {self.kind} machine from it")
-        z = self.head_values(state)
-        if self._k == 1:
-            return z[:, 0]
-        c = self._accept
-        return z[:, c] - np.delete(z, c, axis=1).max(axis=1)
-
-    def output_logits(self, state: np.ndarray) -> np.ndarray:
-        """(batch, labels): the label is the argmax (one output: (-z/2, z/2), its sign)."""
-        z = self.head_values(state)
-        return np.concatenate([-z / 2, z / 2], axis=1) if self._k == 1 else z
-
-    def observable(self, state: np.ndarray) -> np.ndarray:
-        """The h vectors of every layer (an LSTM's cell states c are left out)."""
-        return state[:, : self._h_total]
+        self._init = np.zeros((1, at), dtype=DTYPE)
+        self._ids = np.asarray(config["token_ids"], dtype=np.int64)
+        self._start, self._end = config["start_token"], config["end_token"]
+        self._layers(weights, weights["embed.weight"] if embedded else None)
+        bias_of = _bias_of(weights)
+        self._head = [(np.ascontiguousarray(weights[f"head_layers.{i}.weight"].T),
+                       bias_of(f"head_layers.{i}.bias", h), act)
+                      for i, (h, act) in enumerate(zip(config["head_hidden"],
+                                                       config["head_activations"], strict=True))]
+        self._w_out = np.ascontiguousarray(weights["head.weight"].T)
+        self._b_out = bias_of("head.bias", k)
+        self._k, self._accept = k, config["accept_class"]
 
 
 def blas_threads(n: int = 1) -> Any:

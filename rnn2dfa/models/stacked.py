@@ -64,6 +64,8 @@ def step_stack(x: Tensor, kinds: Sequence[str], hs: Sequence[Tensor],
 #: torch's fused whole-sequence kernels (over packed rows: no padding is stepped), by the
 #: cell kind of a layer; what nn.RNN/LSTM/GRU run
 FUSED = {"gru": torch.gru, "tanh": torch.rnn_tanh, "relu": torch.rnn_relu, "lstm": torch.lstm}
+#: an nn.RNN/LSTM/GRU layer's `mode` -> its cell kind (`FUSED`'s key)
+KIND_OF_MODE = {"GRU": "gru", "LSTM": "lstm", "RNN_TANH": "tanh", "RNN_RELU": "relu"}
 
 
 #: Whether `step_words_stack` steps states on the host too. Off: it replaces ~15 kernel

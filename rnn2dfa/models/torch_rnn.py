@@ -28,17 +28,23 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from rnn2dfa.errors import InputError
 from rnn2dfa.models.bidirectional import NOT_STEPPABLE, NotSteppableError
-from rnn2dfa.models.infer import ACTIVATIONS, FINALS, GATES_OF
 from rnn2dfa.models.io import register
 from rnn2dfa.models.labeller import LabelHead
 from rnn2dfa.models.stacked import FUSED, fusable, step_stack, step_words_stack
-from rnn2dfa.models.tokens import framed, token_ids_of
+from rnn2dfa.models.tokens import framed
+from rnn2dfa.models.torch_rnn_config import (  # noqa: F401 (ACTIVATIONS, ...: re-exported)
+    ACTIVATIONS,
+    CONFIG_KEYS,
+    FINALS,
+    GATES_OF,
+    OUTPUTS,
+    imported_config,
+    labels_config,
+)
 
-OUTPUTS = ("logit", "probability")
-CELLS = ("rnn", "lstm", "gru")
-READOUTS = ("final", "last_output")
+#: the attributes that hold a configuration key of another name
+CONFIG_ATTRIBUTES = {"embedding": "use_embedding"}
 
 
 def activate(x: Tensor, name: str) -> Tensor:
@@ -56,13 +62,6 @@ def activate(x: Tensor, name: str) -> Tensor:
     return x
 
 
-def _positive(name: str, value: int) -> int:
-    value = int(value)
-    if value < 1:
-        raise InputError(f"{name} is {value}: a network part of width 0 computes nothing")
-    return value
-
-
 @register("torch_rnn")
 class TorchRNNAcceptor(nn.Module):
     """An embedding (or one-hot input), recurrent layers and a Linear head.
@@ -77,68 +76,14 @@ class TorchRNNAcceptor(nn.Module):
 
     architecture = "torch_rnn"
 
-    def __init__(
-        self,
-        alphabet: Sequence[str],
-        cell: str,
-        input_size: int,
-        hidden: int,
-        layers: int = 1,
-        bias: bool = True,
-        nonlinearity: str = "tanh",
-        vocab: int | None = None,
-        embedding: bool = False,
-        head_outputs: int = 1,
-        head_bias: bool = True,
-        accept_class: int = 1,
-        token_ids: Sequence[int] | None = None,
-        start_token: int | None = None,
-        end_token: int | None = None,
-        output: str = "logit",
-        layer_cells: Sequence[str] | None = None,
-        layer_hidden: Sequence[int] | None = None,
-        layer_bias: Sequence[bool] | None = None,
-        bidirectional: bool = False,
-        readout: str = "final",
-        head_hidden: Sequence[int] | None = None,
-        head_hidden_bias: Sequence[bool] | None = None,
-        head_activations: Sequence[str] | None = None,
-        head_final: str = "none",
-    ) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """The arguments of `torch_rnn_config.imported_config`, which fills and checks them."""
         super().__init__()
-        self.alphabet: tuple[str, ...] = tuple(str(a) for a in alphabet)
-        self.layers = _positive("the number of recurrent layers", layers)
-        self.cell = str(cell)
-        self.layer_cells = [str(c) for c in (layer_cells or [cell] * self.layers)]
-        self.layer_hidden = [int(h) for h in (layer_hidden or [hidden] * self.layers)]
-        self.layer_bias = [bool(b) for b in (layer_bias or [bias] * self.layers)]
-        self.head_hidden = [int(h) for h in (head_hidden or [])]
-        self.head_hidden_bias = [bool(b) for b in (head_hidden_bias or
-                                                   [True] * len(self.head_hidden))]
-        self.head_activations = [str(a) for a in (head_activations or
-                                                  ["none"] * len(self.head_hidden))]
-        self._check_names(nonlinearity, output, readout, head_final)
-        self.nonlinearity, self.output, self.readout = nonlinearity, output, readout
-        self.head_final = head_final
-        self.input_size = _positive("the input width", input_size)
-        self.hidden = _positive("the hidden size", hidden)
-        for h in (*self.layer_hidden, *self.head_hidden):
-            _positive("a layer's width", h)
-        self.bias, self.head_bias = bool(bias), bool(head_bias)
-        self.bidirectional = bool(bidirectional)
+        config = imported_config(*args, **kwargs)
+        for key, value in config.items():  # the attributes `config()` reads back
+            setattr(self, CONFIG_ATTRIBUTES.get(key, key), value)
+        self.alphabet: tuple[str, ...] = tuple(config["alphabet"])
         self.whole_word = self.bidirectional  # accept_logits runs forward() on whole words
-        self.vocab = _positive("the vocabulary", vocab if vocab is not None else input_size)
-        self.use_embedding = bool(embedding)
-        self.head_outputs = _positive("the number of head outputs", head_outputs)
-        self.accept_class = int(accept_class)
-        self._check_accept_class()
-        self.start_token = None if start_token is None else int(start_token)
-        self.end_token = None if end_token is None else int(end_token)
-        for t in (self.start_token, self.end_token):
-            if t is not None and not 0 <= t < self.vocab:
-                raise InputError(f"token id {t} is outside the {self.vocab} input tokens")
-        ids = token_ids_of(token_ids, self.alphabet, vocab=self.vocab)
-        self.token_ids = ids
         self.embed = nn.Embedding(self.vocab, self.input_size) if self.use_embedding else None
         self.rnn = nn.Module()
         self._build_layers()
@@ -148,7 +93,8 @@ class TorchRNNAcceptor(nn.Module):
             self.head_layers.append(nn.Linear(width, h, bias=b))
             width = h
         self.head = nn.Linear(width, self.head_outputs, bias=self.head_bias)
-        self.register_buffer("ids", torch.tensor(ids, dtype=torch.long), persistent=False)
+        self.register_buffer("ids", torch.tensor(self.token_ids, dtype=torch.long),
+                             persistent=False)
         # state offsets: h of every layer, then c of the LSTM layers
         self._h_at = [sum(self.layer_hidden[:k]) for k in range(self.layers)]
         self._h_total = sum(self.layer_hidden)
@@ -157,42 +103,6 @@ class TorchRNNAcceptor(nn.Module):
             c_at.append(at)
             at += self.layer_hidden[k] if self.layer_cells[k] == "lstm" else 0
         self._c_at, self._state_dim = c_at, at
-
-    # ----------------------------------------------------------------- checks
-    def _check_names(self, nonlinearity: str, output: str, readout: str, final: str) -> None:
-        lists = {"layer cells": self.layer_cells, "layer sizes": self.layer_hidden,
-                 "layer biases": self.layer_bias}
-        for name, values in lists.items():
-            if len(values) != self.layers:
-                raise InputError(f"{len(values)} {name} for {self.layers} layers")
-        for c in self.layer_cells:
-            if c not in CELLS:
-                raise InputError(f"unknown cell {c!r} (known: {', '.join(CELLS)})")
-        if nonlinearity not in ("tanh", "relu"):
-            raise InputError(f"unknown nonlinearity {nonlinearity!r} (known: tanh, relu)")
-        if output not in OUTPUTS:
-            raise InputError(f"unknown output kind {output!r} (known: {', '.join(OUTPUTS)})")
-        if readout not in READOUTS:
-            raise InputError(f"unknown read-out {readout!r} (known: {', '.join(READOUTS)})")
-        if final not in FINALS:
-            raise InputError(f"unknown final activation {final!r} (known: {', '.join(FINALS)})")
-        if len(self.head_activations) != len(self.head_hidden) or len(
-                self.head_hidden_bias) != len(self.head_hidden):
-            raise InputError(f"{len(self.head_activations)} head activations for "
-                             f"{len(self.head_hidden)} hidden head layers")
-        for a in self.head_activations:
-            if a not in ACTIVATIONS:
-                raise InputError(f"unknown activation {a!r} (known: {', '.join(ACTIVATIONS)})")
-
-    def _check_accept_class(self) -> None:
-        k, c = self.head_outputs, self.accept_class
-        if k == 1 and c != 1:
-            raise InputError(f"accept class {c}: the head has one output (a logit, > 0 "
-                             "accepts)")
-        if k > 1 and not 0 <= c < k:
-            raise InputError(f"accept class {c} is outside the head's {k} outputs")
-        if k == 1 and self.head_final in ("softmax", "sigmoid_softmax"):
-            raise InputError("a softmax over one output is constant: it decides nothing")
 
     def _build_layers(self) -> None:
         width = self.input_size
@@ -211,20 +121,11 @@ class TorchRNNAcceptor(nn.Module):
     # ----------------------------------------------------------------- plumbing
     def config(self) -> dict[str, Any]:
         """Constructor keyword arguments (JSON-able), stored in model files."""
-        return {
-            "alphabet": list(self.alphabet), "cell": self.cell, "input_size": self.input_size,
-            "hidden": self.hidden, "layers": self.layers, "bias": self.bias,
-            "nonlinearity": self.nonlinearity, "vocab": self.vocab,
-            "embedding": self.use_embedding, "head_outputs": self.head_outputs,
-            "head_bias": self.head_bias, "accept_class": self.accept_class,
-            "token_ids": list(self.token_ids), "start_token": self.start_token,
-            "end_token": self.end_token, "output": self.output,
-            "layer_cells": list(self.layer_cells), "layer_hidden": list(self.layer_hidden),
-            "layer_bias": list(self.layer_bias), "bidirectional": self.bidirectional,
-            "readout": self.readout, "head_hidden": list(self.head_hidden),
-            "head_hidden_bias": list(self.head_hidden_bias),
-            "head_activations": list(self.head_activations), "head_final": self.head_final,
-        }
+        config = {}
+        for key in CONFIG_KEYS:
+            value = getattr(self, CONFIG_ATTRIBUTES.get(key, key))
+            config[key] = list(value) if isinstance(value, list | tuple) else value
+        return config
 
     def describe(self) -> str:
         """One line for reports: e.g. 'imported LSTM, 2 layers x 32, embedding 100x8'."""
@@ -435,23 +336,9 @@ class TorchRNNLabeller(LabelHead, TorchRNNAcceptor):
     def __init__(self, *args: Any, outputs: Sequence[str] = (), kind: str = "moore",
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        k = self.head_outputs
-        if kind == "moore" and k == 1:
-            raise InputError("the head has one output (a logit): it accepts or rejects, it "
-                             "is not a k-class classifier")
-        want = 2 if k == 1 else k
-        if len(outputs) != want:
-            raise InputError(f"{len(outputs)} label names for a head of {k} output"
-                             f"{'s' if k > 1 else ' (two labels, by its sign)'}; give {want}")
-        self._labelled(outputs, kind)
-        what = "classifier" if kind == "moore" else "tagger"
-        if self.bidirectional:
-            raise InputError(f"a bidirectional network has no state after a prefix: no "
-                             f"{'Moore' if kind == 'moore' else 'Mealy'} machine can be read "
-                             f"from it as a {what}")
-        if kind == "mealy" and self.end_token is not None:
-            raise InputError("a tagger's label is read after every symbol; an end token "
-                             "(read once, after the word) has no place in it")
+        self._labelled(*labels_config(outputs, kind, self.head_outputs,
+                                      bidirectional=self.bidirectional,
+                                      end_token=self.end_token))
 
     def labels_from_values(self, z: Tensor) -> Tensor:
         """Output logits (..., len(outputs)) from the last head layer's outputs z."""

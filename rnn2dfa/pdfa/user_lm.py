@@ -63,10 +63,10 @@ import numpy as np
 import torch
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.stacked import FUSED
+from rnn2dfa.models.stacked import FUSED, KIND_OF_MODE
 from rnn2dfa.models.tokens import framed, symbols_of, token_ids_of
 from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
-from rnn2dfa.words import Word, pad_words
+from rnn2dfa.words import Word, all_words, pad_words
 
 HEADS = ("logits", "probabilities", "log_probabilities", "softmax_sigmoid")
 OUTSIDE = ("count", "renormalise")
@@ -220,7 +220,7 @@ class NextSymbolLM:
         for n in range(1, 4):
             if len(words) + k**n > 64:
                 break
-            words += [tuple(int(x) for x in w) for w in np.ndindex(*(k,) * n)]
+            words += [tuple(w) for w in all_words(k, n).tolist()]
         tokens, lengths = self._tokens(words)
         raw = self._guarded(self.module, tokens, shape=tuple(tokens.shape))
         full = self._vocabulary(self._check_raw(raw, tuple(tokens.shape)))
@@ -363,17 +363,15 @@ class NextSymbolLM:
         """Flat renormalised distributions and the mass kept on the symbols and the end, at
         every prefix (`flat_positions` order)."""
         path = self._prefix_path()
-        if path is not None:
-            with _installed(path):
-                return self._causal_flat(words)
-        if not self.causal:  # every distinct prefix once, re-run alone
+        if not self.causal and path is None:  # every distinct prefix once, re-run alone
             prefixes = [w[:i] for w in words for i in range(len(w) + 1)]
             distinct = list(dict.fromkeys(prefixes))
             where = {w: i for i, w in enumerate(distinct)}
             at = np.fromiter((where[p] for p in prefixes), dtype=np.int64, count=len(prefixes))
             probs, mass = self._last(distinct)
             return probs[at], mass[at]
-        return self._causal_flat(words)
+        with _installed(path):
+            return self._causal_flat(words)
 
     def _causal_flat(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
         total = sum(len(w) + 1 for w in words)
@@ -427,10 +425,7 @@ class NextSymbolLM:
         words: list[list[int]] = [[] for _ in range(n)]
         for s in range(0, n, self.batch_size):
             chunk = list(range(s, min(n, s + self.batch_size)))
-            if stepper is not None:
-                self._sample_steps(stepper, chunk, words, rng, max_length)
-            else:
-                self._sample_prefixes(chunk, words, rng, max_length)
+            self._sample_chunk(stepper, chunk, words, rng, max_length)
         return [tuple(w) for w in words]
 
     @staticmethod
@@ -439,48 +434,40 @@ class NextSymbolLM:
         cum[:, -1] = 1.0
         return (cum <= rng.random(probs.shape[0])[:, None]).sum(axis=1)
 
-    def _sample_prefixes(self, chunk: list[int], words: list[list[int]],
-                         rng: np.random.Generator, max_length: int) -> None:
-        alive = list(chunk)
-        for _ in range(max_length):
-            if not alive:
-                break
-            exact = not self.causal and self._prefix_path() is None
-            probs = (self._last if exact else self._causal_last)(
-                [tuple(words[i]) for i in alive])[0]
-            sym = self._draw(probs, rng)
-            still = []
-            for i, a in zip(alive, sym, strict=True):
-                if a != self.eos:
-                    words[i].append(int(a))
-                    still.append(i)
-            alive = still
-
     def _causal_last(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
         probs, lost = self.next_probs_lost(words)
         return probs, 1.0 - lost
 
     @torch.no_grad()
-    def _sample_steps(self, stepper: _Stepper, chunk: list[int], words: list[list[int]],
-                      rng: np.random.Generator, max_length: int) -> None:
+    def _sample_chunk(self, stepper: _Stepper | None, chunk: list[int],
+                      words: list[list[int]], rng: np.random.Generator,
+                      max_length: int) -> None:
+        """Extend the words `chunk` together until each ends: each position's distributions
+        from the step path (the running states, the rows of ended words dropped), else from
+        a batched pass over the prefixes so far."""
         alive = np.asarray(chunk)
         dev = self._device()
         tokens = torch.full((alive.size,), self.start_token, dtype=torch.long, device=dev)
         state = None
+        last = self._last if not self.causal and self._prefix_path() is None else \
+            self._causal_last
         for _ in range(max_length):
             if alive.size == 0:
                 break
-            raw, state = stepper.advance(tokens, state)
-            probs, _ = self._split(raw)
-            sym = self._draw(probs.numpy(), rng)
+            if stepper is None:
+                probs = last([tuple(words[i]) for i in alive])[0]
+            else:
+                raw, state = stepper.advance(tokens, state)
+                probs = self._split(raw)[0].numpy()
+            sym = self._draw(probs, rng)
             going = sym != self.eos
             for i, a in zip(alive[going].tolist(), sym[going].tolist(), strict=True):
                 words[i].append(a)
-            if not going.all():
-                keep = torch.as_tensor(np.flatnonzero(going))
-                state = stepper.select(state, keep)
             alive, sym = alive[going], sym[going]
-            tokens = self._in[torch.as_tensor(sym, dtype=torch.long)].to(dev)
+            if stepper is not None:
+                if not going.all():
+                    state = stepper.select(state, torch.as_tensor(np.flatnonzero(going)))
+                tokens = self._in[torch.as_tensor(sym, dtype=torch.long)].to(dev)
 
     def _find_stepper(self) -> _Stepper | None:
         """The step path, checked once against the full forward pass (None: there is none,
@@ -522,6 +509,8 @@ class _Stepper:
     """One way to run a causal module one token at a time."""
 
     what = ""
+    #: the dimension of a state's tensors that is the batch's
+    batch_dim = 1
 
     def __init__(self, lm: NextSymbolLM) -> None:
         self.lm = lm
@@ -532,8 +521,9 @@ class _Stepper:
         raise NotImplementedError
 
     def select(self, state: Any, keep: torch.Tensor) -> Any:
-        """The state of the batch rows `keep` only."""
-        raise NotImplementedError
+        """The state of the batch rows `keep` only (on the module's device)."""
+        dim = self.batch_dim
+        return _map_state(state, lambda s: s.index_select(dim, keep.to(s.device)))
 
     @torch.no_grad()
     def check(self) -> str | None:
@@ -580,6 +570,7 @@ class _UserStep(_Stepper):
     def __init__(self, lm: NextSymbolLM, fn: Step) -> None:
         super().__init__(lm)
         self.fn = fn
+        self.batch_dim = lm.state_batch_dim
 
     def advance(self, tokens: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
         out = self.lm._guarded(self.fn, tokens, state, shape=tuple(tokens.shape))
@@ -591,10 +582,6 @@ class _UserStep(_Stepper):
                                  f"{tokens.shape[0]} tokens; expected (batch, vocab)")
         return self.lm._check_raw(raw, (tokens.shape[0], 1), last_only=True,
                                   doing="step")[:, 0], new
-
-    def select(self, state: Any, keep: torch.Tensor) -> Any:
-        dim = self.lm.state_batch_dim
-        return _map_state(state, lambda s: s.index_select(dim, keep.to(s.device)))
 
 
 def _recurrent_layers(module: Any) -> list[torch.nn.Module] | None:
@@ -654,10 +641,6 @@ class _LayerStates(_Stepper):
             raise InputError("a recurrent layer was not run on the token")
         return self.lm._check_raw(raw, (tokens.shape[0], 1))[:, -1], got
 
-    def select(self, state: Any, keep: torch.Tensor) -> Any:
-        # (layers, batch, h), on the module's device
-        return _map_state(state, lambda s: s.index_select(1, keep.to(s.device)))
-
 
 class _LastTokenBackward:
     """A module whose one recurrent layer is a single-layer bidirectional nn.RNN/LSTM/GRU:
@@ -674,9 +657,6 @@ class _LastTokenBackward:
     sequence's: a module that reads it disagrees with its prefix passes, and the path is not
     used (`NextSymbolLM._prefix_path` checks)."""
 
-    #: a layer's `mode` -> its kernel (`models.stacked.FUSED`: what nn.RNN/LSTM/GRU run)
-    _KIND = {"GRU": "gru", "LSTM": "lstm", "RNN_TANH": "tanh", "RNN_RELU": "relu"}
-
     def __init__(self, layer: torch.nn.RNNBase) -> None:
         self.layer = layer
 
@@ -690,18 +670,15 @@ class _LastTokenBackward:
         state(s) (LSTM: (h, c))."""
         mod = self.layer
         args = (self._params(suffix), mod.bias, 1, 0.0, False, False, True)
-        if mod.mode == "LSTM":
-            out, h, c = torch.lstm(x, hx, *args)
-            return out, (h, c)
-        out, h = FUSED[self._KIND[mod.mode]](x, hx, *args)
-        return out, h
+        out, *final = FUSED[KIND_OF_MODE[mod.mode]](x, hx, *args)
+        return out, (tuple(final) if len(final) > 1 else final[0])
 
     def forward(self, x: Any, hx: Any = None) -> tuple[torch.Tensor, Any]:
         mod = self.layer
         if not isinstance(x, torch.Tensor) or x.dim() != 3:
             raise TypeError("the bidirectional layer's input is not a (batch, time, features) "
                             "tensor")
-        if getattr(mod, "proj_size", 0) or mod.mode not in self._KIND:
+        if getattr(mod, "proj_size", 0) or mod.mode not in KIND_OF_MODE:
             raise TypeError("a projected or unknown recurrent layer")
         xb = x if mod.batch_first else x.transpose(0, 1)
         b, t, f = xb.shape
