@@ -21,9 +21,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from rnn2dfa.automata.dfa import walk
 from rnn2dfa.words import EOS_TEXT, Word, pad_words
 
-__all__ = ["EOS_TEXT", "PDFA", "Prefixes", "flat_positions", "next_targets", "word_log_probs"]
+__all__ = ["EOS_TEXT", "PDFA", "Prefixes", "draw_symbols", "flat_positions", "next_targets",
+           "word_log_probs"]
 
 
 def flat_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -126,18 +128,11 @@ class PDFA:
         return f"<PDFA: {self.n_states} states, alphabet {symbols}>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        """Jupyter: the drawing (SVG through Graphviz) and the repr; PDFAs of many states
-        show their repr only."""
-        from rnn2dfa.automata.draw import NOTEBOOK_MAX_STATES, svg
+        """Jupyter: the drawing (SVG through Graphviz) and the repr, as every kind shows
+        (`automata.draw.mimebundle`); PDFAs of many states show their repr only."""
+        from rnn2dfa.automata.draw import mimebundle
 
-        out: dict[str, Any] = {"text/plain": repr(self)}
-        if self.n_states <= NOTEBOOK_MAX_STATES:
-            from rnn2dfa.pdfa.render import draw_pdfa
-
-            picture = svg(draw_pdfa(self).graph)
-            if picture is not None:
-                out["image/svg+xml"] = picture
-        return out
+        return mimebundle(self)
 
     @property
     def n_states(self) -> int:
@@ -177,16 +172,9 @@ class PDFA:
 
     # ------------------------------------------------------------------ runs
     def state_table(self, padded: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """(B, T + 1) state after every prefix of a padded batch (past a word's end: its last)."""
-        b, t = padded.shape
-        out = np.empty((b, t + 1), dtype=np.int64)
-        q = np.full(b, self.start, dtype=np.int64)
-        out[:, 0] = q
-        for i in range(t):
-            nxt = self.transitions[q, padded[:, i]]
-            q = np.where(lengths > i, nxt, q)
-            out[:, i + 1] = q
-        return out
+        """(B, T + 1) state after every prefix of a padded batch (past a word's end: its last);
+        the family's one walk through a table (`automata.dfa.walk`)."""
+        return walk(self.transitions, self.start, padded, lengths)
 
     def states_after(self, words: Sequence[Word]) -> np.ndarray:
         """State reached by each word."""
@@ -295,8 +283,6 @@ class PDFA:
         `max_length` are cut there (rare when the end probability is not tiny). Only the
         running words are stepped and kept, so memory follows the symbols drawn, not
         n x max_length."""
-        cum = np.cumsum(self.probabilities, axis=1)
-        cum[:, -1] = 1.0
         q = np.full(n, self.start, dtype=np.int64)
         alive = np.arange(n)
         owners: list[np.ndarray] = []
@@ -305,7 +291,7 @@ class PDFA:
             if alive.size == 0:
                 break
             u = rng.random(n)[alive]  # n draws a step, as always: the same words per seed
-            sym = (cum[q] <= u[:, None]).sum(axis=1)
+            sym = draw_symbols(self.probabilities[q], u)
             going = sym != self.eos
             alive, sym, q = alive[going], sym[going], q[going]
             owners.append(alive)
@@ -387,10 +373,23 @@ class PDFA:
         return PDFA(self.alphabet, trans, pr, 0, dict(self.extra), lost, self.outside_token)
 
 
-def word_log_probs(dists: np.ndarray, words: Sequence[Word], eos: int) -> np.ndarray:
-    """Per-word log probability from flat prefix distributions (`flat_positions` order)."""
+def draw_symbols(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The symbol (or the end, the last index) each row's distribution of `probs` gives to
+    its uniform draw `u` (inverse CDF; the last entry takes any rounding shortfall): the one
+    categorical step of every sampler (a PDFA's, a network's)."""
+    cum = np.cumsum(probs, axis=1)
+    cum[:, -1] = 1.0
+    return (cum <= u[:, None]).sum(axis=1)
+
+
+def word_log_probs(dists: np.ndarray, words: Sequence[Word], eos: int, *,
+                   end: bool = True) -> np.ndarray:
+    """Per-word log probability from flat prefix distributions (`flat_positions` order);
+    without the `end`: the log of the prefix probability P(w Σ*)."""
     targets = next_targets(words, eos)
     with np.errstate(divide="ignore"):
         logp = np.log(np.clip(dists[np.arange(targets.size), targets], 0.0, None))
+    if not end:
+        logp[targets == eos] = 0.0
     bounds = np.cumsum([0] + [len(w) + 1 for w in words])
     return np.add.reduceat(logp, bounds[:-1]) if len(words) else np.zeros(0)

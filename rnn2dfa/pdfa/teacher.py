@@ -17,7 +17,7 @@ import torch
 from rnn2dfa.models.device import device_of
 from rnn2dfa.models.lm import RNNLanguageModel
 from rnn2dfa.oracle.trie import MembershipOracle
-from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
+from rnn2dfa.pdfa.automaton import draw_symbols, flat_positions, word_log_probs
 from rnn2dfa.words import Word, pad_words
 
 
@@ -100,9 +100,7 @@ class NetworkLM:
             if alive.size == 0:
                 break
             probs = model.state_probs(state).double().cpu().numpy()
-            cum = np.cumsum(probs, axis=1)
-            cum[:, -1] = 1.0
-            sym = (cum <= rng.random(alive.size)[:, None]).sum(axis=1)
+            sym = draw_symbols(probs, rng.random(alive.size))
             going = sym != self.eos
             for i, a in zip(alive[going].tolist(), sym[going].tolist(), strict=True):
                 words[i].append(a)
