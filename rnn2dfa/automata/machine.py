@@ -14,7 +14,6 @@ every non-empty word", so a difference is always a shortest word whose last outp
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -180,22 +179,14 @@ class Machine(TableAutomaton):
 
         The output alphabet is kept as declared (a class the machine never emits stays listed).
         """
-        from rnn2dfa.automata.minimize import compress_keys, hopcroft, moore_rounds
+        from rnn2dfa.automata.minimize import class_members, coarsest_partition
 
         m = self.canonical()
-        n = m.n_states
         if m.kind == "moore":
             initial = m.labels
         else:  # states are first told apart by their rows of transition outputs
             initial = np.unique(m.labels, axis=0, return_inverse=True)[1].ravel()
-        max_rounds = math.ceil(math.log2(max(n, 2))) + 2
-        cls, _, stable = moore_rounds(m.transitions, np.asarray(initial, dtype=np.int64),
-                                      max_rounds)
-        if not stable:
-            cls = hopcroft(m.transitions, cls)
-        cls, nb = compress_keys(cls)
-        rep = np.zeros(nb, dtype=np.int64)
-        rep[cls] = np.arange(n)
+        cls, rep = class_members(coarsest_partition(m.transitions, initial))
         out = m.replace(transitions=cls[m.transitions[rep]], labels=m.labels[rep],
                         start=int(cls[m.start]))
         return out.canonical()
@@ -220,43 +211,13 @@ class Machine(TableAutomaton):
             other = other.with_alphabet_order(self.alphabet)
         union = tuple(dict.fromkeys(self.outputs + other.outputs))
         a, b = self.with_outputs(union), other.with_outputs(union)
-        k, nb = a.n_symbols, b.n_states
-        la, lb = a.labels, b.labels
-        pa = np.array([a.start], dtype=np.int64)
-        pb = np.array([b.start], dtype=np.int64)
-        if a.kind == "moore" and la[a.start] != lb[b.start]:
-            return ()
-        from rnn2dfa.automata.product import VisitedPairs  # the DFA product's visited set
+        from rnn2dfa.automata.product import first_difference  # the DFAs' one search
 
-        visited = VisitedPairs(a.n_states * nb)
-        visited.add(pa * nb + pb)
-        levels: list[tuple[np.ndarray, np.ndarray]] = []  # (parent index, symbol) per level
-        while pa.size:
-            qa = a.transitions[pa].ravel()
-            qb = b.transitions[pb].ravel()
-            parent = np.repeat(np.arange(pa.size), k)
-            sym = np.tile(np.arange(k), pa.size)
-            if a.kind == "moore":
-                bad = la[qa] != lb[qb]
-            else:
-                bad = (la[pa] != lb[pb]).ravel()
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                word = [int(sym[i])]
-                j = int(parent[i])
-                for par, sy in reversed(levels):
-                    word.append(int(sy[j]))
-                    j = int(par[j])
-                return tuple(reversed(word))
-            keys = qa * nb + qb
-            uniq, first = np.unique(keys, return_index=True)
-            first = np.sort(first[visited.unseen(uniq)])
-            if not first.size:
-                return None
-            visited.add(keys[first])
-            levels.append((parent[first], sym[first]))
-            pa, pb = qa[first], qb[first]
-        return None
+        found = first_difference(a, b, a.labels, b.labels)
+        if found is None or a.kind == "moore":
+            return None if found is None else found[0]
+        word, p, q = found  # a Mealy pair first told apart by its row: the first symbol
+        return (*word, int(np.flatnonzero(a.labels[p] != b.labels[q])[0]))
 
     def equivalent(self, other: Machine) -> bool:
         return self.difference(other) is None
