@@ -307,70 +307,51 @@ class PDFA:
         return [tuple(part.tolist()) for part in parts]
 
     # ------------------------------------------------------------------ structure
+    def live_table(self) -> np.ndarray:
+        """(n + 1, k) transitions, those on symbols of probability zero (which never matter)
+        led to an extra sink state n: the table the family's structure algorithms read."""
+        n = self.n_states
+        live = np.where(self.probabilities[:, : self.eos] > 0, self.transitions, n)
+        return np.vstack([live, np.full((1, self.n_symbols), n, dtype=np.int64)])
+
     def reachable(self) -> np.ndarray:
         """Bool (n,): states reachable from the start through symbols of positive probability."""
-        seen = np.zeros(self.n_states, dtype=bool)
-        seen[self.start] = True
-        frontier = [self.start]
-        live = self.probabilities[:, : self.eos] > 0
-        while frontier:
-            nxt = self.transitions[frontier][live[frontier]]
-            new = np.unique(nxt[~seen[nxt]])
-            seen[new] = True
-            frontier = new.tolist()
-        return seen
+        from rnn2dfa.automata.minimize import bfs_order
+
+        seen = np.zeros(self.n_states + 1, dtype=bool)
+        seen[bfs_order(self.live_table(), self.start)] = True
+        return seen[:-1]
 
     def minimize(self, atol: float = 1e-9) -> PDFA:
-        """The smallest PDFA with the same distribution: reachable part, then Moore partition
-        refinement starting from states with equal distributions (within `atol`)."""
-        keep = np.flatnonzero(self.reachable())
-        # Transitions on zero-probability symbols never matter: point them at the start's class.
-        n, k = self.n_states, self.n_symbols
-        probs = self.probabilities
-        sig_rows = probs if self.lost is None else np.concatenate(
-            [probs, self.lost[:, None]], axis=1)
-        rounded = np.round(sig_rows / max(atol, 1e-15)).astype(np.int64)
-        _, block = np.unique(rounded, axis=0, return_inverse=True)
-        block = block.reshape(-1)
-        while True:
-            succ = np.where(probs[:, :k] > 0, block[self.transitions], -1)
-            sig = np.concatenate([block[:, None], succ], axis=1)
-            _, new = np.unique(sig[keep], axis=0, return_inverse=True)
-            full = np.full(n, -1, dtype=np.int64)
-            full[keep] = new.reshape(-1)
-            if len(np.unique(full[keep])) == len(np.unique(block[keep])):
-                block = full
-                break
-            block = full
-        # Number blocks breadth-first from the start (canonical).
-        order: dict[int, int] = {int(block[self.start]): 0}
-        rep: dict[int, int] = {int(block[self.start]): self.start}
-        queue = [self.start]
-        while queue:
-            q = queue.pop(0)
-            for a in range(k):
-                if probs[q, a] <= 0:
-                    continue
-                t = int(self.transitions[q, a])
-                b = int(block[t])
-                if b not in order:
-                    order[b] = len(order)
-                    rep[b] = t
-                    queue.append(t)
-        m = len(order)
-        trans = np.zeros((m, k), dtype=np.int64)
-        pr = np.zeros((m, k + 1))
-        lost = None if self.lost is None else np.zeros(m)
-        for b, i in order.items():
-            q = rep[b]
-            pr[i] = probs[q]
-            if lost is not None:
-                assert self.lost is not None
-                lost[i] = self.lost[q]
-            for a in range(k):
-                if probs[q, a] > 0:
-                    trans[i, a] = order[int(block[self.transitions[q, a]])]
-        return PDFA(self.alphabet, trans, pr, 0, dict(self.extra), lost, self.outside_token)
+        """The smallest PDFA with the same distribution: the reachable part, refined
+        (`automata.minimize.coarsest_partition`, as DFAs and machines are) from the states
+        with equal distributions (within `atol`) and lost mass, numbered breadth-first from
+        the start; each state keeps its first member's distribution, and transitions on
+        symbols of probability zero lead to state 0."""
+        from rnn2dfa.automata.minimize import bfs_order, coarsest_partition
+
+        n = self.n_states
+        table = self.live_table()
+        rows = self.probabilities if self.lost is None else np.concatenate(
+            [self.probabilities, self.lost[:, None]], axis=1)
+        _, same = np.unique(np.round(rows / max(atol, 1e-15)).astype(np.int64), axis=0,
+                            return_inverse=True)
+        initial = np.append(same.reshape(-1), n)  # the sink: a class of its own
+        order = bfs_order(table, self.start)  # the reachable states (and the sink)
+        new_id = np.full(n + 1, -1, dtype=np.int64)
+        new_id[order] = np.arange(order.size)
+        _, cls = np.unique(coarsest_partition(new_id[table[order]], initial[order]),
+                           return_inverse=True)
+        _, rep = np.unique(cls, return_index=True)  # each class's first member
+        classes = cls[new_id[table[order[rep]]]]  # (classes, k), the sink's class included
+        shown = bfs_order(classes, int(cls[0]))  # the start is order[0]
+        shown = shown[order[rep[shown]] != n]  # the states without the sink
+        final = np.zeros(rep.size, dtype=np.int64)
+        final[shown] = np.arange(shown.size)
+        keep = order[rep[shown]]
+        lost = None if self.lost is None else self.lost[keep]
+        return PDFA(self.alphabet, final[classes[shown]], self.probabilities[keep], 0,
+                    dict(self.extra), lost, self.outside_token)
 
 
 def draw_symbols(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
