@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from rnn2dfa.automata.dfa import TableAutomaton, _frozen, check_state_numbers
+from rnn2dfa.automata.dfa import TableAutomaton, _frozen, integers
 from rnn2dfa.errors import AlphabetError, DFAFormatError
-from rnn2dfa.words import Word, alphabet_problem, pad_words
+from rnn2dfa.words import Word, pad_words
 
 KINDS = ("moore", "mealy")
 
@@ -47,42 +47,21 @@ class Machine(TableAutomaton):
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise DFAFormatError(f"a machine is 'moore' or 'mealy', not {self.kind!r}")
-        alphabet = tuple(str(s) for s in self.alphabet)
         outputs = tuple(str(s) for s in self.outputs)
-        problem = alphabet_problem(alphabet)
-        if problem is not None:
-            raise DFAFormatError(problem)
         if not outputs:
             raise DFAFormatError("a machine needs at least one output")
         if len(set(outputs)) != len(outputs):
             raise DFAFormatError("the outputs must be distinct strings")
-        trans = np.asarray(self.transitions)
-        labels = np.asarray(self.labels)
-        for name, arr in (("transitions", trans), ("outputs", labels)):
-            if arr.size and arr.dtype.kind not in "iu":
-                raise DFAFormatError(f"'{name}' must hold integers, got {arr.dtype} entries")
-        trans = trans.astype(np.int64)
-        labels = labels.astype(np.int64)
-        k = len(alphabet)
-        if trans.ndim != 2 or trans.shape[0] == 0 or trans.shape[1] != k:
-            raise DFAFormatError(
-                f"transition table must have shape (n_states >= 1, {k}), got {trans.shape}"
-            )
-        n = trans.shape[0]
-        want = (n,) if self.kind == "moore" else (n, k)
+        n = self._check_table(f"a {self.kind} machine")
+        labels = integers(self.labels, "'outputs'")
+        want = (n,) if self.kind == "moore" else (n, self.n_symbols)
         if labels.shape != want:
             raise DFAFormatError(f"a {self.kind} machine of {n} states needs outputs of shape "
                                  f"{want}, got {labels.shape}")
-        check_state_numbers(trans, n, "'transitions'")
-        check_state_numbers(np.asarray([self.start]), n, "'start'", indexed=False)
         if labels.size and (labels.min() < 0 or labels.max() >= len(outputs)):
             raise DFAFormatError(f"an output index is out of range 0..{len(outputs) - 1}")
-        object.__setattr__(self, "alphabet", alphabet)
         object.__setattr__(self, "outputs", outputs)
-        object.__setattr__(self, "transitions", _frozen(trans))
         object.__setattr__(self, "labels", _frozen(labels))
-        object.__setattr__(self, "start", int(self.start))
-        object.__setattr__(self, "extra", dict(self.extra))
 
     # ----------------------------------------------------------------- basics
     @property
