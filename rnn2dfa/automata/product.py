@@ -147,18 +147,35 @@ def _bfs_pairs(a: Automaton, b: Automaton,
             yield new_level, parents_arr, keep % k
 
 
+def pair_table(a: Automaton, b: Automaton, limit: int | None = None
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The reachable pairs of two tables in discovery order (codes p·n2 + q) and the
+    number of each one's successor pair on each symbol (m, k): the product of any two
+    automata of the family (DFAs; a PDFA's live table, `pdfa.exact`). None past `limit`
+    pairs (the search stops there)."""
+    chunks, total = [], 0
+    for codes, _, _ in _bfs_pairs(a, b):
+        chunks.append(codes)
+        total += codes.size
+        if limit is not None and total > limit:
+            return None
+    codes = np.concatenate(chunks)
+    n2 = np.int64(b.n_states)
+    nxt = a.transitions[codes // n2] * n2 + b.transitions[codes % n2]
+    if a.n_states * int(n2) <= DENSE_LIMIT:  # a pair's number looked up directly
+        number = np.empty(a.n_states * int(n2), dtype=np.int32)
+        number[codes] = np.arange(codes.size, dtype=np.int32)
+        return codes, number[nxt].astype(np.int64)
+    sorter = np.argsort(codes)
+    return codes, sorter[np.searchsorted(codes[sorter], nxt)]
+
+
 def product(a: DFALike, b: DFALike, op: str) -> DFALike:
     """The reachable product of two DFAs with acceptance combined by `op` (and/or/diff/xor)."""
     b = align(a, b)
-    combine = _OPS[op]
-    levels = list(_bfs_pairs(a, b))
-    codes = np.concatenate([lv[0] for lv in levels])
+    codes, trans = pair_table(a, b)  # type: ignore[misc]
     n2 = np.int64(b.n_states)
-    p, q = codes // n2, codes % n2
-    sorter = np.argsort(codes)
-    nxt = a.transitions[p] * n2 + b.transitions[q]
-    trans = sorter[np.searchsorted(codes, nxt, sorter=sorter)]
-    acc = combine(a.accepting[p], b.accepting[q])
+    acc = _OPS[op](a.accepting[codes // n2], b.accepting[codes % n2])
     return type(a)(a.alphabet, trans, acc, 0)
 
 
