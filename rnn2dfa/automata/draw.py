@@ -163,62 +163,14 @@ def _start_edge(g: graphviz.Digraph, start: int, word: Word | None) -> None:
     g.edge("__start", str(start), **start_attrs)
 
 
-def draw_dfa(
-    dfa: DFALike,
-    *,
-    show_sink: bool = False,
-    word: Word | None = None,
-    minimize: bool = True,
-    title: str | None = None,
-) -> Drawing:
+def draw_dfa(dfa: DFALike, *, show_sink: bool = False, word: Word | None = None,
+             minimize: bool = True, title: str | None = None) -> Drawing:
     """Build the Graphviz graph of a DFA (nothing is written or run here).
 
     States are numbered canonically (breadth-first from the start) after minimizing, unless
     `minimize` is False, when the states keep the numbers of the file.
     """
-    if minimize:
-        dfa = dfa.minimize()
-    n = dfa.n_states
-    sinks = [int(q) for q in dfa.sink_states().nonzero()[0]]
-    sink = sinks[0] if sinks else None
-
-    path_states, path_edges = _path(dfa, word)
-    accepted = bool(dfa.accepting[path_states[-1]]) if word is not None else None
-
-    hide: set[int] = set()
-    if not show_sink:  # the start state and states on the highlighted path stay visible
-        hide = {s for s in sinks if s != dfa.start and s not in path_states}
-    shown = [q for q in range(n) if q not in hide]
-
-    notes = []
-    if title:
-        notes.append(title)
-    if word is not None:
-        shown_word = format_word(word, dfa.alphabet)
-        notes.append(f"word {shown_word}: {'accepted' if accepted else 'rejected'}")
-    if hide:
-        notes.append("rejecting sink state not shown: missing transitions lead to it")
-    g = _graph("dfa", len(shown) > 20, "0.02", notes)
-    final = path_states[-1] if path_states else None
-    for q in shown:
-        attrs = {"shape": "doublecircle" if dfa.accepting[q] else "circle", "width": "0.3"}
-        if q in path_states:
-            attrs.update(color=PATH_COLOR, penwidth="2")
-        if q == final:
-            attrs.update(style="filled", fillcolor=_ACCEPT_FILL if accepted else _REJECT_FILL)
-        g.node(str(q), label=str(q), **attrs)
-    _start_edge(g, dfa.start, word)
-
-    for q in shown:
-        groups: dict[int, list[int]] = {}
-        for a in range(dfa.n_symbols):
-            t = int(dfa.transitions[q, a])
-            if t in hide:
-                continue
-            groups.setdefault(t, []).append(a)
-        for t, syms in groups.items():
-            _edge(g, q, t, symbol_ranges(syms, dfa.alphabet), path_edges)
-    return Drawing(g, dfa, shown, sink, bool(hide), accepted)
+    return _draw_table(dfa, show_sink=show_sink, word=word, minimize=minimize, title=title)
 
 
 @dataclass
@@ -232,28 +184,42 @@ class MachineDrawing:
     sink_hidden: bool = False  # a machine has no rejecting sink: every state is drawn
 
 
-def draw_machine(
-    machine: MachineLike,
-    *,
-    word: Word | None = None,
-    minimize: bool = True,
-    title: str | None = None,
-) -> MachineDrawing:
+def draw_machine(machine: MachineLike, *, word: Word | None = None, minimize: bool = True,
+                 title: str | None = None) -> MachineDrawing:
     """Build the Graphviz graph of a machine (nothing is written or run here); states are
     minimized and numbered canonically unless `minimize` is False."""
-    m = machine.minimize() if minimize else machine
-    n = m.n_states
-    path_states, path_edges = _path(m, word)
-    result = m.output(word) if word is not None else None
-    notes = [title] if title else []
-    if result is not None:
-        notes.append(f"word {format_word(word, m.alphabet)}: {show_output(result)}")
-    g = _graph("machine", n > 20, "0.05", notes)
+    return _draw_table(machine, word=word, minimize=minimize, title=title)
+
+
+def _draw_table(a: Any, *, show_sink: bool = False, word: Word | None = None,
+                minimize: bool = True, title: str | None = None) -> Any:
+    """The one drawing of a DFA's or machine's table: a DFA's states as accept marks (its
+    rejecting sink hidden unless `show_sink` or the start or on the path), a Moore state's
+    output in its box, a Mealy edge's outputs beside its symbols."""
+    a = a.minimize() if minimize else a
+    dfa, moore = a.family == "dfa", a.family == "moore"
+    path_states, path_edges = _path(a, word)
     final = path_states[-1] if path_states else None
-    moore = m.kind == "moore"
-    for q in range(n):
-        if moore:
-            label = f"q{q} / {m.outputs[int(m.labels[q])]}"
+    sinks = [int(q) for q in a.sink_states().nonzero()[0]] if dfa else []
+    hide: set[int] = set()
+    if not show_sink:  # the start state and states on the highlighted path stay visible
+        hide = {s for s in sinks if s != a.start and s not in path_states}
+    shown = [q for q in range(a.n_states) if q not in hide]
+    notes = [title] if title else []
+    result: Any = None
+    if word is not None:
+        result = bool(a.accepting[final]) if dfa else a.output(word)
+        said = ("accepted" if result else "rejected") if dfa else show_output(result)
+        notes.append(f"word {format_word(word, a.alphabet)}: {said}")
+    if hide:
+        notes.append("rejecting sink state not shown: missing transitions lead to it")
+    g = _graph("dfa" if dfa else "machine", len(shown) > 20, "0.02" if dfa else "0.05", notes)
+    for q in shown:
+        if dfa:
+            label = str(q)
+            attrs = {"shape": "doublecircle" if a.accepting[q] else "circle", "width": "0.3"}
+        elif moore:
+            label = f"q{q} / {a.outputs[int(a.labels[q])]}"
             attrs = {"shape": "box", "style": "rounded"}
         else:
             label = f"q{q}"
@@ -261,22 +227,25 @@ def draw_machine(
         if q in path_states:
             attrs.update(color=PATH_COLOR, penwidth="2")
         if q == final:
-            attrs.update(style="rounded,filled" if moore else "filled", fillcolor=_END_FILL)
+            fill = _END_FILL if not dfa else _ACCEPT_FILL if result else _REJECT_FILL
+            attrs.update(style="rounded,filled" if moore else "filled", fillcolor=fill)
         g.node(str(q), label=label_text(label), **attrs)
-    _start_edge(g, m.start, word)
-
-    trans = m.transitions.tolist()
-    labels = None if moore else m.labels.tolist()
-    for q in range(n):
+    _start_edge(g, a.start, word)
+    trans = a.transitions.tolist()
+    labels = a.labels.tolist() if a.family == "mealy" else None
+    for q in shown:
         groups: dict[int, dict[int, list[int]]] = {}  # target -> output (Mealy) -> symbols
-        for a, t in enumerate(trans[q]):
-            out = -1 if labels is None else labels[q][a]
-            groups.setdefault(t, {}).setdefault(out, []).append(a)
+        for i, t in enumerate(trans[q]):
+            if t not in hide:
+                out = -1 if labels is None else labels[q][i]
+                groups.setdefault(t, {}).setdefault(out, []).append(i)
         for t, by_out in groups.items():
-            lines = [symbol_ranges(syms, m.alphabet) + ("" if o < 0 else f" / {m.outputs[o]}")
+            lines = [symbol_ranges(syms, a.alphabet) + ("" if o < 0 else f" / {a.outputs[o]}")
                      for o, syms in by_out.items()]
             _edge(g, q, t, "\n".join(lines), path_edges)
-    return MachineDrawing(g, m, list(range(n)), result)
+    if dfa:
+        return Drawing(g, a, shown, sinks[0] if sinks else None, bool(hide), result)
+    return MachineDrawing(g, a, shown, result)
 
 
 #: Past this many drawn states a PDFA's drawing keeps only its strong edges.
@@ -378,11 +347,8 @@ def draw(a: DFALike | MachineLike | PDFALike, *, word: Word | None = None,
         if word is not None:
             raise InputError("a PDFA's drawing highlights no word", param="word")
         return draw_pdfa(a, **options)  # type: ignore[arg-type]
-    if kind == "dfa":
-        return draw_dfa(a, word=word, **options)  # type: ignore[arg-type]
-    if kind in ("moore", "mealy"):
-        options.pop("show_sink", None)  # every state of a machine is drawn
-        return draw_machine(a, word=word, **options)  # type: ignore[arg-type]
+    if kind in ("dfa", "moore", "mealy"):  # (a machine has no sink: every state is drawn)
+        return _draw_table(a, word=word, **options)
     raise InputError(f"cannot draw a {type(a).__name__}: give a DFA, a Moore or Mealy "
                      "machine or a PDFA", param="automaton")
 
