@@ -25,7 +25,7 @@ from rnn2dfa.automata.dfa import walk
 from rnn2dfa.words import EOS_TEXT, Word, pad_words
 
 __all__ = ["EOS_TEXT", "PDFA", "Prefixes", "draw_symbols", "flat_positions", "next_targets",
-           "word_log_probs"]
+           "sample_together", "word_log_probs"]
 
 
 def flat_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -283,28 +283,9 @@ class PDFA:
         `max_length` are cut there (rare when the end probability is not tiny). Only the
         running words are stepped and kept, so memory follows the symbols drawn, not
         n x max_length."""
-        q = np.full(n, self.start, dtype=np.int64)
-        alive = np.arange(n)
-        owners: list[np.ndarray] = []
-        symbols: list[np.ndarray] = []
-        for _ in range(max_length):
-            if alive.size == 0:
-                break
-            u = rng.random(n)[alive]  # n draws a step, as always: the same words per seed
-            sym = draw_symbols(self.probabilities[q], u)
-            going = sym != self.eos
-            alive, sym, q = alive[going], sym[going], q[going]
-            owners.append(alive)
-            symbols.append(sym.astype(np.int32))
-            q = self.transitions[q, sym]
-        if not owners:
-            return [() for _ in range(n)]
-        who = np.concatenate(owners)
-        what = np.concatenate(symbols)
-        order = np.argsort(who, kind="stable")  # by word, then by position
-        counts = np.bincount(who, minlength=n)
-        parts = np.split(what[order], np.cumsum(counts)[:-1])
-        return [tuple(part.tolist()) for part in parts]
+        return sample_together(n, rng, max_length, np.full(n, self.start, dtype=np.int64),
+                               lambda q: self.probabilities[q],
+                               lambda q, going, sym: self.transitions[q[going], sym])
 
     # ------------------------------------------------------------------ structure
     def live_table(self) -> np.ndarray:
@@ -352,6 +333,41 @@ class PDFA:
         lost = None if self.lost is None else self.lost[keep]
         return PDFA(self.alphabet, final[classes[shown]], self.probabilities[keep], 0,
                     dict(self.extra), lost, self.outside_token)
+
+
+def sample_together(n: int, rng: np.random.Generator, max_length: int, state: Any,
+                    probs: Any, step: Any, every_draw: bool = True) -> list[Word]:
+    """`n` words drawn together from a language model given as its start `state` (one row
+    a word), `probs(state)` (the rows' next-symbol distributions, the end last) and
+    `step(state, going, symbols)` (the state of the rows still `going` after their
+    symbols): the one sampler of a PDFA and a network. Only running words are stepped and
+    kept, so memory follows the symbols drawn, not n x max_length; words still running at
+    `max_length` are cut there. `every_draw`: n uniform draws a step, whoever still runs
+    (a PDFA's, as always: the same words per seed), else one a running word (a network's).
+    """
+    alive = np.arange(n)
+    owners: list[np.ndarray] = []
+    symbols: list[np.ndarray] = []
+    for _ in range(max_length):
+        if alive.size == 0:
+            break
+        dists = probs(state)
+        sym = draw_symbols(dists, rng.random(n)[alive] if every_draw else
+                           rng.random(alive.size))
+        going = sym != dists.shape[1] - 1
+        alive, sym = alive[going], sym[going]
+        owners.append(alive)
+        symbols.append(sym.astype(np.int32))
+        if alive.size:
+            state = step(state, going, sym)
+    if not owners:
+        return [() for _ in range(n)]
+    who = np.concatenate(owners)
+    what = np.concatenate(symbols)
+    order = np.argsort(who, kind="stable")  # by word, then by position
+    counts = np.bincount(who, minlength=n)
+    parts = np.split(what[order], np.cumsum(counts)[:-1])
+    return [tuple(part.tolist()) for part in parts]
 
 
 def draw_symbols(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
