@@ -337,14 +337,10 @@ class PDFA:
 
 def sample_together(n: int, rng: np.random.Generator, max_length: int, state: Any,
                     probs: Any, step: Any, every_draw: bool = True) -> list[Word]:
-    """`n` words drawn together from a language model given as its start `state` (one row
-    a word), `probs(state)` (the rows' next-symbol distributions, the end last) and
-    `step(state, going, symbols)` (the state of the rows still `going` after their
-    symbols): the one sampler of a PDFA and a network. Only running words are stepped and
-    kept, so memory follows the symbols drawn, not n x max_length; words still running at
-    `max_length` are cut there. `every_draw`: n uniform draws a step, whoever still runs
-    (a PDFA's, as always: the same words per seed), else one a running word (a network's).
-    """
+    """`n` words drawn together (a PDFA's and a network's one sampler, see `PDFA.sample`)
+    from a start `state` (a row a word), `probs(state)` (distributions, the end last) and
+    `step(state, going, symbols)`. `every_draw`: n uniform draws a step (a PDFA's: the same
+    words per seed), else one a running word (a network's)."""
     alive = np.arange(n)
     owners: list[np.ndarray] = []
     symbols: list[np.ndarray] = []
