@@ -129,7 +129,6 @@ def read_sequence_file(path: str, alphabet: tuple[str, ...] | None = None, *,
     from rnn2dfa.pdfa.data import read_sequences
 
     try:
-        limits.check_regular_file(path, "a sequence file", limits.MAX_TEXT_BYTES)
         words, alpha = read_sequences(path, alphabet)
     except InputError as exc:
         raise type(exc)(exc.message, path=exc.path, param=param) from None
