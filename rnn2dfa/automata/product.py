@@ -92,6 +92,9 @@ def _bfs_pairs(a: Automaton, b: Automaton,
     """
     n2 = b.n_states
     k = a.n_symbols
+    # the answers as lists for the thin stretches' Python loop (a Mealy row: a list, which
+    # compares whole)
+    ua, ub = (until[0].tolist(), until[1].tolist()) if until is not None else ([], [])
     frontier = np.array([a.start * n2 + b.start], dtype=np.int64)
     offset = 0  # discovery index of frontier[0]
     visited = VisitedPairs(a.n_states * n2)
@@ -119,8 +122,7 @@ def _bfs_pairs(a: Automaton, b: Automaton,
                 level = new
                 if not new or len(new) >= THIN:
                     break
-                if until is not None and differ(*until, np.array(new) // n2,
-                                                np.array(new) % n2).any():
+                if until is not None and any(ua[x // n2] != ub[x % n2] for x in new):
                     break
             frontier = np.array(level, dtype=np.int64)
             if codes:
