@@ -57,54 +57,19 @@ def sample_words(
     accepted: bool = True,
     counts: list[np.ndarray] | None = None,
 ) -> list[Word]:
-    """`n` words of exactly `length`, uniform among those the DFA accepts (or rejects).
-
-    Walks forward choosing each symbol with probability proportional to the number of
-    completions; exact for any length (big integers once counts pass int64). Returns [] when
-    there is no such word. Pass `counts` (from suffix_counts with the matching accepting set)
-    to reuse them across calls.
+    """`n` words of exactly `length`, uniform among those the DFA accepts (or rejects); []
+    when there is no such word. Pass `counts` (from suffix_counts with the matching
+    accepting set) to reuse them across calls. The one forward walk of
+    `sample_words_of_lengths`, every word of one length: each symbol chosen in proportion
+    to its completions (counted exactly, big integers past int64; their ratios as floats).
     """
     target = dfa.accepting if accepted else ~dfa.accepting
     if counts is None:
         counts = suffix_counts(dfa, length, target)
     if int(counts[length][dfa.start]) == 0 or n == 0:
         return []
-    trans = dfa.transitions
-    k = dfa.n_symbols
-    out = np.zeros((n, length), dtype=np.int64)
-    if counts[length].dtype != object:
-        q = np.full(n, dfa.start, dtype=np.int64)
-        for t in range(length):
-            rem = counts[length - t - 1]
-            weights = rem[trans[q]]  # (n, k) completions per symbol
-            cum = np.cumsum(weights, axis=1)
-            r = rng.integers(0, cum[:, -1])
-            sym = (r[:, None] >= cum).sum(axis=1)
-            out[:, t] = sym
-            q = trans[q, sym]
-        return [tuple(row) for row in out.tolist()]
-    # Big-integer path: one word at a time, exact uniform integers via Python's randbelow.
-    import random
-
-    py_rng = random.Random(int(rng.integers(0, 2**63)))
-    words: list[Word] = []
-    for _ in range(n):
-        q = dfa.start
-        word = []
-        for t in range(length):
-            rem = counts[length - t - 1]
-            nexts = trans[q]
-            total = int(counts[length - t][q])
-            r = py_rng.randrange(total)
-            for a in range(k):
-                w = int(rem[nexts[a]])
-                if r < w:
-                    break
-                r -= w
-            word.append(a)
-            q = int(nexts[a])
-        words.append(tuple(word))
-    return words
+    return sample_words_of_lengths(dfa, np.full(n, length), rng, accepted=accepted,
+                                   counts=counts)
 
 
 def sample_words_of_lengths(
@@ -117,8 +82,7 @@ def sample_words_of_lengths(
 ) -> list[Word]:
     """One word per entry of `lengths`, each uniform among the words of that length the DFA
     accepts (or rejects); every length must have such words. All words walk forward
-    together, one numpy step per position (`sample_words` walks one length at a time, and
-    one word at a time once counts pass int64). The choice at each step is proportional to
+    together, one numpy step per position. The choice at each step is proportional to
     the completions' counts as floats (each count row divided by its largest: ratios exact
     to float rounding), so the draw is uniform up to that rounding."""
     lengths = np.asarray(lengths, dtype=np.int64)

@@ -38,6 +38,17 @@ def check_state_numbers(values: np.ndarray, n: int, what: str, indexed: bool = T
     raise DFAFormatError(f"{what}{where} = {values[at]} is out of range 0..{n - 1}")
 
 
+def integers(values: Any, what: str) -> np.ndarray:
+    """`values` as int64 (integers, or floats of integer value), a DFAFormatError naming
+    `what` otherwise; not copied when already one of ours (frozen): freezing a caller's
+    array in place would make it read-only under their feet."""
+    raw = np.asarray(values)
+    if raw.size and raw.dtype.kind not in "iu" and not (
+            raw.dtype.kind == "f" and np.array_equal(raw, np.floor(raw))):
+        raise DFAFormatError(f"{what} must hold integers, got {raw.dtype} entries")
+    return raw if raw.dtype == np.int64 and not raw.flags.writeable else raw.astype(np.int64)
+
+
 def walk(transitions: np.ndarray, start: int, symbols: np.ndarray,
          lengths: np.ndarray) -> np.ndarray:
     """(batch, T + 1) states after every prefix of a padded batch through a transition
@@ -80,6 +91,30 @@ class TableAutomaton:
         return self.n_states
 
     __hash__ = None  # type: ignore[assignment]
+
+    def _check_table(self, what: str) -> int:
+        """Check and freeze what every kind holds (its symbols; a table of integer states,
+        a row per state, at least one, and a column per symbol; the start a state), naming
+        `what` it is; the number of states."""
+        alphabet = tuple(str(s) for s in self.alphabet)
+        problem = alphabet_problem(alphabet)
+        if problem is not None:
+            raise DFAFormatError(problem)
+        trans = integers(self.transitions, "'transitions'")
+        if trans.size == 0 and (trans.ndim != 2 or trans.shape[0] == 0):
+            raise DFAFormatError(f"{what} needs at least one state: 'transitions' must be a "
+                                 "non-empty list of rows")
+        if trans.ndim != 2 or trans.shape[1] != len(alphabet):
+            raise DFAFormatError(f"transition table must have shape (n_states, "
+                                 f"{len(alphabet)}), got {trans.shape}")
+        n = trans.shape[0]
+        check_state_numbers(trans, n, "'transitions'")
+        check_state_numbers(np.asarray([self.start]), n, "'start'", indexed=False)
+        object.__setattr__(self, "alphabet", alphabet)
+        object.__setattr__(self, "transitions", _frozen(trans))
+        object.__setattr__(self, "start", int(self.start))
+        object.__setattr__(self, "extra", dict(self.extra))
+        return n
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
         """Jupyter: the drawing (SVG through Graphviz), or the transition table without it."""
@@ -176,39 +211,13 @@ class DFA(TableAutomaton):
     def __post_init__(self) -> None:
         # The one validator of a DFA's content: the file reader (automata.io) only turns
         # JSON into arrays and leaves every consistency check, and its message, to this.
-        alphabet = tuple(str(s) for s in self.alphabet)
-        raw = np.asarray(self.transitions)
-        if raw.size and raw.dtype.kind not in "iu" and not (
-            raw.dtype.kind == "f" and np.array_equal(raw, np.floor(raw))
-        ):
-            raise DFAFormatError(f"transition targets must be integers, got {raw.dtype} entries")
-        # Copy unless the array is already one of ours (frozen): freezing a caller's array
-        # in place would make it read-only under their feet.
-        trans = raw if raw.dtype == np.int64 and not raw.flags.writeable else raw.astype(np.int64)
+        n = self._check_table("a DFA")
         raw_acc = np.asarray(self.accepting)
         frozen_acc = raw_acc.dtype == bool and not raw_acc.flags.writeable
         acc = raw_acc if frozen_acc else raw_acc.astype(bool)
-        problem = alphabet_problem(alphabet)
-        if problem is not None:
-            raise DFAFormatError(problem)
-        if trans.size == 0 and (trans.ndim != 2 or trans.shape[0] == 0):
-            raise DFAFormatError(
-                "a DFA needs at least one state: 'transitions' must be a non-empty list of rows"
-            )
-        if trans.ndim != 2 or trans.shape[1] != len(alphabet):
-            raise DFAFormatError(
-                f"transition table must have shape (n_states, {len(alphabet)}), got {trans.shape}"
-            )
-        n = trans.shape[0]
         if acc.shape != (n,):
             raise DFAFormatError(f"accepting must have {n} entries, got {acc.shape}")
-        check_state_numbers(trans, n, "'transitions'")
-        check_state_numbers(np.asarray([self.start]), n, "'start'", indexed=False)
-        object.__setattr__(self, "alphabet", alphabet)
-        object.__setattr__(self, "transitions", _frozen(trans))
         object.__setattr__(self, "accepting", _frozen(acc))
-        object.__setattr__(self, "start", int(self.start))
-        object.__setattr__(self, "extra", dict(self.extra))
 
     def __eq__(self, other: object) -> bool:
         """Array equality: isomorphism for canonical DFAs (alphabet order must match)."""

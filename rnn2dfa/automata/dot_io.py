@@ -246,13 +246,18 @@ def first_unescaped(text: str, char: str) -> int:
     return -1
 
 
-def clean_label(piece: str) -> str:
-    """A symbol or output as written in a label: blanks around it dropped (an escaped one
-    kept), Graphviz's escapes undone."""
+def _stripped(piece: str) -> str:
+    """`piece` without the blanks around it (an escaped last blank kept)."""
     body = piece.rstrip(_BLANKS)
     if (len(body) - len(body.rstrip("\\"))) % 2:  # the last blank stripped was escaped
         body = piece[: len(body) + 1]
-    return _unescape_label(body.lstrip(_BLANKS))
+    return body.lstrip(_BLANKS)
+
+
+def clean_label(piece: str) -> str:
+    """A symbol or output as written in a label: blanks around it dropped (an escaped one
+    kept), Graphviz's escapes undone."""
+    return _unescape_label(_stripped(piece))
 
 
 def escape_label(text: str, specials: str = "") -> str:
@@ -293,11 +298,7 @@ def moore_output_of_label(label: str) -> str:
     """The output in a Moore state's label: what follows its first unescaped `|` (AALpy's
     reader: blanks around it dropped, a label wrapped in braces unwrapped; a label without
     `|` is the output itself)."""
-    text = label.lstrip(_BLANKS)
-    body = text.rstrip(_BLANKS)
-    if (len(body) - len(body.rstrip("\\"))) % 2:  # the last blank stripped was escaped
-        body = text[: len(body) + 1]
-    text = body
+    text = _stripped(label)
     if (text[:1] == "{" and text[-1:] == "}"
             and (len(text) - 1 - len(text[:-1].rstrip("\\"))) % 2 == 0):
         text = text[1:-1]
@@ -999,22 +1000,7 @@ def split_label(label: str, fail: Any = None) -> list[str]:
     if "\\" not in label:
         pieces = [p.strip(_BLANKS) for p in label.split(",")]
     else:
-        pieces, i, n = [], 0, len(label)
-        while True:
-            m = _PIECE.match(label, i)
-            assert m is not None  # the pattern matches the empty string
-            raw = m.group()
-            body = raw.rstrip(_BLANKS)
-            if (len(body) - len(body.rstrip("\\"))) % 2:  # the last blank stripped was escaped
-                body = raw[: len(body) + 1]
-            pieces.append(_unescape_label(body.lstrip(_BLANKS)))
-            i = m.end()
-            if i >= n:
-                break
-            i += 1  # the comma
-            if i == n:
-                pieces.append("")
-                break
+        pieces = _split_list(label)
     if any(p == "" for p in pieces):
         what = f"an empty symbol in the label {label!r}"
         raise fail(what) if fail is not None else DFAFormatError(what)

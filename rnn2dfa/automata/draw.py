@@ -1,10 +1,22 @@
-"""Automata drawn with Graphviz: the graphs of a DFA and of a Moore or Mealy machine (as
-DOT, nothing run), and how they show in a notebook (`mimebundle`: SVG through Graphviz's
-`dot`, or a text table when it is absent). A DFA: a start arrow, double circles for
-accepting states, one edge per (source, target) pair labelled with symbol ranges, the
-rejecting sink hidden, a word's path highlighted. A Moore state shows its output
-("q3 / open"); a Mealy edge shows each group of symbols with the output they emit
-("a-c / 2"). Writing files is `rnn2dfa.render`'s. No torch here.
+"""Automata drawn with Graphviz: the graphs of a DFA, of a Moore or Mealy machine and of a
+PDFA (as DOT, nothing run; `draw` by the family), and how they show in a notebook
+(`mimebundle`: SVG through Graphviz's `dot`, or a text table when it is absent). A DFA: a
+start arrow, double circles for accepting states, one edge per (source, target) pair
+labelled with symbol ranges, the rejecting sink hidden, a word's path highlighted. A Moore
+state shows its output ("q3 / open"); a Mealy edge shows each group of symbols with the
+output they emit ("a-c / 2"). Writing files is `rnn2dfa.render`'s. No torch here.
+
+A PDFA's states show their end-of-sequence probability (and, in a sub-stochastic PDFA, the
+mass they keep for tokens outside the alphabet); one edge per (source, target) pair lists
+its symbols with their probabilities (as the file has them: times the mass kept), pen width
+by probability; edges below `min_probability` are left out (a note says so). Every state of
+a PDFA usually has an edge for every symbol, so a 40-state, 5-symbol PDFA has near 200
+edges, which Graphviz lays out as a hairball in which no edge can be followed (6700 x 6500
+pixels for one random PDFA). Past `BIG` states each state keeps only its `STRONG_EDGES`
+most probable edges (the paths most of the probability takes: about as dense as a DFA over
+two symbols), and a note counts what was left out. Nothing is hidden silently;
+`edges_per_state="all"` draws every edge, and a cap on the states (`write_drawing`'s
+`max_states`) still refuses what no picture can show.
 """
 
 from __future__ import annotations
@@ -15,13 +27,14 @@ import subprocess
 import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import graphviz
 import numpy as np
 
-from rnn2dfa.automata.protocol import DFALike, MachineLike
-from rnn2dfa.words import Word, format_word
+from rnn2dfa.automata.protocol import DFALike, MachineLike, PDFALike
+from rnn2dfa.errors import InputError
+from rnn2dfa.words import EOS_TEXT, Word, format_word
 
 PATH_COLOR = "#d62728"
 _ACCEPT_FILL = "#c7e9c0"
@@ -150,62 +163,14 @@ def _start_edge(g: graphviz.Digraph, start: int, word: Word | None) -> None:
     g.edge("__start", str(start), **start_attrs)
 
 
-def draw_dfa(
-    dfa: DFALike,
-    *,
-    show_sink: bool = False,
-    word: Word | None = None,
-    minimize: bool = True,
-    title: str | None = None,
-) -> Drawing:
+def draw_dfa(dfa: DFALike, *, show_sink: bool = False, word: Word | None = None,
+             minimize: bool = True, title: str | None = None) -> Drawing:
     """Build the Graphviz graph of a DFA (nothing is written or run here).
 
     States are numbered canonically (breadth-first from the start) after minimizing, unless
     `minimize` is False, when the states keep the numbers of the file.
     """
-    if minimize:
-        dfa = dfa.minimize()
-    n = dfa.n_states
-    sinks = [int(q) for q in dfa.sink_states().nonzero()[0]]
-    sink = sinks[0] if sinks else None
-
-    path_states, path_edges = _path(dfa, word)
-    accepted = bool(dfa.accepting[path_states[-1]]) if word is not None else None
-
-    hide: set[int] = set()
-    if not show_sink:  # the start state and states on the highlighted path stay visible
-        hide = {s for s in sinks if s != dfa.start and s not in path_states}
-    shown = [q for q in range(n) if q not in hide]
-
-    notes = []
-    if title:
-        notes.append(title)
-    if word is not None:
-        shown_word = format_word(word, dfa.alphabet)
-        notes.append(f"word {shown_word}: {'accepted' if accepted else 'rejected'}")
-    if hide:
-        notes.append("rejecting sink state not shown: missing transitions lead to it")
-    g = _graph("dfa", len(shown) > 20, "0.02", notes)
-    final = path_states[-1] if path_states else None
-    for q in shown:
-        attrs = {"shape": "doublecircle" if dfa.accepting[q] else "circle", "width": "0.3"}
-        if q in path_states:
-            attrs.update(color=PATH_COLOR, penwidth="2")
-        if q == final:
-            attrs.update(style="filled", fillcolor=_ACCEPT_FILL if accepted else _REJECT_FILL)
-        g.node(str(q), label=str(q), **attrs)
-    _start_edge(g, dfa.start, word)
-
-    for q in shown:
-        groups: dict[int, list[int]] = {}
-        for a in range(dfa.n_symbols):
-            t = int(dfa.transitions[q, a])
-            if t in hide:
-                continue
-            groups.setdefault(t, []).append(a)
-        for t, syms in groups.items():
-            _edge(g, q, t, symbol_ranges(syms, dfa.alphabet), path_edges)
-    return Drawing(g, dfa, shown, sink, bool(hide), accepted)
+    return _draw_table(dfa, show_sink=show_sink, word=word, minimize=minimize, title=title)
 
 
 @dataclass
@@ -219,28 +184,42 @@ class MachineDrawing:
     sink_hidden: bool = False  # a machine has no rejecting sink: every state is drawn
 
 
-def draw_machine(
-    machine: MachineLike,
-    *,
-    word: Word | None = None,
-    minimize: bool = True,
-    title: str | None = None,
-) -> MachineDrawing:
+def draw_machine(machine: MachineLike, *, word: Word | None = None, minimize: bool = True,
+                 title: str | None = None) -> MachineDrawing:
     """Build the Graphviz graph of a machine (nothing is written or run here); states are
     minimized and numbered canonically unless `minimize` is False."""
-    m = machine.minimize() if minimize else machine
-    n = m.n_states
-    path_states, path_edges = _path(m, word)
-    result = m.output(word) if word is not None else None
-    notes = [title] if title else []
-    if result is not None:
-        notes.append(f"word {format_word(word, m.alphabet)}: {show_output(result)}")
-    g = _graph("machine", n > 20, "0.05", notes)
+    return _draw_table(machine, word=word, minimize=minimize, title=title)
+
+
+def _draw_table(a: Any, *, show_sink: bool = False, word: Word | None = None,
+                minimize: bool = True, title: str | None = None) -> Any:
+    """The one drawing of a DFA's or machine's table: a DFA's states as accept marks (its
+    rejecting sink hidden unless `show_sink` or the start or on the path), a Moore state's
+    output in its box, a Mealy edge's outputs beside its symbols."""
+    a = a.minimize() if minimize else a
+    dfa, moore = a.family == "dfa", a.family == "moore"
+    path_states, path_edges = _path(a, word)
     final = path_states[-1] if path_states else None
-    moore = m.kind == "moore"
-    for q in range(n):
-        if moore:
-            label = f"q{q} / {m.outputs[int(m.labels[q])]}"
+    sinks = [int(q) for q in a.sink_states().nonzero()[0]] if dfa else []
+    hide: set[int] = set()
+    if not show_sink:  # the start state and states on the highlighted path stay visible
+        hide = {s for s in sinks if s != a.start and s not in path_states}
+    shown = [q for q in range(a.n_states) if q not in hide]
+    notes = [title] if title else []
+    result: Any = None
+    if word is not None:
+        result = bool(a.accepting[final]) if dfa else a.output(word)
+        said = ("accepted" if result else "rejected") if dfa else show_output(result)
+        notes.append(f"word {format_word(word, a.alphabet)}: {said}")
+    if hide:
+        notes.append("rejecting sink state not shown: missing transitions lead to it")
+    g = _graph("dfa" if dfa else "machine", len(shown) > 20, "0.02" if dfa else "0.05", notes)
+    for q in shown:
+        if dfa:
+            label = str(q)
+            attrs = {"shape": "doublecircle" if a.accepting[q] else "circle", "width": "0.3"}
+        elif moore:
+            label = f"q{q} / {a.outputs[int(a.labels[q])]}"
             attrs = {"shape": "box", "style": "rounded"}
         else:
             label = f"q{q}"
@@ -248,32 +227,130 @@ def draw_machine(
         if q in path_states:
             attrs.update(color=PATH_COLOR, penwidth="2")
         if q == final:
-            attrs.update(style="rounded,filled" if moore else "filled", fillcolor=_END_FILL)
+            fill = _END_FILL if not dfa else _ACCEPT_FILL if result else _REJECT_FILL
+            attrs.update(style="rounded,filled" if moore else "filled", fillcolor=fill)
         g.node(str(q), label=label_text(label), **attrs)
-    _start_edge(g, m.start, word)
-
-    trans = m.transitions.tolist()
-    labels = None if moore else m.labels.tolist()
-    for q in range(n):
+    _start_edge(g, a.start, word)
+    trans = a.transitions.tolist()
+    labels = a.labels.tolist() if a.family == "mealy" else None
+    for q in shown:
         groups: dict[int, dict[int, list[int]]] = {}  # target -> output (Mealy) -> symbols
-        for a, t in enumerate(trans[q]):
-            out = -1 if labels is None else labels[q][a]
-            groups.setdefault(t, {}).setdefault(out, []).append(a)
+        for i, t in enumerate(trans[q]):
+            if t not in hide:
+                out = -1 if labels is None else labels[q][i]
+                groups.setdefault(t, {}).setdefault(out, []).append(i)
         for t, by_out in groups.items():
-            lines = [symbol_ranges(syms, m.alphabet) + ("" if o < 0 else f" / {m.outputs[o]}")
+            lines = [symbol_ranges(syms, a.alphabet) + ("" if o < 0 else f" / {a.outputs[o]}")
                      for o, syms in by_out.items()]
             _edge(g, q, t, "\n".join(lines), path_edges)
-    return MachineDrawing(g, m, list(range(n)), result)
+    if dfa:
+        return Drawing(g, a, shown, sinks[0] if sinks else None, bool(hide), result)
+    return MachineDrawing(g, a, shown, result)
 
 
-def draw(a: DFALike | MachineLike, *, show_sink: bool = False, word: Word | None = None,
-         minimize: bool = True, title: str | None = None) -> Drawing | MachineDrawing:
-    """The drawing of a DFA or a Moore/Mealy machine, by its family (`show_sink` is a DFA's:
-    a machine has no rejecting sink)."""
-    if a.family == "dfa":
-        return draw_dfa(a, show_sink=show_sink, word=word,  # type: ignore[arg-type]
-                        minimize=minimize, title=title)
-    return draw_machine(a, word=word, minimize=minimize, title=title)  # type: ignore[arg-type]
+#: Past this many drawn states a PDFA's drawing keeps only its strong edges.
+BIG = 20
+#: Edges kept per state in a big PDFA's drawing, the most probable first.
+STRONG_EDGES = 2
+
+
+@dataclass
+class PDFADrawing:
+    """What `draw_pdfa` produced (the attributes `write_drawing` reads: graph, shown_states)."""
+
+    graph: graphviz.Digraph
+    pdfa: PDFALike
+    shown_states: list[int]
+    hidden_edges: int  # transitions below min_probability, not drawn
+    edges_per_state: int | None = None  # the edges kept per state (None: every one)
+    weaker_edges: int = 0  # edges above min_probability left out by edges_per_state
+
+
+def _edges_per_state(edges_per_state: int | Literal["auto", "all"], shown: int) -> int | None:
+    """The number of edges kept per state (None: all), checked."""
+    if edges_per_state == "auto":
+        return STRONG_EDGES if shown > BIG else None
+    if edges_per_state == "all":
+        return None
+    if isinstance(edges_per_state, bool) or not isinstance(edges_per_state, int) \
+            or edges_per_state < 1:
+        raise InputError(f"edges per state must be a number >= 1, 'auto' or 'all', not "
+                         f"{edges_per_state!r}", param="edges_per_state")
+    return edges_per_state
+
+
+def draw_pdfa(pdfa: PDFALike, *, min_probability: float = 0.01, title: str | None = None,
+              minimize: bool = True,
+              edges_per_state: int | Literal["auto", "all"] = "auto") -> PDFADrawing:
+    """The Graphviz graph of a PDFA (states minimised and numbered breadth-first unless
+    `minimize` is False). `edges_per_state`: how many edges (one per target state, its
+    symbols together) each state keeps, the most probable first; "auto" keeps all up to BIG
+    states and the STRONG_EDGES strongest beyond (see the module docstring), "all" every one.
+    """
+    if minimize:
+        pdfa = pdfa.minimize()
+    k = pdfa.n_symbols
+    reach = pdfa.reachable()
+    shown = [int(q) for q in range(pdfa.n_states) if reach[q]]
+    keep = _edges_per_state(edges_per_state, len(shown))
+    probs = pdfa.full_probabilities()  # what the file has: times the mass kept
+    other = pdfa.outside_token or "other"
+    notes = [title] if title else []
+    notes.append(f"edge width ~ probability; {EOS_TEXT} = end of sequence")
+    if pdfa.has_lost:
+        notes.append(f"{other} = mass kept for tokens outside the alphabet"
+                     + (f" ({pdfa.outside_token})" if pdfa.outside_token else ""))
+    hidden = weaker = 0
+    edges: list[tuple[int, int, list[int]]] = []
+    for q in shown:
+        groups: dict[int, list[int]] = {}
+        for a in range(k):
+            if probs[q, a] < min_probability:
+                hidden += probs[q, a] > 0
+                continue
+            groups.setdefault(int(pdfa.transitions[q, a]), []).append(a)
+        ranked = list(groups.items())
+        if keep is not None:  # the most probable edges (ties: the lower target), no others
+            ranked.sort(key=lambda item: (-float(probs[q, item[1]].sum()), item[0]))
+            weaker += max(0, len(ranked) - keep)
+            ranked = ranked[:keep]
+        edges += [(q, t, syms) for t, syms in ranked]
+    if weaker:
+        notes.append(f"only the {keep} most probable edge{'s' if keep != 1 else ''} of each "
+                     f"state drawn ({weaker} weaker edges left out)")
+    if hidden:
+        notes.append(f"{hidden} transitions with probability below {min_probability:g} "
+                     "not drawn")
+    g = _graph("pdfa", len(shown) > BIG, "0.02", notes)
+    for q in shown:
+        end = probs[q, k]
+        label = f"{q}\n{EOS_TEXT} {end:.2f}"
+        if pdfa.has_lost:
+            label += f"\n{other} {probs[q, -1]:.2f}"
+        g.node(str(q), label=label_text(label), shape="circle", width="0.45",
+               penwidth=f"{0.6 + 3 * end:.2f}")
+    _start_edge(g, pdfa.start, None)
+    for q, t, syms in edges:
+        label = "\n".join(f"{pdfa.alphabet[a]} {probs[q, a]:.2f}" for a in syms)
+        g.edge(str(q), str(t), label=label_text(label),
+               penwidth=f"{0.4 + 4 * float(probs[q, syms].sum()):.2f}")
+    return PDFADrawing(g, pdfa, shown, int(hidden), keep, int(weaker))
+
+
+def draw(a: DFALike | MachineLike | PDFALike, *, word: Word | None = None,
+         **options: Any) -> Drawing | MachineDrawing | PDFADrawing:
+    """The drawing of a DFA, a Moore/Mealy machine or a PDFA, by its family (`show_sink` is
+    a DFA's: a machine has no rejecting sink; `min_probability` and `edges_per_state` a
+    PDFA's, whose edges carry probabilities and highlight no word)."""
+    kind = getattr(a, "family", None)
+    if kind == "pdfa":
+        if word is not None:
+            raise InputError("a PDFA's drawing highlights no word", param="word")
+        return draw_pdfa(a, **options)  # type: ignore[arg-type]
+    if kind in ("dfa", "moore", "mealy"):  # (a machine has no sink: every state is drawn)
+        return _draw_table(a, word=word, **options)
+    raise InputError(f"cannot draw a {type(a).__name__}: give a DFA, a Moore or Mealy "
+                     "machine or a PDFA", param="automaton")
 
 
 @dataclass(frozen=True)
@@ -339,9 +416,10 @@ def svg(graph: graphviz.Digraph, seconds: float = NOTEBOOK_DOT_SECONDS) -> str |
     return done.stdout.decode("utf-8") if done.returncode == 0 else None
 
 
-def mimebundle(a: DFALike | MachineLike, title: str | None = None) -> dict[str, Any]:
-    """What Jupyter shows for an automaton: its picture (SVG), its repr and table as text."""
-    text = repr(a) + "\n" + table_text(a)
+def mimebundle(a: DFALike | MachineLike | PDFALike, title: str | None = None) -> dict[str, Any]:
+    """What Jupyter shows for an automaton: its picture (SVG), its repr and (not for a PDFA,
+    whose rows are distributions) its table as text."""
+    text = repr(a) if a.family == "pdfa" else repr(a) + "\n" + table_text(a)  # type: ignore[arg-type]
     if title:
         text = title + "\n" + text
     out: dict[str, Any] = {"text/plain": text}

@@ -77,12 +77,14 @@ def state_problem(x: Any, n: int) -> str | None:
     return None
 
 
-def table_of(data: dict[str, Any], fail: Callable[[str], DFAFormatError],
-             nonempty: bool = False) -> tuple[list[str], list[list[int]]]:
-    """The alphabet and transition rows of a parsed automaton file (DFA or machine), their
-    JSON shape checked (strings; rows of one integer state per symbol, the table's size
-    bounded before any row is looked at) and its 'start' a state; `nonempty`: at least one
-    row (a machine's reader; the DFA's constructor says so for a DFA)."""
+def table_of(data: dict[str, Any], fail: Callable[[str], Exception],
+             nonempty: bool = False, limit: int = MAX_DFA_TABLE
+             ) -> tuple[list[str], list[list[int]]]:
+    """The alphabet and transition rows of a parsed automaton file (DFA, machine or PDFA),
+    their JSON shape checked (strings; rows of one integer state per symbol, the table's
+    size bounded by `limit` before any row is looked at) and its 'start' a state;
+    `nonempty`: at least one row (a machine's and a PDFA's reader; the DFA's constructor
+    says so for a DFA)."""
     alphabet = data["alphabet"]
     if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
         raise fail("'alphabet' must be a list of strings")
@@ -90,9 +92,9 @@ def table_of(data: dict[str, Any], fail: Callable[[str], DFAFormatError],
     if not isinstance(trans, list) or (nonempty and not trans):
         raise fail("'transitions' must be a non-empty list of rows")
     k = len(alphabet)
-    if len(trans) * max(k, 1) > MAX_DFA_TABLE:  # before any row is looked at or copied
+    if len(trans) * max(k, 1) > limit:  # before any row is looked at or copied
         raise fail(f"the transition table of {len(trans):,} states and {k:,} symbols has "
-                   f"{len(trans) * k:,} entries (the limit is {MAX_DFA_TABLE:,})")
+                   f"{len(trans) * k:,} entries (the limit is {limit:,})")
     for q, row in enumerate(trans):
         if not isinstance(row, list):
             raise fail(f"'transitions' row {q} is not a list")

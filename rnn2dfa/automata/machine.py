@@ -14,16 +14,15 @@ every non-empty word", so a difference is always a shortest word whose last outp
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from rnn2dfa.automata.dfa import TableAutomaton, _frozen, check_state_numbers
+from rnn2dfa.automata.dfa import TableAutomaton, _frozen, integers
 from rnn2dfa.errors import AlphabetError, DFAFormatError
-from rnn2dfa.words import Word, alphabet_problem, pad_words
+from rnn2dfa.words import Word, pad_words
 
 KINDS = ("moore", "mealy")
 
@@ -48,42 +47,21 @@ class Machine(TableAutomaton):
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise DFAFormatError(f"a machine is 'moore' or 'mealy', not {self.kind!r}")
-        alphabet = tuple(str(s) for s in self.alphabet)
         outputs = tuple(str(s) for s in self.outputs)
-        problem = alphabet_problem(alphabet)
-        if problem is not None:
-            raise DFAFormatError(problem)
         if not outputs:
             raise DFAFormatError("a machine needs at least one output")
         if len(set(outputs)) != len(outputs):
             raise DFAFormatError("the outputs must be distinct strings")
-        trans = np.asarray(self.transitions)
-        labels = np.asarray(self.labels)
-        for name, arr in (("transitions", trans), ("outputs", labels)):
-            if arr.size and arr.dtype.kind not in "iu":
-                raise DFAFormatError(f"'{name}' must hold integers, got {arr.dtype} entries")
-        trans = trans.astype(np.int64)
-        labels = labels.astype(np.int64)
-        k = len(alphabet)
-        if trans.ndim != 2 or trans.shape[0] == 0 or trans.shape[1] != k:
-            raise DFAFormatError(
-                f"transition table must have shape (n_states >= 1, {k}), got {trans.shape}"
-            )
-        n = trans.shape[0]
-        want = (n,) if self.kind == "moore" else (n, k)
+        n = self._check_table(f"a {self.kind} machine")
+        labels = integers(self.labels, "'outputs'")
+        want = (n,) if self.kind == "moore" else (n, self.n_symbols)
         if labels.shape != want:
             raise DFAFormatError(f"a {self.kind} machine of {n} states needs outputs of shape "
                                  f"{want}, got {labels.shape}")
-        check_state_numbers(trans, n, "'transitions'")
-        check_state_numbers(np.asarray([self.start]), n, "'start'", indexed=False)
         if labels.size and (labels.min() < 0 or labels.max() >= len(outputs)):
             raise DFAFormatError(f"an output index is out of range 0..{len(outputs) - 1}")
-        object.__setattr__(self, "alphabet", alphabet)
         object.__setattr__(self, "outputs", outputs)
-        object.__setattr__(self, "transitions", _frozen(trans))
         object.__setattr__(self, "labels", _frozen(labels))
-        object.__setattr__(self, "start", int(self.start))
-        object.__setattr__(self, "extra", dict(self.extra))
 
     # ----------------------------------------------------------------- basics
     @property
@@ -180,22 +158,14 @@ class Machine(TableAutomaton):
 
         The output alphabet is kept as declared (a class the machine never emits stays listed).
         """
-        from rnn2dfa.automata.minimize import compress_keys, hopcroft, moore_rounds
+        from rnn2dfa.automata.minimize import class_members, coarsest_partition
 
         m = self.canonical()
-        n = m.n_states
         if m.kind == "moore":
             initial = m.labels
         else:  # states are first told apart by their rows of transition outputs
             initial = np.unique(m.labels, axis=0, return_inverse=True)[1].ravel()
-        max_rounds = math.ceil(math.log2(max(n, 2))) + 2
-        cls, _, stable = moore_rounds(m.transitions, np.asarray(initial, dtype=np.int64),
-                                      max_rounds)
-        if not stable:
-            cls = hopcroft(m.transitions, cls)
-        cls, nb = compress_keys(cls)
-        rep = np.zeros(nb, dtype=np.int64)
-        rep[cls] = np.arange(n)
+        cls, rep = class_members(coarsest_partition(m.transitions, initial))
         out = m.replace(transitions=cls[m.transitions[rep]], labels=m.labels[rep],
                         start=int(cls[m.start]))
         return out.canonical()
@@ -220,43 +190,13 @@ class Machine(TableAutomaton):
             other = other.with_alphabet_order(self.alphabet)
         union = tuple(dict.fromkeys(self.outputs + other.outputs))
         a, b = self.with_outputs(union), other.with_outputs(union)
-        k, nb = a.n_symbols, b.n_states
-        la, lb = a.labels, b.labels
-        pa = np.array([a.start], dtype=np.int64)
-        pb = np.array([b.start], dtype=np.int64)
-        if a.kind == "moore" and la[a.start] != lb[b.start]:
-            return ()
-        from rnn2dfa.automata.product import VisitedPairs  # the DFA product's visited set
+        from rnn2dfa.automata.product import first_difference  # the DFAs' one search
 
-        visited = VisitedPairs(a.n_states * nb)
-        visited.add(pa * nb + pb)
-        levels: list[tuple[np.ndarray, np.ndarray]] = []  # (parent index, symbol) per level
-        while pa.size:
-            qa = a.transitions[pa].ravel()
-            qb = b.transitions[pb].ravel()
-            parent = np.repeat(np.arange(pa.size), k)
-            sym = np.tile(np.arange(k), pa.size)
-            if a.kind == "moore":
-                bad = la[qa] != lb[qb]
-            else:
-                bad = (la[pa] != lb[pb]).ravel()
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                word = [int(sym[i])]
-                j = int(parent[i])
-                for par, sy in reversed(levels):
-                    word.append(int(sy[j]))
-                    j = int(par[j])
-                return tuple(reversed(word))
-            keys = qa * nb + qb
-            uniq, first = np.unique(keys, return_index=True)
-            first = np.sort(first[visited.unseen(uniq)])
-            if not first.size:
-                return None
-            visited.add(keys[first])
-            levels.append((parent[first], sym[first]))
-            pa, pb = qa[first], qb[first]
-        return None
+        found = first_difference(a, b, a.labels, b.labels)
+        if found is None or a.kind == "moore":
+            return None if found is None else found[0]
+        word, p, q = found  # a Mealy pair first told apart by its row: the first symbol
+        return (*word, int(np.flatnonzero(a.labels[p] != b.labels[q])[0]))
 
     def equivalent(self, other: Machine) -> bool:
         return self.difference(other) is None

@@ -192,21 +192,33 @@ def hopcroft(transitions: np.ndarray, initial: np.ndarray) -> np.ndarray:
     return np.asarray(blk, dtype=np.int64)
 
 
+def coarsest_partition(transitions: np.ndarray, initial: np.ndarray) -> np.ndarray:
+    """The coarsest stable refinement of the partition `initial` (any integer class per
+    state): capped Moore rounds, then Hopcroft from where they stopped. What every kind is
+    minimized by: a DFA from its accept bits, a machine from its outputs, a PDFA from its
+    distributions."""
+    max_rounds = math.ceil(math.log2(max(transitions.shape[0], 2))) + 2
+    cls, _, stable = moore_rounds(transitions, np.asarray(initial, dtype=np.int64), max_rounds)
+    return cls if stable else hopcroft(transitions, cls)
+
+
 def equivalence_classes(dfa: DFALike) -> np.ndarray:
     """Myhill–Nerode class of each state (all states are assumed reachable)."""
-    n = dfa.n_states
-    max_rounds = math.ceil(math.log2(max(n, 2))) + 2
-    cls, _, stable = moore_rounds(dfa.transitions, dfa.accepting, max_rounds)
-    if not stable:
-        cls = hopcroft(dfa.transitions, cls)
-    return cls
+    return coarsest_partition(dfa.transitions, dfa.accepting)
+
+
+def class_members(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The classes renumbered 0..m-1, and one member state of each (any member represents
+    its class in a quotient)."""
+    cls, nb = compress_keys(classes)
+    rep = np.zeros(nb, dtype=np.int64)
+    rep[cls] = np.arange(cls.size)
+    return cls, rep
 
 
 def quotient(dfa: DFALike, classes: np.ndarray) -> DFALike:
     """The automaton whose states are the classes of a stable partition."""
-    cls, nb = compress_keys(classes)
-    rep = np.zeros(nb, dtype=np.int64)
-    rep[cls] = np.arange(dfa.n_states)  # any member represents its class
+    cls, rep = class_members(classes)
     trans = cls[dfa.transitions[rep]]
     return type(dfa)(dfa.alphabet, trans, dfa.accepting[rep], int(cls[dfa.start]), dfa.extra)
 

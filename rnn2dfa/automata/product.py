@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 import numpy as np
 
 from rnn2dfa.automata.minimize import THIN
-from rnn2dfa.automata.protocol import DFALike
+from rnn2dfa.automata.protocol import Automaton, DFALike
 from rnn2dfa.errors import check_alphabets
 from rnn2dfa.words import Word
 
@@ -72,19 +72,29 @@ class VisitedPairs:
 Chunk = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
-def _bfs_pairs(a: DFALike, b: DFALike, until_difference: bool = False) -> Iterator[Chunk]:
+def differ(out_a: np.ndarray, out_b: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Which pairs (p, q) of states answer differently: accept bits or Moore outputs (one
+    per state), or a Mealy machine's rows of outputs (any entry)."""
+    d = out_a[p] != out_b[q]
+    return d if d.ndim == 1 else d.any(axis=1)
+
+
+def _bfs_pairs(a: Automaton, b: Automaton,
+               until: tuple[np.ndarray, np.ndarray] | None = None) -> Iterator[Chunk]:
     """Breadth-first search over the reachable pairs, in first-discovery order.
 
     Yields chunks (codes, parents, symbols) of consecutive levels: `parents` are global
     discovery indices (-1 for the start pair), `symbols` the symbol leading from the parent.
     Wide levels are expanded with numpy one level per chunk; thin stretches (chains) run in
     plain Python, several levels per chunk, ending after the first level holding a pair
-    that accepts differently when `until_difference`. A consumer that has seen enough stops
-    iterating: the next chunk is computed only when asked for.
+    whose answers `until` (each side's, see `differ`) differ. A consumer that has seen
+    enough stops iterating: the next chunk is computed only when asked for.
     """
     n2 = b.n_states
     k = a.n_symbols
-    acc_a, acc_b = a.accepting, b.accepting
+    # the answers as lists for the thin stretches' Python loop (a Mealy row: a list, which
+    # compares whole)
+    ua, ub = (until[0].tolist(), until[1].tolist()) if until is not None else ([], [])
     frontier = np.array([a.start * n2 + b.start], dtype=np.int64)
     offset = 0  # discovery index of frontier[0]
     visited = VisitedPairs(a.n_states * n2)
@@ -112,7 +122,7 @@ def _bfs_pairs(a: DFALike, b: DFALike, until_difference: bool = False) -> Iterat
                 level = new
                 if not new or len(new) >= THIN:
                     break
-                if until_difference and any(acc_a[x // n2] != acc_b[x % n2] for x in new):
+                if until is not None and any(ua[x // n2] != ub[x % n2] for x in new):
                     break
             frontier = np.array(level, dtype=np.int64)
             if codes:
@@ -139,18 +149,35 @@ def _bfs_pairs(a: DFALike, b: DFALike, until_difference: bool = False) -> Iterat
             yield new_level, parents_arr, keep % k
 
 
+def pair_table(a: Automaton, b: Automaton, limit: int | None = None
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """The reachable pairs of two tables in discovery order (codes p·n2 + q) and the
+    number of each one's successor pair on each symbol (m, k): the product of any two
+    automata of the family (DFAs; a PDFA's live table, `pdfa.exact`). None past `limit`
+    pairs (the search stops there)."""
+    chunks, total = [], 0
+    for codes, _, _ in _bfs_pairs(a, b):
+        chunks.append(codes)
+        total += codes.size
+        if limit is not None and total > limit:
+            return None
+    codes = np.concatenate(chunks)
+    n2 = np.int64(b.n_states)
+    nxt = a.transitions[codes // n2] * n2 + b.transitions[codes % n2]
+    if a.n_states * int(n2) <= DENSE_LIMIT:  # a pair's number looked up directly
+        number = np.empty(a.n_states * int(n2), dtype=np.int32)
+        number[codes] = np.arange(codes.size, dtype=np.int32)
+        return codes, number[nxt].astype(np.int64)
+    sorter = np.argsort(codes)
+    return codes, sorter[np.searchsorted(codes[sorter], nxt)]
+
+
 def product(a: DFALike, b: DFALike, op: str) -> DFALike:
     """The reachable product of two DFAs with acceptance combined by `op` (and/or/diff/xor)."""
     b = align(a, b)
-    combine = _OPS[op]
-    levels = list(_bfs_pairs(a, b))
-    codes = np.concatenate([lv[0] for lv in levels])
+    codes, trans = pair_table(a, b)  # type: ignore[misc]
     n2 = np.int64(b.n_states)
-    p, q = codes // n2, codes % n2
-    sorter = np.argsort(codes)
-    nxt = a.transitions[p] * n2 + b.transitions[q]
-    trans = sorter[np.searchsorted(codes, nxt, sorter=sorter)]
-    acc = combine(a.accepting[p], b.accepting[q])
+    acc = _OPS[op](a.accepting[codes // n2], b.accepting[codes % n2])
     return type(a)(a.alphabet, trans, acc, 0)
 
 
@@ -161,13 +188,22 @@ def shortest_counterexample(a: DFALike, b: DFALike) -> Word | None:
     such word (symbols ordered as in `a`'s alphabet).
     """
     b = align(a, b)
+    found = first_difference(a, b, a.accepting, b.accepting)
+    return None if found is None else found[0]
+
+
+def first_difference(a: Automaton, b: Automaton, out_a: np.ndarray, out_b: np.ndarray
+                     ) -> tuple[Word, int, int] | None:
+    """The length-lexicographically least word leading to a pair of states whose answers
+    differ (`differ`: accept bits, a machine's outputs), and that pair; None when no
+    reachable pair differs. The two automata share one alphabet order."""
     n2 = np.int64(b.n_states)
     all_parents: list[np.ndarray] = []
     all_symbols: list[np.ndarray] = []
-    for codes, parents, symbols in _bfs_pairs(a, b, until_difference=True):
+    for codes, parents, symbols in _bfs_pairs(a, b, (out_a, out_b)):
         all_parents.append(parents)
         all_symbols.append(symbols)
-        hit = np.flatnonzero(a.accepting[codes // n2] != b.accepting[codes % n2])
+        hit = np.flatnonzero(differ(out_a, out_b, codes // n2, codes % n2))
         if hit.size:
             par = np.concatenate(all_parents)
             sym = np.concatenate(all_symbols)
@@ -176,5 +212,6 @@ def shortest_counterexample(a: DFALike, b: DFALike) -> Word | None:
             while par[node] >= 0:
                 word.append(int(sym[node]))
                 node = int(par[node])
-            return tuple(reversed(word))
+            code = int(codes[hit[0]])
+            return tuple(reversed(word)), code // int(n2), code % int(n2)
     return None

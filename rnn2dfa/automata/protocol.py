@@ -1,6 +1,7 @@
 """What the algorithm modules (minimize, product, counting, draw) read of an automaton, as
 typing protocols: they name no class of the family, so the classes' convenience methods
-(`DFA.minimize()`, `Machine.draw()`) can call them without a circle of imports."""
+(`DFA.minimize()`, `Machine.draw()`, a PDFA's drawing) can call them without a circle of
+imports."""
 
 from __future__ import annotations
 
@@ -39,3 +40,27 @@ class MachineLike(Automaton, Protocol):
     kind: str
     outputs: tuple[str, ...]
     labels: np.ndarray
+
+
+class PDFALike(Protocol):
+    """What a drawing reads of a PDFA (pdfa/automaton.py's class, a layer above)."""
+
+    alphabet: tuple[str, ...]
+    transitions: np.ndarray
+    start: int
+    outside_token: str | None
+
+    @property
+    def n_states(self) -> int: ...
+
+    @property
+    def n_symbols(self) -> int: ...
+
+    @property
+    def has_lost(self) -> bool: ...
+
+    def minimize(self) -> Any: ...
+
+    def reachable(self) -> np.ndarray: ...
+
+    def full_probabilities(self) -> np.ndarray: ...

@@ -21,9 +21,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from rnn2dfa.automata.dfa import walk
 from rnn2dfa.words import EOS_TEXT, Word, pad_words
 
-__all__ = ["EOS_TEXT", "PDFA", "Prefixes", "flat_positions", "next_targets", "word_log_probs"]
+__all__ = ["EOS_TEXT", "PDFA", "Prefixes", "draw_symbols", "flat_positions", "next_targets",
+           "sample_together", "word_log_probs"]
 
 
 def flat_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -126,18 +128,11 @@ class PDFA:
         return f"<PDFA: {self.n_states} states, alphabet {symbols}>"
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        """Jupyter: the drawing (SVG through Graphviz) and the repr; PDFAs of many states
-        show their repr only."""
-        from rnn2dfa.automata.draw import NOTEBOOK_MAX_STATES, svg
+        """Jupyter: the drawing (SVG through Graphviz) and the repr, as every kind shows
+        (`automata.draw.mimebundle`); PDFAs of many states show their repr only."""
+        from rnn2dfa.automata.draw import mimebundle
 
-        out: dict[str, Any] = {"text/plain": repr(self)}
-        if self.n_states <= NOTEBOOK_MAX_STATES:
-            from rnn2dfa.pdfa.render import draw_pdfa
-
-            picture = svg(draw_pdfa(self).graph)
-            if picture is not None:
-                out["image/svg+xml"] = picture
-        return out
+        return mimebundle(self)
 
     @property
     def n_states(self) -> int:
@@ -177,16 +172,9 @@ class PDFA:
 
     # ------------------------------------------------------------------ runs
     def state_table(self, padded: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """(B, T + 1) state after every prefix of a padded batch (past a word's end: its last)."""
-        b, t = padded.shape
-        out = np.empty((b, t + 1), dtype=np.int64)
-        q = np.full(b, self.start, dtype=np.int64)
-        out[:, 0] = q
-        for i in range(t):
-            nxt = self.transitions[q, padded[:, i]]
-            q = np.where(lengths > i, nxt, q)
-            out[:, i + 1] = q
-        return out
+        """(B, T + 1) state after every prefix of a padded batch (past a word's end: its last);
+        the family's one walk through a table (`automata.dfa.walk`)."""
+        return walk(self.transitions, self.start, padded, lengths)
 
     def states_after(self, words: Sequence[Word]) -> np.ndarray:
         """State reached by each word."""
@@ -295,102 +283,106 @@ class PDFA:
         `max_length` are cut there (rare when the end probability is not tiny). Only the
         running words are stepped and kept, so memory follows the symbols drawn, not
         n x max_length."""
-        cum = np.cumsum(self.probabilities, axis=1)
-        cum[:, -1] = 1.0
-        q = np.full(n, self.start, dtype=np.int64)
-        alive = np.arange(n)
-        owners: list[np.ndarray] = []
-        symbols: list[np.ndarray] = []
-        for _ in range(max_length):
-            if alive.size == 0:
-                break
-            u = rng.random(n)[alive]  # n draws a step, as always: the same words per seed
-            sym = (cum[q] <= u[:, None]).sum(axis=1)
-            going = sym != self.eos
-            alive, sym, q = alive[going], sym[going], q[going]
-            owners.append(alive)
-            symbols.append(sym.astype(np.int32))
-            q = self.transitions[q, sym]
-        if not owners:
-            return [() for _ in range(n)]
-        who = np.concatenate(owners)
-        what = np.concatenate(symbols)
-        order = np.argsort(who, kind="stable")  # by word, then by position
-        counts = np.bincount(who, minlength=n)
-        parts = np.split(what[order], np.cumsum(counts)[:-1])
-        return [tuple(part.tolist()) for part in parts]
+        return sample_together(n, rng, max_length, np.full(n, self.start, dtype=np.int64),
+                               lambda q: self.probabilities[q],
+                               lambda q, going, sym: self.transitions[q[going], sym])
 
     # ------------------------------------------------------------------ structure
+    def live_table(self) -> np.ndarray:
+        """(n + 1, k) transitions, those on symbols of probability zero (which never matter)
+        led to an extra sink state n: the table the family's structure algorithms read."""
+        n = self.n_states
+        live = np.where(self.probabilities[:, : self.eos] > 0, self.transitions, n)
+        return np.vstack([live, np.full((1, self.n_symbols), n, dtype=np.int64)])
+
     def reachable(self) -> np.ndarray:
         """Bool (n,): states reachable from the start through symbols of positive probability."""
-        seen = np.zeros(self.n_states, dtype=bool)
-        seen[self.start] = True
-        frontier = [self.start]
-        live = self.probabilities[:, : self.eos] > 0
-        while frontier:
-            nxt = self.transitions[frontier][live[frontier]]
-            new = np.unique(nxt[~seen[nxt]])
-            seen[new] = True
-            frontier = new.tolist()
-        return seen
+        from rnn2dfa.automata.minimize import bfs_order
+
+        seen = np.zeros(self.n_states + 1, dtype=bool)
+        seen[bfs_order(self.live_table(), self.start)] = True
+        return seen[:-1]
 
     def minimize(self, atol: float = 1e-9) -> PDFA:
-        """The smallest PDFA with the same distribution: reachable part, then Moore partition
-        refinement starting from states with equal distributions (within `atol`)."""
-        keep = np.flatnonzero(self.reachable())
-        # Transitions on zero-probability symbols never matter: point them at the start's class.
-        n, k = self.n_states, self.n_symbols
-        probs = self.probabilities
-        sig_rows = probs if self.lost is None else np.concatenate(
-            [probs, self.lost[:, None]], axis=1)
-        rounded = np.round(sig_rows / max(atol, 1e-15)).astype(np.int64)
-        _, block = np.unique(rounded, axis=0, return_inverse=True)
-        block = block.reshape(-1)
-        while True:
-            succ = np.where(probs[:, :k] > 0, block[self.transitions], -1)
-            sig = np.concatenate([block[:, None], succ], axis=1)
-            _, new = np.unique(sig[keep], axis=0, return_inverse=True)
-            full = np.full(n, -1, dtype=np.int64)
-            full[keep] = new.reshape(-1)
-            if len(np.unique(full[keep])) == len(np.unique(block[keep])):
-                block = full
-                break
-            block = full
-        # Number blocks breadth-first from the start (canonical).
-        order: dict[int, int] = {int(block[self.start]): 0}
-        rep: dict[int, int] = {int(block[self.start]): self.start}
-        queue = [self.start]
-        while queue:
-            q = queue.pop(0)
-            for a in range(k):
-                if probs[q, a] <= 0:
-                    continue
-                t = int(self.transitions[q, a])
-                b = int(block[t])
-                if b not in order:
-                    order[b] = len(order)
-                    rep[b] = t
-                    queue.append(t)
-        m = len(order)
-        trans = np.zeros((m, k), dtype=np.int64)
-        pr = np.zeros((m, k + 1))
-        lost = None if self.lost is None else np.zeros(m)
-        for b, i in order.items():
-            q = rep[b]
-            pr[i] = probs[q]
-            if lost is not None:
-                assert self.lost is not None
-                lost[i] = self.lost[q]
-            for a in range(k):
-                if probs[q, a] > 0:
-                    trans[i, a] = order[int(block[self.transitions[q, a]])]
-        return PDFA(self.alphabet, trans, pr, 0, dict(self.extra), lost, self.outside_token)
+        """The smallest PDFA with the same distribution: the reachable part, refined
+        (`automata.minimize.coarsest_partition`, as DFAs and machines are) from the states
+        with equal distributions (within `atol`) and lost mass, numbered breadth-first from
+        the start; each state keeps its first member's distribution, and transitions on
+        symbols of probability zero lead to state 0."""
+        from rnn2dfa.automata.minimize import bfs_order, coarsest_partition
+
+        n = self.n_states
+        table = self.live_table()
+        rows = self.probabilities if self.lost is None else np.concatenate(
+            [self.probabilities, self.lost[:, None]], axis=1)
+        _, same = np.unique(np.round(rows / max(atol, 1e-15)).astype(np.int64), axis=0,
+                            return_inverse=True)
+        initial = np.append(same.reshape(-1), n)  # the sink: a class of its own
+        order = bfs_order(table, self.start)  # the reachable states (and the sink)
+        new_id = np.full(n + 1, -1, dtype=np.int64)
+        new_id[order] = np.arange(order.size)
+        _, cls = np.unique(coarsest_partition(new_id[table[order]], initial[order]),
+                           return_inverse=True)
+        _, rep = np.unique(cls, return_index=True)  # each class's first member
+        classes = cls[new_id[table[order[rep]]]]  # (classes, k), the sink's class included
+        shown = bfs_order(classes, int(cls[0]))  # the start is order[0]
+        shown = shown[order[rep[shown]] != n]  # the states without the sink
+        final = np.zeros(rep.size, dtype=np.int64)
+        final[shown] = np.arange(shown.size)
+        keep = order[rep[shown]]
+        lost = None if self.lost is None else self.lost[keep]
+        return PDFA(self.alphabet, final[classes[shown]], self.probabilities[keep], 0,
+                    dict(self.extra), lost, self.outside_token)
 
 
-def word_log_probs(dists: np.ndarray, words: Sequence[Word], eos: int) -> np.ndarray:
-    """Per-word log probability from flat prefix distributions (`flat_positions` order)."""
+def sample_together(n: int, rng: np.random.Generator, max_length: int, state: Any,
+                    probs: Any, step: Any, every_draw: bool = True) -> list[Word]:
+    """`n` words drawn together (a PDFA's and a network's one sampler, see `PDFA.sample`)
+    from a start `state` (a row a word), `probs(state)` (distributions, the end last) and
+    `step(state, going, symbols)`. `every_draw`: n uniform draws a step (a PDFA's: the same
+    words per seed), else one a running word (a network's)."""
+    alive = np.arange(n)
+    owners: list[np.ndarray] = []
+    symbols: list[np.ndarray] = []
+    for _ in range(max_length):
+        if alive.size == 0:
+            break
+        dists = probs(state)
+        sym = draw_symbols(dists, rng.random(n)[alive] if every_draw else
+                           rng.random(alive.size))
+        going = sym != dists.shape[1] - 1
+        alive, sym = alive[going], sym[going]
+        owners.append(alive)
+        symbols.append(sym.astype(np.int32))
+        if alive.size:
+            state = step(state, going, sym)
+    if not owners:
+        return [() for _ in range(n)]
+    who = np.concatenate(owners)
+    what = np.concatenate(symbols)
+    order = np.argsort(who, kind="stable")  # by word, then by position
+    counts = np.bincount(who, minlength=n)
+    parts = np.split(what[order], np.cumsum(counts)[:-1])
+    return [tuple(part.tolist()) for part in parts]
+
+
+def draw_symbols(probs: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """The symbol (or the end, the last index) each row's distribution of `probs` gives to
+    its uniform draw `u` (inverse CDF; the last entry takes any rounding shortfall): the one
+    categorical step of every sampler (a PDFA's, a network's)."""
+    cum = np.cumsum(probs, axis=1)
+    cum[:, -1] = 1.0
+    return (cum <= u[:, None]).sum(axis=1)
+
+
+def word_log_probs(dists: np.ndarray, words: Sequence[Word], eos: int, *,
+                   end: bool = True) -> np.ndarray:
+    """Per-word log probability from flat prefix distributions (`flat_positions` order);
+    without the `end`: the log of the prefix probability P(w Σ*)."""
     targets = next_targets(words, eos)
     with np.errstate(divide="ignore"):
         logp = np.log(np.clip(dists[np.arange(targets.size), targets], 0.0, None))
+    if not end:
+        logp[targets == eos] = 0.0
     bounds = np.cumsum([0] + [len(w) + 1 for w in words])
     return np.add.reduceat(logp, bounds[:-1]) if len(words) else np.zeros(0)

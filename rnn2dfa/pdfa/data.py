@@ -16,21 +16,13 @@ from rnn2dfa.fileio import read_text
 from rnn2dfa.limits import MAX_PDFA_SYMBOLS
 from rnn2dfa.words import EMPTY_WORD_TEXT, Word, format_word, parse_word
 
-#: Largest sequence file read.
-MAX_BYTES = 256 * 2**20
-
 
 def read_sequences(
     path: str | os.PathLike[str], alphabet: Sequence[str] | None = None
 ) -> tuple[list[Word], tuple[str, ...]]:
-    """The sequences of a file and the alphabet (given, or the symbols found, sorted)."""
+    """The sequences of a file and the alphabet (given, or the symbols found, sorted); the
+    file is bounded as every text file is (`fileio.read_text`: MAX_TEXT_BYTES)."""
     path = str(path)
-    try:
-        size = os.path.getsize(path)
-    except OSError:
-        size = 0
-    if size > MAX_BYTES:
-        raise InputError(f"too large ({size:,} bytes; limit {MAX_BYTES:,})", path=path)
     kind = "a sequence file (one sequence per line)"
     lines = [(n, line.rstrip("\n\r")) for n, line in
              enumerate(read_text(path, kind).splitlines(), start=1)]

@@ -95,14 +95,9 @@ def compare(
     net = network.prefix_distributions(words) if network is not None else None
     net_logp = None if network is None else word_log_probs_of(network, words, net)
     tru = truth.prefix_distributions(words) if truth is not None else None
-    kl_words: list[Word] | None = None
+    kl_words: list[Word] | None = None  # the truth's samples, drawn when first needed
     kl_truth_logp = None
-    if truth is not None and any(getattr(c.model, "family", None) != "pdfa"
-                                 for c in candidates):
-        kl_words = truth.sample(kl_samples, np.random.default_rng(seed))
-        kl_truth_logp = truth.log_probs(kl_words)
-    out = Comparison(len(words), sum(len(w) + 1 for w in words), truth_name,
-                     kl_samples if kl_words is not None else None)
+    out = Comparison(len(words), sum(len(w) + 1 for w in words), truth_name, None)
     too_large: list[str] = []  # automata whose product with the truth may not fit
     for c in candidates:
         dists = c.model.prefix_distributions(words)

@@ -10,6 +10,7 @@ expected-visits argument gives the entropy with Q = P).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 import scipy.sparse as sp
@@ -45,61 +46,24 @@ def _check(p: PDFA, q: PDFA) -> None:
         raise AlphabetError(f"different alphabets: {list(p.alphabet)} and {list(q.alphabet)}")
 
 
-class _PairIndex:
-    """Pair code (p * n_q + q) -> pair number: a dense array when every code fits
-    MAX_PRODUCT_STATES (16 MB at most), else a dict (the diagonal of one large PDFA)."""
-
-    def __init__(self, size: int) -> None:
-        self.dense = np.full(size, -1, dtype=np.int64) if size <= MAX_PRODUCT_STATES else None
-        self.map: dict[int, int] = {}
-
-    def get(self, codes: np.ndarray) -> np.ndarray:
-        if self.dense is not None:
-            return self.dense[codes]
-        m = self.map
-        return np.fromiter((m.get(c, -1) for c in codes.tolist()), dtype=np.int64,
-                           count=codes.size)
-
-    def set(self, codes: np.ndarray, ids: np.ndarray) -> None:
-        if self.dense is not None:
-            self.dense[codes] = ids
-        else:
-            self.map.update(zip(codes.tolist(), ids.tolist(), strict=True))
-
-
 def product(p: PDFA, q: PDFA) -> Product:
-    """Breadth-first over pairs, one numpy step per layer (all pairs of a layer at once);
-    pairs are numbered in the order they are first met (layer, then pair, then symbol)."""
+    """The reachable pairs, numbered in the order they are first met (breadth-first, then
+    pair, then symbol): the family's one pair search (`automata.product.pair_table`) over
+    P's live table, whose sink (P's zero-probability symbols) and its pairs are left out."""
+    from rnn2dfa.automata.product import pair_table
+
     _check(p, q)
-    k = p.n_symbols
-    nq = q.n_states
-    index = _PairIndex(p.n_states * nq)
-    index.set(np.array([p.start * nq + q.start]), np.array([0]))
-    lefts, rights = [np.array([p.start])], [np.array([q.start])]
-    n = 1
-    succ_rows: list[np.ndarray] = []
-    frontier_p, frontier_q = lefts[0], rights[0]
-    live = p.probabilities[:, :k] > 0
-    while frontier_p.size:
-        tp = p.transitions[frontier_p]  # (f, k)
-        tq = q.transitions[frontier_q]
-        pos = np.flatnonzero(live[frontier_p].ravel())  # (pair, symbol) P can take
-        codes = (tp * nq + tq).ravel()[pos]
-        ids = index.get(codes)
-        fresh, first = np.unique(codes[ids < 0], return_index=True)
-        fresh = fresh[np.argsort(first)]  # new pairs in the order they are met
-        if n + fresh.size > MAX_PRODUCT_STATES:
-            raise ProductTooLarge(f"product automaton beyond {MAX_PRODUCT_STATES} states")
-        index.set(fresh, np.arange(n, n + fresh.size))
-        n += fresh.size
-        rows = np.full(tp.size, -1, dtype=np.int64)
-        rows[pos] = index.get(codes)
-        succ_rows.append(rows.reshape(-1, k))
-        frontier_p, frontier_q = fresh // nq, fresh % nq
-        lefts.append(frontier_p)
-        rights.append(frontier_q)
-    return Product(np.concatenate(lefts), np.concatenate(rights),
-                   np.concatenate(succ_rows, axis=0))
+    nq, sink = q.n_states, p.n_states
+    live = SimpleNamespace(transitions=p.live_table(), n_states=sink + 1,
+                           n_symbols=p.n_symbols, start=p.start)
+    found = pair_table(live, q, MAX_PRODUCT_STATES + nq)  # (the sink's pairs: nq at most)
+    kept = None if found is None else found[0] // nq != sink
+    if found is None or kept is None or int(kept.sum()) > MAX_PRODUCT_STATES:
+        raise ProductTooLarge(f"product automaton beyond {MAX_PRODUCT_STATES} states")
+    codes, succ = found
+    number = np.cumsum(kept) - 1
+    return Product(codes[kept] // nq, codes[kept] % nq,
+                   np.where(kept[succ], number[succ], -1)[kept])
 
 
 def expected_visits(p: PDFA, prod: Product, tol: float = 1e-13,

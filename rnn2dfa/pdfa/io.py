@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.atomic import write_text
-from rnn2dfa.automata.io import is_int
+from rnn2dfa.automata.io import table_of
 from rnn2dfa.errors import InputError
 from rnn2dfa.fileio import (
     check_format_head,
@@ -42,7 +42,7 @@ _KNOWN = ("format", "alphabet", "start", "transitions", "probabilities")
 _OPTIONAL = ("outside", "outside_token")
 #: How far a row of probabilities may be from summing to 1.
 SUM_TOLERANCE = 1e-6
-#: Largest automaton read (states x symbols), checked before any array is built.
+#: Largest automaton read (states x symbols), checked before any row is looked at.
 MAX_CELLS = 50_000_000
 
 
@@ -63,32 +63,15 @@ def pdfa_from_dict(data: Any, source: str | None = None) -> PDFA:
     check_format_head(data, what="a PDFA file", fmt=FORMAT, required=_KNOWN, fail=fail,
                       hints={"rnn2dfa.dfa/1": " (a DFA file, not a PDFA)",
                              "rnn2dfa.wfa/1": " (a weighted automaton, not a PDFA)"})
-    alphabet = data["alphabet"]
-    if not isinstance(alphabet, list) or not all(isinstance(s, str) for s in alphabet):
-        raise fail("'alphabet' must be a list of strings")
+    alphabet, trans = table_of(data, fail, nonempty=True, limit=MAX_CELLS)
     problem = alphabet_problem(alphabet)
     if problem is not None:
         raise fail(problem)
-    trans, probs = data["transitions"], data["probabilities"]
-    if not isinstance(trans, list) or not trans:
-        raise fail("'transitions' must be a non-empty list of rows")
+    probs = data["probabilities"]
     n, k = len(trans), len(alphabet)
-    if n * (k + 1) > MAX_CELLS:
-        raise fail(f"too large: {n} states x {k} symbols (limit {MAX_CELLS:,} table cells)")
     if not isinstance(probs, list) or len(probs) != n:
         got = len(probs) if isinstance(probs, list) else type(probs).__name__
         raise fail(f"'probabilities' must have one row per state ({n}), got {got}")
-    for q, row in enumerate(trans):
-        if not isinstance(row, list):
-            raise fail(f"'transitions' row {q} is not a list")
-        if len(row) != k:
-            raise fail(f"'transitions' row {q} has {len(row)} entries, expected {k} "
-                       "(one per symbol)")
-        for i, t in enumerate(row):
-            if not is_int(t):
-                raise fail(f"'transitions'[{q}][{i}] is {t!r}, not an integer")
-            if not 0 <= t < n:
-                raise fail(f"'transitions'[{q}][{i}] = {t} is out of range 0..{n - 1}")
     outside = data.get("outside")
     token = data.get("outside_token")
     if token is not None and not isinstance(token, str):
@@ -121,10 +104,6 @@ def pdfa_from_dict(data: Any, source: str | None = None) -> PDFA:
         if total <= 0:
             raise fail(f"'probabilities' row {q} is all zero")
     start = data["start"]
-    if not is_int(start):
-        raise fail(f"'start' is {start!r}, not an integer")
-    if not 0 <= start < n:
-        raise fail(f"'start' = {start} is out of range 0..{n - 1}")
     p = np.array(probs, dtype=np.float64)
     p /= p.sum(axis=1, keepdims=True)
     extra = {key: val for key, val in data.items() if key not in _KNOWN + _OPTIONAL}

@@ -87,19 +87,12 @@ def near_ties(dists: np.ndarray, margin: float = NEAR_TIE) -> np.ndarray:
 
 def ndcg5(pred: np.ndarray, reference: np.ndarray) -> float:
     """Mean NDCG@5 (SPiCe). `reference`: (N,) symbols that follow, or (N, k + 1)
-    distributions giving the relevance of each symbol."""
-    if pred.shape[0] == 0:
-        return 0.0
+    distributions giving the relevance of each symbol. `ndcg5_beyond_ties` with no margin."""
     if reference.ndim == 1:
         ref = np.zeros_like(pred)
         ref[np.arange(pred.shape[0]), reference] = 1.0
-    else:
-        ref = reference
-    n = min(TOP, pred.shape[1])
-    ranked = top_symbols(pred, n)
-    gain = (np.take_along_axis(ref, ranked, axis=1) * _DISCOUNT[:n]).sum(axis=1)
-    best = (-np.sort(-ref, axis=1)[:, :n] * _DISCOUNT[:n]).sum(axis=1)
-    return float(np.mean(gain / best))
+        reference = ref
+    return ndcg5_beyond_ties(pred, reference, 0.0)
 
 
 def ndcg5_beyond_ties(pred: np.ndarray, reference: np.ndarray,

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from rnn2dfa.pdfa.automaton import flat_positions, next_targets, word_log_probs
+from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
 from rnn2dfa.words import Word, pad_words
 
 #: Floor of every next-symbol probability of a spectral automaton (keeps perplexity finite).
@@ -131,14 +131,8 @@ class SpectralBasis:
 
 def _prefix_probs(teacher, words: Sequence[Word]) -> np.ndarray:  # noqa: ANN001
     """f(x) = P(x Σ*) for each word: the product of the teacher's next-symbol probabilities."""
-    k = len(teacher.alphabet)
-    dists = teacher.prefix_distributions(words)
-    targets = next_targets(words, k)
-    with np.errstate(divide="ignore"):
-        logp = np.log(dists[np.arange(targets.size), targets])
-    logp[targets == k] = 0.0  # the end entry is not part of a prefix probability
-    bounds = np.cumsum([0] + [len(w) + 1 for w in words])
-    return np.exp(np.add.reduceat(logp, bounds[:-1]))
+    return np.exp(word_log_probs(teacher.prefix_distributions(words), words,
+                                 len(teacher.alphabet), end=False))
 
 
 def spectral_basis(

@@ -17,7 +17,7 @@ import torch
 from rnn2dfa.models.device import device_of
 from rnn2dfa.models.lm import RNNLanguageModel
 from rnn2dfa.oracle.trie import MembershipOracle
-from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
+from rnn2dfa.pdfa.automaton import flat_positions, sample_together, word_log_probs
 from rnn2dfa.words import Word, pad_words
 
 
@@ -92,22 +92,12 @@ class NetworkLM:
     @torch.no_grad()
     def sample(self, n: int, rng: np.random.Generator, max_length: int = 200) -> list[Word]:
         """`n` words drawn from the network, stepping all of them together."""
-        model = self.model
-        state = model.initial_state(n)
-        alive = np.arange(n)  # the unfinished words; only they are stepped
-        words: list[list[int]] = [[] for _ in range(n)]
-        for _ in range(max_length):
-            if alive.size == 0:
-                break
-            probs = model.state_probs(state).double().cpu().numpy()
-            cum = np.cumsum(probs, axis=1)
-            cum[:, -1] = 1.0
-            sym = (cum <= rng.random(alive.size)[:, None]).sum(axis=1)
-            going = sym != self.eos
-            for i, a in zip(alive[going].tolist(), sym[going].tolist(), strict=True):
-                words[i].append(a)
-            alive, sym = alive[going], sym[going]
-            if alive.size:
-                keep = torch.as_tensor(np.flatnonzero(going), device=self.device)
-                state = model.step(state[keep], torch.as_tensor(sym, device=self.device))
-        return [tuple(w) for w in words]
+        model, device = self.model, self.device
+
+        def step(state: torch.Tensor, going: np.ndarray, sym: np.ndarray) -> torch.Tensor:
+            keep = torch.as_tensor(np.flatnonzero(going), device=device)
+            return model.step(state[keep], torch.as_tensor(sym, device=device))
+
+        return sample_together(n, rng, max_length, model.initial_state(n),
+                               lambda s: model.state_probs(s).double().cpu().numpy(), step,
+                               every_draw=False)

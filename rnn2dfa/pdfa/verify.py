@@ -110,11 +110,9 @@ def verify_pdfa(
     if isinstance(data, str | os.PathLike):
         words, _ = read_sequence_file(os.fspath(data), alphabet)
         where = f"{len(words):,} sequences of {Path(data).name}"
-        _check_scoring(words, k, 10, "data")
     elif data is not None:  # the library's caller's own sequences, symbol indices
         words = list(data)
         where = f"{len(words):,} given sequences"
-        _check_scoring(words, k, 10, "data")
     else:
         if not can_sample:
             raise InputError("nothing to test on: give test sequences (or a model or a truth "
@@ -123,7 +121,7 @@ def verify_pdfa(
         words = teacher.sample(samples, rng, max_length)
         where = (f"{samples:,} sequences sampled from the "
                  f"{'network' if teacher is lm else 'truth'}")
-        _check_scoring(words, k, 10, "samples")
+    _check_scoring(words, k, 10, "samples" if data is None else "data")
     cands = []
     if lm is not None:
         cands.append(Candidate("network", lm))

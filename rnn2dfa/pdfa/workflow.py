@@ -48,15 +48,14 @@ def parse_orders(text: str) -> list[int]:
 def load_source(source: str) -> Source:
     """A language model from a model file, a PDFA file or a PDFA name. A PDFA is its own
     truth; a network trained on a named PDFA has that PDFA as its truth."""
-    from rnn2dfa.pdfa import get_pdfa, is_pdfa_file, load_pdfa
+    from rnn2dfa.fileio import json_head
+    from rnn2dfa.pdfa import get_pdfa, load_pdfa
 
     if os.path.exists(source):
         if os.path.isdir(source):
             raise InputError("is a folder, not a model or PDFA file", path=source)
         limits.check_regular_file(source, "a model or PDFA file", limits.MAX_MODEL_BYTES)
-        with open(source, "rb") as fh:
-            json_text = fh.read(64).lstrip().startswith(b"{")
-        if json_text or is_pdfa_file(source):  # the loader names what is wrong with it
+        if json_head(source) is not None:  # a JSON object: the loader names what is wrong
             p = load_pdfa(source)
             return Source(p, {"language": p.extra.get("name")}, "PDFA file", p, source)
         from rnn2dfa.models.device import default_device, place
@@ -129,7 +128,6 @@ def read_sequence_file(path: str, alphabet: tuple[str, ...] | None = None, *,
     from rnn2dfa.pdfa.data import read_sequences
 
     try:
-        limits.check_regular_file(path, "a sequence file", limits.MAX_TEXT_BYTES)
         words, alpha = read_sequences(path, alphabet)
     except InputError as exc:
         raise type(exc)(exc.message, path=exc.path, param=param) from None

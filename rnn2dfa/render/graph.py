@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
 from pathlib import Path
 
 from rnn2dfa.atomic import write_bytes, write_text
@@ -115,38 +114,32 @@ def write_drawing(
         write_text(path, source)
         return fmt
     dot_path = str(Path(path).with_suffix(".dot"))
-    fallback = _fallback_writer(path, dot_path, source)
     dot = shutil.which("dot")
-    if dot is None:
-        fallback("the Graphviz 'dot' program is not installed")
-        raise GraphvizMissing(dot_path, str(path))
     shown = len(drawing.shown_states)
-    if max_states is not None and shown > max_states:
-        too_many = f"{shown} states are too many to draw readably (limit {max_states})"
-        fallback(too_many)
-        raise DrawingTooLarge(
-            too_many,
-            dot_path,
-            str(path),
-            "raise the limit of states, or lay it out yourself with Graphviz",
-        )
-    args = [dot, f"-T{fmt}"] + (["-Gdpi=144"] if fmt == "png" else [])
-    try:
-        proc = subprocess.run(args, input=source.encode("utf-8"), capture_output=True,
-                              timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
-        late = f"Graphviz 'dot' did not finish within {timeout:g} s"
-        fallback(late)
-        raise DotFailed(late, dot_path, str(path)) from None
-    if proc.returncode != 0 or not proc.stdout:
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        failed = f"Graphviz 'dot' failed ({message[0][:120] if message else proc.returncode})"
-        fallback(failed)
-        raise DotFailed(
-            failed,
-            dot_path,
-            str(path),
-        )
+    problem: RenderError | None = None
+    if dot is None:
+        problem = GraphvizMissing(dot_path, str(path))
+    elif max_states is not None and shown > max_states:
+        problem = DrawingTooLarge(
+            f"{shown} states are too many to draw readably (limit {max_states})", dot_path,
+            str(path), "raise the limit of states, or lay it out yourself with Graphviz")
+    else:
+        args = [dot, f"-T{fmt}"] + (["-Gdpi=144"] if fmt == "png" else [])
+        try:
+            proc = subprocess.run(args, input=source.encode("utf-8"), capture_output=True,
+                                  timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            problem = DotFailed(f"Graphviz 'dot' did not finish within {timeout:g} s",
+                                dot_path, str(path))
+        else:
+            if proc.returncode != 0 or not proc.stdout:
+                message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+                problem = DotFailed("Graphviz 'dot' failed "
+                                    f"({message[0][:120] if message else proc.returncode})",
+                                    dot_path, str(path))
+    if problem is not None:  # the DOT text beside the picture, and why
+        _write_fallback(path, dot_path, source, problem.reason)
+        raise problem
     write_bytes(path, proc.stdout)
     return fmt
 
@@ -155,8 +148,8 @@ def write_drawing(
 FALLBACK = "the DOT text written beside a picture that cannot be drawn"
 
 
-def _fallback_writer(path: str | os.PathLike[str], dot_path: str,
-                     source: str) -> Callable[[str], None]:
+def _write_fallback(path: str | os.PathLike[str], dot_path: str, source: str,
+                    reason: str) -> None:
     """Write the DOT text at `dot_path` only while nothing is there (an existing .dot beside
     the picture asked for is not the caller's to lose, in the library as on the command
     line); the picture's own path, when it is that file, may be replaced."""
@@ -164,16 +157,11 @@ def _fallback_writer(path: str | os.PathLike[str], dot_path: str,
         same = os.path.exists(path) and os.path.samefile(path, dot_path)
     except OSError:
         same = False
-
-    def write(reason: str) -> None:
-        try:
-            write_text(dot_path, source, new_only=None if same else FALLBACK)
-        except InputError as exc:
-            if exc.path != dot_path:
-                raise
-            raise InputError(f"{path} was not drawn ({reason}), and the DOT text was not "
-                             f"written: {dot_path} exists and is not replaced (name it as "
-                             "the path to write it there)", path=dot_path) from None
-
-    return write
-
+    try:
+        write_text(dot_path, source, new_only=None if same else FALLBACK)
+    except InputError as exc:
+        if exc.path != dot_path:
+            raise
+        raise InputError(f"{path} was not drawn ({reason}), and the DOT text was not "
+                         f"written: {dot_path} exists and is not replaced (name it as "
+                         "the path to write it there)", path=dot_path) from None
