@@ -393,17 +393,27 @@ class LSharpLearner:
             self._cols = nb
         self._sync_frontier()
         pr, pc = self._pr, self._pc
-        x, y = self._fr[pr], self._basis[pc]
-        full = self._fresh[pr] | (pc >= self._checked)
+        # only pairs whose frontier node has children can be apart (Mealy: σ is never
+        # empty; Moore: also a fresh row's own label): the rest, most of the pairs (every
+        # state is a leaf's candidate), are not gathered at all
+        maybe = self._kids[self._fr] > 0
+        if not self.mealy:
+            maybe |= self._fresh
+        at = np.flatnonzero(maybe[pr])
+        x, y = self._fr[pr[at]], self._basis[pc[at]]
+        full = self._fresh[pr[at]] | (pc[at] >= self._checked)
         dirty = self._dirty
         old = np.flatnonzero(~full & (dirty[x] | dirty[y]))
         full = np.flatnonzero(full)
-        apart = np.zeros(pr.size, dtype=bool)
+        apart = np.zeros(at.size, dtype=bool)
         if full.size:
             apart[full] = self._walk(x[full], y[full])[0]
         if old.size:
             apart[old] = self._walk(x[old], y[old], prune=dirty)[0]
-        self._pr, self._pc = pr[~apart], pc[~apart]
+        if apart.any():
+            keep = np.ones(pr.size, dtype=bool)
+            keep[at[apart]] = False
+            self._pr, self._pc = pr[keep], pc[keep]
         self._fresh[:] = False
         self._checked = nb
         self._dirty[: self._n] = False
