@@ -115,3 +115,23 @@ def test_a_read_off_the_network_does_not_compute_is_never_finished() -> None:
     result = rnn2dfa.extract(net, method="kv", seed=0)
     assert not result.finished
     assert "disagree with the automaton read off its integer weights" in result.message
+
+
+def test_the_exact_search_finds_the_same_words_with_either_set_of_pairs() -> None:
+    """The product search marks pairs in a byte array, or a hash set past DENSE_PAIRS: the
+    same shortest counterexamples, in the same order, each one the network refutes."""
+    machine, net = _compiled(seed=7)
+    teacher = Teacher.of(net)
+    # wrong only on the transitions of one state: found by the search, not at once
+    labels = machine.labels.copy()
+    labels[5] = (labels[5] + 1) % len(machine.outputs)
+    wrong = machine.replace(labels=labels)
+    dense = ExactOracle(teacher, teacher.oracle.compact_view)
+    hashed = ExactOracle(teacher, teacher.oracle.compact_view)
+    hashed.DENSE_PAIRS = 0
+    found = dense.find(wrong, Deadline(None))
+    assert found and found == hashed.find(wrong, Deadline(None))
+    for word in found:
+        sym, lens = np.asarray([word]), np.asarray([len(word)])
+        assert int(teacher.labels([word])[0]) != wrong.last_labels(sym, lens)[0]
+    assert dense.find(machine, Deadline(None)) == hashed.find(machine, Deadline(None)) == []

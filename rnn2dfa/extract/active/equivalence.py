@@ -397,6 +397,8 @@ class ExactOracle:
     #: (one word of each answer and length range at least): a 10-state machine's 51 units
     #: get 64 words, a 301-state, 75-input one's 22,576 units one word a group
     CONFIRM_WORDS = 64
+    #: product pairs the search marks in a byte array (past it: a hash set)
+    DENSE_PAIRS = 1 << 26
     CONFIRM_UNIT_STEPS = 5_000_000
 
     def __init__(self, teacher: Teacher, view: Any, keep: int = 64,
@@ -472,8 +474,15 @@ class ExactOracle:
         if not mealy and a.labels[a.start] != b.labels[b.start]:
             return [()]
         pa, pb = np.array([a.start]), np.array([b.start])
-        visited = VisitedPairs(a.n_states * nb)
-        visited.add(pa * nb + pb)
+        size = a.n_states * nb
+        # pairs seen: one byte each up to DENSE_PAIRS (a 701-state hypothesis and its
+        # network's 56,001 units: 39 MB), else a hash set
+        seen = np.zeros(size, dtype=bool) if size <= self.DENSE_PAIRS else None
+        visited = VisitedPairs(0 if seen is not None else size)
+        if seen is not None:
+            seen[pa * nb + pb] = True
+        else:
+            visited.add(pa * nb + pb)
         levels: list[tuple[np.ndarray, np.ndarray]] = []  # (parent index, symbol) per level
         found: list[Word] = []
         while pa.size and len(found) < self.keep:
@@ -489,9 +498,17 @@ class ExactOracle:
                     j = int(par[j])
                 found.append(tuple(reversed(word)))
             keys = qa * nb + qb
-            uniq, first = np.unique(keys, return_index=True)
-            first = np.sort(first[visited.unseen(uniq)])
-            visited.add(keys[first])
+            if seen is not None:
+                # the pairs not seen before, first occurrences in order: most are seen (an
+                # equal network's units each meet one state), so only the new are sorted
+                new = np.flatnonzero(~seen[keys])
+                _, first = np.unique(keys[new], return_index=True)
+                first = np.sort(new[first])
+                seen[keys[first]] = True
+            else:
+                uniq, first = np.unique(keys, return_index=True)
+                first = np.sort(first[visited.unseen(uniq)])
+                visited.add(keys[first])
             levels.append((parent[first], sym[first]))
             pa, pb = qa[first], qb[first]
         return found[: self.keep]
