@@ -13,7 +13,7 @@ from rnn2dfa.extract.active.equivalence import ExactOracle
 from rnn2dfa.extract.base import LStarOptions
 from rnn2dfa.extract.teacher import Teacher
 from rnn2dfa.extract.timing import Deadline
-from rnn2dfa.oracle import MembershipOracle, pac_sample_size
+from rnn2dfa.oracle import MembershipOracle
 
 
 class UserGRU(nn.Module):
@@ -84,12 +84,54 @@ def test_the_exact_check_refutes_on_sampled_words_that_are_counterexamples() -> 
     assert oracle.find(machine, Deadline(None)) == []  # the network's own machine passes
 
 
-def test_a_compiled_machine_is_learned_back_with_one_pac_round() -> None:
+def test_a_compiled_machine_is_learned_back_with_no_pac_round() -> None:
     machine, net = _compiled(seed=5)
     result = rnn2dfa.extract(net, method="kv", seed=0)
     assert result.finished
     assert rnn2dfa.equivalent(result.automaton, machine)
-    opts = LStarOptions()
-    # every round before the last was refuted by the exact check: PAC sampled once
-    assert result.stats["pac_samples"] == pac_sample_size(opts.epsilon, opts.delta, 1)
+    # every round was decided by the exact check: refuted, or proved equal to the table
+    # read off the weights, which PAC would only sample again
+    assert result.stats["pac_samples"] == 0
     assert result.stats["rounds"] > 2
+    # the evidence "finished" states is still there: each answer, and longer words
+    opts = LStarOptions()
+    needed = int(np.ceil(np.log(1 / opts.delta) / opts.epsilon))
+    sampled = result.stats["check_sampled_lengths"]["per_output"]
+    assert set(sampled) == set(machine.outputs)
+    assert min(n for n, _ in sampled.values()) >= needed
+    assert result.stats["check_longer_words"]["words"] > 0
+    assert result.stats["check_longer_words"]["lengths"][1] > opts.max_length
+    # and the read-off was stepped through the network's own units
+    assert result.stats["read_off_confirmed_words"] >= 2 * len(machine.outputs)
+
+
+def test_a_read_off_the_network_does_not_compute_is_never_finished() -> None:
+    """A table that is not what the float network steps (here its first two symbols'
+    columns swapped) is learned and passes the exact check, but the network's own steps
+    disagree with it: the run ends unfinished and says so."""
+    machine, net = _compiled(seed=5)
+    table = net.compact_view()._next  # the unit each symbol leads to, shared by its views
+    table[:] = table[:, [1, 0, *range(2, table.shape[1])]].clone()
+    result = rnn2dfa.extract(net, method="kv", seed=0)
+    assert not result.finished
+    assert "disagree with the automaton read off its integer weights" in result.message
+
+
+def test_the_exact_search_finds_the_same_words_with_either_set_of_pairs() -> None:
+    """The product search marks pairs in a byte array, or a hash set past DENSE_PAIRS: the
+    same shortest counterexamples, in the same order, each one the network refutes."""
+    machine, net = _compiled(seed=7)
+    teacher = Teacher.of(net)
+    # wrong only on the transitions of one state: found by the search, not at once
+    labels = machine.labels.copy()
+    labels[5] = (labels[5] + 1) % len(machine.outputs)
+    wrong = machine.replace(labels=labels)
+    dense = ExactOracle(teacher, teacher.oracle.compact_view)
+    hashed = ExactOracle(teacher, teacher.oracle.compact_view)
+    hashed.DENSE_PAIRS = 0
+    found = dense.find(wrong, Deadline(None))
+    assert found and found == hashed.find(wrong, Deadline(None))
+    for word in found:
+        sym, lens = np.asarray([word]), np.asarray([len(word)])
+        assert int(teacher.labels([word])[0]) != wrong.last_labels(sym, lens)[0]
+    assert dense.find(machine, Deadline(None)) == hashed.find(machine, Deadline(None)) == []

@@ -235,3 +235,14 @@ def test_through_the_driver(kind: str) -> None:
     assert r.method == "lsharp" and r.finished, r.message
     assert r.automaton == truth.minimize()
     assert r.stats["basis"] == truth.minimize().n_states
+
+
+def test_a_compiled_dfa_is_learned_back_by_l_sharp() -> None:
+    """A DFA compiled into a network (a Moore target whose own labels part states at σ = ε):
+    candidates of leaf frontier rows and new states are still refreshed by their labels."""
+    import rnn2dfa
+
+    truth = random_dfa(30, 3, seed=2)
+    result = rnn2dfa.extract(rnn2dfa.compile(truth), method="lsharp", seed=0, time_limit=30)
+    assert result.finished
+    assert rnn2dfa.equivalent(result.automaton, truth)

@@ -198,7 +198,8 @@ class Teacher:
         return self.oracle.states(words)
 
     def direct_prefix_labels(self, symbols: np.ndarray, lengths: np.ndarray,
-                             check: Callable[[], None] | None = None) -> np.ndarray:
+                             check: Callable[[], None] | None = None,
+                             own: bool = False) -> np.ndarray:
         """`prefix_labels` stepped outside the trie (long words asked once are not worth
         caching): longest first, in batches of the oracle's size. A whole-word classifier
         is asked each word (its prefixes' labels stay -1 but the last).
@@ -206,7 +207,8 @@ class Teacher:
         Words of one batch that share a prefix share its steps: while fewer distinct
         prefixes than words are alive at a depth, each distinct one is stepped once (20,000
         uniform binary words of lengths 0-50 share their first ~14 symbols in 40% of their
-        steps); once they are all distinct, every word is stepped on its own."""
+        steps); once they are all distinct, every word is stepped on its own. `own`: the
+        network's own states even where a compact view steps it by unit number."""
         lengths = np.asarray(lengths, dtype=np.int64)
         width = int(lengths.max()) if lengths.size else 0
         out = np.full((lengths.size, width + 1), -1, dtype=np.int64)
@@ -216,7 +218,7 @@ class Teacher:
         from rnn2dfa.models.readout import no_grad
 
         # a compiled network's compact view steps by index, as the trie does
-        model = getattr(self.oracle, "compact_view", None) or self.model
+        model = (None if own else getattr(self.oracle, "compact_view", None)) or self.model
         order = np.argsort(-lengths, kind="stable")
         rows = int(getattr(self.oracle, "chunk_size", 4096))
         symbols = np.asarray(symbols, dtype=np.int64)

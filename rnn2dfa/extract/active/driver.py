@@ -318,6 +318,7 @@ class Run:
     learned_words: list[Word] = field(default_factory=list)  # every counterexample learned
     handed: tuple[int, int] | None = None  # (states, round) where L* handed over to KV
     restarted: tuple[int, int] | None = None  # (states, round) where KV began again
+    confirmed: int = 0  # words on which the network's own steps matched its read-off
 
     @property
     def teacher(self) -> Teacher:
@@ -416,6 +417,11 @@ class Run:
             return t.direct_prefix_labels(sym, lens, s.deadline.check)
 
         ask = t.prefix_labels if t.steps else direct
+        if s.exact is not None:
+            # a compiled network's answers read off the table its trie steps by unit
+            # number: the same labels without a step (`confirm` ties the table to the
+            # network's own float steps once the checks pass)
+            ask = direct = s.exact.labels
         self.in_range = Check("sampled lengths", 0, top, t, ask, in_range_words,
                               self.arbitrate)
         self.longer = Check("longer words", top + 1, o.long_factor * top, t, direct,
@@ -550,14 +556,17 @@ class Run:
             return found
         pending: list[Word] = []
         # a compiled network's exact check first: it decides, and its words cost no network
-        # step, so a round it refutes skips PAC's sample; the round it passes still runs
-        # PAC and the final checks on the network's own steps
+        # step, so a round it refutes skips PAC's sample; the round it passes skips it too
+        # (PAC would sample the table the check just proved equal to the hypothesis) and
+        # runs the final checks (each answer, longer words: the evidence "finished" states)
+        # on the read-off, then confirms the read-off on the network's own steps
+        proved = False
         oracles: list[tuple[str, Any]] = [("exact states", s.exact), ("pac", s.pac),
                                           ("refinement", s.refine),
                                           ("final check: sampled lengths", self.in_range),
                                           ("final check: longer words", self.longer)]
         for name, oracle in oracles:
-            if oracle is None:
+            if oracle is None or (proved and oracle is s.pac):
                 continue
             self.equivalence_queries += 1
             self.report(name if name.startswith("final") else f"equivalence ({name})")
@@ -566,6 +575,7 @@ class Run:
                 found = oracle.find(self.hyp, s.deadline)
             if oracle is self.in_range and not found:
                 self.passed.append(self.hyp)
+            proved = proved or (oracle is s.exact and not found)
             if found and oracle is s.pac and self.rare_round():
                 pending += found  # a rare round: the white-box check after PAC decides
                 continue
@@ -577,7 +587,28 @@ class Run:
                 for w in pending:
                     self.set_aside.add(w)
                 pending = []
+        if proved and not pending:
+            self.confirm_read_off()
         return pending
+
+    def confirm_read_off(self) -> None:
+        """The automaton read off a compiled network's weights, which the exact check proved
+        equal to the hypothesis and the final checks read, against the network's own float
+        steps on the checks' words of each answer, short and long: a disagreement ends the
+        run unfinished, saying so (the answer would describe the table, not the network)."""
+        s, t = self.setup, self.teacher
+        assert s.exact is not None
+        groups = [c.members[o] for c in (self.in_range, self.longer) if c is not None
+                  for o in sorted(c.members)]
+        self.report("confirming the read-off on the network's own steps")
+        with self.timed("read-off confirmed"):
+            bad, self.confirmed = s.exact.confirm(groups)
+        if bad:
+            shortest = min(bad, key=lambda w: (len(w), w))
+            raise Stop(f"the network's own steps disagree with the automaton read off its "
+                       f"integer weights on {len(bad)} of {self.confirmed} words (e.g. "
+                       f"{t.word(shortest)}): the hypothesis describes the read-off, not the "
+                       "network")
 
     def rare_round(self) -> bool:
         pac = self.setup.pac
@@ -902,6 +933,10 @@ class Run:
             yours_words=curve.heldout.yours if curve.mode(o.select) == "yours" else 0,
             drawn_words=curve.heldout.drawn, whose=self.whose)
         finished, stopped, message = verdict(outcome)
+        if finished and self.confirmed:
+            message += (f"; equal to the automaton read off its integer weights (on every "
+                        f"word), which the network's own steps matched on {self.confirmed} "
+                        f"words")
         message = self.time_note(message)
         if self.restarted is not None:
             message += (f"; the cap stopped L* (handing over to KV) after {self.restarted[1]} "
@@ -1001,6 +1036,8 @@ class Run:
         if s.exact is not None:
             out["exact_checks"] = s.exact.calls
             out["network_units_reachable"] = s.exact.network.n_states
+            if self.confirmed:
+                out["read_off_confirmed_words"] = self.confirmed
         if s.refine is not None:
             out["partition_cells"] = s.refine.partition.n_cells
             out["explorations"] = s.refine.explorations

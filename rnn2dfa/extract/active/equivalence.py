@@ -393,6 +393,13 @@ class ExactOracle:
 
     #: words run through both machines before the search
     SAMPLED = 1000
+    #: what `confirm` steps through the network's own units at most: words, and unit-steps
+    #: (one word of each answer and length range at least): a 10-state machine's 51 units
+    #: get 64 words, a 301-state, 75-input one's 22,576 units one word a group
+    CONFIRM_WORDS = 64
+    #: product pairs the search marks in a byte array (past it: a hash set)
+    DENSE_PAIRS = 1 << 26
+    CONFIRM_UNIT_STEPS = 5_000_000
 
     def __init__(self, teacher: Teacher, view: Any, keep: int = 64,
                  rng: np.random.Generator | None = None, max_length: int = 0) -> None:
@@ -406,9 +413,39 @@ class ExactOracle:
         labels = np.asarray(answers)[order].astype(np.int64)  # a unit's answer
         # Mealy: a transition outputs the label of the unit it leads to
         self.network = teacher.hypothesis(trans, labels[trans] if teacher.mealy else labels)
-        self.keep = keep
+        self.teacher, self.keep = teacher, keep
         self.calls = 0
         self.rng, self.max_length = rng, max_length
+
+    def labels(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """(B, T + 1) labels of every prefix by the read-off automaton: the answers the
+        oracle's trie gives (it steps the same table, by unit number), without a step."""
+        return self.network.prefix_labels(symbols, lengths)
+
+    def confirm(self, groups: list[list[Word]]) -> tuple[list[Word], int]:
+        """The network's own float steps (its units, not the table by unit number) against
+        the read-off automaton on a few words of each group (the checks' words of each
+        answer, short and long), spread over each group, within `CONFIRM_WORDS` and
+        `CONFIRM_UNIT_STEPS` (one word a group at least). (the words on which they
+        disagree, the words stepped). The read-off rests on the weights' one-hot guarantee
+        (`MinskyRNN.compact_view`); this ties it to what the network computes."""
+        groups = [[w for w in g if w] for g in groups]
+        groups = [g for g in groups if g]
+        if not groups:
+            return [], 0
+        units = max(1, int(getattr(self.teacher.model, "state_dim", 1)))
+        symbols = self.CONFIRM_UNIT_STEPS // units
+        each = max(1, self.CONFIRM_WORDS // len(groups))
+        words: list[Word] = []
+        for g in groups:
+            size = sum(len(w) for w in g) / len(g)  # the group's mean length
+            q = int(min(len(g), each, max(1, symbols // (len(groups) * max(size, 1)))))
+            words += [g[int((i + 0.5) * len(g) / q)] for i in range(q)]
+        words = list(dict.fromkeys(words))
+        sym, lens = pad_words(words)
+        net = self.teacher.direct_prefix_labels(sym, lens, own=True)
+        bad = ((net != self.labels(sym, lens)) & (net >= 0)).any(axis=1)
+        return [w for w, b in zip(words, bad.tolist(), strict=True) if b], len(words)
 
     def sampled(self, hypothesis: Machine) -> list[Word]:
         """The shortest wrong prefixes of uniform words the two machines answer
@@ -437,8 +474,15 @@ class ExactOracle:
         if not mealy and a.labels[a.start] != b.labels[b.start]:
             return [()]
         pa, pb = np.array([a.start]), np.array([b.start])
-        visited = VisitedPairs(a.n_states * nb)
-        visited.add(pa * nb + pb)
+        size = a.n_states * nb
+        # pairs seen: one byte each up to DENSE_PAIRS (a 701-state hypothesis and its
+        # network's 56,001 units: 39 MB), else a hash set
+        seen = np.zeros(size, dtype=bool) if size <= self.DENSE_PAIRS else None
+        visited = VisitedPairs(0 if seen is not None else size)
+        if seen is not None:
+            seen[pa * nb + pb] = True
+        else:
+            visited.add(pa * nb + pb)
         levels: list[tuple[np.ndarray, np.ndarray]] = []  # (parent index, symbol) per level
         found: list[Word] = []
         while pa.size and len(found) < self.keep:
@@ -454,9 +498,17 @@ class ExactOracle:
                     j = int(par[j])
                 found.append(tuple(reversed(word)))
             keys = qa * nb + qb
-            uniq, first = np.unique(keys, return_index=True)
-            first = np.sort(first[visited.unseen(uniq)])
-            visited.add(keys[first])
+            if seen is not None:
+                # the pairs not seen before, first occurrences in order: most are seen (an
+                # equal network's units each meet one state), so only the new are sorted
+                new = np.flatnonzero(~seen[keys])
+                _, first = np.unique(keys[new], return_index=True)
+                first = np.sort(new[first])
+                seen[keys[first]] = True
+            else:
+                uniq, first = np.unique(keys, return_index=True)
+                first = np.sort(first[visited.unseen(uniq)])
+                visited.add(keys[first])
             levels.append((parent[first], sym[first]))
             pa, pb = qa[first], qb[first]
         return found[: self.keep]

@@ -47,8 +47,11 @@ parent, symbol, depth), with its nodes also listed by parent (so a walk visits t
 children that exist, not k slots). Candidates are the pairs (frontier row, state) not
 apart, kept up to date incrementally: a new frontier row or state is checked against the
 whole tree, an old pair only along the paths to nodes added since (new nodes and their
-ancestors are "dirty"). Apartness of many pairs at once is a level-by-level walk over
-their common subtrees, through the children of each pair's side with fewer.
+ancestors are "dirty"); a frontier row with no children is apart from no state but by its
+own label (Moore, checked when the row or the state is new), so its pairs are skipped (most
+pairs: every state is a leaf's candidate until R3 asks below it). Apartness of many pairs
+at once is a level-by-level walk over their common subtrees, through the children of each
+pair's side with fewer.
 """
 
 from __future__ import annotations
@@ -393,17 +396,28 @@ class LSharpLearner:
             self._cols = nb
         self._sync_frontier()
         pr, pc = self._pr, self._pc
-        x, y = self._fr[pr], self._basis[pc]
-        full = self._fresh[pr] | (pc >= self._checked)
+        # only pairs whose frontier node has children can be apart (Mealy: σ is never
+        # empty; Moore: also a fresh row's or a new state's pairs, by their own labels):
+        # the rest, most of the pairs (every state is a leaf's candidate), are not gathered
+        rows = self._kids[self._fr] > 0
+        if self.mealy:
+            at = np.flatnonzero(rows[pr])
+        else:
+            at = np.flatnonzero((rows | self._fresh)[pr] | (pc >= self._checked))
+        x, y = self._fr[pr[at]], self._basis[pc[at]]
+        full = self._fresh[pr[at]] | (pc[at] >= self._checked)
         dirty = self._dirty
         old = np.flatnonzero(~full & (dirty[x] | dirty[y]))
         full = np.flatnonzero(full)
-        apart = np.zeros(pr.size, dtype=bool)
+        apart = np.zeros(at.size, dtype=bool)
         if full.size:
             apart[full] = self._walk(x[full], y[full])[0]
         if old.size:
             apart[old] = self._walk(x[old], y[old], prune=dirty)[0]
-        self._pr, self._pc = pr[~apart], pc[~apart]
+        if apart.any():
+            keep = np.ones(pr.size, dtype=bool)
+            keep[at[apart]] = False
+            self._pr, self._pc = pr[keep], pc[keep]
         self._fresh[:] = False
         self._checked = nb
         self._dirty[: self._n] = False
