@@ -29,20 +29,19 @@ from sklearn.cluster import KMeans
 
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.base import KMeansOptions, resolve_options
-from rnn2dfa.extract.kmeans.resolution import Automaton, SearchOutcome, search_resolutions
+from rnn2dfa.extract.kmeans.resolution import Automaton, ResolutionRun, search_resolutions
 from rnn2dfa.extract.kmeans.sampling import (
     PrefixStates,
     collect_prefix_states,
     heldout_states,
-    n_answers,
     network_sample,
     signatures,
     suffix_depth,
     with_words,
 )
-from rnn2dfa.extract.kmeans.verdict import judge, rare_words, result
+from rnn2dfa.extract.kmeans.verdict import extract_clustered
 from rnn2dfa.extract.result import ExtractionResult, Progress
-from rnn2dfa.extract.teacher import table_automaton, target_of
+from rnn2dfa.extract.teacher import outputs_of, table_automaton
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.words import Word
@@ -84,7 +83,7 @@ def clusters_to_automaton(model: Any, data: PrefixStates, feats: np.ndarray,
     trans = cluster_transitions(model, data, feats, labels, model_km, featurize)
     n_clusters = model_km.cluster_centers_.shape[0]
     mask = data.counted
-    votes = np.zeros((n_clusters, n_answers(model)), dtype=np.int64)
+    votes = np.zeros((n_clusters, len(outputs_of(model))), dtype=np.int64)
     np.add.at(votes, (labels[mask], data.labels[mask]), 1)
     return table_automaton(model, trans, votes.argmax(axis=1), start=int(labels[0]))
 
@@ -129,23 +128,19 @@ def cluster_transitions(
     return trans
 
 
-#: Builds the unminimized automaton of one clustering (model, prefix states, features,
-#: cluster of each prefix, the fitted k-means, the featurizer).
-ToAutomaton = Callable[[Any, PrefixStates, np.ndarray, np.ndarray, KMeans, Featurizer],
-                       Automaton]
-
-
 @dataclass
-class KMeansSearch:
+class KMeansSearch(ResolutionRun):
     """What the k-means resolution search ended with, and the samples it used."""
 
-    out: SearchOutcome
     data: PrefixStates  # the fitted sample's prefixes
-    held: PrefixStates  # the held-out sample's prefixes
     words: int  # words in the fitted sample
     depth: int  # signature suffix length
     behaviours: int
     distinct: int  # distinct states fitted
+
+    @property
+    def samples(self) -> list[PrefixStates]:
+        return [self.data, self.held]
 
     def details(self, o: KMeansOptions) -> dict[str, Any]:
         """The statistics every k-means extraction reports."""
@@ -172,14 +167,13 @@ def kmeans_search(
     words: tuple[Word, ...] | None,
     deadline: Deadline,
     progress: Progress | None,
-    to_automaton: ToAutomaton,
     *,
     own: Callable[[Any], float] | None = None,
-    what: str = "DFA",
 ) -> KMeansSearch:
     """Sample, featurize and cluster the network's prefix states at growing K, each
-    clustering turned into a minimal automaton by `to_automaton` (an acceptor's DFA, a
-    labeller's Moore/Mealy machine), judged on a held-out sample (`search_resolutions`)."""
+    clustering turned into a minimal automaton (`clusters_to_automaton`: an acceptor's
+    DFA, a labeller's Moore/Mealy machine), judged on a held-out sample
+    (`search_resolutions`)."""
     rng = np.random.default_rng(o.seed)
     n_sym = len(model.alphabet)
     sym, lens = network_sample(model, o.n_words, o.max_length, rng)
@@ -212,11 +206,11 @@ def kmeans_search(
     def build(n_clusters: int) -> tuple[Automaton, dict[str, Any]]:
         km = KMeans(n_clusters=n_clusters, n_init=2, random_state=o.seed).fit(fit_points)
         labels = km.predict(feats)
-        return to_automaton(model, data, feats, labels, km, featurize).minimize(), {}
+        return clusters_to_automaton(model, data, feats, labels, km, featurize).minimize(), {}
 
     out = search_resolutions("kmeans", "K", schedule, build, held, deadline, progress,
-                             fixed=o.k is not None, own=own, what=what)
-    return KMeansSearch(out, data, held, int(lens.size), depth, behaviours, int(distinct.size))
+                             fixed=o.k is not None, own=own)
+    return KMeansSearch(out, held, data, int(lens.size), depth, behaviours, int(distinct.size))
 
 
 def extract_kmeans(
@@ -237,13 +231,6 @@ def extract_kmeans(
     0: the state's own decision only). `max_length`/`n_words` size the word sample.
     """
     o = resolve_options(KMeansOptions, options, overrides)
-    deadline = Deadline(o.time_limit)
-    words, rare, own = rare_words(model, o, o.max_length, deadline)
-    target = target_of(model)
-    what = "DFA" if target == "dfa" else f"{target.capitalize()} machine"
-    run = kmeans_search(model, o, words, deadline, progress, clusters_to_automaton, own=own,
-                        what=what)
-    verdict = judge(model, run.out, [run.data, run.held], run.held, rare, o.max_length,
-                    o.seed, max(o.n_words // 4, min(o.n_words // 2, 200)))
-    return result("kmeans", model, run.out, run.held, verdict, deadline, rare,
-                  run.data.network_steps + run.held.network_steps, run.details(o))
+    return extract_clustered("kmeans", model, o, o.max_length,
+                             max(o.n_words // 4, min(o.n_words // 2, 200)), kmeans_search,
+                             progress)

@@ -12,6 +12,7 @@ LONG_FACTOR times the sampled length; otherwise the message says what is missing
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,10 +20,16 @@ import numpy as np
 
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.base import Evidence, ExtractionStats
-from rnn2dfa.extract.kmeans.resolution import STABLE_AGREEMENT, STABLE_BALANCED, SearchOutcome
+from rnn2dfa.extract.kmeans.resolution import (
+    STABLE_AGREEMENT,
+    STABLE_BALANCED,
+    ResolutionRun,
+    SearchOutcome,
+    noun,
+)
 from rnn2dfa.extract.kmeans.sampling import PrefixStates, answers_of, heldout_states
 from rnn2dfa.extract.rare import Rare, find_rare
-from rnn2dfa.extract.result import ExtractionResult
+from rnn2dfa.extract.result import ExtractionResult, Progress
 from rnn2dfa.extract.teacher import outputs_of, target_of, to_dfa
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.words import Word, pad_words
@@ -117,8 +124,7 @@ def judge(model: Any, out: SearchOutcome, samples: list[PrefixStates], held: Pre
         if plain < STABLE_AGREEMENT or balanced < STABLE_BALANCED:
             finished = False
     if not parts:
-        what = "DFA" if target == "dfa" else f"{target.capitalize()} machine"
-        parts.append(f"this {m.n_states}-state {what} agrees with the network on every "
+        parts.append(f"this {m.n_states}-state {noun(target)} agrees with the network on every "
                      f"held-out prefix ({int(held.counted.sum()):,}, lengths up to "
                      f"{max_length}) and on words up to length {long_length}")
     details = {"long_length": long_length, "long_agreement": round(plain, 6),
@@ -159,3 +165,17 @@ def result(method: str, model: Any, out: SearchOutcome, held: PrefixStates, verd
             float((held.labels[mask] == 1).mean()) if mask.any() else 0.0, 4)
     return ExtractionResult(automaton, record, [r["states"] for r in out.tried],
                             verdict.message)
+
+
+def extract_clustered(method: str, model: Any, o: Any, max_length: int, n_long: int,
+                      search: Callable[..., ResolutionRun], progress: Progress | None
+                      ) -> ExtractionResult:
+    """The one run of a clustering method (k-means, partitions) for every target: the rare
+    answers first, then `search(model, o, words, deadline, progress, own=...)` over its
+    resolutions, then the verdict (`judge`, with `n_long` words of twice `max_length`)."""
+    deadline = Deadline(o.time_limit)
+    words, rare, own = rare_words(model, o, max_length, deadline)
+    run = search(model, o, words, deadline, progress, own=own)
+    verdict = judge(model, run.out, run.samples, run.held, rare, max_length, o.seed, n_long)
+    return result(method, model, run.out, run.held, verdict, deadline, rare,
+                  run.network_steps, run.details(o))
