@@ -14,7 +14,6 @@ Every way a file can be wrong gives a TMFormatError (one line, naming the file).
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import check_format_head, load_json_file, parse_json
+from rnn2dfa.fileio import check_format_head, json_format, load_json_file, parse_json
 
 FORMAT = "rnn2dfa.tm/1"
 _REQUIRED = (
@@ -217,23 +216,10 @@ def load_tm(path: str | os.PathLike[str]) -> TuringMachine:
     path = str(path)
     if os.path.isfile(path) and os.path.getsize(path) > MAX_FILE_BYTES:
         raise TMFormatError(f"larger than {MAX_FILE_BYTES // 2**20} MiB", path=path)
-    return load_json_file(path, "a Turing-machine file", TMFormatError, tm_loads)
+    return load_json_file(path, "a Turing-machine file", TMFormatError, tm_loads,
+                          from_data=tm_from_dict)
 
 
-def file_format(path: str | os.PathLike[str]) -> str | None:
-    """The `format` field of a JSON file, or None when it is not a JSON object with one."""
-    import stat
-
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block; leave it to the loader
-            return None
-        with open(path, "rb") as fh:
-            head = fh.read(256).lstrip()
-            if os.path.getsize(path) > MAX_FILE_BYTES or not head.startswith(b"{"):
-                return None
-            fh.seek(0)
-            data = json.loads(fh.read().decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    fmt = data.get("format") if isinstance(data, dict) else None
-    return fmt if isinstance(fmt, str) else None
+#: The `format` field of a JSON file, or None (`fileio.json_format`: parsed once, and
+#: `load_tm` then takes the parsed document).
+file_format = json_format
