@@ -135,11 +135,20 @@ def judge(model: Any, out: SearchOutcome, samples: list[PrefixStates], held: Pre
     return Verdict(finished, "; ".join(parts), details, long.network_steps)
 
 
-def result(method: str, model: Any, out: SearchOutcome, held: PrefixStates, verdict: Verdict,
-           deadline: Deadline, rare: Rare | None, steps: int,
-           details: dict[str, Any]) -> ExtractionResult:
-    """The extraction result of a clustering method, for every target."""
+def extract_clustered(method: str, model: Any, o: Any, max_length: int, n_long: int,
+                      search: Callable[..., ResolutionRun], progress: Progress | None
+                      ) -> ExtractionResult:
+    """The one run and result of a clustering method (k-means, partitions) for every
+    target: the rare answers first, then `search(model, o, words, deadline, progress,
+    own=...)` over its resolutions, then the verdict (`judge`, with `n_long` words of twice
+    `max_length`)."""
+    deadline = Deadline(o.time_limit)
+    words, rare, own = rare_words(model, o, max_length, deadline)
+    run = search(model, o, words, deadline, progress, own=own)
+    out, held = run.out, run.held
+    verdict = judge(model, out, run.samples, held, rare, max_length, o.seed, n_long)
     target, outputs = target_of(model), outputs_of(model)
+    steps = run.network_steps + verdict.network_steps
     more: dict[str, Any] = {}
     if rare is not None:
         steps += rare.network_steps
@@ -155,27 +164,12 @@ def result(method: str, model: Any, out: SearchOutcome, held: PrefixStates, verd
     ev = Evidence(outputs=outputs)
     ev.add(held.depths()[mask].tolist(), held.labels[mask].tolist())
     record = ExtractionStats(
-        method=method, finished=finished, seconds=deadline.elapsed(),
-        network_steps=steps + verdict.network_steps, stopped=stopped,
-        evidence=ev, details={**details, **verdict.details, **more}, target=target)
-    m = out.dfa
-    automaton = to_dfa(m) if target == "dfa" else m
+        method=method, finished=finished, seconds=deadline.elapsed(), network_steps=steps,
+        stopped=stopped, evidence=ev, details={**run.details(o), **verdict.details, **more},
+        target=target)
+    automaton = to_dfa(out.dfa) if target == "dfa" else out.dfa
     if target == "dfa":
         record.details["accepted_fraction"] = round(
             float((held.labels[mask] == 1).mean()) if mask.any() else 0.0, 4)
     return ExtractionResult(automaton, record, [r["states"] for r in out.tried],
                             verdict.message)
-
-
-def extract_clustered(method: str, model: Any, o: Any, max_length: int, n_long: int,
-                      search: Callable[..., ResolutionRun], progress: Progress | None
-                      ) -> ExtractionResult:
-    """The one run of a clustering method (k-means, partitions) for every target: the rare
-    answers first, then `search(model, o, words, deadline, progress, own=...)` over its
-    resolutions, then the verdict (`judge`, with `n_long` words of twice `max_length`)."""
-    deadline = Deadline(o.time_limit)
-    words, rare, own = rare_words(model, o, max_length, deadline)
-    run = search(model, o, words, deadline, progress, own=own)
-    verdict = judge(model, run.out, run.samples, run.held, rare, max_length, o.seed, n_long)
-    return result(method, model, run.out, run.held, verdict, deadline, rare,
-                  run.network_steps, run.details(o))
