@@ -75,36 +75,18 @@ class Featurizer:
         return np.concatenate([obs, self.scale * sig.astype(np.float32)], axis=1)
 
 
-def clusters_to_automaton(model: Any, data: PrefixStates, feats: np.ndarray,
-                          labels: np.ndarray, model_km: KMeans, featurize: Featurizer
-                          ) -> Machine:
-    """The (unminimized) automaton of a clustering: majority-vote transitions, and each
-    cluster's answer the majority of its states' (a DFA target's ties reject)."""
-    trans = cluster_transitions(model, data, feats, labels, model_km, featurize)
-    n_clusters = model_km.cluster_centers_.shape[0]
-    mask = data.counted
-    votes = np.zeros((n_clusters, len(outputs_of(model))), dtype=np.int64)
-    np.add.at(votes, (labels[mask], data.labels[mask]), 1)
-    return table_automaton(model, trans, votes.argmax(axis=1), start=int(labels[0]))
-
-
 @torch.no_grad()
-def cluster_transitions(
-    acceptor: Acceptor,
-    data: PrefixStates,
-    feats: np.ndarray,
-    labels: np.ndarray,
-    model: KMeans,
-    featurize: Featurizer,
-) -> np.ndarray:
-    """(clusters, symbols) transitions of a clustering, by majority vote of the observed
-    (cluster, symbol) -> cluster moves; the start is the cluster of node 0 (`labels[0]`).
+def clusters_to_automaton(model: Any, data: PrefixStates, feats: np.ndarray,
+                          labels: np.ndarray, km: KMeans, featurize: Featurizer) -> Machine:
+    """The (unminimized) automaton of a clustering: transitions by majority vote of the
+    observed (cluster, symbol) -> cluster moves, each cluster's answer the majority of its
+    states' (a DFA target's ties reject), the start the cluster of node 0 (`labels[0]`).
 
     A (cluster, symbol) pair that the sample never exercises takes its target from stepping
     the member nearest the centroid through the network and assigning the result.
     """
-    k = len(acceptor.alphabet)
-    n_clusters = model.cluster_centers_.shape[0]
+    k = len(model.alphabet)
+    n_clusters = km.cluster_centers_.shape[0]
     child = np.arange(1, data.n_nodes)
     src, sym, dst = labels[data.parent[child]], data.symbol[child], labels[child]
     votes = np.zeros((n_clusters, k, n_clusters), dtype=np.int64)
@@ -112,7 +94,7 @@ def cluster_transitions(
     trans = votes.argmax(axis=2)
     missing = np.argwhere(votes.sum(axis=2) == 0)
     if missing.size:
-        dist = ((feats - model.cluster_centers_[labels]) ** 2).sum(axis=1)
+        dist = ((feats - km.cluster_centers_[labels]) ** 2).sum(axis=1)
         order = np.lexsort((dist, labels))  # by cluster, nearest first
         present, at = np.unique(labels[order], return_index=True)
         first = np.full(n_clusters, -1, dtype=np.int64)
@@ -123,9 +105,12 @@ def cluster_transitions(
         if m.size:
             dev = data.states.device
             reps = data.states[torch.as_tensor(first[m[:, 0]], device=dev)]
-            nxt = acceptor.step(reps, torch.as_tensor(m[:, 1], dtype=torch.long, device=dev))
-            trans[m[:, 0], m[:, 1]] = model.predict(featurize(nxt))
-    return trans
+            nxt = model.step(reps, torch.as_tensor(m[:, 1], dtype=torch.long, device=dev))
+            trans[m[:, 0], m[:, 1]] = km.predict(featurize(nxt))
+    mask = data.counted
+    answers = np.zeros((n_clusters, len(outputs_of(model))), dtype=np.int64)
+    np.add.at(answers, (labels[mask], data.labels[mask]), 1)
+    return table_automaton(model, trans, answers.argmax(axis=1), start=int(labels[0]))
 
 
 @dataclass
