@@ -17,8 +17,6 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.compile.metadata import TASKS, compiled_metadata
 from rnn2dfa.compile.minsky import MinskyRNN, check_minsky_size, compile_dfa
-from rnn2dfa.errors import InputError
-from rnn2dfa.models.minsky import ACTIVATIONS
 from rnn2dfa.models.minsky_machine import MinskyLabeller
 
 __all__ = ["TASKS", "check_machine_size", "compile_automaton", "compile_machine",
@@ -38,11 +36,10 @@ def compile_machine(machine: Machine, activation: str = "relu", noise: float = 0
     `noise` > 0 perturbs the recurrence as `compile_dfa` does (every nonzero recurrent,
     input and bias weight, drawn from `seed`); the read-out stays 0/1.
     """
-    if activation not in ACTIVATIONS:
-        raise InputError(f"unknown activation {activation!r} (known: {', '.join(ACTIVATIONS)})")
     n, k = machine.n_states, machine.n_symbols
     check_machine_size(n, k, machine.n_outputs)
-    # The transition table as a DFA (its accept bits are never read): the recurrence.
+    # The transition table as a DFA (its accept bits are never read): the recurrence
+    # (compile_dfa checks the activation and the noise).
     skeleton = DFA(machine.alphabet, machine.transitions, np.zeros(n, dtype=bool),
                    machine.start)
     base = compile_dfa(skeleton, activation=activation, noise=noise, seed=seed)

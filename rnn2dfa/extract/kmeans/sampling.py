@@ -25,21 +25,6 @@ from rnn2dfa.models.labeller import decisions, is_labeller
 from rnn2dfa.words import pad_words
 
 
-@torch.no_grad()
-def answers_of(model: Acceptor, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Each word's answer, stepped as one batch per depth: an acceptor's accept bit, a
-    labeller's label of the state after the word (a Mealy empty word: -1)."""
-    from rnn2dfa.models.acceptor import run_padded
-
-    lengths = np.asarray(lengths, dtype=np.int64)
-    if lengths.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    out = decisions(model, run_padded(model, symbols, lengths))
-    if target_of(model) == "mealy":
-        out = np.where(lengths > 0, out, -1)
-    return out
-
-
 def sample_words(
     n_symbols: int,
     n_words: int,

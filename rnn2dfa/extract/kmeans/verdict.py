@@ -27,11 +27,12 @@ from rnn2dfa.extract.kmeans.resolution import (
     SearchOutcome,
     noun,
 )
-from rnn2dfa.extract.kmeans.sampling import PrefixStates, answers_of, heldout_states
+from rnn2dfa.extract.kmeans.sampling import PrefixStates, heldout_states
 from rnn2dfa.extract.rare import Rare, find_rare
 from rnn2dfa.extract.result import ExtractionResult, Progress
 from rnn2dfa.extract.teacher import outputs_of, target_of, to_dfa
 from rnn2dfa.extract.timing import Deadline
+from rnn2dfa.models.labeller import word_answers
 from rnn2dfa.words import Word, pad_words
 
 #: The longer-word check: words up to this many times the sampled length.
@@ -52,9 +53,8 @@ def own_answers_check(model: Any, max_length: int, seed: int) -> Any:
         words = own_words(m, 1, max_length, 2 * OWN_PER_LENGTH * max(max_length, 1) // 4, rng)
         if not words:
             return 1.0
-        sym, lens = pad_words(words)
-        claimed = m.last_labels(sym, lens)
-        same = answers_of(model, sym, lens) == claimed
+        claimed = m.last_labels(*pad_words(words))
+        same = word_answers(model, words) == claimed
         return float(np.mean([same[claimed == c].mean() for c in np.unique(claimed)]))
 
     return check
@@ -68,7 +68,7 @@ def rare_words(model: Any, o: Any, max_length: int, deadline: Deadline
         return o.words, None, None
 
     def gives(words: list[Word]) -> np.ndarray:
-        return answers_of(model, *pad_words(words)) if words else np.zeros(0, np.int64)
+        return word_answers(model, words) if words else np.zeros(0, np.int64)
 
     rare = find_rare(model, target_of(model), gives, max(max_length, 1), seed=o.seed,
                      deadline=deadline)
