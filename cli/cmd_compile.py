@@ -96,31 +96,31 @@ def compile_cmd(dfa_file: str, output: str, activation: str, noise: float, seed:
         raise InputError(exc.message, path=dfa_file) from None
     metadata = compiled_metadata(a, net, dfa_file, activation=activation, noise=noise,
                                  seed=seed)
-    _write(net, metadata, output, as_json)
+    info = metadata["compiled"]
+    kind = f"{info['kind'].capitalize()} machine, " if "kind" in info else ""
+    rows = [("states", str(info["states"])), ("symbols", str(info["symbols"])),
+            *([("outputs", ", ".join(info["outputs"]))] if "outputs" in info else []),
+            ("hidden units", f"{net.state_dim:,}"),
+            ("nonzero weights", f"{info['nonzero_weights']:,}"), ("activation", activation),
+            ("noise", "none (integer weights)" if not noise else f"{noise:g} (seed {seed})")]
+    write_compiled(net, metadata, output, as_json,
+                   f"Compiled {metadata['language']} ({kind}Minsky construction)", rows)
 
 
-def _write(net: Any, metadata: dict[str, Any], output: str, as_json: bool) -> None:
+def write_compiled(net: Any, metadata: dict[str, Any], output: str, as_json: bool,
+                   title: str, rows: list[tuple[str, str]], *hint: str) -> None:
     """Save a compiled network (atomically: a folder or a full disk is one line) and show
-    what was built: its JSON record, or a table of the automaton's and the network's sizes."""
+    what was built: its JSON record (`metadata["compiled"]`), or `rows` under `title` and
+    the file written (a Minsky or a Turing network alike)."""
     from rnn2dfa.models.io import save_model
 
     info = metadata["compiled"]
     save_model(net, output, metadata)
     info["output"] = output
-    kind = info.get("kind")
-    what = f"{kind.capitalize()} machine, " if kind else ""
-    table = kv_table(f"Compiled {metadata['language']} ({what}Minsky construction)")
-    table.add_row("states", str(info["states"]))
-    table.add_row("symbols", str(info["symbols"]))
-    if "outputs" in info:
-        table.add_row("outputs", ", ".join(info["outputs"]))
-    table.add_row("hidden units", f"{net.state_dim:,}")
-    table.add_row("nonzero weights", f"{info['nonzero_weights']:,}")
-    table.add_row("activation", info["activation"])
-    noise, seed = info.get("noise", 0), info.get("seed")
-    table.add_row("noise", "none (integer weights)" if not noise else f"{noise:g} (seed {seed})")
-    table.add_row("written to", output)
-    say_result(info, as_json, table)
+    table = kv_table(title)
+    for label, value in [*rows, ("written to", output)]:
+        table.add_row(label, value)
+    say_result(info, as_json, table, *hint)
 
 
 COMMANDS: list[click.Command] = [compile_cmd]

@@ -13,8 +13,8 @@ import click
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from rnn2dfa_cli.common import EXIT_FAIL, PipedProgress, emit_json, err, kv_table, options_for, out
-from rnn2dfa_cli.options import grid, say_result
+from rnn2dfa_cli.common import EXIT_FAIL, PipedProgress, emit_json, err, options_for, out
+from rnn2dfa_cli.options import grid
 
 #: EOS steps a TM network may run per word when --max-steps is not given.
 DEFAULT_MAX_STEPS = 100_000
@@ -27,8 +27,8 @@ VERDICTS = {1: "accept", -1: "reject", 0: "undecided"}
 def compile_turing(path: str, output: str, encoding: str, as_json: bool) -> None:
     """`rnn2dfa compile TM.json`: Theorem 4.6's network, written as a model file."""
     from rnn2dfa.compile.turing import compile_tm
-    from rnn2dfa.models.io import save_model
     from rnn2dfa.turing.machine import load_tm
+    from rnn2dfa_cli.cmd_compile import write_compiled
 
     tm = load_tm(path)
     net = compile_tm(tm, encoding=encoding, source=path)  # its size checked before it is built
@@ -47,17 +47,13 @@ def compile_turing(path: str, output: str, encoding: str, as_json: bool) -> None
     }
     metadata = {"language": name, "compiled": info,
                 "turing": {"machine": tm.to_dict(), "eos": net.eos, "encoding": encoding}}
-    save_model(net, output, metadata)  # atomic_path: a folder or a full disk is one line
-    info["output"] = output
-    table = kv_table(f"Compiled {name} (Siegelmann–Sontag, Theorem 4.6)")
-    table.add_row("machine states", str(len(tm.states)))
-    table.add_row("tape symbols", str(len(tm.tape_alphabet)))
-    table.add_row("hidden units", f"{net.hidden:,}")
-    table.add_row("stack encoding", encoding)
-    table.add_row("EOS symbol", net.eos)
-    table.add_row("written to", output)
-    say_result(info, as_json, table, "run it with: rnn2dfa classify " + output + " WORD ... "
-               "(it reads the word, then EOS until it decides)")
+    rows = [("machine states", str(len(tm.states))), ("tape symbols", str(len(tm.tape_alphabet))),
+            ("hidden units", f"{net.hidden:,}"), ("stack encoding", encoding),
+            ("EOS symbol", net.eos)]
+    write_compiled(net, metadata, output, as_json,
+                   f"Compiled {name} (Siegelmann–Sontag, Theorem 4.6)", rows,
+                   "run it with: rnn2dfa classify " + output + " WORD ... "
+                   "(it reads the word, then EOS until it decides)")
 
 
 class LateProgress:

@@ -10,6 +10,7 @@ accuracy uses the language's class-balanced sampler at evenly spaced lengths.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -118,22 +119,17 @@ class GeneralizationReport:
 
 def network_logits(model: Any, words: list[Word],
                    progress: Callable[[int, int], None] | None = None) -> np.ndarray:
-    """Accept logits: the fused forward pass of our trained networks (their tests check it
-    equals stepping), else the Acceptor contract one step at a time; in batches of at most
-    PADDED_BATCH_SYMBOLS padded symbols (memory bounded), `progress(done, total)` after each."""
+    """Accept logits (`accept_logits`: the fused forward pass of our trained networks, else
+    the Acceptor contract one step at a time), in batches of at most PADDED_BATCH_SYMBOLS
+    padded symbols (memory bounded), `progress(done, total)` after each."""
     from rnn2dfa.limits import PADDED_BATCH_SYMBOLS
     from rnn2dfa.words import length_batches
 
-    fused = hasattr(model, "prefix_logits") or hasattr(model, "prefix_predictions")
-    if fused:
-        from rnn2dfa.train.summary import predict_logits
     out = np.zeros(len(words), dtype=np.float64)
     lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
     done = 0
     for idx in length_batches(lengths, PADDED_BATCH_SYMBOLS):
-        batch = [words[i] for i in idx]
-        out[idx] = (predict_logits(model, batch, batch_size=1024) if fused
-                    else accept_logits(model, batch))
+        out[idx] = accept_logits(model, [words[i] for i in idx])
         done += len(idx)
         if progress is not None:
             progress(done, len(words))
@@ -167,11 +163,9 @@ def check_sizes(language: Any, max_n: int, max_length: int | None, per_length: i
     if fam is not None:
         words, symbols = family_symbols(language.name, k, max_n)
         if symbols > MAX_GENERALIZATION_SYMBOLS:
-            lo, hi = 1, max_n  # the largest n that fits (symbols grow with n)
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                lo, hi = (mid, hi) if family_symbols(language.name, k, mid)[1] <= \
-                    MAX_GENERALIZATION_SYMBOLS else (lo, mid - 1)
+            # the largest n that fits (symbols grow with n; n = 1 at the least)
+            lo = max(1, bisect.bisect_right(range(1, max_n + 1), MAX_GENERALIZATION_SYMBOLS,
+                                            key=lambda n: family_symbols(language.name, k, n)[1]))
             raise InputError(
                 f"checking {fam[0]} for n up to {max_n:,} runs ~{words:,} members and "
                 f"near-misses of ~{symbols:.3g} symbols (~{human_bytes(symbols * 8)}; the "

@@ -10,18 +10,13 @@ records), so the logits are exactly one-hot.
 
 from __future__ import annotations
 
-import os
-from typing import Any
-
 import numpy as np
 import torch
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.compile.metadata import TASKS, compiled_metadata
-from rnn2dfa.compile.minsky import MinskyRNN, compile_dfa
-from rnn2dfa.errors import InputError
-from rnn2dfa.models.minsky import ACTIVATIONS
+from rnn2dfa.compile.minsky import MinskyRNN, check_minsky_size, compile_dfa
 from rnn2dfa.models.minsky_machine import MinskyLabeller
 
 __all__ = ["TASKS", "check_machine_size", "compile_automaton", "compile_machine",
@@ -29,19 +24,9 @@ __all__ = ["TASKS", "check_machine_size", "compile_automaton", "compile_machine"
 
 
 def check_machine_size(n_states: int, n_symbols: int, n_outputs: int) -> None:
-    """Refuse, before anything is built, a machine whose network's weights (the recurrence's
-    units x (2 symbols + 3), plus units x outputs for the read-out) exceed MAX_MODEL_VALUES
-    (param machine)."""
-    from rnn2dfa.limits import MAX_MODEL_VALUES, human_bytes
-
-    units = n_states * n_symbols + 1
-    values = units * (2 * n_symbols + 3 + n_outputs)
-    if values > MAX_MODEL_VALUES:
-        raise InputError(
-            f"a machine of {n_states:,} states, {n_symbols:,} symbols and {n_outputs:,} "
-            f"outputs compiles into {units:,} units with {values:,} weights "
-            f"(~{human_bytes(values * 4)}; the limit is {MAX_MODEL_VALUES:,}): minimize the "
-            "machine or use fewer symbols", param="machine")
+    """Refuse, before anything is built, a machine whose network is too large
+    (`minsky.check_minsky_size` with its read-out; param machine)."""
+    check_minsky_size(n_states, n_symbols, n_outputs, "machine")
 
 
 def compile_machine(machine: Machine, activation: str = "relu", noise: float = 0.0,
@@ -51,11 +36,10 @@ def compile_machine(machine: Machine, activation: str = "relu", noise: float = 0
     `noise` > 0 perturbs the recurrence as `compile_dfa` does (every nonzero recurrent,
     input and bias weight, drawn from `seed`); the read-out stays 0/1.
     """
-    if activation not in ACTIVATIONS:
-        raise InputError(f"unknown activation {activation!r} (known: {', '.join(ACTIVATIONS)})")
     n, k = machine.n_states, machine.n_symbols
     check_machine_size(n, k, machine.n_outputs)
-    # The transition table as a DFA (its accept bits are never read): the recurrence.
+    # The transition table as a DFA (its accept bits are never read): the recurrence
+    # (compile_dfa checks the activation and the noise).
     skeleton = DFA(machine.alphabet, machine.transitions, np.zeros(n, dtype=bool),
                    machine.start)
     base = compile_dfa(skeleton, activation=activation, noise=noise, seed=seed)
@@ -73,11 +57,9 @@ def compile_machine(machine: Machine, activation: str = "relu", noise: float = 0
     return net
 
 
-def machine_metadata(machine: Machine, net: MinskyLabeller, source: str | os.PathLike[str],
-                     *, activation: str, noise: float, seed: int) -> dict[str, Any]:
-    """The model-file metadata of `net` (`metadata.compiled_metadata`, for every kind)."""
-    return compiled_metadata(machine, net, source, activation=activation, noise=noise,
-                             seed=seed)
+#: The model-file metadata of a compiled machine's network (`metadata.compiled_metadata`,
+#: for every kind), under its old name.
+machine_metadata = compiled_metadata
 
 
 def compile_automaton(a: DFA | Machine, activation: str = "relu", noise: float = 0.0,

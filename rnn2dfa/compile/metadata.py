@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-#: The task a compiled machine's network performs, by kind (as `languages.machines` names it).
-TASKS = {"moore": "classify-k", "mealy": "tag"}
+# TASKS: the task a compiled machine's network performs, by kind (the languages' own table)
+from rnn2dfa.languages.machines import TASK_OF_KIND as TASKS
 
 if TYPE_CHECKING:
     from rnn2dfa.automata.dfa import DFA

@@ -18,18 +18,22 @@ __all__ = ["ACTIVATIONS", "CHUNK_ROWS", "DENSE_MAX_UNITS", "MinskyRNN", "check_m
            "compile_dfa"]
 
 
-def check_minsky_size(n_states: int, n_symbols: int) -> None:
-    """Refuse, before anything is built, a DFA whose network's weights (units x symbols,
-    twice, units = states x symbols + 1) exceed MAX_MODEL_VALUES (param dfa)."""
+def check_minsky_size(n_states: int, n_symbols: int, n_outputs: int = 0,
+                      what: str = "DFA") -> None:
+    """Refuse, before anything is built, a DFA or machine (`what`) whose network's weights
+    (units x (2 symbols + 3), units = states x symbols + 1, plus units x outputs for a
+    machine's read-out) exceed MAX_MODEL_VALUES (param "dfa" or "machine")."""
     from rnn2dfa.limits import MAX_MODEL_VALUES, human_bytes
 
     units = n_states * n_symbols + 1
-    values = units * (2 * n_symbols + 3)
+    values = units * (2 * n_symbols + 3 + n_outputs)
     if values > MAX_MODEL_VALUES:
+        sizes = (f"{n_states:,} states and {n_symbols:,} symbols" if not n_outputs else
+                 f"{n_states:,} states, {n_symbols:,} symbols and {n_outputs:,} outputs")
         raise InputError(
-            f"a DFA of {n_states:,} states and {n_symbols:,} symbols compiles into {units:,} "
-            f"units with {values:,} weights (~{human_bytes(values * 4)}; the limit is "
-            f"{MAX_MODEL_VALUES:,}): minimize the DFA or use fewer symbols", param="dfa")
+            f"a {what} of {sizes} compiles into {units:,} units with {values:,} weights "
+            f"(~{human_bytes(values * 4)}; the limit is {MAX_MODEL_VALUES:,}): minimize the "
+            f"{what} or use fewer symbols", param=what.lower())
 
 
 def compile_dfa(dfa: DFA, activation: str = "relu", noise: float = 0.0, seed: int = 0) -> MinskyRNN:

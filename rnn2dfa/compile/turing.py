@@ -93,11 +93,6 @@ def run_turing(
     return _run_float(net, words, precision, max_steps, progress, deadline)
 
 
-def _inputs(words: list[tuple[int, ...]], eos: int) -> tuple[np.ndarray, np.ndarray]:
-    padded, lengths = pad_words(words, pad=eos)
-    return padded, lengths
-
-
 def _run_float(net: TuringRNN, words: list[tuple[int, ...]], precision: str, max_steps: int,
                progress: Callable[[int, int], None] | None,
                deadline: float | None = None) -> TuringRun:
@@ -110,7 +105,7 @@ def _run_float(net: TuringRNN, words: list[tuple[int, ...]], precision: str, max
     dest = net.dest
     n_q = net.spec.n_q
     eos = len(net.alphabet)
-    padded, lengths = _inputs(words, eos)
+    padded, lengths = pad_words(words, pad=eos)
     b = len(words)
     verdict = np.zeros(b, dtype=np.int64)
     eos_steps = np.zeros(b, dtype=np.int64)
@@ -182,7 +177,7 @@ def _run_exact(net: TuringRNN, words: list[tuple[int, ...]], max_steps: int,
     hbound = np.abs(sn) + c_s * np.array([len(w) for w in writers])
     bound_c = int((np.abs(vn) @ hbound).max() + np.abs(in_tab).max() * c_s)
     eos = len(net.alphabet)
-    padded, lengths = _inputs(words, eos)
+    padded, lengths = pad_words(words, pad=eos)
     b = len(words)
     verdict = np.zeros(b, dtype=np.int64)
     eos_steps = np.zeros(b, dtype=np.int64)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -70,9 +71,10 @@ def dfa_from_step(
     start: Hashable,
     step: Callable[[Hashable, int], Hashable],
     accept: Callable[[Hashable], bool],
-    name: str | None = None,
+    **extra: Any,
 ) -> DFA:
-    """Explore the states reachable from `start` under `step` and return the minimal DFA.
+    """Explore the states reachable from `start` under `step` and return the minimal DFA
+    (with the `extra` keys, e.g. `name`, `bounded_length`).
 
     States may be any hashable values; exploration is breadth-first, so the automaton must
     have finitely many reachable states (used for the small hand-written ground truths).
@@ -80,4 +82,15 @@ def dfa_from_step(
     order, rows = explore_step(len(alphabet), start, step)
     acc = np.array([bool(accept(q)) for q in order], dtype=bool)
     dfa = DFA(tuple(alphabet), rows, acc, 0).minimize()
-    return dfa.with_extra(name=name) if name else dfa
+    return dfa.with_extra(**extra) if extra else dfa
+
+
+def regular(name: str, alphabet: tuple[str, ...], description: str,
+            member: Callable[[Word], bool], start: Hashable,
+            step: Callable[[Hashable, int], Hashable],
+            accept: Callable[[Hashable], bool]) -> Language:
+    """A regular language of the registry: its membership function on the word and its
+    ground-truth DFA from a separate state machine (`dfa_from_step`), so tests can compare
+    the two independent descriptions."""
+    dfa = dfa_from_step(alphabet, start, step, accept, name=name)
+    return Language(name, alphabet, description, member, dfa)

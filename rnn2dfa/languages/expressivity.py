@@ -72,15 +72,19 @@ def dyck1_depth(w: Word, limit: int = 3) -> bool:
 
 
 # --------------------------------------------------------------------- (bounded) DFAs
-def _dyck1_depth3_dfa() -> DFA:
-    # States: depth 0..3, or dead; written separately from dyck1_depth (a state machine).
-    def step(q, a):
-        if q == DEAD:
-            return DEAD
-        r = q + (1 if a == 0 else -1)
-        return r if 0 <= r <= 3 else DEAD
+def depth_step(q: int | str, a: int) -> int | str:
+    """The bracket depth (0-3) after symbol a, or "x" for good (the depth3 tagger's machine
+    and dyck1_depth3's DFA)."""
+    if q == "x":
+        return "x"
+    d = int(q) + (1 if a == 0 else -1)
+    return d if 0 <= d <= 3 else "x"
 
-    return dfa_from_step(("(", ")"), 0, step, lambda q: q == 0, name="dyck1_depth3")
+
+def _dyck1_depth3_dfa() -> DFA:
+    # States: depth 0..3, or dead ("x"): the state machine of the depth3 tagger, written
+    # separately from dyck1_depth.
+    return dfa_from_step(("(", ")"), 0, depth_step, lambda q: q == 0, name="dyck1_depth3")
 
 
 @lru_cache(maxsize=16)
@@ -100,8 +104,8 @@ def anbnw_bounded(n: int) -> DFA:
             return ("done", 0) if i == 1 else ("b", i - 1)
         return (DEAD, 0)
 
-    dfa = dfa_from_step(("a", "b"), ("a", 0), step, lambda q: q[0] == "done")
-    return dfa.with_extra(name="anbnw", bounded_length=n)
+    return dfa_from_step(("a", "b"), ("a", 0), step, lambda q: q[0] == "done", name="anbnw",
+                         bounded_length=n)
 
 
 def _check_bound(name: str, n: int) -> None:
@@ -130,8 +134,8 @@ def palindrome_bounded(n: int) -> DFA:
             return ("owe", rest[:-1])
         return DEAD
 
-    dfa = dfa_from_step(("a", "b", "$"), ("w", ()), step, lambda q: q == ("owe", ()))
-    return dfa.with_extra(name="palindrome", bounded_length=n)
+    return dfa_from_step(("a", "b", "$"), ("w", ()), step, lambda q: q == ("owe", ()),
+                         name="palindrome", bounded_length=n)
 
 
 @lru_cache(maxsize=16)
@@ -147,8 +151,8 @@ def dyck2_bounded(n: int) -> DFA:
             return q + (a + 1,) if len(q) < half else DEAD
         return q[:-1] if q and q[-1] == a else DEAD
 
-    dfa = dfa_from_step(("(", ")", "[", "]"), (), step, lambda q: q == ())
-    return dfa.with_extra(name="dyck2", bounded_length=n)
+    return dfa_from_step(("(", ")", "[", "]"), (), step, lambda q: q == (), name="dyck2",
+                         bounded_length=n)
 
 
 # ----------------------------------------------------------------- direct samplers

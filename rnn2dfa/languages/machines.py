@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import InputError
+from rnn2dfa.languages.expressivity import depth_step
 from rnn2dfa.words import Word, parse_word
 
 #: The tasks a named machine language trains: k-class classification of whole words
@@ -87,13 +88,6 @@ def depth3(w: Word) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _depth_step(q: int | str, a: int) -> int | str:
-    if q == "x":
-        return "x"
-    d = int(q) + (1 if a == 0 else -1)
-    return d if 0 <= d <= 3 else "x"
-
-
 # ---------------------------------------------------------------------------- taggers
 def _state_tagger(name: str) -> MachineLanguage:
     """The tagger emitting, after each symbol, the state of language NAME's minimal DFA."""
@@ -141,8 +135,8 @@ def _fixed() -> dict[str, MachineLanguage]:
             "depth3", "mealy", brackets,
             "after each bracket the depth so far (0-3), x once it closes an unopened "
             "bracket or goes deeper than 3", depth3,
-            Machine.from_step("mealy", brackets, 0, _depth_step,
-                              lambda q, a: str(_depth_step(q, a)), name="depth3")),
+            Machine.from_step("mealy", brackets, 0, depth_step,
+                              lambda q, a: str(depth_step(q, a)), name="depth3")),
     ]
     return {lang.name: lang for lang in langs}
 

@@ -6,7 +6,7 @@ state machine (minimized), so the tests compare two independent descriptions.
 
 from __future__ import annotations
 
-from rnn2dfa.languages.base import Language, dfa_from_step
+from rnn2dfa.languages.base import Language, regular
 from rnn2dfa.words import Word
 
 BINARY = ("0", "1")
@@ -56,56 +56,51 @@ def _third_last_step(q, a):  # q = the last (up to) three symbols
 
 def regular_languages() -> list[Language]:
     """The registry's regular languages other than Tomita's."""
-
-    def make(name, alphabet, description, member, start, step, accept) -> Language:
-        dfa = dfa_from_step(alphabet, start, step, accept, name=name)
-        return Language(name, alphabet, description, member, dfa)
-
     p101 = (1, 0, 1)
     return [
-        make(
+        regular(
             "parity", BINARY, "odd number of 1s",
             lambda w: w.count(1) % 2 == 1, 0, lambda q, a: q ^ a, lambda q: q == 1,
         ),
-        make(
+        regular(
             "even_pairs", AB,
             "first symbol equals last (equivalently: even number of ab and ba); ε accepted",
             lambda w: len(w) == 0 or w[0] == w[-1],
             None, _even_pairs_step, lambda q: q is None or q[0] == q[1],
         ),
-        make(
+        regular(
             "mod3_ones", BINARY, "number of 1s divisible by 3",
             lambda w: w.count(1) % 3 == 0, 0, lambda q, a: (q + a) % 3, lambda q: q == 0,
         ),
-        make(
+        regular(
             "mod5_length", ("a",), "length divisible by 5 (unary)",
             lambda w: len(w) % 5 == 0, 0, lambda q, a: (q + 1) % 5, lambda q: q == 0,
         ),
-        make(
+        regular(
             "contains_101", BINARY, "contains the substring 101",
             lambda w: _contains(w, p101), 0, _substring_step(p101), lambda q: q == 3,
         ),
-        make(
+        regular(
             "ends_with_01", BINARY, "ends with 01",
             lambda w: tuple(w[-2:]) == (0, 1), (), _last_two, lambda q: q == (0, 1),
         ),
-        make(
+        regular(
             "no_11", BINARY, "no two consecutive 1s",
             lambda w: not _contains(w, (1, 1)),
             0, lambda q, a: DEAD if q == DEAD or (q == 1 and a == 1) else a,
             lambda q: q != DEAD,
         ),
-        make(
+        regular(
             "third_last_1", BINARY, "the third symbol from the end is 1 (8-state minimal DFA)",
             lambda w: len(w) >= 3 and w[-3] == 1, (), _third_last_step,
             lambda q: len(q) == 3 and q[0] == 1,
         ),
-        make(
+        regular(
             "abc_cycle", ABC, "each symbol is followed by its successor in the cycle a→b→c→a",
             lambda w: all(w[i + 1] == (w[i] + 1) % 3 for i in range(len(w) - 1)),
             None, _abc_step, lambda q: q != DEAD,
         ),
-        make(
+        regular(
             "sum_mod3", ABC, "sum of symbol values (a=0, b=1, c=2) divisible by 3",
             lambda w: sum(w) % 3 == 0, 0, lambda q, a: (q + a) % 3, lambda q: q == 0,
         ),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from rnn2dfa.languages.base import Language, dfa_from_step
+from rnn2dfa.languages.base import Language, regular
 from rnn2dfa.words import Word
 
 BINARY = ("0", "1")
@@ -110,37 +110,22 @@ def _t7(q, a):  # q = index of the block of 0*1*0*1* we are in (0..3)
     return q + 1 if q < 3 else DEAD
 
 
-def _make(name, member, description, start, step, accept) -> Language:
-    return Language(
-        name=name,
-        alphabet=BINARY,
-        description=description,
-        member=member,
-        dfa=dfa_from_step(BINARY, start, step, accept, name=name),
-    )
-
-
 def tomita_languages() -> list[Language]:
+    b = BINARY
     return [
-        _make("tomita1", tomita1, "Tomita 1: 1*", 0, _t1, lambda q: q == 0),
-        _make("tomita2", tomita2, "Tomita 2: (10)*", 1, _t2, lambda q: q == 1),
-        _make(
-            "tomita3",
-            tomita3,
+        regular("tomita1", b, "Tomita 1: 1*", tomita1, 0, _t1, lambda q: q == 0),
+        regular("tomita2", b, "Tomita 2: (10)*", tomita2, 1, _t2, lambda q: q == 1),
+        regular(
+            "tomita3", b,
             "Tomita 3: no odd-length run of 0s anywhere after an odd-length run of 1s",
-            (False, None, 0),
-            _t3,
-            _t3_accept,
+            tomita3, (False, None, 0), _t3, _t3_accept,
         ),
-        _make("tomita4", tomita4, "Tomita 4: no 000", 0, _t4, lambda q: q != DEAD),
-        _make(
-            "tomita5",
-            tomita5,
-            "Tomita 5: even number of 0s and even number of 1s",
-            (False, False),
-            _t5,
-            lambda q: q == (False, False),
+        regular("tomita4", b, "Tomita 4: no 000", tomita4, 0, _t4, lambda q: q != DEAD),
+        regular(
+            "tomita5", b, "Tomita 5: even number of 0s and even number of 1s",
+            tomita5, (False, False), _t5, lambda q: q == (False, False),
         ),
-        _make("tomita6", tomita6, "Tomita 6: (#0 - #1) ≡ 0 (mod 3)", 0, _t6, lambda q: q == 0),
-        _make("tomita7", tomita7, "Tomita 7: 0*1*0*1*", 0, _t7, lambda q: q != DEAD),
+        regular("tomita6", b, "Tomita 6: (#0 - #1) ≡ 0 (mod 3)", tomita6, 0, _t6,
+                lambda q: q == 0),
+        regular("tomita7", b, "Tomita 7: 0*1*0*1*", tomita7, 0, _t7, lambda q: q != DEAD),
     ]

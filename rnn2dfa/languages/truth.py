@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -59,14 +59,7 @@ class Truth:
             def member(word: Word, _f: Callable[[Word], bool] = inner) -> bool:
                 return _f(tuple(to_own[a] for a in word))
 
-        return Truth(
-            self.name,
-            self.dfa.with_alphabet_order(alphabet),
-            self.exact,
-            self.bound,
-            member,
-            self.language,
-        )
+        return replace(self, dfa=self.dfa.with_alphabet_order(alphabet), member=member)
 
     def labels(self, words: Sequence[Word]) -> np.ndarray:
         """Membership of each word: the DFA (vectorized) where it is exact, else `member`."""
@@ -178,7 +171,6 @@ def resolve(truth: Any, automaton: Any, max_length: int = 20, how: str | None = 
 
         return get_machine_language(text).machine, text
     from rnn2dfa.languages import language_names
-    from rnn2dfa.languages.truth import truth_from_file, truth_from_language, truth_from_regex
 
     if how == "name" or (how is None and text in language_names()):
         found = truth_from_language(text, max_length)

@@ -14,7 +14,6 @@ Every way a file can be wrong gives a TMFormatError (one line, naming the file).
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.fileio import check_format_head, load_json_file, parse_json
+from rnn2dfa.fileio import check_format_head, json_format, load_json_file, parse_json
 
 FORMAT = "rnn2dfa.tm/1"
 _REQUIRED = (
@@ -104,17 +103,18 @@ class TuringMachine:
         return out
 
 
-def _symbols(data: dict[str, Any], key: str, fail: Any) -> tuple[str, ...]:
+def _symbols(data: dict[str, Any], key: str, fail: Any, what: str = "symbol") -> tuple[str, ...]:
+    """The non-empty list of distinct non-empty names under `key` (symbols or states)."""
     syms = data[key]
     if not isinstance(syms, list) or not all(isinstance(s, str) for s in syms):
         raise fail(f"{key!r} must be a list of strings")
     if not syms:
         raise fail(f"{key!r} is empty")
     if any(s == "" for s in syms):
-        raise fail(f"{key!r} contains an empty symbol")
+        raise fail(f"{key!r} contains an empty {what}")
     if len(set(syms)) != len(syms):
         dup = sorted(s for s, k in Counter(syms).items() if k > 1)
-        raise fail(f"duplicate symbols in {key!r}: {dup[:10]}")
+        raise fail(f"duplicate {what}s in {key!r}: {dup[:10]}")
     return tuple(syms)
 
 
@@ -138,24 +138,16 @@ def tm_from_dict(data: Any, source: str | None = None) -> TuringMachine:
     outside = [s for s in sigma if s not in gamma]
     if outside:
         raise fail(f"input symbols {outside} are not in the tape alphabet")
+    declared = None if data.get("states") is None else _symbols(data, "states", fail, "state")
+    declared_set = set(declared or ())
     for key in ("start", "accept", "reject"):
         if not isinstance(data[key], str) or not data[key]:
             raise fail(f"{key!r} must be a state name (a non-empty string)")
+        if declared is not None and data[key] not in declared_set:
+            raise fail(f"unknown state {data[key]!r} ({key} is not in 'states')")
     start, accept, reject = data["start"], data["accept"], data["reject"]
     if accept == reject:
         raise fail(f"accept and reject are the same state {accept!r}")
-    declared = data.get("states")
-    declared_set: set[str] = set()
-    if declared is not None:
-        if not isinstance(declared, list) or not all(isinstance(q, str) and q for q in declared):
-            raise fail("'states' must be a list of state names")
-        if len(set(declared)) != len(declared):
-            dup = sorted(q for q, k in Counter(declared).items() if k > 1)
-            raise fail(f"duplicate states in 'states': {dup[:10]}")
-        declared_set = set(declared)
-        for key in ("start", "accept", "reject"):
-            if data[key] not in declared_set:
-                raise fail(f"unknown state {data[key]!r} ({key} is not in 'states')")
     rules = data["transitions"]
     if not isinstance(rules, list):
         raise fail("'transitions' must be a list of [state, read, next state, write, move]")
@@ -217,23 +209,10 @@ def load_tm(path: str | os.PathLike[str]) -> TuringMachine:
     path = str(path)
     if os.path.isfile(path) and os.path.getsize(path) > MAX_FILE_BYTES:
         raise TMFormatError(f"larger than {MAX_FILE_BYTES // 2**20} MiB", path=path)
-    return load_json_file(path, "a Turing-machine file", TMFormatError, tm_loads)
+    return load_json_file(path, "a Turing-machine file", TMFormatError, tm_loads,
+                          from_data=tm_from_dict)
 
 
-def file_format(path: str | os.PathLike[str]) -> str | None:
-    """The `format` field of a JSON file, or None when it is not a JSON object with one."""
-    import stat
-
-    try:
-        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block; leave it to the loader
-            return None
-        with open(path, "rb") as fh:
-            head = fh.read(256).lstrip()
-            if os.path.getsize(path) > MAX_FILE_BYTES or not head.startswith(b"{"):
-                return None
-            fh.seek(0)
-            data = json.loads(fh.read().decode("utf-8"))
-    except (OSError, ValueError, RecursionError):
-        return None
-    fmt = data.get("format") if isinstance(data, dict) else None
-    return fmt if isinstance(fmt, str) else None
+#: The `format` field of a JSON file, or None (`fileio.json_format`: parsed once, and
+#: `load_tm` then takes the parsed document).
+file_format = json_format

@@ -29,20 +29,19 @@ from sklearn.cluster import KMeans
 
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.base import KMeansOptions, resolve_options
-from rnn2dfa.extract.kmeans.resolution import Automaton, SearchOutcome, search_resolutions
+from rnn2dfa.extract.kmeans.resolution import Automaton, ResolutionRun, search_resolutions
 from rnn2dfa.extract.kmeans.sampling import (
     PrefixStates,
     collect_prefix_states,
     heldout_states,
-    n_answers,
     network_sample,
     signatures,
     suffix_depth,
     with_words,
 )
-from rnn2dfa.extract.kmeans.verdict import judge, rare_words, result
+from rnn2dfa.extract.kmeans.verdict import extract_clustered
 from rnn2dfa.extract.result import ExtractionResult, Progress
-from rnn2dfa.extract.teacher import table_automaton, target_of
+from rnn2dfa.extract.teacher import outputs_of, table_automaton
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.words import Word
@@ -76,36 +75,18 @@ class Featurizer:
         return np.concatenate([obs, self.scale * sig.astype(np.float32)], axis=1)
 
 
-def clusters_to_automaton(model: Any, data: PrefixStates, feats: np.ndarray,
-                          labels: np.ndarray, model_km: KMeans, featurize: Featurizer
-                          ) -> Machine:
-    """The (unminimized) automaton of a clustering: majority-vote transitions, and each
-    cluster's answer the majority of its states' (a DFA target's ties reject)."""
-    trans = cluster_transitions(model, data, feats, labels, model_km, featurize)
-    n_clusters = model_km.cluster_centers_.shape[0]
-    mask = data.counted
-    votes = np.zeros((n_clusters, n_answers(model)), dtype=np.int64)
-    np.add.at(votes, (labels[mask], data.labels[mask]), 1)
-    return table_automaton(model, trans, votes.argmax(axis=1), start=int(labels[0]))
-
-
 @torch.no_grad()
-def cluster_transitions(
-    acceptor: Acceptor,
-    data: PrefixStates,
-    feats: np.ndarray,
-    labels: np.ndarray,
-    model: KMeans,
-    featurize: Featurizer,
-) -> np.ndarray:
-    """(clusters, symbols) transitions of a clustering, by majority vote of the observed
-    (cluster, symbol) -> cluster moves; the start is the cluster of node 0 (`labels[0]`).
+def clusters_to_automaton(model: Any, data: PrefixStates, feats: np.ndarray,
+                          labels: np.ndarray, km: KMeans, featurize: Featurizer) -> Machine:
+    """The (unminimized) automaton of a clustering: transitions by majority vote of the
+    observed (cluster, symbol) -> cluster moves, each cluster's answer the majority of its
+    states' (a DFA target's ties reject), the start the cluster of node 0 (`labels[0]`).
 
     A (cluster, symbol) pair that the sample never exercises takes its target from stepping
     the member nearest the centroid through the network and assigning the result.
     """
-    k = len(acceptor.alphabet)
-    n_clusters = model.cluster_centers_.shape[0]
+    k = len(model.alphabet)
+    n_clusters = km.cluster_centers_.shape[0]
     child = np.arange(1, data.n_nodes)
     src, sym, dst = labels[data.parent[child]], data.symbol[child], labels[child]
     votes = np.zeros((n_clusters, k, n_clusters), dtype=np.int64)
@@ -113,7 +94,7 @@ def cluster_transitions(
     trans = votes.argmax(axis=2)
     missing = np.argwhere(votes.sum(axis=2) == 0)
     if missing.size:
-        dist = ((feats - model.cluster_centers_[labels]) ** 2).sum(axis=1)
+        dist = ((feats - km.cluster_centers_[labels]) ** 2).sum(axis=1)
         order = np.lexsort((dist, labels))  # by cluster, nearest first
         present, at = np.unique(labels[order], return_index=True)
         first = np.full(n_clusters, -1, dtype=np.int64)
@@ -124,28 +105,27 @@ def cluster_transitions(
         if m.size:
             dev = data.states.device
             reps = data.states[torch.as_tensor(first[m[:, 0]], device=dev)]
-            nxt = acceptor.step(reps, torch.as_tensor(m[:, 1], dtype=torch.long, device=dev))
-            trans[m[:, 0], m[:, 1]] = model.predict(featurize(nxt))
-    return trans
-
-
-#: Builds the unminimized automaton of one clustering (model, prefix states, features,
-#: cluster of each prefix, the fitted k-means, the featurizer).
-ToAutomaton = Callable[[Any, PrefixStates, np.ndarray, np.ndarray, KMeans, Featurizer],
-                       Automaton]
+            nxt = model.step(reps, torch.as_tensor(m[:, 1], dtype=torch.long, device=dev))
+            trans[m[:, 0], m[:, 1]] = km.predict(featurize(nxt))
+    mask = data.counted
+    answers = np.zeros((n_clusters, len(outputs_of(model))), dtype=np.int64)
+    np.add.at(answers, (labels[mask], data.labels[mask]), 1)
+    return table_automaton(model, trans, answers.argmax(axis=1), start=int(labels[0]))
 
 
 @dataclass
-class KMeansSearch:
+class KMeansSearch(ResolutionRun):
     """What the k-means resolution search ended with, and the samples it used."""
 
-    out: SearchOutcome
     data: PrefixStates  # the fitted sample's prefixes
-    held: PrefixStates  # the held-out sample's prefixes
     words: int  # words in the fitted sample
     depth: int  # signature suffix length
     behaviours: int
     distinct: int  # distinct states fitted
+
+    @property
+    def samples(self) -> list[PrefixStates]:
+        return [self.data, self.held]
 
     def details(self, o: KMeansOptions) -> dict[str, Any]:
         """The statistics every k-means extraction reports."""
@@ -172,14 +152,13 @@ def kmeans_search(
     words: tuple[Word, ...] | None,
     deadline: Deadline,
     progress: Progress | None,
-    to_automaton: ToAutomaton,
     *,
     own: Callable[[Any], float] | None = None,
-    what: str = "DFA",
 ) -> KMeansSearch:
     """Sample, featurize and cluster the network's prefix states at growing K, each
-    clustering turned into a minimal automaton by `to_automaton` (an acceptor's DFA, a
-    labeller's Moore/Mealy machine), judged on a held-out sample (`search_resolutions`)."""
+    clustering turned into a minimal automaton (`clusters_to_automaton`: an acceptor's
+    DFA, a labeller's Moore/Mealy machine), judged on a held-out sample
+    (`search_resolutions`)."""
     rng = np.random.default_rng(o.seed)
     n_sym = len(model.alphabet)
     sym, lens = network_sample(model, o.n_words, o.max_length, rng)
@@ -212,11 +191,11 @@ def kmeans_search(
     def build(n_clusters: int) -> tuple[Automaton, dict[str, Any]]:
         km = KMeans(n_clusters=n_clusters, n_init=2, random_state=o.seed).fit(fit_points)
         labels = km.predict(feats)
-        return to_automaton(model, data, feats, labels, km, featurize).minimize(), {}
+        return clusters_to_automaton(model, data, feats, labels, km, featurize).minimize(), {}
 
     out = search_resolutions("kmeans", "K", schedule, build, held, deadline, progress,
-                             fixed=o.k is not None, own=own, what=what)
-    return KMeansSearch(out, data, held, int(lens.size), depth, behaviours, int(distinct.size))
+                             fixed=o.k is not None, own=own)
+    return KMeansSearch(out, held, data, int(lens.size), depth, behaviours, int(distinct.size))
 
 
 def extract_kmeans(
@@ -237,13 +216,6 @@ def extract_kmeans(
     0: the state's own decision only). `max_length`/`n_words` size the word sample.
     """
     o = resolve_options(KMeansOptions, options, overrides)
-    deadline = Deadline(o.time_limit)
-    words, rare, own = rare_words(model, o, o.max_length, deadline)
-    target = target_of(model)
-    what = "DFA" if target == "dfa" else f"{target.capitalize()} machine"
-    run = kmeans_search(model, o, words, deadline, progress, clusters_to_automaton, own=own,
-                        what=what)
-    verdict = judge(model, run.out, [run.data, run.held], run.held, rare, o.max_length,
-                    o.seed, max(o.n_words // 4, min(o.n_words // 2, 200)))
-    return result("kmeans", model, run.out, run.held, verdict, deadline, rare,
-                  run.data.network_steps + run.held.network_steps, run.details(o))
+    return extract_clustered("kmeans", model, o, o.max_length,
+                             max(o.n_words // 4, min(o.n_words // 2, 200)), kmeans_search,
+                             progress)

@@ -23,15 +23,11 @@ import torch
 
 from rnn2dfa.extract.base import PartitionOptions, resolve_options
 from rnn2dfa.extract.exact.search import explore_table
-from rnn2dfa.extract.kmeans.resolution import (
-    Automaton,
-    SearchOutcome,
-    search_resolutions,
-)
-from rnn2dfa.extract.kmeans.sampling import PrefixStates, decisions, heldout_states
-from rnn2dfa.extract.kmeans.verdict import judge, rare_words, result
+from rnn2dfa.extract.kmeans.resolution import Automaton, ResolutionRun, search_resolutions
+from rnn2dfa.extract.kmeans.sampling import decisions, heldout_states
+from rnn2dfa.extract.kmeans.verdict import extract_clustered
 from rnn2dfa.extract.result import ExtractionResult, Progress
-from rnn2dfa.extract.teacher import table_automaton, target_of
+from rnn2dfa.extract.teacher import table_automaton
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.acceptor import Acceptor, state_space
 from rnn2dfa.words import Word
@@ -93,16 +89,10 @@ def partition_table(
     return trans, answers
 
 
-#: Builds the unminimized automaton of one partition from its cells' (transitions, answers).
-ToAutomaton = Callable[[np.ndarray, np.ndarray], Automaton]
-
-
 @dataclass
-class PartitionSearch:
+class PartitionSearch(ResolutionRun):
     """What the interval-partition resolution search ended with."""
 
-    out: SearchOutcome
-    sample: PrefixStates  # the held-out sample every resolution is judged on
     range_from: str  # where the intervals' range came from
 
     def details(self, o: PartitionOptions) -> dict[str, Any]:
@@ -116,7 +106,7 @@ class PartitionSearch:
             **out.summary(),
             "range": self.range_from,
             "max_states": o.max_states,
-            "sample_prefixes": self.sample.n_nodes,
+            "sample_prefixes": self.held.n_nodes,
             "seed": o.seed,
         }
 
@@ -127,13 +117,11 @@ def partition_search(
     words: tuple[Word, ...] | None,
     deadline: Deadline,
     progress: Progress | None,
-    to_automaton: ToAutomaton,
     *,
     own: Callable[[Any], float] | None = None,
-    what: str = "DFA",
 ) -> PartitionSearch:
     """Partitions at q = 2, 3, ... (or the fixed q), each turned into a minimal automaton
-    by `to_automaton` (an acceptor's DFA, a labeller's machine) and judged on a sample."""
+    (`table_automaton`: an acceptor's DFA, a labeller's machine) and judged on a sample."""
     sample = heldout_states(model, max_length=30, n_words=1000, seed=o.seed, words=words)
     lo, hi, range_from = activation_range(model, sample.observable)
     schedule = [o.q] if o.q is not None else list(range(2, MAX_Q + 1))
@@ -141,10 +129,11 @@ def partition_search(
 
     def build(q: int) -> tuple[Automaton, dict[str, Any]]:
         trans, answers = partition_table(model, q, lo, hi, cap)
-        return to_automaton(trans, answers).minimize(), {"cells": int(trans.shape[0])}
+        automaton = table_automaton(model, trans, answers)
+        return automaton.minimize(), {"cells": int(trans.shape[0])}
 
     out = search_resolutions("partition", "q", schedule, build, sample, deadline, progress,
-                             fixed=o.q is not None, own=own, what=what)
+                             fixed=o.q is not None, own=own)
     return PartitionSearch(out, sample, range_from)
 
 
@@ -164,16 +153,4 @@ def extract_partition(
     cells.
     """
     o = resolve_options(PartitionOptions, options, overrides)
-    deadline = Deadline(o.time_limit)
-    words, rare, own = rare_words(model, o, 30, deadline)
-    target = target_of(model)
-    what = "DFA" if target == "dfa" else f"{target.capitalize()} machine"
-
-    def to_automaton(trans: np.ndarray, answers: np.ndarray) -> Automaton:
-        return table_automaton(model, trans, answers)
-
-    run = partition_search(model, o, words, deadline, progress, to_automaton, own=own,
-                           what=what)
-    verdict = judge(model, run.out, [run.sample], run.sample, rare, 30, o.seed, 250)
-    return result("partition", model, run.out, run.sample, verdict, deadline, rare,
-                  run.sample.network_steps, run.details(o))
+    return extract_clustered("partition", model, o, 30, 250, partition_search, progress)

@@ -38,6 +38,11 @@ STABLE_BALANCED = 0.9
 Automaton = DFA | Machine
 
 
+def noun(target: str) -> str:
+    """How messages name the automaton of a target: "DFA", "Moore machine", "Mealy machine"."""
+    return "DFA" if target == "dfa" else f"{target.capitalize()} machine"
+
+
 @dataclass
 class ResolutionSearch:
     """Feed it one automaton per resolution with `observe`; it keeps the best and says when
@@ -105,6 +110,27 @@ class SearchOutcome:
         return out
 
 
+@dataclass
+class ResolutionRun:
+    """What a clustering method's search ended with, for the verdict: the outcome, the
+    held-out sample every resolution was judged on, and (`details`) its own statistics."""
+
+    out: SearchOutcome
+    held: PrefixStates
+
+    @property
+    def samples(self) -> list[PrefixStates]:
+        """Every sample of the network's answers the search saw."""
+        return [self.held]
+
+    @property
+    def network_steps(self) -> int:
+        return sum(s.network_steps for s in self.samples)
+
+    def details(self, o: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+
 def search_resolutions(
     method: str,
     label: str,
@@ -115,16 +141,16 @@ def search_resolutions(
     progress: Progress | None,
     fixed: bool,
     own: Callable[[Any], float] | None = None,
-    what: str = "DFA",
 ) -> SearchOutcome:
     """Try each resolution of `schedule` (K or q: `label`) until the stopping rule holds.
 
-    `build(r)` returns the minimal automaton at resolution r (a DFA, or a machine: `what`
-    names it in messages) and the row's own columns; it may raise StateExplosionError,
+    `build(r)` returns the minimal automaton at resolution r (a DFA, or a machine of the
+    held-out sample's kind) and the row's own columns; it may raise StateExplosionError,
     which ends the search with the best one so far (or propagates when there is none).
     The time limit is checked before each new resolution.
     """
     search = ResolutionSearch(held.majority_share())
+    what = noun(held.kind)
     tried = search.tried
     finished = True
     stopped = f"only {label} tried" if fixed else f"largest {label} tried"

@@ -19,35 +19,10 @@ from torch import Tensor
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
-from rnn2dfa.extract.base import Evidence
+from rnn2dfa.extract.teacher import outputs_of, target_of
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.models.labeller import decisions, is_labeller
 from rnn2dfa.words import pad_words
-
-
-def n_answers(model: Acceptor) -> int:
-    """How many classes `decisions` can give: 2 for an acceptor, the labeller's outputs."""
-    return len(model.outputs) if is_labeller(model) else 2  # type: ignore[attr-defined]
-
-
-def answer_kind(model: Acceptor) -> str:
-    """"dfa" for an acceptor, else the labeller's machine kind ("moore" or "mealy")."""
-    return str(model.kind) if is_labeller(model) else "dfa"  # type: ignore[attr-defined]
-
-
-@torch.no_grad()
-def answers_of(model: Acceptor, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Each word's answer, stepped as one batch per depth: an acceptor's accept bit, a
-    labeller's label of the state after the word (a Mealy empty word: -1)."""
-    from rnn2dfa.models.acceptor import run_padded
-
-    lengths = np.asarray(lengths, dtype=np.int64)
-    if lengths.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    out = decisions(model, run_padded(model, symbols, lengths))
-    if answer_kind(model) == "mealy":
-        out = np.where(lengths > 0, out, -1)
-    return out
 
 
 def sample_words(
@@ -87,12 +62,23 @@ def sample_words(
                 prev = np.minimum(nxt, k - 1)
                 sym[:n_markov, t] = prev
         blocks.append((sym.astype(np.int64), lens.astype(np.int64)))
-    width = max((b[0].shape[1] for b in blocks), default=0)
-    symbols = np.concatenate(
-        [np.pad(s, ((0, 0), (0, width - s.shape[1]))) for s, _ in blocks], axis=0
-    )
-    lengths = np.concatenate([n for _, n in blocks])
-    return symbols, lengths
+    return stack_words(blocks)
+
+
+def stack_words(parts: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """One padded batch (symbols (B, T), lengths (B,)) of several, padded to the widest."""
+    width = max((s.shape[1] for s, _ in parts), default=0)
+    symbols = np.concatenate([np.pad(s, ((0, 0), (0, width - s.shape[1]))) for s, _ in parts])
+    return symbols, np.concatenate([n for _, n in parts])
+
+
+@torch.no_grad()
+def successors(acceptor: Acceptor, states: Tensor) -> Tensor:
+    """The state after each state and each symbol, (n * k, state_dim) in row-major order:
+    state i's successor on symbol a is row i * k + a (one batched step)."""
+    k = len(acceptor.alphabet)
+    syms = torch.arange(k, dtype=torch.long, device=states.device).repeat(states.shape[0])
+    return acceptor.step(states.repeat_interleave(k, dim=0), syms)
 
 
 @torch.no_grad()
@@ -108,14 +94,13 @@ def balanced_walks(
     or (10)*, which uniform words miss.
     """
     k = len(acceptor.alphabet)
-    classes = n_answers(acceptor)
+    classes = len(outputs_of(acceptor))
     lens = rng.integers(1, max_length + 1, size=n_words).astype(np.int64)
     sym = np.zeros((n_words, max_length), dtype=np.int64)
     state = acceptor.initial_state(n_words)
-    all_syms = torch.arange(k, dtype=torch.long, device=state.device).repeat(n_words)
     rows = np.arange(n_words)
     for t in range(max_length):
-        nxt = acceptor.step(state.repeat_interleave(k, dim=0), all_syms)
+        nxt = successors(acceptor, state)
         acc = decisions(acceptor, nxt).reshape(n_words, k)
         # class c with probability 1/classes (two classes: accept iff u < 0.5, as always)
         want = classes - 1 - (rng.random(n_words) * classes).astype(np.int64)
@@ -138,9 +123,7 @@ def network_sample(
     parts = [sample_words(len(acceptor.alphabet), n_words - n_walks, max_length, rng)]
     if n_walks:
         parts.append(balanced_walks(acceptor, n_walks, max_length, rng))
-    width = max(p[0].shape[1] for p in parts)
-    symbols = np.concatenate([np.pad(s, ((0, 0), (0, width - s.shape[1]))) for s, _ in parts])
-    return symbols, np.concatenate([n for _, n in parts])
+    return stack_words(parts)
 
 
 @dataclass
@@ -188,12 +171,6 @@ class PrefixStates:
             lo, hi = self.level_starts[d], self.level_starts[d + 1]
             q[lo:hi] = dfa.transitions[q[self.parent[lo:hi]], self.symbol[lo:hi]]
         return q
-
-    def evidence(self) -> Evidence:
-        """The prefixes as evidence: how many, which lengths, how the network answered."""
-        ev = Evidence()
-        ev.add(self.depths().tolist(), self.accept.tolist())
-        return ev
 
     def predicted(self, automaton: DFA | Machine) -> np.ndarray:
         """The automaton's answer on every prefix, comparable with `labels`: a DFA's accept
@@ -271,7 +248,7 @@ def collect_prefix_states(
         observable=np.ascontiguousarray(obs, dtype=np.float32),
         labels=decisions(acceptor, all_states),
         network_steps=int(all_states.shape[0] - 1),
-        kind=answer_kind(acceptor),
+        kind=target_of(acceptor),
     )
 
 
@@ -279,12 +256,7 @@ def with_words(
     symbols: np.ndarray, lengths: np.ndarray, words: Sequence[Sequence[int]]
 ) -> tuple[np.ndarray, np.ndarray]:
     """A padded batch with the given words appended (the user's words join the sample)."""
-    extra, extra_lens = pad_words(list(words))
-    width = max(symbols.shape[1], extra.shape[1])
-    merged = np.zeros((symbols.shape[0] + extra.shape[0], width), dtype=np.int64)
-    merged[: symbols.shape[0], : symbols.shape[1]] = symbols
-    merged[symbols.shape[0] :, : extra.shape[1]] = extra
-    return merged, np.concatenate([lengths, extra_lens])
+    return stack_words([(symbols, lengths), pad_words(list(words))])
 
 
 def heldout_states(
@@ -328,10 +300,7 @@ def signatures(acceptor: Acceptor, states: Tensor, depth: int, chunk: int = 4096
         n = level.shape[0]
         cols = [decisions(acceptor, level).reshape(n, 1)]
         for _ in range(depth):
-            level = acceptor.step(
-                level.repeat_interleave(k, dim=0),
-                torch.arange(k, dtype=torch.long, device=level.device).repeat(level.shape[0]),
-            )
+            level = successors(acceptor, level)
             cols.append(decisions(acceptor, level).reshape(n, -1))
         out.append(np.concatenate(cols, axis=1))
     dtype = np.int64 if is_labeller(acceptor) else bool

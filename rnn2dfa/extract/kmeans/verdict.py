@@ -12,6 +12,7 @@ LONG_FACTOR times the sampled length; otherwise the message says what is missing
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,12 +20,19 @@ import numpy as np
 
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.base import Evidence, ExtractionStats
-from rnn2dfa.extract.kmeans.resolution import STABLE_AGREEMENT, STABLE_BALANCED, SearchOutcome
-from rnn2dfa.extract.kmeans.sampling import PrefixStates, answers_of, heldout_states
+from rnn2dfa.extract.kmeans.resolution import (
+    STABLE_AGREEMENT,
+    STABLE_BALANCED,
+    ResolutionRun,
+    SearchOutcome,
+    noun,
+)
+from rnn2dfa.extract.kmeans.sampling import PrefixStates, heldout_states
 from rnn2dfa.extract.rare import Rare, find_rare
-from rnn2dfa.extract.result import ExtractionResult
+from rnn2dfa.extract.result import ExtractionResult, Progress
 from rnn2dfa.extract.teacher import outputs_of, target_of, to_dfa
 from rnn2dfa.extract.timing import Deadline
+from rnn2dfa.models.labeller import word_answers
 from rnn2dfa.words import Word, pad_words
 
 #: The longer-word check: words up to this many times the sampled length.
@@ -45,9 +53,8 @@ def own_answers_check(model: Any, max_length: int, seed: int) -> Any:
         words = own_words(m, 1, max_length, 2 * OWN_PER_LENGTH * max(max_length, 1) // 4, rng)
         if not words:
             return 1.0
-        sym, lens = pad_words(words)
-        claimed = m.last_labels(sym, lens)
-        same = answers_of(model, sym, lens) == claimed
+        claimed = m.last_labels(*pad_words(words))
+        same = word_answers(model, words) == claimed
         return float(np.mean([same[claimed == c].mean() for c in np.unique(claimed)]))
 
     return check
@@ -61,7 +68,7 @@ def rare_words(model: Any, o: Any, max_length: int, deadline: Deadline
         return o.words, None, None
 
     def gives(words: list[Word]) -> np.ndarray:
-        return answers_of(model, *pad_words(words)) if words else np.zeros(0, np.int64)
+        return word_answers(model, words) if words else np.zeros(0, np.int64)
 
     rare = find_rare(model, target_of(model), gives, max(max_length, 1), seed=o.seed,
                      deadline=deadline)
@@ -117,8 +124,7 @@ def judge(model: Any, out: SearchOutcome, samples: list[PrefixStates], held: Pre
         if plain < STABLE_AGREEMENT or balanced < STABLE_BALANCED:
             finished = False
     if not parts:
-        what = "DFA" if target == "dfa" else f"{target.capitalize()} machine"
-        parts.append(f"this {m.n_states}-state {what} agrees with the network on every "
+        parts.append(f"this {m.n_states}-state {noun(target)} agrees with the network on every "
                      f"held-out prefix ({int(held.counted.sum()):,}, lengths up to "
                      f"{max_length}) and on words up to length {long_length}")
     details = {"long_length": long_length, "long_agreement": round(plain, 6),
@@ -129,11 +135,20 @@ def judge(model: Any, out: SearchOutcome, samples: list[PrefixStates], held: Pre
     return Verdict(finished, "; ".join(parts), details, long.network_steps)
 
 
-def result(method: str, model: Any, out: SearchOutcome, held: PrefixStates, verdict: Verdict,
-           deadline: Deadline, rare: Rare | None, steps: int,
-           details: dict[str, Any]) -> ExtractionResult:
-    """The extraction result of a clustering method, for every target."""
+def extract_clustered(method: str, model: Any, o: Any, max_length: int, n_long: int,
+                      search: Callable[..., ResolutionRun], progress: Progress | None
+                      ) -> ExtractionResult:
+    """The one run and result of a clustering method (k-means, partitions) for every
+    target: the rare answers first, then `search(model, o, words, deadline, progress,
+    own=...)` over its resolutions, then the verdict (`judge`, with `n_long` words of twice
+    `max_length`)."""
+    deadline = Deadline(o.time_limit)
+    words, rare, own = rare_words(model, o, max_length, deadline)
+    run = search(model, o, words, deadline, progress, own=own)
+    out, held = run.out, run.held
+    verdict = judge(model, out, run.samples, held, rare, max_length, o.seed, n_long)
     target, outputs = target_of(model), outputs_of(model)
+    steps = run.network_steps + verdict.network_steps
     more: dict[str, Any] = {}
     if rare is not None:
         steps += rare.network_steps
@@ -149,11 +164,10 @@ def result(method: str, model: Any, out: SearchOutcome, held: PrefixStates, verd
     ev = Evidence(outputs=outputs)
     ev.add(held.depths()[mask].tolist(), held.labels[mask].tolist())
     record = ExtractionStats(
-        method=method, finished=finished, seconds=deadline.elapsed(),
-        network_steps=steps + verdict.network_steps, stopped=stopped,
-        evidence=ev, details={**details, **verdict.details, **more}, target=target)
-    m = out.dfa
-    automaton = to_dfa(m) if target == "dfa" else m
+        method=method, finished=finished, seconds=deadline.elapsed(), network_steps=steps,
+        stopped=stopped, evidence=ev, details={**run.details(o), **verdict.details, **more},
+        target=target)
+    automaton = to_dfa(out.dfa) if target == "dfa" else out.dfa
     if target == "dfa":
         record.details["accepted_fraction"] = round(
             float((held.labels[mask] == 1).mean()) if mask.any() else 0.0, 4)
