@@ -321,6 +321,12 @@ def print_curve(name: str, label: str, seed: int, stats: dict[str, Any], test_kl
     print(f"  [{name} {label} seed {seed}] chose {stats['states']} states (KL {h.get('kl', 0):.4f}"
           f" on its held-out words, {test_kl:.4f} on the source's); the best "
           f"{h.get('best_states')} states ({h.get('best_kl', 0):.4f}); curve {curve}", flush=True)
+    s = stats.get("sampling", {})
+    phases = " ".join(f"{p} {v:.1f}" for p, v in stats.get("phases", {}).items())
+    fams = ", ".join(f"{n} {f}" for f, n in h.get("families", {}).items())
+    print(f"    chosen: {h.get('family', '')}; samples held {s.get('check_words', '-')}, fit "
+          f"{s.get('fit_words', '-')}; state merging {stats.get('state_merging_states')}; "
+          f"scored {fams}; time split (s from the start): {phases}", flush=True)
 
 
 def words_comparison(pairs: list[dict[str, Any]], prefixes: int) -> dict[str, Any]:
