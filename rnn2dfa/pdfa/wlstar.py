@@ -517,9 +517,10 @@ def wlstar(
 
     `words` (the user's own sequences) replace the held-out sample: the choice (the same
     tolerance and paired test, on them: `Curve.sampled`), the n-gram bar and the
-    reported scores read the teacher on them, the fitting sample gets the held-out
-    sample's time (`plan_samples`), and the prefixes where the first hypothesis differs
-    from the teacher on them are the first counterexamples.
+    reported scores read the teacher on them, and the prefixes where the first hypothesis
+    differs from the teacher on them are the first counterexamples. The fitting sample
+    (its own random stream, the same share of the limit) and so the n-grams and the
+    state-merging learner's hypotheses are the run's without them.
     `criterion` is what the choice compares (`occam.CRITERIA`; default the KL divergence
     from the teacher per symbol). `tree_merging` adds the hypotheses of the state-merging
     learner (`tree_merge.tree_hypotheses`, over the fitting sample's prefix tree) to the
