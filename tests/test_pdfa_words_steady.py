@@ -100,9 +100,9 @@ def test_the_users_words_give_the_fitting_sample_no_more_time(monkeypatch) -> No
     budgets = []
     real = wl._fitting_sample
 
-    def spy(teacher, first, most, budget, rng, max_length):
+    def spy(teacher, first, most, budget, *rest):
         budgets.append(budget)
-        return real(teacher, first, most, budget, rng, max_length)
+        return real(teacher, first, most, budget, *rest)
 
     monkeypatch.setattr(wl, "_fitting_sample", spy)
     lm = depth_lm()
@@ -113,8 +113,21 @@ def test_the_users_words_give_the_fitting_sample_no_more_time(monkeypatch) -> No
 
 
 def test_steady_sizes_by_hand() -> None:
-    # powers of two and one and a half times them; the cap itself; small sizes unchanged
-    got = [wl.steady_size(n, 20_000) for n in (50, 64, 95, 96, 3000, 4286, 5750, 6144,
-                                               19_999, 20_000, 25_000)]
-    assert got == [50, 64, 64, 96, 2048, 4096, 4096, 6144, 16_384, 20_000, 20_000]
+    # powers of two and one and a half times them (whole blocks of 512 from 1,024 on); the
+    # cap itself; sizes below 64 unchanged
+    got = [wl.steady_size(n, 20_000) for n in (50, 64, 95, 96, 300, 700, 1600, 3000, 4286,
+                                               5750, 6144, 19_999, 20_000, 25_000)]
+    assert got == [50, 64, 64, 96, 256, 512, 1536, 2048, 4096, 4096, 6144, 16_384, 20_000,
+                   20_000]
     assert wl.steady_size(5000, 4500) == 4500
+
+
+def test_the_fitting_sample_is_the_same_whatever_sizes_it_was_drawn_in() -> None:
+    # a run that drew 1,024 sequences at once and one that drew 512 and grew by 512 more
+    # fit the same sample (a batch's randomness is the batch's: one stream for the whole
+    # sample gave two different ones)
+    lm = depth_lm()
+    once = wl._blocks(lm, 0, 1024, 7, 30)
+    grown = wl._blocks(lm, 0, 512, 7, 30) + wl._blocks(lm, 512, 1024, 7, 30)
+    assert len(once) == 1024 and once == grown
+    assert wl._blocks(lm, 0, 1024, 8, 30) != once  # (another seed, another sample)

@@ -365,32 +365,49 @@ def plan_samples(teacher: LanguageModel, check_words: int, fit_words: int, max_l
 
 #: Fewest sequences the fitting sample grows by at a time (`_fitting_sample`).
 GROW_CHUNK = 64
+#: The fitting sample is drawn in blocks of this many sequences, each from a random stream
+#: of its own: the same blocks whatever sizes a run drew them in (`_fitting_sample`).
+FIT_BLOCK = 512
 
 
 def steady_size(n: int, most: int) -> int:
     """The fitting sample's size for `n` sequences that time allows: `most` when n reaches
-    it, else the largest of 2^j and 1.5 x 2^j at most n (n itself below 64). Two runs
-    given the same time differ by the load on the machine (4,300, 4,650 and 5,750
-    sequences in three 30 s runs of one network, measured) and the learners' hypotheses
-    with them; on these steps they mostly fit the same sample (the stream is the same),
+    it, else the largest of 2^j and 1.5 x 2^j at most n (n itself below 64; from 1,024 on
+    whole FIT_BLOCKs). Two runs given the same time differ by the load on the machine
+    (4,300, 4,650 and 5,750 sequences in three 30 s runs of one network, measured) and
+    the learners' hypotheses with them; on these steps they mostly fit the same sample,
     and a run with the user's words reaches the hypotheses of the run without them."""
     if n >= most or n < 64:
         return min(n, most)
     p = 1 << (int(n).bit_length() - 1)
-    return p + p // 2 if p + p // 2 <= n else p
+    half = p + p // 2  # (768 is no whole number of blocks)
+    return half if half <= n and (p < FIT_BLOCK or p >= 2 * FIT_BLOCK) else p
 
 
-def _fitting_sample(teacher: Any, first: int, most: int, budget: float | None,
-                    rng: np.random.Generator, max_length: int
-                    ) -> tuple[Prefixes, np.ndarray, np.ndarray | None]:
+def _blocks(teacher: Any, start: int, end: int, seed: int, max_length: int) -> list[Word]:
+    """Sequences `start` to `end` of the fitting sample: block b (FIT_BLOCK sequences) from
+    the stream [seed, 27, b] (a block begun elsewhere than at its start, only below one
+    block, from a stream of that start too). Drawn in one call, 2,048 sequences were not
+    those drawn as 1,024 and 1,024 more (a batch's randomness is the batch's), and two
+    runs of the same size fitted different samples (measured)."""
+    out: list[Word] = []
+    for b in range(start // FIT_BLOCK, -(-end // FIT_BLOCK)):
+        lo, hi = max(start, b * FIT_BLOCK), min(end, (b + 1) * FIT_BLOCK)
+        key = [seed, 27, b] if lo == b * FIT_BLOCK else [seed, 27, b, lo]
+        out.extend(teacher.sample(hi - lo, np.random.default_rng(key), max_length))
+    return out
+
+
+def _fitting_sample(teacher: Any, first: int, most: int, budget: float | None, seed: int,
+                    max_length: int) -> tuple[Prefixes, np.ndarray, np.ndarray | None]:
     """`first` sequences sampled and read, then, within `budget` seconds from the start (None:
-    none), more at the rate measured on them, up to `most`; each size a `steady_size`. The
-    pilot that sized `first` is a few dozen sequences timed once: on a loaded machine one
-    stall in it made one run's fitting sample 3.6 times smaller than the next one's
-    (measured), and given the user's words the answer was less faithful on them than
-    without."""
+    none), more at the rate measured on them, up to `most`; each size a `steady_size`, the
+    sequences `_blocks` of the seed. The pilot that sized `first` is a few dozen sequences
+    timed once: on a loaded machine one stall in it made one run's fitting sample 3.6
+    times smaller than the next one's (measured), and given the user's words the answer
+    was less faithful on them than without."""
     t = time.perf_counter()
-    words = list(teacher.sample(steady_size(first, most), rng, max_length))
+    words = _blocks(teacher, 0, steady_size(first, most), seed, max_length)
     dists, lost = _distributions_and_lost(teacher, words)
     parts: list[tuple[np.ndarray, np.ndarray | None]] = [(dists, lost)]
     while budget is not None and len(words) < most:
@@ -400,7 +417,7 @@ def _fitting_sample(teacher: Any, first: int, most: int, budget: float | None,
         more = steady_size(len(words) + more, most) - len(words)
         if more < GROW_CHUNK:
             break
-        new = teacher.sample(more, rng, max_length)
+        new = _blocks(teacher, len(words), len(words) + more, seed, max_length)
         parts.append(_distributions_and_lost(teacher, new))
         words.extend(new)
     if len(parts) == 1:
@@ -632,8 +649,7 @@ def wlstar(
             # that time lasts
             budget = None if time_limit is None or not plan.pilot else FIT_SHARE * time_limit
             sample, fit_d, fit_lost = _fitting_sample(
-                teacher, plan.fit_words, fit_words, budget, np.random.default_rng([seed, 27]),
-                max_length)
+                teacher, plan.fit_words, fit_words, budget, seed, max_length)
             if len(sample) > plan.fit_words:
                 plan.note += (f"; the fitting sample grew to {len(sample):,} sequences in its "
                               "share of the limit (the pilot had predicted fewer)")
