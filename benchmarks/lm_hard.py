@@ -315,7 +315,9 @@ def bench_one(spec: Spec, args: argparse.Namespace) -> dict[str, Any]:
 def print_curve(name: str, label: str, seed: int, stats: dict[str, Any], test_kl: float) -> None:
     """One run's curve (`--curves`): per size, the lowest KL on the words it chose on (the
     held-out words: the source's with --words, else its own samples), the answer and the
-    best, and the answer's KL on the source's held-out words."""
+    best, and the answer's KL on the source's held-out words; then the learner of the
+    answer, the sample sizes, the state-merging learner's sizes, what was scored, and the
+    time split (`stats.phases`: seconds from the start at the end of each phase)."""
     h = stats.get("held_out", {})
     curve = " ".join(f"{n}:{v:.4f}" for n, v in stats.get("curve", []))
     print(f"  [{name} {label} seed {seed}] chose {stats['states']} states (KL {h.get('kl', 0):.4f}"
@@ -511,7 +513,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="seeds of the --words and own-samples runs compared (the table's "
                          "rows: the first)")
     ap.add_argument("--curves", action="store_true",
-                    help="print each run's curve: states, KL, the answer and the best")
+                    help="print each run's curve: states, KL, the answer and the best; "
+                         "the sample sizes and the time split")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     names = QUICK if args.quick else [s.name for s in GRID]
