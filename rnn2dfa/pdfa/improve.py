@@ -56,16 +56,21 @@ class Tried:
                 "score": round(self.score, 6), "seconds": round(self.seconds, 3)}
 
 
-def paced(out_of_time: Callable[[float], bool]) -> Callable[[], bool]:
+def paced(out_of_time: Callable[[float], bool], *, from_first: bool = False
+          ) -> Callable[[], bool]:
     """A no-argument time check that keeps twice the longest gap between its calls in hand
     (the work between two checks, a step or a clustering, is about as long as the last
     one: a check with `need=0` let a fine clustering start a few seconds before the limit
-    and end 11 s past it, measured)."""
+    and end 11 s past it, measured). `from_first`: gaps count from the first call (the
+    work before it, a prefix tree built once, is no step)."""
     last = [time.perf_counter(), 0.0]
+    started = [not from_first]
 
     def check() -> bool:
         now = time.perf_counter()
-        last[1] = max(last[1], now - last[0])
+        if started[0]:
+            last[1] = max(last[1], now - last[0])
+        started[0] = True
         last[0] = now
         return out_of_time(2.0 * last[1])
 

@@ -153,13 +153,28 @@ def _cluster(sig: np.ndarray, tolerance: float, block: int = 512,
     return assign
 
 
+def rest_rows(tree: PrefixTree, nodes: np.ndarray, distance: str = "relative",
+              smoothing: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The tree's nodes outside `nodes` and their scaled distributions, what every
+    `quotient` over the same nodes reads (read once: 300,000 rows of a 30-symbol GRU's tree
+    took half a second to scale, twice per tolerance, measured)."""
+    k = tree.dists.shape[1] - 1
+    s = smoothing_for(k) if smoothing is None else smoothing
+    inside = np.zeros(tree.n_nodes, dtype=bool)
+    inside[nodes] = True
+    rest = np.flatnonzero(~inside)
+    return rest, scaled(tree.dists[rest], distance, s)
+
+
 def quotient(tree: PrefixTree, nodes: np.ndarray, assign: np.ndarray,
              alphabet: tuple[str, ...], distance: str = "relative",
-             smoothing: float | None = None) -> PDFA:
+             smoothing: float | None = None,
+             rest: tuple[np.ndarray, np.ndarray] | None = None) -> PDFA:
     """The PDFA of the clusters: visit-weighted mean distributions of their nodes; every
     other node of the tree joins the cluster whose mean is nearest to its distribution, and
     on each symbol a cluster goes where most of the visits of its nodes' children go (a
-    symbol none of them continues with goes where it goes from the empty prefix)."""
+    symbol none of them continues with goes where it goes from the empty prefix).
+    `rest`: `rest_rows` of the same nodes, when the caller has it."""
     k = len(alphabet)
     s = smoothing_for(k) if smoothing is None else smoothing
     m = int(assign.max()) + 1
@@ -169,10 +184,9 @@ def quotient(tree: PrefixTree, nodes: np.ndarray, assign: np.ndarray,
     probs /= probs.sum(axis=1, keepdims=True)
     of = np.full(tree.n_nodes, -1, dtype=np.int64)
     of[nodes] = assign
-    rest = np.flatnonzero(of < 0)
-    if rest.size:
-        near = linf(scaled(tree.dists[rest], distance, s), scaled(probs, distance, s))
-        of[rest] = near.argmin(axis=1)
+    others, rows = rest if rest is not None else rest_rows(tree, nodes, distance, s)
+    if others.size:
+        of[others] = linf(rows, scaled(probs, distance, s)).argmin(axis=1)
     votes = np.zeros((m, k, m))
     u = np.arange(1, tree.n_nodes)
     np.add.at(votes, (of[tree.parent[u]], tree.symbol[u], of[u]), tree.visits[u])
@@ -197,6 +211,7 @@ def tree_hypotheses(words: Sequence[Word], dists: np.ndarray, alphabet: tuple[st
     tree = prefix_tree(words, dists, k)
     nodes = _frequent(tree, min_count, max_nodes)
     sig = _signatures(tree, nodes, k, distance, s)
+    rest = rest_rows(tree, nodes, distance, s)
     seen: set[int] = set()
     for t in tolerances:
         if out_of_time():
@@ -207,14 +222,14 @@ def tree_hypotheses(words: Sequence[Word], dists: np.ndarray, alphabet: tuple[st
         assign = _cluster(sig, t, most=max_states)
         if assign is None:
             return
-        h = quotient(tree, nodes, assign, alphabet, distance, s)
+        h = quotient(tree, nodes, assign, alphabet, distance, s, rest)
         if out_of_time():
             return
         assign = _cluster(_signatures(tree, nodes, k, distance, s, assign, h), t,
                           most=max_states)
         if assign is None:
             return
-        h = quotient(tree, nodes, assign, alphabet, distance, s)
+        h = quotient(tree, nodes, assign, alphabet, distance, s, rest)
         if h.n_states not in seen:
             seen.add(h.n_states)
             yield t, h

@@ -300,15 +300,14 @@ class SamplePlan:
 
 
 def plan_samples(teacher: LanguageModel, check_words: int, fit_words: int, max_length: int,
-                 time_limit: float | None, seed: int = 0, given: int = 0) -> SamplePlan:
+                 time_limit: float | None, seed: int = 0) -> SamplePlan:
     """The sample sizes that fit `time_limit`. A pilot sample times the teacher (sampling,
     and its distributions at every prefix) at two sizes (the second as large as
     PILOT_SHARE of the limit allows; only one when even the smallest second would not fit:
     then all its cost counts per sequence, a pessimistic plan); the held-out sample (which
     is also each equivalence check's size) then takes at most HELD_SHARE of the limit and a
-    check CHECK_SHARE, the fitting sample FIT_SHARE. `given`: the user's sequences are held
-    out instead (none is sampled): the fitting sample also gets what HELD_SHARE leaves after
-    reading them. A PDFA teacher, or no limit, needs none."""
+    check CHECK_SHARE, the fitting sample FIT_SHARE, the same share whether or not the
+    user's sequences are given (`wlstar`'s words). A PDFA teacher, or no limit, needs none."""
     if time_limit is None or getattr(teacher, "family", None) == "pdfa" \
             or not hasattr(teacher, "sample"):
         return SamplePlan(check_words, fit_words)
@@ -349,10 +348,7 @@ def plan_samples(teacher: LanguageModel, check_words: int, fit_words: int, max_l
                       sum(p[0] for p in points))
     held = min(plan.largest(HELD_SHARE * time_limit, check_words),
                plan.largest(CHECK_SHARE * time_limit, check_words, sample=0.5))
-    fit_budget = FIT_SHARE * time_limit
-    if given:  # no held-out sample drawn: its share, less reading the user's words, fits
-        fit_budget += max(HELD_SHARE * time_limit - plan._cost(plan.read_cost, given), 0.0)
-    fit = plan.largest(fit_budget, fit_words) if fit_words else 0
+    fit = plan.largest(FIT_SHARE * time_limit, fit_words) if fit_words else 0
     plan.check_words, plan.fit_words = held, fit
     if held < check_words or fit < fit_words:
         path = getattr(teacher, "sampling_path", "")
@@ -369,27 +365,60 @@ def plan_samples(teacher: LanguageModel, check_words: int, fit_words: int, max_l
 
 #: Fewest sequences the fitting sample grows by at a time (`_fitting_sample`).
 GROW_CHUNK = 64
+#: The fitting sample is drawn in blocks of this many sequences, each from a random stream
+#: of its own: the same blocks whatever sizes a run drew them in (`_fitting_sample`).
+FIT_BLOCK = 512
 
 
-def _fitting_sample(teacher: Any, first: int, most: int, budget: float | None,
-                    rng: np.random.Generator, max_length: int
-                    ) -> tuple[Prefixes, np.ndarray, np.ndarray | None]:
+def steady_size(n: int, most: int) -> int:
+    """The fitting sample's size for `n` sequences that time allows: `most` when n reaches
+    it, else the largest of 2^j and 1.5 x 2^j at most n (n itself below 64; from 1,024 on
+    whole FIT_BLOCKs). Two runs given the same time differ by the load on the machine
+    (4,300, 4,650 and 5,750 sequences in three 30 s runs of one network, measured) and
+    the learners' hypotheses with them; on these steps they often fit the same sample
+    (`_blocks`), and a run with the user's words then reaches the hypotheses of the run
+    without them (10 of 27 pairs of a benchmark on a loaded machine)."""
+    if n >= most or n < 64:
+        return min(n, most)
+    p = 1 << (int(n).bit_length() - 1)
+    half = p + p // 2  # (768 is no whole number of blocks)
+    return half if half <= n and (p < FIT_BLOCK or p >= 2 * FIT_BLOCK) else p
+
+
+def _blocks(teacher: Any, start: int, end: int, seed: int, max_length: int) -> list[Word]:
+    """Sequences `start` to `end` of the fitting sample: block b (FIT_BLOCK sequences) from
+    the stream [seed, 27, b] (a block begun elsewhere than at its start, only below one
+    block, from a stream of that start too). Drawn in one call, 2,048 sequences were not
+    those drawn as 1,024 and 1,024 more (a batch's randomness is the batch's), and two
+    runs of the same size fitted different samples (measured)."""
+    out: list[Word] = []
+    for b in range(start // FIT_BLOCK, -(-end // FIT_BLOCK)):
+        lo, hi = max(start, b * FIT_BLOCK), min(end, (b + 1) * FIT_BLOCK)
+        key = [seed, 27, b] if lo == b * FIT_BLOCK else [seed, 27, b, lo]
+        out.extend(teacher.sample(hi - lo, np.random.default_rng(key), max_length))
+    return out
+
+
+def _fitting_sample(teacher: Any, first: int, most: int, budget: float | None, seed: int,
+                    max_length: int) -> tuple[Prefixes, np.ndarray, np.ndarray | None]:
     """`first` sequences sampled and read, then, within `budget` seconds from the start (None:
-    none), more at the rate measured on them, up to `most`. The pilot that sized `first` is
-    a few dozen sequences timed once: on a loaded machine one stall in it made one run's
-    fitting sample 3.6 times smaller than the next one's (measured), and given the user's
-    words the answer was less faithful on them than without."""
+    none), more at the rate measured on them, up to `most`; each size a `steady_size`, the
+    sequences `_blocks` of the seed. The pilot that sized `first` is a few dozen sequences
+    timed once: on a loaded machine one stall in it made one run's fitting sample 3.6
+    times smaller than the next one's (measured), and given the user's words the answer
+    was less faithful on them than without."""
     t = time.perf_counter()
-    words = list(teacher.sample(first, rng, max_length))
+    words = _blocks(teacher, 0, steady_size(first, most), seed, max_length)
     dists, lost = _distributions_and_lost(teacher, words)
     parts: list[tuple[np.ndarray, np.ndarray | None]] = [(dists, lost)]
     while budget is not None and len(words) < most:
         spent = time.perf_counter() - t
         per = spent / max(len(words), 1)
         more = min(most - len(words), int(0.9 * (budget - spent) / per) if per > 0 else most)
+        more = steady_size(len(words) + more, most) - len(words)
         if more < GROW_CHUNK:
             break
-        new = teacher.sample(more, rng, max_length)
+        new = _blocks(teacher, len(words), len(words) + more, seed, max_length)
         parts.append(_distributions_and_lost(teacher, new))
         words.extend(new)
     if len(parts) == 1:
@@ -506,9 +535,10 @@ def wlstar(
 
     `words` (the user's own sequences) replace the held-out sample: the choice (the same
     tolerance and paired test, on them: `Curve.sampled`), the n-gram bar and the
-    reported scores read the teacher on them, the fitting sample gets the held-out
-    sample's time (`plan_samples`), and the prefixes where the first hypothesis differs
-    from the teacher on them are the first counterexamples.
+    reported scores read the teacher on them, and the prefixes where the first hypothesis
+    differs from the teacher on them are the first counterexamples. The fitting sample
+    (its own random stream, the same share of the limit) and so the n-grams and the
+    state-merging learner's hypotheses are the run's without them.
     `criterion` is what the choice compares (`occam.CRITERIA`; default the KL divergence
     from the teacher per symbol). `tree_merging` adds the hypotheses of the state-merging
     learner (`tree_merge.tree_hypotheses`, over the fitting sample's prefix tree) to the
@@ -528,6 +558,11 @@ def wlstar(
     if tolerance is None:
         tolerance = DEFAULT_TOLERANCE[distance]
     t0 = time.perf_counter()
+    phases: dict[str, float] = {}  # seconds from the start at the end of each phase
+
+    def mark(phase: str) -> None:
+        phases[phase] = round(time.perf_counter() - t0, 3)
+
     rng = np.random.default_rng(seed)
     alphabet = tuple(teacher.alphabet)
     k = len(alphabet)
@@ -550,10 +585,10 @@ def wlstar(
     if max_numbers is None:
         max_numbers = getattr(teacher, "n_weights", None)
     plan = plan_samples(teacher, check_words, fit_words if (refit or baselines) else 0,
-                        max_length, time_limit, seed,
-                        given=0 if user_words is None else len(user_words)) if can_sample else \
+                        max_length, time_limit, seed) if can_sample else \
         SamplePlan(check_words, 0)
     n_words = plan.check_words
+    mark("pilot")
     table = _Table(teacher, k, weighted)
     dists = _Distances(table, split_predictions, scale)
     prefixes: list[Word] = [()]
@@ -594,26 +629,34 @@ def wlstar(
         return True
 
     if can_sample or user_words is not None:
-        # Occam's samples from a stream of their own: learning is unchanged
-        occam_rng = np.random.default_rng([seed, 25])
-        th = time.perf_counter()
+        # Occam's samples from streams of their own: learning is unchanged. The held-out
+        # words and the fitting sample each have one, and the fitting sample's time is its
+        # share whether or not the user's words are given: given them, the fitting sample,
+        # the n-grams and the state-merging learner's hypotheses are the run's without them
+        # (the held-out share no drawing takes is left to learning). Drawn from one stream
+        # after the held-out words, and on a budget that grew by their share, the fitting
+        # sample differed; on a 30-symbol GRU, 17,000 sequences instead of 6,500 made the
+        # learner's coarsest hypothesis 57 states instead of 29 and let it reach 3 of its
+        # tolerances instead of 4 in a 30 s limit, and the answer on the user's words was
+        # 0.015-0.026 nats per symbol off the run without them, either way (measured)
         held_words = user_words if user_words is not None else Prefixes(
-            teacher.sample(n_words, occam_rng, max_length))  # type: ignore[attr-defined]
+            teacher.sample(n_words, np.random.default_rng([seed, 25]),  # type: ignore[attr-defined]
+                           max_length))
         curve = Curve(held_out(teacher, held_words), confidence, margin, near_tie=near_tie,
                       criterion=criterion, sampled=user_words is None)
+        mark("held-out words")
         if plan.fit_words and can_sample:
-            # the fitting sample's time: its share, and given words the held-out share
-            # their reading left; the pilot's size first, then more while that time lasts
+            # the fitting sample's time: its share; the pilot's size first, then more while
+            # that time lasts
             budget = None if time_limit is None or not plan.pilot else FIT_SHARE * time_limit
-            if budget is not None and user_words is not None:
-                budget += max(HELD_SHARE * time_limit - (time.perf_counter() - th), 0.0)
             sample, fit_d, fit_lost = _fitting_sample(
-                teacher, plan.fit_words, fit_words, budget, occam_rng, max_length)
+                teacher, plan.fit_words, fit_words, budget, seed, max_length)
             if len(sample) > plan.fit_words:
                 plan.note += (f"; the fitting sample grew to {len(sample):,} sequences in its "
                               "share of the limit (the pilot had predicted fewer)")
-                plan.fit_words = len(sample)
+            plan.fit_words = len(sample)  # (a `steady_size`)
             fit = (sample, fit_d)
+            mark("fitting sample")
         if fit is not None and (baselines or contexts):
             from rnn2dfa.pdfa.ngram import ngram_pdfa
 
@@ -634,6 +677,7 @@ def wlstar(
                     below = curve.trials[-1].score
                 if order in contexts and (cap is None or g.n_states <= cap):
                     context_models.append(g.with_extra(name=f"{order}-gram contexts"))
+            mark("n-grams")
     if lstar:
         table.add_words([()] + [(a,) for a in range(k)])
     ends: list[Trial] = []  # the hypothesis each tolerance ended with (adaptive table)
@@ -723,6 +767,7 @@ def wlstar(
             break
         consider(g, str(g.extra["name"]), "n-gram contexts")
         contexts_scored.append(g)
+    mark("contexts")
 
     tree_states: list[int] = []
     if tree_merging and fit is not None and curve is not None and not out_of_time():
@@ -730,19 +775,24 @@ def wlstar(
         # before the contexts' merges: on a 30-symbol GRU those took 9 s of a 30 s limit
         # first, and a larger fitting sample (the user's words given) left this learner,
         # whose hypotheses were the answer, one tolerance (measured)
+        # (`paced`: a finer tolerance takes longer; checked at once, a 300-state clustering
+        # started before the limit ended 4 s past it, measured)
+        from rnn2dfa.pdfa.improve import paced
         from rnn2dfa.pdfa.tree_merge import tree_hypotheses
 
         for at, g in tree_hypotheses(fit[0], fit[1], alphabet, distance=distance,
                                      smoothing=smooth, max_states=max_states,
-                                     out_of_time=out_of_time):
+                                     out_of_time=paced(out_of_time, from_first=True)):
             tree_states.append(g.n_states)
             consider(g, f"state merging at {at:g}", "state merging")
             if not lstar:
                 merged(g, relearn=False, name=f"state merging at {at:g}, ")
+        mark("state merging")
     for g in contexts_scored:
         if out_of_time():
             break
         merged(g, CONTEXT_MERGE, relearn=False, name=f"{g.extra['name']} ")
+    mark("contexts merged")
 
     def improvement_steps() -> Iterator[Step]:
         """What the time left is spent on, made when it is reached (`improve.py`)."""
@@ -977,12 +1027,14 @@ def wlstar(
                              "(its prefix tree is the model's samples)", param="model")
         hyp = curve.model(curve.best())
         stop_reason = stop_reason or "state merging at every tolerance done"
+    mark("weighted L*")
     improvement: dict[str, Any] | None = None
     if curve is not None and fit is not None and not out_of_time():
         # the time left, on candidates of other families (`improve.py`), the same choice
         from rnn2dfa.pdfa.improve import paced, spend
 
         improvement = spend(improvement_steps(), consider, paced(out_of_time))
+        mark("time left")
     last_states = hyp.n_states
     kept: Trial | None = None
     choice = None
@@ -1022,6 +1074,7 @@ def wlstar(
         if best_model is not None:
             best_model = best_model.fit_lost(fit[0], fit_lost, min_count=5,
                                              outside_token=outside_token)
+    mark("end")
     seconds = time.perf_counter() - t0
     stats: dict[str, Any] = {
         "rounds": rounds,
@@ -1041,6 +1094,7 @@ def wlstar(
         "checked_words": checked_words,
         "checked_prefixes": checked_prefixes,
         "seconds": round(seconds, 3),
+        "phases": phases,
     }
     if time_limit is not None:
         stats["time_limit"] = time_limit
