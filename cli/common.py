@@ -612,10 +612,6 @@ def threads_option() -> click.Option:
 TORCH_WHEN_NEEDED = frozenset({"extract"})
 
 
-#: Its former name (cli/main.py's comments name it).
-_torch_threads_at_start = torch_threads_now
-
-
 def threads() -> int | str:
     """The global `--threads` setting of the running command: a count, or "auto" (1
     outside a command)."""

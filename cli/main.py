@@ -92,7 +92,7 @@ def cli(threads: int | str, debug: bool) -> None:
     Exit codes: 0 success, 1 a negative answer (not equivalent, below threshold),
     2 bad input (the message names the file and the problem).
     """
-    # Torch's threads are set as a network command starts (common._torch_threads_at_start),
+    # Torch's threads are set as a network command starts (common.torch_threads_now),
     # not here: its --help and the automata-only commands never import torch (over a
     # second). train, verify and extract also hand the setting to the library
     # (common.threads()), which times "auto" on the network.

@@ -60,10 +60,10 @@ def cut_middle(text: str, limit: int, unit: str = "characters") -> str:
     return f"{head}…({len(text) - len(head) - len(tail):,} {unit} left out)…{tail}"
 
 
-def first_line(exc: BaseException) -> str:
-    """The first line of an exception's message (160 characters at most; its type's name
-    when it has none): what a one-line error quotes of a library's long message."""
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+def first_line(exc: BaseException, limit: int = 160) -> str:
+    """The first line of an exception's message (`limit` characters at most; its type's
+    name when it has none): what a one-line error quotes of a library's long message."""
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0][:limit]
 
 
 def shown(value: object, limit: int = SHOWN_VALUE) -> str:

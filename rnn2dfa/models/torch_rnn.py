@@ -28,6 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from rnn2dfa.languages.machines import TASK_OF_KIND
 from rnn2dfa.models.bidirectional import NOT_STEPPABLE, NotSteppableError
 from rnn2dfa.models.io import register
 from rnn2dfa.models.labeller import LabelHead
@@ -315,8 +316,7 @@ class TorchRNNAcceptor(nn.Module):
 #: what an imported network's head answers: accept/reject, one of k classes after the
 #: word's last symbol (a Moore labeller), or one of k labels after every symbol (Mealy)
 TASKS = ("accept", "classify-k", "tag")
-KIND_OF_TASK = {"classify-k": "moore", "tag": "mealy"}
-TASK_OF_KIND = {kind: task for task, kind in KIND_OF_TASK.items()}
+KIND_OF_TASK = {task: kind for kind, task in TASK_OF_KIND.items()}
 
 
 @register("torch_rnn_labeller")

@@ -65,7 +65,7 @@ import torch
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.stacked import FUSED, KIND_OF_MODE
 from rnn2dfa.models.tokens import framed, symbols_of, token_ids_of
-from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
+from rnn2dfa.pdfa.automaton import draw_symbols, flat_positions, word_log_probs
 from rnn2dfa.words import Word, all_words, pad_words
 
 HEADS = ("logits", "probabilities", "log_probabilities", "softmax_sigmoid")
@@ -428,12 +428,6 @@ class NextSymbolLM:
             self._sample_chunk(stepper, chunk, words, rng, max_length)
         return [tuple(w) for w in words]
 
-    @staticmethod
-    def _draw(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        cum = np.cumsum(probs, axis=1)
-        cum[:, -1] = 1.0
-        return (cum <= rng.random(probs.shape[0])[:, None]).sum(axis=1)
-
     def _causal_last(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
         probs, lost = self.next_probs_lost(words)
         return probs, 1.0 - lost
@@ -459,7 +453,7 @@ class NextSymbolLM:
             else:
                 raw, state = stepper.advance(tokens, state)
                 probs = self._split(raw)[0].numpy()
-            sym = self._draw(probs, rng)
+            sym = draw_symbols(probs, rng.random(probs.shape[0]))
             going = sym != self.eos
             for i, a in zip(alive[going].tolist(), sym[going].tolist(), strict=True):
                 words[i].append(a)

@@ -15,7 +15,7 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from rnn2dfa.errors import InputError
+from rnn2dfa.errors import InputError, first_line
 from rnn2dfa.sweep.grid import Point, Settings
 from rnn2dfa.sweep.point import PointOutcome, describe, failed_row, run_point_task
 
@@ -293,8 +293,8 @@ def start_ray(workers: int, address: str | None = None) -> bool:
             try:
                 ray.init(address=address, **quiet)
             except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
-                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:200]
-                raise InputError(f"cannot connect to the Ray cluster at {address}: {first}",
+                raise InputError(f"cannot connect to the Ray cluster at {address}: "
+                                 f"{first_line(exc, 200)}",
                                  param="ray_address") from None
         else:
             short = _short_temp_dir()
