@@ -108,6 +108,17 @@ class Stopped(KeyboardInterrupt):
         self.signum = signum
 
 
+class InterruptOutsideCommand(BaseException):  # noqa: N818 (an interrupt, not an error)
+    """A Ctrl-C (or Stopped) that landed while click parsed the command line or closed its
+    context, outside the command's own handler. Click would answer a KeyboardInterrupt there
+    with "Aborted!" and exit 1; this carries it past click to `main()`, which answers it as
+    any interrupt (one line, exit 128 + the signal)."""
+
+    def __init__(self, interrupt: KeyboardInterrupt) -> None:
+        super().__init__(interrupt)
+        self.interrupt = interrupt
+
+
 def raise_stopped(signum: int, frame: object) -> None:
     """The handler of SIGTERM and SIGHUP once the command line runs."""
     raise Stopped(signum)
@@ -127,6 +138,14 @@ def out_of_memory(exc: BaseException) -> bool:
         "can't allocate memory" in text or "DefaultCPUAllocator" in text)
 
 
+class _Context(click.Context):
+    def close(self) -> None:
+        try:
+            super().close()
+        except KeyboardInterrupt as exc:  # the command has ended; click would say "Aborted!"
+            raise InterruptOutsideCommand(exc) from exc
+
+
 class Rnn2dfaGroup(click.Group):
     """A click group that turns bad input into a one-line message and exit code 2.
 
@@ -135,6 +154,8 @@ class Rnn2dfaGroup(click.Group):
     `rnn2dfa equiv` imports cmd_automata alone, never the modules that import torch at the top
     (keep the modules of automata-only commands first). `--help` imports them all.
     """
+
+    context_class = _Context
 
     def __init__(self, *args: Any, command_modules: Sequence[str] = (),
                  homes: dict[str, str] | None = None, **kwargs: Any) -> None:
@@ -183,7 +204,19 @@ class Rnn2dfaGroup(click.Group):
             cmd.callback = _checking_paths(cmd, cmd.callback)
         super().add_command(cmd, name)
 
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt as exc:
+            raise InterruptOutsideCommand(exc) from exc
+
     def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return self._invoke_scoped(ctx)
+        except KeyboardInterrupt as exc:  # outside _invoke's handler (its scopes' exits)
+            raise InterruptOutsideCommand(exc) from exc
+
+    def _invoke_scoped(self, ctx: click.Context) -> Any:
         args = [*ctx._protected_args, *ctx.args]
         as_json = _wants_json(args)
         hard_stop = any(a == "--acceptor" or a.startswith("--acceptor=") for a in args)

@@ -10,6 +10,7 @@ from rnn2dfa import __version__
 from rnn2dfa_cli import STOP_SIGNALS
 from rnn2dfa_cli.common import (
     THREADS_HELP,
+    InterruptOutsideCommand,
     Rnn2dfaGroup,
     ThreadsType,
     interrupt_status,
@@ -116,10 +117,12 @@ def main() -> None:
                 if hasattr(signal, name):
                     signal.signal(getattr(signal, name), raise_stopped)
         cli(prog_name="rnn2dfa")
-    except KeyboardInterrupt as exc:  # after the command's own handler (the outputs it wrote)
+    except (KeyboardInterrupt, InterruptOutsideCommand) as exc:  # after the command's own
+        # handler (the outputs it wrote), or while click parsed the command line
         _quiet_finalization()
         click.echo(f"rnn2dfa: {common.interrupted_text()}", err=True)
-        sys.exit(interrupt_status(exc))
+        sys.exit(interrupt_status(exc.interrupt if isinstance(exc, InterruptOutsideCommand)
+                                 else exc))
     except SystemExit as exc:
         _quiet_finalization()
         _end_despite_threads(exc)

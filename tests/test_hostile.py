@@ -556,6 +556,29 @@ def test_ctrl_c_during_start_up_is_one_line(tmp_path: Path) -> None:
         assert stderr.strip().splitlines()[-1].startswith("rnn2dfa:"), stderr
 
 
+@pytest.mark.parametrize("where", ["parse", "close"])
+def test_ctrl_c_outside_the_command_is_one_line_exit_130(tmp_path: Path, where: str) -> None:
+    """An interrupt landing while click parses the command line, or as it closes the context
+    after the command, is ours to answer (click would print "Aborted!" and exit 1)."""
+    patch = {
+        "parse": "common.Rnn2dfaGroup.parse_args = boom",
+        "close": "common.click.Context.close = lambda self: boom()",
+    }[where]
+    script = (
+        "import sys\n"
+        "from rnn2dfa_cli import common, main\n"
+        "def boom(*a, **k):\n"
+        "    raise KeyboardInterrupt\n"
+        f"{patch}\n"
+        "sys.argv = ['rnn2dfa', 'languages']\n"
+        "main.main()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert proc.stderr.strip() == "rnn2dfa: interrupted; no partial output was written"
+
+
 def test_a_good_file_survives_every_failure(tmp_path: Path, t3_file: str) -> None:
     """The old output stays whole whatever goes wrong before the rename."""
     out = tmp_path / "keep.json"
