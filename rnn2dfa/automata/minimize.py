@@ -65,11 +65,13 @@ def bfs_order(transitions: np.ndarray, start: int) -> np.ndarray:
     return np.concatenate(levels)
 
 
-def explore_step(n_symbols: int, start: Any, step: Callable[[Any, int], Any]
+def explore_step(n_symbols: int, start: Any, step: Callable[[Any, int], Any], *,
+                 most: int | None = None, too_many: Callable[[], Exception] | None = None
                  ) -> tuple[list[Any], np.ndarray]:
     """(the states reachable from `start` under `step(state, symbol index)`, in breadth-first
     order; their transition table over those positions). States may be any hashable values
-    (the hand-written ground truths); there must be finitely many reachable ones."""
+    (the hand-written ground truths, a regular expression's subsets); there must be finitely
+    many reachable ones: past `most`, `too_many()` is raised."""
     index: dict[Any, int] = {start: 0}
     order = [start]
     rows: list[list[int]] = []
@@ -80,6 +82,8 @@ def explore_step(n_symbols: int, start: Any, step: Callable[[Any, int], Any]
         for a in range(n_symbols):
             r = step(q, a)
             if r not in index:
+                if most is not None and len(order) >= most and too_many is not None:
+                    raise too_many()
                 index[r] = len(order)
                 order.append(r)
             row.append(index[r])

@@ -28,13 +28,13 @@ nested counts (`((0{1000}){1000}){1000}` is 10^9 copies) are refused in one line
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from rnn2dfa.automata.dfa import DFA
+from rnn2dfa.automata.minimize import explore_step
 from rnn2dfa.errors import InputError, shown, shown_symbols
 
 #: Characters with a meaning in patterns; write `\\c` for the character itself.
@@ -420,35 +420,27 @@ def regex_to_dfa(
                 rows_a[src] |= close[dst]
         step.append(_packed(rows_a, n))
 
-    # Subset construction, breadth first; each subset a packed bit row (its bytes the key).
-    first = _packed([close[start]], n)[0]
+    # Subset construction, breadth first (`explore_step`); each subset a packed bit row,
+    # its bytes the key.
+    empty = np.zeros((n + 7) // 8, dtype=np.uint8)
+    unpacked: dict[bytes, np.ndarray] = {}  # the subset being explored: its members
+
+    def move(subset: bytes, a: int) -> bytes:
+        if subset not in unpacked:
+            unpacked.clear()
+            bits = np.unpackbits(np.frombuffer(subset, dtype=np.uint8), bitorder="little")
+            unpacked[subset] = np.flatnonzero(bits[:n])
+        members = unpacked[subset]
+        return (np.bitwise_or.reduce(step[a][members], axis=0) if len(members)
+                else empty).tobytes()
+
+    def too_many() -> RegexError:
+        return RegexError(f"regular expression {shown(pattern)}: the DFA exceeds "
+                          f"{max_states} states during subset construction")
+
+    subsets, trans = explore_step(k, _packed([close[start]], n)[0].tobytes(), move,
+                                  most=max_states, too_many=too_many)
     final_byte, final_bit = final >> 3, 1 << (final & 7)
-    ids: dict[bytes, int] = {first.tobytes(): 0}
-    accepting_list = [bool(first[final_byte] & final_bit)]
-    queue = deque([first])
-    rows: list[np.ndarray] = []
-    while queue:
-        subset = queue.popleft()
-        members = np.flatnonzero(np.unpackbits(subset, bitorder="little")[:n])
-        row = np.zeros((1, k), dtype=np.int64)
-        for a in range(k):
-            nxt = (np.bitwise_or.reduce(step[a][members], axis=0) if len(members)
-                   else np.zeros_like(subset))
-            key = nxt.tobytes()
-            q = ids.get(key)
-            if q is None:
-                q = len(ids)
-                if q >= max_states:
-                    raise RegexError(
-                        f"regular expression {shown(pattern)}: the DFA exceeds "
-                        f"{max_states} states during subset construction"
-                    )
-                ids[key] = q
-                accepting_list.append(bool(nxt[final_byte] & final_bit))
-                queue.append(nxt)
-            row[0, a] = q
-        rows.append(row)
-    trans = np.concatenate(rows, axis=0)
-    accepting = np.array(accepting_list, dtype=bool)
+    accepting = np.array([bool(s[final_byte] & final_bit) for s in subsets], dtype=bool)
     dfa = DFA(alphabet, trans, accepting, 0).minimize()
     return dfa.with_extra(regex=pattern)
