@@ -51,6 +51,25 @@ def linf(rows: np.ndarray, reps: np.ndarray) -> np.ndarray:
     return out
 
 
+def cluster_rows(dist: np.ndarray, tolerance: float) -> tuple[list[int], np.ndarray]:
+    """Greedy t-clustering in row order over (rows x rows) distances: a row joins the
+    nearest earlier representative within the tolerance, else becomes one. Returns the
+    representatives and each row's (weighted L*'s table and `merge_states` alike)."""
+    n = dist.shape[0]
+    reps: list[int] = []
+    assign = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        if reps:
+            d = dist[i, reps]
+            j = int(d.argmin())
+            if d[j] <= tolerance:
+                assign[i] = j
+                continue
+        assign[i] = len(reps)
+        reps.append(i)
+    return reps, assign
+
+
 def merge_states(pdfa: PDFA, tolerance: float, visits: np.ndarray, *,
                  distance: str = "relative", smoothing: float | None = None,
                  rare: float = 0.01, split_predictions: bool = False,
@@ -73,16 +92,9 @@ def merge_states(pdfa: PDFA, tolerance: float, visits: np.ndarray, *,
     if split_predictions:
         top = pdfa.probabilities[order].argmax(axis=1)
         d[top[:, None] != top[None, :]] = np.inf
+    reps, assign = cluster_rows(d, tolerance)
     block = np.empty(n, dtype=np.int64)
-    reps: list[int] = []
-    for i in range(n):  # greedy clusters: join the nearest earlier representative within t
-        if reps:
-            j = int(np.argmin(d[i, reps]))
-            if d[i, reps[j]] <= tolerance:
-                block[order[i]] = j
-                continue
-        block[order[i]] = len(reps)
-        reps.append(i)
+    block[order] = assign
     first = block.copy()
     rep_state = order[np.array(reps)]  # the most visited state of each first cluster
     if not refine:
@@ -101,45 +113,42 @@ def merge_states(pdfa: PDFA, tolerance: float, visits: np.ndarray, *,
     m = int(block.max()) + 1
     if m == n:
         return pdfa
-    weight = np.maximum(visits, 1e-12)
-    probs = np.zeros((m, k + 1))
-    np.add.at(probs, block, pdfa.probabilities * weight[:, None])
-    probs /= probs.sum(axis=1, keepdims=True)
     # each block's transitions: its most visited state's (equal on the symbols that matter)
     lead = np.full(m, -1, dtype=np.int64)
     for q in order[::-1]:
         lead[block[q]] = q
-    trans = block[pdfa.transitions[lead]]
-    return PDFA(pdfa.alphabet, trans, probs, int(block[pdfa.start]), dict(pdfa.extra),
-                _merged_lost(pdfa, block, weight, m), pdfa.outside_token)
+    return _quotient(pdfa, block, visits, block[pdfa.transitions[lead]])
 
 
-def _merged_lost(pdfa: PDFA, block: np.ndarray, weight: np.ndarray, m: int) -> np.ndarray | None:
-    """The mass each merged state keeps for tokens outside the alphabet: one minus the
-    visit-weighted geometric mean of its states' kept mass."""
-    if pdfa.lost is None:
-        return None
-    sums = np.zeros(m)
-    np.add.at(sums, block, np.log1p(-pdfa.lost) * weight)
-    total = np.zeros(m)
-    np.add.at(total, block, weight)
-    return -np.expm1(sums / total)
+def _quotient(pdfa: PDFA, block: np.ndarray, visits: np.ndarray, trans: np.ndarray) -> PDFA:
+    """The PDFA of the blocks, going where `trans` (blocks x symbols) says: each block the
+    visit-weighted mean distribution of its states, and as the mass it keeps for tokens
+    outside the alphabet one minus the visit-weighted geometric mean of theirs."""
+    m = int(block.max()) + 1
+    weight = np.maximum(np.asarray(visits, dtype=np.float64), 1e-12)
+    probs = np.zeros((m, pdfa.n_symbols + 1))
+    np.add.at(probs, block, pdfa.probabilities * weight[:, None])
+    probs /= probs.sum(axis=1, keepdims=True)
+    lost = None
+    if pdfa.lost is not None:
+        sums = np.zeros(m)
+        np.add.at(sums, block, np.log1p(-pdfa.lost) * weight)
+        total = np.zeros(m)
+        np.add.at(total, block, weight)
+        lost = -np.expm1(sums / total)
+    return PDFA(pdfa.alphabet, trans.astype(np.int64), probs, int(block[pdfa.start]),
+                dict(pdfa.extra), lost, pdfa.outside_token)
 
 
 def _majority(pdfa: PDFA, block: np.ndarray, visits: np.ndarray) -> PDFA:
-    """The quotient by `block`: the visit-weighted mean distributions, and on each symbol
-    the block most of the block's visitors' probability mass of that symbol goes to."""
+    """The quotient by `block`: on each symbol the block most of the block's visitors'
+    probability mass of that symbol goes to."""
     n, k = pdfa.n_states, pdfa.n_symbols
     m = int(block.max()) + 1
     weight = np.maximum(np.asarray(visits, dtype=np.float64), 1e-12)
-    probs = np.zeros((m, k + 1))
-    np.add.at(probs, block, pdfa.probabilities * weight[:, None])
-    probs /= probs.sum(axis=1, keepdims=True)
     votes = np.zeros((m, k, m))
     mass = weight[:, None] * pdfa.probabilities[:, :k] + 1e-15
     rows = np.repeat(block, k)
     syms = np.tile(np.arange(k), n)
     np.add.at(votes, (rows, syms, block[pdfa.transitions].reshape(-1)), mass.reshape(-1))
-    trans = votes.argmax(axis=2)
-    return PDFA(pdfa.alphabet, trans.astype(np.int64), probs, int(block[pdfa.start]),
-                dict(pdfa.extra), _merged_lost(pdfa, block, weight, m), pdfa.outside_token)
+    return _quotient(pdfa, block, visits, votes.argmax(axis=2))

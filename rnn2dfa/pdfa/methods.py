@@ -191,15 +191,11 @@ def _wlstar(teacher: Any, o: WLStarOptions, progress: Any) -> PDFAResult:
     from rnn2dfa.pdfa.wlstar import wlstar
 
     merge_only = isinstance(o, MergeOptions)
-    r = wlstar(teacher, tolerance=o.tolerance, max_states=o.max_states,
-               time_limit=o.time_limit, check_words=o.check_words, max_length=o.max_length,
-               min_probability=o.min_probability, max_error_rate=o.max_error_rate,
-               target=o.target or None, distance=o.distance, select=o.select,
-               confidence=o.confidence, margin=o.margin, merge=o.merge, seed=o.seed,
-               fit_words=o.fit_words, baselines=tuple(o.orders()), near_tie=o.near_tie,
-               max_numbers=o.max_numbers, words=o.words, criterion=o.criterion,
-               tree_merging=o.tree_merging or merge_only, lstar=not merge_only,
-               progress=progress)
+    # every option is wlstar's argument of the same name, but the n-gram orders
+    given = {f.name: getattr(o, f.name) for f in fields(o) if f.name != "ngrams"}
+    r = wlstar(teacher, **{**given, "target": o.target or None, "baselines": tuple(o.orders()),
+                           "tree_merging": o.tree_merging or merge_only},
+               lstar=not merge_only, progress=progress)
     method = "merge" if merge_only else "wlstar"
     return PDFAResult(r.pdfa, method, r.finished, r.message, r.stats)
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.pdfa.automaton import PDFA, Prefixes, flat_positions
-from rnn2dfa.pdfa.merge import DISTANCES, linf, merge_states, scaled, smoothing_for
+from rnn2dfa.pdfa.merge import DISTANCES, cluster_rows, linf, merge_states, scaled, smoothing_for
 from rnn2dfa.pdfa.metrics import NEAR_TIE
 from rnn2dfa.pdfa.occam import CRITERIA, SELECT_MODES, Curve, Trial, held_out, pdfa_numbers
 from rnn2dfa.pdfa.teacher import LanguageModel
@@ -214,25 +214,6 @@ def _nearest(dist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if dist.shape[1] == 0:
         return np.full(dist.shape[0], -1), np.full(dist.shape[0], np.inf)
     return dist.argmin(axis=1), dist.min(axis=1)
-
-
-def _cluster(dist: np.ndarray, tolerance: float) -> tuple[list[int], np.ndarray]:
-    """Greedy t-clustering in table order over the (P x P) distances: a row joins the
-    nearest earlier representative within the tolerance, else becomes one. Returns the
-    representatives and each row's."""
-    n = dist.shape[0]
-    reps: list[int] = []
-    assign = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        if reps:
-            d = dist[i, reps]
-            j = int(d.argmin())
-            if d[j] <= tolerance:
-                assign[i] = j
-                continue
-        assign[i] = len(reps)
-        reps.append(i)
-    return reps, assign
 
 
 def _near_tie_note(differ: int, at_ties: int, finished: bool, margin: float = NEAR_TIE) -> str:
@@ -894,7 +875,8 @@ def wlstar(
                 break
             order, ext = new_order, new_ext
             table.add_words(order + ext)
-            reps, assign = _cluster(dists.get(order, order), tolerance)  # positions in order
+            # positions in order
+            reps, assign = cluster_rows(dists.get(order, order), tolerance)
             ext_rows = scale(table.flat(ext))
             ext_cl, ext_d = _nearest(dists.get(ext, [order[r] for r in reps]))
             for w in ext:
@@ -936,7 +918,7 @@ def wlstar(
                 stop_reason = f"time limit ({time_limit:g} s): the next table fill would not end"
                 break
             table.add_suffixes(new_suffixes)
-            reps, assign = _cluster(dists.get(order, order), tolerance)
+            reps, assign = cluster_rows(dists.get(order, order), tolerance)
             if out_of_time():
                 break
         # ---- the hypothesis: one state per representative
@@ -1127,14 +1109,15 @@ def wlstar(
                              "last_states": last_states, "family": kept.family,
                              "families": dict(Counter(t.family for t in curve.trials
                                                       if not t.baseline))}
+        # the best n-gram, within the caps or not
+        any_t = min((t for t in curve.trials if t.baseline), key=lambda t: (t.score, t.states),
+                    default=None)
         if choice.baseline is not None or baseline_stats:
-            bar = min((t for t in curve.trials if t.baseline),
-                      key=lambda t: (t.score, t.states), default=None)
             stats["baselines"] = baseline_stats
-            if bar is not None:
-                stats["held_out"]["best_ngram"] = bar.how.split(" ")[0]
-                stats["held_out"]["best_ngram_log_loss"] = round(bar.log_loss, 6)
-                stats["held_out"]["best_ngram_kl"] = round(bar.kl, 6)
+            if any_t is not None:
+                stats["held_out"]["best_ngram"] = any_t.how.split(" ")[0]
+                stats["held_out"]["best_ngram_log_loss"] = round(any_t.log_loss, 6)
+                stats["held_out"]["best_ngram_kl"] = round(any_t.kl, 6)
         stats["tolerances"] = [t.to_dict() for t in ends]
         sizes_seen: dict[int, float] = {}
         for t in curve.trials:
@@ -1144,8 +1127,6 @@ def wlstar(
         # the bar the choice read: the best n-gram within the caps (a better one beyond
         # them is named apart: it was no candidate)
         bar_t = choice.baseline
-        any_t = min((t for t in curve.trials if t.baseline), key=lambda t: (t.score, t.states),
-                    default=None)
         what = "KL to the teacher" if criterion == "kl" else "log-loss"
         bar = ("" if bar_t is None else
                f"the best n-gram within the caps ({bar_t.how.split(' ')[0]}, {bar_t.states:,} "
