@@ -129,12 +129,8 @@ class KMeansSearch(ResolutionRun):
 
     def details(self, o: KMeansOptions) -> dict[str, Any]:
         """The statistics every k-means extraction reports."""
-        out = self.out
         return {
-            "k": out.row["k"],
-            "k_chosen": "fixed" if o.k is not None else "auto",
-            "k_tried": [r["k"] for r in out.tried],
-            **out.summary(),
+            **self.out.summary("k", o.k is not None),
             "words": self.words,
             "max_length": o.max_length,
             "suffix_depth": self.depth,

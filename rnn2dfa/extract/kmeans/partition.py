@@ -97,13 +97,9 @@ class PartitionSearch(ResolutionRun):
 
     def details(self, o: PartitionOptions) -> dict[str, Any]:
         """The statistics every partition extraction reports."""
-        out = self.out
         return {
-            "q": out.row["q"],
-            "q_chosen": "fixed" if o.q is not None else "auto",
-            "q_tried": [r["q"] for r in out.tried],
-            "cells": out.row["cells"],
-            **out.summary(),
+            **self.out.summary("q", o.q is not None),
+            "cells": self.out.row["cells"],
             "range": self.range_from,
             "max_states": o.max_states,
             "sample_prefixes": self.held.n_nodes,

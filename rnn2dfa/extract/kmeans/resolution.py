@@ -96,9 +96,13 @@ class SearchOutcome:
     stopped: str  # "consistent", "stable", "time limit", "state cap", "largest K tried", ...
     message: str | None
 
-    def summary(self) -> dict[str, Any]:
-        """The agreement figures of the DFA kept, for the method's statistics."""
+    def summary(self, name: str, fixed: bool) -> dict[str, Any]:
+        """The resolution `name` ("k", "q") kept, whether it was `fixed` or searched, those
+        tried, and the agreement figures of the DFA kept, for the method's statistics."""
         out = {
+            name: self.row[name],
+            f"{name}_chosen": "fixed" if fixed else "auto",
+            f"{name}_tried": [r[name] for r in self.tried],
             "agreement": self.row["agreement"],
             "balanced_agreement": self.row["balanced_agreement"],
             # how the search ended ("consistent": every held-out prefix agrees; "stable":
