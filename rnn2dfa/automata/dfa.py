@@ -153,6 +153,33 @@ class TableAutomaton:
             lengths = np.full(symbols.shape[0], symbols.shape[1], dtype=np.int64)
         return walk(self.transitions, self.start, symbols, lengths)
 
+    def run_padded(self, symbols: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
+        """Final states of a batch: `symbols` (batch, T) of indices, `lengths` (batch,).
+
+        Vectorized over the batch: one numpy gather per time step. Positions at or past a
+        word's length are ignored (via an extra self-loop column standing for padding).
+        """
+        symbols = np.asarray(symbols, dtype=np.int64)
+        b, width = symbols.shape
+        if lengths is not None:
+            lengths = np.asarray(lengths, dtype=np.int64)
+            pad = self.n_symbols
+            ext = np.concatenate(
+                [self.transitions, np.arange(self.n_states, dtype=np.int64)[:, None]], axis=1
+            )
+            symbols = np.where(np.arange(width)[None, :] < lengths[:, None], symbols, pad)
+        else:
+            ext = self.transitions
+        q = np.full(b, self.start, dtype=np.int64)
+        for t in range(width):
+            q = ext[q, symbols[:, t]]
+        return q
+
+    def run_batch(self, words: Sequence[Sequence[int]]) -> np.ndarray:
+        """Final states of a list of words (symbol indices)."""
+        padded, lengths = pad_words(words)
+        return self.run_padded(padded, lengths)
+
     def renumber(self, order: np.ndarray) -> Any:
         """The sub-automaton on states `order` (old ids), renumbered 0.. in that order (each
         kind keeps its states' accept bits or outputs, `_kept`).
@@ -247,33 +274,6 @@ class DFA(TableAutomaton):
     def accepts(self, word: Iterable[int]) -> bool:
         """Whether the word (symbol indices) is accepted."""
         return bool(self.accepting[self.run(word)])
-
-    def run_padded(self, symbols: np.ndarray, lengths: np.ndarray | None = None) -> np.ndarray:
-        """Final states of a batch: `symbols` (batch, T) of indices, `lengths` (batch,).
-
-        Vectorized over the batch: one numpy gather per time step. Positions at or past a
-        word's length are ignored (via an extra self-loop column standing for padding).
-        """
-        symbols = np.asarray(symbols, dtype=np.int64)
-        b, width = symbols.shape
-        if lengths is not None:
-            lengths = np.asarray(lengths, dtype=np.int64)
-            pad = self.n_symbols
-            ext = np.concatenate(
-                [self.transitions, np.arange(self.n_states, dtype=np.int64)[:, None]], axis=1
-            )
-            symbols = np.where(np.arange(width)[None, :] < lengths[:, None], symbols, pad)
-        else:
-            ext = self.transitions
-        q = np.full(b, self.start, dtype=np.int64)
-        for t in range(width):
-            q = ext[q, symbols[:, t]]
-        return q
-
-    def run_batch(self, words: Sequence[Sequence[int]]) -> np.ndarray:
-        """Final states of a list of words (symbol indices)."""
-        padded, lengths = pad_words(words)
-        return self.run_padded(padded, lengths)
 
     def accepts_batch(self, words: Sequence[Sequence[int]]) -> np.ndarray:
         """Bool array: which of the words are accepted."""

@@ -111,6 +111,7 @@ import sys
 import unicodedata
 from array import array
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -1066,9 +1067,8 @@ def from_dot(text: str, source: str | None = None, kind: str | None = None, *,
     return reader.automaton(complete, complete_output)
 
 
-def dfa_from_dot(text: str, source: str | None = None, *, lists: bool | None = None) -> DFA:
-    """The DFA of a DOT text (`from_dot` of kind "dfa")."""
-    return from_dot(text, source, "dfa", lists=lists)  # type: ignore[return-value]
+#: the DFA of a DOT text (`from_dot` of kind "dfa")
+dfa_from_dot = partial(from_dot, kind="dfa")
 
 
 def machine_from_dot(text: str, kind: str | None = None, source: str | None = None, *,
@@ -1393,12 +1393,6 @@ def _rnn2dfa_chunks(dfa: DFA, inner: list[str]) -> Iterator[str]:
     yield "}\n"
 
 
-# ------------------------------------------------------------------ automata-lib
-def to_automata_lib(dfa: DFA) -> Any:
-    """`DFA.to_automata_lib` (kept importable from here)."""
-    return dfa.to_automata_lib()
-
-
-def from_automata_lib(al: Any, alphabet: tuple[str, ...] | None = None) -> DFA:
-    """`DFA.from_automata_lib` (kept importable from here)."""
-    return DFA.from_automata_lib(al, alphabet)
+#: automata-lib's DFAs and back: `DFA.to_automata_lib`, `DFA.from_automata_lib` (kept
+#: importable from here)
+to_automata_lib, from_automata_lib = DFA.to_automata_lib, DFA.from_automata_lib

@@ -163,16 +163,6 @@ def _start_edge(g: graphviz.Digraph, start: int, word: Word | None) -> None:
     g.edge("__start", str(start), **start_attrs)
 
 
-def draw_dfa(dfa: DFALike, *, show_sink: bool = False, word: Word | None = None,
-             minimize: bool = True, title: str | None = None) -> Drawing:
-    """Build the Graphviz graph of a DFA (nothing is written or run here).
-
-    States are numbered canonically (breadth-first from the start) after minimizing, unless
-    `minimize` is False, when the states keep the numbers of the file.
-    """
-    return _draw_table(dfa, show_sink=show_sink, word=word, minimize=minimize, title=title)
-
-
 @dataclass
 class MachineDrawing:
     """What `draw_machine` produced (`write_drawing` reads `graph` and `shown_states`)."""
@@ -184,18 +174,14 @@ class MachineDrawing:
     sink_hidden: bool = False  # a machine has no rejecting sink: every state is drawn
 
 
-def draw_machine(machine: MachineLike, *, word: Word | None = None, minimize: bool = True,
-                 title: str | None = None) -> MachineDrawing:
-    """Build the Graphviz graph of a machine (nothing is written or run here); states are
-    minimized and numbered canonically unless `minimize` is False."""
-    return _draw_table(machine, word=word, minimize=minimize, title=title)
-
-
 def _draw_table(a: Any, *, show_sink: bool = False, word: Word | None = None,
                 minimize: bool = True, title: str | None = None) -> Any:
-    """The one drawing of a DFA's or machine's table: a DFA's states as accept marks (its
-    rejecting sink hidden unless `show_sink` or the start or on the path), a Moore state's
-    output in its box, a Mealy edge's outputs beside its symbols."""
+    """The one drawing of a DFA's or machine's table (the Graphviz graph: nothing is written
+    or run here): a DFA's states as accept marks (its rejecting sink hidden unless
+    `show_sink` or the start or on the path), a Moore state's output in its box, a Mealy
+    edge's outputs beside its symbols. States are minimized and numbered canonically
+    (breadth-first from the start), unless `minimize` is False: then they keep the numbers
+    of the file."""
     a = a.minimize() if minimize else a
     dfa, moore = a.family == "dfa", a.family == "moore"
     path_states, path_edges = _path(a, word)
@@ -246,6 +232,10 @@ def _draw_table(a: Any, *, show_sink: bool = False, word: Word | None = None,
     if dfa:
         return Drawing(g, a, shown, sinks[0] if sinks else None, bool(hide), result)
     return MachineDrawing(g, a, shown, result)
+
+
+#: the names each kind's drawing had (a machine has no rejecting sink: every state drawn)
+draw_dfa = draw_machine = _draw_table
 
 
 #: Past this many drawn states a PDFA's drawing keeps only its strong edges.

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -208,16 +209,6 @@ def from_dict(data: Any, source: str | None = None, *, want: str = "dfa") -> DFA
         raise fail(exc.message) from None
 
 
-def dfa_from_dict(data: Any, source: str | None = None) -> DFA:
-    """Build the DFA of a parsed JSON object (see `from_dict`)."""
-    return from_dict(data, source)  # type: ignore[return-value]
-
-
-def machine_from_dict(data: Any, source: str | None = None) -> Machine:
-    """The machine of a parsed JSON object (either format; see `from_dict`)."""
-    return from_dict(data, source, want="machine")  # type: ignore[return-value]
-
-
 def loads(text: str, source: str | None = None, *, want: str = "dfa") -> DFA | Machine:
     """The automaton of a file's text (`want` as in `from_dict`). A text of more values
     (commas) than a file with the largest table holds is refused before it is parsed: JSON
@@ -243,14 +234,10 @@ def load(path: str | os.PathLike[str], want: str = "dfa") -> DFA | Machine:
                           max_commas=max_commas)
 
 
-def load_dfa(path: str | os.PathLike[str]) -> DFA:
-    """Read a DFA file; any problem is a DFAFormatError naming the file."""
-    return load(path)  # type: ignore[return-value]
-
-
-def load_machine(path: str | os.PathLike[str]) -> Machine:
-    """Read a Moore or Mealy machine file; any problem is a DFAFormatError naming the file."""
-    return load(path, "machine")  # type: ignore[return-value]
+#: the names each kind's reader had (a DFA is what `want` reads by default)
+dfa_from_dict, load_dfa = from_dict, load
+machine_from_dict = partial(from_dict, want="machine")
+load_machine = partial(load, want="machine")
 
 
 # ------------------------------------------------------------------ writing
@@ -311,12 +298,10 @@ def is_dot_name(path: str | os.PathLike[str]) -> bool:
 
 
 # ------------------------------------------------------------------ a file's kind
-def file_format(path: str | os.PathLike[str]) -> str | None:
-    """The 'format' of a JSON file, wherever the key stands (`fileio.json_format`: the
-    document is parsed once, and its reader then takes the parsed value), else None.
-
-    Lets a command taking "an automaton file" pick the DFA or the machine reader."""
-    return json_format(path)
+#: The 'format' of a JSON file, wherever the key stands, else None (`fileio.json_format`:
+#: the document is parsed once, and its reader then takes the parsed value): how a command
+#: taking "an automaton file" picks the DFA or the machine reader.
+file_format = json_format
 
 
 def machine_kind(path: str | os.PathLike[str]) -> str | None:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from rnn2dfa.automata import io
 from rnn2dfa.automata.io import (
     dumps,
@@ -14,7 +16,6 @@ from rnn2dfa.automata.io import (
     machine_to_dict,
     save_machine,
 )
-from rnn2dfa.automata.machine import Machine
 
 FORMATS = {kind: io.FORMATS[kind] for kind in ("moore", "mealy")}
 KIND_OF_FORMAT = {fmt: kind for kind, fmt in FORMATS.items()}
@@ -23,7 +24,5 @@ __all__ = ["FORMATS", "KIND_OF_FORMAT", "dumps", "file_format", "is_machine_file
            "load_machine", "loads", "machine_from_dict", "machine_kind", "machine_to_dict",
            "save_machine"]
 
-
-def loads(text: str, source: str | None = None) -> Machine:
-    """The machine of a file's text (`io.loads` reading a machine file)."""
-    return io.loads(text, source, want="machine")  # type: ignore[return-value]
+#: the machine of a file's text (`io.loads` reading a machine file)
+loads = partial(io.loads, want="machine")

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from rnn2dfa.automata.dfa import walk
+from rnn2dfa.automata.dfa import TableAutomaton
 from rnn2dfa.words import EOS_TEXT, Word, pad_words
 
 __all__ = ["EOS_TEXT", "PDFA", "Prefixes", "draw_symbols", "flat_positions", "next_targets",
@@ -98,8 +98,10 @@ class Prefixes(Sequence[Word]):
 
 
 @dataclass
-class PDFA:
-    """A probabilistic deterministic finite automaton (complete: every state has every symbol)."""
+class PDFA(TableAutomaton):
+    """A probabilistic deterministic finite automaton (complete: every state has every symbol).
+    The family's table automaton (sizes, words, `run`, the notebook's drawing: `TableAutomaton`)
+    whose states carry distributions; its prefix states are flat, one per prefix of each word."""
 
     #: the automaton family's kind (`DFA.family`, `Machine.family`)
     family: ClassVar[str] = "pdfa"
@@ -126,21 +128,6 @@ class PDFA:
         symbols = " ".join(self.alphabet) if len(self.alphabet) <= 12 else \
             " ".join(self.alphabet[:12]) + " ..."
         return f"<PDFA: {self.n_states} states, alphabet {symbols}>"
-
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
-        """Jupyter: the drawing (SVG through Graphviz) and the repr, as every kind shows
-        (`automata.draw.mimebundle`); PDFAs of many states show their repr only."""
-        from rnn2dfa.automata.draw import mimebundle
-
-        return mimebundle(self)
-
-    @property
-    def n_states(self) -> int:
-        return int(self.transitions.shape[0])
-
-    @property
-    def n_symbols(self) -> int:
-        return len(self.alphabet)
 
     @property
     def eos(self) -> int:
@@ -171,17 +158,10 @@ class PDFA:
                               axis=1)
 
     # ------------------------------------------------------------------ runs
-    def state_table(self, padded: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """(B, T + 1) state after every prefix of a padded batch (past a word's end: its last);
-        the family's one walk through a table (`automata.dfa.walk`)."""
-        return walk(self.transitions, self.start, padded, lengths)
-
-    def states_after(self, words: Sequence[Word]) -> np.ndarray:
-        """State reached by each word."""
-        if len(words) == 0:
-            return np.zeros(0, dtype=np.int64)
-        padded, lengths = pad_words(words)
-        return self.state_table(padded, lengths)[np.arange(len(words)), lengths]
+    #: the family's walks under the names they had here: the state after every prefix of a
+    #: padded batch (`TableAutomaton.prefix_states`), and after each word (`run_batch`)
+    state_table = TableAutomaton.prefix_states
+    states_after = TableAutomaton.run_batch
 
     def next_probs(self, words: Sequence[Word]) -> np.ndarray:
         """(B, k + 1) next-symbol distribution after each word."""

@@ -88,27 +88,34 @@ def extract_exact(
                                         deadline.elapsed(), None, steps))
         deadline.check()
 
-    finished, stopped = True, None
+    stopped = None
     try:
         trans, answers, steps = explore_table(
             stepped, exact_keys, cap, explode, on_level,
             readout=lambda states: decisions(stepped, states), keys_encode_states=True)
     except TimeUp as up:
         trans, answers, steps = up.partial  # type: ignore[misc]
-        finished, stopped = False, f"the time limit of {opts.time_limit:g} s ran out"
-    raw = table_automaton(model, trans, answers)
+        stopped = f"the time limit of {opts.time_limit:g} s ran out"
+    return _result(table_automaton(model, trans, answers), target, why, t0, steps,
+                   {"max_states": opts.max_states, "why_exact": why, "rounds": depth_reached},
+                   stopped)
+
+
+def _result(raw: Any, target: str, why: str, t0: float, steps: int, details: dict[str, Any],
+            stopped: str | None = None) -> ExtractionResult:
+    """The result of the automaton of the exact states explored (`raw`, minimized here):
+    finished unless `stopped` says why not."""
     machine = raw.minimize()
-    if finished:
+    if stopped is None:
         message = (f"exact: every reachable network state explored ({raw.n_states:,}), "
                    f"{machine.n_states:,} states once minimized ({why})")
     else:
         message = (f"stopped early: {stopped}; the automaton covers the {raw.n_states:,} "
                    "network states reached so far, its unexplored transitions loop back")
     record = ExtractionStats(
-        method="exact", finished=finished, seconds=time.perf_counter() - t0,
+        method="exact", finished=stopped is None, seconds=time.perf_counter() - t0,
         network_steps=steps, stopped=stopped, target=target,
-        details={"reachable_states": raw.n_states, "max_states": opts.max_states,
-                 "why_exact": why, "rounds": depth_reached})
+        details={"reachable_states": raw.n_states, **details})
     automaton = to_dfa(machine) if target == "dfa" else machine
     return ExtractionResult(automaton, record, [raw.n_states, machine.n_states], message)
 
@@ -133,13 +140,5 @@ def _from_table(view: Any, model: Any, target: str, why: str, t0: float, cap: in
     index = np.full(nxt.shape[0], -1, dtype=np.int64)
     index[order] = np.arange(order.size)
     raw = table_automaton(model, index[nxt[order]], np.asarray(answers)[order].astype(np.int64))
-    machine = raw.minimize()
-    message = (f"exact: every reachable network state explored ({raw.n_states:,}), "
-               f"{machine.n_states:,} states once minimized ({why})")
-    record = ExtractionStats(
-        method="exact", finished=True, seconds=time.perf_counter() - t0,
-        network_steps=int(order.size) * int(nxt.shape[1]), target=target,
-        details={"reachable_states": raw.n_states, "why_exact": why, "rounds": 0,
-                 "compact_table": True})
-    automaton = to_dfa(machine) if target == "dfa" else machine
-    return ExtractionResult(automaton, record, [raw.n_states, machine.n_states], message)
+    return _result(raw, target, why, t0, int(order.size) * int(nxt.shape[1]),
+                   {"why_exact": why, "rounds": 0, "compact_table": True})
