@@ -283,6 +283,21 @@ class PDFA(TableAutomaton):
         seen[bfs_order(self.live_table(), self.start)] = True
         return seen[:-1]
 
+    def trim(self, dropped: int | None = None) -> PDFA:
+        """Without the states its start does not reach through symbols of positive
+        probability (the rest keep their order); a symbol of probability 0 that went to a
+        state left out goes to the new state `dropped` (None: the start)."""
+        keep = np.flatnonzero(self.reachable())
+        if keep.size == self.n_states:
+            return self
+        new = np.full(self.n_states, -1, dtype=np.int64)
+        new[keep] = np.arange(keep.size)
+        trans = new[self.transitions[keep]]
+        trans[trans < 0] = new[self.start] if dropped is None else dropped
+        return PDFA(self.alphabet, trans, self.probabilities[keep], int(new[self.start]),
+                    dict(self.extra), None if self.lost is None else self.lost[keep],
+                    self.outside_token)
+
     def minimize(self, atol: float = 1e-9) -> PDFA:
         """The smallest PDFA with the same distribution: the reachable part, refined
         (`automata.minimize.coarsest_partition`, as DFAs and machines are) from the states

@@ -117,14 +117,4 @@ def ngram_pdfa(words: Sequence[Word], alphabet: Sequence[str], n: int) -> PDFA:
             start = int(offsets[level]) + pos
             break
     pdfa = PDFA(tuple(alphabet), trans, np.concatenate(probs), start, {"name": f"{n}-gram"})
-    return _trim(pdfa)
-
-
-def _trim(p: PDFA) -> PDFA:
-    """Keep only the states reachable from the start, renumbered in order."""
-    keep = np.flatnonzero(p.reachable())
-    new = np.full(p.n_states, 0, dtype=np.int64)
-    new[keep] = np.arange(keep.size)
-    return PDFA(p.alphabet, new[p.transitions[keep]], p.probabilities[keep],
-                int(new[p.start]), dict(p.extra),
-                None if p.lost is None else p.lost[keep], p.outside_token)
+    return pdfa.trim(dropped=0)  # (a symbol of probability 0 into a state left out: to 0)

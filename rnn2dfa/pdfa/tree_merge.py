@@ -283,20 +283,6 @@ EXACT_HEAD_SHARE = 0.05
 EXACT_WORD_SHARE = 0.005
 
 
-def _trim(g: PDFA) -> PDFA:
-    """`g` without the states its start no longer reaches (symbols of probability 0 that
-    went there go to the start)."""
-    keep = np.flatnonzero(g.reachable())
-    if keep.size == g.n_states:
-        return g
-    new = np.full(g.n_states, -1, dtype=np.int64)
-    new[keep] = np.arange(keep.size)
-    trans = new[g.transitions[keep]]
-    trans[trans < 0] = new[g.start]
-    return PDFA(g.alphabet, trans, g.probabilities[keep], int(new[g.start]), dict(g.extra),
-                None if g.lost is None else g.lost[keep], g.outside_token)
-
-
 def _differs(a: np.ndarray, b: np.ndarray, k: int, smoothing: float | None,
              threshold: float | None) -> np.ndarray:
     """Rows of `a` and `b` more than START_TOLERANCE (or `threshold`, when larger) apart on
@@ -321,10 +307,10 @@ def with_start(h: PDFA, dist: np.ndarray, smoothing: float | None = None,
     dist = np.asarray(dist, dtype=np.float64)[: k + 1]
     if not _differs(h.probabilities[h.start], dist, k, smoothing, threshold):
         return h
-    return _trim(PDFA(h.alphabet, np.concatenate([h.transitions, h.transitions[h.start][None]]),
-                      np.concatenate([h.probabilities, dist[None]]), h.n_states, dict(h.extra),
-                      None if h.lost is None else np.concatenate([h.lost, h.lost[[h.start]]]),
-                      h.outside_token))
+    return PDFA(h.alphabet, np.concatenate([h.transitions, h.transitions[h.start][None]]),
+                np.concatenate([h.probabilities, dist[None]]), h.n_states, dict(h.extra),
+                None if h.lost is None else np.concatenate([h.lost, h.lost[[h.start]]]),
+                h.outside_token).trim()
 
 
 def head_states(h: PDFA, tree: PrefixTree, nodes: np.ndarray | None = None) -> np.ndarray:
@@ -363,6 +349,6 @@ def with_exact_head(h: PDFA, tree: PrefixTree, share: float = EXACT_HEAD_SHARE,
             keep[v] = True
             v = int(tree.parent[v])
     head = np.flatnonzero(keep)
-    out = _trim(with_head(h, tree, head[np.lexsort((head, tree.depth[head]))]))
+    out = with_head(h, tree, head[np.lexsort((head, tree.depth[head]))]).trim()
     out.extra["head_states"] = int(head.size)  # (said in the run's stats)
     return out
