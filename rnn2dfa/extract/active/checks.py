@@ -50,11 +50,12 @@ def _counts(m: Machine, hi: int) -> np.ndarray:
     answer (last label) is each output, each (length, output) column scaled by its largest
     entry: sampling needs ratios within a column only, and no count overflows.
 
-    The last machine's counts are kept (a length's row depends on the row before only): a
-    final round asks them three times, for PAC, the sampled lengths and the longer words."""
+    The last `KEPT_COUNTS` machines' counts are kept (a length's row depends on the row
+    before only): a final round asks them three times, for PAC, the sampled lengths and the
+    longer words, and a compiled network's read-off is drawn from between rounds."""
     global _last_counts
-    kept = _last_counts
-    if kept is not None and kept[0]() is m and kept[1].shape[0] > hi:
+    kept = next(((ref, c) for ref, c in _last_counts if ref() is m), None)
+    if kept is not None and kept[1].shape[0] > hi:
         return kept[1][: hi + 1]
     n, r = m.n_states, m.n_outputs
     trans = np.asarray(m.transitions)
@@ -70,19 +71,21 @@ def _counts(m: Machine, hi: int) -> np.ndarray:
         return out
     top = out.max(axis=1, keepdims=True)
     out = np.divide(out, top, out=out, where=top > 0)
-    if kept is not None and kept[0]() is m and kept[1].shape[0] > first:
+    if kept is not None and kept[1].shape[0] > first:
         out[: kept[1].shape[0]] = kept[1]  # go on from the rows computed before
         first = kept[1].shape[0]
     for length in range(first, hi + 1):
         c = out[length - 1][trans].sum(axis=1)
         top = c.max(axis=0, keepdims=True)
         out[length] = np.divide(c, top, out=c, where=top > 0)
-    _last_counts = (weakref.ref(m), out)
+    others = [(ref, c) for ref, c in _last_counts if ref() is not None and ref() is not m]
+    _last_counts = [(weakref.ref(m), out), *others[: KEPT_COUNTS - 1]]
     return out
 
 
-#: the last machine counted by `_counts` (a weak reference) and its counts
-_last_counts: tuple[weakref.ref[Machine], np.ndarray] | None = None
+#: the last machines counted by `_counts` (weak references) and their counts, latest first
+KEPT_COUNTS = 2
+_last_counts: list[tuple[weakref.ref[Machine], np.ndarray]] = []
 
 
 def own_words(m: Machine, lo: int, hi: int, n: int | np.ndarray,
