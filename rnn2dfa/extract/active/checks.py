@@ -127,25 +127,66 @@ def own_words(m: Machine, lo: int, hi: int, n: int | np.ndarray,
     for u in uniform_of:
         uniform[: u.shape[0], at : at + u.shape[1]] = u
         at += u.shape[1]
+    # rows longest first, so that the rows still drawing at step t are a leading slice (no
+    # index arrays a step); each row's arithmetic is its own, so the words are the same
+    order = np.argsort(-drawn, kind="stable")
+    drawn, answer, uniform = drawn[order], answer[order], uniform[:, order]
+    live_at = np.searchsorted(-drawn, -np.arange(width), side="left")  # rows with drawn > t
     sym = np.zeros((drawn.size, width), dtype=np.int64)
     q = np.full(drawn.size, m.start, dtype=np.int64)
     n, r, k = m.n_states, m.n_outputs, m.n_symbols
-    flat = counts.reshape(-1)  # one flat gather: half the time of a 3-index one
+    base = (drawn - 1) * (n * r) + answer  # the row of (symbols left, state, answer) at step 0
+    # the table when it has fewer rows than half the symbols drawn (a few states), else
+    # each step's rows computed as they come (the same numbers either way)
+    table = _choices(m, counts, width) if width * n * r <= int(drawn.sum()) // 2 else None
     for t in range(width):
-        live = np.flatnonzero(drawn > t)
-        rem = drawn[live] - t  # symbols still to choose, this one included
-        o = answer[live]
-        w = flat[((rem - 1) * (n * r) + o)[:, None] + trans[q[live]] * r]  # (live, k)
-        if m.kind == "mealy":  # the last symbol must emit o itself
-            last = np.flatnonzero(rem == 1)
-            w[last] = (m.labels[q[live[last]]] == o[last][:, None]).astype(float)
-        total = w.sum(axis=1, keepdims=True)
-        p = w / np.where(total > 0, total, 1)
-        p[total[:, 0] <= 0] = 1.0 / k
-        a = np.minimum((p.cumsum(axis=1) < uniform[t, live][:, None]).sum(axis=1), k - 1)
-        sym[live, t] = a
-        q[live] = trans[q[live], a]
+        live = int(live_at[t])
+        ql = q[:live]
+        if table is not None:
+            c = table[base[:live] - t * (n * r) + ql * r]  # (live, k) cumulative choices
+        else:
+            c = _choice_rows(m, counts, base[:live] - t * (n * r), ql, drawn[:live] - t,
+                             answer[:live])
+        a = np.minimum((c < uniform[t, :live][:, None]).sum(axis=1), k - 1)
+        sym[:live, t] = a
+        q[:live] = trans[ql, a]
+    back = np.empty_like(order)
+    back[order] = np.arange(order.size)
+    sym, drawn = sym[back], drawn[back]
     return unpad(sym, drawn)
+
+
+#: (symbols left, state, answer, symbol) entries of `_choices`' table at most (16 MB)
+CHOICE_TABLE = 2_000_000
+
+
+def _choice_rows(m: Machine, counts: np.ndarray, offset: np.ndarray, q: np.ndarray,
+                 rem: np.ndarray, o: np.ndarray) -> np.ndarray:
+    """(rows, k) cumulative probabilities of the next symbol of a word drawn of answer `o`
+    from state `q` with `rem` symbols left (this one included; `offset`: the rows' counts
+    at rem - 1, flat, without the state): each symbol by the words of the answer it leaves."""
+    r, k = m.n_outputs, m.n_symbols
+    trans = np.asarray(m.transitions)
+    w = counts.reshape(-1)[offset[:, None] + trans[q] * r]
+    if m.kind == "mealy":  # the last symbol must emit o itself
+        last = np.flatnonzero(rem == 1)
+        w[last] = (m.labels[q[last]] == o[last][:, None]).astype(float)
+    total = w.sum(axis=1, keepdims=True)
+    p = w / np.where(total > 0, total, 1)
+    p[total[:, 0] <= 0] = 1.0 / k
+    return p.cumsum(axis=1)
+
+
+def _choices(m: Machine, counts: np.ndarray, width: int) -> np.ndarray | None:
+    """`_choice_rows` of every (symbols left 1..width, state, answer), row (rem - 1)·n·r +
+    q·r + o: what `own_words` reads a step with one gather instead of computing (the same
+    numbers, so the same words); None past `CHOICE_TABLE` entries."""
+    n, r, k = m.n_states, m.n_outputs, m.n_symbols
+    if width * n * r * k > CHOICE_TABLE:
+        return None
+    rows = np.arange(width * n * r)
+    rem, q, o = rows // (n * r) + 1, (rows // r) % n, rows % r
+    return _choice_rows(m, counts, (rem - 1) * (n * r) + o, q, rem, o)
 
 
 def class_sizes(m: Machine, lo: int, hi: int) -> dict[int, int | None]:
@@ -286,6 +327,9 @@ class Check:
         self.seen: set[int] = set()  # answers the network gave here
         self.last: list[Word] = []  # the last run's words
         self._asked: tuple[list[Word], np.ndarray] | None = None  # and the network's labels
+        #: a hypothesis proved equal, on every word, to the automaton `ask` reads (a compiled
+        #: network's exact check): its labels are the answers, not walked a second time
+        self.proved: Machine | None = None
 
     def find(self, hypothesis: Machine, deadline: Deadline) -> list[Word]:
         deadline.check()
@@ -313,7 +357,8 @@ class Check:
             net = self.ask(sym, lens)
             self._asked = (distinct, net)
         labels = net[np.arange(lens.size), lens]
-        bad = wrong_at(hypothesis, net, sym, lens, prefixes=t.mealy)
+        bad = (np.full(lens.size, -1, dtype=np.int64) if hypothesis is self.proved
+               else wrong_at(hypothesis, net, sym, lens, prefixes=t.mealy))
         index = {w: i for i, w in enumerate(distinct)}
         draws = np.fromiter((index[w] for w in words), dtype=np.int64, count=len(words))
         r = t.n_outputs

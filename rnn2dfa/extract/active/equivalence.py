@@ -8,6 +8,7 @@ a hypothesis is a `Machine` and a word's answer its label.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,11 +23,13 @@ from rnn2dfa.words import Word, all_words, mix, pad_words, uniform_words, unpad
 
 
 def shortest_examples(teacher: Teacher, rng: np.random.Generator, max_length: int,
-                      n_random: int = 2000) -> list[Word]:
+                      n_random: int = 2000,
+                      ask: Callable[[list[Word]], np.ndarray] | None = None) -> list[Word]:
     """The shortest word of each answer found by sampling: every word up to the length where
-    there are about 1000 of them, then random words up to `max_length`, in one question.
-    The first equivalence check tries these, so a learner does not stop at a one-state
-    automaton when the one-state guess survives an oracle."""
+    there are about 1000 of them, then random words up to `max_length`, in one question
+    (`ask`: a compiled network's read-off, else the teacher). The first equivalence check
+    tries these, so a learner does not stop at a one-state automaton when the one-state
+    guess survives an oracle."""
     k = teacher.k
     full = 0
     while full < max_length and k ** (full + 1) <= 1024:
@@ -35,7 +38,7 @@ def shortest_examples(teacher: Teacher, rng: np.random.Generator, max_length: in
     words = [tuple(int(x) for x in row) for b in blocks for row in b]
     words += unpad(*uniform_words(rng, k, n_random, 0, max_length))
     words = [w for w in words if w or not teacher.mealy]
-    answers = teacher.labels(words)
+    answers = (ask or teacher.labels)(words)
     out: list[Word] = []
     for o in np.unique(answers[answers >= 0]).tolist():
         hit = np.flatnonzero(answers == o)
