@@ -136,9 +136,7 @@ def own_words(m: Machine, lo: int, hi: int, n: int | np.ndarray,
     q = np.full(drawn.size, m.start, dtype=np.int64)
     n, r, k = m.n_states, m.n_outputs, m.n_symbols
     base = (drawn - 1) * (n * r) + answer  # the row of (symbols left, state, answer) at step 0
-    # the table when it has fewer rows than half the symbols drawn (a few states), else
-    # each step's rows computed as they come (the same numbers either way)
-    table = _choices(m, counts, width) if width * n * r <= int(drawn.sum()) // 2 else None
+    table = _choices(m, counts, width)
     for t in range(width):
         live = int(live_at[t])
         ql = q[:live]
@@ -180,13 +178,27 @@ def _choice_rows(m: Machine, counts: np.ndarray, offset: np.ndarray, q: np.ndarr
 def _choices(m: Machine, counts: np.ndarray, width: int) -> np.ndarray | None:
     """`_choice_rows` of every (symbols left 1..width, state, answer), row (rem - 1)·n·r +
     q·r + o: what `own_words` reads a step with one gather instead of computing (the same
-    numbers, so the same words); None past `CHOICE_TABLE` entries."""
+    numbers, so the same words); None past `CHOICE_TABLE` entries. Kept with the machine's
+    counts (the sampled lengths' check, then the longer words' extend it)."""
+    global _last_choices
     n, r, k = m.n_states, m.n_outputs, m.n_symbols
     if width * n * r * k > CHOICE_TABLE:
         return None
-    rows = np.arange(width * n * r)
+    kept = next((c for ref, c in _last_choices if ref() is m), None)
+    have = 0 if kept is None else kept.shape[0] // (n * r)
+    if have >= width:
+        return kept[: width * n * r]
+    rows = np.arange(have * n * r, width * n * r)
     rem, q, o = rows // (n * r) + 1, (rows // r) % n, rows % r
-    return _choice_rows(m, counts, (rem - 1) * (n * r) + o, q, rem, o)
+    more = _choice_rows(m, counts, (rem - 1) * (n * r) + o, q, rem, o)
+    table = more if kept is None else np.concatenate([kept, more])
+    others = [(ref, c) for ref, c in _last_choices if ref() is not None and ref() is not m]
+    _last_choices = [(weakref.ref(m), table), *others[: KEPT_COUNTS - 1]]
+    return table
+
+
+#: the last machines' tables of choices (`_choices`), latest first
+_last_choices: list[tuple[weakref.ref[Machine], np.ndarray]] = []
 
 
 def class_sizes(m: Machine, lo: int, hi: int) -> dict[int, int | None]:
