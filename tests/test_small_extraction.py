@@ -80,3 +80,23 @@ def test_a_compiled_network_gets_one_thread_without_timing(monkeypatch) -> None:
     monkeypatch.setattr(threads, "_busy", lambda cores: False)
     monkeypatch.setattr(threads, "_faster_threads", timed)
     assert threads.measured_threads(net, cores=8) == 1
+
+
+@pytest.mark.parametrize("kind", ["moore", "mealy"])
+def test_the_shortest_word_of_each_answer_is_found_exactly(kind) -> None:
+    from rnn2dfa.words import all_words
+
+    machine = Machine.random(kind, 15, 3, 4, seed=6)
+    teacher = Teacher.of(rnn2dfa.compile(machine))
+    found = ExactOracle(teacher, teacher.oracle.compact_view).shortest_of_each()
+    # every word up to length 6, answered by the network: the shortest of each answer
+    words = [tuple(int(x) for x in row) for n in range(7) for row in all_words(3, n)]
+    words = [w for w in words if w or kind == "moore"]
+    answers = teacher.labels(words)
+    shortest = {}
+    for w, a in zip(words, answers.tolist(), strict=True):
+        shortest.setdefault(a, len(w))
+    assert len(found) == len(shortest)
+    for w in found:
+        label = int(teacher.labels([w])[0])
+        assert len(w) == shortest[label]

@@ -672,8 +672,8 @@ class Run:
     def loop(self) -> None:
         assert self.learner is not None
         s = self.setup
-        first = shortest_examples(self.teacher, np.random.default_rng(self.opts.seed), self.top,
-                                  ask=s.exact.word_labels if s.exact is not None else None)
+        first = (s.exact.shortest_of_each() if s.exact is not None else
+                 shortest_examples(self.teacher, np.random.default_rng(self.opts.seed), self.top))
         learn_s = 0.0
         while True:
             s.deadline.check()

@@ -8,7 +8,6 @@ a hypothesis is a `Machine` and a word's answer its label.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,13 +22,12 @@ from rnn2dfa.words import Word, all_words, mix, pad_words, uniform_words, unpad
 
 
 def shortest_examples(teacher: Teacher, rng: np.random.Generator, max_length: int,
-                      n_random: int = 2000,
-                      ask: Callable[[list[Word]], np.ndarray] | None = None) -> list[Word]:
+                      n_random: int = 2000) -> list[Word]:
     """The shortest word of each answer found by sampling: every word up to the length where
-    there are about 1000 of them, then random words up to `max_length`, in one question
-    (`ask`: a compiled network's read-off, else the teacher). The first equivalence check
-    tries these, so a learner does not stop at a one-state automaton when the one-state
-    guess survives an oracle."""
+    there are about 1000 of them, then random words up to `max_length`, in one question.
+    The first equivalence check tries these, so a learner does not stop at a one-state
+    automaton when the one-state guess survives an oracle. (A compiled network's are
+    found exactly: `ExactOracle.shortest_of_each`.)"""
     k = teacher.k
     full = 0
     while full < max_length and k ** (full + 1) <= 1024:
@@ -38,7 +36,7 @@ def shortest_examples(teacher: Teacher, rng: np.random.Generator, max_length: in
     words = [tuple(int(x) for x in row) for b in blocks for row in b]
     words += unpad(*uniform_words(rng, k, n_random, 0, max_length))
     words = [w for w in words if w or not teacher.mealy]
-    answers = (ask or teacher.labels)(words)
+    answers = teacher.labels(words)
     out: list[Word] = []
     for o in np.unique(answers[answers >= 0]).tolist():
         hit = np.flatnonzero(answers == o)
@@ -458,6 +456,47 @@ class ExactOracle:
         want[label] = n
         lo = 1 if m.kind == "mealy" else 0
         return list(dict.fromkeys(own_words(m, lo, max_length, want, rng)))
+
+    def shortest_of_each(self) -> list[Word]:
+        """The shortest word of each answer of the read-off (a Mealy one's: never the empty
+        word), breadth-first over its states: what `shortest_examples` samples for."""
+        m = self.counted()
+        k = m.n_symbols
+        parent = np.full(m.n_states, -1, dtype=np.int64)
+        symbol = np.full(m.n_states, -1, dtype=np.int64)
+        seen = np.zeros(m.n_states, dtype=bool)
+        seen[m.start] = True
+        levels, frontier = [np.array([m.start])], np.array([m.start])
+        while frontier.size:
+            nxt = m.transitions[frontier].ravel()
+            new = np.flatnonzero(~seen[nxt])
+            _, first = np.unique(nxt[new], return_index=True)
+            pick = np.sort(new[first])  # each new state by its first way in
+            frontier = nxt[pick]
+            seen[frontier] = True
+            parent[frontier], symbol[frontier] = np.repeat(levels[-1], k)[pick], pick % k
+            levels.append(frontier)
+        order = np.concatenate(levels)  # by depth
+
+        def word(q: int) -> Word:
+            out = []
+            while q != m.start:
+                out.append(int(symbol[q]))
+                q = int(parent[q])
+            return tuple(reversed(out))
+
+        found: list[Word] = []
+        for o in range(m.n_outputs):
+            if m.kind == "moore":
+                at = np.flatnonzero(m.labels[order] == o)
+                if at.size:
+                    found.append(word(int(order[at[0]])))
+            else:
+                at = np.flatnonzero((m.labels[order] == o).any(axis=1))
+                if at.size:
+                    q = int(order[at[0]])
+                    found.append(word(q) + (int(np.argmax(m.labels[q] == o)),))
+        return found
 
     def confirm(self, groups: list[list[Word]]) -> tuple[list[Word], int]:
         """The network's own float steps (its units, not the table by unit number) against
