@@ -324,6 +324,18 @@ def run_machine(n: int, k: int, partial: bool | str, seed: int, args: argparse.N
     return rows
 
 
+def warm_up(methods: list[str]) -> None:
+    """Each learner once on a 3-state machine, untimed: the first row would otherwise pay
+    the process's imports (0.2-0.3 CPU-s of compiling them where bytecode is not cached,
+    PYTHONDONTWRITEBYTECODE), which no learner spends."""
+    import rnn2dfa
+
+    net = rnn2dfa.compile(Machine.random("mealy", 3, 2, 2, seed=0))
+    for method in methods:
+        if method != "aalpy-kv":
+            rnn2dfa.extract(net, **({} if method == "default" else {"method": method}), seed=0)
+
+
 # ------------------------------------------------------------------ the table
 HEAD = (f"{'machine':<27} {'states':>6} {'inputs':>6} {'missing':>7} {'method':<9} "
         f"{'learned':>7} {'correct':<10} {'seconds':>8} {'cpu s':>8}  note")
@@ -382,6 +394,7 @@ def main(argv: list[str] | None = None) -> int:
           f"torch threads {args.threads}")
     print(HEAD)
     rows: list[Row] = []
+    warm_up(args.methods)
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         for i, (n, k, partial) in enumerate(sizes):

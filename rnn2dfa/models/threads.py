@@ -83,9 +83,16 @@ def measured_threads(net: Any, cores: int | None = None) -> int:
     On two cores already busy (`_busy`), and for networks narrower than AUTO_MIN_WIDTH
     units, one thread is taken without timing: there more threads only added
     synchronisation (see `torch_threads`); a quiet 2-core machine stepped a 64-unit GRU
-    1.9x faster on both. A network off the CPU, or one that cannot be stepped, gets one."""
+    1.9x faster on both. A network off the CPU, one stepped on its compact view (a compiled
+    network), or one that cannot be stepped, gets one."""
     cores = cores or os.cpu_count() or 1
     if cores <= 1 or (cores <= 2 and _busy(cores)):
+        return 1
+    view = getattr(net, "compact_view", None)
+    if callable(view) and view() is not None:
+        # a compiled network is stepped by unit index (`device.place` keeps it on the
+        # host too): no product to split, and timing its dense form cost a 1,221-unit
+        # one 0.23 CPU-s of a 0.6 s extraction
         return 1
     try:
         with torch.no_grad():

@@ -50,11 +50,12 @@ def _counts(m: Machine, hi: int) -> np.ndarray:
     answer (last label) is each output, each (length, output) column scaled by its largest
     entry: sampling needs ratios within a column only, and no count overflows.
 
-    The last machine's counts are kept (a length's row depends on the row before only): a
-    final round asks them three times, for PAC, the sampled lengths and the longer words."""
+    The last `KEPT_COUNTS` machines' counts are kept (a length's row depends on the row
+    before only): a final round asks them three times, for PAC, the sampled lengths and the
+    longer words, and a compiled network's read-off is drawn from between rounds."""
     global _last_counts
-    kept = _last_counts
-    if kept is not None and kept[0]() is m and kept[1].shape[0] > hi:
+    kept = next(((ref, c) for ref, c in _last_counts if ref() is m), None)
+    if kept is not None and kept[1].shape[0] > hi:
         return kept[1][: hi + 1]
     n, r = m.n_states, m.n_outputs
     trans = np.asarray(m.transitions)
@@ -70,19 +71,21 @@ def _counts(m: Machine, hi: int) -> np.ndarray:
         return out
     top = out.max(axis=1, keepdims=True)
     out = np.divide(out, top, out=out, where=top > 0)
-    if kept is not None and kept[0]() is m and kept[1].shape[0] > first:
+    if kept is not None and kept[1].shape[0] > first:
         out[: kept[1].shape[0]] = kept[1]  # go on from the rows computed before
         first = kept[1].shape[0]
     for length in range(first, hi + 1):
         c = out[length - 1][trans].sum(axis=1)
         top = c.max(axis=0, keepdims=True)
         out[length] = np.divide(c, top, out=c, where=top > 0)
-    _last_counts = (weakref.ref(m), out)
+    others = [(ref, c) for ref, c in _last_counts if ref() is not None and ref() is not m]
+    _last_counts = [(weakref.ref(m), out), *others[: KEPT_COUNTS - 1]]
     return out
 
 
-#: the last machine counted by `_counts` (a weak reference) and its counts
-_last_counts: tuple[weakref.ref[Machine], np.ndarray] | None = None
+#: the last machines counted by `_counts` (weak references) and their counts, latest first
+KEPT_COUNTS = 2
+_last_counts: list[tuple[weakref.ref[Machine], np.ndarray]] = []
 
 
 def own_words(m: Machine, lo: int, hi: int, n: int | np.ndarray,
@@ -124,25 +127,78 @@ def own_words(m: Machine, lo: int, hi: int, n: int | np.ndarray,
     for u in uniform_of:
         uniform[: u.shape[0], at : at + u.shape[1]] = u
         at += u.shape[1]
+    # rows longest first, so that the rows still drawing at step t are a leading slice (no
+    # index arrays a step); each row's arithmetic is its own, so the words are the same
+    order = np.argsort(-drawn, kind="stable")
+    drawn, answer, uniform = drawn[order], answer[order], uniform[:, order]
+    live_at = np.searchsorted(-drawn, -np.arange(width), side="left")  # rows with drawn > t
     sym = np.zeros((drawn.size, width), dtype=np.int64)
     q = np.full(drawn.size, m.start, dtype=np.int64)
     n, r, k = m.n_states, m.n_outputs, m.n_symbols
-    flat = counts.reshape(-1)  # one flat gather: half the time of a 3-index one
+    base = (drawn - 1) * (n * r) + answer  # the row of (symbols left, state, answer) at step 0
+    table = _choices(m, counts, width)
     for t in range(width):
-        live = np.flatnonzero(drawn > t)
-        rem = drawn[live] - t  # symbols still to choose, this one included
-        o = answer[live]
-        w = flat[((rem - 1) * (n * r) + o)[:, None] + trans[q[live]] * r]  # (live, k)
-        if m.kind == "mealy":  # the last symbol must emit o itself
-            last = np.flatnonzero(rem == 1)
-            w[last] = (m.labels[q[live[last]]] == o[last][:, None]).astype(float)
-        total = w.sum(axis=1, keepdims=True)
-        p = w / np.where(total > 0, total, 1)
-        p[total[:, 0] <= 0] = 1.0 / k
-        a = np.minimum((p.cumsum(axis=1) < uniform[t, live][:, None]).sum(axis=1), k - 1)
-        sym[live, t] = a
-        q[live] = trans[q[live], a]
+        live = int(live_at[t])
+        ql = q[:live]
+        if table is not None:
+            c = table[base[:live] - t * (n * r) + ql * r]  # (live, k) cumulative choices
+        else:
+            c = _choice_rows(m, counts, base[:live] - t * (n * r), ql, drawn[:live] - t,
+                             answer[:live])
+        a = np.minimum((c < uniform[t, :live][:, None]).sum(axis=1), k - 1)
+        sym[:live, t] = a
+        q[:live] = trans[ql, a]
+    back = np.empty_like(order)
+    back[order] = np.arange(order.size)
+    sym, drawn = sym[back], drawn[back]
     return unpad(sym, drawn)
+
+
+#: (symbols left, state, answer, symbol) entries of `_choices`' table at most (16 MB)
+CHOICE_TABLE = 2_000_000
+
+
+def _choice_rows(m: Machine, counts: np.ndarray, offset: np.ndarray, q: np.ndarray,
+                 rem: np.ndarray, o: np.ndarray) -> np.ndarray:
+    """(rows, k) cumulative probabilities of the next symbol of a word drawn of answer `o`
+    from state `q` with `rem` symbols left (this one included; `offset`: the rows' counts
+    at rem - 1, flat, without the state): each symbol by the words of the answer it leaves."""
+    r, k = m.n_outputs, m.n_symbols
+    trans = np.asarray(m.transitions)
+    w = counts.reshape(-1)[offset[:, None] + trans[q] * r]
+    if m.kind == "mealy":  # the last symbol must emit o itself
+        last = np.flatnonzero(rem == 1)
+        w[last] = (m.labels[q[last]] == o[last][:, None]).astype(float)
+    total = w.sum(axis=1, keepdims=True)
+    p = w / np.where(total > 0, total, 1)
+    p[total[:, 0] <= 0] = 1.0 / k
+    return p.cumsum(axis=1)
+
+
+def _choices(m: Machine, counts: np.ndarray, width: int) -> np.ndarray | None:
+    """`_choice_rows` of every (symbols left 1..width, state, answer), row (rem - 1)·n·r +
+    q·r + o: what `own_words` reads a step with one gather instead of computing (the same
+    numbers, so the same words); None past `CHOICE_TABLE` entries. Kept with the machine's
+    counts (the sampled lengths' check, then the longer words' extend it)."""
+    global _last_choices
+    n, r, k = m.n_states, m.n_outputs, m.n_symbols
+    if width * n * r * k > CHOICE_TABLE:
+        return None
+    kept = next((c for ref, c in _last_choices if ref() is m), None)
+    have = 0 if kept is None else kept.shape[0] // (n * r)
+    if have >= width:
+        return kept[: width * n * r]
+    rows = np.arange(have * n * r, width * n * r)
+    rem, q, o = rows // (n * r) + 1, (rows // r) % n, rows % r
+    more = _choice_rows(m, counts, (rem - 1) * (n * r) + o, q, rem, o)
+    table = more if kept is None else np.concatenate([kept, more])
+    others = [(ref, c) for ref, c in _last_choices if ref() is not None and ref() is not m]
+    _last_choices = [(weakref.ref(m), table), *others[: KEPT_COUNTS - 1]]
+    return table
+
+
+#: the last machines' tables of choices (`_choices`), latest first
+_last_choices: list[tuple[weakref.ref[Machine], np.ndarray]] = []
 
 
 def class_sizes(m: Machine, lo: int, hi: int) -> dict[int, int | None]:
@@ -283,6 +339,9 @@ class Check:
         self.seen: set[int] = set()  # answers the network gave here
         self.last: list[Word] = []  # the last run's words
         self._asked: tuple[list[Word], np.ndarray] | None = None  # and the network's labels
+        #: a hypothesis proved equal, on every word, to the automaton `ask` reads (a compiled
+        #: network's exact check): its labels are the answers, not walked a second time
+        self.proved: Machine | None = None
 
     def find(self, hypothesis: Machine, deadline: Deadline) -> list[Word]:
         deadline.check()
@@ -310,7 +369,8 @@ class Check:
             net = self.ask(sym, lens)
             self._asked = (distinct, net)
         labels = net[np.arange(lens.size), lens]
-        bad = wrong_at(hypothesis, net, sym, lens, prefixes=t.mealy)
+        bad = (np.full(lens.size, -1, dtype=np.int64) if hypothesis is self.proved
+               else wrong_at(hypothesis, net, sym, lens, prefixes=t.mealy))
         index = {w: i for i, w in enumerate(distinct)}
         draws = np.fromiter((index[w] for w in words), dtype=np.int64, count=len(words))
         r = t.n_outputs

@@ -66,6 +66,11 @@ ORACLES = ("refine", "pac", "both")
 #: 1,000 (about 660 new ones) could not tell a 142-state hypothesis from a 167-state one 2.3
 #: points more faithful on 1,000 words of the user's distribution (a GRU of 96 units)
 DRAWN_LIKE_YOURS = 4000
+#: uniform words whose answers say which are rare, and the words wanted of each rare answer
+#: (`rare.find_rare`'s search, or a compiled network's read-off); a later search's words
+RARE_UNIFORM = 2000
+RARE_WANTED = 300
+SEARCH_WANTED = 200
 #: rounds in which clearly wrong words past the sampled lengths are learned (then reported:
 #: a network that is not finite-state would grow the hypothesis without end)
 LONG_ROUNDS = 3
@@ -130,22 +135,61 @@ def split_words(opts: LStarOptions) -> UserWords:
 
 
 def rare_answers(teacher: Teacher, opts: LStarOptions, words: UserWords,
-                 deadline: Deadline) -> Rare:
-    """How uniform words split among the network's answers; the rare ones searched for."""
+                 deadline: Deadline, exact: ExactOracle | None = None) -> Rare:
+    """How uniform words split among the network's answers; the rare ones searched for
+    (a compiled network's: drawn from its read-off, `read_off_rare`)."""
     if not opts.rare_search or not teacher.steps:
         return Rare(np.zeros(teacher.n_outputs, dtype=np.int64))
+    if exact is not None:
+        rare = read_off_rare(exact, teacher.n_outputs, words.max_length, opts.seed)
+        if rare is not None:
+            return rare
     return find_rare(teacher.model, teacher.target, teacher.labels, words.max_length,
-                     seed=opts.seed, deadline=deadline)
+                     seed=opts.seed, n_uniform=RARE_UNIFORM, n_wanted=RARE_WANTED,
+                     deadline=deadline)
+
+
+def read_off_rare(exact: ExactOracle, n_outputs: int, max_length: int,
+                  seed: int) -> Rare | None:
+    """`find_rare` on a compiled network's read-off automaton (the table its trie steps):
+    the same uniform words answered without a walk, and each rare answer's words drawn
+    from the read-off's own words of it instead of a guided search and edits (no isolated
+    words are set apart: a read-off has no noise, and the exact check learns every word
+    of it anyway). None when the read-off is too large to count."""
+    from rnn2dfa.extract.rare import rare_labels
+
+    rng = np.random.default_rng([seed, 15485863])
+    sample = uniform_word_list(rng, exact.network.n_symbols, RARE_UNIFORM, 0, max_length)
+    labels = exact.word_labels(sample)
+    rare = Rare(np.bincount(labels[labels >= 0], minlength=n_outputs)[:n_outputs])
+    rare.searched = rare_labels(labels, n_outputs)
+    if not rare.searched and max_length >= 2:
+        long = np.array([len(w) > max_length // 2 for w in sample])
+        rare.long_rare = rare_labels(labels[long], n_outputs)
+    for label in rare.searched:
+        found = exact.words_of(label, max_length, RARE_WANTED,
+                               np.random.default_rng([seed, 7919, label]))
+        if found is None:
+            return None
+        rare.found[label] = found
+    return rare
 
 
 def search(teacher: Teacher, label: int, max_length: int, seed: int,
-           deadline: Deadline | None) -> list[Word]:
+           deadline: Deadline | None, exact: ExactOracle | None = None) -> list[Word]:
     """Words the network gives `label`: the guided beam, grown by edits (none for a
-    whole-word classifier: it has no prefixes to walk); its steps are counted."""
+    whole-word classifier: it has no prefixes to walk); its steps are counted. A compiled
+    network's are drawn from its read-off (`ExactOracle.words_of`): the same answers,
+    without a walk."""
     from rnn2dfa.extract.rare import grow_edits
 
     if not teacher.steps:
         return []
+    if exact is not None:
+        drawn = exact.words_of(label, max_length, SEARCH_WANTED,
+                               np.random.default_rng([seed, 7919, label]))
+        if drawn is not None:
+            return drawn
     found = search_label(teacher.model, teacher.target, label, max_length, seed=seed,
                          deadline=deadline)
     teacher.stats.network_steps += found.network_steps
@@ -157,13 +201,14 @@ def search(teacher: Teacher, label: int, max_length: int, seed: int,
 
 
 def shared_search(teacher: Teacher, label: int, max_length: int, seed: int,
-                  deadline: Deadline | None, part: int) -> list[Word]:
+                  deadline: Deadline | None, part: int,
+                  exact: ExactOracle | None = None) -> list[Word]:
     """Half (`part` 0 or 1) of one `search` for `label`, run once for both halves: the
     held-out words and the final check each get words the other never sees, for the
     price of one search (two searches were half of a Tomita 1 extraction's time)."""
     key = (label, max_length)
     if key not in teacher.searched:
-        teacher.searched[key] = search(teacher, label, max_length, seed, deadline)
+        teacher.searched[key] = search(teacher, label, max_length, seed, deadline, exact)
     return teacher.searched[key][part::2]
 
 
@@ -184,14 +229,16 @@ def split_rare(rare: Rare, seed: int) -> tuple[Rare, list[Word], list[Word]]:
 
 
 def heldout(teacher: Teacher, opts: LStarOptions, words: UserWords, rare: Rare,
-            rare_held: list[Word]) -> HeldOut:
+            rare_held: list[Word], exact: ExactOracle | None = None) -> HeldOut:
     """The held-out words that score every hypothesis: the user's share; under 1,000 of them
     (too few to tell hypotheses apart) words balanced over the network's answers join them:
     uniform words, the rare answers' held-out share and their edits, and each answer still
-    under 200 of them searched for."""
+    under 200 of them searched for. A compiled network's are answered by its read-off (the
+    table its trie steps)."""
+    ask = teacher.labels if exact is None else exact.word_labels
     held = words.held
     if len(held) >= 1000:
-        return HeldOut(held, teacher.labels(held), "yours")
+        return HeldOut(held, ask(held), "yours")
     k, top = teacher.k, words.max_length
     rng = np.random.default_rng([opts.seed, 3])
     sample = uniform_word_list(rng, k, 2000, 0, top)
@@ -208,21 +255,21 @@ def heldout(teacher: Teacher, opts: LStarOptions, words: UserWords, rare: Rare,
     yours = list(dict.fromkeys(list(held) + drawn))
     mine = set(yours)
     sample = yours + [w for w in dict.fromkeys(sample) if w not in mine]
-    answers = teacher.labels(sample)
+    answers = ask(sample)
     seen = set(sample)
     counts = np.bincount(answers[answers >= 0], minlength=teacher.n_outputs)
     few = {o for o in np.flatnonzero(counts).tolist()
            if counts[o] < 200 and o not in rare.searched}
     for label in sorted(few):
-        found = (shared_search(teacher, label, top, opts.seed + 1 + label, None, 0)
+        found = (shared_search(teacher, label, top, opts.seed + 1 + label, None, 0, exact)
                  if label in rare.long_rare  # the final check searches it too: share
-                 else search(teacher, label, top, opts.seed + 1 + label, None))
+                 else search(teacher, label, top, opts.seed + 1 + label, None, exact))
         more = [w for w in dict.fromkeys(found) if w not in seen]
         more += [w for w in mix(rng, more, 2 * len(more), k, top) if w not in seen]
         more = list(dict.fromkeys(more))
         seen.update(more)
         sample += more
-        answers = np.concatenate([answers, teacher.labels(more)])
+        answers = np.concatenate([answers, ask(more)])
     return HeldOut(sample, answers, "yours and sampled" if held else "sampled", balanced=True,
                    yours=len(yours), drawn=len(yours) - len(held))
 
@@ -253,19 +300,22 @@ def prepare(teacher: Teacher, opts: LStarOptions, deadline: Deadline,
             progress: Callable[[str], None]) -> Setup:
     """The set-up steps in order; each passes its values to the next."""
     words = split_words(opts)
-    progress("looking for rare answers")
-    rare, rare_held, rare_final = split_rare(rare_answers(teacher, opts, words, deadline),
-                                             opts.seed)
-    progress("held-out words")
-    curve = Curve(heldout(teacher, opts, words, rare, rare_held), select_mode=opts.select)
-    pool = list(words.learn) + rare.words
-    pac = refine = exact = None
+    exact = None
     view = getattr(teacher.oracle, "compact_view", None)
     if view is not None and callable(getattr(view, "table", None)):
         # a compiled network's exact states: equivalence is decided, not sampled (and
-        # refinement over its n·k+1 units would cost seconds a split for nothing more)
+        # refinement over its n·k+1 units would cost seconds a split for nothing more);
+        # its rare answers and held-out words are read off the same table
         exact = ExactOracle(teacher, view, rng=np.random.default_rng([opts.seed, 31]),
                             max_length=words.max_length)
+    progress("looking for rare answers")
+    rare, rare_held, rare_final = split_rare(rare_answers(teacher, opts, words, deadline,
+                                                          exact), opts.seed)
+    progress("held-out words")
+    curve = Curve(heldout(teacher, opts, words, rare, rare_held, exact),
+                  select_mode=opts.select)
+    pool = list(words.learn) + rare.words
+    pac = refine = None
     if opts.oracle in ("pac", "both"):
         pac = PACOracle(teacher, epsilon=opts.epsilon, delta=opts.delta,
                         max_length=words.max_length,
@@ -436,10 +486,10 @@ class Run:
             self.fresh = list(self.setup.rare_final) + [
                 w for label in rare.long_rare
                 for w in (shared_search(self.teacher, label, self.top, seed + label,
-                                        self.setup.deadline, 1)
+                                        self.setup.deadline, 1, self.setup.exact)
                           if (label, self.top) in self.teacher.searched else
                           search(self.teacher, label, self.top, seed + label,
-                                 self.setup.deadline))]
+                                 self.setup.deadline, self.setup.exact))]
         return self.fresh
 
     def rare_enough(self, wrong: int, words: int, judged: bool = True) -> bool:
@@ -575,7 +625,11 @@ class Run:
                 found = oracle.find(self.hyp, s.deadline)
             if oracle is self.in_range and not found:
                 self.passed.append(self.hyp)
-            proved = proved or (oracle is s.exact and not found)
+            if oracle is s.exact and not found:
+                proved = True
+                for check in (self.in_range, self.longer):
+                    if check is not None:  # (they read the table the check proved equal)
+                        check.proved = self.hyp
             if found and oracle is s.pac and self.rare_round():
                 pending += found  # a rare round: the white-box check after PAC decides
                 continue
@@ -618,7 +672,8 @@ class Run:
     def loop(self) -> None:
         assert self.learner is not None
         s = self.setup
-        first = shortest_examples(self.teacher, np.random.default_rng(self.opts.seed), self.top)
+        first = (s.exact.shortest_of_each() if s.exact is not None else
+                 shortest_examples(self.teacher, np.random.default_rng(self.opts.seed), self.top))
         learn_s = 0.0
         while True:
             s.deadline.check()
