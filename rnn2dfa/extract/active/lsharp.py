@@ -85,9 +85,26 @@ LOOKAHEAD_DEPTH = 4
 def node_bytes(k: int) -> int:
     """The bytes one tree node takes over k inputs: its row of int32 children; its label,
     parent, symbol, depth, child count, state and frontier row, and its place in the child
-    lists (two columns and an offset), int64; a flag. Counted as int64 children, the bound
-    stopped a 701-state, 80-input machine at 380,000 nodes where it needs 665,000."""
-    return 4 * k + 8 * 10 + 1
+    lists (two columns and an offset), int64; its subtree's hash, two uint64; a flag.
+    Counted as int64 children, the bound stopped a 701-state, 80-input machine at 380,000
+    nodes where it needs 665,000."""
+    return 4 * k + 8 * 12 + 1
+
+
+#: splitmix64's finalizer constants (Steele, Lea & Flood, OOPSLA 2014): the mixer of the
+#: subtree hashes, and a different seed for each of their two 64-bit columns
+_GAMMA, _M1, _M2 = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9),
+                    np.uint64(0x94D049BB133111EB))
+_SEEDS = np.array([[0x2545F4914F6CDD1D, 0x5851F42D4C957F2D]], dtype=np.uint64)
+_SYM = np.array([[0x27BB2EE687B0B0FD, 0x6C8E9CF570932BD5]], dtype=np.uint64)
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer, elementwise (uint64, wrapping)."""
+    z = z + _GAMMA
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
 
 
 def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -124,6 +141,10 @@ class LSharpLearner:
         self._sym = np.full(cap, -1, dtype=np.int64)
         self._depth = np.zeros(cap, dtype=np.int64)
         self._kids = np.zeros(cap, dtype=np.int64)  # children count: walks skip leaves
+        #: per node outside the basis, a 128-bit hash of what lies below it (its children's
+        #: symbols, labels and subtrees, `_rehash`): rows with equal ones are apart from the
+        #: same states, so a refresh walks one row of each (`_apart_rows`)
+        self._sub = np.zeros((cap, 2), dtype=np.uint64)
         self._dirty = np.zeros(cap, dtype=bool)  # added since the last refresh, or above one
         self._bidx = np.full(cap, -1, dtype=np.int64)  # node -> its state, or -1
         self._frow = np.full(cap, -1, dtype=np.int64)  # node -> its frontier row, or -1
@@ -197,6 +218,7 @@ class LSharpLearner:
         self._label, self._parent = grow(self._label, -1), grow(self._parent, -1)
         self._sym, self._depth = grow(self._sym, -1), grow(self._depth, 0)
         self._kids, self._dirty = grow(self._kids, 0), grow(self._dirty, False)
+        self._sub = grow(self._sub, 0)
         self._bidx, self._frow = grow(self._bidx, -1), grow(self._frow, -1)
 
     def _insert(self, starts: np.ndarray, suf: np.ndarray, lens: np.ndarray,
@@ -429,16 +451,15 @@ class LSharpLearner:
             at = np.flatnonzero(rows[pr])
         else:
             at = np.flatnonzero((rows | self._fresh)[pr] | (pc >= self._checked))
-        x, y = self._fr[pr[at]], self._basis[pc[at]]
-        full = self._fresh[pr[at]] | (pc[at] >= self._checked)
+        r, c = pr[at], pc[at]
+        full = self._fresh[r] | (c >= self._checked)
         dirty = self._dirty
-        old = np.flatnonzero(~full & (dirty[x] | dirty[y]))
-        full = np.flatnonzero(full)
+        # a pair checked before can only be apart now through nodes added since
+        go = np.flatnonzero(full | dirty[self._fr[r]] | dirty[self._basis[c]])
         apart = np.zeros(at.size, dtype=bool)
-        if full.size:
-            apart[full] = self._walk(x[full], y[full])[0]
-        if old.size:
-            apart[old] = self._walk(x[old], y[old], prune=dirty)[0]
+        self._rehash()  # before the dirty marks are cleared
+        if go.size:
+            apart[go] = self._apart_rows(r[go], c[go], full[go])
         if apart.any():
             keep = np.ones(pr.size, dtype=bool)
             keep[at[apart]] = False
@@ -446,6 +467,65 @@ class LSharpLearner:
         self._fresh[:] = False
         self._checked = nb
         self._dirty[: self._n] = False
+
+    def _rehash(self) -> None:
+        """The subtree hashes of the dirty nodes outside the basis (every node added since
+        the last refresh, and those above it), the deepest first: a node's is the sum
+        (mod 2^64) over its children of mix(its symbol, mix(its label, its own))."""
+        nodes = np.flatnonzero(self._dirty[: self._n] & (self._bidx[: self._n] < 0))
+        if not nodes.size:
+            return
+        kid_node, start = self._children()
+        nodes = nodes[np.argsort(-self._depth[nodes], kind="stable")]
+        cuts = np.flatnonzero(np.diff(self._depth[nodes])) + 1
+        for level in np.split(nodes, cuts):
+            lo = start[level]
+            cnt = start[level + 1] - lo
+            off = np.cumsum(cnt) - cnt
+            kid = kid_node[np.arange(int(cnt.sum())) + np.repeat(lo - off, cnt)]
+            lab = (self._label[kid] + 1).astype(np.uint64)[:, None]
+            sym = (self._sym[kid] + 1).astype(np.uint64)[:, None]
+            mine = _mix(_mix(self._sub[kid] ^ _mix(lab + _SEEDS)) + sym * _SYM)
+            sub = np.zeros((level.size, 2), dtype=np.uint64)
+            some = cnt > 0
+            if some.any():
+                sub[some] = np.add.reduceat(mine, off[some], axis=0)
+            self._sub[level] = sub
+
+    def _apart_rows(self, rows: np.ndarray, states: np.ndarray,
+                    full: np.ndarray) -> np.ndarray:
+        """Whether each (frontier row, state) pair is apart, walking one pair of each class
+        of rows with the same subtree hash (Moore: and label) and state: apartness reads
+        only the labels below the two nodes (Moore: theirs too), so rows with equal
+        subtrees are apart from the same states (on protocol machines, 1.5 M pairs fall
+        into 4,000 walks). A pair checked before (not `full`) walks only the paths to new
+        nodes: it was not apart then, so a witness now passes through one, for every row of
+        its class alike. The pairs are sorted by row."""
+        first = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+        urows = rows[first]
+        node = self._fr[urows]
+        key = np.zeros((urows.size, 3), dtype=np.uint64)
+        key[:, :2] = self._sub[node]
+        if not self.mealy:
+            key[:, 2] = self._label[node].astype(np.uint64)
+        _, cls = _unique_rows(key.view(np.uint8))
+        ncls, nb = int(cls.max()) + 1, self._basis.size
+        cl = np.repeat(cls, np.diff(np.r_[first, rows.size]))
+        # one pair of each (class, state): whichever was written last
+        pick = np.full((ncls, nb), -1, dtype=np.int32)
+        pick[cl, states] = np.arange(rows.size, dtype=np.int32)
+        rep = pick[cl, states]
+        walk = np.zeros(rows.size, dtype=bool)
+        walk[rep] = True
+        x, y = self._fr[rows], self._basis[states]
+        apart = np.zeros(rows.size, dtype=bool)
+        once = np.flatnonzero(walk & full)
+        if once.size:
+            apart[once] = self._walk(x[once], y[once])[0]
+        since = np.flatnonzero(walk & ~full)
+        if since.size:
+            apart[since] = self._walk(x[since], y[since], prune=self._dirty)[0]
+        return apart[rep]
 
     def _counts(self) -> np.ndarray:
         """The number of candidates of each frontier row."""
