@@ -132,10 +132,12 @@ class LSharpLearner:
         # the tree; node 0 is ε (its label unknown until the first answer; Mealy: always)
         self._n = 1
         # int32 children (the tree's bound keeps ids far below 2^31) stored as id + 1, 0 for
-        # none: a grown table is a zeroed allocation, whose pages the system maps only once
-        # written (filling it with -1 was a tenth of L#'s learning on 300 x 75 machines);
-        # read through `_kid`
-        self._child1 = np.zeros((cap, self.k), dtype=np.int32)
+        # none, read through `_kid`: the table is one zeroed allocation of the bound's size,
+        # whose pages the system maps only once written, so it is never copied as the tree
+        # grows (filling grown tables with -1, then copying them, was a tenth of L#'s
+        # learning on 300 x 75 machines)
+        most = max(cap, LSHARP_TREE_BYTES // node_bytes(self.k))
+        self._child1 = np.zeros((most, self.k), dtype=np.int32)
         self._label = np.full(cap, -1, dtype=np.int64)
         self._parent = np.full(cap, -1, dtype=np.int64)
         self._sym = np.full(cap, -1, dtype=np.int64)
@@ -212,9 +214,10 @@ class LSharpLearner:
             out[:cap] = a
             return out
 
-        child = np.zeros((new, self.k), dtype=np.int32)
-        child[:cap] = self._child1
-        self._child1 = child
+        if new > self._child1.shape[0]:  # (the bound was raised since)
+            child = np.zeros((new, self.k), dtype=np.int32)
+            child[: self._n] = self._child1[: self._n]
+            self._child1 = child
         self._label, self._parent = grow(self._label, -1), grow(self._parent, -1)
         self._sym, self._depth = grow(self._sym, -1), grow(self._depth, 0)
         self._kids, self._dirty = grow(self._kids, 0), grow(self._dirty, False)
@@ -244,7 +247,9 @@ class LSharpLearner:
                     self._parent[ids], self._sym[ids] = par, sy
                     self._depth[ids] = self._depth[par] + 1
                     self._label[ids] = labels[live[miss[rep]], t + 1]
-                    np.add.at(self._kids, par, 1)
+                    # (keys are sorted: each parent's new children are a run)
+                    cut = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
+                    self._kids[par[cut]] += np.diff(np.r_[cut, par.size])
                     self._n += keys.size
                     nxt[miss] = ids[inv.reshape(-1)]
                 node[live] = nxt
