@@ -155,12 +155,16 @@ class LSharpLearner:
         self._basis = np.zeros(1, dtype=np.int64)
         self._access: list[Word] = [()]
         self._fr = np.zeros(0, dtype=np.int64)
-        # candidates: the pairs (frontier row, state) not apart, sorted by row then state
-        self._pr = np.zeros(0, dtype=np.int64)
+        # candidates, kept per class of rows with equal subtrees (`_refresh`): each row's
+        # class (-1: none yet), each class's key (subtree hash; Moore: and label), and the
+        # pairs (class, state) not apart, sorted by class then state
+        self._rcls = np.zeros(0, dtype=np.int64)
+        self._ckey = np.zeros((0, 3), dtype=np.uint64)
+        self._pk = np.zeros(0, dtype=np.int64)
         self._pc = np.zeros(0, dtype=np.int64)
-        self._cols = 1  # the states every row has its pairs for
-        self._checked = 1  # the states every other row was checked against
-        self._fresh = np.zeros(0, dtype=bool)  # rows not yet checked against the tree
+        self._kstart = np.zeros(1, dtype=np.int64)  # class -> where its pairs begin
+        self._cols = 1  # the states every class has its pairs for
+        self._stale = False  # every class to be found again against the whole tree
         # the tree as lists of children: non-root nodes sorted by parent, and their parents
         self._kid_node = np.zeros(0, dtype=np.int64)
         self._kid_par = np.zeros(0, dtype=np.int64)
@@ -429,48 +433,112 @@ class LSharpLearner:
         rows = self._fr.size + np.arange(new.size)
         self._frow[new] = rows
         self._fr = np.concatenate([self._fr, new])
-        self._pr = np.concatenate([self._pr, np.repeat(rows, self._cols)])
-        self._pc = np.concatenate([self._pc, np.tile(np.arange(self._cols), new.size)])
-        self._fresh = np.concatenate([self._fresh, np.ones(new.size, dtype=bool)])
+        self._rcls = np.concatenate([self._rcls, np.full(new.size, -1)])
         self._grp = np.concatenate([self._grp, np.full(new.size, -1)])
         self._cursor = np.concatenate([self._cursor, new])
         self._began = np.concatenate([self._began, np.zeros(new.size, dtype=np.int64)])
 
     def _refresh(self) -> None:
-        """Bring the candidates up to date with the tree: fresh rows and new states walk
-        the whole tree, the other pairs only the paths to nodes added since."""
-        nb = self._basis.size
-        if self._cols < nb:  # new states: a pair with every row, at the end of its pairs
-            f, new = self._fr.size, np.arange(self._cols, nb)
-            add_r, add_c = np.repeat(np.arange(f), new.size), np.tile(new, f)
-            at = np.searchsorted(self._pr, add_r, side="right")
-            self._pr, self._pc = np.insert(self._pr, at, add_r), np.insert(self._pc, at, add_c)
-            self._cols = nb
+        """Bring the candidates up to date with the tree, a class of rows at a time.
+
+        Rows whose subtrees are equal (their hashes, `_rehash`; Moore: and their labels) are
+        apart from the same states: apartness reads only the labels below the two nodes
+        (Moore: theirs too). So candidates are kept per class: on protocol machines 1.5 M
+        (row, state) pairs are 4,000 (class, state) pairs, most rows sharing a class with
+        others (every leaf of a Mealy frontier: the empty one). A row with new nodes below
+        it (dirty) looks its class up again. A class that keeps a row with no new nodes
+        is checked, through that row, against the states with new nodes below them, along
+        the paths to those nodes: it was not apart from them before, so a witness now
+        passes through one. A new class is checked through one of its rows against that
+        row's previous candidates, along the paths to new nodes (the same argument), or,
+        for a new row, against every state and the whole tree; new states likewise."""
+        nb, cols = self._basis.size, self._cols
         self._sync_frontier()
-        pr, pc = self._pr, self._pc
-        # only pairs whose frontier node has children can be apart (Mealy: σ is never
-        # empty; Moore: also a fresh row's or a new state's pairs, by their own labels):
-        # the rest, most of the pairs (every state is a leaf's candidate), are not gathered
-        rows = self._kids[self._fr] > 0
-        if self.mealy:
-            at = np.flatnonzero(rows[pr])
-        else:
-            at = np.flatnonzero((rows | self._fresh)[pr] | (pc >= self._checked))
-        r, c = pr[at], pc[at]
-        full = self._fresh[r] | (c >= self._checked)
-        dirty = self._dirty
-        # a pair checked before can only be apart now through nodes added since
-        go = np.flatnonzero(full | dirty[self._fr[r]] | dirty[self._basis[c]])
-        apart = np.zeros(at.size, dtype=bool)
-        self._rehash()  # before the dirty marks are cleared
-        if go.size:
-            apart[go] = self._apart_rows(r[go], c[go], full[go])
-        if apart.any():
-            keep = np.ones(pr.size, dtype=bool)
-            keep[at[apart]] = False
-            self._pr, self._pc = pr[keep], pc[keep]
-        self._fresh[:] = False
-        self._checked = nb
+        self._rehash()
+        node, rcls, dirty = self._fr, self._rcls, self._dirty
+        if self._stale:
+            rcls[:] = -1
+            self._stale = False
+        prev = rcls.copy()  # the rows' classes at the last refresh (-1: none)
+        rcls[dirty[node]] = -1
+        # the classes that keep an unchanged row (its subtree as at the last refresh)
+        nk = self._ckey.shape[0]
+        stay = np.zeros(nk, dtype=bool)
+        stay[rcls[rcls >= 0]] = True
+        stay = np.flatnonzero(stay)
+        moved = np.flatnonzero(rcls < 0)
+        key = np.zeros((moved.size, 3), dtype=np.uint64)
+        key[:, :2] = self._sub[node[moved]]
+        if not self.mealy:
+            key[:, 2] = self._label[node[moved]].astype(np.uint64)
+        # the moved rows' keys among those of the classes that stay (first), one id each
+        _, inv = _unique_rows(np.concatenate([self._ckey[stay], key]).view(np.uint8))
+        owner = np.full(stay.size + moved.size, -1, dtype=np.int64)
+        owner[inv[: stay.size]] = np.arange(stay.size)  # (new ids: classes that stay)
+        ids = inv[stay.size :]
+        fresh = np.unique(ids[owner[ids] < 0])
+        owner[fresh] = stay.size + np.arange(fresh.size)
+        # one row of each new class; one with a previous class, when there is one
+        order = np.lexsort((-prev[moved], owner[ids]))
+        firsts = order[np.diff(owner[ids][order], prepend=-1) > 0]
+        new_rows = moved[firsts[owner[ids][firsts] >= stay.size]]
+        # the walks: (class, state, row node, whole tree?)
+        pk, pc, x, full = [], [], [], []
+        # classes that stay: their pairs with states that have new nodes below them
+        old = np.flatnonzero(np.isin(self._pk, stay))
+        keep_k, keep_c = self._pk[old], self._pc[old]
+        newid = np.full(max(nk, 1), -1, dtype=np.int64)
+        newid[stay] = np.arange(stay.size)
+        member = np.full(max(nk, 1), -1, dtype=np.int64)
+        member[rcls[rcls >= 0]] = node[rcls >= 0]
+        go = dirty[self._basis[keep_c]]
+        pk.append(newid[keep_k[go]])
+        pc.append(keep_c[go])
+        x.append(member[keep_k[go]])
+        full.append(np.zeros(int(go.sum()), dtype=bool))
+        untouched = (newid[keep_k[~go]], keep_c[~go])
+        # ... and every new state, through the whole tree
+        add = np.arange(cols, nb)
+        pk.append(np.repeat(np.arange(stay.size), add.size))
+        pc.append(np.tile(add, stay.size))
+        x.append(np.repeat(member[stay], add.size))
+        full.append(np.ones(stay.size * add.size, dtype=bool))
+        # new classes: their row's previous candidates along new paths, or every state
+        pr = prev[new_rows]
+        had = pr >= 0
+        lo, hi = self._kstart[pr[had]], self._kstart[pr[had] + 1]
+        cnt = hi - lo
+        pos = np.arange(int(cnt.sum())) + np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
+        cid = stay.size + np.arange(new_rows.size)
+        pk.append(np.repeat(cid[had], cnt))
+        pc.append(self._pc[pos])
+        x.append(np.repeat(node[new_rows[had]], cnt))
+        full.append(np.zeros(pos.size, dtype=bool))
+        span = np.where(had, nb - cols, nb)  # the new states, or every state
+        base = np.where(had, cols, 0)
+        pk.append(np.repeat(cid, span))
+        pc.append(np.arange(int(span.sum())) + np.repeat(base - (np.cumsum(span) - span), span))
+        x.append(np.repeat(node[new_rows], span))
+        full.append(np.ones(int(span.sum()), dtype=bool))
+        wk, wc, wx, wf = (np.concatenate(a) for a in (pk, pc, x, full))
+        apart = np.zeros(wk.size, dtype=bool)
+        y = self._basis[wc]
+        whole = np.flatnonzero(wf)
+        if whole.size:
+            apart[whole] = self._walk(wx[whole], y[whole])[0]
+        since = np.flatnonzero(~wf)
+        if since.size:
+            apart[since] = self._walk(wx[since], y[since], prune=dirty)[0]
+        ck = np.concatenate([untouched[0], wk[~apart]])
+        cc = np.concatenate([untouched[1], wc[~apart]])
+        order = np.argsort(ck * nb + cc, kind="stable")
+        self._pk, self._pc = ck[order], cc[order]
+        ncls = stay.size + new_rows.size
+        self._kstart = np.searchsorted(self._pk, np.arange(ncls + 1))
+        self._ckey = np.concatenate([self._ckey[stay], key[np.searchsorted(moved, new_rows)]])
+        rcls[rcls >= 0] = newid[rcls[rcls >= 0]]
+        rcls[moved] = owner[ids]
+        self._cols = nb
         self._dirty[: self._n] = False
 
     def _rehash(self) -> None:
@@ -497,48 +565,13 @@ class LSharpLearner:
                 sub[some] = np.add.reduceat(mine, off[some], axis=0)
             self._sub[level] = sub
 
-    def _apart_rows(self, rows: np.ndarray, states: np.ndarray,
-                    full: np.ndarray) -> np.ndarray:
-        """Whether each (frontier row, state) pair is apart, walking one pair of each class
-        of rows with the same subtree hash (Moore: and label) and state: apartness reads
-        only the labels below the two nodes (Moore: theirs too), so rows with equal
-        subtrees are apart from the same states (on protocol machines, 1.5 M pairs fall
-        into 4,000 walks). A pair checked before (not `full`) walks only the paths to new
-        nodes: it was not apart then, so a witness now passes through one, for every row of
-        its class alike. The pairs are sorted by row."""
-        first = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
-        urows = rows[first]
-        node = self._fr[urows]
-        key = np.zeros((urows.size, 3), dtype=np.uint64)
-        key[:, :2] = self._sub[node]
-        if not self.mealy:
-            key[:, 2] = self._label[node].astype(np.uint64)
-        _, cls = _unique_rows(key.view(np.uint8))
-        ncls, nb = int(cls.max()) + 1, self._basis.size
-        cl = np.repeat(cls, np.diff(np.r_[first, rows.size]))
-        # one pair of each (class, state): whichever was written last
-        pick = np.full((ncls, nb), -1, dtype=np.int32)
-        pick[cl, states] = np.arange(rows.size, dtype=np.int32)
-        rep = pick[cl, states]
-        walk = np.zeros(rows.size, dtype=bool)
-        walk[rep] = True
-        x, y = self._fr[rows], self._basis[states]
-        apart = np.zeros(rows.size, dtype=bool)
-        once = np.flatnonzero(walk & full)
-        if once.size:
-            apart[once] = self._walk(x[once], y[once])[0]
-        since = np.flatnonzero(walk & ~full)
-        if since.size:
-            apart[since] = self._walk(x[since], y[since], prune=self._dirty)[0]
-        return apart[rep]
-
     def _counts(self) -> np.ndarray:
         """The number of candidates of each frontier row."""
-        return np.bincount(self._pr, minlength=self._fr.size)
+        return np.diff(self._kstart)[self._rcls]
 
     def _first(self, rows: np.ndarray, nth: int = 0) -> np.ndarray:
         """The nth candidate (state) of each row (rows with more than nth candidates)."""
-        return self._pc[np.searchsorted(self._pr, rows) + nth]
+        return self._pc[self._kstart[self._rcls[rows]] + nth]
 
     def _witnesses(self, pairs: np.ndarray) -> list[Word | None]:
         """Shortest witnesses of pairs of states ((m, 2) basis indices), cached."""
@@ -578,9 +611,8 @@ class LSharpLearner:
         self._access += self._word_list(new)
         keep = self._bidx[self._fr] < 0
         self._frow[self._fr] = -1
-        self._fr, self._fresh = self._fr[keep], self._fresh[keep]
+        self._fr, self._rcls = self._fr[keep], self._rcls[keep]
         self._frow[self._fr] = np.arange(self._fr.size)
-        self._pr = (np.cumsum(keep) - 1)[self._pr]  # promoted rows had no pairs
         # adaptive walks start over with the new states among the candidates
         self._cursor = self._fr.copy()
         self._grp = np.full(self._fr.size, -1)
@@ -706,13 +738,14 @@ class LSharpLearner:
         start = np.flatnonzero(need & (self._grp < 0) & ((self._began == 0)
                                                         | (count < self._began)))
         if start.size:
-            at = np.full(self._fr.size, -1)
-            at[start] = np.arange(start.size)
-            sel = at[self._pr] >= 0
-            sets = np.zeros((start.size, self._cols), dtype=bool)
-            sets[at[self._pr[sel]], self._pc[sel]] = True
-            blocks, inv = _unique_rows(np.packbits(sets, axis=1))
             nb = self._cols
+            cls, at = np.unique(self._rcls[start], return_inverse=True)
+            lo, hi = self._kstart[cls], self._kstart[cls + 1]
+            cnt = hi - lo
+            pos = np.arange(int(cnt.sum())) + np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
+            sets = np.zeros((cls.size, nb), dtype=bool)
+            sets[np.repeat(np.arange(cls.size), cnt), self._pc[pos]] = True
+            blocks, inv = _unique_rows(np.packbits(sets, axis=1)[at.reshape(-1)])
             ids = np.array([self._group(m, self._basis[m]) for m in
                             (np.flatnonzero(np.unpackbits(b)[:nb]) for b in blocks)],
                            dtype=np.int64)
@@ -771,11 +804,12 @@ class LSharpLearner:
         row = np.where(there & (trans < 0), self._frow[node], -1)
         fr = row >= 0
         rows = row[fr]
-        if self._pr.size:  # the first candidate (0 for a row with none)
-            at = np.minimum(np.searchsorted(self._pr, rows), self._pr.size - 1)
-            trans[fr] = np.where(self._pr[at] == rows, self._pc[at], 0)
-        else:
-            trans[fr] = 0
+        cls = self._rcls[rows]  # the first candidate (0 for a row with none or no class)
+        has = cls >= 0
+        has[has] = self._kstart[cls[has] + 1] > self._kstart[cls[has]]
+        first = np.zeros(rows.size, dtype=np.int64)
+        first[has] = self._pc[self._kstart[cls[has]]]
+        trans[fr] = first
         trans = np.clip(trans, 0, self._basis.size - 1)
         if self.mealy:
             labels = np.where(there, self._label[node], 0)
@@ -877,7 +911,7 @@ class LSharpLearner:
                 if rechecked:
                     raise LearnerStop("L# found a conflict in its tree it cannot resolve")
                 rechecked = True
-                self._fresh[:] = True
+                self._stale = True
         return self._hyp
 
     def anytime(self) -> Machine:
