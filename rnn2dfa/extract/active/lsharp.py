@@ -42,16 +42,20 @@ access(q')·σ2·η is asked (q' the state of σ1, η a witness of r # q), and t
 with σ1 if its node is apart from q', else with access(q')·σ2, until the node is in F,
 where it is now apart from the candidate it was identified with: the rules make progress.
 
-Storage. The tree is numpy arrays grown geometrically (child table (nodes, k), label,
-parent, symbol, depth), with its nodes also listed by parent (so a walk visits the
-children that exist, not k slots). Candidates are the pairs (frontier row, state) not
-apart, kept up to date incrementally: a new frontier row or state is checked against the
-whole tree, an old pair only along the paths to nodes added since (new nodes and their
-ancestors are "dirty"); a frontier row with no children is apart from no state but by its
-own label (Moore, checked when the row or the state is new), so its pairs are skipped (most
-pairs: every state is a leaf's candidate until R3 asks below it). Apartness of many pairs
-at once is a level-by-level walk over their common subtrees, through the children of each
-pair's side with fewer.
+Storage. The tree is numpy arrays (child table (nodes, k), label, parent, symbol, depth),
+with its nodes also listed by parent (so a walk visits the children that exist, not k
+slots). Candidates are kept per class of frontier rows with equal subtrees (a 128-bit hash
+of the labels below each node, kept for the nodes added and those above them; Moore: and
+the row's own label): apartness reads only the labels below the two nodes, so such rows
+are apart from the same states. On protocol machines most rows share a class (every leaf
+of a Mealy frontier: the empty one), and 1.5 M (row, state) pairs were a few thousand
+(class, state) pairs. A refresh walks a class once: through a row whose subtree did not
+change, against the states with new nodes below them; a new class through one of its
+rows, against that row's previous candidates; both only along the paths to nodes added
+since (new nodes and their ancestors are "dirty": a pair not apart before is apart now
+only through one); a new row or a new state against the whole tree. Apartness of many
+pairs at once is a level-by-level walk over their common subtrees, through the children
+of each pair's side with fewer.
 """
 
 from __future__ import annotations
