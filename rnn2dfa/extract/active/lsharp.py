@@ -969,5 +969,7 @@ class LSharpLearner:
     def details(self) -> dict[str, int]:
         return {"basis": self.n_states, "tree_nodes": self._n,
                 "tree_depth": int(self._depth[: self._n].max()),
-                "frontier": int(self._fr.size), "cached_witnesses": len(self._witness),
+                "frontier": int(self._fr.size),
+                "candidate_classes": int(self._ckey.shape[0]),
+                "cached_witnesses": len(self._witness),
                 "teacher_calls": self.questions, "counterexample_steps": self.cex_steps}
