@@ -246,3 +246,63 @@ def test_a_compiled_dfa_is_learned_back_by_l_sharp() -> None:
     result = rnn2dfa.extract(rnn2dfa.compile(truth), method="lsharp", seed=0, time_limit=30)
     assert result.finished
     assert rnn2dfa.equivalent(result.automaton, truth)
+
+
+def apart(learner: LSharpLearner, kid: list[list[int]], p: int, q: int) -> bool:
+    """Apartness read off the tree (`kid`: its children, -1 for none) from its definition:
+    some σ with p·σ and q·σ both in the tree and labelled differently (Mealy: σ never
+    empty), one node pair at a time."""
+    lab = learner._label
+    if not learner.mealy and lab[p] >= 0 and lab[q] >= 0 and lab[p] != lab[q]:
+        return True
+    todo = [(p, q)]
+    while todo:
+        u, v = todo.pop()
+        for a in range(learner.k):
+            cu, cv = kid[u][a], kid[v][a]
+            if cu >= 0 and cv >= 0:
+                if lab[cu] >= 0 and lab[cv] >= 0 and lab[cu] != lab[cv]:
+                    return True
+                todo.append((cu, cv))
+    return False
+
+
+def skewed(kind: str, n: int, k: int, seed: int) -> Machine:
+    """A random machine whose outputs are mostly one or two (most frontier rows of its tree
+    look alike: the classes of equal subtrees the candidates are kept by are shared)."""
+    m = Machine.random(kind, n, k, 4, seed=seed)
+    rng = np.random.default_rng(seed)
+    return m.replace(labels=rng.choice(4, size=m.labels.shape, p=[0.6, 0.25, 0.1, 0.05]))
+
+
+@pytest.mark.parametrize(("kind", "n", "k", "seed"),
+                         [("mealy", 40, 5, 1), ("moore", 40, 4, 2), ("mealy", 30, 10, 3)])
+def test_candidates_are_exactly_the_states_not_apart(kind: str, n: int, k: int,
+                                                     seed: int) -> None:
+    """After every hypothesis, each frontier row's candidates are the states it is not apart
+    from on the whole tree, checked pair by pair from the definition (the learner keeps
+    them per class of rows with equal subtrees, refreshed along new paths only)."""
+    truth = skewed(kind, n, k, seed)
+    learner = make(truth)
+    goal = goal_of(truth)
+    h = learner.hypothesis()
+    rounds = 0
+    while True:
+        rows = learner._fr
+        assert (learner._rcls >= 0).all()
+        kid = (learner._child1[: learner._n] - 1).tolist()
+        for i, x in enumerate(rows.tolist()):
+            c = int(learner._rcls[i])
+            got = learner._pc[learner._kstart[c]: learner._kstart[c + 1]].tolist()
+            want = [s for s, q in enumerate(learner._basis.tolist())
+                    if not apart(learner, kid, x, q)]
+            assert got == want, (i, x)
+        rounds += 1
+        cex = h.difference(goal)
+        if cex is None:
+            break
+        h = learner.learn([cex])
+    assert h.minimize() == truth.minimize()
+    assert rounds >= 2  # the fixture asked for counterexamples: checked more than once
+    # rows share classes: fewer classes than rows (the empty subtree's, at least)
+    assert learner.details()["candidate_classes"] < learner.details()["frontier"]

@@ -42,16 +42,20 @@ access(q')·σ2·η is asked (q' the state of σ1, η a witness of r # q), and t
 with σ1 if its node is apart from q', else with access(q')·σ2, until the node is in F,
 where it is now apart from the candidate it was identified with: the rules make progress.
 
-Storage. The tree is numpy arrays grown geometrically (child table (nodes, k), label,
-parent, symbol, depth), with its nodes also listed by parent (so a walk visits the
-children that exist, not k slots). Candidates are the pairs (frontier row, state) not
-apart, kept up to date incrementally: a new frontier row or state is checked against the
-whole tree, an old pair only along the paths to nodes added since (new nodes and their
-ancestors are "dirty"); a frontier row with no children is apart from no state but by its
-own label (Moore, checked when the row or the state is new), so its pairs are skipped (most
-pairs: every state is a leaf's candidate until R3 asks below it). Apartness of many pairs
-at once is a level-by-level walk over their common subtrees, through the children of each
-pair's side with fewer.
+Storage. The tree is numpy arrays (child table (nodes, k), label, parent, symbol, depth),
+with its nodes also listed by parent (so a walk visits the children that exist, not k
+slots). Candidates are kept per class of frontier rows with equal subtrees (a 128-bit hash
+of the labels below each node, kept for the nodes added and those above them; Moore: and
+the row's own label): apartness reads only the labels below the two nodes, so such rows
+are apart from the same states. On protocol machines most rows share a class (every leaf
+of a Mealy frontier: the empty one), and 1.5 M (row, state) pairs were a few thousand
+(class, state) pairs. A refresh walks a class once: through a row whose subtree did not
+change, against the states with new nodes below them; a new class through one of its
+rows, against that row's previous candidates; both only along the paths to nodes added
+since (new nodes and their ancestors are "dirty": a pair not apart before is apart now
+only through one); a new row or a new state against the whole tree. Apartness of many
+pairs at once is a level-by-level walk over their common subtrees, through the children
+of each pair's side with fewer.
 """
 
 from __future__ import annotations
@@ -85,9 +89,26 @@ LOOKAHEAD_DEPTH = 4
 def node_bytes(k: int) -> int:
     """The bytes one tree node takes over k inputs: its row of int32 children; its label,
     parent, symbol, depth, child count, state and frontier row, and its place in the child
-    lists (two columns and an offset), int64; a flag. Counted as int64 children, the bound
-    stopped a 701-state, 80-input machine at 380,000 nodes where it needs 665,000."""
-    return 4 * k + 8 * 10 + 1
+    lists (two columns and an offset), int64; its subtree's hash, two uint64; a flag.
+    Counted as int64 children, the bound stopped a 701-state, 80-input machine at 380,000
+    nodes where it needs 665,000."""
+    return 4 * k + 8 * 12 + 1
+
+
+#: splitmix64's finalizer constants (Steele, Lea & Flood, OOPSLA 2014): the mixer of the
+#: subtree hashes, and a different seed for each of their two 64-bit columns
+_GAMMA, _M1, _M2 = (np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9),
+                    np.uint64(0x94D049BB133111EB))
+_SEEDS = np.array([[0x2545F4914F6CDD1D, 0x5851F42D4C957F2D]], dtype=np.uint64)
+_SYM = np.array([[0x27BB2EE687B0B0FD, 0x6C8E9CF570932BD5]], dtype=np.uint64)
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer, elementwise (uint64, wrapping)."""
+    z = z + _GAMMA
+    z = (z ^ (z >> np.uint64(30))) * _M1
+    z = (z ^ (z >> np.uint64(27))) * _M2
+    return z ^ (z >> np.uint64(31))
 
 
 def _unique_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -114,13 +135,22 @@ class LSharpLearner:
         cap = 1024
         # the tree; node 0 is ε (its label unknown until the first answer; Mealy: always)
         self._n = 1
-        # int32 children (the tree's bound keeps ids far below 2^31): half the pages to fill
-        self._child = np.full((cap, self.k), -1, dtype=np.int32)
+        # int32 children (the tree's bound keeps ids far below 2^31) stored as id + 1, 0 for
+        # none, read through `_kid`: the table is one zeroed allocation of the bound's size,
+        # whose pages the system maps only once written, so it is never copied as the tree
+        # grows (filling grown tables with -1, then copying them, was a tenth of L#'s
+        # learning on 300 x 75 machines)
+        most = max(cap, LSHARP_TREE_BYTES // node_bytes(self.k))
+        self._child1 = np.zeros((most, self.k), dtype=np.int32)
         self._label = np.full(cap, -1, dtype=np.int64)
         self._parent = np.full(cap, -1, dtype=np.int64)
         self._sym = np.full(cap, -1, dtype=np.int64)
         self._depth = np.zeros(cap, dtype=np.int64)
         self._kids = np.zeros(cap, dtype=np.int64)  # children count: walks skip leaves
+        #: per node outside the basis, a 128-bit hash of what lies below it (its children's
+        #: symbols, labels and subtrees, `_rehash`): rows with equal ones are apart from the
+        #: same states, so a refresh walks one row of each (`_apart_rows`)
+        self._sub = np.zeros((cap, 2), dtype=np.uint64)
         self._dirty = np.zeros(cap, dtype=bool)  # added since the last refresh, or above one
         self._bidx = np.full(cap, -1, dtype=np.int64)  # node -> its state, or -1
         self._frow = np.full(cap, -1, dtype=np.int64)  # node -> its frontier row, or -1
@@ -129,12 +159,16 @@ class LSharpLearner:
         self._basis = np.zeros(1, dtype=np.int64)
         self._access: list[Word] = [()]
         self._fr = np.zeros(0, dtype=np.int64)
-        # candidates: the pairs (frontier row, state) not apart, sorted by row then state
-        self._pr = np.zeros(0, dtype=np.int64)
+        # candidates, kept per class of rows with equal subtrees (`_refresh`): each row's
+        # class (-1: none yet), each class's key (subtree hash; Moore: and label), and the
+        # pairs (class, state) not apart, sorted by class then state
+        self._rcls = np.zeros(0, dtype=np.int64)
+        self._ckey = np.zeros((0, 3), dtype=np.uint64)
+        self._pk = np.zeros(0, dtype=np.int64)
         self._pc = np.zeros(0, dtype=np.int64)
-        self._cols = 1  # the states every row has its pairs for
-        self._checked = 1  # the states every other row was checked against
-        self._fresh = np.zeros(0, dtype=bool)  # rows not yet checked against the tree
+        self._kstart = np.zeros(1, dtype=np.int64)  # class -> where its pairs begin
+        self._cols = 1  # the states every class has its pairs for
+        self._stale = False  # every class to be found again against the whole tree
         # the tree as lists of children: non-root nodes sorted by parent, and their parents
         self._kid_node = np.zeros(0, dtype=np.int64)
         self._kid_par = np.zeros(0, dtype=np.int64)
@@ -188,10 +222,14 @@ class LSharpLearner:
             out[:cap] = a
             return out
 
-        self._child = grow(self._child, -1)
+        if new > self._child1.shape[0]:  # (the bound was raised since)
+            child = np.zeros((new, self.k), dtype=np.int32)
+            child[: self._n] = self._child1[: self._n]
+            self._child1 = child
         self._label, self._parent = grow(self._label, -1), grow(self._parent, -1)
         self._sym, self._depth = grow(self._sym, -1), grow(self._depth, 0)
         self._kids, self._dirty = grow(self._kids, 0), grow(self._dirty, False)
+        self._sub = grow(self._sub, 0)
         self._bidx, self._frow = grow(self._bidx, -1), grow(self._frow, -1)
 
     def _insert(self, starts: np.ndarray, suf: np.ndarray, lens: np.ndarray,
@@ -205,7 +243,7 @@ class LSharpLearner:
             for t in range(int(lens.max()) if lens.size else 0):
                 live = np.flatnonzero(lens > t)
                 at, s = node[live], suf[live, t]
-                nxt = self._child[at, s]
+                nxt = self._kid(at, s)
                 miss = np.flatnonzero(nxt < 0)
                 if miss.size:  # one new node per distinct (parent, symbol)
                     keys, rep, inv = np.unique(at[miss] * k + s[miss], return_index=True,
@@ -213,16 +251,26 @@ class LSharpLearner:
                     self._reserve(int(keys.size))  # (the bound: before this level is added)
                     ids = self._n + np.arange(keys.size)
                     par, sy = keys // k, keys % k
-                    self._child[par, sy] = ids
+                    self._child1[par, sy] = ids + 1
                     self._parent[ids], self._sym[ids] = par, sy
                     self._depth[ids] = self._depth[par] + 1
                     self._label[ids] = labels[live[miss[rep]], t + 1]
-                    np.add.at(self._kids, par, 1)
+                    # (keys are sorted: each parent's new children are a run)
+                    cut = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
+                    self._kids[par[cut]] += np.diff(np.r_[cut, par.size])
                     self._n += keys.size
                     nxt[miss] = ids[inv.reshape(-1)]
                 node[live] = nxt
         finally:  # the levels added are marked even when the bound stopped the insertion
             self._mark_dirty(first)
+
+    def _kid(self, nodes: np.ndarray, syms: np.ndarray | int) -> np.ndarray:
+        """The child of each node on its symbol (-1: none)."""
+        return self._child1[nodes, syms] - 1
+
+    def _kids_of(self, nodes: np.ndarray) -> np.ndarray:
+        """The (len(nodes), k) children of the nodes (-1: none)."""
+        return self._child1[nodes] - 1
 
     def _mark_dirty(self, first: int) -> None:
         """Nodes from `first` on, and their ancestors, are dirty (up to the first one
@@ -280,7 +328,7 @@ class LSharpLearner:
         out[:, 0] = 0
         for t in range(sym.shape[1]):
             live = np.flatnonzero((lens > t) & (node >= 0))
-            node[live] = self._child[node[live], sym[live, t]]
+            node[live] = self._kid(node[live], sym[live, t])
             out[live, t + 1] = node[live]
         return out
 
@@ -300,16 +348,27 @@ class LSharpLearner:
         return self._kid_node, self._kid_start
 
     def _expand(self, src: np.ndarray, other: np.ndarray, nodes: np.ndarray,
-                start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                start: np.ndarray, ordered: bool = True) -> tuple[np.ndarray, np.ndarray,
+                                                                   np.ndarray]:
         """For pairs (src[i], other[i]): each child of src[i] listed in `nodes` (node j's
         from start[j] to start[j + 1]) with the child of other[i] on the same symbol, when
-        there is one: (i, src child, other child)."""
+        there is one: (i, src child, other child), by i then child unless not `ordered`
+        (then the sources with one child, most of them, first: read with no repeat)."""
         lo = start[src]
         cnt = start[src + 1] - lo
-        idx = np.repeat(np.arange(src.size), cnt)
-        pos = np.arange(idx.size) - np.repeat(np.cumsum(cnt) - cnt, cnt) + lo[idx]
+        if ordered:
+            idx = np.repeat(np.arange(src.size), cnt)
+            pos = np.arange(idx.size) + np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
+        else:
+            one = np.flatnonzero(cnt == 1)
+            many = np.flatnonzero(cnt > 1)
+            c = cnt[many]
+            sub = np.repeat(np.arange(many.size), c)
+            idx = np.concatenate([one, many[sub]])
+            pos = np.concatenate([lo[one], np.arange(sub.size)
+                                  + np.repeat(lo[many] - (np.cumsum(c) - c), c)])
         mine = nodes[pos]
-        theirs = self._child[other[idx], self._sym[mine]]
+        theirs = self._kid(other[idx], self._sym[mine])
         ok = theirs >= 0
         return idx[ok], mine[ok], theirs[ok]
 
@@ -338,8 +397,8 @@ class LSharpLearner:
         levels: list[tuple[np.ndarray, np.ndarray]] = []  # (parent index, symbol) per level
         while x.size:
             mine = kids[x] <= kids[y]
-            i1, x1, y1 = self._expand(x[mine], y[mine], nodes, start)
-            i2, y2, x2 = self._expand(y[~mine], x[~mine], nodes, start)
+            i1, x1, y1 = self._expand(x[mine], y[mine], nodes, start, witness)
+            i2, y2, x2 = self._expand(y[~mine], x[~mine], nodes, start, witness)
             i1, i2 = np.flatnonzero(mine)[i1], np.flatnonzero(~mine)[i2]
             r = np.concatenate([i1, i2])
             nx, ny = np.concatenate([x1, x2]), np.concatenate([y1, y2])
@@ -362,13 +421,14 @@ class LSharpLearner:
             keep = ~hit[o2] & (kids[nx] > 0) & (kids[ny] > 0)
             if prune is not None:
                 keep &= prune[nx] | prune[ny]
-            levels.append((r[keep], c[keep]))
+            if witness:
+                levels.append((r[keep], c[keep]))
             x, y, org = nx[keep], ny[keep], o2[keep]
         return hit, wit
 
     def _sync_frontier(self) -> None:
         """The children of basis nodes outside S and F become fresh frontier rows."""
-        ch = self._child[self._basis].reshape(-1)
+        ch = self._kids_of(self._basis).reshape(-1)
         ch = ch[ch >= 0]
         new = ch[(self._bidx[ch] < 0) & (self._frow[ch] < 0)]
         if not new.size:
@@ -377,58 +437,145 @@ class LSharpLearner:
         rows = self._fr.size + np.arange(new.size)
         self._frow[new] = rows
         self._fr = np.concatenate([self._fr, new])
-        self._pr = np.concatenate([self._pr, np.repeat(rows, self._cols)])
-        self._pc = np.concatenate([self._pc, np.tile(np.arange(self._cols), new.size)])
-        self._fresh = np.concatenate([self._fresh, np.ones(new.size, dtype=bool)])
+        self._rcls = np.concatenate([self._rcls, np.full(new.size, -1)])
         self._grp = np.concatenate([self._grp, np.full(new.size, -1)])
         self._cursor = np.concatenate([self._cursor, new])
         self._began = np.concatenate([self._began, np.zeros(new.size, dtype=np.int64)])
 
     def _refresh(self) -> None:
-        """Bring the candidates up to date with the tree: fresh rows and new states walk
-        the whole tree, the other pairs only the paths to nodes added since."""
-        nb = self._basis.size
-        if self._cols < nb:  # new states: a pair with every row, at the end of its pairs
-            f, new = self._fr.size, np.arange(self._cols, nb)
-            add_r, add_c = np.repeat(np.arange(f), new.size), np.tile(new, f)
-            at = np.searchsorted(self._pr, add_r, side="right")
-            self._pr, self._pc = np.insert(self._pr, at, add_r), np.insert(self._pc, at, add_c)
-            self._cols = nb
+        """Bring the candidates up to date with the tree, a class of rows at a time.
+
+        Rows whose subtrees are equal (their hashes, `_rehash`; Moore: and their labels) are
+        apart from the same states: apartness reads only the labels below the two nodes
+        (Moore: theirs too). So candidates are kept per class: on protocol machines 1.5 M
+        (row, state) pairs are 4,000 (class, state) pairs, most rows sharing a class with
+        others (every leaf of a Mealy frontier: the empty one). A row with new nodes below
+        it (dirty) looks its class up again. A class that keeps a row with no new nodes
+        is checked, through that row, against the states with new nodes below them, along
+        the paths to those nodes: it was not apart from them before, so a witness now
+        passes through one. A new class is checked through one of its rows against that
+        row's previous candidates, along the paths to new nodes (the same argument), or,
+        for a new row, against every state and the whole tree; new states likewise."""
+        nb, cols = self._basis.size, self._cols
         self._sync_frontier()
-        pr, pc = self._pr, self._pc
-        # only pairs whose frontier node has children can be apart (Mealy: σ is never
-        # empty; Moore: also a fresh row's or a new state's pairs, by their own labels):
-        # the rest, most of the pairs (every state is a leaf's candidate), are not gathered
-        rows = self._kids[self._fr] > 0
-        if self.mealy:
-            at = np.flatnonzero(rows[pr])
-        else:
-            at = np.flatnonzero((rows | self._fresh)[pr] | (pc >= self._checked))
-        x, y = self._fr[pr[at]], self._basis[pc[at]]
-        full = self._fresh[pr[at]] | (pc[at] >= self._checked)
-        dirty = self._dirty
-        old = np.flatnonzero(~full & (dirty[x] | dirty[y]))
-        full = np.flatnonzero(full)
-        apart = np.zeros(at.size, dtype=bool)
-        if full.size:
-            apart[full] = self._walk(x[full], y[full])[0]
-        if old.size:
-            apart[old] = self._walk(x[old], y[old], prune=dirty)[0]
-        if apart.any():
-            keep = np.ones(pr.size, dtype=bool)
-            keep[at[apart]] = False
-            self._pr, self._pc = pr[keep], pc[keep]
-        self._fresh[:] = False
-        self._checked = nb
+        self._rehash()
+        node, rcls, dirty = self._fr, self._rcls, self._dirty
+        if self._stale:
+            rcls[:] = -1
+            self._stale = False
+        prev = rcls.copy()  # the rows' classes at the last refresh (-1: none)
+        rcls[dirty[node]] = -1
+        # the classes that keep an unchanged row (its subtree as at the last refresh)
+        nk = self._ckey.shape[0]
+        stay = np.zeros(nk, dtype=bool)
+        stay[rcls[rcls >= 0]] = True
+        stay = np.flatnonzero(stay)
+        moved = np.flatnonzero(rcls < 0)
+        key = np.zeros((moved.size, 3), dtype=np.uint64)
+        key[:, :2] = self._sub[node[moved]]
+        if not self.mealy:
+            key[:, 2] = self._label[node[moved]].astype(np.uint64)
+        # the moved rows' keys among those of the classes that stay (first), one id each
+        _, inv = _unique_rows(np.concatenate([self._ckey[stay], key]).view(np.uint8))
+        owner = np.full(stay.size + moved.size, -1, dtype=np.int64)
+        owner[inv[: stay.size]] = np.arange(stay.size)  # (new ids: classes that stay)
+        ids = inv[stay.size :]
+        fresh = np.unique(ids[owner[ids] < 0])
+        owner[fresh] = stay.size + np.arange(fresh.size)
+        # one row of each new class; one with a previous class, when there is one
+        order = np.lexsort((-prev[moved], owner[ids]))
+        firsts = order[np.diff(owner[ids][order], prepend=-1) > 0]
+        new_rows = moved[firsts[owner[ids][firsts] >= stay.size]]
+        # the walks: (class, state, row node, whole tree?)
+        pk, pc, x, full = [], [], [], []
+        # classes that stay: their pairs with states that have new nodes below them
+        old = np.flatnonzero(np.isin(self._pk, stay))
+        keep_k, keep_c = self._pk[old], self._pc[old]
+        newid = np.full(max(nk, 1), -1, dtype=np.int64)
+        newid[stay] = np.arange(stay.size)
+        member = np.full(max(nk, 1), -1, dtype=np.int64)
+        member[rcls[rcls >= 0]] = node[rcls >= 0]
+        go = dirty[self._basis[keep_c]]
+        pk.append(newid[keep_k[go]])
+        pc.append(keep_c[go])
+        x.append(member[keep_k[go]])
+        full.append(np.zeros(int(go.sum()), dtype=bool))
+        untouched = (newid[keep_k[~go]], keep_c[~go])
+        # ... and every new state, through the whole tree
+        add = np.arange(cols, nb)
+        pk.append(np.repeat(np.arange(stay.size), add.size))
+        pc.append(np.tile(add, stay.size))
+        x.append(np.repeat(member[stay], add.size))
+        full.append(np.ones(stay.size * add.size, dtype=bool))
+        # new classes: their row's previous candidates along new paths, or every state
+        pr = prev[new_rows]
+        had = pr >= 0
+        lo, hi = self._kstart[pr[had]], self._kstart[pr[had] + 1]
+        cnt = hi - lo
+        pos = np.arange(int(cnt.sum())) + np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
+        cid = stay.size + np.arange(new_rows.size)
+        pk.append(np.repeat(cid[had], cnt))
+        pc.append(self._pc[pos])
+        x.append(np.repeat(node[new_rows[had]], cnt))
+        full.append(np.zeros(pos.size, dtype=bool))
+        span = np.where(had, nb - cols, nb)  # the new states, or every state
+        base = np.where(had, cols, 0)
+        pk.append(np.repeat(cid, span))
+        pc.append(np.arange(int(span.sum())) + np.repeat(base - (np.cumsum(span) - span), span))
+        x.append(np.repeat(node[new_rows], span))
+        full.append(np.ones(int(span.sum()), dtype=bool))
+        wk, wc, wx, wf = (np.concatenate(a) for a in (pk, pc, x, full))
+        apart = np.zeros(wk.size, dtype=bool)
+        y = self._basis[wc]
+        whole = np.flatnonzero(wf)
+        if whole.size:
+            apart[whole] = self._walk(wx[whole], y[whole])[0]
+        since = np.flatnonzero(~wf)
+        if since.size:
+            apart[since] = self._walk(wx[since], y[since], prune=dirty)[0]
+        ck = np.concatenate([untouched[0], wk[~apart]])
+        cc = np.concatenate([untouched[1], wc[~apart]])
+        order = np.argsort(ck * nb + cc, kind="stable")
+        self._pk, self._pc = ck[order], cc[order]
+        ncls = stay.size + new_rows.size
+        self._kstart = np.searchsorted(self._pk, np.arange(ncls + 1))
+        self._ckey = np.concatenate([self._ckey[stay], key[np.searchsorted(moved, new_rows)]])
+        rcls[rcls >= 0] = newid[rcls[rcls >= 0]]
+        rcls[moved] = owner[ids]
+        self._cols = nb
         self._dirty[: self._n] = False
+
+    def _rehash(self) -> None:
+        """The subtree hashes of the dirty nodes outside the basis (every node added since
+        the last refresh, and those above it), the deepest first: a node's is the sum
+        (mod 2^64) over its children of mix(its symbol, mix(its label, its own))."""
+        nodes = np.flatnonzero(self._dirty[: self._n] & (self._bidx[: self._n] < 0))
+        if not nodes.size:
+            return
+        kid_node, start = self._children()
+        nodes = nodes[np.argsort(-self._depth[nodes], kind="stable")]
+        cuts = np.flatnonzero(np.diff(self._depth[nodes])) + 1
+        for level in np.split(nodes, cuts):
+            lo = start[level]
+            cnt = start[level + 1] - lo
+            off = np.cumsum(cnt) - cnt
+            kid = kid_node[np.arange(int(cnt.sum())) + np.repeat(lo - off, cnt)]
+            lab = (self._label[kid] + 1).astype(np.uint64)[:, None]
+            sym = (self._sym[kid] + 1).astype(np.uint64)[:, None]
+            mine = _mix(_mix(self._sub[kid] ^ _mix(lab + _SEEDS)) + sym * _SYM)
+            sub = np.zeros((level.size, 2), dtype=np.uint64)
+            some = cnt > 0
+            if some.any():
+                sub[some] = np.add.reduceat(mine, off[some], axis=0)
+            self._sub[level] = sub
 
     def _counts(self) -> np.ndarray:
         """The number of candidates of each frontier row."""
-        return np.bincount(self._pr, minlength=self._fr.size)
+        return np.diff(self._kstart)[self._rcls]
 
     def _first(self, rows: np.ndarray, nth: int = 0) -> np.ndarray:
         """The nth candidate (state) of each row (rows with more than nth candidates)."""
-        return self._pc[np.searchsorted(self._pr, rows) + nth]
+        return self._pc[self._kstart[self._rcls[rows]] + nth]
 
     def _witnesses(self, pairs: np.ndarray) -> list[Word | None]:
         """Shortest witnesses of pairs of states ((m, 2) basis indices), cached."""
@@ -468,9 +615,8 @@ class LSharpLearner:
         self._access += self._word_list(new)
         keep = self._bidx[self._fr] < 0
         self._frow[self._fr] = -1
-        self._fr, self._fresh = self._fr[keep], self._fresh[keep]
+        self._fr, self._rcls = self._fr[keep], self._rcls[keep]
         self._frow[self._fr] = np.arange(self._fr.size)
-        self._pr = (np.cumsum(keep) - 1)[self._pr]  # promoted rows had no pairs
         # adaptive walks start over with the new states among the candidates
         self._cursor = self._fr.copy()
         self._grp = np.full(self._fr.size, -1)
@@ -480,7 +626,7 @@ class LSharpLearner:
 
     def _extensions(self) -> tuple[np.ndarray, list[Word]]:
         """R2: every missing child q·a of a basis node."""
-        qs, syms = np.nonzero(self._child[self._basis] < 0)
+        qs, syms = np.nonzero(self._child1[self._basis] == 0)
         return self._basis[qs], [(a,) for a in syms.tolist()]
 
     # ------------------------------------------------------------------ R3
@@ -499,7 +645,7 @@ class LSharpLearner:
         k, r = self.k, self.r
         sizes = [self._gnode[g].size for g in todo]
         gi = np.repeat(np.arange(len(todo)), sizes)
-        ch = self._child[np.concatenate([self._gnode[g] for g in todo])]
+        ch = self._kids_of(np.concatenate([self._gnode[g] for g in todo]))
         lab = np.where(ch >= 0, self._label[np.maximum(ch, 0)], -1)
         there = lab >= 0
         key = ((gi[:, None] * k + np.arange(k)[None, :]) * r + lab)[there]
@@ -516,7 +662,7 @@ class LSharpLearner:
         (-1 when fewer than two)."""
         key = g * self.r + lab
         if key not in self._gnext:
-            nodes = self._child[self._gnode[g], self._gbest[g]]
+            nodes = self._kid(self._gnode[g], self._gbest[g])
             agree = nodes >= 0
             agree[agree] = self._label[nodes[agree]] == lab
             self._gnext[key] = (self._group(self._gmem[g][agree], nodes[agree])
@@ -529,7 +675,7 @@ class LSharpLearner:
         r = self.r
         keys = [g * r + lab for lab in range(r)]
         if any(key not in self._gnext for key in keys):
-            nodes = self._child[self._gnode[g], self._gbest[g]]
+            nodes = self._kid(self._gnode[g], self._gbest[g])
             labs = np.where(nodes >= 0, self._label[np.maximum(nodes, 0)], -1)
             for lab, key in enumerate(keys):
                 if key not in self._gnext:
@@ -537,6 +683,33 @@ class LSharpLearner:
                     self._gnext[key] = (self._group(self._gmem[g][agree], nodes[agree])
                                         if agree.sum() >= 2 else -1)
         return [self._gnext[key] for key in keys]
+
+    def _next_groups_of(self, groups: list[int]) -> None:
+        """`_next_groups` of many groups at once (the same groups made in the same order):
+        their nodes' children read in one gather, their members split by label in one
+        sort, instead of a few array operations per group and label."""
+        r = self.r
+        todo = [g for g in dict.fromkeys(groups)
+                if any(g * r + lab not in self._gnext for lab in range(r))]
+        if not todo:
+            return
+        sizes = np.array([self._gnode[g].size for g in todo], dtype=np.int64)
+        best = np.array([self._gbest[g] for g in todo], dtype=np.int64)
+        nodes = self._kid(np.concatenate([self._gnode[g] for g in todo]),
+                          np.repeat(best, sizes))
+        members = np.concatenate([self._gmem[g] for g in todo])
+        labs = np.where(nodes >= 0, self._label[np.maximum(nodes, 0)], -1)
+        key = np.where(labs >= 0, np.repeat(np.arange(len(todo)), sizes) * r + labs, -1)
+        order = np.argsort(key, kind="stable")  # (each key's members in their order)
+        bounds = np.searchsorted(key[order], np.arange(len(todo) * r + 1)).tolist()
+        for i, g in enumerate(todo):
+            for lab in range(r):
+                if g * r + lab in self._gnext:
+                    continue
+                a, b = bounds[i * r + lab], bounds[i * r + lab + 1]
+                at = order[a:b]
+                self._gnext[g * r + lab] = (self._group(members[at], nodes[at])
+                                            if b - a >= 2 else -1)
 
     def _plan(self, groups: np.ndarray) -> None:
         """What walks in these groups ask next, for the groups without a plan yet: the
@@ -547,6 +720,7 @@ class LSharpLearner:
         level = {g: [((self._gbest[g],), g)] for g in todo}
         out: dict[int, list[Word]] = {g: [] for g in todo}
         for _ in range(LOOKAHEAD_DEPTH - 1):
+            self._next_groups_of([h for paths in level.values() for _, h in paths])
             kids = {(g, i): [c for c in self._next_groups(h) if c >= 0]
                     for g, paths in level.items() for i, (_, h) in enumerate(paths)}
             every = [c for cs in kids.values() for c in cs]
@@ -577,7 +751,7 @@ class LSharpLearner:
         into the group of the candidates that agree with the label found there."""
         g = self._grp[rows]
         a = np.asarray(self._gbest, dtype=np.int64)[g]
-        nxt = self._child[self._cursor[rows], a]
+        nxt = self._kid(self._cursor[rows], a)
         self._cursor[rows] = nxt
         keys, inv = np.unique(g * self.r + self._label[nxt], return_inverse=True)
         out = np.empty(keys.size, dtype=np.int64)
@@ -596,13 +770,14 @@ class LSharpLearner:
         start = np.flatnonzero(need & (self._grp < 0) & ((self._began == 0)
                                                         | (count < self._began)))
         if start.size:
-            at = np.full(self._fr.size, -1)
-            at[start] = np.arange(start.size)
-            sel = at[self._pr] >= 0
-            sets = np.zeros((start.size, self._cols), dtype=bool)
-            sets[at[self._pr[sel]], self._pc[sel]] = True
-            blocks, inv = _unique_rows(np.packbits(sets, axis=1))
             nb = self._cols
+            cls, at = np.unique(self._rcls[start], return_inverse=True)
+            lo, hi = self._kstart[cls], self._kstart[cls + 1]
+            cnt = hi - lo
+            pos = np.arange(int(cnt.sum())) + np.repeat(lo - (np.cumsum(cnt) - cnt), cnt)
+            sets = np.zeros((cls.size, nb), dtype=bool)
+            sets[np.repeat(np.arange(cls.size), cnt), self._pc[pos]] = True
+            blocks, inv = _unique_rows(np.packbits(sets, axis=1)[at.reshape(-1)])
             ids = np.array([self._group(m, self._basis[m]) for m in
                             (np.flatnonzero(np.unpackbits(b)[:nb]) for b in blocks)],
                            dtype=np.int64)
@@ -619,7 +794,7 @@ class LSharpLearner:
             a = np.asarray(self._gbest, dtype=np.int64)[self._grp[live]]
             self._grp[live[a < 0]] = -1  # no input splits its block: the witness below
             live, a = live[a >= 0], a[a >= 0]
-            inside = self._child[self._cursor[live], a] >= 0
+            inside = self._child1[self._cursor[live], a] > 0
             asked = live[~inside]
             if not inside.any():
                 break
@@ -654,18 +829,19 @@ class LSharpLearner:
     def _build(self) -> Machine:
         """The hypothesis of the basis and frontier; what is missing (an interrupted round)
         goes to state 0 / output 0, so that one exists at any moment."""
-        ch = self._child[self._basis]
+        ch = self._kids_of(self._basis)
         there = ch >= 0
         node = np.maximum(ch, 0)
         trans = np.where(there, self._bidx[node], -1)
         row = np.where(there & (trans < 0), self._frow[node], -1)
         fr = row >= 0
         rows = row[fr]
-        if self._pr.size:  # the first candidate (0 for a row with none)
-            at = np.minimum(np.searchsorted(self._pr, rows), self._pr.size - 1)
-            trans[fr] = np.where(self._pr[at] == rows, self._pc[at], 0)
-        else:
-            trans[fr] = 0
+        cls = self._rcls[rows]  # the first candidate (0 for a row with none or no class)
+        has = cls >= 0
+        has[has] = self._kstart[cls[has] + 1] > self._kstart[cls[has]]
+        first = np.zeros(rows.size, dtype=np.int64)
+        first[has] = self._pc[self._kstart[cls[has]]]
+        trans[fr] = first
         trans = np.clip(trans, 0, self._basis.size - 1)
         if self.mealy:
             labels = np.where(there, self._label[node], 0)
@@ -767,7 +943,7 @@ class LSharpLearner:
                 if rechecked:
                     raise LearnerStop("L# found a conflict in its tree it cannot resolve")
                 rechecked = True
-                self._fresh[:] = True
+                self._stale = True
         return self._hyp
 
     def anytime(self) -> Machine:
@@ -793,5 +969,7 @@ class LSharpLearner:
     def details(self) -> dict[str, int]:
         return {"basis": self.n_states, "tree_nodes": self._n,
                 "tree_depth": int(self._depth[: self._n].max()),
-                "frontier": int(self._fr.size), "cached_witnesses": len(self._witness),
+                "frontier": int(self._fr.size),
+                "candidate_classes": int(self._ckey.shape[0]),
+                "cached_witnesses": len(self._witness),
                 "teacher_calls": self.questions, "counterexample_steps": self.cex_steps}
