@@ -1,5 +1,7 @@
 """report.md of `rnn2dfa run` (and of each sweep point): the drawing, then training,
-extraction, verification, notes and time, as Markdown tables."""
+extraction, verification, notes and time, as Markdown tables; and a verification's rows
+(`truth_rows`, `by_length_table`, `network_table`), which `rnn2dfa verify` prints as its
+tables and report.md writes as Markdown: one set of rows, two renderings."""
 
 from __future__ import annotations
 
@@ -145,52 +147,75 @@ def _pdfa_verification(ver: Any) -> list[str]:
             + ([""] if ver.notes else []))
 
 
+def truth_rows(cmp: Any) -> list[tuple[str, str, bool]]:
+    """A check against the truth (`verify.exact.TruthComparison`, any kind) as (label,
+    value, alarm) rows: alarm marks a value shown as a failure (red, bold)."""
+    from rnn2dfa.automata.draw import show_output
+
+    dfa = cmp.kind == "dfa"
+    # A non-regular truth has no equivalent DFA: say what was compared instead.
+    rows = [("truth", cmp.truth + ("" if cmp.truth_exact else " (not regular: bounded DFA)")
+             + ("" if dfa else f" ({cmp.kind} machine)"), False),
+            ("equivalent" if cmp.truth_exact else f"equal up to length {cmp.max_length}",
+             "yes" if cmp.agrees else "no", not cmp.agrees)]
+    if cmp.counterexample_text is not None and dfa:
+        who = "accepts" if cmp.output == "accepted" else "rejects"
+        rows.append(("shortest counterexample",
+                     f"{cmp.counterexample_text}  (the DFA {who} it)", False))
+    elif cmp.counterexample_text is not None:
+        rows.append(("shortest word with a different output",
+                     f"{cmp.counterexample_text}  (the machine: {show_output(cmp.output)}; "
+                     f"the truth: {show_output(cmp.truth_output)})", False))
+    return rows + [("states (given / minimal)", f"{cmp.states} / {cmp.minimal_states}", False),
+                   ("truth states (minimal)", str(cmp.truth_minimal_states), False)]
+
+
+def by_length_table(cmp: Any) -> tuple[str, list[str], list[list[str]]]:
+    """(title, columns, rows) of the exact disagreement with the truth by length (all
+    words, counted on the product automaton)."""
+    dfa = cmp.kind == "dfa"
+    what = ("Disagreement" if dfa else "Words with a different "
+            + ("output" if cmp.kind == "moore" else "last output") + ",")
+    return (f"{what} by length (exact: all words)", ["length", "disagree" if dfa else "differ",
+                                                     "of", "rate"],
+            [[str(r.length), f"{r.disagreements:,}",
+              f"{r.total:,}" if r.total < 10**15 else f"{r.total:.3g}", f"{r.rate:.4%}"]
+             for r in cmp.by_length])
+
+
+def network_table(net: Any) -> tuple[list[str], list[list[str]]]:
+    """(columns, rows) of agreement with the network by length bucket (a ModelComparison of
+    any kind): a Mealy machine's whole tag sequences too, and with a truth the network's
+    error beside the automaton's (after Omlin & Giles)."""
+    has_truth, mealy = net.network_error is not None, net.kind == "mealy"
+    who = "DFA" if net.kind == "dfa" else "machine"
+    columns = ["lengths", "sample", "words", f"{who} = network", *(["all tags"] if mealy else []),
+               *(["network error", f"{who} error"] if has_truth else [])]
+    return columns, [[f"{b.lo}-{b.hi}", b.sample, f"{b.words:,}", f"{b.agreement:.2%}",
+                      *([f"{b.sequence_agreement:.2%}"] if mealy else []),
+                      *([f"{b.network_error:.2%}", f"{b.error:.2%}"] if has_truth else [])]
+                     for b in net.buckets]
+
+
 def _verification(ver: Any, plotted: bool) -> list[str]:
     """The verification of any kind (`verify.report.VerifyReport`): the exact check against
     the truth, then agreement with the network by length bucket (`plotted`: agreement.svg)."""
     parts: list[str] = []
     cmp, net = ver.truth, ver.network
-    dfa, noun = ver.kind == "dfa", ver.noun
     if cmp is not None:
-        what = (f" ({cmp.kind} machine)" if not dfa
-                else "" if cmp.truth_exact else " (bounded: not regular)")
-        rows = [["truth", cmp.truth + what],
-                ["equivalent" if cmp.truth_exact else f"equal up to length {cmp.max_length}",
-                 "yes" if cmp.agrees else "**no**"],
-                [f"states ({noun} / truth, minimal)",
-                 f"{cmp.minimal_states} / {cmp.truth_minimal_states}"]]
-        if cmp.counterexample_text is not None and dfa:
-            who = "accepts" if cmp.output == "accepted" else "rejects"
-            rows.append(["shortest counterexample",
-                         f"`{cmp.counterexample_text}` (the DFA {who} it)"])
-        elif cmp.counterexample_text is not None:
-            rows.append(["shortest word with a different output",
-                         f"`{cmp.counterexample_text}`"])
-        parts += [md_table(["", ""], rows), ""]
-        if not cmp.agrees:
-            parts += [
-                "Exact disagreement with the truth by length (all words, counted on the product "
-                "automaton):",
-                "",
-                md_table(["length", "disagree", "of", "rate"],
-                       [[str(r.length), str(r.disagreements), str(r.total), _pct(r.rate)]
-                        for r in cmp.by_length]),
-                "",
-            ]
+        parts += [md_table(["", ""], [[label, f"**{value}**" if alarm else value]
+                                      for label, value, alarm in truth_rows(cmp)]), ""]
+        if not cmp.agrees and cmp.by_length:
+            title, columns, rows = by_length_table(cmp)
+            parts += [f"{title}:", "", md_table(columns, rows), ""]
         if cmp.note:
             parts += [f"> {cmp.note}", ""]
     if net is not None:
-        has_truth = net.network_error is not None
-        head = ["lengths", "sample", "words", f"{noun} = network"]
-        head += ["network error", f"{noun} error"] if has_truth else []
-        rows = [[f"{b.lo}–{b.hi}", b.sample, str(b.words), _pct(b.agreement)]
-                + ([_pct(b.network_error), _pct(b.error)] if has_truth else [])
-                for b in net.buckets]
-        beside = (f"network error beside the {noun}'s error, after Omlin & Giles; "
-                  if has_truth else "")
+        beside = ("network error beside the automaton's error, after Omlin & Giles; "
+                  if net.network_error is not None else "")
         parts += [f"Agreement with the network on sampled words up to length "
                   f"{max(b.hi for b in net.buckets)} ({beside}class-balanced, uniform, "
-                  "near-miss and pumped words):", "", md_table(head, rows), ""]
+                  "near-miss and pumped words):", "", md_table(*network_table(net)), ""]
         if plotted:
             parts += ["![agreement by length](agreement.svg)", ""]
     return parts
