@@ -73,14 +73,6 @@ def _threads() -> None:
         torch_threads_now()
 
 
-def _fmt(x: float | None, digits: int = 4) -> str:
-    if x is None:
-        return "—"
-    if isinstance(x, float) and not math.isfinite(x):
-        return "nan" if x != x else ("inf" if x > 0 else "-inf")
-    return f"{x:.{digits}f}"
-
-
 # ----------------------------------------------------------------------------- train
 def train_lm(
     *,
@@ -275,27 +267,15 @@ def verify_pdfa(
 
 
 def _verify_tables(v: Any) -> None:
-    """One narrow table per reference (the data, the network, the truth): each fits 80
-    columns, where one table of every score did not."""
+    """One narrow table per reference (the data, the network, the truth): the sections
+    report.md writes too."""
+    from rnn2dfa.report_md import pdfa_sections
+
     cmp = v.comparison
     out.print(f"[bold]Next-symbol prediction on {escape(v.test)}[/bold] "
               f"({cmp.prefixes:,} prefixes)")
-    sections: list[tuple[str, list[str], Any]] = [
-        ("against the data", ["states", "WER", "NDCG@5", "perplexity", "seconds"],
-         lambda r: ["-" if r.states is None else str(r.states), _fmt(r.wer_data),
-                    _fmt(r.ndcg_data), _fmt(r.perplexity, 3), _fmt(r.seconds, 2)])]
-    if v.has_network:
-        sections.append(("against the network's predictions",
-                         ["WER", "NDCG@5", "log P error"],
-                         lambda r: [_fmt(r.wer_network), _fmt(r.ndcg_network),
-                                    _fmt(r.logp_error_network)]))
-    if v.has_truth:
-        sections.append(("against the truth", ["WER", "NDCG@5", "KL(truth‖model)"],
-                         lambda r: [_fmt(r.wer_truth), _fmt(r.ndcg_truth),
-                                    _fmt(r.kl_truth) + ("" if r.kl_exact else " ~")]))
-    for title, cols, cells in sections:
-        out.print(grid(title, ("model", *cols), ([escape(r.model), *cells(r)]
-                                                 for r in cmp.rows), fold=True))
+    for title, columns, rows in pdfa_sections(v):
+        out.print(grid(title, columns, ([escape(c) for c in row] for row in rows), fold=True))
     out.print("[dim]WER / NDCG@5 (SPiCe): against the symbol that follows in the test data, "
               "or that model's predictions; log P error: mean |log P(word) - log P_network"
               "(word)| in nats" + ("; KL exact for automata, ~ estimated on "
@@ -783,6 +763,7 @@ def pdfa_prob_cmd(source: str | None, words: tuple[str, ...], acceptor: str | No
         load_teacher,
         read_sequence_file,
     )
+    from rnn2dfa.report_md import num
     from rnn2dfa.words import format_word, parse_word
 
     if acceptor is not None and source is not None:  # no SOURCE with --acceptor: a word
@@ -818,8 +799,8 @@ def pdfa_prob_cmd(source: str | None, words: tuple[str, ...], acceptor: str | No
     kept = ["log mass kept"] if show_kept else []
     out.print(grid(f"Word probabilities under {escape(str(name))} ({kind})",
                    ["word", "log P", "P", "nats/symbol", *kept],
-                   ([escape(r["word"]), _fmt(r["log_prob"]), f"{r['probability']:.4g}",
-                     _fmt(r["nats_per_symbol"]), *(_fmt(r["log_mass_kept"]) for _ in kept)]
+                   ([escape(r["word"]), num(r["log_prob"]), f"{r['probability']:.4g}",
+                     num(r["nats_per_symbol"]), *(num(r["log_mass_kept"]) for _ in kept)]
                     for r in rows), fold=True))
     if show_kept:
         out.print("[dim]log mass kept: the log of the probability the model leaves on the "

@@ -5,6 +5,7 @@ tables and report.md writes as Markdown: one set of rows, two renderings."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -128,23 +129,41 @@ def _lm_training(run: RunResult) -> list[str]:
             f"perplexity {tr.val_perplexity:.3f}.", ""]
 
 
-def _num(x: float | None, digits: int = 4) -> str:
-    return "–" if x is None else f"{x:.{digits}f}"
+def num(x: float | None, digits: int = 4) -> str:
+    """A score as a table cell: "—" for none, and an infinite or NaN one as inf / nan."""
+    if x is None:
+        return "—"
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if x != x else ("inf" if x > 0 else "-inf")
+    return f"{x:.{digits}f}"
+
+
+def pdfa_sections(v: Any) -> list[tuple[str, list[str], list[list[str]]]]:
+    """A PDFA's verification (`pdfa.verify.PDFAVerification`) as one narrow table per
+    reference (the data, the network, the truth when known), each (title, columns, rows)
+    with the model first: each fits 80 columns, where one table of every score did not."""
+    sections: list[tuple[str, list[str], Any]] = [
+        ("against the data", ["states", "WER", "NDCG@5", "perplexity", "seconds"],
+         lambda r: ["-" if r.states is None else str(r.states), num(r.wer_data),
+                    num(r.ndcg_data), num(r.perplexity, 3), num(r.seconds, 2)])]
+    if v.has_network:
+        sections.append(("against the network's predictions", ["WER", "NDCG@5", "log P error"],
+                         lambda r: [num(r.wer_network), num(r.ndcg_network),
+                                    num(r.logp_error_network)]))
+    if v.has_truth:
+        sections.append(("against the truth", ["WER", "NDCG@5", "KL(truth‖model)"],
+                         lambda r: [num(r.wer_truth), num(r.ndcg_truth),
+                                    num(r.kl_truth) + ("" if r.kl_exact else " ~")]))
+    return [(title, ["model", *cols], [[r.model, *cells(r)] for r in v.comparison.rows])
+            for title, cols, cells in sections]
 
 
 def _pdfa_verification(ver: Any) -> list[str]:
-    """A PDFA's verification (`pdfa.verify.PDFAVerification`): every model scored beside
-    it against the network's next-symbol predictions (and the truth's, when known)."""
-    cmp = ver.comparison
-    head = ["model", "states", "WER vs network", "NDCG@5 vs network", "log P error"]
-    head += ["WER vs truth", "KL(truth‖model)"] if ver.has_truth else []
-    rows = [[r.model, "–" if r.states is None else str(r.states), _num(r.wer_network),
-             _num(r.ndcg_network), _num(r.logp_error_network)]
-            + ([_num(r.wer_truth), _num(r.kl_truth)] if ver.has_truth else [])
-            for r in cmp.rows]
-    return ([f"Next-symbol prediction on {ver.test} ({cmp.prefixes:,} prefixes):", "",
-             md_table(head, rows), ""] + [f"> {n}" for n in ver.notes]
-            + ([""] if ver.notes else []))
+    """A PDFA's verification: `pdfa_sections` as Markdown tables."""
+    parts = [f"Next-symbol prediction on {ver.test} ({ver.comparison.prefixes:,} prefixes):", ""]
+    for title, columns, rows in pdfa_sections(ver):
+        parts += [f"{title.capitalize()}:", "", md_table(columns, rows), ""]
+    return parts + [f"> {n}" for n in ver.notes] + ([""] if ver.notes else [])
 
 
 def truth_rows(cmp: Any) -> list[tuple[str, str, bool]]:
