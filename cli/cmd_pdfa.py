@@ -98,7 +98,7 @@ def train_lm(
     from rnn2dfa.train.data import parse_alphabet
     from rnn2dfa.train.lm import LMTrainConfig, lm_metadata
     from rnn2dfa.train.lm import train_lm as fit
-    from rnn2dfa.train.lm_data import check_lm_batches, pdfa_sequences
+    from rnn2dfa.train.lm_data import pdfa_sequences
     from rnn2dfa_cli.cmd_train import TrainPlan, run_plan
 
     if (language is None) == (data is None):
@@ -120,8 +120,6 @@ def train_lm(
             words, alpha = read_sequence_file(data, parse_alphabet(alphabet) if alphabet
                                               else None)
         source = f"file:{Path(data).name}"
-    with options_for(**OPTIONS):
-        check_lm_batches(words, batch_size, hidden, layers)
     from rnn2dfa.models.device import default_device
 
     cfg = LMTrainConfig(cell=cell, hidden=hidden, layers=layers, embedding=embedding,
@@ -129,7 +127,9 @@ def train_lm(
                         seed=seed, threads=threads(), device=str(default_device()))
 
     def run(progress: Any) -> tuple[Any, Any]:
-        return fit(words, alpha, cfg, source=source, language=lang_name, progress=progress)
+        with options_for(**OPTIONS):  # the batches' memory is checked before any work
+            return fit(words, alpha, cfg, source=source, language=lang_name,
+                       progress=progress)
 
     def report(s: Any) -> list[str]:
         return [f"loss per symbol {s.train_loss:.4f} (training, {s.n_train:,} sequences), "

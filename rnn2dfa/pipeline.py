@@ -143,14 +143,13 @@ def _train_lm(cfg: RunConfig, book: Book) -> tuple[Any, Any, dict[str, Any]]:
     sequences of `train --objective lm`."""
     from rnn2dfa.pdfa import get_pdfa
     from rnn2dfa.train.lm import LMTrainConfig, lm_metadata, train_lm
-    from rnn2dfa.train.lm_data import check_lm_batches, pdfa_sequences
+    from rnn2dfa.train.lm_data import pdfa_sequences
 
     lcfg = LMTrainConfig(cell=cfg.cell, hidden=cfg.hidden, layers=cfg.layers,
                          epochs=cfg.epochs, time_limit=cfg.train_time_limit, seed=cfg.seed,
                          device=cfg.device, threads=1 if cfg.threads is None else cfg.threads)
     truth = get_pdfa(cfg.language)
     words = pdfa_sequences(truth, seed=cfg.seed)
-    check_lm_batches(words, lcfg.batch_size, lcfg.hidden, lcfg.layers)
     model, summary = train_lm(words, truth.alphabet, lcfg, source=f"pdfa:{cfg.language}",
                               language=cfg.language,
                               progress=lambda d: book.progress({"stage": "train", **d}))
