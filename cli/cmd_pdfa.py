@@ -12,6 +12,7 @@ kind: `pdfa_view`, cmd_render.py; `show_wfa` a weighted automaton).
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
 import sys
@@ -380,16 +381,13 @@ def show_wfa(path: str, *, limit: int, as_json: bool) -> None:
 # that the hook in each command stays a single line, and refuse options that only mean
 # something for DFAs / classifiers when they were given explicitly.
 def train_hook(ctx: click.Context) -> None:
-    """`rnn2dfa train --objective lm ...`."""
+    """`rnn2dfa train --objective lm ...`: the options `train_lm` reads; those whose
+    defaults differ from a classifier's (cell, hidden, epochs, lr, batch size) when given."""
     p = ctx.params
-    allowed = {"objective", "language", "data", "alphabet", "cell", "hidden", "layers",
-               "embedding", "epochs", "lr", "batch_size", "time_limit", "output", "seed",
-               "as_json"}
-    refuse_given(ctx, allowed, "--objective lm")
-    kw = {k: p[k] for k in ("cell", "hidden", "epochs", "lr", "batch_size") if k in given(ctx)}
-    train_lm(language=p["language"], data=p["data"], alphabet=p["alphabet"],
-             layers=p["layers"], embedding=p["embedding"], time_limit=p["time_limit"],
-             output=p["output"], seed=p["seed"], as_json=p["as_json"], **kw)
+    names = set(inspect.signature(train_lm).parameters) & set(p)
+    refuse_given(ctx, names | {"objective"}, "--objective lm")
+    own = {"cell", "hidden", "epochs", "lr", "batch_size"}
+    train_lm(**{k: p[k] for k in names if k not in own or k in given(ctx)})
 
 
 def extract_hook(ctx: click.Context) -> None:
@@ -399,10 +397,9 @@ def extract_hook(ctx: click.Context) -> None:
            if p["method"] in ("wlstar", "merge") else set())
     refuse_given(ctx, {"model_file", "acceptor_spec", "method", "output", "as_json", "seed",
                        *own}, f"--method {p['method']}")
-    kw = {k: p[k] for k in ("tolerance", "max_states", "time_limit", "select")
-          if k in given(ctx)}
     extract_pdfa(p["model_file"], acceptor=p.get("acceptor_spec"), method=p["method"],
-                 output=p["output"], seed=p["seed"], as_json=p["as_json"], **kw)
+                 output=p["output"], seed=p["seed"], as_json=p["as_json"],
+                 **{k: p[k] for k in own & given(ctx)})
 
 
 def verify_hook(ctx: click.Context) -> None:
