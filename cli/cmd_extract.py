@@ -3,7 +3,6 @@ partition, exact): a DFA, or a classifier's Moore machine, or a tagger's Mealy m
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 from typing import Any
 
@@ -18,7 +17,6 @@ from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, LStarOptions
 from rnn2dfa.extract.learner_choice import LARGE_ALPHABET
 from rnn2dfa.extract.registry import METHODS, get_method, method_names
 from rnn2dfa_cli.common import (
-    PipedProgress,
     emit_json,
     err,
     json_option,
@@ -31,7 +29,7 @@ from rnn2dfa_cli.common import (
     yes_no,
 )
 from rnn2dfa_cli.device_option import device_option
-from rnn2dfa_cli.options import flag, grid
+from rnn2dfa_cli.options import flag, grid, live_status
 from rnn2dfa_cli.options import given as given_params
 from rnn2dfa_cli.user_model import acceptor_option, user_model
 
@@ -342,16 +340,10 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
         if check.differs:
             err.print(f"[yellow]warning: {escape(check.message())}[/yellow]", soft_wrap=True)
     language = "auto" if options["pac_words"] == "auto" else None
-    piped = PipedProgress("extract")  # a line every few seconds into a log, --json too
-    spinner = contextlib.nullcontext() if as_json else err.status("extracting…", spinner="dots")
-    with options_for(**OPTIONS), spinner as status:  # the library plans, bounds memory, runs
-        def show(ev: Any) -> None:
-            if status is not None:
-                status.update("extracting: " + ev.text())
-            piped.note(ev.text)
-
-        result = extract(loaded, method, progress=show, language=language, threads=threads(),
-                         **values)
+    # the library plans, bounds memory, runs; a line every few seconds into a log, --json too
+    with options_for(**OPTIONS), live_status("extract", "extracting…", as_json) as show:
+        result = extract(loaded, method, progress=lambda ev: show("extracting: " + ev.text()),
+                         language=language, threads=threads(), **values)
     automaton = result.automaton
     from rnn2dfa.automata.io import save
 

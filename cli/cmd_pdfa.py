@@ -177,10 +177,9 @@ def extract_pdfa(
         options = make_pdfa_options(method, **values)
         with live_status("extract", "extracting…", as_json) as show:
             def progress(d: dict[str, Any]) -> None:
-                if show is not None:
-                    show(f"weighted L*: round {d['round']} · {d['hypothesis_states']} states "
-                         f"· tolerance {d['tolerance']:g} · {d['table_cells']:,} table "
-                         f"cells · {d['seconds']:.1f} s")
+                show(f"weighted L*: round {d['round']} · {d['hypothesis_states']} states "
+                     f"· tolerance {d['tolerance']:g} · {d['table_cells']:,} table cells "
+                     f"· {d['seconds']:.1f} s")
 
             result = run_method(src.model, method, options, progress=progress)
     stats = result.stats

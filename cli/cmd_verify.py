@@ -4,8 +4,6 @@ and rejected words)."""
 
 from __future__ import annotations
 
-import contextlib
-
 import click
 from rich.markup import escape
 
@@ -21,7 +19,7 @@ from rnn2dfa_cli.common import (
     threads,
 )
 from rnn2dfa_cli.device_option import device_option
-from rnn2dfa_cli.options import exit_verdict, grid, refuse_given
+from rnn2dfa_cli.options import exit_verdict, grid, live_status, refuse_given
 from rnn2dfa_cli.user_model import acceptor_option, refuse_time_limit_alone, user_model
 
 #: The options that apply to a machine file (the others name a DFA's or a PDFA's checks).
@@ -269,10 +267,9 @@ def verify_cmd(
         from rnn2dfa.fileio import read_words
 
         words = read_words(words_file, network.alphabet)
-    status = (err.status("comparing with the network...")
-              if not as_json and network is not None else contextlib.nullcontext())
     settings = VerifySettings(max_length, max_word_length, samples, threshold, seed)
-    with status, options_for(truth=option or "--truth", model="--model", words="--words"):
+    with live_status("verify", "comparing with the network...", as_json or network is None), \
+            options_for(truth=option or "--truth", model="--model", words="--words"):
         report = check(automaton, truth=truth, truth_name=label, network=network,
                        name=dfa_file, model_name=model_file, settings=settings,
                        threads=threads(), source=dfa_file, words=words)
