@@ -324,7 +324,6 @@ def run_pipeline(
     cannot draw (no Graphviz `dot`) leaves a note and a dfa.dot instead of dfa.svg.
     """
     from rnn2dfa.atomic import staged_folder
-    from rnn2dfa.models.threads import torch_threads
     from rnn2dfa.train.labels import task_language
 
     cfg = for_kind(config or RunConfig())
@@ -338,14 +337,27 @@ def run_pipeline(
     # saturated-linear units, Theorem 4.5) is refused before training, not after
     options = extraction_options(cfg)
     out = Path(outdir)
-    with torch_threads(None if cfg.threads == "auto" else cfg.threads), \
-            staged_folder(out) as staged:
-        book = Book(staged.tmp, progress or (lambda _info: None))
-        model, summary = train_stage(cfg, book)
-        run = method_stages(model, summary, cfg, book, str(out), options)
+    with staged_folder(out) as staged:
+        run, book = train_and_stages(cfg, staged.tmp, str(out), progress, options)
         staged.commit(list(book.files.values()))
         run.files = {key: str(out / name) for key, name in book.files.items()}
     return run
+
+
+def train_and_stages(cfg: RunConfig, folder: Path, label: str,
+                     progress: Progress | None = None,
+                     options: ExtractOptions | None = None) -> tuple[RunResult, Book]:
+    """Every stage into `folder` (a run's staging folder, a sweep point's private one);
+    report.json names `label` as the files' folder. Returns the run and its book. The
+    extraction `options` are made first (`extraction_options`): a method that cannot run is
+    refused before training."""
+    from rnn2dfa.models.threads import torch_threads
+
+    options = extraction_options(cfg) if options is None else options
+    with torch_threads(None if cfg.threads == "auto" else cfg.threads):
+        book = Book(folder, progress or (lambda _info: None))
+        model, summary = train_stage(cfg, book)
+        return method_stages(model, summary, cfg, book, label, options), book
 
 
 # report.md lives in rnn2dfa.report_md; these names stay importable from here
@@ -354,5 +366,6 @@ from rnn2dfa.report_md import accuracy_buckets, report_markdown, size_trail  # n
 __all__ = ["LM_METHODS", "STAGES", "Book", "RunConfig", "RunResult", "accuracy_buckets",
            "extract_stage", "extraction_options", "for_kind", "method_stages",
            "minimize_stage", "render_stage",
-           "report_markdown", "run_pipeline", "size_trail", "train_stage", "verify_stage",
+           "report_markdown", "run_pipeline", "size_trail", "train_and_stages", "train_stage",
+           "verify_stage",
            "write_stage"]
