@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rnn2dfa.errors import InputError
+from rnn2dfa.errors import InputError, shown
 from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, ExtractOptions
 from rnn2dfa.extract.registry import for_trained_networks
 from rnn2dfa.fileio import json_default_or_str
@@ -37,23 +37,12 @@ LM_METHODS = ("wlstar", "merge")
 
 def for_kind(cfg: RunConfig) -> RunConfig:
     """`cfg` checked for its kind: a language model's run names a PDFA method (the default
-    one unless `method` is one of `LM_METHODS`) and no labelling task; an acceptor's
-    objective is one `train` knows."""
+    one unless `method` is one of `LM_METHODS`) and no labelling task (`check_lm`); an
+    acceptor's objective is one `train` knows."""
     if cfg.objective == "lm":
-        from rnn2dfa.models.rnn import CELLS
-
-        if cfg.task != "accept":
-            raise InputError(f"task {cfg.task} does not apply to a language model",
-                             param="task")
-        if cfg.cell not in CELLS:
-            raise InputError(f"cell {cfg.cell} does not apply to a language model (its "
-                             f"cells: {', '.join(CELLS)})", param="cell")
-        if cfg.method == RunConfig.method:
-            return replace(cfg, method=LM_METHODS[0])
-        if cfg.method not in LM_METHODS:
-            raise InputError(f"method {cfg.method} does not apply to a language model "
-                             f"(its methods: {', '.join(LM_METHODS)})", param="method")
-        return cfg
+        method = LM_METHODS[0] if cfg.method == RunConfig.method else cfg.method
+        check_lm([cfg.cell], [method], cfg.task)
+        return replace(cfg, method=method)
     if cfg.objective not in ("auto", "classify", "predict"):
         raise InputError(f"unknown objective {cfg.objective!r} (known: auto, classify, "
                          "predict, lm)", param="objective")
@@ -61,6 +50,20 @@ def for_kind(cfg: RunConfig) -> RunConfig:
         raise InputError(f"objective {cfg.objective} does not apply to task {cfg.task}",
                          param="objective")
     return cfg
+
+
+def check_lm(cells: Sequence[str], methods: Sequence[str], task: str = "accept") -> None:
+    """What language models may be run with (a run's, a sweep's grid): no labelling task,
+    the cells of `models.rnn.CELLS`, the PDFA methods of `LM_METHODS`."""
+    from rnn2dfa.models.rnn import CELLS
+
+    if task != "accept":
+        raise InputError(f"task {task} does not apply to a language model", param="task")
+    for name, values, known in (("cell", cells, CELLS), ("method", methods, LM_METHODS)):
+        bad = next((v for v in values if v not in known), None)
+        if bad is not None:
+            raise InputError(f"{name} {shown(bad)} does not apply to a language model (its "
+                             f"{name}s: {', '.join(known)})", param=name)
 
 
 def extraction_options(cfg: RunConfig) -> ExtractOptions:
@@ -364,7 +367,7 @@ def train_and_stages(cfg: RunConfig, folder: Path, label: str,
 from rnn2dfa.report_md import accuracy_buckets, report_markdown, size_trail  # noqa: E402
 
 __all__ = ["LM_METHODS", "STAGES", "Book", "RunConfig", "RunResult", "accuracy_buckets",
-           "extract_stage", "extraction_options", "for_kind", "method_stages",
+           "check_lm", "extract_stage", "extraction_options", "for_kind", "method_stages",
            "minimize_stage", "render_stage",
            "report_markdown", "run_pipeline", "size_trail", "train_and_stages", "train_stage",
            "verify_stage",
