@@ -247,12 +247,11 @@ def verify_cmd(
     network, meta = None, {}
     if acceptor_spec is not None:
         network = acceptor_obj
-    elif model_file is not None:
-        from rnn2dfa.models.device import default_device, place
-        from rnn2dfa.models.io import load_model
+    elif model_file is not None:  # read as extract and the API read it (placed on --device)
+        from rnn2dfa.models.loading import load_acceptor
 
-        network, meta = load_model(model_file)
-        place(network, default_device())  # --device
+        loaded = load_acceptor(model_file)
+        network, meta = loaded.acceptor, loaded.metadata
     if network is not None and not machine and hasattr(network, "step"):
         from rnn2dfa.models.sanity import check_outputs
 
