@@ -51,7 +51,7 @@ from rnn2dfa.train.summary import (
     keeps_best_on_interrupt,
     model_metadata,
 )
-from rnn2dfa.words import length_batches, pad_words
+from rnn2dfa.words import length_batches, pad_words, unpad
 
 #: The share of each length's words that are a shorter word then a repeated pattern.
 PUMPED = 0.25
@@ -81,8 +81,7 @@ class LabelledWords:
         return self.labels[np.arange(len(self)), self.lengths]
 
     def words(self) -> list[tuple[int, ...]]:
-        return [tuple(r[:n]) for r, n in zip(self.symbols.tolist(), self.lengths.tolist(),
-                                            strict=True)]
+        return unpad(self.symbols, self.lengths)
 
     def subset(self, index: np.ndarray) -> LabelledWords:
         lens = self.lengths[index]
