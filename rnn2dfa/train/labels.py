@@ -49,6 +49,7 @@ from rnn2dfa.train.summary import (
     Progress,
     TrainSummary,
     keeps_best_on_interrupt,
+    length_row,
     model_metadata,
 )
 from rnn2dfa.words import length_batches, pad_words, unpad
@@ -212,12 +213,7 @@ def word_correct(data: LabelledWords, pred: np.ndarray) -> np.ndarray:
 def accuracy_rows(data: LabelledWords, pred: np.ndarray) -> list[dict[str, Any]]:
     """Per length: words, words right (`word_correct`), accuracy (the rows `train` prints)."""
     right = word_correct(data, pred)
-    rows = []
-    for n in np.unique(data.lengths):
-        m = data.lengths == n
-        rows.append({"length": int(n), "n": int(m.sum()), "correct": int(right[m].sum()),
-                     "accuracy": float(right[m].mean())})
-    return rows
+    return [length_row(n, right[data.lengths == n]) for n in np.unique(data.lengths)]
 
 
 def output_rows(data: LabelledWords, pred: np.ndarray,
