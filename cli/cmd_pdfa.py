@@ -15,7 +15,6 @@ from __future__ import annotations
 import inspect
 import math
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from rnn2dfa_cli.common import (
     out,
     seed_option,
     threads,
+    torch_threads_now,
     yes_no,
 )
 from rnn2dfa_cli.device_option import device_option
@@ -63,15 +63,6 @@ OPTIONS = {"acceptor": "--acceptor", "truth": "--truth", "data": "--data",
            "sequences": "--sequences", "method": "--method", "train": "--train",
            "fit_words": "--fit-words", "near_tie": "--near-tie",
            "batch_size": "--batch-size"}
-
-
-def _threads() -> None:
-    """Give torch the global `--threads` count once a network or your module is loaded (a
-    small network on more threads than it can use runs many times slower)."""
-    from rnn2dfa_cli.common import torch_threads_now
-
-    if "torch" in sys.modules:
-        torch_threads_now()
 
 
 # ----------------------------------------------------------------------------- train
@@ -165,7 +156,7 @@ def extract_pdfa(
     check_writable(output)
     with options_for(**OPTIONS):
         src = load_teacher(source, acceptor)
-        _threads()
+        torch_threads_now(loaded_only=True)
         if data is not None:
             if method != "ngram":
                 raise InputError(f"--data does not apply to --method {method}")
@@ -255,7 +246,7 @@ def verify_pdfa(
 
     with options_for(**{**OPTIONS, "data": "--words", "truth": "--truth"}):
         network = load_teacher(model, acceptor) if (model or acceptor) else None
-        _threads()
+        torch_threads_now(loaded_only=True)
         v = check_pdfa(pdfa_file, network=network, words=data, truth=truth,
                        train_data=train_data, ngrams=ngrams, spectral_rank=spectral_rank,
                        samples=samples, max_wer=max_wer, seed=seed)
@@ -672,7 +663,7 @@ def pdfa_sample_cmd(source: str, count: int, max_length: int, output: str, seed:
     check_writable(output)
     with options_for(**OPTIONS):
         src = load_source(source)  # a model file, a PDFA file or a PDFA's name
-        _threads()  # a network: run it with --threads
+        torch_threads_now(loaded_only=True)  # a network: run it with --threads
         lm, kind, truth = src.model, src.origin, src.truth
         if truth is lm:  # a PDFA: refused when its words hardly ever end (every sample
             check_ends(lm, source, None)  # would be cut at --max-length, not drawn from it)
@@ -773,7 +764,7 @@ def pdfa_prob_cmd(source: str | None, words: tuple[str, ...], acceptor: str | No
         else:
             src = load_teacher(source, acceptor)
             model, kind = src.model, src.origin
-            _threads()
+            torch_threads_now(loaded_only=True)
         alphabet = tuple(model.alphabet)
         items = [parse_word(w, alphabet, source="a word argument") for w in words]
         if words_file is not None:
