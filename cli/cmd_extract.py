@@ -102,12 +102,11 @@ def applies_to(name: str) -> tuple[str, ...]:
     return tuple(m for m in method_names() if name in METHODS[m].option_names())
 
 
-#: The statistics shown first, in this order (the others follow as the run gives them).
-_FIRST_STATS = ("rounds", "membership_queries", "distinct_words", "network_steps",
-                "cache_hits", "equivalence_queries", "counterexamples", "seconds")
-
-
 def _stats_table(result: Any, output: str) -> Table:
+    """The extraction's numbers: the headline statistics first (`report_md.HEADLINE_STATS`,
+    as report.md shows them), then the others as the run gives them."""
+    from rnn2dfa.report_md import HEADLINE_STATS, size_trail
+
     a = result.automaton
     if result.target == "dfa":
         t = kv_table(f"Extraction ({result.method})")
@@ -120,14 +119,14 @@ def _stats_table(result: Any, output: str) -> Table:
     ev = result.evidence
     if ev is not None and ev.words:
         t.add_row("final check", escape(ev.describe()))
-    for key in _FIRST_STATS:
+    for key in HEADLINE_STATS:
         if key in result.stats:
             val = result.stats[key]
             t.add_row(key.replace("_", " "), f"{val:.3f}" if isinstance(val, float)
                       else yes_no(val))
     for key, val in result.stats.items():
-        if key in _FIRST_STATS or key in ("method", "finished", "stopped", "message", "warning",
-                                   "target", "states"):
+        if key in HEADLINE_STATS or key in ("method", "finished", "stopped", "message",
+                                            "warning", "target", "states"):
             continue
         if isinstance(val, (dict, list)):
             continue
@@ -135,9 +134,7 @@ def _stats_table(result: Any, output: str) -> Table:
             else yes_no(val)
         t.add_row(key.replace("_", " "), shown_val)
     if result.hypothesis_sizes:
-        sizes = result.hypothesis_sizes
-        shown_sizes = ", ".join(map(str, sizes[-12:]))
-        t.add_row("hypothesis sizes", ("…, " if len(sizes) > 12 else "") + shown_sizes)
+        t.add_row("hypothesis sizes", size_trail(result.hypothesis_sizes))
     t.add_row("written to", output)
     return t
 

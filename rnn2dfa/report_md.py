@@ -20,6 +20,11 @@ def size_trail(sizes: list[int], keep: int = 12) -> str:
     return " → ".join(shown) or "–"
 
 
+#: An extraction's statistics shown first, in this order (extract's table, report.md).
+HEADLINE_STATS = ("rounds", "membership_queries", "distinct_words", "network_steps",
+                  "cache_hits", "equivalence_queries", "counterexamples", "k", "q", "seconds")
+
+
 def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.2f}%"
 
@@ -89,8 +94,7 @@ def report_markdown(run: RunResult) -> str:
     rows = [["method", str(ex["method"])], ["finished", "yes" if ex["finished"] else "no"],
             ["states (extracted → minimal)", f"{ex['states_extracted']} → {ex['states_minimal']}"],
             ["hypothesis sizes", size_trail(ex["hypothesis_sizes"])]]
-    for key in ("rounds", "membership_queries", "distinct_words", "network_steps",
-                "equivalence_queries", "counterexamples", "k", "q", "seconds"):
+    for key in HEADLINE_STATS:
         if key in stats:
             rows.append([key.replace("_", " "), str(stats[key])])
     parts += [md_table(["", ""], rows), ""]
