@@ -9,9 +9,9 @@ import click
 from rich.markup import escape
 
 from rnn2dfa.errors import InputError
-from rnn2dfa_cli.common import emit_json, err, json_option, options_for, out, seed_option
+from rnn2dfa_cli.common import emit_json, json_option, options_for, out, seed_option
 from rnn2dfa_cli.device_option import device_option
-from rnn2dfa_cli.options import grid
+from rnn2dfa_cli.options import grid, live_status
 
 
 def _load(model_file: str, language: str | None) -> tuple[Any, Any, dict[str, Any]]:
@@ -81,15 +81,13 @@ def generalization_cmd(model_file: str, language: str | None, max_n: int,
         from rnn2dfa.atomic import check_writable
 
         check_writable(plot, "the plot")
-    with err.status(f"checking {escape(lang.name)} up to n = {max_n} ...") as status, \
+    what = f"checking {escape(lang.name)} up to n = {max_n}"
+    with live_status("generalization", f"{what} ...") as show, \
             options_for(max_n="--max-n", max_length="--max-length", per_length="--per-length"):
-        def progress(phase: str, done: int, total: int) -> None:
-            status.update(f"checking {escape(lang.name)} up to n = {max_n}: {phase}, "
-                          f"{done:,} of {total:,} words")
-
         report = generalization(model, lang, max_n=max_n, max_length=max_length,
                                 per_length=per_length, trained_max_length=_trained_length(meta),
-                                seed=seed, progress=progress)
+                                seed=seed, progress=lambda phase, done, total: show(
+                                    f"{what}: {phase}, {done:,} of {total:,} words"))
     if plot is not None:
         from rnn2dfa.analysis.plots import plot_generalization
 

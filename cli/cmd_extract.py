@@ -3,7 +3,6 @@ partition, exact): a DFA, or a classifier's Moore machine, or a tagger's Mealy m
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 from typing import Any
 
@@ -18,7 +17,6 @@ from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, LStarOptions
 from rnn2dfa.extract.learner_choice import LARGE_ALPHABET
 from rnn2dfa.extract.registry import METHODS, get_method, method_names
 from rnn2dfa_cli.common import (
-    PipedProgress,
     emit_json,
     err,
     json_option,
@@ -31,7 +29,7 @@ from rnn2dfa_cli.common import (
     yes_no,
 )
 from rnn2dfa_cli.device_option import device_option
-from rnn2dfa_cli.options import flag, grid
+from rnn2dfa_cli.options import flag, grid, live_status
 from rnn2dfa_cli.options import given as given_params
 from rnn2dfa_cli.user_model import acceptor_option, user_model
 
@@ -104,12 +102,11 @@ def applies_to(name: str) -> tuple[str, ...]:
     return tuple(m for m in method_names() if name in METHODS[m].option_names())
 
 
-#: The statistics shown first, in this order (the others follow as the run gives them).
-_FIRST_STATS = ("rounds", "membership_queries", "distinct_words", "network_steps",
-                "cache_hits", "equivalence_queries", "counterexamples", "seconds")
-
-
 def _stats_table(result: Any, output: str) -> Table:
+    """The extraction's numbers: the headline statistics first (`report_md.HEADLINE_STATS`,
+    as report.md shows them), then the others as the run gives them."""
+    from rnn2dfa.report_md import HEADLINE_STATS, size_trail
+
     a = result.automaton
     if result.target == "dfa":
         t = kv_table(f"Extraction ({result.method})")
@@ -122,14 +119,14 @@ def _stats_table(result: Any, output: str) -> Table:
     ev = result.evidence
     if ev is not None and ev.words:
         t.add_row("final check", escape(ev.describe()))
-    for key in _FIRST_STATS:
+    for key in HEADLINE_STATS:
         if key in result.stats:
             val = result.stats[key]
             t.add_row(key.replace("_", " "), f"{val:.3f}" if isinstance(val, float)
                       else yes_no(val))
     for key, val in result.stats.items():
-        if key in _FIRST_STATS or key in ("method", "finished", "stopped", "message", "warning",
-                                   "target", "states"):
+        if key in HEADLINE_STATS or key in ("method", "finished", "stopped", "message",
+                                            "warning", "target", "states"):
             continue
         if isinstance(val, (dict, list)):
             continue
@@ -137,9 +134,7 @@ def _stats_table(result: Any, output: str) -> Table:
             else yes_no(val)
         t.add_row(key.replace("_", " "), shown_val)
     if result.hypothesis_sizes:
-        sizes = result.hypothesis_sizes
-        shown_sizes = ", ".join(map(str, sizes[-12:]))
-        t.add_row("hypothesis sizes", ("…, " if len(sizes) > 12 else "") + shown_sizes)
+        t.add_row("hypothesis sizes", size_trail(result.hypothesis_sizes))
     t.add_row("written to", output)
     return t
 
@@ -342,16 +337,10 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
         if check.differs:
             err.print(f"[yellow]warning: {escape(check.message())}[/yellow]", soft_wrap=True)
     language = "auto" if options["pac_words"] == "auto" else None
-    piped = PipedProgress("extract")  # a line every few seconds into a log, --json too
-    spinner = contextlib.nullcontext() if as_json else err.status("extracting…", spinner="dots")
-    with options_for(**OPTIONS), spinner as status:  # the library plans, bounds memory, runs
-        def show(ev: Any) -> None:
-            if status is not None:
-                status.update("extracting: " + ev.text())
-            piped.note(ev.text)
-
-        result = extract(loaded, method, progress=show, language=language, threads=threads(),
-                         **values)
+    # the library plans, bounds memory, runs; a line every few seconds into a log, --json too
+    with options_for(**OPTIONS), live_status("extract", "extracting…", as_json) as show:
+        result = extract(loaded, method, progress=lambda ev: show("extracting: " + ev.text()),
+                         language=language, threads=threads(), **values)
     automaton = result.automaton
     from rnn2dfa.automata.io import save
 

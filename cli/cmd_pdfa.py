@@ -12,9 +12,9 @@ kind: `pdfa_view`, cmd_render.py; `show_wfa` a weighted automaton).
 
 from __future__ import annotations
 
+import inspect
 import math
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from rnn2dfa_cli.common import (
     out,
     seed_option,
     threads,
+    torch_threads_now,
     yes_no,
 )
 from rnn2dfa_cli.device_option import device_option
@@ -64,23 +65,6 @@ OPTIONS = {"acceptor": "--acceptor", "truth": "--truth", "data": "--data",
            "batch_size": "--batch-size"}
 
 
-def _threads() -> None:
-    """Give torch the global `--threads` count once a network or your module is loaded (a
-    small network on more threads than it can use runs many times slower)."""
-    from rnn2dfa_cli.common import torch_threads_now
-
-    if "torch" in sys.modules:
-        torch_threads_now()
-
-
-def _fmt(x: float | None, digits: int = 4) -> str:
-    if x is None:
-        return "—"
-    if isinstance(x, float) and not math.isfinite(x):
-        return "nan" if x != x else ("inf" if x > 0 else "-inf")
-    return f"{x:.{digits}f}"
-
-
 # ----------------------------------------------------------------------------- train
 def train_lm(
     *,
@@ -106,7 +90,7 @@ def train_lm(
     from rnn2dfa.train.data import parse_alphabet
     from rnn2dfa.train.lm import LMTrainConfig, lm_metadata
     from rnn2dfa.train.lm import train_lm as fit
-    from rnn2dfa.train.lm_data import check_lm_batches, pdfa_sequences
+    from rnn2dfa.train.lm_data import pdfa_sequences
     from rnn2dfa_cli.cmd_train import TrainPlan, run_plan
 
     if (language is None) == (data is None):
@@ -128,8 +112,6 @@ def train_lm(
             words, alpha = read_sequence_file(data, parse_alphabet(alphabet) if alphabet
                                               else None)
         source = f"file:{Path(data).name}"
-    with options_for(**OPTIONS):
-        check_lm_batches(words, batch_size, hidden, layers)
     from rnn2dfa.models.device import default_device
 
     cfg = LMTrainConfig(cell=cell, hidden=hidden, layers=layers, embedding=embedding,
@@ -137,7 +119,9 @@ def train_lm(
                         seed=seed, threads=threads(), device=str(default_device()))
 
     def run(progress: Any) -> tuple[Any, Any]:
-        return fit(words, alpha, cfg, source=source, language=lang_name, progress=progress)
+        with options_for(**OPTIONS):  # the batches' memory is checked before any work
+            return fit(words, alpha, cfg, source=source, language=lang_name,
+                       progress=progress)
 
     def report(s: Any) -> list[str]:
         return [f"loss per symbol {s.train_loss:.4f} (training, {s.n_train:,} sequences), "
@@ -172,7 +156,7 @@ def extract_pdfa(
     check_writable(output)
     with options_for(**OPTIONS):
         src = load_teacher(source, acceptor)
-        _threads()
+        torch_threads_now(loaded_only=True)
         if data is not None:
             if method != "ngram":
                 raise InputError(f"--data does not apply to --method {method}")
@@ -184,10 +168,9 @@ def extract_pdfa(
         options = make_pdfa_options(method, **values)
         with live_status("extract", "extracting…", as_json) as show:
             def progress(d: dict[str, Any]) -> None:
-                if show is not None:
-                    show(f"weighted L*: round {d['round']} · {d['hypothesis_states']} states "
-                         f"· tolerance {d['tolerance']:g} · {d['table_cells']:,} table "
-                         f"cells · {d['seconds']:.1f} s")
+                show(f"weighted L*: round {d['round']} · {d['hypothesis_states']} states "
+                     f"· tolerance {d['tolerance']:g} · {d['table_cells']:,} table cells "
+                     f"· {d['seconds']:.1f} s")
 
             result = run_method(src.model, method, options, progress=progress)
     stats = result.stats
@@ -263,7 +246,7 @@ def verify_pdfa(
 
     with options_for(**{**OPTIONS, "data": "--words", "truth": "--truth"}):
         network = load_teacher(model, acceptor) if (model or acceptor) else None
-        _threads()
+        torch_threads_now(loaded_only=True)
         v = check_pdfa(pdfa_file, network=network, words=data, truth=truth,
                        train_data=train_data, ngrams=ngrams, spectral_rank=spectral_rank,
                        samples=samples, max_wer=max_wer, seed=seed)
@@ -275,27 +258,15 @@ def verify_pdfa(
 
 
 def _verify_tables(v: Any) -> None:
-    """One narrow table per reference (the data, the network, the truth): each fits 80
-    columns, where one table of every score did not."""
+    """One narrow table per reference (the data, the network, the truth): the sections
+    report.md writes too."""
+    from rnn2dfa.report_md import pdfa_sections
+
     cmp = v.comparison
     out.print(f"[bold]Next-symbol prediction on {escape(v.test)}[/bold] "
               f"({cmp.prefixes:,} prefixes)")
-    sections: list[tuple[str, list[str], Any]] = [
-        ("against the data", ["states", "WER", "NDCG@5", "perplexity", "seconds"],
-         lambda r: ["-" if r.states is None else str(r.states), _fmt(r.wer_data),
-                    _fmt(r.ndcg_data), _fmt(r.perplexity, 3), _fmt(r.seconds, 2)])]
-    if v.has_network:
-        sections.append(("against the network's predictions",
-                         ["WER", "NDCG@5", "log P error"],
-                         lambda r: [_fmt(r.wer_network), _fmt(r.ndcg_network),
-                                    _fmt(r.logp_error_network)]))
-    if v.has_truth:
-        sections.append(("against the truth", ["WER", "NDCG@5", "KL(truth‖model)"],
-                         lambda r: [_fmt(r.wer_truth), _fmt(r.ndcg_truth),
-                                    _fmt(r.kl_truth) + ("" if r.kl_exact else " ~")]))
-    for title, cols, cells in sections:
-        out.print(grid(title, ("model", *cols), ([escape(r.model), *cells(r)]
-                                                 for r in cmp.rows), fold=True))
+    for title, columns, rows in pdfa_sections(v):
+        out.print(grid(title, columns, ([escape(c) for c in row] for row in rows), fold=True))
     out.print("[dim]WER / NDCG@5 (SPiCe): against the symbol that follows in the test data, "
               "or that model's predictions; log P error: mean |log P(word) - log P_network"
               "(word)| in nats" + ("; KL exact for automata, ~ estimated on "
@@ -400,16 +371,13 @@ def show_wfa(path: str, *, limit: int, as_json: bool) -> None:
 # that the hook in each command stays a single line, and refuse options that only mean
 # something for DFAs / classifiers when they were given explicitly.
 def train_hook(ctx: click.Context) -> None:
-    """`rnn2dfa train --objective lm ...`."""
+    """`rnn2dfa train --objective lm ...`: the options `train_lm` reads; those whose
+    defaults differ from a classifier's (cell, hidden, epochs, lr, batch size) when given."""
     p = ctx.params
-    allowed = {"objective", "language", "data", "alphabet", "cell", "hidden", "layers",
-               "embedding", "epochs", "lr", "batch_size", "time_limit", "output", "seed",
-               "as_json"}
-    refuse_given(ctx, allowed, "--objective lm")
-    kw = {k: p[k] for k in ("cell", "hidden", "epochs", "lr", "batch_size") if k in given(ctx)}
-    train_lm(language=p["language"], data=p["data"], alphabet=p["alphabet"],
-             layers=p["layers"], embedding=p["embedding"], time_limit=p["time_limit"],
-             output=p["output"], seed=p["seed"], as_json=p["as_json"], **kw)
+    names = set(inspect.signature(train_lm).parameters) & set(p)
+    refuse_given(ctx, names | {"objective"}, "--objective lm")
+    own = {"cell", "hidden", "epochs", "lr", "batch_size"}
+    train_lm(**{k: p[k] for k in names if k not in own or k in given(ctx)})
 
 
 def extract_hook(ctx: click.Context) -> None:
@@ -419,10 +387,9 @@ def extract_hook(ctx: click.Context) -> None:
            if p["method"] in ("wlstar", "merge") else set())
     refuse_given(ctx, {"model_file", "acceptor_spec", "method", "output", "as_json", "seed",
                        *own}, f"--method {p['method']}")
-    kw = {k: p[k] for k in ("tolerance", "max_states", "time_limit", "select")
-          if k in given(ctx)}
     extract_pdfa(p["model_file"], acceptor=p.get("acceptor_spec"), method=p["method"],
-                 output=p["output"], seed=p["seed"], as_json=p["as_json"], **kw)
+                 output=p["output"], seed=p["seed"], as_json=p["as_json"],
+                 **{k: p[k] for k in own & given(ctx)})
 
 
 def verify_hook(ctx: click.Context) -> None:
@@ -696,7 +663,7 @@ def pdfa_sample_cmd(source: str, count: int, max_length: int, output: str, seed:
     check_writable(output)
     with options_for(**OPTIONS):
         src = load_source(source)  # a model file, a PDFA file or a PDFA's name
-        _threads()  # a network: run it with --threads
+        torch_threads_now(loaded_only=True)  # a network: run it with --threads
         lm, kind, truth = src.model, src.origin, src.truth
         if truth is lm:  # a PDFA: refused when its words hardly ever end (every sample
             check_ends(lm, source, None)  # would be cut at --max-length, not drawn from it)
@@ -783,6 +750,7 @@ def pdfa_prob_cmd(source: str | None, words: tuple[str, ...], acceptor: str | No
         load_teacher,
         read_sequence_file,
     )
+    from rnn2dfa.report_md import num
     from rnn2dfa.words import format_word, parse_word
 
     if acceptor is not None and source is not None:  # no SOURCE with --acceptor: a word
@@ -796,7 +764,7 @@ def pdfa_prob_cmd(source: str | None, words: tuple[str, ...], acceptor: str | No
         else:
             src = load_teacher(source, acceptor)
             model, kind = src.model, src.origin
-            _threads()
+            torch_threads_now(loaded_only=True)
         alphabet = tuple(model.alphabet)
         items = [parse_word(w, alphabet, source="a word argument") for w in words]
         if words_file is not None:
@@ -818,8 +786,8 @@ def pdfa_prob_cmd(source: str | None, words: tuple[str, ...], acceptor: str | No
     kept = ["log mass kept"] if show_kept else []
     out.print(grid(f"Word probabilities under {escape(str(name))} ({kind})",
                    ["word", "log P", "P", "nats/symbol", *kept],
-                   ([escape(r["word"]), _fmt(r["log_prob"]), f"{r['probability']:.4g}",
-                     _fmt(r["nats_per_symbol"]), *(_fmt(r["log_mass_kept"]) for _ in kept)]
+                   ([escape(r["word"]), num(r["log_prob"]), f"{r['probability']:.4g}",
+                     num(r["nats_per_symbol"]), *(num(r["log_mass_kept"]) for _ in kept)]
                     for r in rows), fold=True))
     if show_kept:
         out.print("[dim]log mass kept: the log of the probability the model leaves on the "

@@ -4,12 +4,9 @@ and rejected words)."""
 
 from __future__ import annotations
 
-import contextlib
-
 import click
 from rich.markup import escape
 
-from rnn2dfa.automata.draw import show_output
 from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import (
     emit_json,
@@ -22,7 +19,7 @@ from rnn2dfa_cli.common import (
     threads,
 )
 from rnn2dfa_cli.device_option import device_option
-from rnn2dfa_cli.options import exit_verdict, grid, refuse_given
+from rnn2dfa_cli.options import exit_verdict, grid, live_status, refuse_given
 from rnn2dfa_cli.user_model import acceptor_option, refuse_time_limit_alone, user_model
 
 #: The options that apply to a machine file (the others name a DFA's or a PDFA's checks).
@@ -33,42 +30,20 @@ _CLASS_COLUMNS = 3
 _GROUP = {"bucket": "sampled", "all": "all sampled", "yours": "yours"}
 
 
-def _who(kind: str) -> str:
-    return "DFA" if kind == "dfa" else "machine"
-
-
 def print_truth_table(cmp, title: str = "Against the truth") -> None:  # noqa: ANN001
-    """Tables for a TruthComparison of any kind."""
-    dfa = cmp.kind == "dfa"
+    """Tables for a TruthComparison of any kind (the rows report.md writes too)."""
+    from rnn2dfa.report_md import by_length_table, truth_rows
+
     t = kv_table(title)
     # escape: a pattern such as [ab]* is the user's text, not rich markup
-    t.add_row("truth", escape(cmp.truth) + ("" if cmp.truth_exact else " (not regular: "
-              "bounded DFA)") + ("" if dfa else f" ({cmp.kind} machine)"))
-    # A non-regular truth has no equivalent DFA: say what was compared instead.
-    label = "equivalent" if cmp.truth_exact else f"equal up to length {cmp.max_length}"
-    t.add_row(label, "yes" if cmp.agrees else "[red]no[/red]")
-    if cmp.counterexample_text is not None and dfa:
-        who = "accepts" if cmp.output == "accepted" else "rejects"
-        t.add_row("shortest counterexample",
-                  f"{escape(cmp.counterexample_text)}  (the DFA {who} it)")
-    elif cmp.counterexample_text is not None:
-        t.add_row("shortest word with a different output",
-                  f"{escape(cmp.counterexample_text)}  (the machine: "
-                  f"{escape(show_output(cmp.output))}; the truth: "
-                  f"{escape(show_output(cmp.truth_output))})")
-    t.add_row("states (given / minimal)", f"{cmp.states} / {cmp.minimal_states}")
-    t.add_row("truth states (minimal)", str(cmp.truth_minimal_states))
+    for label, value, alarm in truth_rows(cmp):
+        t.add_row(label, f"[red]{escape(value)}[/red]" if alarm else escape(value))
     out.print(t)
     if cmp.note:
         out.print(f"[dim]{escape(cmp.note)}[/dim]")
     if not cmp.agrees and cmp.by_length:
-        what = ("Disagreement" if dfa else "Words with a different "
-                + ("output" if cmp.kind == "moore" else "last output") + ",")
-        title = f"{what} by length (exact: all words)"
-        out.print(grid(title, ("length", "disagree" if dfa else "differ", "of", "rate"),
-                       ([str(r.length), f"{r.disagreements:,}",
-                         f"{r.total:,}" if r.total < 10**15 else f"{r.total:.3g}",
-                         f"{r.rate:.4%}"] for r in cmp.by_length), min_width=len(title)))
+        title, columns, rows = by_length_table(cmp)
+        out.print(grid(title, columns, rows, min_width=len(title)))
 
 
 def print_past_bound(rows, max_length: int) -> None:  # noqa: ANN001
@@ -101,7 +76,7 @@ def print_class_table(net, threshold: float | None = None) -> None:  # noqa: ANN
     dfa = net.kind == "dfa"
     classes = [o for o in net.outputs if any(g.count(o) for g in net.classes)]
     columns = dfa or len(classes) <= _CLASS_COLUMNS
-    title = (f"{_who(net.kind).capitalize() if not dfa else 'DFA'} = network on each class "
+    title = (f"{'DFA' if dfa else 'Machine'} = network on each class "
              "of the network's answers (samples pooled)")
     if columns:  # one column a class
         shown = net.outputs if dfa else classes
@@ -124,24 +99,12 @@ def print_class_table(net, threshold: float | None = None) -> None:  # noqa: ANN
 
 
 def print_network_table(net, threshold: float | None = None) -> None:  # noqa: ANN001
-    """The Omlin & Giles table for a ModelComparison of any kind."""
-    has_truth = net.network_error is not None
-    who = _who(net.kind)
-    mealy = net.kind == "mealy"
+    """The Omlin & Giles table for a ModelComparison of any kind (report.md's rows)."""
+    from rnn2dfa.report_md import network_table
+
     title = (f"Against the network ({net.words:,} sampled words, class-balanced w.r.t. the "
              f"{escape(str(net.balanced_against))})")
-    columns = ["lengths", "sample", "words", f"{who} = network"]
-    columns += ["all tags"] if mealy else []
-    columns += ["network error", f"{who} error"] if has_truth else []
-    rows = []
-    for b in net.buckets:
-        row = [f"{b.lo}-{b.hi}", b.sample, f"{b.words:,}", f"{b.agreement:.2%}"]
-        if mealy:
-            row.append(f"{b.sequence_agreement:.2%}")
-        if has_truth:
-            row += [f"{b.network_error:.2%}", f"{b.error:.2%}"]
-        rows.append(row)
-    out.print(grid(title, columns, rows, left={"sample"}, min_width=min(len(title), 80)))
+    out.print(grid(title, *network_table(net), left={"sample"}, min_width=min(len(title), 80)))
     if net.note:
         out.print(f"[dim]{escape(net.note)}[/dim]")
     if net.disagreement is not None:
@@ -284,12 +247,11 @@ def verify_cmd(
     network, meta = None, {}
     if acceptor_spec is not None:
         network = acceptor_obj
-    elif model_file is not None:
-        from rnn2dfa.models.device import default_device, place
-        from rnn2dfa.models.io import load_model
+    elif model_file is not None:  # read as extract and the API read it (placed on --device)
+        from rnn2dfa.models.loading import load_acceptor
 
-        network, meta = load_model(model_file)
-        place(network, default_device())  # --device
+        loaded = load_acceptor(model_file)
+        network, meta = loaded.acceptor, loaded.metadata
     if network is not None and not machine and hasattr(network, "step"):
         from rnn2dfa.models.sanity import check_outputs
 
@@ -304,10 +266,9 @@ def verify_cmd(
         from rnn2dfa.fileio import read_words
 
         words = read_words(words_file, network.alphabet)
-    status = (err.status("comparing with the network...")
-              if not as_json and network is not None else contextlib.nullcontext())
     settings = VerifySettings(max_length, max_word_length, samples, threshold, seed)
-    with status, options_for(truth=option or "--truth", model="--model", words="--words"):
+    with live_status("verify", "comparing with the network...", as_json or network is None), \
+            options_for(truth=option or "--truth", model="--model", words="--words"):
         report = check(automaton, truth=truth, truth_name=label, network=network,
                        name=dfa_file, model_name=model_file, settings=settings,
                        threads=threads(), source=dfa_file, words=words)

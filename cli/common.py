@@ -599,13 +599,16 @@ class ThreadsType(click.ParamType):
         return "auto"
 
 
-def torch_threads_now(net: Any = None) -> None:
+def torch_threads_now(net: Any = None, *, loaded_only: bool = False) -> None:
     """Import torch (Ctrl-C while it loads is answered as at start-up) and give it the
     global `--threads` setting (auto: timed on `net`, one thread without it): as a network
     command starts (`_checking_paths`: here rather than in the group, so that a command's
     --help and its usage errors never import torch, over a second), once a command that
     may run without torch meets a network that needs it (extract), and when an automata
-    command meets one (pdfa-sample of a model file)."""
+    command meets one (pdfa-sample of a model file). `loaded_only`: only when torch is
+    loaded already (a PDFA command's source was a network, not a PDFA)."""
+    if loaded_only and "torch" not in sys.modules:
+        return
     with exit_on_interrupt():
         import torch
 

@@ -47,18 +47,15 @@ def refuse_given(ctx: click.Context, allowed: Iterable[str], what: str, *,
 
 
 @contextlib.contextmanager
-def live_status(what: str, start: str, quiet: bool = False
-                ) -> Iterator[Callable[[str], None] | None]:
+def live_status(what: str, start: str, quiet: bool = False) -> Iterator[Callable[[str], None]]:
     """A spinner on stderr (`start`, then each line given to the callback it yields) that
-    is also a line every few seconds into a log (`PipedProgress`); `quiet` (--json): none,
-    and the callback is None."""
-    if quiet:
-        yield None
-        return
+    is also a line every few seconds into a log (`PipedProgress`); `quiet` (--json): the
+    log's lines alone."""
     piped = PipedProgress(what)
-    with err.status(start) as status:
+    with contextlib.nullcontext() if quiet else err.status(start) as status:
         def show(line: str) -> None:
-            status.update(line)
+            if status is not None:
+                status.update(line)
             piped.note(line)
 
         yield show

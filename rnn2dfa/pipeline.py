@@ -14,13 +14,13 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rnn2dfa.errors import InputError
+from rnn2dfa.errors import InputError, shown
 from rnn2dfa.extract.base import DEFAULT_MAX_LENGTH, ExtractOptions
 from rnn2dfa.extract.registry import for_trained_networks
 from rnn2dfa.fileio import json_default_or_str
@@ -37,23 +37,12 @@ LM_METHODS = ("wlstar", "merge")
 
 def for_kind(cfg: RunConfig) -> RunConfig:
     """`cfg` checked for its kind: a language model's run names a PDFA method (the default
-    one unless `method` is one of `LM_METHODS`) and no labelling task; an acceptor's
-    objective is one `train` knows."""
+    one unless `method` is one of `LM_METHODS`) and no labelling task (`check_lm`); an
+    acceptor's objective is one `train` knows."""
     if cfg.objective == "lm":
-        from rnn2dfa.models.rnn import CELLS
-
-        if cfg.task != "accept":
-            raise InputError(f"task {cfg.task} does not apply to a language model",
-                             param="task")
-        if cfg.cell not in CELLS:
-            raise InputError(f"cell {cfg.cell} does not apply to a language model (its "
-                             f"cells: {', '.join(CELLS)})", param="cell")
-        if cfg.method == RunConfig.method:
-            return replace(cfg, method=LM_METHODS[0])
-        if cfg.method not in LM_METHODS:
-            raise InputError(f"method {cfg.method} does not apply to a language model "
-                             f"(its methods: {', '.join(LM_METHODS)})", param="method")
-        return cfg
+        method = LM_METHODS[0] if cfg.method == RunConfig.method else cfg.method
+        check_lm([cfg.cell], [method], cfg.task)
+        return replace(cfg, method=method)
     if cfg.objective not in ("auto", "classify", "predict"):
         raise InputError(f"unknown objective {cfg.objective!r} (known: auto, classify, "
                          "predict, lm)", param="objective")
@@ -61,6 +50,20 @@ def for_kind(cfg: RunConfig) -> RunConfig:
         raise InputError(f"objective {cfg.objective} does not apply to task {cfg.task}",
                          param="objective")
     return cfg
+
+
+def check_lm(cells: Sequence[str], methods: Sequence[str], task: str = "accept") -> None:
+    """What language models may be run with (a run's, a sweep's grid): no labelling task,
+    the cells of `models.rnn.CELLS`, the PDFA methods of `LM_METHODS`."""
+    from rnn2dfa.models.rnn import CELLS
+
+    if task != "accept":
+        raise InputError(f"task {task} does not apply to a language model", param="task")
+    for name, values, known in (("cell", cells, CELLS), ("method", methods, LM_METHODS)):
+        bad = next((v for v in values if v not in known), None)
+        if bad is not None:
+            raise InputError(f"{name} {shown(bad)} does not apply to a language model (its "
+                             f"{name}s: {', '.join(known)})", param=name)
 
 
 def extraction_options(cfg: RunConfig) -> ExtractOptions:
@@ -143,14 +146,13 @@ def _train_lm(cfg: RunConfig, book: Book) -> tuple[Any, Any, dict[str, Any]]:
     sequences of `train --objective lm`."""
     from rnn2dfa.pdfa import get_pdfa
     from rnn2dfa.train.lm import LMTrainConfig, lm_metadata, train_lm
-    from rnn2dfa.train.lm_data import check_lm_batches, pdfa_sequences
+    from rnn2dfa.train.lm_data import pdfa_sequences
 
     lcfg = LMTrainConfig(cell=cfg.cell, hidden=cfg.hidden, layers=cfg.layers,
                          epochs=cfg.epochs, time_limit=cfg.train_time_limit, seed=cfg.seed,
                          device=cfg.device, threads=1 if cfg.threads is None else cfg.threads)
     truth = get_pdfa(cfg.language)
     words = pdfa_sequences(truth, seed=cfg.seed)
-    check_lm_batches(words, lcfg.batch_size, lcfg.hidden, lcfg.layers)
     model, summary = train_lm(words, truth.alphabet, lcfg, source=f"pdfa:{cfg.language}",
                               language=cfg.language,
                               progress=lambda d: book.progress({"stage": "train", **d}))
@@ -325,7 +327,6 @@ def run_pipeline(
     cannot draw (no Graphviz `dot`) leaves a note and a dfa.dot instead of dfa.svg.
     """
     from rnn2dfa.atomic import staged_folder
-    from rnn2dfa.models.threads import torch_threads
     from rnn2dfa.train.labels import task_language
 
     cfg = for_kind(config or RunConfig())
@@ -339,21 +340,35 @@ def run_pipeline(
     # saturated-linear units, Theorem 4.5) is refused before training, not after
     options = extraction_options(cfg)
     out = Path(outdir)
-    with torch_threads(None if cfg.threads == "auto" else cfg.threads), \
-            staged_folder(out) as staged:
-        book = Book(staged.tmp, progress or (lambda _info: None))
-        model, summary = train_stage(cfg, book)
-        run = method_stages(model, summary, cfg, book, str(out), options)
+    with staged_folder(out) as staged:
+        run, book = train_and_stages(cfg, staged.tmp, str(out), progress, options)
         staged.commit(list(book.files.values()))
         run.files = {key: str(out / name) for key, name in book.files.items()}
     return run
+
+
+def train_and_stages(cfg: RunConfig, folder: Path, label: str,
+                     progress: Progress | None = None,
+                     options: ExtractOptions | None = None) -> tuple[RunResult, Book]:
+    """Every stage into `folder` (a run's staging folder, a sweep point's private one);
+    report.json names `label` as the files' folder. Returns the run and its book. The
+    extraction `options` are made first (`extraction_options`): a method that cannot run is
+    refused before training."""
+    from rnn2dfa.models.threads import torch_threads
+
+    options = extraction_options(cfg) if options is None else options
+    with torch_threads(None if cfg.threads == "auto" else cfg.threads):
+        book = Book(folder, progress or (lambda _info: None))
+        model, summary = train_stage(cfg, book)
+        return method_stages(model, summary, cfg, book, label, options), book
 
 
 # report.md lives in rnn2dfa.report_md; these names stay importable from here
 from rnn2dfa.report_md import accuracy_buckets, report_markdown, size_trail  # noqa: E402
 
 __all__ = ["LM_METHODS", "STAGES", "Book", "RunConfig", "RunResult", "accuracy_buckets",
-           "extract_stage", "extraction_options", "for_kind", "method_stages",
+           "check_lm", "extract_stage", "extraction_options", "for_kind", "method_stages",
            "minimize_stage", "render_stage",
-           "report_markdown", "run_pipeline", "size_trail", "train_stage", "verify_stage",
+           "report_markdown", "run_pipeline", "size_trail", "train_and_stages", "train_stage",
+           "verify_stage",
            "write_stage"]

@@ -1,8 +1,11 @@
 """report.md of `rnn2dfa run` (and of each sweep point): the drawing, then training,
-extraction, verification, notes and time, as Markdown tables."""
+extraction, verification, notes and time, as Markdown tables; and a verification's rows
+(`truth_rows`, `by_length_table`, `network_table`), which `rnn2dfa verify` prints as its
+tables and report.md writes as Markdown: one set of rows, two renderings."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +18,11 @@ def size_trail(sizes: list[int], keep: int = 12) -> str:
     if len(shown) > keep:
         shown = shown[:3] + [f"… ({len(sizes) - 3 - (keep - 4)} more)"] + shown[-(keep - 4) :]
     return " → ".join(shown) or "–"
+
+
+#: An extraction's statistics shown first, in this order (extract's table, report.md).
+HEADLINE_STATS = ("rounds", "membership_queries", "distinct_words", "network_steps",
+                  "cache_hits", "equivalence_queries", "counterexamples", "k", "q", "seconds")
 
 
 def _pct(x: float | None) -> str:
@@ -86,8 +94,7 @@ def report_markdown(run: RunResult) -> str:
     rows = [["method", str(ex["method"])], ["finished", "yes" if ex["finished"] else "no"],
             ["states (extracted → minimal)", f"{ex['states_extracted']} → {ex['states_minimal']}"],
             ["hypothesis sizes", size_trail(ex["hypothesis_sizes"])]]
-    for key in ("rounds", "membership_queries", "distinct_words", "network_steps",
-                "equivalence_queries", "counterexamples", "k", "q", "seconds"):
+    for key in HEADLINE_STATS:
         if key in stats:
             rows.append([key.replace("_", " "), str(stats[key])])
     parts += [md_table(["", ""], rows), ""]
@@ -126,23 +133,91 @@ def _lm_training(run: RunResult) -> list[str]:
             f"perplexity {tr.val_perplexity:.3f}.", ""]
 
 
-def _num(x: float | None, digits: int = 4) -> str:
-    return "–" if x is None else f"{x:.{digits}f}"
+def num(x: float | None, digits: int = 4) -> str:
+    """A score as a table cell: "—" for none, and an infinite or NaN one as inf / nan."""
+    if x is None:
+        return "—"
+    if isinstance(x, float) and not math.isfinite(x):
+        return "nan" if x != x else ("inf" if x > 0 else "-inf")
+    return f"{x:.{digits}f}"
+
+
+def pdfa_sections(v: Any) -> list[tuple[str, list[str], list[list[str]]]]:
+    """A PDFA's verification (`pdfa.verify.PDFAVerification`) as one narrow table per
+    reference (the data, the network, the truth when known), each (title, columns, rows)
+    with the model first: each fits 80 columns, where one table of every score did not."""
+    sections: list[tuple[str, list[str], Any]] = [
+        ("against the data", ["states", "WER", "NDCG@5", "perplexity", "seconds"],
+         lambda r: ["-" if r.states is None else str(r.states), num(r.wer_data),
+                    num(r.ndcg_data), num(r.perplexity, 3), num(r.seconds, 2)])]
+    if v.has_network:
+        sections.append(("against the network's predictions", ["WER", "NDCG@5", "log P error"],
+                         lambda r: [num(r.wer_network), num(r.ndcg_network),
+                                    num(r.logp_error_network)]))
+    if v.has_truth:
+        sections.append(("against the truth", ["WER", "NDCG@5", "KL(truth‖model)"],
+                         lambda r: [num(r.wer_truth), num(r.ndcg_truth),
+                                    num(r.kl_truth) + ("" if r.kl_exact else " ~")]))
+    return [(title, ["model", *cols], [[r.model, *cells(r)] for r in v.comparison.rows])
+            for title, cols, cells in sections]
 
 
 def _pdfa_verification(ver: Any) -> list[str]:
-    """A PDFA's verification (`pdfa.verify.PDFAVerification`): every model scored beside
-    it against the network's next-symbol predictions (and the truth's, when known)."""
-    cmp = ver.comparison
-    head = ["model", "states", "WER vs network", "NDCG@5 vs network", "log P error"]
-    head += ["WER vs truth", "KL(truth‖model)"] if ver.has_truth else []
-    rows = [[r.model, "–" if r.states is None else str(r.states), _num(r.wer_network),
-             _num(r.ndcg_network), _num(r.logp_error_network)]
-            + ([_num(r.wer_truth), _num(r.kl_truth)] if ver.has_truth else [])
-            for r in cmp.rows]
-    return ([f"Next-symbol prediction on {ver.test} ({cmp.prefixes:,} prefixes):", "",
-             md_table(head, rows), ""] + [f"> {n}" for n in ver.notes]
-            + ([""] if ver.notes else []))
+    """A PDFA's verification: `pdfa_sections` as Markdown tables."""
+    parts = [f"Next-symbol prediction on {ver.test} ({ver.comparison.prefixes:,} prefixes):", ""]
+    for title, columns, rows in pdfa_sections(ver):
+        parts += [f"{title.capitalize()}:", "", md_table(columns, rows), ""]
+    return parts + [f"> {n}" for n in ver.notes] + ([""] if ver.notes else [])
+
+
+def truth_rows(cmp: Any) -> list[tuple[str, str, bool]]:
+    """A check against the truth (`verify.exact.TruthComparison`, any kind) as (label,
+    value, alarm) rows: alarm marks a value shown as a failure (red, bold)."""
+    from rnn2dfa.automata.draw import show_output
+
+    dfa = cmp.kind == "dfa"
+    # A non-regular truth has no equivalent DFA: say what was compared instead.
+    rows = [("truth", cmp.truth + ("" if cmp.truth_exact else " (not regular: bounded DFA)")
+             + ("" if dfa else f" ({cmp.kind} machine)"), False),
+            ("equivalent" if cmp.truth_exact else f"equal up to length {cmp.max_length}",
+             "yes" if cmp.agrees else "no", not cmp.agrees)]
+    if cmp.counterexample_text is not None and dfa:
+        who = "accepts" if cmp.output == "accepted" else "rejects"
+        rows.append(("shortest counterexample",
+                     f"{cmp.counterexample_text}  (the DFA {who} it)", False))
+    elif cmp.counterexample_text is not None:
+        rows.append(("shortest word with a different output",
+                     f"{cmp.counterexample_text}  (the machine: {show_output(cmp.output)}; "
+                     f"the truth: {show_output(cmp.truth_output)})", False))
+    return rows + [("states (given / minimal)", f"{cmp.states} / {cmp.minimal_states}", False),
+                   ("truth states (minimal)", str(cmp.truth_minimal_states), False)]
+
+
+def by_length_table(cmp: Any) -> tuple[str, list[str], list[list[str]]]:
+    """(title, columns, rows) of the exact disagreement with the truth by length (all
+    words, counted on the product automaton)."""
+    dfa = cmp.kind == "dfa"
+    what = ("Disagreement" if dfa else "Words with a different "
+            + ("output" if cmp.kind == "moore" else "last output") + ",")
+    return (f"{what} by length (exact: all words)", ["length", "disagree" if dfa else "differ",
+                                                     "of", "rate"],
+            [[str(r.length), f"{r.disagreements:,}",
+              f"{r.total:,}" if r.total < 10**15 else f"{r.total:.3g}", f"{r.rate:.4%}"]
+             for r in cmp.by_length])
+
+
+def network_table(net: Any) -> tuple[list[str], list[list[str]]]:
+    """(columns, rows) of agreement with the network by length bucket (a ModelComparison of
+    any kind): a Mealy machine's whole tag sequences too, and with a truth the network's
+    error beside the automaton's (after Omlin & Giles)."""
+    has_truth, mealy = net.network_error is not None, net.kind == "mealy"
+    who = "DFA" if net.kind == "dfa" else "machine"
+    columns = ["lengths", "sample", "words", f"{who} = network", *(["all tags"] if mealy else []),
+               *(["network error", f"{who} error"] if has_truth else [])]
+    return columns, [[f"{b.lo}-{b.hi}", b.sample, f"{b.words:,}", f"{b.agreement:.2%}",
+                      *([f"{b.sequence_agreement:.2%}"] if mealy else []),
+                      *([f"{b.network_error:.2%}", f"{b.error:.2%}"] if has_truth else [])]
+                     for b in net.buckets]
 
 
 def _verification(ver: Any, plotted: bool) -> list[str]:
@@ -150,47 +225,20 @@ def _verification(ver: Any, plotted: bool) -> list[str]:
     the truth, then agreement with the network by length bucket (`plotted`: agreement.svg)."""
     parts: list[str] = []
     cmp, net = ver.truth, ver.network
-    dfa, noun = ver.kind == "dfa", ver.noun
     if cmp is not None:
-        what = (f" ({cmp.kind} machine)" if not dfa
-                else "" if cmp.truth_exact else " (bounded: not regular)")
-        rows = [["truth", cmp.truth + what],
-                ["equivalent" if cmp.truth_exact else f"equal up to length {cmp.max_length}",
-                 "yes" if cmp.agrees else "**no**"],
-                [f"states ({noun} / truth, minimal)",
-                 f"{cmp.minimal_states} / {cmp.truth_minimal_states}"]]
-        if cmp.counterexample_text is not None and dfa:
-            who = "accepts" if cmp.output == "accepted" else "rejects"
-            rows.append(["shortest counterexample",
-                         f"`{cmp.counterexample_text}` (the DFA {who} it)"])
-        elif cmp.counterexample_text is not None:
-            rows.append(["shortest word with a different output",
-                         f"`{cmp.counterexample_text}`"])
-        parts += [md_table(["", ""], rows), ""]
-        if not cmp.agrees:
-            parts += [
-                "Exact disagreement with the truth by length (all words, counted on the product "
-                "automaton):",
-                "",
-                md_table(["length", "disagree", "of", "rate"],
-                       [[str(r.length), str(r.disagreements), str(r.total), _pct(r.rate)]
-                        for r in cmp.by_length]),
-                "",
-            ]
+        parts += [md_table(["", ""], [[label, f"**{value}**" if alarm else value]
+                                      for label, value, alarm in truth_rows(cmp)]), ""]
+        if not cmp.agrees and cmp.by_length:
+            title, columns, rows = by_length_table(cmp)
+            parts += [f"{title}:", "", md_table(columns, rows), ""]
         if cmp.note:
             parts += [f"> {cmp.note}", ""]
     if net is not None:
-        has_truth = net.network_error is not None
-        head = ["lengths", "sample", "words", f"{noun} = network"]
-        head += ["network error", f"{noun} error"] if has_truth else []
-        rows = [[f"{b.lo}–{b.hi}", b.sample, str(b.words), _pct(b.agreement)]
-                + ([_pct(b.network_error), _pct(b.error)] if has_truth else [])
-                for b in net.buckets]
-        beside = (f"network error beside the {noun}'s error, after Omlin & Giles; "
-                  if has_truth else "")
+        beside = ("network error beside the automaton's error, after Omlin & Giles; "
+                  if net.network_error is not None else "")
         parts += [f"Agreement with the network on sampled words up to length "
                   f"{max(b.hi for b in net.buckets)} ({beside}class-balanced, uniform, "
-                  "near-miss and pumped words):", "", md_table(head, rows), ""]
+                  "near-miss and pumped words):", "", md_table(*network_table(net)), ""]
         if plotted:
             parts += ["![agreement by length](agreement.svg)", ""]
     return parts

@@ -81,7 +81,7 @@ def symbols(alphabet: Any, param: str = "alphabet") -> tuple[str, ...] | None:
         raise InputError("the alphabet must have symbols, none of them empty", param=param)
     if len(set(out)) != len(out):
         twice = next(a for i, a in enumerate(out) if a in out[:i])
-        raise InputError(f"the symbol {shown(twice)} is given twice", param=param)
+        raise InputError(f"the symbol {shown(twice)} is repeated", param=param)
     return out
 
 

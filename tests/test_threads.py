@@ -14,6 +14,7 @@ from click.testing import CliRunner
 import rnn2dfa.train
 from rnn2dfa.automata import DFA, save_dfa
 from rnn2dfa.models.dfa_acceptor import DFAAcceptor
+from rnn2dfa.models.loading import LoadedAcceptor
 from rnn2dfa_cli.main import cli
 
 QUICK = ["--hidden", "2", "--max-length", "3", "--per-length", "4", "--epochs", "2"]
@@ -73,7 +74,8 @@ def test_verify_steps_the_network_on_the_threads_asked_for(
     ends_in_1 = DFA(("0", "1"), [[0, 1], [0, 1]], [False, True])
     save_dfa(ends_in_1, tmp_path / "d.json")
     acceptor = CountingThreads(ends_in_1)
-    monkeypatch.setattr("rnn2dfa.models.io.load_model", lambda path: (acceptor, {}))
+    monkeypatch.setattr("rnn2dfa.models.loading.load_acceptor",  # the one loader verify uses
+                        lambda path: LoadedAcceptor(acceptor, {}, "model", path))
     args = [*option, "verify", str(tmp_path / "d.json"), "--model", "net.pt",
             "--max-word-length", "20", "--samples", "10", "--json"]
     result = CliRunner().invoke(cli, args)

@@ -121,23 +121,15 @@ class Grid:
 
     def _check_lm(self, path: str | None) -> None:
         """A language models' grid: named PDFAs, their cells and PDFA methods."""
-        from rnn2dfa.models.rnn import CELLS as LM_CELLS
         from rnn2dfa.pdfa import get_pdfa
-        from rnn2dfa.pipeline import LM_METHODS
+        from rnn2dfa.pipeline import check_lm
 
-        for name in self.languages:
-            try:
+        try:
+            for name in self.languages:
                 get_pdfa(name)
-            except InputError as exc:
-                raise InputError(exc.message, path=path) from None
-        for cell in self.cells:
-            if cell not in LM_CELLS:
-                raise InputError(f"cell {shown(cell)} does not apply to a language model "
-                                 f"(its cells: {', '.join(LM_CELLS)})", path=path)
-        for method in self.methods:
-            if method not in LM_METHODS:
-                raise InputError(f"method {shown(method)} does not apply to a language model "
-                                 f"(its methods: {', '.join(LM_METHODS)})", path=path)
+            check_lm(self.cells, self.methods)
+        except InputError as exc:
+            raise InputError(exc.message, path=path) from None
         self._check_sizes(path)
 
 

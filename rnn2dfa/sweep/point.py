@@ -168,23 +168,11 @@ def _collect(root: Path, prefix: str) -> dict[str, bytes]:
     return found
 
 
-def train_and_extract(cfg: RunConfig, outdir: Path, label: str) -> tuple[RunResult, Path]:
-    """The whole pipeline (train, then `method_stages`) into `outdir`, a private folder;
-    report.json names `label`. Returns the run and the path of its model.pt."""
-    from rnn2dfa.models.threads import torch_threads
-    from rnn2dfa.pipeline import Book, extraction_options, method_stages, train_stage
-
-    options = extraction_options(cfg)  # a method that cannot run is refused before training
-    with torch_threads(cfg.threads):
-        book = Book(outdir)
-        model, summary = train_stage(cfg, book)
-        run = method_stages(model, summary, cfg, book, label, options)
-    return run, outdir / book.files["model"]
-
-
 def run_point(point: Point, methods: list[str], settings: Settings) -> PointOutcome:
     """Train the point's network once and run every method on it; never raises for a
     failing method or training: the error goes into that method's row."""
+    from rnn2dfa.pipeline import train_and_stages
+
     rows: list[dict[str, str]] = []
     tmp = Path(tempfile.mkdtemp(prefix="rnn2dfa-sweep-"))
     try:
@@ -200,8 +188,9 @@ def run_point(point: Point, methods: list[str], settings: Settings) -> PointOutc
                 if model_path is None:
                     # Train (and extract with this method); a failure here means the next
                     # method trains again, so one bad method does not sink the others.
-                    run, path = train_and_extract(cfg, tmp / method, folder)
-                    model_path, model_folder, training = path, folder, run.training
+                    run, book = train_and_stages(cfg, tmp / method, folder)
+                    model_path = tmp / method / book.files["model"]
+                    model_folder, training = folder, run.training
                     train_seconds = run.seconds.get("train", 0.0)
                 else:
                     run = extract_verify(model_path, training, cfg, tmp / method, folder)

@@ -55,13 +55,12 @@ class Dataset:
 
 
 def parse_alphabet(text: str) -> tuple[str, ...]:
-    """`0,1` or `"a b"` -> ('0', '1'); duplicates and blanks are errors."""
+    """`0,1` or `"a b"` -> ('0', '1'): the symbols (blanks around each dropped), checked
+    as every alphabet is (`validate.symbols`: none empty, none repeated)."""
+    from rnn2dfa.validate import symbols
+
     parts = [p.strip() for p in (text.split(",") if "," in text else text.split())]
-    if not parts or any(p == "" for p in parts):
-        raise InputError(f"bad alphabet {text!r}: give symbols separated by commas, e.g. 0,1")
-    if len(set(parts)) != len(parts):
-        raise InputError(f"bad alphabet {text!r}: a symbol is repeated")
-    return tuple(parts)
+    return symbols(parts) or ()  # (None only for None)
 
 
 def _infer_alphabet(texts: Sequence[str]) -> tuple[str, ...]:

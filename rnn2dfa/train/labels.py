@@ -49,9 +49,10 @@ from rnn2dfa.train.summary import (
     Progress,
     TrainSummary,
     keeps_best_on_interrupt,
+    length_row,
     model_metadata,
 )
-from rnn2dfa.words import length_batches, pad_words
+from rnn2dfa.words import length_batches, pad_words, unpad
 
 #: The share of each length's words that are a shorter word then a repeated pattern.
 PUMPED = 0.25
@@ -81,8 +82,7 @@ class LabelledWords:
         return self.labels[np.arange(len(self)), self.lengths]
 
     def words(self) -> list[tuple[int, ...]]:
-        return [tuple(r[:n]) for r, n in zip(self.symbols.tolist(), self.lengths.tolist(),
-                                            strict=True)]
+        return unpad(self.symbols, self.lengths)
 
     def subset(self, index: np.ndarray) -> LabelledWords:
         lens = self.lengths[index]
@@ -213,12 +213,7 @@ def word_correct(data: LabelledWords, pred: np.ndarray) -> np.ndarray:
 def accuracy_rows(data: LabelledWords, pred: np.ndarray) -> list[dict[str, Any]]:
     """Per length: words, words right (`word_correct`), accuracy (the rows `train` prints)."""
     right = word_correct(data, pred)
-    rows = []
-    for n in np.unique(data.lengths):
-        m = data.lengths == n
-        rows.append({"length": int(n), "n": int(m.sum()), "correct": int(right[m].sum()),
-                     "accuracy": float(right[m].mean())})
-    return rows
+    return [length_row(n, right[data.lengths == n]) for n in np.unique(data.lengths)]
 
 
 def output_rows(data: LabelledWords, pred: np.ndarray,

@@ -121,10 +121,14 @@ def train_lm(
     val_words: Sequence[Word] | None = None,
     progress: Progress | None = None,
 ) -> tuple[RNNLanguageModel, LMTrainSummary]:
-    """Train a language model on `words`; a share of them is held out unless `val_words`.
-    An interrupt after the first epoch is `TrainingInterrupted` with the best weights."""
+    """Train a language model on `words` (its minibatches' memory checked first); a share
+    of them is held out unless `val_words`. An interrupt after the first epoch is
+    `TrainingInterrupted` with the best weights."""
+    from rnn2dfa.train.lm_data import check_lm_batches
+
     cfg = config or LMTrainConfig()
     cfg.check()
+    check_lm_batches(words, cfg.batch_size, cfg.hidden, cfg.layers)  # before any work
     if len(words) < 2:
         raise InputError(f"need at least 2 training sequences (got {len(words)})")
     rng = np.random.default_rng(cfg.seed)

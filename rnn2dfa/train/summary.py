@@ -134,16 +134,16 @@ def accuracy_by_length(model: RNNAcceptor, data: Dataset,
         if end is not None and rows and time.perf_counter() > end:
             break
         m = np.flatnonzero(lens == n)
-        right = (predict_logits(model, [data.words[i] for i in m]) > 0) == data.labels[m]
-        rows.append(
-            {
-                "length": int(n),
-                "n": int(m.size),
-                "correct": int(right.sum()),
-                "accuracy": float(right.mean()),
-            }
-        )
+        rows.append(length_row(n, (predict_logits(model, [data.words[i] for i in m]) > 0)
+                               == data.labels[m]))
     return rows
+
+
+def length_row(length: int, right: np.ndarray) -> dict[str, Any]:
+    """One row of accuracy by length (every trainer's): the length, its words, how many
+    were right (`right`: one bool a word) and the accuracy."""
+    return {"length": int(length), "n": int(right.size), "correct": int(right.sum()),
+            "accuracy": float(right.mean())}
 
 
 def measure_test(model: Any, test: Dataset, cfg: Any, summary: TrainSummary) -> None:
