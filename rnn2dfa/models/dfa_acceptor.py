@@ -10,7 +10,7 @@ from torch import Tensor
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.models.acceptor import StateSpace
-from rnn2dfa.models.index_view import AutomatonLabelView, AutomatonView
+from rnn2dfa.models.index_view import OneHotLabelView, OneHotView, stand_in
 
 
 class OneHotAutomaton:
@@ -67,10 +67,10 @@ class DFAAcceptor(OneHotAutomaton):
     def accept_logit(self, state: Tensor) -> Tensor:
         return self._logit[self.index(state)]
 
-    def compact_view(self) -> AutomatonView:
+    def compact_view(self) -> OneHotView:
         """This DFA on state numbers ((batch, 1) int64): the same steps and logits, and one
         int64 a state in the oracle's trie instead of n_states floats."""
-        return AutomatonView(self, self._next, self._logit, self._start)
+        return stand_in(OneHotView(self, self._next, self._logit, self._start))
 
 
 class MachineLabeller(OneHotAutomaton):
@@ -100,8 +100,8 @@ class MachineLabeller(OneHotAutomaton):
     def output_logits(self, state: Tensor) -> Tensor:
         return self._logits[self.index(state)]
 
-    def compact_view(self) -> AutomatonLabelView:
+    def compact_view(self) -> OneHotView:
         """This machine on unit numbers ((batch, 1) int64): the same steps and labels, and
         one int64 a state in the oracle's trie instead of `state_dim` floats."""
-        return AutomatonLabelView(self, self._next, self._unit_label, self.outputs,
-                                  self.kind, self._start)
+        return stand_in(OneHotLabelView(self, self._next, self._unit_label, self.outputs,
+                                        self.kind, self._start))
