@@ -21,7 +21,7 @@ so model files written before stacks and deep heads were read load unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -48,19 +48,16 @@ from rnn2dfa.models.torch_rnn_config import (  # noqa: F401 (ACTIVATIONS, ...: r
 CONFIG_ATTRIBUTES = {"embedding": "use_embedding"}
 
 
+#: ACTIVATIONS and FINALS but "none", as functions of x (batch, width)
+ACTIVATE: dict[str, Callable[[Tensor], Tensor]] = {
+    "relu": torch.relu, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
+    "softmax": lambda x: torch.softmax(x, dim=1),
+    "sigmoid_softmax": lambda x: torch.softmax(torch.sigmoid(x), dim=1)}
+
+
 def activate(x: Tensor, name: str) -> Tensor:
-    """One of ACTIVATIONS or FINALS applied to x (batch, width)."""
-    if name == "relu":
-        return torch.relu(x)
-    if name == "tanh":
-        return torch.tanh(x)
-    if name == "sigmoid":
-        return torch.sigmoid(x)
-    if name == "softmax":
-        return torch.softmax(x, dim=1)
-    if name == "sigmoid_softmax":
-        return torch.softmax(torch.sigmoid(x), dim=1)
-    return x
+    """One of ACTIVATIONS or FINALS applied to x (batch, width) ("none": x itself)."""
+    return ACTIVATE[name](x) if name in ACTIVATE else x
 
 
 @register("torch_rnn")
