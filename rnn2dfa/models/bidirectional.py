@@ -18,6 +18,7 @@ from torch.nn.utils.rnn import pack_padded_sequence
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.io import register
+from rnn2dfa.models.stacked import torch_layers
 
 BIDIRECTIONAL_CELLS = ("tanh", "relu", "lstm", "gru")
 
@@ -54,14 +55,7 @@ class BidirectionalAcceptor(nn.Module):
         self.alphabet: tuple[str, ...] = tuple(str(a) for a in alphabet)
         self.cell, self.hidden, self.layers = cell, int(hidden), int(layers)
         k = len(self.alphabet)
-        if cell == "lstm":
-            self.rnn: nn.RNNBase = nn.LSTM(k, hidden, layers, batch_first=True,
-                                           bidirectional=True)
-        elif cell == "gru":
-            self.rnn = nn.GRU(k, hidden, layers, batch_first=True, bidirectional=True)
-        else:
-            self.rnn = nn.RNN(k, hidden, layers, nonlinearity=cell, batch_first=True,
-                              bidirectional=True)
+        self.rnn = torch_layers(cell, k, hidden, layers, bidirectional=True)
         self.readout = nn.Linear(2 * self.hidden, 1)
         self.register_buffer("init", torch.zeros(1))  # the training loop's restart zeroes it
 

@@ -25,7 +25,7 @@ from rnn2dfa.models.acceptor import StateSpace
 from rnn2dfa.models.cell_names import RNN_CELLS
 from rnn2dfa.models.io import register
 from rnn2dfa.models.seqbase import FusedPassesMixin
-from rnn2dfa.models.stacked import fusable, slu, step_stack, step_words_stack
+from rnn2dfa.models.stacked import fusable, slu, step_stack, step_words_stack, torch_layers
 
 #: Cell names: Elman activations, then gated cells.
 CELLS = RNN_CELLS
@@ -74,14 +74,8 @@ class RNNAcceptor(FusedPassesMixin, nn.Module):
         else:
             self.embed = nn.Embedding(k, self.embedding)
             in_size = self.embedding
-        if cell == "lstm":
-            self.rnn: nn.RNNBase = nn.LSTM(in_size, hidden, layers, batch_first=True)
-        elif cell == "gru":
-            self.rnn = nn.GRU(in_size, hidden, layers, batch_first=True)
-        else:
-            # slu has no fused torch kernel; the nn.RNN only stores its weights (see _forward_slu).
-            nonlin = "tanh" if cell == "tanh" else "relu"
-            self.rnn = nn.RNN(in_size, hidden, layers, nonlinearity=nonlin, batch_first=True)
+        # (slu's nn.RNN only stores its weights: see _forward_slu)
+        self.rnn = torch_layers(cell, in_size, hidden, layers)
         parts = 2 if cell == "lstm" else 1
         init = torch.zeros(layers, parts, hidden)
         self._set_init(init)
