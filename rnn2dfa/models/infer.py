@@ -491,7 +491,20 @@ def infer_architecture(
     embedding even if a table of the right width exists. Raises ModelFileError with a
     one-line message naming the file, the parameter at fault and the option's `param`.
     """
-    chain, rest, passed_over = infer_units(tensors, rnn, path)
+    # the recurrent units, in the order the data flows (`rnn` picks one chain where several
+    # fit); the tensors not yet read, and those of the units passed over
+    units = find_units(tensors, path)
+    if not units:
+        found = ", ".join(f"{n} ({_shape(t)})" for n, t in list(tensors.items())[:6])
+        more = "" if len(tensors) <= 6 else f", ... ({len(tensors)} tensors)"
+        raise _err(
+            "no recurrent layer found (no parameter named like an nn.RNN/LSTM/GRU's "
+            f"'weight_ih_l0' or an RNNCell's 'weight_ih'); the file holds: "
+            f"{found or 'no tensors'}{more}", path)
+    chain, left = order_units(units, rnn, path)
+    used = {n for u in chain for layer in u.layers for n in (*layer.names, *layer.reverse)}
+    passed_over = [n for u in left for layer in u.layers for n in (*layer.names, *layer.reverse)]
+    rest = {n: t for n, t in tensors.items() if n not in used and n not in passed_over}
     # the input feeding the first unit: an embedding table, or one-hot (each part read is
     # taken out of `rest`, and what was passed over with it)
     emb, skipped = find_embedding(rest, chain[0].input_size, chain[-1].layers[-1].hidden,
@@ -514,26 +527,6 @@ def infer_architecture(
     _check_all_read(rest, chain, layers, path)
     notes = [f"left out (not the chosen one): {', '.join(passed_over)}"] if passed_over else []
     return Architecture(chain, emb, vocab, layers, acts, final, notes)
-
-
-def infer_units(tensors: Mapping[str, Tensor], rnn: str | None, path: str | None,
-                ) -> tuple[list[RecurrentUnit], dict[str, Tensor], list[str]]:
-    """The recurrent units, layer counts and widths, in the order the data flows (`rnn`
-    picks one chain where several fit). Returns them, the tensors not yet read, and the
-    names of units passed over (not the chosen chain)."""
-    units = find_units(tensors, path)
-    if not units:
-        found = ", ".join(f"{n} ({_shape(t)})" for n, t in list(tensors.items())[:6])
-        more = "" if len(tensors) <= 6 else f", ... ({len(tensors)} tensors)"
-        raise _err(
-            "no recurrent layer found (no parameter named like an nn.RNN/LSTM/GRU's "
-            f"'weight_ih_l0' or an RNNCell's 'weight_ih'); the file holds: "
-            f"{found or 'no tensors'}{more}", path)
-    chain, left = order_units(units, rnn, path)
-    used = {n for u in chain for layer in u.layers for n in (*layer.names, *layer.reverse)}
-    passed_over = [n for u in left for layer in u.layers for n in (*layer.names, *layer.reverse)]
-    rest = {n: t for n, t in tensors.items() if n not in used and n not in passed_over}
-    return chain, rest, passed_over
 
 
 def _check_all_read(rest: Mapping[str, Tensor], chain: Sequence[RecurrentUnit],
