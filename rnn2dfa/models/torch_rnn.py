@@ -75,7 +75,10 @@ class TorchRNNAcceptor(nn.Module):
     architecture = "torch_rnn"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """The arguments of `torch_rnn_config.imported_config`, which fills and checks them."""
+        """`torch_rnn_config.imported_config`'s arguments (CONFIG_KEYS, in order: alphabet,
+        cell, input_size, hidden, then layers, bias, nonlinearity, vocab, embedding, the head's,
+        the tokens', the per-layer lists, ...), filled in and checked there: one set of rules
+        for this constructor and the numpy reader of its files (`numpy_rnn.py`)."""
         super().__init__()
         config = imported_config(*args, **kwargs)
         for key, value in config.items():  # the attributes `config()` reads back
