@@ -9,8 +9,6 @@ available, for membership-only extraction.
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -18,6 +16,7 @@ from torch.nn.utils.rnn import pack_padded_sequence
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.io import register
+from rnn2dfa.models.seqbase import InitConfig
 from rnn2dfa.models.stacked import torch_layers
 
 BIDIRECTIONAL_CELLS = ("tanh", "relu", "lstm", "gru")
@@ -35,7 +34,7 @@ NOT_STEPPABLE = (
 
 
 @register("birnn")
-class BidirectionalAcceptor(nn.Module):
+class BidirectionalAcceptor(InitConfig, nn.Module):
     """nn.LSTM / nn.GRU / nn.RNN with bidirectional=True, one-hot input, linear read-out."""
 
     whole_word = True
@@ -58,10 +57,6 @@ class BidirectionalAcceptor(nn.Module):
         self.rnn = torch_layers(cell, k, hidden, layers, bidirectional=True)
         self.readout = nn.Linear(2 * self.hidden, 1)
         self.register_buffer("init", torch.zeros(1))  # the training loop's restart zeroes it
-
-    def config(self) -> dict[str, Any]:
-        return {"alphabet": list(self.alphabet), "cell": self.cell, "hidden": self.hidden,
-                "layers": self.layers}
 
     def describe(self) -> str:
         s = "s" if self.layers > 1 else ""

@@ -45,6 +45,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import StateSpace, non_integer_weight
 from rnn2dfa.models.index_view import OneHotView
 from rnn2dfa.models.io import register
+from rnn2dfa.models.seqbase import InitConfig
 
 ACTIVATIONS = ("relu", "slu")
 
@@ -76,7 +77,7 @@ class _Plan:
 
 
 @register("minsky")
-class MinskyRNN(nn.Module):
+class MinskyRNN(InitConfig, nn.Module):
     """A simple RNN compiled from a DFA (Theorem 4.3 + Lemma 4.4), ReLU or SLU units.
 
     Implements the Acceptor contract. Constructor arguments are the sizes only; the
@@ -120,14 +121,6 @@ class MinskyRNN(nn.Module):
                 f"'dest'[{j}] is {int(dest[j])}, not a state of the {self.n_states}-state DFA "
                 f"(0..{self.n_states - 1})"
             )
-
-    def config(self) -> dict[str, Any]:
-        """Constructor keyword arguments (JSON-able), stored in model files."""
-        return {
-            "alphabet": list(self.alphabet),
-            "n_states": self.n_states,
-            "activation": self.activation,
-        }
 
     def describe(self) -> str:
         """One line for reports (a labeller's adds its labels: `LabelHead.describe`)."""
