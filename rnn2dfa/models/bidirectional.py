@@ -9,6 +9,8 @@ available, for membership-only extraction.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -80,18 +82,11 @@ class BidirectionalAcceptor(InitConfig, nn.Module):
         return self.readout(summary).squeeze(-1)
 
     # The Acceptor contract cannot be met: say so in one line wherever it is asked for.
-    @property
-    def state_dim(self) -> int:
+    def _not_steppable(self, *_: Any, **__: Any) -> Any:
         raise NotSteppableError(NOT_STEPPABLE)
 
-    def initial_state(self, batch: int) -> Tensor:
-        raise NotSteppableError(NOT_STEPPABLE)
-
-    def step(self, state: Tensor, symbols: Tensor) -> Tensor:
-        raise NotSteppableError(NOT_STEPPABLE)
-
-    def accept_logit(self, state: Tensor) -> Tensor:
-        raise NotSteppableError(NOT_STEPPABLE)
-
-    def observable(self, state: Tensor) -> Tensor:
-        raise NotSteppableError(NOT_STEPPABLE)
+    state_dim = property(_not_steppable)
+    initial_state = _not_steppable
+    step = _not_steppable
+    accept_logit = _not_steppable
+    observable = _not_steppable
