@@ -42,10 +42,11 @@ import torch
 from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.acceptor import StateSpace, non_integer_weight
+from rnn2dfa.models.acceptor import StateSpace
 from rnn2dfa.models.index_view import OneHotView
 from rnn2dfa.models.io import register
 from rnn2dfa.models.seqbase import InitConfig
+from rnn2dfa.models.space import rnn_state_space
 
 ACTIVATIONS = ("relu", "slu")
 
@@ -307,16 +308,8 @@ class MinskyRNN(InitConfig, nn.Module):
     def state_space(self) -> StateSpace:
         """Units in [0, 1] (SLU) or [0, inf) (ReLU); exact while the weights are integers
         (the read-out may be real: Theorem 4.5 needs integers only in the recurrence)."""
-        high = 1.0 if self.activation == "slu" else None
         recurrence = [(n, p) for n, p in self.named_parameters() if not n.startswith("out_")]
-        bad = non_integer_weight(recurrence)
-        if bad is None:
-            n_weights = sum(p.numel() for _, p in recurrence)
-            why = f"{self.activation} units, {n_weights} integer recurrent weights"
-        else:
-            why = f"exact extraction needs integer weights (Theorem 4.5), but {bad}"
-        hint = "ReLU states are unbounded: the network may count" if high is None else None
-        return StateSpace(self.activation, 0.0, high, bad is None, why, hint)
+        return rnn_state_space(self.activation, type(self).__name__, recurrence)
 
     def _read(self, state: Tensor) -> Tensor:
         """The read-out of states: accept logits (a labeller's: its output logits)."""
