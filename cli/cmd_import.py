@@ -163,11 +163,6 @@ def import_cmd(checkpoint: str, output_file: str, alphabet: str | None, token_id
         raise InputError(f"-o/--output names the model file to write, not {output_file!r}: "
                          "what the network's outputs are is --head-output")
     check_writable(output_file, "the model")
-    if language is not None and task == "accept":
-        from rnn2dfa.languages import language_names
-
-        if language not in language_names():
-            raise InputError(f"unknown language {language!r} (see rnn2dfa languages)")
     names = None if alphabet is None else [s for s in alphabet.split(",") if s != ""]
     labels = None if outputs is None else [s.strip() for s in outputs.split(",")]
     opts = ImportOptions(

@@ -18,6 +18,8 @@ from torch.nn.utils.rnn import pack_padded_sequence
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.io import register
+from rnn2dfa.models.seqbase import InitConfig
+from rnn2dfa.models.stacked import torch_layers
 
 BIDIRECTIONAL_CELLS = ("tanh", "relu", "lstm", "gru")
 
@@ -34,7 +36,7 @@ NOT_STEPPABLE = (
 
 
 @register("birnn")
-class BidirectionalAcceptor(nn.Module):
+class BidirectionalAcceptor(InitConfig, nn.Module):
     """nn.LSTM / nn.GRU / nn.RNN with bidirectional=True, one-hot input, linear read-out."""
 
     whole_word = True
@@ -54,20 +56,9 @@ class BidirectionalAcceptor(nn.Module):
         self.alphabet: tuple[str, ...] = tuple(str(a) for a in alphabet)
         self.cell, self.hidden, self.layers = cell, int(hidden), int(layers)
         k = len(self.alphabet)
-        if cell == "lstm":
-            self.rnn: nn.RNNBase = nn.LSTM(k, hidden, layers, batch_first=True,
-                                           bidirectional=True)
-        elif cell == "gru":
-            self.rnn = nn.GRU(k, hidden, layers, batch_first=True, bidirectional=True)
-        else:
-            self.rnn = nn.RNN(k, hidden, layers, nonlinearity=cell, batch_first=True,
-                              bidirectional=True)
+        self.rnn = torch_layers(cell, k, hidden, layers, bidirectional=True)
         self.readout = nn.Linear(2 * self.hidden, 1)
         self.register_buffer("init", torch.zeros(1))  # the training loop's restart zeroes it
-
-    def config(self) -> dict[str, Any]:
-        return {"alphabet": list(self.alphabet), "cell": self.cell, "hidden": self.hidden,
-                "layers": self.layers}
 
     def describe(self) -> str:
         s = "s" if self.layers > 1 else ""
@@ -91,18 +82,11 @@ class BidirectionalAcceptor(nn.Module):
         return self.readout(summary).squeeze(-1)
 
     # The Acceptor contract cannot be met: say so in one line wherever it is asked for.
-    @property
-    def state_dim(self) -> int:
+    def _not_steppable(self, *_: Any, **__: Any) -> Any:
         raise NotSteppableError(NOT_STEPPABLE)
 
-    def initial_state(self, batch: int) -> Tensor:
-        raise NotSteppableError(NOT_STEPPABLE)
-
-    def step(self, state: Tensor, symbols: Tensor) -> Tensor:
-        raise NotSteppableError(NOT_STEPPABLE)
-
-    def accept_logit(self, state: Tensor) -> Tensor:
-        raise NotSteppableError(NOT_STEPPABLE)
-
-    def observable(self, state: Tensor) -> Tensor:
-        raise NotSteppableError(NOT_STEPPABLE)
+    state_dim = property(_not_steppable)
+    initial_state = _not_steppable
+    step = _not_steppable
+    accept_logit = _not_steppable
+    observable = _not_steppable

@@ -208,23 +208,14 @@ def _read_pickled(model_file: str, code_dir: str | None, shown: str,
     the file's bounds were checked already."""
     if not checked:
         check_torch_file(model_file, *file_head(model_file, "a checkpoint file"))
-    payload = _load_trusted(model_file, code_dir, shown)
-    check_tensor_sizes(payload, shown)  # (a module's own tensors: in _from_module)
-    ck = _from_payload(shown, payload)
-    ck.code_dir, ck.weights_path = code_dir, model_file
-    return ck
-
-
-def _load_trusted(path: str, code_dir: str | None = None, shown: str | None = None) -> Any:
-    shown = shown or path
     script = load_script(code_dir) if is_script(code_dir) else None
     try:
         with running_user_code(code_dir):
             # Names under __main__ are a script's (see trusted.script_pickle_module): found
             # in the script given, and never in this program's own __main__.
-            return torch.load(path, map_location="cpu", weights_only=False,
-                              pickle_module=script_pickle_module(
-                                  script, code_dir if script is not None else None))
+            payload = torch.load(model_file, map_location="cpu", weights_only=False,
+                                 pickle_module=script_pickle_module(
+                                     script, code_dir if script is not None else None))
     except ScriptClassMissing as exc:
         if exc.script is None:
             hint = ("it was saved by a script run as the main program (or a notebook), so "
@@ -248,6 +239,10 @@ def _load_trusted(path: str, code_dir: str | None = None, shown: str | None = No
     except Exception as exc:  # noqa: BLE001 - arbitrary unpickling code may raise anything
         raise ModelFileError(f"cannot unpickle: {type(exc).__name__}: {exc}",
                              path=shown) from None
+    check_tensor_sizes(payload, shown)  # (a module's own tensors: in _from_module)
+    ck = _from_payload(shown, payload)
+    ck.code_dir, ck.weights_path = code_dir, model_file
+    return ck
 
 
 def _from_payload(path: str, payload: Any) -> Checkpoint:

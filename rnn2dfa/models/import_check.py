@@ -242,7 +242,7 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
     `activations` (between head layers) and `final` are the ones the user named (None: try
     every one); `output` "logit" or "probability" restricts the final activation.
     `per_step`: a tagger, compared on its outputs after every symbol (the model is a
-    TorchRNNLabeller, whose `prefix_features` the head reads). `device`: where the module
+    TorchRNNLabeller, whose `prefix_tops` the head reads). `device`: where the module
     runs (moved there for the check and back after it; None: where its weights are); the
     imported network's side of the comparison stays on the CPU. The module's forward runs
     under the user-code guard (`models.user_code.UserCode`): at most `seconds` (None:
@@ -261,7 +261,7 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
         for sym in _words(len(model.alphabet), seed):
             lengths = torch.full((sym.shape[0],), sym.shape[1], dtype=torch.long)
             tokens, _ = model._with_specials(model.ids[sym], lengths)
-            feats = (model.prefix_features(sym) if per_step  # type: ignore[attr-defined]
+            feats = (model.prefix_tops(sym)[:, 1:] if per_step
                      else model.features(sym, lengths))
             batches.append(_Batch(sym, tokens, feats))
     width = model.vocab

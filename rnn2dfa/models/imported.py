@@ -297,7 +297,8 @@ def _accept_class(arch: Architecture, opts: ImportOptions, path: str) -> int:
 
 
 def _check_task(opts: ImportOptions) -> None:
-    """The task's name, and options that belong to another task (before any file is read)."""
+    """The task's name, options that belong to another task, and an acceptor's language
+    (before any file is read)."""
     if opts.task not in TASKS:
         raise InputError(f"unknown task {opts.task!r} (known: {', '.join(TASKS)})",
                          param="task")
@@ -307,6 +308,12 @@ def _check_task(opts: ImportOptions) -> None:
                          param="outputs")
     if opts.task == "tag" and opts.end_token is not None:
         raise InputError(TAGGER_END_TOKEN, param="end_token")
+    if opts.language is not None and opts.task == "accept":  # a labeller's: `_check_language`
+        from rnn2dfa.languages import language_names
+
+        if opts.language not in language_names():
+            raise InputError(f"unknown language {opts.language!r} (see rnn2dfa languages)",
+                             param="language")
 
 
 def _labels(arch: Architecture, opts: ImportOptions, path: str) -> tuple[str, ...]:

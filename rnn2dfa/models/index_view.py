@@ -1,6 +1,6 @@
 """Models whose states are all one-hot, stepped with each state held as the number of the
 unit that is on ((batch, 1) int64): a compiled network (`MinskyRNN.compact_view`) and an
-automaton posing as a network (`DFAAcceptor`, `MachineLabeller`).
+automaton posing as a network (`DFAAcceptor`, `MachineLabeller`: `stand_in`).
 
 The same steps and answers as the model's own one-hot states, at O(1) a row instead of
 O(units), and one int64 a state where the oracle's trie caches states (a 5,000-state DFA's
@@ -89,15 +89,9 @@ class OneHotLabelView(OneHotView):
         return self._next.cpu().numpy().astype(np.int64), self._labels.cpu().numpy()
 
 
-class AutomatonView(OneHotView):
-    """An automaton posing as a network (`DFAAcceptor`) on state numbers. It has no
+def stand_in(view: OneHotView) -> OneHotView:
+    """`view` of an automaton posing as a network (`DFAAcceptor`, `MachineLabeller`), without
     `table`: such a model stands in for a network in tests and benchmarks, so its
     equivalence is checked as a network's is (sampling, refinement), not decided."""
-
-    table = None  # type: ignore[assignment]
-
-
-class AutomatonLabelView(OneHotLabelView):
-    """`AutomatonView` of a Moore or Mealy machine posing as a network (`MachineLabeller`)."""
-
-    table = None  # type: ignore[assignment]
+    view.table = None  # type: ignore[method-assign, assignment]
+    return view

@@ -491,23 +491,8 @@ def infer_architecture(
     embedding even if a table of the right width exists. Raises ModelFileError with a
     one-line message naming the file, the parameter at fault and the option's `param`.
     """
-    chain, rest, passed_over = infer_units(tensors, rnn, path)
-    emb, vocab, skipped = infer_input(rest, chain, embedding, one_hot, path)
-    passed_over += skipped
-    layers, acts, final, skipped = infer_head(rest, chain, head, path)
-    passed_over += skipped
-    for n in passed_over:
-        rest.pop(n, None)
-    _check_all_read(rest, chain, layers, path)
-    notes = [f"left out (not the chosen one): {', '.join(passed_over)}"] if passed_over else []
-    return Architecture(chain, emb, vocab, layers, acts, final, notes)
-
-
-def infer_units(tensors: Mapping[str, Tensor], rnn: str | None, path: str | None,
-                ) -> tuple[list[RecurrentUnit], dict[str, Tensor], list[str]]:
-    """The recurrent units, layer counts and widths, in the order the data flows (`rnn`
-    picks one chain where several fit). Returns them, the tensors not yet read, and the
-    names of units passed over (not the chosen chain)."""
+    # the recurrent units, in the order the data flows (`rnn` picks one chain where several
+    # fit); the tensors not yet read, and those of the units passed over
     units = find_units(tensors, path)
     if not units:
         found = ", ".join(f"{n} ({_shape(t)})" for n, t in list(tensors.items())[:6])
@@ -520,32 +505,15 @@ def infer_units(tensors: Mapping[str, Tensor], rnn: str | None, path: str | None
     used = {n for u in chain for layer in u.layers for n in (*layer.names, *layer.reverse)}
     passed_over = [n for u in left for layer in u.layers for n in (*layer.names, *layer.reverse)]
     rest = {n: t for n, t in tensors.items() if n not in used and n not in passed_over}
-    return chain, rest, passed_over
-
-
-def infer_input(rest: dict[str, Tensor], chain: Sequence[RecurrentUnit],
-                embedding: str | None, one_hot: bool, path: str | None,
-                ) -> tuple[str | None, int, list[str]]:
-    """The input: an embedding table feeding the first unit (`embedding` names it where
-    several fit; `one_hot` says there is none), or one-hot input. Returns its name (None:
-    one-hot), the vocabulary size, and the tables passed over; takes what it reads out of
-    `rest`."""
+    # the input feeding the first unit: an embedding table, or one-hot (each part read is
+    # taken out of `rest`, and what was passed over with it)
     emb, skipped = find_embedding(rest, chain[0].input_size, chain[-1].layers[-1].hidden,
                                   embedding, one_hot, path)
     for n in skipped:
         rest.pop(n, None)
     vocab = int(rest.pop(emb).shape[0]) if emb else chain[0].input_size
-    return emb, vocab, skipped
-
-
-def infer_head(rest: dict[str, Tensor], chain: Sequence[RecurrentUnit], head: str | None,
-               path: str | None,
-               ) -> tuple[list[HeadLayer], list[str | None] | None, str | None, list[str]]:
-    """The read-out: the chain of Linear layers after the last unit (`head` names them and
-    their activations where several fit). Returns the layers, the activations between
-    them, the final activation, and the layers passed over; takes what it reads out of
-    `rest`."""
-    layers, acts, final, skipped = find_head(rest, chain[-1].output_size, head, path)
+    # the read-out: the chain of Linear layers after the last unit
+    layers, acts, final, head_skipped = find_head(rest, chain[-1].output_size, head, path)
     for h in layers:
         if h.outputs == 0:
             raise _err(f"{h.name}.weight has shape 0x{h.inputs}: a head layer with no "
@@ -553,7 +521,12 @@ def infer_head(rest: dict[str, Tensor], chain: Sequence[RecurrentUnit], head: st
         rest.pop(h.name + ".weight" if h.name else "weight")
         if h.bias:
             rest.pop(h.name + ".bias" if h.name else "bias")
-    return layers, acts, final, skipped
+    passed_over += skipped + head_skipped
+    for n in passed_over:
+        rest.pop(n, None)
+    _check_all_read(rest, chain, layers, path)
+    notes = [f"left out (not the chosen one): {', '.join(passed_over)}"] if passed_over else []
+    return Architecture(chain, emb, vocab, layers, acts, final, notes)
 
 
 def _check_all_read(rest: Mapping[str, Tensor], chain: Sequence[RecurrentUnit],

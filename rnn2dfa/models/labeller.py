@@ -146,12 +146,7 @@ class RNNLabeller(LabelHead, RNNAcceptor):
     def output_logits(self, state: Tensor) -> Tensor:
         return self.readout(self.top_hidden(state))
 
-    def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
-        """(B, k) output logits after each word of a padded batch (its class)."""
-        return self.readout(self.last_tops(symbols, lengths))
-
-    def prefix_output_logits(self, symbols: Tensor) -> Tensor:
-        """(B, T + 1, k) output logits after every prefix (column 0: the empty word)."""
-        return self.readout(self.prefix_tops(symbols))
-
-    prefix_logits = prefix_output_logits  # type: ignore[assignment]
+    #: (B, T + 1, k) output logits after every prefix (column 0: the empty word); `forward`
+    #: gives each word's (B, k): the fused passes of `seqbase`, whose k >= 2 read-out stays
+    #: unsqueezed
+    prefix_output_logits = RNNAcceptor.prefix_logits

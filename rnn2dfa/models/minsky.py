@@ -42,9 +42,11 @@ import torch
 from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.acceptor import StateSpace, non_integer_weight
+from rnn2dfa.models.acceptor import StateSpace
 from rnn2dfa.models.index_view import OneHotView
 from rnn2dfa.models.io import register
+from rnn2dfa.models.seqbase import InitConfig
+from rnn2dfa.models.space import rnn_state_space
 
 ACTIVATIONS = ("relu", "slu")
 
@@ -76,7 +78,7 @@ class _Plan:
 
 
 @register("minsky")
-class MinskyRNN(nn.Module):
+class MinskyRNN(InitConfig, nn.Module):
     """A simple RNN compiled from a DFA (Theorem 4.3 + Lemma 4.4), ReLU or SLU units.
 
     Implements the Acceptor contract. Constructor arguments are the sizes only; the
@@ -120,14 +122,6 @@ class MinskyRNN(nn.Module):
                 f"'dest'[{j}] is {int(dest[j])}, not a state of the {self.n_states}-state DFA "
                 f"(0..{self.n_states - 1})"
             )
-
-    def config(self) -> dict[str, Any]:
-        """Constructor keyword arguments (JSON-able), stored in model files."""
-        return {
-            "alphabet": list(self.alphabet),
-            "n_states": self.n_states,
-            "activation": self.activation,
-        }
 
     def describe(self) -> str:
         """One line for reports (a labeller's adds its labels: `LabelHead.describe`)."""
@@ -314,16 +308,8 @@ class MinskyRNN(nn.Module):
     def state_space(self) -> StateSpace:
         """Units in [0, 1] (SLU) or [0, inf) (ReLU); exact while the weights are integers
         (the read-out may be real: Theorem 4.5 needs integers only in the recurrence)."""
-        high = 1.0 if self.activation == "slu" else None
         recurrence = [(n, p) for n, p in self.named_parameters() if not n.startswith("out_")]
-        bad = non_integer_weight(recurrence)
-        if bad is None:
-            n_weights = sum(p.numel() for _, p in recurrence)
-            why = f"{self.activation} units, {n_weights} integer recurrent weights"
-        else:
-            why = f"exact extraction needs integer weights (Theorem 4.5), but {bad}"
-        hint = "ReLU states are unbounded: the network may count" if high is None else None
-        return StateSpace(self.activation, 0.0, high, bad is None, why, hint)
+        return rnn_state_space(self.activation, type(self).__name__, recurrence)
 
     def _read(self, state: Tensor) -> Tensor:
         """The read-out of states: accept logits (a labeller's: its output logits)."""

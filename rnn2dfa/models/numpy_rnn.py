@@ -134,10 +134,6 @@ def _payload(path: str) -> dict[str, Any]:
     return payload
 
 
-def _is_int(v: Any, low: int = 1, high: int = 10_000_000) -> bool:
-    return not isinstance(v, bool) and isinstance(v, int) and low <= v <= high
-
-
 def _checked_config(payload: dict[str, Any]) -> dict[str, Any]:
     """The payload's config held to `io.load_model`'s checks (`file_bounds.checked_config`:
     the alphabet, the integers' bounds); else _Unreadable, and torch's loader, which names
@@ -151,8 +147,6 @@ def _checked_config(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _config(payload: dict[str, Any]) -> dict[str, Any]:
-    from rnn2dfa.limits import CONFIG_BOUNDS, OTHER_INT_BOUND
-
     if payload.get("format") != "rnn2dfa.model/1" or payload.get("architecture") not in \
             ARCHITECTURES:
         raise _Unreadable("another architecture")
@@ -161,7 +155,8 @@ def _config(payload: dict[str, Any]) -> dict[str, Any]:
         val = config.get(key)
         if key == "embedding" and val is None:
             continue
-        if not _is_int(val, 1, CONFIG_BOUNDS.get(key, OTHER_INT_BOUND)):
+        # a positive integer (bounded above by limits.CONFIG_BOUNDS: `_checked_config`)
+        if isinstance(val, bool) or not isinstance(val, int) or val < 1:
             raise _Unreadable(key)
     if config.get("cell") not in CELLS:
         raise _Unreadable("cell")

@@ -19,21 +19,19 @@ State per layer: [c, h, x_{t-1}, ..., x_{t-window+1}] (the layer's recent inputs
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.io import register
-from rnn2dfa.models.seqbase import FusedPassesMixin
+from rnn2dfa.models.seqbase import FusedPassesMixin, InitConfig
 
 POOLINGS = ("f", "fo", "ifo")
 
 
 @register("qrnn")
-class QRNNAcceptor(FusedPassesMixin, nn.Module):
+class QRNNAcceptor(InitConfig, FusedPassesMixin, nn.Module):
     """QRNN with one-hot input, `layers` stacked, a linear read-out of the top h."""
 
     def __init__(
@@ -63,10 +61,6 @@ class QRNNAcceptor(FusedPassesMixin, nn.Module):
         init = torch.zeros(self.layers, 2, self.hidden)  # c0, h0 per layer
         self._set_init(init)
         self.readout = nn.Linear(self.hidden, 1)
-
-    def config(self) -> dict[str, Any]:
-        return {"alphabet": list(self.alphabet), "hidden": self.hidden, "window": self.window,
-                "pooling": self.pooling, "layers": self.layers, "learn_init": self.learn_init}
 
     def describe(self) -> str:
         s = "s" if self.layers > 1 else ""

@@ -14,8 +14,6 @@ State layout (what `step` consumes and returns), layer by layer from the bottom:
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
@@ -24,8 +22,8 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.models.acceptor import StateSpace
 from rnn2dfa.models.cell_names import RNN_CELLS
 from rnn2dfa.models.io import register
-from rnn2dfa.models.seqbase import FusedPassesMixin
-from rnn2dfa.models.stacked import fusable, slu, step_stack, step_words_stack
+from rnn2dfa.models.seqbase import FusedPassesMixin, InitConfig
+from rnn2dfa.models.stacked import fusable, slu, step_stack, step_words_stack, torch_layers
 
 #: Cell names: Elman activations, then gated cells.
 CELLS = RNN_CELLS
@@ -33,7 +31,7 @@ ELMAN = ("tanh", "relu", "slu")
 
 
 @register("rnn")
-class RNNAcceptor(FusedPassesMixin, nn.Module):
+class RNNAcceptor(InitConfig, FusedPassesMixin, nn.Module):
     """A recurrent network that reads a word and accepts when its logit is positive.
 
     `cell` is one of tanh, relu, slu (Elman networks), lstm, gru. `embedding=None` feeds
@@ -74,14 +72,8 @@ class RNNAcceptor(FusedPassesMixin, nn.Module):
         else:
             self.embed = nn.Embedding(k, self.embedding)
             in_size = self.embedding
-        if cell == "lstm":
-            self.rnn: nn.RNNBase = nn.LSTM(in_size, hidden, layers, batch_first=True)
-        elif cell == "gru":
-            self.rnn = nn.GRU(in_size, hidden, layers, batch_first=True)
-        else:
-            # slu has no fused torch kernel; the nn.RNN only stores its weights (see _forward_slu).
-            nonlin = "tanh" if cell == "tanh" else "relu"
-            self.rnn = nn.RNN(in_size, hidden, layers, nonlinearity=nonlin, batch_first=True)
+        # (slu's nn.RNN only stores its weights: see _forward_slu)
+        self.rnn = torch_layers(cell, in_size, hidden, layers)
         parts = 2 if cell == "lstm" else 1
         init = torch.zeros(layers, parts, hidden)
         self._set_init(init)
@@ -89,17 +81,6 @@ class RNNAcceptor(FusedPassesMixin, nn.Module):
         self._eye: dict[torch.dtype, Tensor] = {}  # one-hot rows on the host, by dtype
 
     # ----------------------------------------------------------------- plumbing
-    def config(self) -> dict[str, Any]:
-        """Constructor keyword arguments (JSON-able), stored in model files."""
-        return {
-            "alphabet": list(self.alphabet),
-            "cell": self.cell,
-            "hidden": self.hidden,
-            "layers": self.layers,
-            "embedding": self.embedding,
-            "learn_init": self.learn_init,
-        }
-
     def describe(self) -> str:
         """One line for reports: e.g. 'GRU, 1 layer x 16, one-hot input'."""
         name = {"tanh": "Elman-tanh", "relu": "Elman-ReLU", "slu": "Elman-SLU"}.get(

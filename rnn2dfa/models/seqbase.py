@@ -1,4 +1,5 @@
-"""Shared fused passes for networks that define `top_outputs`, `top_hidden` and `readout`.
+"""Shared fused passes for networks that define `top_outputs`, `top_hidden` and `readout`,
+and the one `config()` of the project's own networks (`InitConfig`).
 
 The trainers call `forward` (accept logits of a padded batch) and `prefix_logits` (after
 every prefix); RNNAcceptor, the QRNN and the stack RNN get them from here, and every head
@@ -8,10 +9,28 @@ predictor's) reads the same top states (`last_tops`, `prefix_tops`) through its 
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import torch
 from torch import Tensor
+
+
+class InitConfig:
+    """`config()`: the constructor's arguments read back from the attributes of the same
+    names, as scikit-learn's `get_params` does (the parameters of every `__init__` of the
+    package's classes along the method order: a labeller's and its cells' alike)."""
+
+    def config(self) -> dict[str, Any]:
+        """Constructor keyword arguments (JSON-able: tuples as lists), stored in model files."""
+        names: dict[str, None] = {}
+        for cls in reversed(type(self).__mro__):
+            init = cls.__dict__.get("__init__")
+            if init is not None and cls.__module__.startswith("rnn2dfa."):
+                names |= {n: None for n, p in inspect.signature(init).parameters.items()
+                          if n != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+        values = {n: getattr(self, n) for n in names}
+        return {n: list(v) if isinstance(v, tuple) else v for n, v in values.items()}
 
 
 class FusedPassesMixin:

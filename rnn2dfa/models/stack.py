@@ -20,22 +20,20 @@ values, so the stack does not blur over long words; training is unchanged.
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.io import register
-from rnn2dfa.models.seqbase import FusedPassesMixin
+from rnn2dfa.models.seqbase import FusedPassesMixin, InitConfig
 
 EMPTY = -1.0  # value of an empty stack cell (Joulin & Mikolov 2015)
 READ = 2  # stack cells the hidden layer reads
 
 
 @register("stack")
-class StackRNNAcceptor(FusedPassesMixin, nn.Module):
+class StackRNNAcceptor(InitConfig, FusedPassesMixin, nn.Module):
     """Elman network + one superposition stack of `depth` cells, each `width` wide."""
 
     def __init__(
@@ -68,10 +66,6 @@ class StackRNNAcceptor(FusedPassesMixin, nn.Module):
     @property
     def out_width(self) -> int:
         return self.hidden + self.width
-
-    def config(self) -> dict[str, Any]:
-        return {"alphabet": list(self.alphabet), "hidden": self.hidden, "depth": self.depth,
-                "learn_init": self.learn_init, "width": self.width, "discrete": self.discrete}
 
     def describe(self) -> str:
         hard = ", discretized at test time" if self.discrete else ""

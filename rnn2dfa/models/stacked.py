@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 import torch.nn.functional as F
-from torch import Tensor
+from torch import Tensor, nn
 
 #: The cell kinds a layer may be: Elman with tanh, ReLU or saturated-linear units, LSTM, GRU.
 CELL_KINDS = ("tanh", "relu", "slu", "lstm", "gru")
@@ -59,6 +59,17 @@ def step_stack(x: Tensor, kinds: Sequence[str], hs: Sequence[Tensor],
         new_h.append(x)
         new_c.append(c2)
     return new_h, new_c
+
+
+def torch_layers(cell: str, inputs: int, hidden: int, layers: int,
+                 bidirectional: bool = False) -> nn.RNNBase:
+    """The nn.LSTM/GRU/RNN (batch first) that holds a stack of `cell` layers' weights (an
+    Elman cell's by its units; slu, which has no fused kernel, in a ReLU one)."""
+    if cell in ("lstm", "gru"):
+        return (nn.LSTM if cell == "lstm" else nn.GRU)(
+            inputs, hidden, layers, batch_first=True, bidirectional=bidirectional)
+    return nn.RNN(inputs, hidden, layers, nonlinearity="tanh" if cell == "tanh" else "relu",
+                  batch_first=True, bidirectional=bidirectional)
 
 
 #: torch's fused whole-sequence kernels (over packed rows: no padding is stepped), by the

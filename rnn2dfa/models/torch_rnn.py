@@ -21,7 +21,7 @@ so model files written before stacks and deep heads were read load unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -48,19 +48,16 @@ from rnn2dfa.models.torch_rnn_config import (  # noqa: F401 (ACTIVATIONS, ...: r
 CONFIG_ATTRIBUTES = {"embedding": "use_embedding"}
 
 
+#: ACTIVATIONS and FINALS but "none", as functions of x (batch, width)
+ACTIVATE: dict[str, Callable[[Tensor], Tensor]] = {
+    "relu": torch.relu, "tanh": torch.tanh, "sigmoid": torch.sigmoid,
+    "softmax": lambda x: torch.softmax(x, dim=1),
+    "sigmoid_softmax": lambda x: torch.softmax(torch.sigmoid(x), dim=1)}
+
+
 def activate(x: Tensor, name: str) -> Tensor:
-    """One of ACTIVATIONS or FINALS applied to x (batch, width)."""
-    if name == "relu":
-        return torch.relu(x)
-    if name == "tanh":
-        return torch.tanh(x)
-    if name == "sigmoid":
-        return torch.sigmoid(x)
-    if name == "softmax":
-        return torch.softmax(x, dim=1)
-    if name == "sigmoid_softmax":
-        return torch.softmax(torch.sigmoid(x), dim=1)
-    return x
+    """One of ACTIVATIONS or FINALS applied to x (batch, width) ("none": x itself)."""
+    return ACTIVATE[name](x) if name in ACTIVATE else x
 
 
 @register("torch_rnn")
@@ -78,7 +75,10 @@ class TorchRNNAcceptor(nn.Module):
     architecture = "torch_rnn"
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """The arguments of `torch_rnn_config.imported_config`, which fills and checks them."""
+        """`torch_rnn_config.imported_config`'s arguments (CONFIG_KEYS, in order: alphabet,
+        cell, input_size, hidden, then layers, bias, nonlinearity, vocab, embedding, the head's,
+        the tokens', the per-layer lists, ...), filled in and checked there: one set of rules
+        for this constructor and the numpy reader of its files (`numpy_rnn.py`)."""
         super().__init__()
         config = imported_config(*args, **kwargs)
         for key, value in config.items():  # the attributes `config()` reads back
@@ -260,15 +260,23 @@ class TorchRNNAcceptor(nn.Module):
         return state[:, : self._h_total]
 
     # ------------------------------------------------------------ whole words
+    def prefix_tops(self, symbols: Tensor) -> Tensor:
+        """(B, T + 1, W): what the head reads after every prefix of a padded batch of
+        alphabet indices (column 0: the empty word; the end token, if any, read after each
+        prefix; columns past a word's end read the padding on), one step a symbol."""
+        state = self.initial_state(symbols.shape[0])
+        tops = [self.top(state)]
+        for t in range(symbols.shape[1]):
+            state = self.step(state, symbols[:, t])
+            tops.append(self.top(state))
+        return torch.stack(tops, dim=1)
+
     def features(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """What the head reads for a padded batch (alphabet indices (B, T), lengths (B,))."""
         lengths = torch.as_tensor(lengths, dtype=torch.long, device=symbols.device)
         if not self.bidirectional:
-            state = self.initial_state(symbols.shape[0])
-            for t in range(symbols.shape[1]):
-                nxt = self.step(state, symbols[:, t])
-                state = torch.where((lengths > t)[:, None], nxt, state)
-            return self.top(state)
+            rows = torch.arange(symbols.shape[0], device=symbols.device)
+            return self.prefix_tops(symbols)[rows, lengths]
         tokens, lengths = self._with_specials(self.ids[symbols.long()], lengths)
         return self._bidirectional_summary(tokens, lengths)
 
@@ -353,24 +361,9 @@ class TorchRNNLabeller(LabelHead, TorchRNNAcceptor):
         class; Mealy: its last symbol's label)."""
         return self.labels_from_values(self.read_out(self.features(symbols, lengths))[0])
 
-    def prefix_features(self, symbols: Tensor) -> Tensor:
-        """(B, T, W): what the head reads after each symbol of a batch (alphabet indices
-        (B, T); the end token, if any, read after each prefix)."""
-        b, t_max = symbols.shape[0], symbols.shape[1]
-        state = self.initial_state(b)
-        outs = []
-        for t in range(t_max):
-            state = self.step(state, symbols[:, t])
-            outs.append(self.top(state))
-        if not outs:
-            return self.head.weight.new_zeros(b, 0, self.layer_hidden[-1])
-        return torch.stack(outs, dim=1)
-
     def prefix_output_logits(self, symbols: Tensor) -> Tensor:
         """(B, T + 1, len(outputs)) output logits after every prefix (column 0: the empty
         word) of a padded batch (columns past a word's end: padding read on)."""
-        b = symbols.shape[0]
-        first = self.top(self.initial_state(b))[:, None]
-        feats = torch.cat([first, self.prefix_features(symbols)], dim=1)
+        feats = self.prefix_tops(symbols)
         z = self.read_out(feats.reshape(-1, feats.shape[-1]))[0]
-        return self.labels_from_values(z.reshape(b, feats.shape[1], -1))
+        return self.labels_from_values(z.reshape(*feats.shape[:2], -1))

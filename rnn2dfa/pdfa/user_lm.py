@@ -54,6 +54,7 @@ renormalised product. `outside_token` names that mass in files and drawings ("<s
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -65,7 +66,7 @@ import torch
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.stacked import FUSED, KIND_OF_MODE
 from rnn2dfa.models.tokens import framed, symbols_of, token_ids_of
-from rnn2dfa.pdfa.automaton import draw_symbols, flat_positions, word_log_probs
+from rnn2dfa.pdfa.automaton import flat_positions, sample_together, word_log_probs
 from rnn2dfa.words import Word, all_words, pad_words
 
 HEADS = ("logits", "probabilities", "log_probabilities", "softmax_sigmoid")
@@ -422,46 +423,45 @@ class NextSymbolLM:
         if not self.tokens_checked:
             self.check_tokens()
         stepper = self._find_stepper()
-        words: list[list[int]] = [[] for _ in range(n)]
+        words: list[Word] = []
         for s in range(0, n, self.batch_size):
-            chunk = list(range(s, min(n, s + self.batch_size)))
-            self._sample_chunk(stepper, chunk, words, rng, max_length)
-        return [tuple(w) for w in words]
+            words += self._sample_chunk(stepper, min(n - s, self.batch_size), rng, max_length)
+        return words
 
     def _causal_last(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
         probs, lost = self.next_probs_lost(words)
         return probs, 1.0 - lost
 
     @torch.no_grad()
-    def _sample_chunk(self, stepper: _Stepper | None, chunk: list[int],
-                      words: list[list[int]], rng: np.random.Generator,
-                      max_length: int) -> None:
-        """Extend the words `chunk` together until each ends: each position's distributions
-        from the step path (the running states, the rows of ended words dropped), else from
-        a batched pass over the prefixes so far."""
-        alive = np.asarray(chunk)
+    def _sample_chunk(self, stepper: _Stepper | None, m: int, rng: np.random.Generator,
+                      max_length: int) -> list[Word]:
+        """`m` words extended together until each ends (`sample_together`, the sampler of
+        PDFAs and networks): each position's distributions from the step path (the state:
+        the distributions and the running states, the rows of ended words dropped), else
+        from a batched pass over the prefixes so far (the state: the words so far)."""
+        if stepper is None:
+            last = self._last if not self.causal and self._prefix_path() is None else \
+                self._causal_last
+            return sample_together(
+                m, rng, max_length, [()] * m, lambda words: last(words)[0],
+                lambda words, going, sym: [w + (a,) for w, a in zip(
+                    itertools.compress(words, going), sym.tolist(), strict=True)],
+                every_draw=False)
         dev = self._device()
-        tokens = torch.full((alive.size,), self.start_token, dtype=torch.long, device=dev)
-        state = None
-        last = self._last if not self.causal and self._prefix_path() is None else \
-            self._causal_last
-        for _ in range(max_length):
-            if alive.size == 0:
-                break
-            if stepper is None:
-                probs = last([tuple(words[i]) for i in alive])[0]
-            else:
-                raw, state = stepper.advance(tokens, state)
-                probs = self._split(raw)[0].numpy()
-            sym = draw_symbols(probs, rng.random(probs.shape[0]))
-            going = sym != self.eos
-            for i, a in zip(alive[going].tolist(), sym[going].tolist(), strict=True):
-                words[i].append(a)
-            alive, sym = alive[going], sym[going]
-            if stepper is not None:
-                if not going.all():
-                    state = stepper.select(state, torch.as_tensor(np.flatnonzero(going)))
-                tokens = self._in[torch.as_tensor(sym, dtype=torch.long)].to(dev)
+
+        def advance(tokens: torch.Tensor, state: Any) -> tuple[np.ndarray, Any]:
+            raw, state = stepper.advance(tokens, state)
+            return self._split(raw)[0].numpy(), state
+
+        def step(now: tuple[np.ndarray, Any], going: np.ndarray, sym: np.ndarray
+                 ) -> tuple[np.ndarray, Any]:
+            state = now[1] if going.all() else \
+                stepper.select(now[1], torch.as_tensor(np.flatnonzero(going)))
+            return advance(self._in[torch.as_tensor(sym, dtype=torch.long)].to(dev), state)
+
+        start = torch.full((m,), self.start_token, dtype=torch.long, device=dev)
+        return sample_together(m, rng, max_length, advance(start, None), lambda now: now[0],
+                               step, every_draw=False)
 
     def _find_stepper(self) -> _Stepper | None:
         """The step path, checked once against the full forward pass (None: there is none,
