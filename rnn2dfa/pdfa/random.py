@@ -4,7 +4,7 @@
 start) with Dirichlet next-symbol distributions and a controlled end probability, so that
 training data can be sampled from a known distribution. Names of the form
 `rpdfa-N-K-SEED` (e.g. `rpdfa-12-5-0`) stand for `random_pdfa(N, K, seed=SEED)`;
-`reber` and `embedded-reber` are the classic Reber grammars with uniform choices.
+`reber` is the classic Reber grammar with uniform choices.
 """
 
 from __future__ import annotations

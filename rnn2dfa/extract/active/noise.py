@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 import numpy as np
 
@@ -36,16 +37,8 @@ def wilson(d: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
 
 
 def _z(confidence: float) -> float:
-    """Two-sided normal quantile, by bisection on erf (no scipy needed here)."""
-    target = confidence
-    lo, hi = 0.0, 10.0
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if math.erf(mid / math.sqrt(2)) < target:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+    """Two-sided normal quantile: the z with P(|Z| <= z) = confidence."""
+    return NormalDist().inv_cdf((1 + confidence) / 2)
 
 
 @dataclass
