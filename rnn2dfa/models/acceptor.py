@@ -6,7 +6,7 @@ extractor, the membership oracle and the verifier can be tested against a known 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -79,6 +79,19 @@ def run_padded(acceptor: Acceptor, symbols: np.ndarray, lengths: np.ndarray) -> 
     inverse = np.empty_like(order)
     inverse[order] = np.arange(order.size)
     return state[torch.from_numpy(inverse).to(state.device)]
+
+
+def stepped_prefixes(acceptor: Acceptor, symbols: Tensor,
+                     read: Callable[[Tensor], Tensor]) -> Tensor:
+    """`read` of the state after every prefix of a padded batch, stacked on dim 1 (column
+    0: the empty word; columns past a word's end read the padding on): one `step` a symbol,
+    for networks without a fused pass over every prefix."""
+    state = acceptor.initial_state(symbols.shape[0])
+    out = [read(state)]
+    for t in range(symbols.shape[1]):
+        state = acceptor.step(state, symbols[:, t])
+        out.append(read(state))
+    return torch.stack(out, dim=1)
 
 
 @torch.no_grad()

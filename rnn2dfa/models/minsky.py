@@ -42,7 +42,7 @@ import torch
 from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.acceptor import StateSpace
+from rnn2dfa.models.acceptor import StateSpace, stepped_prefixes
 from rnn2dfa.models.index_view import OneHotView
 from rnn2dfa.models.io import register
 from rnn2dfa.models.seqbase import InitConfig
@@ -319,13 +319,7 @@ class MinskyRNN(InitConfig, nn.Module):
     def prefix_logits(self, symbols: Tensor) -> Tensor:
         """The read-out after every prefix of a padded batch: (B, T + 1) accept logits
         (a labeller's (B, T + 1, k) output logits), column 0 = the empty word."""
-        symbols = torch.as_tensor(symbols, dtype=torch.long)
-        h = self.initial_state(symbols.shape[0])
-        logits = [self._read(h)]
-        for t in range(symbols.shape[1]):
-            h = self.step(h, symbols[:, t])
-            logits.append(self._read(h))
-        return torch.stack(logits, dim=1)
+        return stepped_prefixes(self, torch.as_tensor(symbols, dtype=torch.long), self._read)
 
     @torch.no_grad()
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:

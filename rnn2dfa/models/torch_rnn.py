@@ -29,6 +29,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from rnn2dfa.languages.machines import TASK_OF_KIND
+from rnn2dfa.models.acceptor import stepped_prefixes
 from rnn2dfa.models.bidirectional import NOT_STEPPABLE, NotSteppableError
 from rnn2dfa.models.io import register
 from rnn2dfa.models.labeller import LabelHead
@@ -264,12 +265,7 @@ class TorchRNNAcceptor(nn.Module):
         """(B, T + 1, W): what the head reads after every prefix of a padded batch of
         alphabet indices (column 0: the empty word; the end token, if any, read after each
         prefix; columns past a word's end read the padding on), one step a symbol."""
-        state = self.initial_state(symbols.shape[0])
-        tops = [self.top(state)]
-        for t in range(symbols.shape[1]):
-            state = self.step(state, symbols[:, t])
-            tops.append(self.top(state))
-        return torch.stack(tops, dim=1)
+        return stepped_prefixes(self, symbols, self.top)
 
     def features(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """What the head reads for a padded batch (alphabet indices (B, T), lengths (B,))."""
