@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from rnn2dfa.automata.machine import Machine
+from rnn2dfa.automata.minimize import bfs_order
 from rnn2dfa.extract.active.checks import OWN_WORDS_BUDGET, own_words, wrong_at
 from rnn2dfa.extract.teacher import Teacher
 from rnn2dfa.extract.timing import Deadline, TimeUp
@@ -462,21 +463,14 @@ class ExactOracle:
         word), breadth-first over its states: what `shortest_examples` samples for."""
         m = self.counted()
         k = m.n_symbols
+        order = bfs_order(np.asarray(m.transitions), m.start)  # by depth
+        # each state's first way in, over (state in that order, symbol): its parent in the
+        # breadth-first tree (a state of depth d is first reached from one of depth d - 1)
+        into = np.asarray(m.transitions)[order].ravel()
+        _, first = np.unique(into, return_index=True)
         parent = np.full(m.n_states, -1, dtype=np.int64)
         symbol = np.full(m.n_states, -1, dtype=np.int64)
-        seen = np.zeros(m.n_states, dtype=bool)
-        seen[m.start] = True
-        levels, frontier = [np.array([m.start])], np.array([m.start])
-        while frontier.size:
-            nxt = m.transitions[frontier].ravel()
-            new = np.flatnonzero(~seen[nxt])
-            _, first = np.unique(nxt[new], return_index=True)
-            pick = np.sort(new[first])  # each new state by its first way in
-            frontier = nxt[pick]
-            seen[frontier] = True
-            parent[frontier], symbol[frontier] = np.repeat(levels[-1], k)[pick], pick % k
-            levels.append(frontier)
-        order = np.concatenate(levels)  # by depth
+        parent[into[first]], symbol[into[first]] = order[first // k], first % k
 
         def word(q: int) -> Word:
             out = []
