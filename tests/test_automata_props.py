@@ -490,20 +490,10 @@ def test_run_batch_of_nothing():
 
 # --------------------------------------------------------------------------- exports
 @given(dfas())
-def test_to_networkx_matches_the_table(d):
-    g = d.to_networkx()
-    assert g.number_of_nodes() == d.n_states
-    assert g.number_of_edges() == d.n_states * d.n_symbols
-    edges = {(u, v, s) for u, v, s in g.edges(data="symbol")}
-    table = {
-        (q, int(d.transitions[q, i]), sym)
-        for q in range(d.n_states)
-        for i, sym in enumerate(d.alphabet)
-    }
-    assert edges == table
-    assert [q for q, s in g.nodes(data="start") if s] == [d.start]
-    assert [g.nodes[q]["accepting"] for q in range(d.n_states)] == d.accepting.tolist()
-    # networkx's own reachability agrees with ours
+def test_reachable_agrees_with_networkx(d):
+    g = nx.MultiDiGraph()
+    g.add_nodes_from(range(d.n_states))
+    g.add_edges_from((q, int(t)) for q in range(d.n_states) for t in d.transitions[q])
     reach = nx.descendants(g, d.start) | {d.start}
     assert reach == set(np.flatnonzero(d.reachable()).tolist())
 

@@ -150,7 +150,6 @@ def test_minimize_known_small_cases():
     # even length over {a}: a 4-cycle with alternating acceptance halves to 2 states
     even = DFA(("a",), [[1], [2], [3], [0]], [True, False, True, False])
     assert even.minimize() == DFA(("a",), [[1], [0]], [True, False])
-    assert not even.is_minimal() and even.minimize().is_minimal()
 
 
 def test_minimize_keeps_extra_keys():
@@ -168,9 +167,7 @@ def test_with_alphabet_order():
         d.with_alphabet_order(("0", "2"))
 
 
-def test_from_function_and_random():
-    mod3 = DFA.from_function(("a",), 3, lambda q, a: (q + 1) % 3, accepting=[0])
-    assert [mod3.accepts((0,) * n) for n in range(7)] == [n % 3 == 0 for n in range(7)]
+def test_random():
     rng = np.random.default_rng(0)
     r = DFA.random(50, ("a", "b", "c"), rng)
     assert r.transitions.shape == (50, 3) and r.start == 0

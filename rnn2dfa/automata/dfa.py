@@ -7,6 +7,7 @@ All algorithms work on the numpy arrays; the heavier ones live in sibling module
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -91,6 +92,67 @@ class TableAutomaton:
         return self.n_states
 
     __hash__ = None  # type: ignore[assignment]
+    #: the field of each state's answers (a DFA's accept bits, a machine's output indices:
+    #: one per state, or a row per state, one per symbol), which renumbering, reordering
+    #: the symbols and minimizing keep
+    _marks: ClassVar[str] = "accepting"
+
+    def replace(self, **changes: Any) -> Any:
+        """A copy with some fields changed (extra keys merged, not replaced)."""
+        if "extra" in changes:
+            changes["extra"] = {**self.extra, **changes["extra"]}
+        return dataclasses.replace(self, **changes)  # type: ignore[type-var]
+
+    def with_extra(self, **extra: Any) -> Any:
+        """A copy with extra keys (name, provenance, stats) merged in."""
+        copy = self.replace(extra=extra)
+        if self.__dict__.get("_minimal_form") is self:  # same automaton: still minimal
+            object.__setattr__(copy, "_minimal_form", copy)
+        return copy
+
+    def _answers(self) -> np.ndarray:
+        """What `==` compares beside the table: each state's answers."""
+        return getattr(self, self._marks)
+
+    def __eq__(self, other: object) -> bool:
+        """Same kind, alphabet (in order), start, table and answers: isomorphism for
+        canonical automata."""
+        if not isinstance(other, TableAutomaton) or other.family != self.family:  # type: ignore[attr-defined]
+            return NotImplemented
+        return (self.alphabet == other.alphabet and self.start == other.start
+                and np.array_equal(self.transitions, other.transitions)
+                and bool(np.array_equal(self._answers(), other._answers())))
+
+    def minimize(self) -> Any:
+        """The minimal automaton with the same answers on every word, canonically numbered
+        (`automata.minimize.minimize`; a machine's output alphabet kept as declared).
+
+        Computed once per automaton: the result is remembered (also by `with_extra` copies),
+        so a chain of steps that each want the minimal form minimizes only once.
+        """
+        known = self.__dict__.get("_minimal_form")
+        if known is not None:
+            return known
+        from rnn2dfa.automata.minimize import minimize
+
+        result = minimize(self)
+        object.__setattr__(result, "_minimal_form", result)
+        object.__setattr__(self, "_minimal_form", result)
+        return result
+
+    def with_alphabet_order(self, alphabet: Sequence[str]) -> Any:
+        """The same automaton with its symbols (columns) in the order `alphabet` (the same
+        symbols)."""
+        alphabet = tuple(alphabet)
+        if alphabet == self.alphabet:
+            return self
+        if sorted(alphabet) != sorted(self.alphabet):
+            raise alphabets_differ(self.alphabet, "the automaton", alphabet,
+                                   "the order asked for")
+        cols = [self.alphabet.index(s) for s in alphabet]
+        marks = getattr(self, self._marks)  # a Mealy machine's: a column per symbol
+        return self.replace(alphabet=alphabet, transitions=self.transitions[:, cols],
+                            **({self._marks: marks[:, cols]} if marks.ndim == 2 else {}))
 
     def _check_table(self, what: str) -> int:
         """Check and freeze what every kind holds (its symbols; a table of integer states,
@@ -195,8 +257,10 @@ class TableAutomaton:
         return self._kept(order, trans, int(new_id[self.start]))
 
     def _kept(self, order: np.ndarray, transitions: np.ndarray, start: int) -> Any:
-        """This kind's automaton on the states `order`, with their new `transitions`."""
-        raise NotImplementedError
+        """This kind's automaton on the states `order`, with their new `transitions` (each
+        kept state keeps its answers: the field `_marks` names them)."""
+        return self.replace(transitions=transitions, start=start,
+                            **{self._marks: getattr(self, self._marks)[order]})
 
     def reachable(self) -> np.ndarray:
         """Bool mask of the states reachable from the start (breadth-first, vectorized)."""
@@ -246,29 +310,10 @@ class DFA(TableAutomaton):
             raise DFAFormatError(f"accepting must have {n} entries, got {acc.shape}")
         object.__setattr__(self, "accepting", _frozen(acc))
 
-    def __eq__(self, other: object) -> bool:
-        """Array equality: isomorphism for canonical DFAs (alphabet order must match)."""
-        if not isinstance(other, DFA):
-            return NotImplemented
-        return (
-            self.alphabet == other.alphabet
-            and self.start == other.start
-            and np.array_equal(self.transitions, other.transitions)
-            and np.array_equal(self.accepting, other.accepting)
-        )
-
     def __repr__(self) -> str:
         name = self.extra.get("name")
         tag = f" {name!r}" if name else ""
         return f"<DFA{tag} states={self.n_states} alphabet={list(self.alphabet)}>"
-
-    def with_extra(self, **extra: Any) -> DFA:
-        """A copy with extra keys (name, provenance, stats) merged in."""
-        merged = {**self.extra, **extra}
-        copy = DFA(self.alphabet, self.transitions, self.accepting, self.start, merged)
-        if self.__dict__.get("_minimal_form") is self:  # same automaton: still minimal
-            object.__setattr__(copy, "_minimal_form", copy)
-        return copy
 
     # ----------------------------------------------------------------- words
     def accepts(self, word: Iterable[int]) -> bool:
@@ -288,39 +333,6 @@ class DFA(TableAutomaton):
         """Bool mask of rejecting states whose every transition loops back to themselves."""
         loops = (self.transitions == np.arange(self.n_states)[:, None]).all(axis=1)
         return loops & ~self.accepting
-
-    def _kept(self, order: np.ndarray, transitions: np.ndarray, start: int) -> DFA:
-        return DFA(self.alphabet, transitions, self.accepting[order], start, self.extra)
-
-    def minimize(self) -> DFA:
-        """The minimal, canonically numbered DFA of the same language.
-
-        Computed once per automaton: the result is remembered (also by `with_extra` copies),
-        so a chain of steps that each want the minimal form minimizes only once.
-        """
-        known = self.__dict__.get("_minimal_form")
-        if known is not None:
-            return known
-        from rnn2dfa.automata.minimize import minimize
-
-        result = minimize(self)
-        object.__setattr__(result, "_minimal_form", result)
-        object.__setattr__(self, "_minimal_form", result)
-        return result
-
-    def is_minimal(self) -> bool:
-        """Whether no DFA with fewer states accepts the same language (unreachable states count)."""
-        return self.minimize().n_states == self.n_states
-
-    def with_alphabet_order(self, alphabet: Sequence[str]) -> DFA:
-        """The same automaton with columns reordered to follow `alphabet` (same symbol set)."""
-        alphabet = tuple(alphabet)
-        if alphabet == self.alphabet:
-            return self
-        if sorted(alphabet) != sorted(self.alphabet):
-            raise alphabets_differ(self.alphabet, "the DFA", alphabet, "the order asked for")
-        cols = [self.alphabet.index(s) for s in alphabet]
-        return DFA(alphabet, self.transitions[:, cols], self.accepting, self.start, self.extra)
 
     # ----------------------------------------------------------------- boolean operations
     def complement(self) -> DFA:
@@ -403,35 +415,6 @@ class DFA(TableAutomaton):
         if (trans[:n] == n).any():
             return cls(symbols, trans, acc, 0)
         return cls(symbols, trans[:n], acc[:n], 0)
-
-    def to_networkx(self) -> Any:
-        """A networkx MultiDiGraph: nodes carry `accepting`/`start`, edges carry `symbol`."""
-        import networkx as nx
-
-        g = nx.MultiDiGraph(alphabet=list(self.alphabet))
-        for q in range(self.n_states):
-            g.add_node(q, accepting=bool(self.accepting[q]), start=q == self.start)
-        for q in range(self.n_states):
-            for i, s in enumerate(self.alphabet):
-                g.add_edge(q, int(self.transitions[q, i]), symbol=s)
-        return g
-
-    @classmethod
-    def from_function(
-        cls,
-        alphabet: Sequence[str],
-        n_states: int,
-        delta: Any,
-        accepting: Iterable[int],
-        start: int = 0,
-    ) -> DFA:
-        """Build from a transition function delta(q, symbol_index) -> q'."""
-        trans = np.array(
-            [[delta(q, a) for a in range(len(alphabet))] for q in range(n_states)], dtype=np.int64
-        )
-        acc = np.zeros(n_states, dtype=bool)
-        acc[list(accepting)] = True
-        return cls(tuple(alphabet), trans, acc, start)
 
     @classmethod
     def random(

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -38,6 +38,7 @@ class Machine(TableAutomaton):
     labels: np.ndarray  # int64: moore [n_states], mealy [n_states, n_symbols]
     start: int = 0
     extra: Mapping[str, Any] = field(default_factory=dict)
+    _marks: ClassVar[str] = "labels"
 
     @property
     def family(self) -> str:
@@ -68,36 +69,16 @@ class Machine(TableAutomaton):
     def n_outputs(self) -> int:
         return len(self.outputs)
 
-    def __eq__(self, other: object) -> bool:
-        """Same kind, alphabet, start, transitions and output strings (canonical: isomorphism)."""
-        if not isinstance(other, Machine):
-            return NotImplemented
-        if (self.kind, self.alphabet, self.start) != (other.kind, other.alphabet, other.start):
-            return False
-        if not np.array_equal(self.transitions, other.transitions):
-            return False
-        mine = np.asarray(self.outputs, dtype=object)[self.labels]
-        theirs = np.asarray(other.outputs, dtype=object)[other.labels]
-        return bool(np.array_equal(mine, theirs))
+    def _answers(self) -> np.ndarray:
+        """The output strings of every state or transition (what `==` compares)."""
+        return np.asarray(self.outputs, dtype=object)[self.labels]
+
 
     def __repr__(self) -> str:
         name = self.extra.get("name")
         tag = f" {name!r}" if name else ""
         return (f"<{self.kind.capitalize()}Machine{tag} states={self.n_states} "
                 f"alphabet={list(self.alphabet)} outputs={list(self.outputs)}>")
-
-    def replace(self, **changes: Any) -> Machine:
-        """A copy with some fields changed (extra keys merged, not replaced)."""
-        fields = {"kind": self.kind, "alphabet": self.alphabet, "outputs": self.outputs,
-                  "transitions": self.transitions, "labels": self.labels,
-                  "start": self.start, "extra": self.extra}
-        if "extra" in changes:
-            changes["extra"] = {**self.extra, **changes["extra"]}
-        fields.update(changes)
-        return Machine(**fields)
-
-    def with_extra(self, **extra: Any) -> Machine:
-        return self.replace(extra=extra)
 
     # ----------------------------------------------------------------- words
     def prefix_labels(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -139,10 +120,6 @@ class Machine(TableAutomaton):
         padded, lengths = pad_words(words)
         return self.last_labels(padded, lengths)
 
-    # ----------------------------------------------------------------- structure
-    def _kept(self, order: np.ndarray, transitions: np.ndarray, start: int) -> Machine:
-        return self.replace(transitions=transitions, labels=self.labels[order], start=start)
-
     def with_outputs(self, outputs: Sequence[str]) -> Machine:
         """The same machine over a larger output alphabet `outputs` (a superset, in that order)."""
         outputs = tuple(outputs)
@@ -152,26 +129,6 @@ class Machine(TableAutomaton):
             raise AlphabetError(f"output {missing[0]!r} is not among {list(outputs)}")
         remap = np.array([index[o] for o in self.outputs], dtype=np.int64)
         return self.replace(outputs=outputs, labels=remap[self.labels])
-
-    def minimize(self) -> Machine:
-        """The minimal machine with the same outputs on every word, canonically numbered.
-
-        The output alphabet is kept as declared (a class the machine never emits stays listed).
-        """
-        from rnn2dfa.automata.minimize import class_members, coarsest_partition
-
-        m = self.canonical()
-        if m.kind == "moore":
-            initial = m.labels
-        else:  # states are first told apart by their rows of transition outputs
-            initial = np.unique(m.labels, axis=0, return_inverse=True)[1].ravel()
-        cls, rep = class_members(coarsest_partition(m.transitions, initial))
-        out = m.replace(transitions=cls[m.transitions[rep]], labels=m.labels[rep],
-                        start=int(cls[m.start]))
-        return out.canonical()
-
-    def is_minimal(self) -> bool:
-        return self.minimize().n_states == self.n_states
 
     def difference(self, other: Machine) -> Word | None:
         """A shortest word on which the two machines' outputs differ, or None if they agree.
@@ -200,17 +157,6 @@ class Machine(TableAutomaton):
 
     def equivalent(self, other: Machine) -> bool:
         return self.difference(other) is None
-
-    def with_alphabet_order(self, alphabet: Sequence[str]) -> Machine:
-        """The same machine with its symbols (columns) in the order `alphabet`."""
-        alphabet = tuple(alphabet)
-        if set(alphabet) != set(self.alphabet) or len(alphabet) != len(self.alphabet):
-            raise AlphabetError(f"alphabet {list(alphabet)} is not a reordering of "
-                                f"{list(self.alphabet)}")
-        cols = np.array([self.alphabet.index(s) for s in alphabet], dtype=np.int64)
-        labels = self.labels if self.kind == "moore" else self.labels[:, cols]
-        return self.replace(alphabet=alphabet, transitions=self.transitions[:, cols],
-                            labels=labels)
 
     # ----------------------------------------------------------------- construction
     @classmethod

@@ -23,8 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from rnn2dfa.automata.protocol import DFALike
-
 #: Frontiers smaller than this are expanded in plain Python: on a handful of states a dozen
 #: numpy calls cost more than the work, and long thin graphs (chains) have one state a level.
 THIN = 16
@@ -206,11 +204,6 @@ def coarsest_partition(transitions: np.ndarray, initial: np.ndarray) -> np.ndarr
     return cls if stable else hopcroft(transitions, cls)
 
 
-def equivalence_classes(dfa: DFALike) -> np.ndarray:
-    """Myhill–Nerode class of each state (all states are assumed reachable)."""
-    return coarsest_partition(dfa.transitions, dfa.accepting)
-
-
 def class_members(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The classes renumbered 0..m-1, and one member state of each (any member represents
     its class in a quotient)."""
@@ -220,14 +213,23 @@ def class_members(classes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return cls, rep
 
 
-def quotient(dfa: DFALike, classes: np.ndarray) -> DFALike:
-    """The automaton whose states are the classes of a stable partition."""
+def answer_classes(marks: np.ndarray) -> np.ndarray:
+    """Each state's answers as one class number: a DFA's accept bit or a Moore state's
+    output as it is, a Mealy state's row of transition outputs numbered (the partition
+    minimization starts from)."""
+    return marks if marks.ndim == 1 else np.unique(marks, axis=0, return_inverse=True)[1].ravel()
+
+
+def quotient(a: Any, classes: np.ndarray) -> Any:
+    """The automaton whose states are the classes of a stable partition (each keeps one
+    member's answers)."""
     cls, rep = class_members(classes)
-    trans = cls[dfa.transitions[rep]]
-    return type(dfa)(dfa.alphabet, trans, dfa.accepting[rep], int(cls[dfa.start]), dfa.extra)
+    return a._kept(rep, cls[a.transitions[rep]], int(cls[a.start]))
 
 
-def minimize(dfa: DFALike) -> DFALike:
-    """The minimal DFA of the same language, canonically numbered."""
-    trimmed = dfa.trim()
-    return quotient(trimmed, equivalence_classes(trimmed)).canonical()
+def minimize(a: Any) -> Any:
+    """The minimal automaton of the same answers (a DFA's language, a machine's outputs),
+    canonically numbered: the reachable part, refined from its answers."""
+    trimmed = a.trim()
+    marks = answer_classes(getattr(trimmed, trimmed._marks))
+    return quotient(trimmed, coarsest_partition(trimmed.transitions, marks)).canonical()
