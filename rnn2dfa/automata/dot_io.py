@@ -1095,16 +1095,13 @@ def dot_problem(text: str) -> str | None:
     return None
 
 
-#: Where a string stands in AALpy's DOT: the label of a DFA's or Moore machine's edge
-#: ("symbol"), a Mealy label's "input" or "output", a Moore state's "state-output".
-AALPY_PLACES = ("symbol", "input", "output", "state-output")
-
-
 def aalpy_problem(text: str, place: str = "symbol") -> str | None:
     """Why AALpy's DOT reader (`load_automaton_from_file`: a regular expression a line,
     `label="[^"]*"`, the label stripped and unwrapped from braces, a Mealy label split at
     its first '/', digit strings turned into ints) would not read `text`, written as it is
-    at `place`, as `text`; None when it would (our reader too)."""
+    at `place` (the label of a DFA's or Moore machine's edge, "symbol"; a Mealy label's
+    "input" or "output"; a Moore state's "state-output"), as `text`; None when it would
+    (our reader too)."""
     if '"' in text:
         return "holds a quote, where AALpy's DOT reader ends a label"
     if "\\" in text:
@@ -1293,28 +1290,21 @@ def save_dot(a: DFA | Machine, path: str | os.PathLike[str], style: str = "aalpy
     """Write a DFA or machine as DOT atomically, piece by piece (bounded memory for large
     automata). A text that would grow past MAX_TEXT_BYTES, the largest file the reader reads
     back, is an InputError (param "style") and nothing is written."""
-    hint = ", or the rnn2dfa style (one edge a target)" if a.family == "dfa" else ""
-    write_dot_chunks(dot_chunks(a, style, path=str(path)), path,
-                     f"the DOT text of {a.n_states:,} states and {a.n_symbols:,} symbols "
-                     f"would be larger than {human_bytes(MAX_TEXT_BYTES)}, the largest DOT file "
-                     f"read back; write JSON{hint}")
-
-
-save_machine_dot = save_dot
-
-
-def write_dot_chunks(chunks: Iterator[str], path: str | os.PathLike[str], too_big: str) -> None:
-    """Write DOT text atomically, piece by piece (bounded memory); a text growing past
-    MAX_TEXT_BYTES, the largest file the reader reads back, is InputError(`too_big`, param
-    "style") and nothing is written."""
-    size = 0
+    size, chunks = 0, dot_chunks(a, style, path=str(path))  # checked before any file
     with atomic_path(path) as tmp, open(tmp, "wb") as fh:
         for chunk in chunks:
             data = chunk.encode("utf-8")
             size += len(data)
             if size > MAX_TEXT_BYTES:
-                raise InputError(too_big, path=str(path), param="style")
+                hint = ", or the rnn2dfa style (one edge a target)" if a.family == "dfa" else ""
+                raise InputError(f"the DOT text of {a.n_states:,} states and {a.n_symbols:,} "
+                                 f"symbols would be larger than {human_bytes(MAX_TEXT_BYTES)}, "
+                                 f"the largest DOT file read back; write JSON{hint}",
+                                 path=str(path), param="style")
             fh.write(data)
+
+
+save_machine_dot = save_dot
 
 
 def _table_chunks(a: DFA | Machine, style: str, name: str, syms: list[str],

@@ -59,8 +59,6 @@ _FILES = {
                 {"rnn2dfa.dfa/1": " (a DFA file, not a machine)",
                  "rnn2dfa.pdfa/1": " (a probabilistic automaton, not a machine)"}),
 }
-_KNOWN = _KEYS["dfa"]
-_MAX_COMMAS = _FILES["dfa"][2]
 
 
 def is_int(x: Any) -> bool:

@@ -140,14 +140,11 @@ class Machine(TableAutomaton):
         if self.kind != other.kind:
             raise AlphabetError(f"a {self.kind} machine cannot be compared with a "
                                 f"{other.kind} machine")
-        if self.alphabet != other.alphabet:
-            if set(self.alphabet) != set(other.alphabet):
-                raise AlphabetError(f"the alphabets differ: {list(self.alphabet)} and "
-                                    f"{list(other.alphabet)}")
-            other = other.with_alphabet_order(self.alphabet)
+        from rnn2dfa.automata.product import align, first_difference  # the DFAs' one search
+
+        other = align(self, other)
         union = tuple(dict.fromkeys(self.outputs + other.outputs))
         a, b = self.with_outputs(union), other.with_outputs(union)
-        from rnn2dfa.automata.product import first_difference  # the DFAs' one search
 
         found = first_difference(a, b, a.labels, b.labels)
         if found is None or a.kind == "moore":

@@ -37,9 +37,6 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.minimize import explore_step
 from rnn2dfa.errors import InputError, shown, shown_symbols
 
-#: Characters with a meaning in patterns; write `\\c` for the character itself.
-SPECIAL = set("()|*+?{}[].\\ε")
-
 DEFAULT_MAX_STATES = 200_000
 #: The most NFA states a pattern may expand to (counted repetitions copy their operand):
 #: its packed move tables take k x n^2 / 8 bytes (k = 2, n = 20,000: 100 MB).

@@ -15,12 +15,11 @@ import torch
 
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
-from rnn2dfa.compile.metadata import TASKS, compiled_metadata
+from rnn2dfa.compile.metadata import TASKS
 from rnn2dfa.compile.minsky import MinskyRNN, check_minsky_size, compile_dfa
 from rnn2dfa.models.minsky_machine import MinskyLabeller
 
-__all__ = ["TASKS", "check_machine_size", "compile_automaton", "compile_machine",
-           "machine_metadata"]
+__all__ = ["TASKS", "check_machine_size", "compile_automaton", "compile_machine"]
 
 
 def check_machine_size(n_states: int, n_symbols: int, n_outputs: int) -> None:
@@ -55,11 +54,6 @@ def compile_machine(machine: Machine, activation: str = "relu", noise: float = 0
     state["out_weight"] = torch.zeros_like(state["out_weight"])
     net.load_state_dict(state)
     return net
-
-
-#: The model-file metadata of a compiled machine's network (`metadata.compiled_metadata`,
-#: for every kind), under its old name.
-machine_metadata = compiled_metadata
 
 
 def compile_automaton(a: DFA | Machine, activation: str = "relu", noise: float = 0.0,

@@ -11,6 +11,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import torch
@@ -55,6 +56,22 @@ class TuringRun:
     max_steps: int
     #: per word: whether it got its answer (False: the deadline came first; verdict 0)
     done: np.ndarray | None = None
+
+    @classmethod
+    def empty(cls, b: int, precision: str, max_steps: int) -> TuringRun:
+        """The run of `b` words before any has stopped (each done unless the deadline comes)."""
+        return cls(np.zeros(b, dtype=np.int64), np.zeros(b, dtype=np.int64),
+                   np.zeros(b, dtype=bool), np.zeros(b), precision, max_steps,
+                   np.ones(b, dtype=bool))
+
+    def stopped(self, rows: np.ndarray, decided: np.ndarray, gone: np.ndarray,
+                after: np.ndarray, sign: np.ndarray, output: Any) -> None:
+        """Record the words `rows` that stopped: decided (with the output's `sign`), gone
+        (no state unit on) or out of steps, after `after` EOS steps."""
+        self.verdict[rows] = np.where(decided, sign, 0).astype(np.int64)
+        self.eos_steps[rows] = np.maximum(after, 0)
+        self.dead[rows] = gone & ~decided
+        self.output[rows] = output
 
 
 def compile_tm(tm: TuringMachine, encoding: str = "base3", eos: str = "<eos>",
@@ -107,10 +124,7 @@ def _run_float(net: TuringRNN, words: list[tuple[int, ...]], precision: str, max
     eos = len(net.alphabet)
     padded, lengths = pad_words(words, pad=eos)
     b = len(words)
-    verdict = np.zeros(b, dtype=np.int64)
-    eos_steps = np.zeros(b, dtype=np.int64)
-    dead = np.zeros(b, dtype=bool)
-    output = np.zeros(b)
+    run = TuringRun.empty(b, precision, max_steps)
     state_units = torch.nonzero(dest < n_q).flatten() + 1  # units that add into q
     q_of = dest[state_units - 1]
     g = torch.zeros(b, rec.shape[0], dtype=dtype)
@@ -118,11 +132,10 @@ def _run_float(net: TuringRNN, words: list[tuple[int, ...]], precision: str, max
     rows = np.arange(b)
     sym = torch.from_numpy(padded)
     lens = torch.from_numpy(lengths)
-    done = np.ones(b, dtype=bool)
     t = 0
     while rows.size:
         if deadline is not None and time.monotonic() > deadline:
-            done[rows] = False
+            run.done[rows] = False
             break
         t += 1
         cur = sym[:, t - 1] if t - 1 < sym.shape[1] else torch.full_like(lens, eos)
@@ -134,18 +147,15 @@ def _run_float(net: TuringRNN, words: list[tuple[int, ...]], precision: str, max
         decided = (after > 0) & (np.abs(y) >= DECIDE_AT)
         stop = decided | gone | (after >= max_steps)
         if stop.any():
-            idx = rows[stop]
-            verdict[idx] = np.where(decided[stop], np.sign(y[stop]), 0).astype(np.int64)
-            eos_steps[idx] = np.maximum(after[stop], 0)
-            dead[idx] = gone[stop] & ~decided[stop]
-            output[idx] = y[stop]
+            run.stopped(rows[stop], decided[stop], gone[stop], after[stop], np.sign(y[stop]),
+                        y[stop])
             keep = torch.from_numpy(~stop)
             rows, g, sym, lens = rows[~stop], g[keep], sym[keep], lens[keep]
             if progress is not None:
                 progress(b - rows.size, b)
         elif progress is not None and t % 256 == 0:
             progress(b - rows.size, b)
-    return TuringRun(verdict, eos_steps, dead, output, precision, max_steps, done)
+    return run
 
 
 def _run_exact(net: TuringRNN, words: list[tuple[int, ...]], max_steps: int,
@@ -179,10 +189,7 @@ def _run_exact(net: TuringRNN, words: list[tuple[int, ...]], max_steps: int,
     eos = len(net.alphabet)
     padded, lengths = pad_words(words, pad=eos)
     b = len(words)
-    verdict = np.zeros(b, dtype=np.int64)
-    eos_steps = np.zeros(b, dtype=np.int64)
-    dead = np.zeros(b, dtype=bool)
-    output = np.zeros(b)
+    run = TuringRun.empty(b, "exact", max_steps)
     # State: unit 0 (Lemma 4.4's first-step unit) is g0 / den, units g / den.
     g0 = np.ones(b, dtype=np.int64)
     g = np.zeros((b, g_units), dtype=np.int64)
@@ -198,11 +205,10 @@ def _run_exact(net: TuringRNN, words: list[tuple[int, ...]], max_steps: int,
             h[:, k] = sn[k] * g0 + c_s * col
         return h
 
-    done = np.ones(b, dtype=bool)
     t = 0
     while rows.size:
         if deadline is not None and time.monotonic() > deadline:
-            done[rows] = False
+            run.done[rows] = False
             break
         t += 1
         if g.dtype != object and bound_c * c_v * int(den.max()) >= limit:
@@ -232,12 +238,10 @@ def _run_exact(net: TuringRNN, words: list[tuple[int, ...]], max_steps: int,
         gone = 2 * q_max < y_den
         stop = decided | gone | (after >= max_steps)
         if stop.any():
-            idx = rows[stop]
-            verdict[idx] = np.where(decided[stop], np.sign(y_num[stop].astype(float)), 0)
-            eos_steps[idx] = np.maximum(after[stop], 0)
-            dead[idx] = gone[stop] & ~decided[stop]
-            output[idx] = [float(Fraction(int(a), int(c))) for a, c in
-                           zip(y_num[stop], y_den[stop], strict=True)]
+            run.stopped(rows[stop], decided[stop], gone[stop], after[stop],
+                        np.sign(y_num[stop].astype(float)),
+                        [float(Fraction(int(a), int(c)))
+                         for a, c in zip(y_num[stop], y_den[stop], strict=True)])
             keep = ~stop
             rows, g, g0, den = rows[keep], g[keep], g0[keep], den[keep]
             padded, lengths = padded[keep], lengths[keep]
@@ -245,4 +249,4 @@ def _run_exact(net: TuringRNN, words: list[tuple[int, ...]], max_steps: int,
                 progress(b - rows.size, b)
         elif progress is not None and t % 16 == 0:
             progress(b - rows.size, b)
-    return TuringRun(verdict, eos_steps, dead, output, "exact", max_steps, done)
+    return run
