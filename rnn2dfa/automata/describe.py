@@ -41,13 +41,6 @@ def load_automaton(path: str | os.PathLike[str]) -> DFA | Machine:
     return load(path, "dfa" if file_kind(path) == "dfa" else "machine")
 
 
-def file_dict(a: DFA | Machine) -> dict[str, Any]:
-    """The JSON object of an automaton's file (the family's one writer)."""
-    from rnn2dfa.automata.io import to_dict
-
-    return to_dict(a)
-
-
 def output_counts(m: Machine) -> dict[str, int]:
     """How many states (Moore) or transitions (Mealy) emit each output."""
     counts = np.bincount(m.labels.ravel(), minlength=m.n_outputs)
@@ -69,7 +62,9 @@ def describe(a: DFA | Machine, limit: int) -> Description:
     """`show`'s record, lines and first `limit` table rows (0: all) of a DFA or machine."""
     reachable = int(a.reachable().sum())
     minimal_states = a.minimize().n_states
-    data = file_dict(a)
+    from rnn2dfa.automata.io import to_dict  # the JSON object of its file
+
+    data = to_dict(a)
     head = {"alphabet": list(a.alphabet), "states": a.n_states, "reachable_states": reachable,
             "minimal_states": minimal_states, "minimal": minimal_states == a.n_states,
             "start": a.start}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partialmethod
 from typing import Any, ClassVar
 
 import numpy as np
@@ -122,6 +123,20 @@ class TableAutomaton:
         return (self.alphabet == other.alphabet and self.start == other.start
                 and np.array_equal(self.transitions, other.transitions)
                 and bool(np.array_equal(self._answers(), other._answers())))
+
+    def __repr__(self) -> str:
+        name = self.extra.get("name")
+        tag = f" {name!r}" if name else ""
+        return f"<{self._title()}{tag} states={self.n_states} alphabet={list(self.alphabet)}>"
+
+    def _title(self) -> str:
+        """What the repr calls the automaton (a machine adds its outputs after its title)."""
+        return type(self).__name__
+
+    def equivalent(self, other: Any) -> bool:
+        """Whether both give the same answer on every word (alphabets may be ordered
+        differently): no `counterexample`."""
+        return self.counterexample(other) is None  # type: ignore[attr-defined]
 
     def minimize(self) -> Any:
         """The minimal automaton with the same answers on every word, canonically numbered
@@ -287,7 +302,7 @@ class TableAutomaton:
         return self.renumber(bfs_order(self.transitions, self.start))
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class DFA(TableAutomaton):
     """A complete DFA. Two minimal canonical DFAs of one language compare equal with `==`."""
 
@@ -309,11 +324,6 @@ class DFA(TableAutomaton):
         if acc.shape != (n,):
             raise DFAFormatError(f"accepting must have {n} entries, got {acc.shape}")
         object.__setattr__(self, "accepting", _frozen(acc))
-
-    def __repr__(self) -> str:
-        name = self.extra.get("name")
-        tag = f" {name!r}" if name else ""
-        return f"<DFA{tag} states={self.n_states} alphabet={list(self.alphabet)}>"
 
     # ----------------------------------------------------------------- words
     def accepts(self, word: Iterable[int]) -> bool:
@@ -339,35 +349,22 @@ class DFA(TableAutomaton):
         """The DFA accepting exactly the words this one rejects (extra keys are dropped)."""
         return DFA(self.alphabet, self.transitions, ~self.accepting, self.start, {})
 
-    def intersection(self, other: DFA) -> DFA:
+    def _product(self, other: DFA, op: str) -> DFA:
+        """The reachable product with acceptance combined by `op` (`product.product`)."""
         from rnn2dfa.automata.product import product
 
-        return product(self, other, "and")
+        return product(self, other, op)
 
-    def union(self, other: DFA) -> DFA:
-        from rnn2dfa.automata.product import product
-
-        return product(self, other, "or")
-
-    def difference(self, other: DFA) -> DFA:
-        from rnn2dfa.automata.product import product
-
-        return product(self, other, "diff")
-
-    def symmetric_difference(self, other: DFA) -> DFA:
-        from rnn2dfa.automata.product import product
-
-        return product(self, other, "xor")
+    intersection = partialmethod(_product, op="and")
+    union = partialmethod(_product, op="or")
+    difference = partialmethod(_product, op="diff")
+    symmetric_difference = partialmethod(_product, op="xor")
 
     def counterexample(self, other: DFA) -> Word | None:
         """A shortest word on which the two DFAs disagree (lexicographically least), or None."""
         from rnn2dfa.automata.product import shortest_counterexample
 
         return shortest_counterexample(self, other)
-
-    def equivalent(self, other: DFA) -> bool:
-        """Whether both DFAs accept the same language (alphabets may be ordered differently)."""
-        return self.counterexample(other) is None
 
     # ----------------------------------------------------------------- counting
     def count_accepted(self, max_length: int) -> list[int]:

@@ -75,10 +75,10 @@ class Machine(TableAutomaton):
 
 
     def __repr__(self) -> str:
-        name = self.extra.get("name")
-        tag = f" {name!r}" if name else ""
-        return (f"<{self.kind.capitalize()}Machine{tag} states={self.n_states} "
-                f"alphabet={list(self.alphabet)} outputs={list(self.outputs)}>")
+        return super().__repr__()[:-1] + f" outputs={list(self.outputs)}>"
+
+    def _title(self) -> str:
+        return f"{self.kind.capitalize()}Machine"
 
     # ----------------------------------------------------------------- words
     def prefix_labels(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -152,8 +152,7 @@ class Machine(TableAutomaton):
         word, p, q = found  # a Mealy pair first told apart by its row: the first symbol
         return (*word, int(np.flatnonzero(a.labels[p] != b.labels[q])[0]))
 
-    def equivalent(self, other: Machine) -> bool:
-        return self.difference(other) is None
+    counterexample = difference  # what `equivalent` asks
 
     # ----------------------------------------------------------------- construction
     @classmethod

@@ -389,20 +389,17 @@ def regex_to_dfa(
     index = {s: i for i, s in enumerate(alphabet)}
     k = len(alphabet)
 
-    try:
-        size = nfa_size(tree)
-    except RecursionError:
-        raise RegexError(f"bad regular expression {pattern!r}: nested too deeply") from None
-    if size > MAX_NFA_STATES or k * size * size // 8 > MAX_NFA_TABLE_BYTES:
-        shown_size = f"{size:,}" if size < 10**15 else f"about 10^{len(str(size)) - 1}"
-        raise RegexError(
-            f"regular expression {shown(pattern)} expands to {shown_size} automaton "
-            f"states (counted repetitions copy what they repeat), more than the "
-            f"{min(MAX_NFA_STATES, int((8 * MAX_NFA_TABLE_BYTES / k) ** 0.5)):,} this "
-            "construction takes over this alphabet: use smaller counts or a star"
-        )
     nfa = _NFA(k)
-    try:
+    try:  # the tree's size counted, then built: both recursive
+        size = nfa_size(tree)
+        if size > MAX_NFA_STATES or k * size * size // 8 > MAX_NFA_TABLE_BYTES:
+            shown_size = f"{size:,}" if size < 10**15 else f"about 10^{len(str(size)) - 1}"
+            raise RegexError(
+                f"regular expression {shown(pattern)} expands to {shown_size} automaton "
+                f"states (counted repetitions copy what they repeat), more than the "
+                f"{min(MAX_NFA_STATES, int((8 * MAX_NFA_TABLE_BYTES / k) ** 0.5)):,} this "
+                "construction takes over this alphabet: use smaller counts or a star"
+            )
         start, final = nfa.build(tree, index)
     except RecursionError:
         raise RegexError(f"bad regular expression {pattern!r}: nested too deeply") from None
