@@ -221,15 +221,8 @@ def load(path: str | os.PathLike[str], want: str = "dfa") -> DFA | Machine:
     """Read a DFA file (`want` "dfa") or a Moore or Mealy machine file ("machine"); any
     problem is a DFAFormatError naming the file."""
     what, _, max_commas, _ = _FILES[want]
-
-    def from_text(text: str, source: str | None = None) -> Any:
-        return loads(text, source, want=want)
-
-    def from_data(data: Any, source: str | None = None) -> Any:
-        return from_dict(data, source, want=want)
-
-    return load_json_file(path, what, DFAFormatError, from_text, from_data=from_data,
-                          max_commas=max_commas)
+    return load_json_file(path, what, DFAFormatError, partial(loads, want=want),
+                          from_data=partial(from_dict, want=want), max_commas=max_commas)
 
 
 #: the names each kind's reader had (a DFA is what `want` reads by default)
