@@ -51,13 +51,9 @@ def from_aalpy(model: Any, alphabet: Sequence[str] | None = None) -> DFA | Machi
     if kind == "Dfa":
         return DFA(symbols, trans, [bool(s.is_accepting) for s in states], start).minimize()
     if kind == "MooreMachine":
-        raw = [str(s.output) for s in states]
-        outs = tuple(sorted(set(raw)))
-        labels = np.array([outs.index(o) for o in raw], dtype=np.int64)
-        return Machine("moore", symbols, outs, trans, labels, start).minimize()
+        raw: list[Any] = [str(s.output) for s in states]
+        return Machine.from_strings("moore", symbols, trans, raw, start).minimize()
     if kind == "MealyMachine":
-        raw2 = [[str(s.output_fun[by_name[a]]) for a in symbols] for s in states]
-        outs = tuple(sorted({o for row in raw2 for o in row}))
-        labels = np.array([[outs.index(o) for o in row] for row in raw2], dtype=np.int64)
-        return Machine("mealy", symbols, outs, trans, labels, start).minimize()
+        raw = [[str(s.output_fun[by_name[a]]) for a in symbols] for s in states]
+        return Machine.from_strings("mealy", symbols, trans, raw, start).minimize()
     raise InputError(f"an AALpy {kind} is not a DFA, Moore or Mealy machine")

@@ -196,8 +196,16 @@ class Machine(TableAutomaton):
             raw = [str(output(q)) for q in order]
         else:
             raw = [[str(output(q, a)) for a in range(len(alphabet))] for q in order]
-        outputs = tuple(sorted(set(np.asarray(raw, dtype=object).ravel().tolist())))
-        pos = {o: j for j, o in enumerate(outputs)}
-        labels = np.vectorize(pos.__getitem__, otypes=[np.int64])(np.asarray(raw, dtype=object))
         extra = {"name": name} if name else {}
-        return cls(kind, tuple(alphabet), outputs, rows, labels, 0, extra).minimize()
+        return cls.from_strings(kind, alphabet, rows, raw, 0, extra).minimize()
+
+    @classmethod
+    def from_strings(cls, kind: str, alphabet: Sequence[str], transitions: Any, raw: Any,
+                     start: int = 0, extra: Mapping[str, Any] | None = None) -> Machine:
+        """A machine whose outputs are given as strings, one per state (Moore) or a row per
+        state, one per symbol (Mealy); its output alphabet is their sorted set."""
+        raw = np.asarray(raw, dtype=object)
+        outputs = tuple(sorted(set(raw.ravel().tolist())))
+        pos = {o: j for j, o in enumerate(outputs)}
+        labels = np.vectorize(pos.__getitem__, otypes=[np.int64])(raw)
+        return cls(kind, tuple(alphabet), outputs, transitions, labels, start, extra or {})
