@@ -21,7 +21,6 @@ from typing import Any
 
 import numpy as np
 
-from rnn2dfa.automata.classes import BALANCED_BUDGET  # noqa: F401 (the budget, kept here)
 from rnn2dfa.words import Word, format_word, mix, pump_words, uniform_word_list
 
 #: Length buckets (inclusive) reaching 1000: short words the network trained on, and far beyond.
