@@ -807,11 +807,8 @@ class _Reader:
         for q, name in enumerate(self.names):
             if _maybe_marker(name):
                 marker[q] = self.is_marker(q)
-        src = np.frombuffer(self.src, dtype=np.int32).astype(np.int64)
-        dst = np.frombuffer(self.dst, dtype=np.int32).astype(np.int64)
-        sym = np.frombuffer(self.sym, dtype=np.int32).astype(np.int64)
-        at = np.frombuffer(self.at, dtype=np.int64)
-        bsrc = np.frombuffer(self.bsrc, dtype=np.int32).astype(np.int64)
+        src, dst, sym, at, bsrc = (np.asarray(x, dtype=np.int64)
+                                   for x in (self.src, self.dst, self.sym, self.at, self.bsrc))
         bad = ~marker[bsrc]
         if bad.any():
             j = int(np.flatnonzero(bad)[0])
@@ -899,9 +896,7 @@ class _Reader:
         n, kind = len(state_names), self.mkind
         q, t = state_of[src], state_of[dst]
         if kind == "mealy":
-            pin = np.frombuffer(self.pair_in, dtype=np.int32).astype(np.int64)
-            pout = np.frombuffer(self.pair_out, dtype=np.int32).astype(np.int64)
-            sym, out = pin[sym], pout[sym]
+            sym, out = [np.asarray(x, dtype=np.int64)[sym] for x in (self.pair_in, self.pair_out)]
         elif kind == "moore":  # a state's output is in its label
             for r in states.tolist():
                 label = self.node_label.get(r)
