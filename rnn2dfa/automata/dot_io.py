@@ -237,14 +237,10 @@ def shown(text: str, limit: int = 60) -> str:
 
 
 def first_unescaped(text: str, char: str) -> int:
-    """The offset of the first `char` in a label not escaped by a backslash, or -1."""
-    i = text.find(char)
-    while i >= 0:
-        slashes = i - len(text[:i].rstrip("\\"))
-        if slashes % 2 == 0:
-            return i
-        i = text.find(char, i + 1)
-    return -1
+    """The offset of the first `char` in a label not escaped by a backslash (after an even
+    run of them), or -1."""
+    m = re.search(r"(?<!\\)(?:\\\\)*" + re.escape(char), text)
+    return -1 if m is None else m.end() - 1
 
 
 def _stripped(piece: str) -> str:
