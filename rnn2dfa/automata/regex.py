@@ -193,24 +193,22 @@ class _Parser:
             first = False
             lo_pos = self.i
             if c == "<" and (name := self.token()) is not None:
-                self.used.setdefault(name, lo_pos)
-                chars.add(name)
-                continue
-            lo = self.class_char()
-            if self.peek() == "-" and self.i + 1 < len(self.p) and self.p[self.i + 1] != "]":
-                self.i += 1
-                hi = self.class_char()
-                if ord(hi) < ord(lo):
-                    raise self.error(f"bad range {lo}-{hi}", lo_pos)
-                rng = [chr(o) for o in range(ord(lo), ord(hi) + 1)]
-                if len(rng) > 256:
-                    raise self.error(f"range {lo}-{hi} is too wide (at most 256 symbols)", lo_pos)
-                for ch in rng:
-                    self.used.setdefault(ch, lo_pos)
-                chars.update(rng)
+                got = [name]
             else:
-                self.used.setdefault(lo, lo_pos)
-                chars.add(lo)
+                lo = self.class_char()
+                got = [lo]
+                if self.peek() == "-" and self.i + 1 < len(self.p) and self.p[self.i + 1] != "]":
+                    self.i += 1
+                    hi = self.class_char()
+                    if ord(hi) < ord(lo):
+                        raise self.error(f"bad range {lo}-{hi}", lo_pos)
+                    got = [chr(o) for o in range(ord(lo), ord(hi) + 1)]
+                    if len(got) > 256:
+                        raise self.error(f"range {lo}-{hi} is too wide (at most 256 symbols)",
+                                         lo_pos)
+            for ch in got:
+                self.used.setdefault(ch, lo_pos)
+            chars.update(got)
         return ("chars", frozenset(chars), negated)
 
     def class_char(self) -> str:
