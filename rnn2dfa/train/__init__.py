@@ -27,22 +27,7 @@ _WHERE = {
     "width_edges": "buckets",
 }
 
-__all__ = [
-    "Dataset",
-    "LengthBucket",
-    "TrainConfig",
-    "TrainSummary",
-    "accuracy_buckets",
-    "accuracy_by_length",
-    "generalisation_edges",
-    "model_metadata",
-    "parse_alphabet",
-    "predict_logits",
-    "read_tsv",
-    "split_holdout",
-    "train_model",
-    "width_edges",
-]
+__all__ = sorted(_WHERE)
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
