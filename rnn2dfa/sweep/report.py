@@ -182,19 +182,22 @@ def report_markdown(rows: list[Row], sweep: Sweep | None = None) -> str:
         parts += ["## Stopped by a time limit", "",
                   "These rows depend on the machine's speed, not only on the seed: a rerun "
                   "may differ.", "",
-                  md_table(["language", "cell", "h", "layers", "seed", "method", "training",
-                          "extraction finished"],
-                         [[r["language"], r["cell"], r["hidden"], r["layers"], r["seed"],
-                           r["method"], r["train_stopped"], r["finished"]] for r in caveats]),
-                  ""]
+                  _rows_table(caveats, {"training": "train_stopped",
+                                        "extraction finished": "finished"}), ""]
     failed = [r for r in rows if r["status"] != "ok"]
     if failed:
         parts += ["## Failed", "",
                   "Rerun with `--retry-failed` to run these again.", "",
-                  md_table(["language", "cell", "h", "layers", "seed", "method", "error"],
-                         [[r["language"], r["cell"], r["hidden"], r["layers"], r["seed"],
-                           r["method"], r["error"].replace("|", "\\|")] for r in failed]), ""]
+                  _rows_table(failed, {"error": "error"}), ""]
     return "\n".join(parts)
+
+
+def _rows_table(rows: list[Row], more: dict[str, str]) -> str:
+    """Results rows as a Markdown table: their point and method, then the columns `more`
+    names (heading -> column; a `|` in a value escaped)."""
+    keys = ("language", "cell", "hidden", "layers", "seed", "method", *more.values())
+    return md_table(["language", "cell", "h", "layers", "seed", "method", *more],
+                    [[r[k].replace("|", "\\|") for k in keys] for r in rows])
 
 
 def write_report(outdir: str | Path, rows: list[Row], sweep: Sweep | None = None
