@@ -223,9 +223,10 @@ def verify_cmd(
     if data is not None:
         raise InputError("--data goes with a PDFA file (rnn2dfa.pdfa/1)", path=dfa_file)
     refuse_time_limit_alone(acceptor_spec, time_limit)
+    network, meta = None, {}
     if acceptor_spec is not None:  # your own code as the network
-        acceptor_obj, _, _, model_file = user_model(acceptor_spec, model_file,
-                                                    time_limit=time_limit)
+        network, _, _, model_file = user_model(acceptor_spec, model_file,
+                                               time_limit=time_limit)
     if words_file is not None and model_file is None:
         raise InputError("--words needs --model (agreement with the network on your words)")
     given = [(v, how, flag) for v, how, flag in ((truth_name, "name", "-l/--truth"),
@@ -244,10 +245,8 @@ def verify_cmd(
     value, how, option = given[0] if given else (None, None, "--truth")
     with options_for(truth=option, language=option, max_length="--max-length"):
         truth, label = resolve(value, automaton, max_length, how)
-    network, meta = None, {}
-    if acceptor_spec is not None:
-        network = acceptor_obj
-    elif model_file is not None:  # read as extract and the API read it (placed on --device)
+    # a model file read as extract and the API read it (placed on --device)
+    if network is None and model_file is not None:
         from rnn2dfa.models.loading import load_acceptor
 
         loaded = load_acceptor(model_file)
