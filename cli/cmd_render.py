@@ -147,7 +147,8 @@ def _summary(drawing: Any, output: str, fmt: str) -> tuple[dict[str, Any], list[
     """What was drawn: the --json record and the parts of the one line said."""
     pdfa = hasattr(drawing, "pdfa")
     parts = [f"wrote {output}: {len(drawing.shown_states)} states{'' if pdfa else ' shown'}"]
-    drawn = drawing.pdfa if pdfa else getattr(drawing, "machine", None) or drawing.dfa
+    drawn = (drawing.pdfa if pdfa else drawing.machine if hasattr(drawing, "machine")
+             else drawing.dfa)  # the automaton drawn, of its kind
     info: dict[str, Any] = {"output": output, "format": fmt, "states": drawn.n_states,
                             "shown_states": len(drawing.shown_states)}
     if pdfa:
