@@ -25,7 +25,7 @@ from rnn2dfa_cli.common import (
     options_for,
     out,
 )
-from rnn2dfa_cli.options import grid
+from rnn2dfa_cli.options import grid, say_result
 
 #: `-o -` writes the DFA file to stdout instead of a file.
 STDOUT = "-"
@@ -331,11 +331,7 @@ def equiv_cmd(ctx: click.Context, a_file: str, b_file: str, as_json: bool) -> No
     a, b = load_automaton(a_file), load_automaton(b_file)
     check_alphabets(a.alphabet, a_file, b.alphabet, b_file, path=b_file)
     found = difference(a, b, a_file, b_file)  # a shortest word on which they differ
-    if as_json:
-        emit_json(found.record)
-    else:
-        for line in found.lines:
-            _say(line)
+    say_result(found.record, as_json, *found.lines, markup=False, soft_wrap=True)
     ctx.exit(EXIT_OK if found.word is None else EXIT_FAIL)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 import click
 from rich.markup import escape
 
+from rnn2dfa.atomic import check_writable
 from rnn2dfa.errors import InputError
 from rnn2dfa_cli.common import emit_json, json_option, options_for, out, seed_option
 from rnn2dfa_cli.device_option import device_option
@@ -78,8 +79,6 @@ def generalization_cmd(model_file: str, language: str | None, max_n: int,
         raise InputError("the model file names no language: give --language NAME",
                          path=model_file)
     if plot is not None:
-        from rnn2dfa.atomic import check_writable
-
         check_writable(plot, "the plot")
     what = f"checking {escape(lang.name)} up to n = {max_n}"
     with live_status("generalization", f"{what} ...") as show, \
@@ -150,8 +149,6 @@ def activations_cmd(model_file: str, word: str, plot: str | None, r2_min: float,
     if traces and as_json:
         _check_traces(len(parsed), int(getattr(model, "state_dim", 1) or 1))
     if plot is not None:
-        from rnn2dfa.atomic import check_writable
-
         check_writable(plot, "the plot")
     with options_for(word="WORD"):
         report = activations(model, parsed, r2_min=r2_min)

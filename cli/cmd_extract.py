@@ -4,6 +4,7 @@ partition, exact): a DFA, or a classifier's Moore machine, or a tagger's Mealy m
 from __future__ import annotations
 
 import inspect
+from dataclasses import asdict
 from typing import Any
 
 import click
@@ -352,9 +353,7 @@ def extract_cmd(ctx: click.Context, model_file: str | None, acceptor_spec: str |
                "stats": result.stats, "hypothesis_sizes": result.hypothesis_sizes,
                "message": result.message, "warning": result.warning,
                "evidence": result.stats.get("evidence"),
-               "label_checks": [{"source": c.source, "words": c.words,
-                                 "disagree": c.disagree, "example": c.example,
-                                 "warning": c.message() if c.differs else None}
+               "label_checks": [asdict(c) | {"warning": c.message() if c.differs else None}
                                 for c in checks]}
         if result.target != "dfa":
             doc.update(kind=automaton.kind, outputs=list(automaton.outputs))

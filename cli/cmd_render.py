@@ -147,10 +147,12 @@ def _summary(drawing: Any, output: str, fmt: str) -> tuple[dict[str, Any], list[
     """What was drawn: the --json record and the parts of the one line said."""
     pdfa = hasattr(drawing, "pdfa")
     parts = [f"wrote {output}: {len(drawing.shown_states)} states{'' if pdfa else ' shown'}"]
-    info: dict[str, Any] = {"output": output, "format": fmt}
+    drawn = (drawing.pdfa if pdfa else drawing.machine if hasattr(drawing, "machine")
+             else drawing.dfa)  # the automaton drawn, of its kind
+    info: dict[str, Any] = {"output": output, "format": fmt, "states": drawn.n_states,
+                            "shown_states": len(drawing.shown_states)}
     if pdfa:
-        info |= {"states": drawing.pdfa.n_states, "shown_states": len(drawing.shown_states),
-                 "hidden_edges": drawing.hidden_edges,
+        info |= {"hidden_edges": drawing.hidden_edges,
                  "edges_per_state": drawing.edges_per_state,
                  "weaker_edges": drawing.weaker_edges}
         if drawing.weaker_edges:
@@ -164,16 +166,14 @@ def _summary(drawing: Any, output: str, fmt: str) -> tuple[dict[str, Any], list[
         from rnn2dfa.automata.draw import show_output
 
         result = drawing.word_output
-        info |= {"kind": drawing.machine.kind, "states": drawing.machine.n_states,
-                 "shown_states": len(drawing.shown_states),
+        info |= {"kind": drawing.machine.kind,
                  "word_output": result if result is None or isinstance(result, str)
                  else list(result)}
         parts[0] += f" ({drawing.machine.kind} machine)"
         if result is not None:
             parts.append(f"output on the word: {show_output(result)}")
     else:
-        info |= {"states": drawing.dfa.n_states, "shown_states": len(drawing.shown_states),
-                 "sink_hidden": drawing.sink_hidden, "word_accepted": drawing.word_accepted}
+        info |= {"sink_hidden": drawing.sink_hidden, "word_accepted": drawing.word_accepted}
         if drawing.sink_hidden:
             parts.append("sink hidden (--show-sink draws it)")
         if drawing.word_accepted is not None:

@@ -15,7 +15,7 @@ from rnn2dfa.extract.registry import method_names
 from rnn2dfa.models.cell_names import ALL_CELLS
 from rnn2dfa.pipeline import RunConfig
 from rnn2dfa_cli.cmd_extract import MethodChoice, method_help
-from rnn2dfa_cli.cmd_train import epoch_line, epoch_score
+from rnn2dfa_cli.cmd_train import epoch_line
 from rnn2dfa_cli.common import (
     PipedProgress,
     emit_json,
@@ -54,18 +54,13 @@ class _Live:
         stage = info.get("stage", "")
         self.piped.note(lambda: _stage_line(stage, info))
         if stage != self.current:
-            if self.current is not None:
-                task = self.tasks[self.current]
-                self.bar.update(task, completed=self.bar.tasks[task].total or 1)
+            self.close()
             total = self.epochs if stage == "train" else 1
             self.tasks[stage] = self.bar.add_task(_STAGE_TEXT.get(stage, stage), total=total)
             self.current = stage
-        task = self.tasks[stage]
-        if stage == "train" and "epoch" in info:
-            self.bar.update(task, completed=info["epoch"], description=f"training  loss "
-                            f"{info['loss']:.4f}  {epoch_score(info, 'acc')}")
-        elif stage == "extract" and "event" in info:
-            self.bar.update(task, description="extracting  " + info["event"].text())
+        if stage in ("train", "extract") and ("epoch" in info or "event" in info):
+            self.bar.update(self.tasks[stage], completed=info.get("epoch"),
+                            description=_stage_line(stage, info))
 
     def close(self) -> None:
         if self.current is not None:
@@ -74,10 +69,11 @@ class _Live:
 
 
 def _stage_line(stage: str, info: dict[str, Any]) -> str:
-    """One progress line for a log: the stage and, while training, the epoch."""
+    """One progress line (the bar's, a log's): the stage and, while training, the epoch (as
+    `rnn2dfa train` logs one), while extracting, the method's progress."""
     text = _STAGE_TEXT.get(stage, stage)
     if stage == "train" and "epoch" in info:
-        text += ", " + epoch_line(info)  # as `rnn2dfa train` logs an epoch
+        text += ", " + epoch_line(info)
     elif stage == "extract" and "event" in info:
         text += ", " + info["event"].text()
     return text

@@ -727,17 +727,15 @@ def classify_cmd(
         traces = _answered(parsed, time_limit, as_json, lambda ws: _label_traces(model, ws))
         sep = "" if all(len(o) == 1 for o in outputs) else " "
         head = {"kind": "mealy" if mealy else "moore", "outputs": outputs}
-        if mealy:  # a tag after every symbol (none for the empty word)
-            rows = [{"word": format_word(w, alphabet), "tags": [outputs[int(t)] for t in tr[1:]]}
-                    for w, tr in zip(parsed, traces, strict=True)]
-            columns = ["word", "tag after each symbol"]
-            cells = [[escape(r["word"]) or "ε", escape(sep.join(r["tags"])) or "(none)"]
-                     for r in rows]
-        else:
-            rows = [{"word": format_word(w, alphabet), "class": outputs[int(tr[-1])]}
-                    for w, tr in zip(parsed, traces, strict=True)]
-            columns = ["word", "class"]
-            cells = [[escape(r["word"]) or "ε", escape(r["class"])] for r in rows]
+        # a tag after every symbol (none for the empty word), or the word's class
+        key, column = ("tags", "tag after each symbol") if mealy else ("class", "class")
+        rows = [{"word": format_word(w, alphabet),
+                 key: [outputs[int(t)] for t in tr[1:]] if mealy else outputs[int(tr[-1])]}
+                for w, tr in zip(parsed, traces, strict=True)]
+        columns = ["word", column]
+        cells = [[escape(r["word"]) or "ε",
+                  (escape(sep.join(r["tags"])) or "(none)") if mealy else escape(r["class"])]
+                 for r in rows]
     else:
         from rnn2dfa.models.acceptor import accept_logits
 

@@ -223,13 +223,16 @@ def verify_cmd(
     if data is not None:
         raise InputError("--data goes with a PDFA file (rnn2dfa.pdfa/1)", path=dfa_file)
     refuse_time_limit_alone(acceptor_spec, time_limit)
+    network, meta = None, {}
     if acceptor_spec is not None:  # your own code as the network
-        acceptor_obj, _, _, model_file = user_model(acceptor_spec, model_file,
-                                                    time_limit=time_limit)
+        network, _, _, model_file = user_model(acceptor_spec, model_file,
+                                               time_limit=time_limit)
     if words_file is not None and model_file is None:
         raise InputError("--words needs --model (agreement with the network on your words)")
-    given = [(v, how) for v, how in ((truth_name, "name"), (truth_file, "file"),
-                                     (truth_regex, "regex")) if v is not None]
+    given = [(v, how, flag) for v, how, flag in ((truth_name, "name", "-l/--truth"),
+                                                 (truth_file, "file", "--truth-file"),
+                                                 (truth_regex, "regex", "--truth-regex"))
+             if v is not None]
     if not given and model_file is None:
         raise InputError("nothing to verify against: give -l/--truth NAME, --truth-file "
                          "T.json, --truth-regex RE and/or --model MODEL.pt", path=dfa_file)
@@ -239,15 +242,11 @@ def verify_cmd(
     if plot_file is not None and plot_file.rsplit(".", 1)[-1].lower() not in PLOT_FORMATS:
         raise InputError("the plot must be a .svg, .png or .pdf file", path=plot_file)
     automaton = load(dfa_file, "machine" if machine else "dfa")
-    how = given[0][1] if given else None
-    option = {"name": "-l/--truth", "file": "--truth-file", "regex": "--truth-regex"}.get(how)
-    with options_for(truth=option or "--truth", language=option or "--truth",
-                     max_length="--max-length"):
-        truth, label = resolve(given[0][0] if given else None, automaton, max_length, how)
-    network, meta = None, {}
-    if acceptor_spec is not None:
-        network = acceptor_obj
-    elif model_file is not None:  # read as extract and the API read it (placed on --device)
+    value, how, option = given[0] if given else (None, None, "--truth")
+    with options_for(truth=option, language=option, max_length="--max-length"):
+        truth, label = resolve(value, automaton, max_length, how)
+    # a model file read as extract and the API read it (placed on --device)
+    if network is None and model_file is not None:
         from rnn2dfa.models.loading import load_acceptor
 
         loaded = load_acceptor(model_file)
@@ -268,7 +267,7 @@ def verify_cmd(
         words = read_words(words_file, network.alphabet)
     settings = VerifySettings(max_length, max_word_length, samples, threshold, seed)
     with live_status("verify", "comparing with the network...", as_json or network is None), \
-            options_for(truth=option or "--truth", model="--model", words="--words"):
+            options_for(truth=option, model="--model", words="--words"):
         report = check(automaton, truth=truth, truth_name=label, network=network,
                        name=dfa_file, model_name=model_file, settings=settings,
                        threads=threads(), source=dfa_file, words=words)

@@ -6,6 +6,7 @@ import contextlib
 import errno
 import functools
 import importlib
+import itertools
 import json
 import math
 import os
@@ -31,18 +32,9 @@ _CONTROL.update({c: f"\\x{c:02x}" for c in range(0x80, 0xA0)})
 
 
 def printable(text: str) -> str:
-    """`text` with control characters escaped (\\x1b) and lone surrogates replaced."""
-    text = text.translate(_CONTROL)
-    return text.encode("utf-8", "backslashreplace").decode("utf-8") if _has_surrogate(text) \
-        else text
-
-
-def _has_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
+    """`text` with control characters escaped (\\x1b) and lone surrogates replaced (UTF-8's
+    backslashreplace: a string without them comes back unchanged)."""
+    return text.translate(_CONTROL).encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 #: The longest error line printed: past it the middle is left out (a message that quotes a
@@ -257,13 +249,11 @@ class Rnn2dfaGroup(click.Group):
                                       "--alphabet SYMBOLS; docs/own-model.md")
             click.echo(one_line(f"rnn2dfa: error: {exc}"), err=True)
             if as_json and sys.stdout is not None:
-                _emit_or_fail({"error": exc.message, "file": exc.path,
-                               "type": type(exc).__name__})
+                _emit_or_fail(exc.message, exc.path, type(exc).__name__)
             ctx.exit(EXIT_BAD_INPUT)
         except click.UsageError as exc:
             if as_json:
-                _emit_or_fail({"error": exc.format_message(), "file": None,
-                               "type": "UsageError"})
+                _emit_or_fail(exc.format_message(), None, "UsageError")
             raise
         except KeyboardInterrupt as exc:
             click.echo(f"rnn2dfa: {interrupted_text()}", err=True)
@@ -283,7 +273,7 @@ class Rnn2dfaGroup(click.Group):
                        "where more memory is free)")
             click.echo(f"rnn2dfa: error: {message}", err=True)
             if as_json:
-                _emit_or_fail({"error": message, "file": None, "type": "MemoryError"})
+                _emit_or_fail(message, None, "MemoryError")
             ctx.exit(EXIT_BAD_INPUT)
 
 
@@ -296,8 +286,7 @@ def _install_hard_stop(as_json: bool) -> None:
         with contextlib.suppress(Exception):
             click.echo(one_line(f"rnn2dfa: error: {error}"), err=True)
             if as_json:
-                emit_json({"error": error.message, "file": error.path,
-                           "type": type(error).__name__})
+                _emit_or_fail(error.message, error.path, type(error).__name__)
         with contextlib.suppress(Exception):
             sys.stderr.flush()
         user_code.exit_now(EXIT_BAD_INPUT)
@@ -343,11 +332,11 @@ def _silence_stdout() -> None:
         os.close(null)
 
 
-def _emit_or_fail(obj: Any) -> None:
+def _emit_or_fail(message: str, path: str | None, kind: str) -> None:
     """emit_json for the error document; a stdout that cannot take it is left alone (the
     error line on stderr said what happened)."""
     try:
-        emit_json(obj)
+        emit_json({"error": message, "file": path, "type": kind})
     except (OSError, InputError):
         _silence_stdout()
 
@@ -499,12 +488,7 @@ class FiniteFloat(click.FloatRange):
 
 def _wants_json(args: Sequence[str]) -> bool:
     """Whether the command line of the subcommand asks for --json (before any `--`)."""
-    for arg in args:
-        if arg == "--":
-            return False
-        if arg == "--json":
-            return True
-    return False
+    return "--json" in itertools.takewhile(lambda arg: arg != "--", args)
 
 
 def emit_json(obj: Any) -> None:

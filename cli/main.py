@@ -17,23 +17,6 @@ from rnn2dfa_cli.common import (
     raise_stopped,
 )
 
-#: The modules holding the commands (each exposes COMMANDS), imported only when needed:
-#: those of automata-only commands first, so that they start without importing torch.
-COMMAND_MODULES = (
-    "cmd_automata",
-    "cmd_convert",
-    "cmd_render",
-    "cmd_train",
-    "cmd_extract",
-    "cmd_verify",
-    "cmd_run",
-    "cmd_compile",
-    "cmd_import",
-    "cmd_pdfa",
-    "cmd_sweep",
-    "cmd_expressivity",
-)
-
 #: Each command's module: a command imports its own module alone, not those listed before it
 #: (`rnn2dfa extract` never reads cmd_train). tests/test_fast_start.py keeps it complete.
 COMMAND_HOMES = {
@@ -53,6 +36,10 @@ COMMAND_HOMES = {
     "generalization": "cmd_expressivity",
     "activations": "cmd_expressivity",
 }
+#: The modules holding the commands (each exposes COMMANDS), in the order above, imported
+#: only when needed: those of automata-only commands first, so that they start without
+#: importing torch.
+COMMAND_MODULES = tuple(dict.fromkeys(COMMAND_HOMES.values()))
 
 
 @click.group(

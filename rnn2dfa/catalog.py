@@ -43,12 +43,8 @@ class Family:
     states_text: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON row of `rnn2dfa languages --json`."""
-        row = asdict(self)
-        for key in ("alphabet", "outputs"):
-            if row[key] is not None:
-                row[key] = list(row[key])
-        return row
+        """The JSON row of `rnn2dfa languages --json` (its tuples are written as lists)."""
+        return asdict(self)
 
 
 def _accept_reject() -> list[Family]:

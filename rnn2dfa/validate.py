@@ -15,6 +15,7 @@ from typing import Any
 
 from rnn2dfa.errors import InputError, shown
 from rnn2dfa.limits import MAX_QUERY_WORD_SYMBOLS
+from rnn2dfa.words import alphabet_problem
 
 
 def count(value: Any, param: str, *, minimum: int = 1) -> int:
@@ -77,11 +78,9 @@ def symbols(alphabet: Any, param: str = "alphabet") -> tuple[str, ...] | None:
     else:
         raise InputError(f"the alphabet must be a str or a sequence of str, got "
                          f"{type(alphabet).__name__}", param=param)
-    if not out or any(a == "" for a in out):
-        raise InputError("the alphabet must have symbols, none of them empty", param=param)
-    if len(set(out)) != len(out):
-        twice = next(a for i, a in enumerate(out) if a in out[:i])
-        raise InputError(f"the symbol {shown(twice)} is repeated", param=param)
+    problem = alphabet_problem(out)  # empty, an empty symbol, repeats: every alphabet's check
+    if problem is not None:
+        raise InputError(problem, param=param)
     return out
 
 

@@ -7,6 +7,7 @@ alphabet is one character long, otherwise its symbols separated by spaces (docs/
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -28,14 +29,15 @@ def single_char(alphabet: Sequence[str]) -> bool:
 
 def alphabet_problem(alphabet: Sequence[str]) -> str | None:
     """What is wrong with a file's alphabet (empty, an empty symbol, duplicates), or None:
-    one check for the DFA, PDFA and weighted-automaton formats."""
+    one check for the DFA, PDFA and weighted-automaton formats and for an alphabet given to
+    the library or on the command line (`validate.symbols`)."""
     if len(alphabet) == 0:
         return "'alphabet' is empty"
     if "" in alphabet:
         return "'alphabet' contains an empty symbol"
     if len(set(alphabet)) != len(alphabet):
-        dup = sorted({s for s in alphabet if list(alphabet).count(s) > 1})
-        return f"duplicate symbols in 'alphabet': {dup}"
+        dup = sorted(s for s, n in Counter(alphabet).items() if n > 1)
+        return f"duplicate symbols in 'alphabet' ({dup} repeated)"
     return None
 
 

@@ -70,8 +70,6 @@ class Grid:
         """Raise InputError for an empty axis, a repeated value or an unknown name (a
         language of `task`'s kind: accept/reject, classify-k or tag; a named PDFA and a
         PDFA method for `objective` "lm")."""
-        from rnn2dfa.languages import language_names
-
         for f in fields(self):
             values = getattr(self, f.name)
             if not values:
@@ -85,21 +83,16 @@ class Grid:
         if n > MAX_SWEEP_POINTS:
             raise InputError(f"the grid has {n:,} points ({' x '.join(_POINT_AXES)}); the limit "
                              f"is {MAX_SWEEP_POINTS:,}: split it into several sweeps", path=path)
-        known = language_names()
         if objective == "lm":
             self._check_lm(path)
             return
-        for name in self.languages:
-            if task != "accept":
-                from rnn2dfa.train.labels import resolve_machine_language
+        from rnn2dfa.train.labels import task_language
 
-                try:
-                    resolve_machine_language(name, task)
-                except InputError as exc:
-                    raise InputError(exc.message, path=path) from None
-            elif name not in known:
-                raise InputError(f"unknown language {shown(name)}; known languages: "
-                                 f"{', '.join(known)}", path=path)
+        for name in self.languages:  # the one check of a task's language (`run --task` too)
+            try:
+                task_language(name, task)
+            except InputError as exc:
+                raise InputError(exc.message, path=path) from None
         for cell in self.cells:
             if cell not in CELLS:
                 raise InputError(f"unknown cell {shown(cell)} (known: {', '.join(CELLS)})",

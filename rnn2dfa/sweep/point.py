@@ -10,10 +10,11 @@ needs no shared disk: the driver alone writes into the sweep folder.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -58,16 +59,9 @@ class PointOutcome:
 
 
 def run_config(point: Point, method: str, settings: Settings) -> RunConfig:
-    return RunConfig(
-        language=point.language, cell=point.cell, hidden=point.hidden, layers=point.layers,
-        method=method, seed=point.seed, epochs=settings.epochs,
-        train_max_length=settings.train_max_length,
-        train_time_limit=settings.train_time_limit,
-        extract_time_limit=settings.extract_time_limit,
-        verify_max_length=settings.verify_max_length,
-        verify_per_bucket=settings.verify_per_bucket, threads=1,
-        device=settings.device, task=settings.task, objective=settings.objective,
-    )
+    """The run of one method on a point: the point's network and the sweep's settings (every
+    field of both is the RunConfig field of the same name), on one thread."""
+    return RunConfig(**asdict(point), **asdict(settings), method=method, threads=1)
 
 
 def extract_verify(model_path: str | os.PathLike[str], training: Any, cfg: RunConfig,
@@ -207,18 +201,13 @@ def run_point(point: Point, methods: list[str], settings: Settings) -> PointOutc
     return PointOutcome(point, rows, files)
 
 
-_warm = False
-
-
+@functools.cache
 def _warm_up() -> None:
     """Pay a process's one-time import costs (torch's optimizers pull in torch._dynamo,
     seconds) before the first point, so that its train_seconds measure training only."""
-    global _warm
-    if not _warm:
-        import torch
+    import torch
 
-        torch.optim.Adam([torch.zeros(1, requires_grad=True)])
-        _warm = True
+    torch.optim.Adam([torch.zeros(1, requires_grad=True)])
 
 
 def run_point_task(point: Point, methods: list[str], settings: Settings) -> PointOutcome:

@@ -17,11 +17,10 @@ Group = tuple[str, str, str]  # language, cell, method
 
 
 def _order(rows: list[Row], key: str, first: list[str] | None = None) -> list[str]:
-    seen = list(first or [])
-    for r in rows:
-        if r[key] not in seen:
-            seen.append(r[key])
-    return [v for v in seen if any(r[key] == v for r in rows)]
+    """The values of column `key` in the rows: those of `first` in its order, then the
+    others as they come."""
+    present = {r[key] for r in rows}
+    return [v for v in dict.fromkeys([*(first or []), *(r[key] for r in rows)]) if v in present]
 
 
 def _median(rows: list[Row], col: str) -> float | None:
@@ -58,22 +57,17 @@ def _plot_success(path: Path, summary: dict[Group, dict], langs: list[str],
                   columns: list[tuple[str, str]]) -> None:
     fig, fmt = new_figure(path, (1.6 + 1.1 * len(columns), 1.2 + 0.45 * len(langs)))
     ax = fig.add_subplot(1, 1, 1)
-    grid = [[None] * len(columns) for _ in langs]
+    import numpy as np
+
+    data = np.full((len(langs), len(columns)), np.nan)
     for i, lang in enumerate(langs):
         for j, (cell, method) in enumerate(columns):
             s = summary.get((lang, cell, method))
             if s and s["rows"]:
-                grid[i][j] = s["equivalent"] / s["rows"]
-    import numpy as np
-
-    data = np.array([[np.nan if v is None else 100 * v for v in row] for row in grid])
-    im = ax.imshow(data, vmin=0, vmax=100, cmap="RdYlGn", aspect="auto")
-    for i in range(len(langs)):
-        for j in range(len(columns)):
-            s = summary.get((langs[i], *columns[j]))
-            if s and s["rows"]:
+                data[i, j] = 100 * s["equivalent"] / s["rows"]
                 ax.text(j, i, f"{s['equivalent']}/{s['rows']}", ha="center", va="center",
                         fontsize=8)
+    im = ax.imshow(data, vmin=0, vmax=100, cmap="RdYlGn", aspect="auto")
     ax.set_xticks(range(len(columns)), [f"{c}\n{m}" for c, m in columns], fontsize=8)
     ax.set_yticks(range(len(langs)), langs, fontsize=8)
     ax.set_title("equivalent to the truth (rows: seeds x sizes)", fontsize=9)
@@ -188,19 +182,22 @@ def report_markdown(rows: list[Row], sweep: Sweep | None = None) -> str:
         parts += ["## Stopped by a time limit", "",
                   "These rows depend on the machine's speed, not only on the seed: a rerun "
                   "may differ.", "",
-                  md_table(["language", "cell", "h", "layers", "seed", "method", "training",
-                          "extraction finished"],
-                         [[r["language"], r["cell"], r["hidden"], r["layers"], r["seed"],
-                           r["method"], r["train_stopped"], r["finished"]] for r in caveats]),
-                  ""]
+                  _rows_table(caveats, {"training": "train_stopped",
+                                        "extraction finished": "finished"}), ""]
     failed = [r for r in rows if r["status"] != "ok"]
     if failed:
         parts += ["## Failed", "",
                   "Rerun with `--retry-failed` to run these again.", "",
-                  md_table(["language", "cell", "h", "layers", "seed", "method", "error"],
-                         [[r["language"], r["cell"], r["hidden"], r["layers"], r["seed"],
-                           r["method"], r["error"].replace("|", "\\|")] for r in failed]), ""]
+                  _rows_table(failed, {"error": "error"}), ""]
     return "\n".join(parts)
+
+
+def _rows_table(rows: list[Row], more: dict[str, str]) -> str:
+    """Results rows as a Markdown table: their point and method, then the columns `more`
+    names (heading -> column; a `|` in a value escaped)."""
+    keys = ("language", "cell", "hidden", "layers", "seed", "method", *more.values())
+    return md_table(["language", "cell", "h", "layers", "seed", "method", *more],
+                    [[r[k].replace("|", "\\|") for k in keys] for r in rows])
 
 
 def write_report(outdir: str | Path, rows: list[Row], sweep: Sweep | None = None

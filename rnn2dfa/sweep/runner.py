@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,14 +44,11 @@ class SweepResult:
     ran: int  # run now
     failed_rows: int  # rows of this run that failed
     seconds: float
-    rows: list[dict[str, str]] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)
+    rows: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": "rnn2dfa.sweep-result/1", "outdir": self.outdir,
-                "engine": self.engine, "workers": self.workers, "points": self.points,
-                "skipped": self.skipped, "ran": self.ran, "failed_rows": self.failed_rows,
-                "seconds": self.seconds, "files": self.files, "rows": self.rows}
+        return {"format": "rnn2dfa.sweep-result/1", **asdict(self)}
 
 
 def pending_tasks(sweep: Sweep, done: set[tuple[str, ...]]) -> list[Task]:
@@ -156,4 +153,4 @@ def run_sweep(
         files = write_report(out, rows, sweep)
     files = {"results": str(store.csv), "record": str(store.meta), **files}
     return SweepResult(str(out), engine, n_workers, total, skipped, len(tasks),
-                       counts["failed"], seconds, rows, files)
+                       counts["failed"], seconds, files, rows)

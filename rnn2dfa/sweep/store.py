@@ -276,16 +276,12 @@ class ResultsStore:
         """Append rows in one write, then fsync: all of them are on disk, or none."""
         if not rows:
             return
-        data = _csv_text(rows).encode("utf-8")
-        fd = os.open(self.csv, os.O_WRONLY | os.O_APPEND)
-        try:
-            view = memoryview(data)
-            while view:
-                n = os.write(fd, view)
-                view = view[n:]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        # (opened without O_CREAT: a results file deleted meanwhile is an error, not a new
+        # file without its header; the buffered writer writes all of it, partial writes too)
+        with os.fdopen(os.open(self.csv, os.O_WRONLY | os.O_APPEND), "wb") as fh:
+            fh.write(_csv_text(rows).encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
 
 
 def done_keys(latest: list[Row], retry_failed: bool = False) -> set[tuple[str, ...]]:

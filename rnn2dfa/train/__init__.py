@@ -27,40 +27,24 @@ _WHERE = {
     "width_edges": "buckets",
 }
 
-__all__ = [
-    "Dataset",
-    "LengthBucket",
-    "TrainConfig",
-    "TrainSummary",
-    "accuracy_buckets",
-    "accuracy_by_length",
-    "generalisation_edges",
-    "model_metadata",
-    "parse_alphabet",
-    "predict_logits",
-    "read_tsv",
-    "split_holdout",
-    "train_model",
-    "width_edges",
-]
+__all__ = sorted(_WHERE)
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _WHERE, globals())
 
 
-if TYPE_CHECKING:
-    from rnn2dfa.train.buckets import (
-        LengthBucket,
-        accuracy_buckets,
-        generalisation_edges,
-        width_edges,
-    )
-    from rnn2dfa.train.config import TrainConfig
-    from rnn2dfa.train.data import Dataset, parse_alphabet, read_tsv, split_holdout
-    from rnn2dfa.train.loop import train_model
-    from rnn2dfa.train.summary import (
-        TrainSummary,
-        accuracy_by_length,
-        model_metadata,
-        predict_logits,
-    )
+if TYPE_CHECKING:  # (the redundant aliases re-export the names to type checkers)
+    from rnn2dfa.train.buckets import LengthBucket as LengthBucket
+    from rnn2dfa.train.buckets import accuracy_buckets as accuracy_buckets
+    from rnn2dfa.train.buckets import generalisation_edges as generalisation_edges
+    from rnn2dfa.train.buckets import width_edges as width_edges
+    from rnn2dfa.train.config import TrainConfig as TrainConfig
+    from rnn2dfa.train.data import Dataset as Dataset
+    from rnn2dfa.train.data import parse_alphabet as parse_alphabet
+    from rnn2dfa.train.data import read_tsv as read_tsv
+    from rnn2dfa.train.data import split_holdout as split_holdout
+    from rnn2dfa.train.loop import train_model as train_model
+    from rnn2dfa.train.summary import TrainSummary as TrainSummary
+    from rnn2dfa.train.summary import accuracy_by_length as accuracy_by_length
+    from rnn2dfa.train.summary import model_metadata as model_metadata
+    from rnn2dfa.train.summary import predict_logits as predict_logits
