@@ -24,8 +24,8 @@ import numpy as np
 from rnn2dfa.automata.dfa import TableAutomaton
 from rnn2dfa.words import EOS_TEXT, Word, pad_words
 
-__all__ = ["EOS_TEXT", "PDFA", "Prefixes", "draw_symbols", "flat_positions", "next_targets",
-           "sample_together", "word_log_probs"]
+__all__ = ["EOS_TEXT", "PDFA", "Prefixes", "by_length", "draw_symbols", "flat_positions",
+           "next_targets", "once_each", "sample_together", "word_log_probs"]
 
 
 def flat_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -40,6 +40,36 @@ def flat_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     mask = np.arange(width)[None, :] <= lengths[:, None]
     rows, cols = np.nonzero(mask)
     return rows, cols
+
+
+def by_length(words: Sequence[Word], batch_size: int, run: Any,
+              shapes: Sequence[tuple[int, ...]], *, last: bool = False) -> list[np.ndarray]:
+    """`run(batch)` -> (arrays (B, T + 1, ...), lengths), over `words` in batches sorted by
+    length, each padded only to its own longest word (one batch of 1000 sampled words padded
+    to the longest was 5-10x the work), gathered at every prefix (flat, `flat_positions`
+    order) or at each word's end (`last`); `shapes`: each array's trailing shape."""
+    starts = np.cumsum([0] + [len(w) + 1 for w in words])
+    outs = [np.empty((len(words) if last else int(starts[-1]), *shape)) for shape in shapes]
+    order = np.argsort([len(w) for w in words], kind="stable")
+    for b in range(0, len(order), batch_size):
+        idx = order[b : b + batch_size]
+        arrays, lengths = run([words[i] for i in idx])
+        rows, cols = (np.arange(idx.size), lengths) if last else flat_positions(lengths)
+        dest = idx if last else starts[idx][rows] + cols
+        for out, a in zip(outs, arrays, strict=True):
+            out[dest] = a[rows, cols]
+    return outs
+
+
+def once_each(ask: Any, words: Sequence[Word]) -> Any:
+    """`ask(distinct words)` (an array, or a tuple of arrays, a row a word) read back for
+    every word of `words`: a word that repeats (L* tables and Hankel blocks repeat many
+    concatenations) is asked once."""
+    distinct = list(dict.fromkeys(words))
+    where = {w: i for i, w in enumerate(distinct)}
+    at = np.array([where[w] for w in words], dtype=np.int64)
+    got = ask(distinct)
+    return tuple(g[at] for g in got) if isinstance(got, tuple) else got[at]
 
 
 def next_targets(words: Sequence[Word], eos: int) -> np.ndarray:

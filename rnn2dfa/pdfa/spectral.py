@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
+from rnn2dfa.pdfa.automaton import flat_positions, once_each, word_log_probs
 from rnn2dfa.words import Word, pad_words
 
 #: Floor of every next-symbol probability of a spectral automaton (keeps perplexity finite).
@@ -159,10 +159,7 @@ def spectral_basis(
             basis.insert(0, ())
     words = [u + v for u in us for v in vs]
     words += [u + (a,) + v for a in range(k) for u in us for v in vs]
-    # many concatenations coincide: ask the teacher about each distinct word once
-    distinct = list(dict.fromkeys(words))
-    index = {w: i for i, w in enumerate(distinct)}
-    values = _prefix_probs(teacher, distinct)[[index[w] for w in words]]
+    values = once_each(lambda distinct: _prefix_probs(teacher, distinct), words)
     nu, nv = len(us), len(vs)
     hankel = values[: nu * nv].reshape(nu, nv)
     shifted = values[nu * nv :].reshape(k, nu, nv)

@@ -66,7 +66,7 @@ import torch
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.stacked import FUSED, KIND_OF_MODE
 from rnn2dfa.models.tokens import framed, symbols_of, token_ids_of
-from rnn2dfa.pdfa.automaton import flat_positions, sample_together, word_log_probs
+from rnn2dfa.pdfa.automaton import by_length, once_each, sample_together, word_log_probs
 from rnn2dfa.words import Word, all_words, pad_words
 
 HEADS = ("logits", "probabilities", "log_probabilities", "softmax_sigmoid")
@@ -293,15 +293,17 @@ class NextSymbolLM:
                              f"(sums from {low:.4g} to {high:.4g})")
         return probs.clamp(min=0.0)
 
-    def _batched(self, words: Sequence[Word]
-                 ) -> list[tuple[list[int], np.ndarray, np.ndarray, np.ndarray]]:
-        order = np.argsort([len(w) for w in words], kind="stable")  # less padding
-        out = []
-        for s in range(0, len(order), self.batch_size):
-            idx = [int(i) for i in order[s : s + self.batch_size]]
-            probs, kept, lengths = self._logits([words[i] for i in idx])
-            out.append((idx, probs, kept, lengths))
-        return out
+    def _by_length(self, words: Sequence[Word], last: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """The distributions and the mass kept at every prefix (flat), or after each word
+        (`last`), from `_logits` over batches sorted by length (less padding)."""
+
+        def run(batch: list[Word]) -> tuple[list[np.ndarray], np.ndarray]:
+            probs, kept, lengths = self._logits(batch)
+            return [probs, kept], lengths
+
+        probs, kept = by_length(words, self.batch_size, run, [(self.eos + 1,), ()], last=last)
+        return probs, kept
 
     # ------------------------------------------------------------------ LanguageModel
     def next_probs_lost(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
@@ -316,11 +318,8 @@ class NextSymbolLM:
             return self._causal_next(words)
 
     def _causal_next(self, words: list[Word]) -> tuple[np.ndarray, np.ndarray]:
-        out, lost = np.empty((len(words), self.eos + 1)), np.empty(len(words))
-        for idx, probs, kept, lengths in self._batched(words):
-            out[idx] = probs[np.arange(len(idx)), lengths]
-            lost[idx] = 1.0 - kept[np.arange(len(idx)), lengths]
-        return out, lost
+        probs, kept = self._by_length(words, last=True)
+        return probs, 1.0 - kept
 
     def _prefix_path(self) -> _LastTokenBackward | None:
         """For a module that is not causal: the one-pass path, when its layout has one and
@@ -354,10 +353,7 @@ class NextSymbolLM:
         return self.next_probs_lost(words)[0]
 
     def next_table(self, prefixes: Sequence[Word], suffixes: Sequence[Word]) -> np.ndarray:
-        words = [p + s for p in prefixes for s in suffixes]
-        distinct = list(dict.fromkeys(words))  # L* tables repeat many concatenations
-        where = {w: i for i, w in enumerate(distinct)}
-        probs = self.next_probs(distinct)[[where[w] for w in words]]
+        probs = once_each(self.next_probs, [p + s for p in prefixes for s in suffixes])
         return probs.reshape(len(prefixes), len(suffixes), self.eos + 1)
 
     def _flat(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
@@ -365,24 +361,9 @@ class NextSymbolLM:
         every prefix (`flat_positions` order)."""
         path = self._prefix_path()
         if not self.causal and path is None:  # every distinct prefix once, re-run alone
-            prefixes = [w[:i] for w in words for i in range(len(w) + 1)]
-            distinct = list(dict.fromkeys(prefixes))
-            where = {w: i for i, w in enumerate(distinct)}
-            at = np.fromiter((where[p] for p in prefixes), dtype=np.int64, count=len(prefixes))
-            probs, mass = self._last(distinct)
-            return probs[at], mass[at]
+            return once_each(self._last, [w[:i] for w in words for i in range(len(w) + 1)])
         with _installed(path):
-            return self._causal_flat(words)
-
-    def _causal_flat(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
-        total = sum(len(w) + 1 for w in words)
-        out, kept = np.empty((total, self.eos + 1)), np.empty(total)
-        starts = np.cumsum([0] + [len(w) + 1 for w in words])
-        for idx, probs, mass, lengths in self._batched(words):
-            rows, cols = flat_positions(lengths)
-            dest = starts[np.asarray(idx)][rows] + cols
-            out[dest], kept[dest] = probs[rows, cols], mass[rows, cols]
-        return out, kept
+            return self._by_length(words)
 
     def prefix_distributions(self, words: Sequence[Word]) -> np.ndarray:
         return self._flat(list(words))[0]
@@ -428,10 +409,6 @@ class NextSymbolLM:
             words += self._sample_chunk(stepper, min(n - s, self.batch_size), rng, max_length)
         return words
 
-    def _causal_last(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
-        probs, lost = self.next_probs_lost(words)
-        return probs, 1.0 - lost
-
     @torch.no_grad()
     def _sample_chunk(self, stepper: _Stepper | None, m: int, rng: np.random.Generator,
                       max_length: int) -> list[Word]:
@@ -440,10 +417,8 @@ class NextSymbolLM:
         the distributions and the running states, the rows of ended words dropped), else
         from a batched pass over the prefixes so far (the state: the words so far)."""
         if stepper is None:
-            last = self._last if not self.causal and self._prefix_path() is None else \
-                self._causal_last
             return sample_together(
-                m, rng, max_length, [()] * m, lambda words: last(words)[0],
+                m, rng, max_length, [()] * m, self.next_probs,
                 lambda words, going, sym: [w + (a,) for w, a in zip(
                     itertools.compress(words, going), sym.tolist(), strict=True)],
                 every_draw=False)
