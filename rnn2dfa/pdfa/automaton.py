@@ -16,7 +16,7 @@ the learners, the exact quantities and the next-symbol metrics read.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -170,14 +170,14 @@ class PDFA(TableAutomaton):
         return self.lost is not None
 
     def with_extra(self, **extra: Any) -> PDFA:
-        return PDFA(self.alphabet, self.transitions, self.probabilities, self.start,
-                    {**self.extra, **extra}, self.lost, self.outside_token)
+        return replace(self, extra={**self.extra, **extra})
 
     def with_lost(self, lost: np.ndarray | None, outside_token: str | None = None) -> PDFA:
         """The same automaton keeping `lost[q]` for tokens outside the alphabet (None: none)."""
-        return PDFA(self.alphabet, self.transitions, self.probabilities, self.start,
-                    dict(self.extra), None if lost is None else np.clip(lost, 0.0, 1.0 - 1e-12),
-                    outside_token if outside_token is not None else self.outside_token)
+        return replace(self, extra=dict(self.extra),
+                       lost=None if lost is None else np.clip(lost, 0.0, 1.0 - 1e-12),
+                       outside_token=self.outside_token if outside_token is None
+                       else outside_token)
 
     def full_probabilities(self) -> np.ndarray:
         """(n, k + 2): each state's probabilities of the symbols and the end as the modelled
@@ -243,8 +243,7 @@ class PDFA(TableAutomaton):
         probs = self.probabilities.copy()
         enough = counts >= min_count
         probs[enough] = means[enough]
-        return PDFA(self.alphabet, self.transitions, probs, self.start, dict(self.extra),
-                    self.lost, self.outside_token)
+        return replace(self, probabilities=probs, extra=dict(self.extra))
 
     def fit_lost(self, words: Sequence[Word], lost: np.ndarray, min_count: int = 1,
                  outside_token: str | None = None) -> PDFA:
@@ -324,9 +323,9 @@ class PDFA(TableAutomaton):
         new[keep] = np.arange(keep.size)
         trans = new[self.transitions[keep]]
         trans[trans < 0] = new[self.start] if dropped is None else dropped
-        return PDFA(self.alphabet, trans, self.probabilities[keep], int(new[self.start]),
-                    dict(self.extra), None if self.lost is None else self.lost[keep],
-                    self.outside_token)
+        return replace(self, transitions=trans, probabilities=self.probabilities[keep],
+                       start=int(new[self.start]), extra=dict(self.extra),
+                       lost=None if self.lost is None else self.lost[keep])
 
     def minimize(self, atol: float = 1e-9) -> PDFA:
         """The smallest PDFA with the same distribution: the reachable part, refined
@@ -355,9 +354,9 @@ class PDFA(TableAutomaton):
         final = np.zeros(rep.size, dtype=np.int64)
         final[shown] = np.arange(shown.size)
         keep = order[rep[shown]]
-        lost = None if self.lost is None else self.lost[keep]
-        return PDFA(self.alphabet, final[classes[shown]], self.probabilities[keep], 0,
-                    dict(self.extra), lost, self.outside_token)
+        return replace(self, transitions=final[classes[shown]],
+                       probabilities=self.probabilities[keep], start=0, extra=dict(self.extra),
+                       lost=None if self.lost is None else self.lost[keep])
 
 
 def sample_together(n: int, rng: np.random.Generator, max_length: int, state: Any,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -63,7 +63,7 @@ class PDFAExtraction:
 DEFAULT_TOLERANCE = {"relative": 0.5, "absolute": 0.1}
 
 
-def _shortlex(words: Sequence[Word]) -> list[Word]:
+def _shortlex(words: Iterable[Word]) -> list[Word]:
     return sorted(words, key=lambda w: (len(w), w))
 
 
@@ -572,8 +572,7 @@ def wlstar(
     mark("pilot")
     table = _Table(teacher, k, weighted)
     dists = _Distances(table, split_predictions, scale)
-    prefixes: list[Word] = [()]
-    in_p: set[Word] = {()}
+    prefixes: dict[Word, None] = {(): None}  # P, in the order its words came (a set)
     prob: dict[Word, float] = {(): 1.0}  # teacher's probability of each prefix in the table
     sizes: list[int] = []
     rounds = 0
@@ -869,8 +868,7 @@ def wlstar(
             new_ext = [p + (a,) for p in new_order for a in range(k)]
             if order and out_of_time(table.predict(new_order + new_ext)):
                 # the table cannot grow in time: the rows asked so far make the hypothesis
-                prefixes[:] = list(order)
-                in_p = set(order)
+                prefixes = dict.fromkeys(order)
                 stop_reason = f"time limit ({time_limit:g} s): the next table fill would not end"
                 break
             order, ext = new_order, new_ext
@@ -888,13 +886,9 @@ def wlstar(
                 if max_states is not None and len(reps) + len(set(unclosed)) > max_states:
                     stop_reason = f"reached the state cap ({max_states})"
                     break
-                for w in unclosed:
-                    if w not in in_p:
-                        in_p.add(w)
-                        prefixes.append(w)
+                prefixes.update(dict.fromkeys(unclosed))
                 if out_of_time():
-                    prefixes[:] = list(order)
-                    in_p = set(order)
+                    prefixes = dict.fromkeys(order)
                     break
                 continue
             ext_cl = ext_cl.reshape(len(order), k)
@@ -972,11 +966,7 @@ def wlstar(
             chosen = _shortlex(list(cex))[:counterexamples_per_round]
             n_cex += len(chosen)
             before = len(prefixes)
-            for w in chosen:
-                for i in range(len(w) + 1):
-                    if w[:i] not in in_p:
-                        in_p.add(w[:i])
-                        prefixes.append(w[:i])
+            prefixes.update(dict.fromkeys(w[:i] for w in chosen for i in range(len(w) + 1)))
             stuck = len(prefixes) == before
         if not (accepted or stuck):
             continue
