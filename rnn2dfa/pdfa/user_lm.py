@@ -444,20 +444,14 @@ class NextSymbolLM:
         if self._stepper is not False:
             return self._stepper  # type: ignore[return-value]
         self._stepper = None
+        candidates: list[_Stepper] = []
         if not self.causal:
             path = self._prefix_path()
-            if path is None:
-                return None
-            cand = _BackwardReset(self, [path.layer], path)
-            problem = cand.check()
-            if problem is None:
-                self._stepper = cand
-                self.sampling_path = f"step ({cand.what})"
-            return self._stepper  # type: ignore[return-value]
-        candidates: list[_Stepper] = []
-        if self.step is not None:
+            if path is not None:
+                candidates.append(_BackwardReset(self, [path.layer], path))
+        elif self.step is not None:
             candidates.append(_UserStep(self, self.step))
-        layers = _recurrent_layers(self.module)
+        layers = _recurrent_layers(self.module) if self.causal else None
         if layers is not None:
             candidates.append(_LayerStates(self, layers))
         tried = []
@@ -468,8 +462,9 @@ class NextSymbolLM:
                 self.sampling_path = f"step ({cand.what})"
                 return cand
             tried.append(f"{cand.what}: {problem}")
-        self.sampling_path = ("prefix passes (one batched pass per position"
-                              + (f"; not used: {'; '.join(tried)}" if tried else "") + ")")
+        if self.causal:  # (one that is not keeps what `_prefix_path` said)
+            self.sampling_path = ("prefix passes (one batched pass per position"
+                                  + (f"; not used: {'; '.join(tried)}" if tried else "") + ")")
         return None
 
 

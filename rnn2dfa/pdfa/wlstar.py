@@ -402,13 +402,16 @@ def _fitting_sample(teacher: Any, first: int, most: int, budget: float | None, s
         new = _blocks(teacher, len(words), len(words) + more, seed, max_length)
         parts.append(_distributions_and_lost(teacher, new))
         words.extend(new)
-    if len(parts) == 1:
-        return Prefixes(words), dists, lost
-    if all(p[1] is None for p in parts):
-        all_lost = None
-    else:
-        all_lost = np.concatenate([np.zeros(len(d)) if lo is None else lo for d, lo in parts])
-    return Prefixes(words), np.concatenate([d for d, _ in parts]), all_lost
+    return (Prefixes(words), *_joined(parts))
+
+
+def _joined(parts: Sequence[tuple[np.ndarray, np.ndarray | None]]
+            ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Distributions and lost masses (`_distributions_and_lost`) read in parts, as one
+    (None: no part lost any)."""
+    lost = None if all(lo is None for _, lo in parts) else np.concatenate(
+        [np.zeros(len(d)) if lo is None else lo for d, lo in parts])
+    return np.concatenate([d for d, _ in parts]), lost
 
 
 def _distributions_and_lost(model: Any, words: Sequence[Word]
@@ -803,12 +806,9 @@ def wlstar(
                 nonlocal fit, fit_lost
                 assert fit is not None and curve is not None
                 new = teacher.sample(more, grow_rng, max_length)  # type: ignore[attr-defined]
-                d, lost = _distributions_and_lost(teacher, new)
-                if fit_lost is not None or lost is not None:
-                    fit_lost = np.concatenate([
-                        np.zeros(len(fit[1])) if fit_lost is None else fit_lost,
-                        np.zeros(len(d)) if lost is None else lost])
-                fit = (Prefixes(list(fit[0]) + list(new)), np.concatenate([fit[1], d]))
+                fit_d, fit_lost = _joined([(fit[1], fit_lost),
+                                           _distributions_and_lost(teacher, new)])
+                fit = (Prefixes(list(fit[0]) + list(new)), fit_d)
                 below = np.inf
                 for n in baselines:
                     tb = time.perf_counter()
