@@ -69,16 +69,11 @@ class WLStarOptions(PDFAOptions):
         from rnn2dfa.pdfa.merge import DISTANCES
         from rnn2dfa.pdfa.occam import CRITERIA, SELECT_MODES
 
-        if self.criterion not in CRITERIA:
-            raise InputError(f"criterion must be one of {', '.join(CRITERIA)}",
-                             param="criterion")
+        for name, choices in (("criterion", CRITERIA), ("distance", DISTANCES),
+                              ("select", SELECT_MODES)):
+            if getattr(self, name) not in choices:
+                raise InputError(f"{name} must be one of {', '.join(choices)}", param=name)
         _check_words(self.words)
-        if self.distance not in DISTANCES:
-            raise InputError(f"distance must be one of {', '.join(DISTANCES)}",
-                             param="distance")
-        if self.select not in SELECT_MODES:
-            raise InputError(f"select must be one of {', '.join(SELECT_MODES)}",
-                             param="select")
         self.orders()
         # two samples of check_words sequences (held out, the check), the fitting sample,
         # and the network's distributions at each of their prefixes

@@ -327,9 +327,7 @@ class NextSymbolLM:
         if self._prefixes is not False:
             return self._prefixes  # type: ignore[no-any-return]
         self._prefixes = None
-        if self.causal or not isinstance(self.module, torch.nn.Module):
-            return None
-        layers = [m for m in self.module.modules() if isinstance(m, torch.nn.RNNBase)]
+        layers = [] if self.causal else _rnn_layers(self.module)
         if len(layers) != 1 or not layers[0].bidirectional or layers[0].num_layers != 1:
             return None
         cand = _LastTokenBackward(layers[0])
@@ -548,15 +546,18 @@ class _UserStep(_Stepper):
                                   doing="step")[:, 0], new
 
 
+def _rnn_layers(module: Any) -> list[torch.nn.RNNBase]:
+    """The module's nn.RNN/LSTM/GRU layers (none when it is no torch module)."""
+    if not isinstance(module, torch.nn.Module):
+        return []
+    return [m for m in module.modules() if isinstance(m, torch.nn.RNNBase)]
+
+
 def _recurrent_layers(module: Any) -> list[torch.nn.Module] | None:
     """The module's unidirectional nn.RNN/LSTM/GRU layers (None: none, or one is
     bidirectional: its state cannot be carried forward)."""
-    if not isinstance(module, torch.nn.Module):
-        return None
-    layers = [m for m in module.modules() if isinstance(m, torch.nn.RNNBase)]
-    if not layers or any(m.bidirectional for m in layers):
-        return None
-    return layers
+    layers = _rnn_layers(module)
+    return None if not layers or any(m.bidirectional for m in layers) else list(layers)
 
 
 class _LayerStates(_Stepper):

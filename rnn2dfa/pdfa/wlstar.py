@@ -532,12 +532,11 @@ def wlstar(
     (`tree_merge.with_head`) before the choice.
     """
     given_tolerance = tolerance  # the user's, before any adaptive change
-    if distance not in DISTANCES:
-        raise ValueError(f"distance must be one of {DISTANCES} (got {distance!r})")
-    if select not in SELECT_MODES:
-        raise ValueError(f"select must be one of {SELECT_MODES} (got {select!r})")
-    if criterion not in CRITERIA:
-        raise ValueError(f"criterion must be one of {CRITERIA} (got {criterion!r})")
+    for name, value, choices in (("distance", distance, DISTANCES),
+                                 ("select", select, SELECT_MODES),
+                                 ("criterion", criterion, CRITERIA)):
+        if value not in choices:
+            raise ValueError(f"{name} must be one of {choices} (got {value!r})")
     user_words = None if words is None else Prefixes(list(words))
     if tolerance is None:
         tolerance = DEFAULT_TOLERANCE[distance]
@@ -1121,6 +1120,8 @@ def wlstar(
         bar = ("" if bar_t is None else
                f"the best n-gram within the caps ({bar_t.how.split(' ')[0]}, {bar_t.states:,} "
                f"states, {what} {bar_t.score:.4f} nats per symbol)")
+        no_worse = (f" and is no worse than {bar}, by at least half the best's gain over it"
+                    if bar else "")
         if kept.baseline:
             how = (f"the {kept.how.split(' ')[0]} model (an n-gram model as a PDFA): no "
                    f"hypothesis reached {bar} (the best hypothesis: {best.states} states, "
@@ -1132,16 +1133,14 @@ def wlstar(
                    f"{curve.margin_for(best):.4g} nats per symbol of the best's "
                    f"({best.states} states, {best.score:.4f}) and cannot be told apart from "
                    f"it (a one-sided paired test over them at {confidence:g})"
-                   + (f" and is no worse than {bar}, by at least half the best's gain over it"
-                      if bar else ""))
+                   + no_worse)
         elif select == "occam" and kept.index != best.index:
             how = (f"the smallest of the hypotheses whose held-out {what} cannot be told "
                    f"apart from the best ({best.states} states, {best.score:.4f} nats per "
                    f"symbol; a one-sided paired test over the sequences at {confidence:g}"
                    + (f", and within {curve.margin_for(best):.4g} nats per symbol of it"
                       if margin > 0 else "") + ")"
-                   + (f" and is no worse than {bar}, by at least half the best's gain over it"
-                      if bar else ""))
+                   + no_worse)
         else:
             how = "the most faithful hypothesis" + (f" (no worse than {bar})" if bar else "")
         message = (f"kept {how}: {kept.states} states, log-loss {kept.log_loss:.4f}, KL to "
