@@ -174,7 +174,6 @@ class PDFAMethod:
     options: type[PDFAOptions]
     run: Callable[..., PDFAResult]
     summary: str
-    writes: str = "rnn2dfa.pdfa/1"
 
 
 @dataclass(frozen=True)
@@ -262,8 +261,7 @@ PDFA_METHODS: dict[str, PDFAMethod] = {
                         "(ALERGIA-style, with its exact distributions) with Occam's selection"),
     "ngram": PDFAMethod("ngram", NgramOptions, _ngram, "an n-gram model (baseline)"),
     "spectral": PDFAMethod("spectral", SpectralOptions, _spectral,
-                           "a weighted automaton from a Hankel matrix (baseline)",
-                           writes="rnn2dfa.wfa/1"),
+                           "a weighted automaton from a Hankel matrix (baseline)"),
 }
 
 
