@@ -15,6 +15,7 @@ the learners, the exact quantities and the next-symbol metrics read.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
@@ -75,14 +76,8 @@ def once_each(ask: Any, words: Sequence[Word]) -> Any:
 def next_targets(words: Sequence[Word], eos: int) -> np.ndarray:
     """The symbol that follows each prefix position (flat order of `flat_positions`): the
     word's next symbol, and `eos` after the whole word."""
-    out = np.empty(sum(len(w) + 1 for w in words), dtype=np.int64)
-    i = 0
-    for w in words:
-        n = len(w)
-        out[i : i + n] = w
-        out[i + n] = eos
-        i += n + 1
-    return out
+    return np.fromiter(itertools.chain.from_iterable((*w, eos) for w in words), dtype=np.int64,
+                       count=sum(len(w) + 1 for w in words))
 
 
 class Prefixes(Sequence[Word]):

@@ -42,18 +42,14 @@ def product_fits(p: PDFA, q: PDFA) -> bool:
     return p.n_states * q.n_states <= MAX_PRODUCT_STATES
 
 
-def _check(p: PDFA, q: PDFA) -> None:
-    if tuple(p.alphabet) != tuple(q.alphabet):
-        raise AlphabetError(f"different alphabets: {list(p.alphabet)} and {list(q.alphabet)}")
-
-
 def product(p: PDFA, q: PDFA) -> Product:
     """The reachable pairs, numbered in the order they are first met (breadth-first, then
     pair, then symbol): the family's one pair search (`automata.product.pair_table`) over
     P's live table, whose sink (P's zero-probability symbols) and its pairs are left out."""
     from rnn2dfa.automata.product import pair_table
 
-    _check(p, q)
+    if tuple(p.alphabet) != tuple(q.alphabet):
+        raise AlphabetError(f"different alphabets: {list(p.alphabet)} and {list(q.alphabet)}")
     nq, sink = q.n_states, p.n_states
     live = SimpleNamespace(transitions=p.live_table(), n_states=sink + 1,
                            n_symbols=p.n_symbols, start=p.start)

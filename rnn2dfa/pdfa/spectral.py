@@ -146,12 +146,8 @@ def spectral_basis(
     t0 = time.perf_counter()
     alphabet = tuple(teacher.alphabet)
     k = len(alphabet)
-    pre: Counter[Word] = Counter()
-    suf: Counter[Word] = Counter()
-    for w in sample:
-        for i in range(len(w) + 1):
-            pre[w[:i]] += 1
-            suf[w[i:]] += 1
+    pre = Counter(w[:i] for w in sample for i in range(len(w) + 1))
+    suf = Counter(w[i:] for w in sample for i in range(len(w) + 1))
     us = [u for u, _ in sorted(pre.items(), key=lambda x: (-x[1], len(x[0]), x[0]))[:basis_size]]
     vs = [v for v, _ in sorted(suf.items(), key=lambda x: (-x[1], len(x[0]), x[0]))[:basis_size]]
     for basis in (us, vs):

@@ -19,6 +19,7 @@ whole sample of words with one `prefix_distributions` call each.
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -265,13 +266,9 @@ class SamplePlan:
 
     def largest(self, budget: float, most: int, *, sample: float = 1.0) -> int:
         """The most sequences (<= `most`, >= MIN_SAMPLE) whose `seconds` fit `budget`."""
-        lo, hi = MIN_SAMPLE, max(most, MIN_SAMPLE)
-        if self.seconds(hi, sample=sample) <= budget:
-            return hi
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (mid, hi) if self.seconds(mid, sample=sample) <= budget else (lo, mid)
-        return lo
+        sizes = range(MIN_SAMPLE, max(most, MIN_SAMPLE) + 1)  # `seconds` grows with n
+        fit = bisect.bisect_right(sizes, budget, key=lambda n: self.seconds(n, sample=sample))
+        return sizes[max(fit - 1, 0)]
 
     def to_dict(self) -> dict[str, Any]:
         return {"check_words": self.check_words, "fit_words": self.fit_words,
