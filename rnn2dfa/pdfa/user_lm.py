@@ -106,12 +106,10 @@ class NextSymbolLM:
     _prefixes: Any = field(default=False, init=False, repr=False)  # `_prefix_path`
 
     def __post_init__(self) -> None:
-        if self.head not in HEADS:
-            raise InputError(f"{self.name}: head must be one of {', '.join(HEADS)} "
-                             f"(got {self.head!r})")
-        if self.outside_mass not in OUTSIDE:
-            raise InputError(f"{self.name}: outside_mass must be one of {', '.join(OUTSIDE)} "
-                             f"(got {self.outside_mass!r})")
+        for option, choices in (("head", HEADS), ("outside_mass", OUTSIDE)):
+            if (value := getattr(self, option)) not in choices:
+                raise InputError(f"{self.name}: {option} must be one of {', '.join(choices)} "
+                                 f"(got {value!r})")
         # the declaration checked as every user network's is (models/tokens.py)
         self.alphabet = symbols_of(self.alphabet, self.name)
         ids = token_ids_of(self.token_ids, self.alphabet, {"the end token": self.end_token},
@@ -663,10 +661,9 @@ class _LastTokenBackward:
         def first_token(s: torch.Tensor) -> torch.Tensor:  # (1, b * t, h) -> (1, b, h)
             return s.reshape(1, b, t, -1)[:, :, 0]
 
-        if lstm:
-            h = torch.cat([state_f[0], first_token(state_b[0])])
-            c = torch.cat([state_f[1], first_token(state_b[1])])
-            return out, (h, c)
+        if lstm:  # (h, c)
+            return out, tuple(torch.cat([f, first_token(b)]) for f, b in zip(state_f, state_b,
+                                                                             strict=True))
         return out, torch.cat([state_f, first_token(state_b)])
 
 
