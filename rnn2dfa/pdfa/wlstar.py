@@ -51,10 +51,6 @@ class PDFAExtraction:
     finished: bool  # True: the last check found no counterexample on its sample
     message: str  # one line: what the verdict rests on, or why it stopped
     stats: dict[str, Any] = field(default_factory=dict)
-    hypothesis_sizes: list[int] = field(default_factory=list)
-    #: adaptive runs: every (tolerance, scored hypothesis), coarsest first: a size-quality
-    #: curve to compare with other learners at equal size
-    tried: list[tuple[float, PDFA]] = field(default_factory=list)
     #: the most faithful hypothesis scored (lowest held-out log-loss), when one was scored
     best: PDFA | None = None
 
@@ -573,7 +569,6 @@ def wlstar(
     dists = _Distances(table, split_predictions, scale)
     prefixes: dict[Word, None] = {(): None}  # P, in the order its words came (a set)
     prob: dict[Word, float] = {(): 1.0}  # teacher's probability of each prefix in the table
-    sizes: list[int] = []
     rounds = 0
     n_cex = 0
     checked_words = checked_prefixes = last_prefixes = last_bad = last_words = 0
@@ -921,7 +916,6 @@ def wlstar(
         trans = near.reshape(n, k)
         probs = table.rows[[table.index[order[r]] for r in reps], 0]
         hyp = PDFA(alphabet, np.asarray(trans, dtype=np.int64), probs.copy(), 0)
-        sizes.append(n)
         trial = consider(hyp, f"round {rounds}")
         if progress is not None:
             progress({"round": rounds, "hypothesis_states": n, "prefixes": len(prefixes),
@@ -1188,7 +1182,5 @@ def wlstar(
     hyp.extra.pop("head_states", None)  # (said in the stats, not stored in the file)
     if best_model is not None:
         best_model.extra.pop("head_states", None)
-    pdfa = hyp.with_extra(stats=stats)
-    tried = [] if curve is None else [(ends[i].tolerance, curve.model(ends[i]))
-                                       for i in range(len(ends)) if ends[i].index in curve.front]
-    return PDFAExtraction(pdfa, "wlstar", finished, message, stats, sizes, tried, best_model)
+    return PDFAExtraction(hyp.with_extra(stats=stats), "wlstar", finished, message, stats,
+                          best_model)
