@@ -407,18 +407,6 @@ def verify_hook(ctx: click.Context) -> None:
 
 
 # ----------------------------------------------------------------------------- commands
-_ARCH = [
-    click.option("--cell", type=click.Choice(("gru", "lstm", "tanh", "relu")), default="gru",
-                 show_default=True, help="Recurrent cell."),
-    click.option("--hidden", type=click.IntRange(1), default=32, show_default=True,
-                 help="Units per layer."),
-    click.option("--layers", type=click.IntRange(1), default=1, show_default=True,
-                 help="Stacked recurrent layers."),
-    click.option("--embedding", type=click.IntRange(1), default=None,
-                 help="Learned symbol embedding of this width (default: one-hot input)."),
-]
-
-
 @click.command("pdfa-train")
 @click.option("--language", "-l", metavar="NAME",
               help="A named PDFA to sample training sequences from (reber, rpdfa-N-K-SEED) "
@@ -429,10 +417,14 @@ _ARCH = [
               help="With --data: the symbols, comma-separated. Default: those in the file.")
 @click.option("--sequences", type=click.IntRange(2), default=DEFAULT_SEQUENCES,
               show_default=True, help="With --language: how many sequences to sample.")
-@_ARCH[0]
-@_ARCH[1]
-@_ARCH[2]
-@_ARCH[3]
+@click.option("--cell", type=click.Choice(("gru", "lstm", "tanh", "relu")), default="gru",
+              show_default=True, help="Recurrent cell.")
+@click.option("--hidden", type=click.IntRange(1), default=32, show_default=True,
+              help="Units per layer.")
+@click.option("--layers", type=click.IntRange(1), default=1, show_default=True,
+              help="Stacked recurrent layers.")
+@click.option("--embedding", type=click.IntRange(1), default=None,
+              help="Learned symbol embedding of this width (default: one-hot input).")
 @click.option("--epochs", type=click.IntRange(1), default=60, show_default=True,
               help="Epoch budget (stops earlier when the held-out loss stops improving).")
 @click.option("--lr", type=click.FloatRange(0, min_open=True), default=0.01, show_default=True,

@@ -61,19 +61,6 @@ def test_without_state_merging_its_steps_are_not_tried(tree_merging: bool) -> No
 
 
 # ------------------------------------------------------------------------ the start's own state
-def test_the_start_gets_the_teachers_exact_distribution_by_hand() -> None:
-    from rnn2dfa.pdfa.tree_merge import with_start
-
-    one = PDFA(("a", "b"), np.zeros((1, 2), dtype=np.int64), np.array([[0.5, 0.3, 0.2]]), 0)
-    root = np.array([0.2, 0.2, 0.6])
-    got = with_start(one, root)
-    assert got.n_states == 2
-    assert got.probabilities[got.start] == pytest.approx(root)
-    # the empty word: 0.6; "a": 0.2 x 0.2 (then the old state's end)
-    assert np.exp(got.log_probs([(), (0,)])) == pytest.approx([0.6, 0.2 * 0.2])
-    assert with_start(one, np.array([0.5, 0.3, 0.2])) is one  # already exact: unchanged
-
-
 def test_a_merged_start_is_unrolled_in_the_answer() -> None:
     # the start's row differs from the other state's by 0.09 at most: a fixed absolute
     # tolerance of 0.1 merges them; the answer still gives the empty word the truth's 0.21

@@ -101,7 +101,7 @@ def test_the_kl_tells_apart_what_the_log_loss_cannot() -> None:
         best = curve.add(Const(1 / 3, 3), tolerance=0.1, how="3 states", seconds=0)
         near = curve.add(Const(0.3, 1), tolerance=0.2, how="1 state", seconds=0)
         assert near.kl == pytest.approx(0.002593, rel=1e-3)
-        assert curve.select("occam") is {"near": near, "best": best}[want]
+        assert curve.choose("occam").trial is {"near": near, "best": best}[want]
 
 
 def test_on_the_users_words_the_margin_alone_decides() -> None:
@@ -120,7 +120,7 @@ def test_on_the_users_words_the_margin_alone_decides() -> None:
         near = curve.add(Const(0.3, 1), tolerance=0.2, how="1 state", seconds=0)
         gap = (near.log_loss - best.log_loss) * 150 / 100  # per word
         assert gap == pytest.approx(0.5 * math.log(10 / 9) + math.log(20 / 21), rel=1e-6)
-        assert curve.select("occam") is {"near": near, "best": best}[want]
+        assert curve.choose("occam").trial is {"near": near, "best": best}[want]
 
 
 def test_the_head_prefixes_get_the_teachers_distributions_by_hand() -> None:

@@ -105,10 +105,10 @@ def test_the_paired_test_by_hand() -> None:
     # +0.0566 on "a": mean 0.0039, standard error 0.0527 / 10, and 0.0039 < 1.645 x 0.00527
     curve, best, near = curve_of(0.3)
     assert best.log_loss == pytest.approx((0.5 * 0.4055 + 0.5 * 1.5041) / 1.5, abs=1e-4)
-    assert curve.select("faithful") is best and curve.select("occam") is near
+    assert curve.choose("faithful").trial is best and curve.choose("occam").trial is near
     # p = 0.6: differences +0.5108 and -0.0770: mean 0.2169 > 1.645 x 0.0295: told apart
     curve, best, far = curve_of(0.6)
-    assert curve.select("occam") is best
+    assert curve.choose("occam").trial is best
     # the tolerance is 5% of the best's KL (0: p = 1/3 is the teacher), at least 0.0005
     # nats per symbol, and at most the margin (0.2) and a tenth of what the curve spans
     # (the best 1-state model's log-loss minus the best's: here p = 0.3's own 0.0026)
@@ -118,10 +118,10 @@ def test_the_paired_test_by_hand() -> None:
     curve.margin = 0.2
     assert near.log_loss - best.log_loss == pytest.approx(0.0039 / 1.5, abs=1e-4)
     assert curve.margin_for(best) == pytest.approx(0.1 * (near.log_loss - best.log_loss))
-    assert curve.select("occam") is best
+    assert curve.choose("occam").trial is best
     curve, best, far = curve_of(0.6)
     curve.margin = 0.2
-    assert curve.select("occam") is best
+    assert curve.choose("occam").trial is best
     # with a curve that spans less (p = 0.34 the 1-state model, 0.0001 worse), the tenth of
     # it caps the tolerance below the floor
     curve = Curve(held, confidence=0.95, margin=0.2)

@@ -463,7 +463,7 @@ def test_occam_keeps_half_the_gain_over_the_ngram() -> None:
     small = curve.add(Const(0.29, 2), tolerance=0.2, how="2 states", seconds=0)
     assert best.log_loss == pytest.approx(0.6365, abs=1e-4)
     assert small.log_loss == pytest.approx(0.6410, abs=1e-4)
-    assert curve.select("occam") is small  # no baseline: the smaller of equals
+    assert curve.choose("occam").trial is small  # no baseline: the smaller of equals
     base = curve.add(Const(0.28, 1), tolerance=0.0, how="1-gram (baseline)", seconds=0,
                      baseline=True)
     assert base.log_loss == pytest.approx(0.6433, abs=1e-4)

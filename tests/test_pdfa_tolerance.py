@@ -45,7 +45,7 @@ def test_a_hypothesis_within_the_flat_margin_but_measurably_worse_is_not_the_ans
     assert worse.kl - best.kl == pytest.approx(0.004106, rel=1e-3)
     # the tolerance: 5% of 0.008053 is 0.000403, under the floor 0.0005
     assert curve.margin_for(best) == pytest.approx(0.0005, rel=1e-9)
-    assert curve.select("occam") is best
+    assert curve.choose("occam").trial is best
 
 
 # 2 words, "" and a^20 (22 prefixes): a constant difference per prefix is 1 and 21 times it
@@ -67,12 +67,12 @@ def test_the_tolerance_is_relative_to_the_best() -> None:
                                 for q, n in ((0.65, 3), (p, 2), (0.9, 1))]
             assert best.kl == pytest.approx(0.047155, rel=1e-4)
             assert curve.margin_for(best) == pytest.approx(0.05 * 0.047155, rel=1e-4)
-            assert curve.select("occam") is {"smaller": smaller, "best": best}[want]
+            assert curve.choose("occam").trial is {"smaller": smaller, "best": best}[want]
     # within the tolerance, but the same difference on 100 words of one length: the paired
     # test tells it apart (standard error 0), and both must hold, on the user's words too
     for sampled in (True, False):
         curve, (best, _, _) = curve_of(sampled, (0.65, 3), (0.653, 2), (0.9, 1))
-        assert curve.select("occam") is best
+        assert curve.choose("occam").trial is best
 
 
 def test_a_cap_below_the_tolerance_and_margin_zero() -> None:
@@ -81,9 +81,9 @@ def test_a_cap_below_the_tolerance_and_margin_zero() -> None:
     best, smaller, _ = [curve.add(Const(q, n), tolerance=0.1, how=f"{n}", seconds=0)
                         for q, n in ((0.65, 3), (0.653, 2), (0.9, 1))]
     assert curve.margin_for(best) == pytest.approx(0.001, rel=1e-9)
-    assert curve.select("occam") is best
+    assert curve.choose("occam").trial is best
     curve.margin = 0.005
-    assert curve.select("occam") is smaller
+    assert curve.choose("occam").trial is smaller
     # `margin` 0 on the teacher's samples: the paired test alone (the answer may then be
     # any hypothesis the sample cannot tell apart). 2 words: "a" and "aaa"; p = 0.653 loses
     # 0.002002 per prefix: 0.004004 and 0.008008 per word, mean 0.006006, standard error
@@ -92,7 +92,7 @@ def test_a_cap_below_the_tolerance_and_margin_zero() -> None:
     curve = Curve(held, confidence=0.95, margin=0.0, criterion="kl")
     best = curve.add(Const(0.65, 3), tolerance=0.1, how="3", seconds=0)
     curve.add(Const(0.653, 2), tolerance=0.1, how="2", seconds=0)
-    assert curve.select("occam") is best
+    assert curve.choose("occam").trial is best
     # at 0.95 one-sided z = 1.645; at confidence 0.9999 z = 3.719 > 3: not told apart
     curve.confidence = 0.9999
-    assert curve.select("occam").states == 2
+    assert curve.choose("occam").trial.states == 2

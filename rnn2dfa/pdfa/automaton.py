@@ -15,8 +15,9 @@ the learners, the exact quantities and the next-symbol metrics read.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -24,8 +25,8 @@ import numpy as np
 from rnn2dfa.automata.dfa import TableAutomaton
 from rnn2dfa.words import EOS_TEXT, Word, pad_words
 
-__all__ = ["EOS_TEXT", "PDFA", "Prefixes", "draw_symbols", "flat_positions", "next_targets",
-           "sample_together", "word_log_probs"]
+__all__ = ["EOS_TEXT", "PDFA", "Prefixes", "by_length", "draw_symbols", "flat_positions",
+           "next_targets", "once_each", "sample_together", "word_log_probs"]
 
 
 def flat_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -42,17 +43,41 @@ def flat_positions(lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows, cols
 
 
+def by_length(words: Sequence[Word], batch_size: int, run: Any,
+              shapes: Sequence[tuple[int, ...]], *, last: bool = False) -> list[np.ndarray]:
+    """`run(batch)` -> (arrays (B, T + 1, ...), lengths), over `words` in batches sorted by
+    length, each padded only to its own longest word (one batch of 1000 sampled words padded
+    to the longest was 5-10x the work), gathered at every prefix (flat, `flat_positions`
+    order) or at each word's end (`last`); `shapes`: each array's trailing shape."""
+    starts = np.cumsum([0] + [len(w) + 1 for w in words])
+    outs = [np.empty((len(words) if last else int(starts[-1]), *shape)) for shape in shapes]
+    order = np.argsort([len(w) for w in words], kind="stable")
+    for b in range(0, len(order), batch_size):
+        idx = order[b : b + batch_size]
+        arrays, lengths = run([words[i] for i in idx])
+        rows, cols = (np.arange(idx.size), lengths) if last else flat_positions(lengths)
+        dest = idx if last else starts[idx][rows] + cols
+        for out, a in zip(outs, arrays, strict=True):
+            out[dest] = a[rows, cols]
+    return outs
+
+
+def once_each(ask: Any, words: Sequence[Word]) -> Any:
+    """`ask(distinct words)` (an array, or a tuple of arrays, a row a word) read back for
+    every word of `words`: a word that repeats (L* tables and Hankel blocks repeat many
+    concatenations) is asked once."""
+    distinct = list(dict.fromkeys(words))
+    where = {w: i for i, w in enumerate(distinct)}
+    at = np.array([where[w] for w in words], dtype=np.int64)
+    got = ask(distinct)
+    return tuple(g[at] for g in got) if isinstance(got, tuple) else got[at]
+
+
 def next_targets(words: Sequence[Word], eos: int) -> np.ndarray:
     """The symbol that follows each prefix position (flat order of `flat_positions`): the
     word's next symbol, and `eos` after the whole word."""
-    out = np.empty(sum(len(w) + 1 for w in words), dtype=np.int64)
-    i = 0
-    for w in words:
-        n = len(w)
-        out[i : i + n] = w
-        out[i + n] = eos
-        i += n + 1
-    return out
+    return np.fromiter(itertools.chain.from_iterable((*w, eos) for w in words), dtype=np.int64,
+                       count=sum(len(w) + 1 for w in words))
 
 
 class Prefixes(Sequence[Word]):
@@ -140,14 +165,14 @@ class PDFA(TableAutomaton):
         return self.lost is not None
 
     def with_extra(self, **extra: Any) -> PDFA:
-        return PDFA(self.alphabet, self.transitions, self.probabilities, self.start,
-                    {**self.extra, **extra}, self.lost, self.outside_token)
+        return replace(self, extra={**self.extra, **extra})
 
     def with_lost(self, lost: np.ndarray | None, outside_token: str | None = None) -> PDFA:
         """The same automaton keeping `lost[q]` for tokens outside the alphabet (None: none)."""
-        return PDFA(self.alphabet, self.transitions, self.probabilities, self.start,
-                    dict(self.extra), None if lost is None else np.clip(lost, 0.0, 1.0 - 1e-12),
-                    outside_token if outside_token is not None else self.outside_token)
+        return replace(self, extra=dict(self.extra),
+                       lost=None if lost is None else np.clip(lost, 0.0, 1.0 - 1e-12),
+                       outside_token=self.outside_token if outside_token is None
+                       else outside_token)
 
     def full_probabilities(self) -> np.ndarray:
         """(n, k + 2): each state's probabilities of the symbols and the end as the modelled
@@ -213,8 +238,7 @@ class PDFA(TableAutomaton):
         probs = self.probabilities.copy()
         enough = counts >= min_count
         probs[enough] = means[enough]
-        return PDFA(self.alphabet, self.transitions, probs, self.start, dict(self.extra),
-                    self.lost, self.outside_token)
+        return replace(self, probabilities=probs, extra=dict(self.extra))
 
     def fit_lost(self, words: Sequence[Word], lost: np.ndarray, min_count: int = 1,
                  outside_token: str | None = None) -> PDFA:
@@ -294,9 +318,9 @@ class PDFA(TableAutomaton):
         new[keep] = np.arange(keep.size)
         trans = new[self.transitions[keep]]
         trans[trans < 0] = new[self.start] if dropped is None else dropped
-        return PDFA(self.alphabet, trans, self.probabilities[keep], int(new[self.start]),
-                    dict(self.extra), None if self.lost is None else self.lost[keep],
-                    self.outside_token)
+        return replace(self, transitions=trans, probabilities=self.probabilities[keep],
+                       start=int(new[self.start]), extra=dict(self.extra),
+                       lost=None if self.lost is None else self.lost[keep])
 
     def minimize(self, atol: float = 1e-9) -> PDFA:
         """The smallest PDFA with the same distribution: the reachable part, refined
@@ -325,9 +349,9 @@ class PDFA(TableAutomaton):
         final = np.zeros(rep.size, dtype=np.int64)
         final[shown] = np.arange(shown.size)
         keep = order[rep[shown]]
-        lost = None if self.lost is None else self.lost[keep]
-        return PDFA(self.alphabet, final[classes[shown]], self.probabilities[keep], 0,
-                    dict(self.extra), lost, self.outside_token)
+        return replace(self, transitions=final[classes[shown]],
+                       probabilities=self.probabilities[keep], start=0, extra=dict(self.extra),
+                       lost=None if self.lost is None else self.lost[keep])
 
 
 def sample_together(n: int, rng: np.random.Generator, max_length: int, state: Any,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,18 +42,14 @@ def product_fits(p: PDFA, q: PDFA) -> bool:
     return p.n_states * q.n_states <= MAX_PRODUCT_STATES
 
 
-def _check(p: PDFA, q: PDFA) -> None:
-    if tuple(p.alphabet) != tuple(q.alphabet):
-        raise AlphabetError(f"different alphabets: {list(p.alphabet)} and {list(q.alphabet)}")
-
-
 def product(p: PDFA, q: PDFA) -> Product:
     """The reachable pairs, numbered in the order they are first met (breadth-first, then
     pair, then symbol): the family's one pair search (`automata.product.pair_table`) over
     P's live table, whose sink (P's zero-probability symbols) and its pairs are left out."""
     from rnn2dfa.automata.product import pair_table
 
-    _check(p, q)
+    if tuple(p.alphabet) != tuple(q.alphabet):
+        raise AlphabetError(f"different alphabets: {list(p.alphabet)} and {list(q.alphabet)}")
     nq, sink = q.n_states, p.n_states
     live = SimpleNamespace(transitions=p.live_table(), n_states=sink + 1,
                            n_symbols=p.n_symbols, start=p.start)
@@ -91,31 +88,37 @@ def expected_visits(p: PDFA, prod: Product, tol: float = 1e-13,
     raise ValueError("expected visits did not converge: words of this PDFA hardly ever end")
 
 
-def kl_divergence(p: PDFA, q: PDFA) -> float:
-    """KL(P || Q) in nats over whole words (inf when Q gives 0 to a word P can produce)."""
+def _visit_sum(p: PDFA, q: PDFA, per_pair: Any) -> float:
+    """The sum over the reachable pairs of their expected visits times
+    `per_pair(P's distributions, Q's distributions)` (one number a pair)."""
     prod = product(p, q)
     v = expected_visits(p, prod)
-    pp = p.probabilities[prod.left]
-    qq = q.probabilities[prod.right]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(pp > 0, pp * (np.log(pp) - np.log(qq)), 0.0)
-    return float(np.sum(v * terms.sum(axis=1)))
+    return float(np.sum(v * per_pair(p.probabilities[prod.left], q.probabilities[prod.right])))
+
+
+def kl_divergence(p: PDFA, q: PDFA) -> float:
+    """KL(P || Q) in nats over whole words (inf when Q gives 0 to a word P can produce)."""
+
+    def terms(pp: np.ndarray, qq: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(pp > 0, pp * (np.log(pp) - np.log(qq)), 0.0).sum(axis=1)
+
+    return _visit_sum(p, q, terms)
 
 
 def entropy(p: PDFA) -> float:
     """Entropy of P's distribution over words, in nats."""
-    prod = product(p, p)
-    v = expected_visits(p, prod)
-    pp = p.probabilities[prod.left]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(pp > 0, -pp * np.log(pp), 0.0)
-    return float(np.sum(v * terms.sum(axis=1)))
+
+    def terms(pp: np.ndarray, _: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(pp > 0, -pp * np.log(pp), 0.0).sum(axis=1)
+
+    return _visit_sum(p, p, terms)
 
 
 def expected_length(p: PDFA) -> float:
-    """Mean word length under P."""
-    prod = product(p, p)
-    return float(expected_visits(p, prod).sum() - 1.0)
+    """Mean word length under P (every visit but the start's reads a symbol)."""
+    return _visit_sum(p, p, lambda pp, _: np.ones(len(pp))) - 1.0
 
 
 def max_difference(p: PDFA, q: PDFA) -> float:

@@ -43,19 +43,6 @@ class Step:
     make: Callable[[], Any]
 
 
-@dataclass
-class Tried:
-    family: str
-    how: str
-    states: int
-    score: float
-    seconds: float
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"family": self.family, "how": self.how, "states": self.states,
-                "score": round(self.score, 6), "seconds": round(self.seconds, 3)}
-
-
 def paced(out_of_time: Callable[[float], bool], *, from_first: bool = False
           ) -> Callable[[], bool]:
     """A no-argument time check that keeps twice the longest gap between its calls in hand
@@ -82,7 +69,7 @@ def spend(steps: Iterable[Step], consider: Callable[[Any, str, str], Any],
     """Make and score each step's hypotheses (`consider(model, how, family)` returns the
     scored trial, or None) until the steps or the time run out; what was tried, for stats."""
     t0 = time.perf_counter()
-    tried: list[Tried] = []
+    tried: list[dict[str, Any]] = []  # each scored candidate, as the stats record it
     stopped = "every candidate tried"
     for step in steps:
         if out_of_time():
@@ -95,8 +82,9 @@ def spend(steps: Iterable[Step], consider: Callable[[Any, str, str], Any],
                            for m in models):
             trial = consider(model, how, step.family)
             if trial is not None:
-                tried.append(Tried(step.family, how, trial.states, trial.score,
-                                   time.perf_counter() - ts))
-    families = Counter(t.family for t in tried)
+                tried.append({"family": step.family, "how": how, "states": trial.states,
+                              "score": round(trial.score, 6),
+                              "seconds": round(time.perf_counter() - ts, 3)})
+    families = Counter(t["family"] for t in tried)
     return {"seconds": round(time.perf_counter() - t0, 3), "stopped": stopped,
-            "families": dict(families), "tried": [t.to_dict() for t in tried]}
+            "families": dict(families), "tried": tried}

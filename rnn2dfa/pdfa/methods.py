@@ -69,16 +69,11 @@ class WLStarOptions(PDFAOptions):
         from rnn2dfa.pdfa.merge import DISTANCES
         from rnn2dfa.pdfa.occam import CRITERIA, SELECT_MODES
 
-        if self.criterion not in CRITERIA:
-            raise InputError(f"criterion must be one of {', '.join(CRITERIA)}",
-                             param="criterion")
+        for name, choices in (("criterion", CRITERIA), ("distance", DISTANCES),
+                              ("select", SELECT_MODES)):
+            if getattr(self, name) not in choices:
+                raise InputError(f"{name} must be one of {', '.join(choices)}", param=name)
         _check_words(self.words)
-        if self.distance not in DISTANCES:
-            raise InputError(f"distance must be one of {', '.join(DISTANCES)}",
-                             param="distance")
-        if self.select not in SELECT_MODES:
-            raise InputError(f"select must be one of {', '.join(SELECT_MODES)}",
-                             param="select")
         self.orders()
         # two samples of check_words sequences (held out, the check), the fitting sample,
         # and the network's distributions at each of their prefixes
@@ -179,7 +174,6 @@ class PDFAMethod:
     options: type[PDFAOptions]
     run: Callable[..., PDFAResult]
     summary: str
-    writes: str = "rnn2dfa.pdfa/1"
 
 
 @dataclass(frozen=True)
@@ -267,8 +261,7 @@ PDFA_METHODS: dict[str, PDFAMethod] = {
                         "(ALERGIA-style, with its exact distributions) with Occam's selection"),
     "ngram": PDFAMethod("ngram", NgramOptions, _ngram, "an n-gram model (baseline)"),
     "spectral": PDFAMethod("spectral", SpectralOptions, _spectral,
-                           "a weighted automaton from a Hankel matrix (baseline)",
-                           writes="rnn2dfa.wfa/1"),
+                           "a weighted automaton from a Hankel matrix (baseline)"),
 }
 
 

@@ -92,29 +92,27 @@ def ngram_pdfa(words: Sequence[Word], alphabet: Sequence[str], n: int) -> PDFA:
     offsets = np.concatenate([[0], np.cumsum([c.size for c in codes])])
     order = np.concatenate([np.full(c.size, m) for m, c in enumerate(codes)])
     state_code = np.concatenate(codes)
-    trans = np.zeros((state_code.size, k), dtype=np.int64)
     top = n - 1
-    for a in range(k):
-        m = np.minimum(order + 1, top)
-        want = (state_code * base + a) % base ** m
-        found = np.full(state_code.size, -1, dtype=np.int64)
+
+    def longest(want: np.ndarray, most: np.ndarray) -> np.ndarray:
+        """The state of the longest seen context (at most `most` symbols) that ends each
+        history `want` (a code of its last symbols)."""
+        found = np.full(want.size, -1, dtype=np.int64)
         for level in range(top, -1, -1):  # longest first
-            at = np.flatnonzero((found < 0) & (m >= level))
+            at = np.flatnonzero((found < 0) & (most >= level))
             if at.size == 0:
                 continue
             c = want[at] % base ** level
-            pos = np.searchsorted(codes[level], c)
-            pos = np.minimum(pos, codes[level].size - 1)
+            pos = np.minimum(np.searchsorted(codes[level], c), codes[level].size - 1)
             hit = codes[level][pos] == c
             found[at[hit]] = offsets[level] + pos[hit]
-        trans[:, a] = found
-    start_code = sum((k + 1) * base ** j for j in range(top))
-    start = -1
-    for level in range(top, -1, -1):
-        c = start_code % base ** level
-        pos = int(np.searchsorted(codes[level], c))
-        if pos < codes[level].size and codes[level][pos] == c:
-            start = int(offsets[level]) + pos
-            break
+        return found
+
+    trans = np.zeros((state_code.size, k), dtype=np.int64)
+    most = np.minimum(order + 1, top)
+    for a in range(k):
+        trans[:, a] = longest((state_code * base + a) % base ** most, most)
+    start_code = sum((k + 1) * base ** j for j in range(top))  # the begin markers
+    start = int(longest(np.array([start_code]), np.array([top]))[0])
     pdfa = PDFA(tuple(alphabet), trans, np.concatenate(probs), start, {"name": f"{n}-gram"})
     return pdfa.trim(dropped=0)  # (a symbol of probability 0 into a state left out: to 0)

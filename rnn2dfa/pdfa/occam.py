@@ -258,10 +258,6 @@ class Curve:
         z = NormalDist().inv_cdf(self.confidence)
         return bool(d.mean() <= z * d.std(ddof=1) / np.sqrt(d.size))
 
-    def select(self, mode: str = "occam") -> Trial:
-        """Occam's answer (smallest indistinguishable from the best) or the most faithful."""
-        return self.choose(mode).trial
-
     def choose(self, mode: str = "occam", *, max_states: int | None = None,
                max_numbers: int | None = None) -> Selection:
         """The answer among the hypotheses within the caps (when none is, the smallest

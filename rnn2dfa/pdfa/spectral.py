@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from rnn2dfa.pdfa.automaton import flat_positions, word_log_probs
+from rnn2dfa.pdfa.automaton import flat_positions, once_each, word_log_probs
 from rnn2dfa.words import Word, pad_words
 
 #: Floor of every next-symbol probability of a spectral automaton (keeps perplexity finite).
@@ -146,12 +146,8 @@ def spectral_basis(
     t0 = time.perf_counter()
     alphabet = tuple(teacher.alphabet)
     k = len(alphabet)
-    pre: Counter[Word] = Counter()
-    suf: Counter[Word] = Counter()
-    for w in sample:
-        for i in range(len(w) + 1):
-            pre[w[:i]] += 1
-            suf[w[i:]] += 1
+    pre = Counter(w[:i] for w in sample for i in range(len(w) + 1))
+    suf = Counter(w[i:] for w in sample for i in range(len(w) + 1))
     us = [u for u, _ in sorted(pre.items(), key=lambda x: (-x[1], len(x[0]), x[0]))[:basis_size]]
     vs = [v for v, _ in sorted(suf.items(), key=lambda x: (-x[1], len(x[0]), x[0]))[:basis_size]]
     for basis in (us, vs):
@@ -159,10 +155,7 @@ def spectral_basis(
             basis.insert(0, ())
     words = [u + v for u in us for v in vs]
     words += [u + (a,) + v for a in range(k) for u in us for v in vs]
-    # many concatenations coincide: ask the teacher about each distinct word once
-    distinct = list(dict.fromkeys(words))
-    index = {w: i for i, w in enumerate(distinct)}
-    values = _prefix_probs(teacher, distinct)[[index[w] for w in words]]
+    values = once_each(lambda distinct: _prefix_probs(teacher, distinct), words)
     nu, nv = len(us), len(vs)
     hankel = values[: nu * nv].reshape(nu, nv)
     shifted = values[nu * nv :].reshape(k, nu, nv)

@@ -17,7 +17,7 @@ import torch
 from rnn2dfa.models.device import device_of
 from rnn2dfa.models.lm import RNNLanguageModel
 from rnn2dfa.oracle.trie import MembershipOracle
-from rnn2dfa.pdfa.automaton import flat_positions, sample_together, word_log_probs
+from rnn2dfa.pdfa.automaton import by_length, sample_together, word_log_probs
 from rnn2dfa.words import Word, pad_words
 
 
@@ -68,21 +68,12 @@ class NetworkLM:
 
     @torch.no_grad()
     def prefix_distributions(self, words: Sequence[Word]) -> np.ndarray:
-        total = sum(len(w) + 1 for w in words)
-        out = np.empty((total, self.eos + 1))
-        starts = np.cumsum([0] + [len(w) + 1 for w in words])
-        # sorted by length, in small batches: each is padded only to its own longest word
-        # (one batch of 1000 sampled words padded to the longest was 5-10x the work)
-        order = np.argsort([len(w) for w in words], kind="stable")
-        for b in range(0, len(order), self.batch_size):
-            idx = order[b : b + self.batch_size]
-            padded, lengths = pad_words([words[i] for i in idx])
+        def run(batch: list[Word]) -> tuple[list[np.ndarray], np.ndarray]:
+            padded, lengths = pad_words(batch)
             logits = self.model.next_logits(torch.as_tensor(padded, device=self.device))
-            probs = torch.softmax(logits.double(), dim=-1).cpu().numpy()
-            rows, cols = flat_positions(lengths)
-            dest = starts[idx][rows] + cols
-            out[dest] = probs[rows, cols]
-        return out
+            return [torch.softmax(logits.double(), dim=-1).cpu().numpy()], lengths
+
+        return by_length(words, self.batch_size, run, [(self.eos + 1,)])[0]
 
     def log_probs(self, words: Sequence[Word]) -> np.ndarray:
         """Natural log of each whole word's probability (its symbols, then the end): the

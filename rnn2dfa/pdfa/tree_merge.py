@@ -293,26 +293,6 @@ def _differs(a: np.ndarray, b: np.ndarray, k: int, smoothing: float | None,
     return d.max(axis=-1) > max(START_TOLERANCE, threshold or 0.0)
 
 
-def with_start(h: PDFA, dist: np.ndarray, smoothing: float | None = None,
-               threshold: float | None = None) -> PDFA:
-    """`h` with the empty prefix a state of its own holding `dist`, the teacher's exact
-    distribution before any symbol, when h's start state (shared with the longer prefixes
-    merged into it) differs from it by more than START_TOLERANCE: every word's probability
-    multiplies this distribution, and a start state's mean misstates the probability of
-    the empty and the shortest words, which dominate the word-probability error (measured:
-    99.6% of it from the empty word on a 20-symbol LSTM; one more state took it 150-fold
-    down). States the new start no longer reaches are dropped. `threshold`: a tolerance
-    the user named, which the difference must pass too."""
-    k = h.n_symbols
-    dist = np.asarray(dist, dtype=np.float64)[: k + 1]
-    if not _differs(h.probabilities[h.start], dist, k, smoothing, threshold):
-        return h
-    return PDFA(h.alphabet, np.concatenate([h.transitions, h.transitions[h.start][None]]),
-                np.concatenate([h.probabilities, dist[None]]), h.n_states, dict(h.extra),
-                None if h.lost is None else np.concatenate([h.lost, h.lost[[h.start]]]),
-                h.outside_token).trim()
-
-
 def head_states(h: PDFA, tree: PrefixTree, nodes: np.ndarray | None = None) -> np.ndarray:
     """h's state after each of `nodes` (default: every node), read down the tree one depth
     at a time (nodes are numbered by depth, parents first)."""
@@ -333,8 +313,8 @@ def with_exact_head(h: PDFA, tree: PrefixTree, share: float = EXACT_HEAD_SHARE,
     START_TOLERANCE (and `threshold`), unrolled as states of their own with the teacher's
     exact distributions (their shorter prefixes too: `with_head`); `h` itself when none
     differs. These are the factors of the most probable words, whose probabilities the
-    word-probability error rests on: a merged state's mean misstates them (with_start's
-    reason, a few symbols on)."""
+    word-probability error rests on: a merged state's mean misstates them (every word's
+    probability multiplies the start's distribution, and a few symbols on, these)."""
     n = tree.visits[0]
     k = h.n_symbols
     nodes = np.flatnonzero((tree.visits >= share * n)

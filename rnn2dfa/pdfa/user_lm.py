@@ -66,7 +66,7 @@ import torch
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.stacked import FUSED, KIND_OF_MODE
 from rnn2dfa.models.tokens import framed, symbols_of, token_ids_of
-from rnn2dfa.pdfa.automaton import flat_positions, sample_together, word_log_probs
+from rnn2dfa.pdfa.automaton import by_length, once_each, sample_together, word_log_probs
 from rnn2dfa.words import Word, all_words, pad_words
 
 HEADS = ("logits", "probabilities", "log_probabilities", "softmax_sigmoid")
@@ -106,12 +106,10 @@ class NextSymbolLM:
     _prefixes: Any = field(default=False, init=False, repr=False)  # `_prefix_path`
 
     def __post_init__(self) -> None:
-        if self.head not in HEADS:
-            raise InputError(f"{self.name}: head must be one of {', '.join(HEADS)} "
-                             f"(got {self.head!r})")
-        if self.outside_mass not in OUTSIDE:
-            raise InputError(f"{self.name}: outside_mass must be one of {', '.join(OUTSIDE)} "
-                             f"(got {self.outside_mass!r})")
+        for option, choices in (("head", HEADS), ("outside_mass", OUTSIDE)):
+            if (value := getattr(self, option)) not in choices:
+                raise InputError(f"{self.name}: {option} must be one of {', '.join(choices)} "
+                                 f"(got {value!r})")
         # the declaration checked as every user network's is (models/tokens.py)
         self.alphabet = symbols_of(self.alphabet, self.name)
         ids = token_ids_of(self.token_ids, self.alphabet, {"the end token": self.end_token},
@@ -293,15 +291,17 @@ class NextSymbolLM:
                              f"(sums from {low:.4g} to {high:.4g})")
         return probs.clamp(min=0.0)
 
-    def _batched(self, words: Sequence[Word]
-                 ) -> list[tuple[list[int], np.ndarray, np.ndarray, np.ndarray]]:
-        order = np.argsort([len(w) for w in words], kind="stable")  # less padding
-        out = []
-        for s in range(0, len(order), self.batch_size):
-            idx = [int(i) for i in order[s : s + self.batch_size]]
-            probs, kept, lengths = self._logits([words[i] for i in idx])
-            out.append((idx, probs, kept, lengths))
-        return out
+    def _by_length(self, words: Sequence[Word], last: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        """The distributions and the mass kept at every prefix (flat), or after each word
+        (`last`), from `_logits` over batches sorted by length (less padding)."""
+
+        def run(batch: list[Word]) -> tuple[list[np.ndarray], np.ndarray]:
+            probs, kept, lengths = self._logits(batch)
+            return [probs, kept], lengths
+
+        probs, kept = by_length(words, self.batch_size, run, [(self.eos + 1,), ()], last=last)
+        return probs, kept
 
     # ------------------------------------------------------------------ LanguageModel
     def next_probs_lost(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
@@ -316,11 +316,8 @@ class NextSymbolLM:
             return self._causal_next(words)
 
     def _causal_next(self, words: list[Word]) -> tuple[np.ndarray, np.ndarray]:
-        out, lost = np.empty((len(words), self.eos + 1)), np.empty(len(words))
-        for idx, probs, kept, lengths in self._batched(words):
-            out[idx] = probs[np.arange(len(idx)), lengths]
-            lost[idx] = 1.0 - kept[np.arange(len(idx)), lengths]
-        return out, lost
+        probs, kept = self._by_length(words, last=True)
+        return probs, 1.0 - kept
 
     def _prefix_path(self) -> _LastTokenBackward | None:
         """For a module that is not causal: the one-pass path, when its layout has one and
@@ -328,9 +325,7 @@ class NextSymbolLM:
         if self._prefixes is not False:
             return self._prefixes  # type: ignore[no-any-return]
         self._prefixes = None
-        if self.causal or not isinstance(self.module, torch.nn.Module):
-            return None
-        layers = [m for m in self.module.modules() if isinstance(m, torch.nn.RNNBase)]
+        layers = [] if self.causal else _rnn_layers(self.module)
         if len(layers) != 1 or not layers[0].bidirectional or layers[0].num_layers != 1:
             return None
         cand = _LastTokenBackward(layers[0])
@@ -354,10 +349,7 @@ class NextSymbolLM:
         return self.next_probs_lost(words)[0]
 
     def next_table(self, prefixes: Sequence[Word], suffixes: Sequence[Word]) -> np.ndarray:
-        words = [p + s for p in prefixes for s in suffixes]
-        distinct = list(dict.fromkeys(words))  # L* tables repeat many concatenations
-        where = {w: i for i, w in enumerate(distinct)}
-        probs = self.next_probs(distinct)[[where[w] for w in words]]
+        probs = once_each(self.next_probs, [p + s for p in prefixes for s in suffixes])
         return probs.reshape(len(prefixes), len(suffixes), self.eos + 1)
 
     def _flat(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
@@ -365,24 +357,9 @@ class NextSymbolLM:
         every prefix (`flat_positions` order)."""
         path = self._prefix_path()
         if not self.causal and path is None:  # every distinct prefix once, re-run alone
-            prefixes = [w[:i] for w in words for i in range(len(w) + 1)]
-            distinct = list(dict.fromkeys(prefixes))
-            where = {w: i for i, w in enumerate(distinct)}
-            at = np.fromiter((where[p] for p in prefixes), dtype=np.int64, count=len(prefixes))
-            probs, mass = self._last(distinct)
-            return probs[at], mass[at]
+            return once_each(self._last, [w[:i] for w in words for i in range(len(w) + 1)])
         with _installed(path):
-            return self._causal_flat(words)
-
-    def _causal_flat(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
-        total = sum(len(w) + 1 for w in words)
-        out, kept = np.empty((total, self.eos + 1)), np.empty(total)
-        starts = np.cumsum([0] + [len(w) + 1 for w in words])
-        for idx, probs, mass, lengths in self._batched(words):
-            rows, cols = flat_positions(lengths)
-            dest = starts[np.asarray(idx)][rows] + cols
-            out[dest], kept[dest] = probs[rows, cols], mass[rows, cols]
-        return out, kept
+            return self._by_length(words)
 
     def prefix_distributions(self, words: Sequence[Word]) -> np.ndarray:
         return self._flat(list(words))[0]
@@ -428,10 +405,6 @@ class NextSymbolLM:
             words += self._sample_chunk(stepper, min(n - s, self.batch_size), rng, max_length)
         return words
 
-    def _causal_last(self, words: Sequence[Word]) -> tuple[np.ndarray, np.ndarray]:
-        probs, lost = self.next_probs_lost(words)
-        return probs, 1.0 - lost
-
     @torch.no_grad()
     def _sample_chunk(self, stepper: _Stepper | None, m: int, rng: np.random.Generator,
                       max_length: int) -> list[Word]:
@@ -440,10 +413,8 @@ class NextSymbolLM:
         the distributions and the running states, the rows of ended words dropped), else
         from a batched pass over the prefixes so far (the state: the words so far)."""
         if stepper is None:
-            last = self._last if not self.causal and self._prefix_path() is None else \
-                self._causal_last
             return sample_together(
-                m, rng, max_length, [()] * m, lambda words: last(words)[0],
+                m, rng, max_length, [()] * m, self.next_probs,
                 lambda words, going, sym: [w + (a,) for w, a in zip(
                     itertools.compress(words, going), sym.tolist(), strict=True)],
                 every_draw=False)
@@ -469,20 +440,14 @@ class NextSymbolLM:
         if self._stepper is not False:
             return self._stepper  # type: ignore[return-value]
         self._stepper = None
+        candidates: list[_Stepper] = []
         if not self.causal:
             path = self._prefix_path()
-            if path is None:
-                return None
-            cand = _BackwardReset(self, [path.layer], path)
-            problem = cand.check()
-            if problem is None:
-                self._stepper = cand
-                self.sampling_path = f"step ({cand.what})"
-            return self._stepper  # type: ignore[return-value]
-        candidates: list[_Stepper] = []
-        if self.step is not None:
+            if path is not None:
+                candidates.append(_BackwardReset(self, [path.layer], path))
+        elif self.step is not None:
             candidates.append(_UserStep(self, self.step))
-        layers = _recurrent_layers(self.module)
+        layers = _recurrent_layers(self.module) if self.causal else None
         if layers is not None:
             candidates.append(_LayerStates(self, layers))
         tried = []
@@ -493,8 +458,9 @@ class NextSymbolLM:
                 self.sampling_path = f"step ({cand.what})"
                 return cand
             tried.append(f"{cand.what}: {problem}")
-        self.sampling_path = ("prefix passes (one batched pass per position"
-                              + (f"; not used: {'; '.join(tried)}" if tried else "") + ")")
+        if self.causal:  # (one that is not keeps what `_prefix_path` said)
+            self.sampling_path = ("prefix passes (one batched pass per position"
+                                  + (f"; not used: {'; '.join(tried)}" if tried else "") + ")")
         return None
 
 
@@ -578,15 +544,18 @@ class _UserStep(_Stepper):
                                   doing="step")[:, 0], new
 
 
+def _rnn_layers(module: Any) -> list[torch.nn.RNNBase]:
+    """The module's nn.RNN/LSTM/GRU layers (none when it is no torch module)."""
+    if not isinstance(module, torch.nn.Module):
+        return []
+    return [m for m in module.modules() if isinstance(m, torch.nn.RNNBase)]
+
+
 def _recurrent_layers(module: Any) -> list[torch.nn.Module] | None:
     """The module's unidirectional nn.RNN/LSTM/GRU layers (None: none, or one is
     bidirectional: its state cannot be carried forward)."""
-    if not isinstance(module, torch.nn.Module):
-        return None
-    layers = [m for m in module.modules() if isinstance(m, torch.nn.RNNBase)]
-    if not layers or any(m.bidirectional for m in layers):
-        return None
-    return layers
+    layers = _rnn_layers(module)
+    return None if not layers or any(m.bidirectional for m in layers) else list(layers)
 
 
 class _LayerStates(_Stepper):
@@ -692,10 +661,9 @@ class _LastTokenBackward:
         def first_token(s: torch.Tensor) -> torch.Tensor:  # (1, b * t, h) -> (1, b, h)
             return s.reshape(1, b, t, -1)[:, :, 0]
 
-        if lstm:
-            h = torch.cat([state_f[0], first_token(state_b[0])])
-            c = torch.cat([state_f[1], first_token(state_b[1])])
-            return out, (h, c)
+        if lstm:  # (h, c)
+            return out, tuple(torch.cat([f, first_token(b)]) for f, b in zip(state_f, state_b,
+                                                                             strict=True))
         return out, torch.cat([state_f, first_token(state_b)])
 
 

@@ -19,9 +19,10 @@ whole sample of words with one `prefix_distributions` call each.
 
 from __future__ import annotations
 
+import bisect
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -50,10 +51,6 @@ class PDFAExtraction:
     finished: bool  # True: the last check found no counterexample on its sample
     message: str  # one line: what the verdict rests on, or why it stopped
     stats: dict[str, Any] = field(default_factory=dict)
-    hypothesis_sizes: list[int] = field(default_factory=list)
-    #: adaptive runs: every (tolerance, scored hypothesis), coarsest first: a size-quality
-    #: curve to compare with other learners at equal size
-    tried: list[tuple[float, PDFA]] = field(default_factory=list)
     #: the most faithful hypothesis scored (lowest held-out log-loss), when one was scored
     best: PDFA | None = None
 
@@ -63,7 +60,7 @@ class PDFAExtraction:
 DEFAULT_TOLERANCE = {"relative": 0.5, "absolute": 0.1}
 
 
-def _shortlex(words: Sequence[Word]) -> list[Word]:
+def _shortlex(words: Iterable[Word]) -> list[Word]:
     return sorted(words, key=lambda w: (len(w), w))
 
 
@@ -265,13 +262,9 @@ class SamplePlan:
 
     def largest(self, budget: float, most: int, *, sample: float = 1.0) -> int:
         """The most sequences (<= `most`, >= MIN_SAMPLE) whose `seconds` fit `budget`."""
-        lo, hi = MIN_SAMPLE, max(most, MIN_SAMPLE)
-        if self.seconds(hi, sample=sample) <= budget:
-            return hi
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (mid, hi) if self.seconds(mid, sample=sample) <= budget else (lo, mid)
-        return lo
+        sizes = range(MIN_SAMPLE, max(most, MIN_SAMPLE) + 1)  # `seconds` grows with n
+        fit = bisect.bisect_right(sizes, budget, key=lambda n: self.seconds(n, sample=sample))
+        return sizes[max(fit - 1, 0)]
 
     def to_dict(self) -> dict[str, Any]:
         return {"check_words": self.check_words, "fit_words": self.fit_words,
@@ -402,13 +395,16 @@ def _fitting_sample(teacher: Any, first: int, most: int, budget: float | None, s
         new = _blocks(teacher, len(words), len(words) + more, seed, max_length)
         parts.append(_distributions_and_lost(teacher, new))
         words.extend(new)
-    if len(parts) == 1:
-        return Prefixes(words), dists, lost
-    if all(p[1] is None for p in parts):
-        all_lost = None
-    else:
-        all_lost = np.concatenate([np.zeros(len(d)) if lo is None else lo for d, lo in parts])
-    return Prefixes(words), np.concatenate([d for d, _ in parts]), all_lost
+    return (Prefixes(words), *_joined(parts))
+
+
+def _joined(parts: Sequence[tuple[np.ndarray, np.ndarray | None]]
+            ) -> tuple[np.ndarray, np.ndarray | None]:
+    """Distributions and lost masses (`_distributions_and_lost`) read in parts, as one
+    (None: no part lost any)."""
+    lost = None if all(lo is None for _, lo in parts) else np.concatenate(
+        [np.zeros(len(d)) if lo is None else lo for d, lo in parts])
+    return np.concatenate([d for d, _ in parts]), lost
 
 
 def _distributions_and_lost(model: Any, words: Sequence[Word]
@@ -529,12 +525,11 @@ def wlstar(
     (`tree_merge.with_head`) before the choice.
     """
     given_tolerance = tolerance  # the user's, before any adaptive change
-    if distance not in DISTANCES:
-        raise ValueError(f"distance must be one of {DISTANCES} (got {distance!r})")
-    if select not in SELECT_MODES:
-        raise ValueError(f"select must be one of {SELECT_MODES} (got {select!r})")
-    if criterion not in CRITERIA:
-        raise ValueError(f"criterion must be one of {CRITERIA} (got {criterion!r})")
+    for name, value, choices in (("distance", distance, DISTANCES),
+                                 ("select", select, SELECT_MODES),
+                                 ("criterion", criterion, CRITERIA)):
+        if value not in choices:
+            raise ValueError(f"{name} must be one of {choices} (got {value!r})")
     user_words = None if words is None else Prefixes(list(words))
     if tolerance is None:
         tolerance = DEFAULT_TOLERANCE[distance]
@@ -572,10 +567,8 @@ def wlstar(
     mark("pilot")
     table = _Table(teacher, k, weighted)
     dists = _Distances(table, split_predictions, scale)
-    prefixes: list[Word] = [()]
-    in_p: set[Word] = {()}
+    prefixes: dict[Word, None] = {(): None}  # P, in the order its words came (a set)
     prob: dict[Word, float] = {(): 1.0}  # teacher's probability of each prefix in the table
-    sizes: list[int] = []
     rounds = 0
     n_cex = 0
     checked_words = checked_prefixes = last_prefixes = last_bad = last_words = 0
@@ -804,12 +797,9 @@ def wlstar(
                 nonlocal fit, fit_lost
                 assert fit is not None and curve is not None
                 new = teacher.sample(more, grow_rng, max_length)  # type: ignore[attr-defined]
-                d, lost = _distributions_and_lost(teacher, new)
-                if fit_lost is not None or lost is not None:
-                    fit_lost = np.concatenate([
-                        np.zeros(len(fit[1])) if fit_lost is None else fit_lost,
-                        np.zeros(len(d)) if lost is None else lost])
-                fit = (Prefixes(list(fit[0]) + list(new)), np.concatenate([fit[1], d]))
+                fit_d, fit_lost = _joined([(fit[1], fit_lost),
+                                           _distributions_and_lost(teacher, new)])
+                fit = (Prefixes(list(fit[0]) + list(new)), fit_d)
                 below = np.inf
                 for n in baselines:
                     tb = time.perf_counter()
@@ -869,8 +859,7 @@ def wlstar(
             new_ext = [p + (a,) for p in new_order for a in range(k)]
             if order and out_of_time(table.predict(new_order + new_ext)):
                 # the table cannot grow in time: the rows asked so far make the hypothesis
-                prefixes[:] = list(order)
-                in_p = set(order)
+                prefixes = dict.fromkeys(order)
                 stop_reason = f"time limit ({time_limit:g} s): the next table fill would not end"
                 break
             order, ext = new_order, new_ext
@@ -888,13 +877,9 @@ def wlstar(
                 if max_states is not None and len(reps) + len(set(unclosed)) > max_states:
                     stop_reason = f"reached the state cap ({max_states})"
                     break
-                for w in unclosed:
-                    if w not in in_p:
-                        in_p.add(w)
-                        prefixes.append(w)
+                prefixes.update(dict.fromkeys(unclosed))
                 if out_of_time():
-                    prefixes[:] = list(order)
-                    in_p = set(order)
+                    prefixes = dict.fromkeys(order)
                     break
                 continue
             ext_cl = ext_cl.reshape(len(order), k)
@@ -931,7 +916,6 @@ def wlstar(
         trans = near.reshape(n, k)
         probs = table.rows[[table.index[order[r]] for r in reps], 0]
         hyp = PDFA(alphabet, np.asarray(trans, dtype=np.int64), probs.copy(), 0)
-        sizes.append(n)
         trial = consider(hyp, f"round {rounds}")
         if progress is not None:
             progress({"round": rounds, "hypothesis_states": n, "prefixes": len(prefixes),
@@ -972,11 +956,7 @@ def wlstar(
             chosen = _shortlex(list(cex))[:counterexamples_per_round]
             n_cex += len(chosen)
             before = len(prefixes)
-            for w in chosen:
-                for i in range(len(w) + 1):
-                    if w[:i] not in in_p:
-                        in_p.add(w[:i])
-                        prefixes.append(w[:i])
+            prefixes.update(dict.fromkeys(w[:i] for w in chosen for i in range(len(w) + 1)))
             stuck = len(prefixes) == before
         if not (accepted or stuck):
             continue
@@ -1131,6 +1111,8 @@ def wlstar(
         bar = ("" if bar_t is None else
                f"the best n-gram within the caps ({bar_t.how.split(' ')[0]}, {bar_t.states:,} "
                f"states, {what} {bar_t.score:.4f} nats per symbol)")
+        no_worse = (f" and is no worse than {bar}, by at least half the best's gain over it"
+                    if bar else "")
         if kept.baseline:
             how = (f"the {kept.how.split(' ')[0]} model (an n-gram model as a PDFA): no "
                    f"hypothesis reached {bar} (the best hypothesis: {best.states} states, "
@@ -1142,16 +1124,14 @@ def wlstar(
                    f"{curve.margin_for(best):.4g} nats per symbol of the best's "
                    f"({best.states} states, {best.score:.4f}) and cannot be told apart from "
                    f"it (a one-sided paired test over them at {confidence:g})"
-                   + (f" and is no worse than {bar}, by at least half the best's gain over it"
-                      if bar else ""))
+                   + no_worse)
         elif select == "occam" and kept.index != best.index:
             how = (f"the smallest of the hypotheses whose held-out {what} cannot be told "
                    f"apart from the best ({best.states} states, {best.score:.4f} nats per "
                    f"symbol; a one-sided paired test over the sequences at {confidence:g}"
                    + (f", and within {curve.margin_for(best):.4g} nats per symbol of it"
                       if margin > 0 else "") + ")"
-                   + (f" and is no worse than {bar}, by at least half the best's gain over it"
-                      if bar else ""))
+                   + no_worse)
         else:
             how = "the most faithful hypothesis" + (f" (no worse than {bar})" if bar else "")
         message = (f"kept {how}: {kept.states} states, log-loss {kept.log_loss:.4f}, KL to "
@@ -1202,7 +1182,5 @@ def wlstar(
     hyp.extra.pop("head_states", None)  # (said in the stats, not stored in the file)
     if best_model is not None:
         best_model.extra.pop("head_states", None)
-    pdfa = hyp.with_extra(stats=stats)
-    tried = [] if curve is None else [(ends[i].tolerance, curve.model(ends[i]))
-                                       for i in range(len(ends)) if ends[i].index in curve.front]
-    return PDFAExtraction(pdfa, "wlstar", finished, message, stats, sizes, tried, best_model)
+    return PDFAExtraction(hyp.with_extra(stats=stats), "wlstar", finished, message, stats,
+                          best_model)
