@@ -40,13 +40,9 @@ class LoadedAcceptor:
 def sniff(path: str) -> str:
     """'dfa', 'moore' or 'mealy' for an automaton file (JSON), 'model' otherwise
     (InputError for a missing file, a folder or a special file)."""
-    if not os.path.exists(path):
-        raise InputError("no such file", path=path)
-    if os.path.isdir(path):
-        raise InputError("is a folder, not a model file", path=path)
     from rnn2dfa.limits import MAX_MODEL_BYTES, check_regular_file
 
-    check_regular_file(path, "a model file", MAX_MODEL_BYTES)  # a FIFO would block the sniff
+    check_regular_file(path, "a model file", MAX_MODEL_BYTES)  # (a FIFO would block)
     try:
         with open(path, "rb") as fh:
             head = fh.read(256).lstrip()
