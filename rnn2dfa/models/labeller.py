@@ -17,7 +17,7 @@ the empty word's label means nothing). Either way, what an extractor asks the ne
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 import torch
@@ -29,24 +29,6 @@ from rnn2dfa.models.dfa_acceptor import MachineLabeller  # noqa: F401 (re-export
 from rnn2dfa.models.io import register
 from rnn2dfa.models.readout import decisions, is_labeller, labels_of  # noqa: F401 (re-exported)
 from rnn2dfa.models.rnn import RNNAcceptor
-
-
-@runtime_checkable
-class Labeller(Protocol):
-    alphabet: tuple[str, ...]
-    outputs: tuple[str, ...]
-    kind: str
-
-    @property
-    def state_dim(self) -> int: ...
-
-    def initial_state(self, batch: int) -> Tensor: ...
-
-    def step(self, state: Tensor, symbols: Tensor) -> Tensor: ...
-
-    def output_logits(self, state: Tensor) -> Tensor: ...
-
-    def observable(self, state: Tensor) -> Tensor: ...
 
 
 def word_answers(model: Any, words: Sequence[Sequence[int]]) -> np.ndarray:
