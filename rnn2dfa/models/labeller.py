@@ -66,16 +66,16 @@ def prefix_labels(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> np
     return out
 
 
-@torch.no_grad()
 def machine_outputs(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Each word's label index: the label of its last prefix (Moore: the class; Mealy: the
-    last symbol's tag, -1 for the empty word)."""
+    """Each word's label index: the label of the state it ends in (Moore: the class;
+    Mealy: the last symbol's tag, -1 for the empty word), stepped as `acceptor.run_padded`."""
+    from rnn2dfa.models.acceptor import run_padded
+
     lengths = np.asarray(lengths, dtype=np.int64)
-    trace = prefix_labels(labeller, symbols, lengths)
-    out = trace[np.arange(lengths.size), lengths]
+    out = labels_of(labeller, run_padded(labeller, symbols, lengths)).cpu().numpy()
     if getattr(labeller, "kind", "moore") == "mealy":
         out = np.where(lengths > 0, out, -1)
-    return out
+    return out.astype(np.int64)
 
 
 class LabelHead:

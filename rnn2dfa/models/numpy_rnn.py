@@ -54,11 +54,6 @@ class _Unreadable(Exception):
     """Not a file this reader takes (the torch loader decides what it is)."""
 
 
-class _StorageType:
-    def __init__(self, dtype: type) -> None:
-        self.dtype = np.dtype(dtype)
-
-
 def _rebuild_tensor(storage: np.ndarray, offset: int, size: tuple[int, ...],
                     stride: tuple[int, ...], *_: Any) -> np.ndarray:
     """torch._utils._rebuild_tensor_v2 in numpy: a strided view of the storage, copied."""
@@ -95,17 +90,17 @@ class _Reader(pickle.Unpickler):
         if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
             return _rebuild_tensor
         if module == "torch" and name in _STORAGES:
-            return _StorageType(_STORAGES[name])
+            return np.dtype(_STORAGES[name])  # a storage's type: its dtype
         raise _Unreadable(f"global {module}.{name}")
 
     def persistent_load(self, pid: Any) -> np.ndarray:
         if not (isinstance(pid, tuple) and len(pid) >= 5 and pid[0] == "storage"
-                and isinstance(pid[1], _StorageType) and isinstance(pid[2], str)):
+                and isinstance(pid[1], np.dtype) and isinstance(pid[2], str)):
             raise _Unreadable("a persistent id")
         raw = self.entries.get(pid[2])
-        if raw is None or len(raw) % pid[1].dtype.itemsize:
+        if raw is None or len(raw) % pid[1].itemsize:
             raise _Unreadable("a storage")
-        return np.frombuffer(raw, dtype=pid[1].dtype.newbyteorder("<"))
+        return np.frombuffer(raw, dtype=pid[1].newbyteorder("<"))
 
 
 def _payload(path: str) -> dict[str, Any]:
@@ -368,24 +363,10 @@ class _Stack:
         return out
 
     def final_states(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """The state after each word of a padded batch, stepped as one batch per depth,
-        longest words first (`acceptor.run_padded` in numpy)."""
-        symbols = np.asarray(symbols, dtype=np.int64)
-        lengths = np.asarray(lengths, dtype=np.int64)
-        order = np.argsort(-lengths, kind="stable")
-        lens = lengths[order]
-        state = self.initial_state(lens.size)
-        final = state.copy()  # the empty words' rows keep the initial state
-        live = lens.size - np.searchsorted(lens[::-1], np.arange(int(lens.max(initial=0)) + 1),
-                                           side="right")
-        for t in range(int(lens.max(initial=0))):
-            n = int(live[t])
-            state = self.step(state[:n], symbols[order[:n], t])
-            done = int(live[t + 1])
-            final[done:n] = state[done:n]
-        out = np.empty_like(final)
-        out[order] = final
-        return out
+        """The state after each word of a padded batch (`readout.final_states`)."""
+        from rnn2dfa.models.readout import final_states
+
+        return final_states(self, symbols, lengths)
 
 
 class NumpyRNN(_Stack):
