@@ -65,6 +65,7 @@ class ForwardCheck:
     head_activations: list[str] = field(default_factory=list)
     head_final: str = "none"
     final: bool = False  # words == 0 and the note is the whole refusal (no fallback to offer)
+    label_differences: int = 0  # labels (argmax, or the sign of one output) not the module's
 
 
 @dataclass
@@ -322,7 +323,8 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
             what = "every step's label" if per_step else "every word's label"
             note += (f"; {what} is the module's" if not label_diffs else
                      f"; {label_diffs} label(s) differ on near-ties (within {TOLERANCE:g})")
-        return ForwardCheck(words, out_kind, note, form_name, acts, fin)
+        return ForwardCheck(words, out_kind, note, form_name, acts, fin,
+                            label_differences=label_diffs)
     for batch, d in zip(batches, diffs, strict=True):
         bad = (d > TOLERANCE).nonzero()
         if len(bad):

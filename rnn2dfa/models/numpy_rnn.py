@@ -463,7 +463,7 @@ class NumpyImported(_Stack):
 
     def __init__(self, architecture: str, config: dict[str, Any],
                  weights: dict[str, np.ndarray]) -> None:
-        from rnn2dfa.models.torch_rnn_config import GATES_OF
+        from rnn2dfa.models.torch_rnn_config import parameter_shapes
 
         self.architecture = architecture
         self.alphabet: tuple[str, ...] = tuple(config["alphabet"])
@@ -471,29 +471,8 @@ class NumpyImported(_Stack):
         if self.labeller:
             self.outputs = tuple(config["outputs"])
             self.kind = config["kind"]
-        cells, hid = config["layer_cells"], config["layer_hidden"]
-        embedded = config["embedding"]
-        shapes: dict[str, tuple[int, ...]] = {}
-        if embedded:
-            shapes["embed.weight"] = (config["vocab"], config["input_size"])
-        width = config["input_size"]
-        for n, (cl, h, bias) in enumerate(zip(cells, hid, config["layer_bias"], strict=True)):
-            g = GATES_OF[cl] * h
-            shapes |= {f"rnn.weight_ih_l{n}": (g, width), f"rnn.weight_hh_l{n}": (g, h)}
-            if bias:
-                shapes |= {f"rnn.bias_ih_l{n}": (g,), f"rnn.bias_hh_l{n}": (g,)}
-            width = h
-        for i, (h, bias) in enumerate(zip(config["head_hidden"], config["head_hidden_bias"],
-                                          strict=True)):
-            shapes[f"head_layers.{i}.weight"] = (h, width)
-            if bias:
-                shapes[f"head_layers.{i}.bias"] = (h,)
-            width = h
-        k = config["head_outputs"]
-        shapes["head.weight"] = (k, width)
-        if config["head_bias"]:
-            shapes["head.bias"] = (k,)
-        _check_weights(weights, shapes)
+        cells, hid, k = config["layer_cells"], config["layer_hidden"], config["head_outputs"]
+        _check_weights(weights, parameter_shapes(config))
         self._cells = [config["nonlinearity"] if cl == "rnn" else cl for cl in cells]
         self._hid = hid
         self._h_at = np.cumsum([0, *hid[:-1]]).tolist()
@@ -504,7 +483,7 @@ class NumpyImported(_Stack):
         self._init = np.zeros((1, at), dtype=DTYPE)
         self._ids = np.asarray(config["token_ids"], dtype=np.int64)
         self._start, self._end = config["start_token"], config["end_token"]
-        self._layers(weights, weights["embed.weight"] if embedded else None)
+        self._layers(weights, weights["embed.weight"] if config["embedding"] else None)
         bias_of = _bias_of(weights)
         self._head = [(np.ascontiguousarray(weights[f"head_layers.{i}.weight"].T),
                        bias_of(f"head_layers.{i}.bias", h), act)

@@ -43,6 +43,7 @@ from rnn2dfa.models.torch_rnn_config import (  # noqa: F401 (ACTIVATIONS, ...: r
     OUTPUTS,
     imported_config,
     labels_config,
+    parameter_shapes,
 )
 
 #: the attributes that hold a configuration key of another name
@@ -88,7 +89,9 @@ class TorchRNNAcceptor(nn.Module):
         self.whole_word = self.bidirectional  # accept_logits runs forward() on whole words
         self.embed = nn.Embedding(self.vocab, self.input_size) if self.use_embedding else None
         self.rnn = nn.Module()
-        self._build_layers()
+        for name, shape in parameter_shapes(config).items():
+            if name.startswith("rnn."):
+                self.rnn.register_parameter(name[4:], nn.Parameter(torch.zeros(shape)))
         width = self.layer_hidden[-1] * (2 if self.bidirectional else 1)
         self.head_layers = nn.ModuleList()
         for h, b in zip(self.head_hidden, self.head_hidden_bias, strict=True):
@@ -100,20 +103,6 @@ class TorchRNNAcceptor(nn.Module):
         # the state: h of every layer, then c of the LSTM layers
         self.state_layout = StateLayout([self._kind(k) for k in range(self.layers)],
                                         self.layer_hidden, interleaved=False)
-
-    def _build_layers(self) -> None:
-        width = self.input_size
-        for k in range(self.layers):
-            hid, g = self.layer_hidden[k], GATES_OF[self.layer_cells[k]]
-            for suffix in ("", "_reverse") if self.bidirectional else ("",):
-                shapes = {f"weight_ih_l{k}{suffix}": (g * hid, width),
-                          f"weight_hh_l{k}{suffix}": (g * hid, hid)}
-                if self.layer_bias[k]:
-                    shapes |= {f"bias_ih_l{k}{suffix}": (g * hid,),
-                               f"bias_hh_l{k}{suffix}": (g * hid,)}
-                for name, shape in shapes.items():
-                    self.rnn.register_parameter(name, nn.Parameter(torch.zeros(shape)))
-            width = hid * (2 if self.bidirectional else 1)
 
     # ----------------------------------------------------------------- plumbing
     def config(self) -> dict[str, Any]:
