@@ -163,7 +163,8 @@ class MinskyRNN(InitConfig, nn.Module):
         rows = 1 + torch.arange(k, device=dev)[None, :] * n + self.dest[:, None]
         cols = torch.arange(d, device=dev)[:, None].expand(-1, k)
         index = torch.stack([rows.reshape(-1), cols.reshape(-1)])
-        return torch.sparse_coo_tensor(index, rec.reshape(-1), (d, d)).coalesce()
+        return torch.sparse_coo_tensor(index, rec.reshape(-1), (d, d),
+                                       check_invariants=True).coalesce()
 
     # ----------------------------------------------------------------- stepping plans
     def _key(self) -> tuple[tuple[int, int, int], ...]:
