@@ -124,10 +124,6 @@ class Architecture:
         return self.units[0].input_size
 
     @property
-    def hidden(self) -> int:
-        return self.recurrent_layers[-1].hidden
-
-    @property
     def bias(self) -> bool:
         return all(layer.bias for layer in self.recurrent_layers)
 
