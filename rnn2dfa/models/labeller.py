@@ -45,25 +45,15 @@ def word_answers(model: Any, words: Sequence[Sequence[int]]) -> np.ndarray:
 
 @torch.no_grad()
 def prefix_labels(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """(batch, T + 1) labels after every prefix of a padded batch, stepped as one batch per
-    depth (column 0: the initial state's); -1 past each word's end."""
-    symbols = np.asarray(symbols, dtype=np.int64)
-    lengths = np.asarray(lengths, dtype=np.int64)
-    b, width = symbols.shape
-    out = np.full((b, width + 1), -1, dtype=np.int64)
-    state = labeller.initial_state(b)
-    out[:, 0] = labels_of(labeller, state).cpu().numpy()
-    rows = np.arange(b)  # the batch rows whose states `state` holds
-    for t in range(width):
-        keep = np.flatnonzero(lengths[rows] > t)
-        if not keep.size:
-            break
-        rows = rows[keep]
-        dev = state.device
-        state = labeller.step(state[torch.from_numpy(keep).to(dev)],
-                              torch.from_numpy(symbols[rows, t]).to(dev))
-        out[rows, t + 1] = labels_of(labeller, state).cpu().numpy()
-    return out
+    """(batch, T + 1) labels after every prefix of a padded batch, one `step` a symbol
+    (`acceptor.stepped_prefixes`; column 0: the initial state's); -1 past each word's end."""
+    from rnn2dfa.models.acceptor import stepped_prefixes
+    from rnn2dfa.models.device import device_of
+
+    symbols = torch.as_tensor(np.asarray(symbols, dtype=np.int64), device=device_of(labeller))
+    out = stepped_prefixes(labeller, symbols, lambda s: labels_of(labeller, s)).cpu().numpy()
+    out[np.arange(out.shape[1])[None, :] > np.asarray(lengths)[:, None]] = -1
+    return out.astype(np.int64)
 
 
 def machine_outputs(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
