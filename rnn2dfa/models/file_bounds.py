@@ -263,13 +263,6 @@ _COMMON_ITEMSIZES = {"UntypedStorage": 1, "TypedStorage": 4, "DoubleStorage": 8,
                      "ComplexDoubleStorage": 16}
 
 
-def _storage_itemsizes() -> dict[str, int]:
-    """Bytes per element of each storage class name (torch.FloatStorage: 4): torch's own
-    table once torch is imported, else the usual ones (torch is not imported for this)."""
-    torch = sys.modules.get("torch")
-    return _COMMON_ITEMSIZES if torch is None else _torch_itemsizes()
-
-
 @functools.cache
 def _torch_itemsizes() -> dict[str, int]:
     import torch
@@ -284,8 +277,11 @@ def _torch_itemsizes() -> dict[str, int]:
 
 
 def _itemsize(storage_type: object) -> int:
+    """Bytes per element of a storage class (torch.FloatStorage: 4): torch's own table once
+    torch is imported, else the usual ones (torch is not imported for this)."""
     name = getattr(storage_type, "name", "") if isinstance(storage_type, type) else ""
-    return _storage_itemsizes().get(name.rpartition(".")[2], 8)
+    sizes = _COMMON_ITEMSIZES if sys.modules.get("torch") is None else _torch_itemsizes()
+    return sizes.get(name.rpartition(".")[2], 8)
 
 
 @dataclass

@@ -386,7 +386,7 @@ class NumpyRNN(_Stack):
         if self.labeller:
             self.outputs = tuple(str(o) for o in config["outputs"])
             self.kind = config["kind"]
-        k, h, p = len(self.alphabet), self.hidden, self.parts
+        k, h, p = len(self.alphabet), self.hidden, 2 if self.cell == "lstm" else 1
         gates = {"lstm": 4, "gru": 3}.get(self.cell, 1)
         heads = len(self.outputs) if self.labeller else 1
         width = k if self.embedding is None else int(self.embedding)
@@ -417,10 +417,6 @@ class NumpyRNN(_Stack):
         from rnn2dfa.models.space import rnn_state_space
 
         return rnn_state_space(self.cell, "RNNAcceptor", self._recurrent)
-
-    @property
-    def parts(self) -> int:
-        return 2 if self.cell == "lstm" else 1
 
 
 #: An imported network's architectures (`models/torch_rnn.py`) read here.
