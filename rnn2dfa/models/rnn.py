@@ -136,11 +136,6 @@ class RNNAcceptor(InitConfig, FusedPassesMixin, nn.Module):
         b = state.shape[0]
         return state.reshape(b, self.layers, self.parts, self.hidden).permute(1, 2, 0, 3)
 
-    def join(self, parts: Tensor) -> Tensor:
-        """Inverse of `split`."""
-        b = parts.shape[2]
-        return parts.permute(2, 0, 1, 3).reshape(b, self.state_dim)
-
     def step(self, state: Tensor, symbols: Tensor) -> Tensor:
         """One symbol per row; the same arithmetic as torch's fused kernels (torch.*_cell):
         the state's parts are column slices, the new state one concatenation (a 1-layer
