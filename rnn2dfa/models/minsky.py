@@ -153,7 +153,12 @@ class MinskyRNN(InitConfig, nn.Module):
 
     def recurrent_matrix(self) -> Tensor:
         """The dense recurrent matrix R of Eq. 4.21 ((nk+1) x (nk+1)); for tests and small nets."""
-        return self._sparse_recurrent(self.rec_weight.detach()).to_dense()
+        d, k, n = self.state_dim, self.n_symbols, self.n_states
+        dev = self.dest.device
+        rows = 1 + torch.arange(k, device=dev)[None, :] * n + self.dest[:, None]
+        mat = torch.zeros(d, d, dtype=self.rec_weight.dtype, device=dev)
+        mat[rows, torch.arange(d, device=dev)[:, None].expand(-1, k)] = self.rec_weight.detach()
+        return mat
 
     def _sparse_recurrent(self, rec: Tensor) -> Tensor:
         """R as a sparse COO tensor built from its nonzeros (k per column), never dense:
@@ -163,8 +168,7 @@ class MinskyRNN(InitConfig, nn.Module):
         rows = 1 + torch.arange(k, device=dev)[None, :] * n + self.dest[:, None]
         cols = torch.arange(d, device=dev)[:, None].expand(-1, k)
         index = torch.stack([rows.reshape(-1), cols.reshape(-1)])
-        return torch.sparse_coo_tensor(index, rec.reshape(-1), (d, d),
-                                       check_invariants=True).coalesce()
+        return torch.sparse_coo_tensor(index, rec.reshape(-1), (d, d)).coalesce()
 
     # ----------------------------------------------------------------- stepping plans
     def _key(self) -> tuple[tuple[int, int, int], ...]:
