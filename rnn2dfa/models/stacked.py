@@ -28,6 +28,10 @@ def slu(x: Tensor) -> Tensor:
     return torch.clamp(x, 0.0, 1.0)
 
 
+#: torch's one-step kernels of the cells without a cell state (an LSTM's: torch.lstm_cell)
+_CELL_KERNELS = {"gru": torch.gru_cell, "tanh": torch.rnn_tanh_cell, "relu": torch.rnn_relu_cell}
+
+
 def cell_step(kind: str, x: Tensor, h: Tensor, c: Tensor | None,
               weights: Weights) -> tuple[Tensor, Tensor | None]:
     """One layer's step: (h', c') from input x (batch, in) and state h (and c for an LSTM);
@@ -37,12 +41,9 @@ def cell_step(kind: str, x: Tensor, h: Tensor, c: Tensor | None,
         if c is None:
             raise ValueError("an LSTM layer steps with its cell state c")
         return torch.lstm_cell(x, (h, c), w_ih, w_hh, b_ih, b_hh)
-    if kind == "gru":
-        return torch.gru_cell(x, h, w_ih, w_hh, b_ih, b_hh), None
-    if kind == "tanh":
-        return torch.rnn_tanh_cell(x, h, w_ih, w_hh, b_ih, b_hh), None
-    if kind == "relu":
-        return torch.rnn_relu_cell(x, h, w_ih, w_hh, b_ih, b_hh), None
+    kernel = _CELL_KERNELS.get(kind)
+    if kernel is not None:
+        return kernel(x, h, w_ih, w_hh, b_ih, b_hh), None
     if kind == "slu":
         return slu(F.linear(x, w_ih, b_ih) + F.linear(h, w_hh, b_hh)), None
     raise ValueError(f"unknown cell kind {kind!r} (known: {', '.join(CELL_KINDS)})")
