@@ -15,6 +15,7 @@ from torch import Tensor
 
 from rnn2dfa.limits import fused_rows, rows_per_batch
 from rnn2dfa.models.device import Chunks, batch_bytes, device_of
+from rnn2dfa.models.readout import final_states
 from rnn2dfa.models.space import (  # noqa: F401 (re-exported)
     StateSpace,
     non_integer_weight,
@@ -53,32 +54,9 @@ class Acceptor(Protocol):
 
 @torch.no_grad()
 def run_padded(acceptor: Acceptor, symbols: np.ndarray, lengths: np.ndarray) -> Tensor:
-    """Final states for a padded batch: one batched `step` per time step.
-
-    Rows stop changing once their word has ended (their state is carried unchanged).
-    """
-    lengths = np.asarray(lengths)
-    # longest first: the rows still reading at step t are a prefix of the batch, so each
-    # step runs only them (no step of finished rows, no select over the whole batch)
-    order = np.argsort(-lengths, kind="stable")
-    sym = torch.as_tensor(np.asarray(symbols)[order], dtype=torch.long)
-    live = lengths.size - np.searchsorted(np.sort(lengths), np.arange(sym.shape[1]),
-                                          side="right")
-    state = acceptor.initial_state(sym.shape[0])
-    sym = sym.to(state.device)  # the symbols cross to the network's device once a batch
-    if sym.shape[1] and live[0] < state.shape[0]:
-        state = state.clone()  # an initial state may be a broadcast view: never written
-    for t in range(sym.shape[1]):
-        n = int(live[t])
-        if n == 0:
-            break
-        if n == state.shape[0]:
-            state = acceptor.step(state, sym[:, t])
-        else:  # a tensor of our own (a step's output), written in place
-            state[:n] = acceptor.step(state[:n], sym[:n, t])
-    inverse = np.empty_like(order)
-    inverse[order] = np.arange(order.size)
-    return state[torch.from_numpy(inverse).to(state.device)]
+    """Final states for a padded batch: one batched `step` per time step, the rows still
+    reading only (`readout.final_states`); a row's state is kept once its word has ended."""
+    return final_states(acceptor, symbols, lengths)
 
 
 def stepped_prefixes(acceptor: Acceptor, symbols: Tensor,

@@ -274,6 +274,15 @@ def _from_payload(path: str, payload: Any) -> Checkpoint:
                          path=path)
 
 
+def state_dict_in(payload: Any) -> dict[str, Tensor] | None:
+    """The tensors of a state dict, or of a checkpoint dict holding one under a known key
+    (`WRAPPER_KEYS`), read as `read_checkpoint` reads them; None when it holds neither."""
+    try:
+        return _from_payload("", payload).tensors
+    except ModelFileError:
+        return None
+
+
 def _from_module(path: str, module: nn.Module, fmt: str) -> Checkpoint:
     try:
         with running_user_code():  # a trusted module's state_dict, hooks and properties

@@ -55,9 +55,12 @@ def _shape_text(shape: tuple[int, ...]) -> str:
     return "x".join(map(str, shape)) if shape else "() (a scalar)"
 
 
+#: why a tensor may claim more values than its bytes hold
+_VIEW = "a stride-0 view of a small storage, or a tampered file?"
+
+
 def _too_big(path: str, name: str | None, shape: tuple[int, ...], values: int, itemsize: int,
-             why: str = "a stride-0 view of a small storage, or a tampered file?",
-             ) -> ModelFileError:
+             why: str = _VIEW) -> ModelFileError:
     what = f"tensor {name!r}" if name else "a tensor"
     return ModelFileError(
         f"{what} has shape {_shape_text(shape)}: {values:,} values (~"
@@ -141,13 +144,39 @@ def _odd_kind(t: Tensor) -> str | None:
     return None
 
 
+@dataclass
+class _Tally:
+    """Tensors counted and their values summed against MAX_MODEL_TENSORS and MAX_MODEL_VALUES
+    (alone and together), the largest kept for the message: one bound for tensors loaded
+    and for a safetensors header's entries."""
+
+    path: str
+    count: int = 0
+    total: int = 0
+    biggest: tuple[int, str, tuple[int, ...]] = (-1, "", ())
+
+    def add(self, name: str, shape: tuple[int, ...], values: int, itemsize: int,
+            why: str = _VIEW) -> None:
+        self.count += 1
+        if self.count > MAX_MODEL_TENSORS:
+            raise _too_many(self.path)
+        if values > MAX_MODEL_VALUES:
+            raise _too_big(self.path, name, shape, values, itemsize, why)
+        self.total += values
+        if values > self.biggest[0]:
+            self.biggest = (values, name, shape)
+
+    def done(self) -> None:
+        if self.total > MAX_MODEL_VALUES:
+            raise _too_much(self.path, self.total, self.biggest[1], self.biggest[2])
+
+
 def check_tensor_sizes(obj: object, path: str) -> None:
     """Refuse, before anything copies them, more than MAX_MODEL_TENSORS tensors, or tensors
     whose claimed sizes (numel, whatever the strides: an expanded view of one value claims
     its whole shape) exceed MAX_MODEL_VALUES alone or together; and tensors that are no
     weights (`_odd_kind`: meta, sparse, complex, quantized). One line naming the tensor."""
-    count = total = 0
-    biggest: tuple[int, str, tuple[int, ...]] = (-1, "", ())
+    tally = _Tally(path)
     for name, t in _named_leaves(obj):
         if not _is_tensor(t):
             continue
@@ -155,18 +184,8 @@ def check_tensor_sizes(obj: object, path: str) -> None:
         if odd is not None:
             raise ModelFileError(f"tensor {name or '(the file)'!r} {odd}; a model file holds "
                                  "dense real tensors", path=path)
-        count += 1
-        if count > MAX_MODEL_TENSORS:
-            raise _too_many(path)
-        values = int(t.numel())
-        shape = tuple(int(d) for d in t.shape)
-        if values > MAX_MODEL_VALUES:
-            raise _too_big(path, name, shape, values, t.element_size())
-        total += values
-        if values > biggest[0]:
-            biggest = (values, name, shape)
-    if total > MAX_MODEL_VALUES:
-        raise _too_much(path, total, biggest[1], biggest[2])
+        tally.add(name, tuple(int(d) for d in t.shape), int(t.numel()), t.element_size())
+    tally.done()
 
 
 class _Refused(Exception):
@@ -244,13 +263,6 @@ _COMMON_ITEMSIZES = {"UntypedStorage": 1, "TypedStorage": 4, "DoubleStorage": 8,
                      "ComplexDoubleStorage": 16}
 
 
-def _storage_itemsizes() -> dict[str, int]:
-    """Bytes per element of each storage class name (torch.FloatStorage: 4): torch's own
-    table once torch is imported, else the usual ones (torch is not imported for this)."""
-    torch = sys.modules.get("torch")
-    return _COMMON_ITEMSIZES if torch is None else _torch_itemsizes()
-
-
 @functools.cache
 def _torch_itemsizes() -> dict[str, int]:
     import torch
@@ -265,8 +277,11 @@ def _torch_itemsizes() -> dict[str, int]:
 
 
 def _itemsize(storage_type: object) -> int:
+    """Bytes per element of a storage class (torch.FloatStorage: 4): torch's own table once
+    torch is imported, else the usual ones (torch is not imported for this)."""
     name = getattr(storage_type, "name", "") if isinstance(storage_type, type) else ""
-    return _storage_itemsizes().get(name.rpartition(".")[2], 8)
+    sizes = _COMMON_ITEMSIZES if sys.modules.get("torch") is None else _torch_itemsizes()
+    return sizes.get(name.rpartition(".")[2], 8)
 
 
 @dataclass
@@ -576,8 +591,7 @@ def check_safetensors(path: str, size: int) -> None:
     if len(entries) > MAX_MODEL_TENSORS:
         raise _too_many(path, len(entries))
     data = size - 8 - n
-    total = 0
-    biggest: tuple[int, str, tuple[int, ...]] = (-1, "", ())
+    tally = _Tally(path)
     for name, e in entries.items():
         shape = e.get("shape") if isinstance(e, dict) else None
         offsets = e.get("data_offsets") if isinstance(e, dict) else None
@@ -589,9 +603,7 @@ def check_safetensors(path: str, size: int) -> None:
                                  "is not {dtype, shape, data_offsets}", path=path)
         values = math.prod(shape)
         itemsize = _SAFETENSORS_SIZES.get(e["dtype"])
-        if values > MAX_MODEL_VALUES:
-            raise _too_big(path, name, tuple(shape), values, itemsize or 1,
-                           "a tampered header?")
+        tally.add(name, tuple(shape), values, itemsize or 1, "a tampered header?")
         begin, end = offsets
         if not 0 <= begin <= end <= data:
             raise ModelFileError(f"tensor {name!r}: its data_offsets [{begin}, {end}] lie outside"
@@ -601,11 +613,7 @@ def check_safetensors(path: str, size: int) -> None:
                 f"tensor {name!r} has shape {_shape_text(tuple(shape))} of {e['dtype']}: "
                 f"{values * itemsize:,} bytes, but its data_offsets span {end - begin:,}",
                 path=path)
-        total += values
-        if values > biggest[0]:
-            biggest = (values, name, tuple(shape))
-    if total > MAX_MODEL_VALUES:
-        raise _too_much(path, total, biggest[1], biggest[2])
+    tally.done()
 
 
 def checked_config(payload: dict[str, Any], path: str) -> dict[str, Any]:

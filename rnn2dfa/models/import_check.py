@@ -59,13 +59,11 @@ class ForwardCheck:
     """How the imported network compared with the module's own forward."""
 
     words: int  # words compared (0: the module could not be run)
-    max_difference: float | None  # largest |difference| of the module's outputs
     output: str | None  # "logit" or "probability" when the outputs agreed, else None
     note: str
     input_form: str | None = None
     head_activations: list[str] = field(default_factory=list)
     head_final: str = "none"
-    first_difference: str | None = None  # the first word where they differ
     final: bool = False  # words == 0 and the note is the whole refusal (no fallback to offer)
     label_differences: int = 0  # labels (argmax, or the sign of one output) not the module's
 
@@ -253,7 +251,7 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
         full_float32()  # the module's float32 as the CPU's, within the check's tolerance
     n_hidden = len(model.head_hidden)
     if activations is None and n_hidden > MAX_SEARCHED_HEAD_LAYERS:
-        return ForwardCheck(0, None, None, f"a head with {n_hidden} hidden layers: the "
+        return ForwardCheck(0, None, f"a head with {n_hidden} hidden layers: the "
                             "activations between them are not searched; name them")
     readings = _readings(model, activations, final, output)
     batches = []
@@ -283,11 +281,11 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
             if dev != home:  # the user's module goes back where it was
                 module.to(home)
     if not answers and per_word:
-        return ForwardCheck(0, None, None, "the module's own forward answers once per word, "
+        return ForwardCheck(0, None, "the module's own forward answers once per word, "
                             "not after every symbol: it is a classifier (task classify-k or "
                             "accept), not a tagger", final=True)
     if not answers:
-        return ForwardCheck(0, None, None, "the module's own forward could not be run on a "
+        return ForwardCheck(0, None, "the module's own forward could not be run on a "
                             "batch of token ids or one-hot vectors (with or without a padding "
                             "column, batch or time first)")
     best: tuple[int, float, str, list[str], str, list[Tensor], int] | None = None
@@ -307,7 +305,7 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
     words = sum(b.symbols.shape[0] for b in batches)
     if best is None:
         n_mod = next(iter(answers.values()))[0].shape[-1]
-        return ForwardCheck(0, None, None, f"the module's forward returns {n_mod} values per "
+        return ForwardCheck(0, None, f"the module's forward returns {n_mod} values per "
                             f"{'symbol' if per_step else 'word'}, the imported head "
                             f"{model.head_outputs}: not comparable")
     _, worst, form_name, acts, fin, diffs, label_diffs = best
@@ -325,7 +323,7 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
             what = "every step's label" if per_step else "every word's label"
             note += (f"; {what} is the module's" if not label_diffs else
                      f"; {label_diffs} label(s) differ on near-ties (within {TOLERANCE:g})")
-        return ForwardCheck(words, worst, out_kind, note, form_name, acts, fin,
+        return ForwardCheck(words, out_kind, note, form_name, acts, fin,
                             label_differences=label_diffs)
     for batch, d in zip(batches, diffs, strict=True):
         bad = (d > TOLERANCE).nonzero()
@@ -334,8 +332,7 @@ def check_forward(model: TorchRNNAcceptor, module: nn.Module, *,
             gap = float(d[int(bad[0])])
             by = f"by {gap:.3g}" if math.isfinite(gap) else \
                 "by no number (the module or the import answers NaN or an infinity)"
-            return ForwardCheck(words, worst, None, f"differs from the module's own forward "
-                                f"{by} on the word {word} (the "
-                                f"closest reading: input {form_name})", form_name, acts, fin,
-                                word)
+            return ForwardCheck(words, None, f"differs from the module's own forward {by} on "
+                                f"the word {word} (the closest reading: input {form_name})",
+                                form_name, acts, fin)
     raise AssertionError("unreachable: a difference above the tolerance was found")

@@ -121,8 +121,9 @@ def _columns(cols: Sequence[int]) -> str:
 
 
 def _resolve_tokens(arch: Architecture, opts: ImportOptions, path: str,
-                    notes: list[str]) -> tuple[list[str], list[int]]:
-    """Alphabet names and their token ids, checked against the embedding rows / one-hot width.
+                    notes: list[str]) -> tuple[list[str], list[int], list[int]]:
+    """Alphabet names, their token ids, and the input's tokens neither a symbol nor a start
+    or end token, checked against the embedding rows / one-hot width.
 
     When the input is wider than the alphabet and its start/end tokens, the unused columns
     are named and the user asked, never guessed.
@@ -165,7 +166,7 @@ def _resolve_tokens(arch: Architecture, opts: ImportOptions, path: str,
             f"{where} is wider than the {len(names)} symbols: token(s) {_columns(unused)} "
             "would be unused; say which are start/end tokens, or give the symbols' token ids",
             path=path, param="tokens")
-    return names, ids
+    return names, ids, unused
 
 
 # ------------------------------------------------------------------ numbers
@@ -443,7 +444,7 @@ def import_checkpoint(path: str | os.PathLike[str], opts: ImportOptions | None =
     nonlin = _nonlinearity(arch, ckpt, opts, notes, path)
     accept = _accept_class(arch, opts, path)
     labels = None if opts.task == "accept" else _labels(arch, opts, path)
-    names, ids = _resolve_tokens(arch, opts, path, notes)
+    names, ids, unused = _resolve_tokens(arch, opts, path, notes)
     try:
         model = _build(arch, ckpt, opts, names, ids, accept, nonlin, labels)
     except InputError as exc:
@@ -455,8 +456,6 @@ def import_checkpoint(path: str | os.PathLike[str], opts: ImportOptions | None =
         if arch.bidirectional and opts.bidirectional_readout is None:
             notes.append("bidirectional: the head reads both directions' final states (h_n); "
                          "if it reads the last position's output (out[:, -1]), say so")
-    unused = [t for t in range(arch.vocab)
-              if t not in ids and t not in (opts.start_token, opts.end_token)]
     advice = ([] if arch.bidirectional or opts.start_token is not None
               else unused_token_advice(model, unused))
     if unused and not advice:

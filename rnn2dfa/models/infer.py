@@ -124,10 +124,6 @@ class Architecture:
         return self.units[0].input_size
 
     @property
-    def hidden(self) -> int:
-        return self.recurrent_layers[-1].hidden
-
-    @property
     def bias(self) -> bool:
         return all(layer.bias for layer in self.recurrent_layers)
 
@@ -201,50 +197,44 @@ def _check_layer(prefix: str, g: Mapping[str, Tensor], keys: Sequence[str], cell
                    path)
 
 
-def _module_unit(prefix: str, g: dict[str, Tensor], path: str | None) -> RecurrentUnit:
-    """An nn.RNN/LSTM/GRU module from its `weight_ih_l<k>` ... tensors."""
+def _unit(prefix: str, g: dict[str, Tensor], path: str | None,
+          cell: bool = False) -> RecurrentUnit:
+    """An nn.RNN/LSTM/GRU module from its `weight_ih_l<k>` ... tensors, or (`cell`) an
+    nn.RNNCell/LSTMCell/GRUCell from its `weight_ih`, `weight_hh` (and biases): one layer
+    whose names have no `_l<k>`."""
+    def at(k: int) -> str:
+        return "" if cell else f"_l{k}"
+
     if any(k.startswith("weight_hr") for k in g):
         raise _err(f"{prefix}weight_hr_l0: LSTMs with proj_size are not supported", path)
-    ids = sorted({int(_RNN_KEY.match(k)["layer"]) for k in g})  # type: ignore[index]
+    ids = [0] if cell else sorted({int(_RNN_KEY.match(k)["layer"]) for k in g})  # type: ignore[index]
     if ids != list(range(len(ids))):
         raise _err(f"{prefix or '(top level) '}recurrent layers are numbered {ids}, not "
                    "0..N-1", path)
-    if "weight_hh_l0" not in g or "weight_ih_l0" not in g:
-        missing = "weight_hh_l0" if "weight_hh_l0" not in g else "weight_ih_l0"
-        raise _err(f"{prefix}{missing} is missing (a recurrent layer needs it)", path)
-    cell, hidden = _gates(prefix, "weight_hh_l0", g["weight_hh_l0"], path)
+    ih, hh = f"weight_ih{at(0)}", f"weight_hh{at(0)}"
+    if hh not in g or ih not in g:
+        raise _err(f"{prefix}{hh if hh not in g else ih} is missing (a recurrent "
+                   f"{'cell' if cell else 'layer'} needs it)", path)
+    kind, hidden = _gates(prefix, hh, g[hh], path)
     bidirectional = any(k.endswith("_reverse") for k in g)
-    bias = "bias_ih_l0" in g
-    width = int(g["weight_ih_l0"].shape[1]) if g["weight_ih_l0"].ndim == 2 else -1
+    bias = f"bias_ih{at(0)}" in g
+    width = int(g[ih].shape[1]) if g[ih].ndim == 2 else -1
     layers = []
     for k in ids:
-        base = [f"weight_ih_l{k}", f"weight_hh_l{k}"]
-        base += [f"bias_ih_l{k}", f"bias_hh_l{k}"] if bias else []
-        if not bias and f"bias_ih_l{k}" in g:
+        base = [f"weight_ih{at(k)}", f"weight_hh{at(k)}"]
+        base += [f"bias_ih{at(k)}", f"bias_hh{at(k)}"] if bias else []
+        if not bias and f"bias_ih{at(k)}" in g:
             raise _err(f"{prefix}bias_ih_l{k}: layer 0 has no bias but this one does", path)
-        _check_layer(prefix, g, base, cell, hidden, width, path)
+        _check_layer(prefix, g, base, kind, hidden, width, path)
         rev: list[str] = []
         if bidirectional:
             rev = [n + "_reverse" for n in base]
-            _check_layer(prefix, g, rev, cell, hidden, width, path)
-        layers.append(RecurrentLayer(cell, width, hidden, bias,
+            _check_layer(prefix, g, rev, kind, hidden, width, path)
+        layers.append(RecurrentLayer(kind, width, hidden, bias,
                                      tuple(prefix + n for n in base),
                                      tuple(prefix + n for n in rev)))
         width = hidden * (2 if bidirectional else 1)
-    return RecurrentUnit(prefix, "module", layers, bidirectional)
-
-
-def _cell_unit(prefix: str, g: dict[str, Tensor], path: str | None) -> RecurrentUnit:
-    """An nn.RNNCell/LSTMCell/GRUCell from its `weight_ih`, `weight_hh` (and biases)."""
-    if "weight_ih" not in g:
-        raise _err(f"{prefix}weight_ih is missing (a recurrent cell needs it)", path)
-    cell, hidden = _gates(prefix, "weight_hh", g["weight_hh"], path)
-    keys = ["weight_ih", "weight_hh"] + (["bias_ih", "bias_hh"] if "bias_ih" in g else [])
-    width = int(g["weight_ih"].shape[1]) if g["weight_ih"].ndim == 2 else -1
-    _check_layer(prefix, g, keys, cell, hidden, width, path)
-    layer = RecurrentLayer(cell, width, hidden, len(keys) == 4,
-                           tuple(prefix + k for k in keys))
-    return RecurrentUnit(prefix, "cell", [layer])
+    return RecurrentUnit(prefix, "cell" if cell else "module", layers, bidirectional)
 
 
 def find_units(tensors: Mapping[str, Tensor], path: str | None) -> list[RecurrentUnit]:
@@ -259,9 +249,9 @@ def find_units(tensors: Mapping[str, Tensor], path: str | None) -> list[Recurren
         m = _CELL_KEY.match(name)
         if m:
             cells.setdefault(m["prefix"], {})[m["kind"]] = t
-    units = [_module_unit(p, g, path) for p, g in modules.items()]
+    units = [_unit(p, g, path) for p, g in modules.items()]
     # a cell needs its recurrent weight; a lone `x.weight_ih` is something else's
-    units += [_cell_unit(p, g, path) for p, g in cells.items() if "weight_hh" in g]
+    units += [_unit(p, g, path, cell=True) for p, g in cells.items() if "weight_hh" in g]
     return sorted(units, key=lambda u: _natural(u.prefix))
 
 

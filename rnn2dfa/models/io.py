@@ -102,21 +102,6 @@ def save_model(model: nn.Module, path: str | os.PathLike[str], metadata: dict[st
         torch.save(payload, tmp)
 
 
-def _state_dict_of(payload: object) -> dict[str, torch.Tensor] | None:
-    """The tensors of a state dict (torch.save(model.state_dict())), or of a checkpoint
-    holding one under a usual key; None when the payload is neither."""
-    if not isinstance(payload, dict):
-        return None
-    for key in ("state_dict", "model_state_dict", "model"):
-        if isinstance(payload.get(key), dict):
-            payload = payload[key]
-            break
-    if payload and all(isinstance(k, str) and isinstance(v, torch.Tensor)
-                       for k, v in payload.items()):
-        return payload  # type: ignore[return-value]
-    return None
-
-
 def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
     """Rebuild a saved model; returns (the acceptor, in eval mode, and its metadata).
 
@@ -129,13 +114,9 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
     Every problem is a ModelFileError (or InputError) naming the file.
     """
     path = str(path)
-    if not os.path.exists(path):
-        raise InputError("no such file", path=path)
-    if os.path.isdir(path):
-        raise InputError("is a folder, not a model file", path=path)
     from rnn2dfa.models.file_bounds import check_tensor_sizes, check_torch_file, file_head
 
-    size, head = file_head(path, "a model file")
+    size, head = file_head(path, "a model file")  # missing, a folder, a FIFO: one line
     check_torch_file(path, size, head)  # the archive and its pickle, before torch reads them
     try:
         with warnings.catch_warnings():  # torch's UserWarnings about odd files: we say it
@@ -155,7 +136,9 @@ def load_model(path: str | os.PathLike[str]) -> tuple[Acceptor, dict[str, Any]]:
         raise ModelFileError(f"not a rnn2dfa model file: {why}", path=path) from None
     check_tensor_sizes(payload, path)  # claimed sizes, before any check touches the values
     if not isinstance(payload, dict) or payload.get("format") != MODEL_FORMAT:
-        weights = _state_dict_of(payload)
+        from rnn2dfa.models.checkpoint import state_dict_in
+
+        weights = state_dict_in(payload)
         if weights is not None:
             shown = ", ".join(list(weights)[:3]) + (", ..." if len(weights) > 3 else "")
             raise ModelFileError(

@@ -17,7 +17,7 @@ the empty word's label means nothing). Either way, what an extractor asks the ne
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import numpy as np
 import torch
@@ -29,24 +29,6 @@ from rnn2dfa.models.dfa_acceptor import MachineLabeller  # noqa: F401 (re-export
 from rnn2dfa.models.io import register
 from rnn2dfa.models.readout import decisions, is_labeller, labels_of  # noqa: F401 (re-exported)
 from rnn2dfa.models.rnn import RNNAcceptor
-
-
-@runtime_checkable
-class Labeller(Protocol):
-    alphabet: tuple[str, ...]
-    outputs: tuple[str, ...]
-    kind: str
-
-    @property
-    def state_dim(self) -> int: ...
-
-    def initial_state(self, batch: int) -> Tensor: ...
-
-    def step(self, state: Tensor, symbols: Tensor) -> Tensor: ...
-
-    def output_logits(self, state: Tensor) -> Tensor: ...
-
-    def observable(self, state: Tensor) -> Tensor: ...
 
 
 def word_answers(model: Any, words: Sequence[Sequence[int]]) -> np.ndarray:
@@ -63,37 +45,27 @@ def word_answers(model: Any, words: Sequence[Sequence[int]]) -> np.ndarray:
 
 @torch.no_grad()
 def prefix_labels(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """(batch, T + 1) labels after every prefix of a padded batch, stepped as one batch per
-    depth (column 0: the initial state's); -1 past each word's end."""
-    symbols = np.asarray(symbols, dtype=np.int64)
-    lengths = np.asarray(lengths, dtype=np.int64)
-    b, width = symbols.shape
-    out = np.full((b, width + 1), -1, dtype=np.int64)
-    state = labeller.initial_state(b)
-    out[:, 0] = labels_of(labeller, state).cpu().numpy()
-    rows = np.arange(b)  # the batch rows whose states `state` holds
-    for t in range(width):
-        keep = np.flatnonzero(lengths[rows] > t)
-        if not keep.size:
-            break
-        rows = rows[keep]
-        dev = state.device
-        state = labeller.step(state[torch.from_numpy(keep).to(dev)],
-                              torch.from_numpy(symbols[rows, t]).to(dev))
-        out[rows, t + 1] = labels_of(labeller, state).cpu().numpy()
-    return out
+    """(batch, T + 1) labels after every prefix of a padded batch, one `step` a symbol
+    (`acceptor.stepped_prefixes`; column 0: the initial state's); -1 past each word's end."""
+    from rnn2dfa.models.acceptor import stepped_prefixes
+    from rnn2dfa.models.device import device_of
+
+    symbols = torch.as_tensor(np.asarray(symbols, dtype=np.int64), device=device_of(labeller))
+    out = stepped_prefixes(labeller, symbols, lambda s: labels_of(labeller, s)).cpu().numpy()
+    out[np.arange(out.shape[1])[None, :] > np.asarray(lengths)[:, None]] = -1
+    return out.astype(np.int64)
 
 
-@torch.no_grad()
 def machine_outputs(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Each word's label index: the label of its last prefix (Moore: the class; Mealy: the
-    last symbol's tag, -1 for the empty word)."""
+    """Each word's label index: the label of the state it ends in (Moore: the class;
+    Mealy: the last symbol's tag, -1 for the empty word), stepped as `acceptor.run_padded`."""
+    from rnn2dfa.models.acceptor import run_padded
+
     lengths = np.asarray(lengths, dtype=np.int64)
-    trace = prefix_labels(labeller, symbols, lengths)
-    out = trace[np.arange(lengths.size), lengths]
+    out = labels_of(labeller, run_padded(labeller, symbols, lengths)).cpu().numpy()
     if getattr(labeller, "kind", "moore") == "mealy":
         out = np.where(lengths > 0, out, -1)
-    return out
+    return out.astype(np.int64)
 
 
 class LabelHead:

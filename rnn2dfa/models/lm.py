@@ -55,18 +55,19 @@ class RNNLanguageModel(RNNAcceptor):
         return self.readout(self.prefix_tops(symbols))
 
     # ---------------------------------------------------------- Acceptor contract
+    def _margin(self, logits: Tensor) -> Tensor:
+        """The EOS logit minus the largest symbol logit (> 0: ending is the most likely)."""
+        return logits[..., self.eos] - logits[..., : self.eos].max(dim=-1).values
+
     def accept_logit(self, state: Tensor) -> Tensor:
         """> 0 when ending the sequence is the most likely next symbol."""
-        logits = self.state_logits(state)
-        return logits[:, self.eos] - logits[:, : self.eos].max(dim=1).values
+        return self._margin(self.state_logits(state))
 
     def forward(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """Accept logits of a padded batch (B,), as for `RNNAcceptor` (training uses
         `next_logits`)."""
-        lengths = torch.as_tensor(lengths, dtype=torch.long)
-        return self.prefix_logits(symbols)[torch.arange(symbols.shape[0]), lengths]
+        return self._margin(self.readout(self.last_tops(symbols, lengths)))
 
     def prefix_logits(self, symbols: Tensor) -> Tensor:
         """Accept logits after every prefix (B, T + 1), as for `RNNAcceptor`."""
-        logits = self.next_logits(symbols)
-        return logits[..., self.eos] - logits[..., : self.eos].max(dim=-1).values
+        return self._margin(self.next_logits(symbols))

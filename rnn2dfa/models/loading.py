@@ -7,8 +7,6 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from rnn2dfa.errors import InputError
-
 
 @dataclass
 class LoadedAcceptor:
@@ -40,19 +38,10 @@ class LoadedAcceptor:
 def sniff(path: str) -> str:
     """'dfa', 'moore' or 'mealy' for an automaton file (JSON), 'model' otherwise
     (InputError for a missing file, a folder or a special file)."""
-    if not os.path.exists(path):
-        raise InputError("no such file", path=path)
-    if os.path.isdir(path):
-        raise InputError("is a folder, not a model file", path=path)
-    from rnn2dfa.limits import MAX_MODEL_BYTES, check_regular_file
+    from rnn2dfa.models.file_bounds import file_head
 
-    check_regular_file(path, "a model file", MAX_MODEL_BYTES)  # a FIFO would block the sniff
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(256).lstrip()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
-    if not head.startswith(b"{"):
+    _, head = file_head(path, "a model file")  # a regular file (a FIFO would block)
+    if not head.lstrip().startswith(b"{"):
         return "model"
     from rnn2dfa.automata.describe import file_kind
 

@@ -54,11 +54,6 @@ class _Unreadable(Exception):
     """Not a file this reader takes (the torch loader decides what it is)."""
 
 
-class _StorageType:
-    def __init__(self, dtype: type) -> None:
-        self.dtype = np.dtype(dtype)
-
-
 def _rebuild_tensor(storage: np.ndarray, offset: int, size: tuple[int, ...],
                     stride: tuple[int, ...], *_: Any) -> np.ndarray:
     """torch._utils._rebuild_tensor_v2 in numpy: a strided view of the storage, copied."""
@@ -95,17 +90,17 @@ class _Reader(pickle.Unpickler):
         if (module, name) == ("torch._utils", "_rebuild_tensor_v2"):
             return _rebuild_tensor
         if module == "torch" and name in _STORAGES:
-            return _StorageType(_STORAGES[name])
+            return np.dtype(_STORAGES[name])  # a storage's type: its dtype
         raise _Unreadable(f"global {module}.{name}")
 
     def persistent_load(self, pid: Any) -> np.ndarray:
         if not (isinstance(pid, tuple) and len(pid) >= 5 and pid[0] == "storage"
-                and isinstance(pid[1], _StorageType) and isinstance(pid[2], str)):
+                and isinstance(pid[1], np.dtype) and isinstance(pid[2], str)):
             raise _Unreadable("a persistent id")
         raw = self.entries.get(pid[2])
-        if raw is None or len(raw) % pid[1].dtype.itemsize:
+        if raw is None or len(raw) % pid[1].itemsize:
             raise _Unreadable("a storage")
-        return np.frombuffer(raw, dtype=pid[1].dtype.newbyteorder("<"))
+        return np.frombuffer(raw, dtype=pid[1].newbyteorder("<"))
 
 
 def _payload(path: str) -> dict[str, Any]:
@@ -368,24 +363,10 @@ class _Stack:
         return out
 
     def final_states(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """The state after each word of a padded batch, stepped as one batch per depth,
-        longest words first (`acceptor.run_padded` in numpy)."""
-        symbols = np.asarray(symbols, dtype=np.int64)
-        lengths = np.asarray(lengths, dtype=np.int64)
-        order = np.argsort(-lengths, kind="stable")
-        lens = lengths[order]
-        state = self.initial_state(lens.size)
-        final = state.copy()  # the empty words' rows keep the initial state
-        live = lens.size - np.searchsorted(lens[::-1], np.arange(int(lens.max(initial=0)) + 1),
-                                           side="right")
-        for t in range(int(lens.max(initial=0))):
-            n = int(live[t])
-            state = self.step(state[:n], symbols[order[:n], t])
-            done = int(live[t + 1])
-            final[done:n] = state[done:n]
-        out = np.empty_like(final)
-        out[order] = final
-        return out
+        """The state after each word of a padded batch (`readout.final_states`)."""
+        from rnn2dfa.models.readout import final_states
+
+        return final_states(self, symbols, lengths)
 
 
 class NumpyRNN(_Stack):
@@ -405,7 +386,7 @@ class NumpyRNN(_Stack):
         if self.labeller:
             self.outputs = tuple(str(o) for o in config["outputs"])
             self.kind = config["kind"]
-        k, h, p = len(self.alphabet), self.hidden, self.parts
+        k, h, p = len(self.alphabet), self.hidden, 2 if self.cell == "lstm" else 1
         gates = {"lstm": 4, "gru": 3}.get(self.cell, 1)
         heads = len(self.outputs) if self.labeller else 1
         width = k if self.embedding is None else int(self.embedding)
@@ -436,10 +417,6 @@ class NumpyRNN(_Stack):
         from rnn2dfa.models.space import rnn_state_space
 
         return rnn_state_space(self.cell, "RNNAcceptor", self._recurrent)
-
-    @property
-    def parts(self) -> int:
-        return 2 if self.cell == "lstm" else 1
 
 
 #: An imported network's architectures (`models/torch_rnn.py`) read here.
@@ -482,7 +459,7 @@ class NumpyImported(_Stack):
 
     def __init__(self, architecture: str, config: dict[str, Any],
                  weights: dict[str, np.ndarray]) -> None:
-        from rnn2dfa.models.torch_rnn_config import GATES_OF
+        from rnn2dfa.models.torch_rnn_config import parameter_shapes
 
         self.architecture = architecture
         self.alphabet: tuple[str, ...] = tuple(config["alphabet"])
@@ -490,29 +467,8 @@ class NumpyImported(_Stack):
         if self.labeller:
             self.outputs = tuple(config["outputs"])
             self.kind = config["kind"]
-        cells, hid = config["layer_cells"], config["layer_hidden"]
-        embedded = config["embedding"]
-        shapes: dict[str, tuple[int, ...]] = {}
-        if embedded:
-            shapes["embed.weight"] = (config["vocab"], config["input_size"])
-        width = config["input_size"]
-        for n, (cl, h, bias) in enumerate(zip(cells, hid, config["layer_bias"], strict=True)):
-            g = GATES_OF[cl] * h
-            shapes |= {f"rnn.weight_ih_l{n}": (g, width), f"rnn.weight_hh_l{n}": (g, h)}
-            if bias:
-                shapes |= {f"rnn.bias_ih_l{n}": (g,), f"rnn.bias_hh_l{n}": (g,)}
-            width = h
-        for i, (h, bias) in enumerate(zip(config["head_hidden"], config["head_hidden_bias"],
-                                          strict=True)):
-            shapes[f"head_layers.{i}.weight"] = (h, width)
-            if bias:
-                shapes[f"head_layers.{i}.bias"] = (h,)
-            width = h
-        k = config["head_outputs"]
-        shapes["head.weight"] = (k, width)
-        if config["head_bias"]:
-            shapes["head.bias"] = (k,)
-        _check_weights(weights, shapes)
+        cells, hid, k = config["layer_cells"], config["layer_hidden"], config["head_outputs"]
+        _check_weights(weights, parameter_shapes(config))
         self._cells = [config["nonlinearity"] if cl == "rnn" else cl for cl in cells]
         self._hid = hid
         self._h_at = np.cumsum([0, *hid[:-1]]).tolist()
@@ -523,7 +479,7 @@ class NumpyImported(_Stack):
         self._init = np.zeros((1, at), dtype=DTYPE)
         self._ids = np.asarray(config["token_ids"], dtype=np.int64)
         self._start, self._end = config["start_token"], config["end_token"]
-        self._layers(weights, weights["embed.weight"] if embedded else None)
+        self._layers(weights, weights["embed.weight"] if config["embedding"] else None)
         bias_of = _bias_of(weights)
         self._head = [(np.ascontiguousarray(weights[f"head_layers.{i}.weight"].T),
                        bias_of(f"head_layers.{i}.bias", h), act)

@@ -23,7 +23,7 @@ import torch
 from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
-from rnn2dfa.models.io import ARCHITECTURES, _ensure_registered, register
+from rnn2dfa.models.io import architecture_class, register
 from rnn2dfa.models.seqbase import FusedPassesMixin
 
 #: Running minimum before any symbol is read (finite, so state vectors stay finite).
@@ -32,8 +32,7 @@ START_MARGIN = 100.0
 
 def build_core(architecture: str, config: dict[str, Any]) -> nn.Module:
     """A registered recurrent acceptor used as the core (RNNAcceptor, QRNN, stack RNN)."""
-    _ensure_registered()
-    cls = ARCHITECTURES.get(architecture)
+    cls = architecture_class(architecture)
     if cls is None or architecture == "predictive":
         raise InputError(f"unknown core architecture {architecture!r}")
     return cls(**config)

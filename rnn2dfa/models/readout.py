@@ -52,3 +52,33 @@ def no_grad(model: object) -> Any:
     import torch
 
     return torch.no_grad()
+
+
+def final_states(model: Any, symbols: Any, lengths: Any) -> Any:
+    """The state after each word of a padded batch (symbols (B, T), lengths (B,)), stepped
+    as one batch per depth, longest words first: the rows still reading at depth t are a
+    prefix of the batch, so each step runs only them, and a row is kept once its word ends.
+    Torch states (the symbols cross to their device once) and numpy ones alike."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    order = np.argsort(-lengths, kind="stable")
+    lens = lengths[order]
+    state = model.initial_state(lens.size)
+    sym = np.asarray(symbols, dtype=np.int64)[order]
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(order.size)
+    if isinstance(state, np.ndarray):
+        final = state.copy()  # (an initial state may be a broadcast view: never written)
+    else:
+        import torch
+
+        final = state.clone()
+        sym, inverse = (torch.from_numpy(a).to(state.device) for a in (sym, inverse))
+    depth = int(lens.max(initial=0))
+    live = lens.size - np.searchsorted(lens[::-1], np.arange(depth + 1), side="right")
+    for t in range(depth):
+        n = int(live[t])
+        state = model.step(state[:n], sym[:n, t])
+        done = int(live[t + 1])
+        final[done:n] = state[done:n]
+    return final[inverse]
+

@@ -23,11 +23,10 @@ from rnn2dfa.models.acceptor import StateSpace
 from rnn2dfa.models.cell_names import RNN_CELLS
 from rnn2dfa.models.io import register
 from rnn2dfa.models.seqbase import FusedPassesMixin, InitConfig
-from rnn2dfa.models.stacked import fusable, slu, step_stack, step_words_stack, torch_layers
+from rnn2dfa.models.stacked import StateLayout, slu, torch_layers
 
 #: Cell names: Elman activations, then gated cells.
 CELLS = RNN_CELLS
-ELMAN = ("tanh", "relu", "slu")
 
 
 @register("rnn")
@@ -79,6 +78,7 @@ class RNNAcceptor(InitConfig, FusedPassesMixin, nn.Module):
         self._set_init(init)
         self.readout = nn.Linear(hidden, 1)
         self._eye: dict[torch.dtype, Tensor] = {}  # one-hot rows on the host, by dtype
+        self.state_layout = StateLayout([cell] * layers, [hidden] * layers, interleaved=True)
 
     # ----------------------------------------------------------------- plumbing
     def describe(self) -> str:
@@ -136,25 +136,12 @@ class RNNAcceptor(InitConfig, FusedPassesMixin, nn.Module):
         b = state.shape[0]
         return state.reshape(b, self.layers, self.parts, self.hidden).permute(1, 2, 0, 3)
 
-    def join(self, parts: Tensor) -> Tensor:
-        """Inverse of `split`."""
-        b = parts.shape[2]
-        return parts.permute(2, 0, 1, 3).reshape(b, self.state_dim)
-
     def step(self, state: Tensor, symbols: Tensor) -> Tensor:
-        """One symbol per row; the same arithmetic as torch's fused kernels (torch.*_cell)."""
-        # the state's rows are [h_1, (c_1,) h_2, ...]: the parts are column slices, and the
-        # new state one concatenation (a 1-layer GRU's is its h itself): fewer small ops a
-        # step than split/stack/join, which cost an LSTM oracle a third of its step time
-        s = state.reshape(state.shape[0], self.layers, self.parts, self.hidden)
-        lstm = self.cell == "lstm"
-        ks = range(self.layers)
-        hs, cs = step_stack(
-            self._inputs(symbols), [self.cell] * self.layers, [s[:, k, 0] for k in ks],
-            [s[:, k, 1] if lstm else None for k in ks], [self.layer_weights(k) for k in ks],
-        )
-        parts = [t for pair in zip(hs, cs, strict=True) for t in pair] if lstm else hs
-        return parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)  # type: ignore[arg-type]
+        """One symbol per row; the same arithmetic as torch's fused kernels (torch.*_cell):
+        the state's parts are column slices, the new state one concatenation (a 1-layer
+        GRU's is its h itself), fewer small ops a step than split/stack/join, which cost an
+        LSTM oracle a third of its step time."""
+        return self.state_layout.step(self._inputs(symbols), state, self._all_weights())
 
     def step_words(self, state: Tensor, symbols: Tensor, lengths: Tensor) -> Tensor | None:
         """The state after each symbol of each row's word (rows (R,) start states, symbols
@@ -162,17 +149,11 @@ class RNNAcceptor(InitConfig, FusedPassesMixin, nn.Module):
         kernel call per layer instead of one `step` per symbol (the oracle's trie steps a
         batch's unseen suffixes this way). None where `stacked.fusable` says no (the
         saturated-linear cell; an LSTM on the host)."""
-        kinds = [self.cell] * self.layers
-        if not fusable(kinds, state.device):
-            return None
-        s = state.reshape(state.shape[0], self.layers, self.parts, self.hidden)
-        lstm = self.cell == "lstm"
-        ks = range(self.layers)
-        outs = step_words_stack(self._inputs(symbols), lengths, kinds, [s[:, k, 0] for k in ks],
-                                [s[:, k, 1] if lstm else None for k in ks],
-                                [self.layer_weights(k) for k in ks])
-        parts = [t for h, c in outs for t in ((h, c) if lstm else (h,))]
-        return torch.cat(parts, dim=2)  # type: ignore[arg-type]
+        return self.state_layout.step_words(lambda: self._inputs(symbols), state, lengths,
+                                            self._all_weights())
+
+    def _all_weights(self) -> list[tuple[Tensor, Tensor, Tensor, Tensor]]:
+        return [self.layer_weights(k) for k in range(self.layers)]
 
     def top_hidden(self, state: Tensor) -> Tensor:
         """The top layer's h in a state (batch, hidden): what a read-out sees."""

@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 
 from rnn2dfa.errors import InputError
+from rnn2dfa.models.acceptor import stepped_prefixes
 from rnn2dfa.models.io import register
 from rnn2dfa.models.seqbase import FusedPassesMixin, InitConfig
 
@@ -115,11 +116,5 @@ class StackRNNAcceptor(InitConfig, FusedPassesMixin, nn.Module):
         return torch.cat([h, s.flatten(1)], dim=1)
 
     def top_outputs(self, symbols: Tensor) -> Tensor:
-        b, t = symbols.shape
-        x = F.one_hot(symbols.long(), len(self.alphabet)).to(self.init.dtype)
-        h, s = self._split(self.initial_state(b))
-        outs = []
-        for i in range(t):
-            h, s = self._advance(h, s, x[:, i])
-            outs.append(torch.cat([h, s[:, 0]], dim=1))
-        return torch.stack(outs, dim=1)
+        """The read-out's input after every symbol (B, T, out_width), one `step` a symbol."""
+        return stepped_prefixes(self, symbols.long(), self.top_hidden)[:, 1:]

@@ -8,7 +8,8 @@ Only the saturated-linear cell (no torch kernel) is written out.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from itertools import accumulate
 
 import numpy as np
 import torch
@@ -27,6 +28,10 @@ def slu(x: Tensor) -> Tensor:
     return torch.clamp(x, 0.0, 1.0)
 
 
+#: torch's one-step kernels of the cells without a cell state (an LSTM's: torch.lstm_cell)
+_CELL_KERNELS = {"gru": torch.gru_cell, "tanh": torch.rnn_tanh_cell, "relu": torch.rnn_relu_cell}
+
+
 def cell_step(kind: str, x: Tensor, h: Tensor, c: Tensor | None,
               weights: Weights) -> tuple[Tensor, Tensor | None]:
     """One layer's step: (h', c') from input x (batch, in) and state h (and c for an LSTM);
@@ -36,12 +41,9 @@ def cell_step(kind: str, x: Tensor, h: Tensor, c: Tensor | None,
         if c is None:
             raise ValueError("an LSTM layer steps with its cell state c")
         return torch.lstm_cell(x, (h, c), w_ih, w_hh, b_ih, b_hh)
-    if kind == "gru":
-        return torch.gru_cell(x, h, w_ih, w_hh, b_ih, b_hh), None
-    if kind == "tanh":
-        return torch.rnn_tanh_cell(x, h, w_ih, w_hh, b_ih, b_hh), None
-    if kind == "relu":
-        return torch.rnn_relu_cell(x, h, w_ih, w_hh, b_ih, b_hh), None
+    kernel = _CELL_KERNELS.get(kind)
+    if kernel is not None:
+        return kernel(x, h, w_ih, w_hh, b_ih, b_hh), None
     if kind == "slu":
         return slu(F.linear(x, w_ih, b_ih) + F.linear(h, w_hh, b_hh)), None
     raise ValueError(f"unknown cell kind {kind!r} (known: {', '.join(CELL_KINDS)})")
@@ -59,6 +61,56 @@ def step_stack(x: Tensor, kinds: Sequence[str], hs: Sequence[Tensor],
         new_h.append(x)
         new_c.append(c2)
     return new_h, new_c
+
+
+class StateLayout:
+    """Where each layer's h, and an LSTM layer's c, sit in a stacked network's state, and one
+    step (`step_stack`) or one fused pass (`step_words_stack`) of the layers on it:
+    [h_1, c_1, h_2, ...] when `interleaved` (`RNNAcceptor`), else every layer's h, then the
+    LSTM layers' c (`TorchRNNAcceptor`). `width`: the state's."""
+
+    def __init__(self, kinds: Sequence[str], hidden: Sequence[int], *,
+                 interleaved: bool) -> None:
+        self.kinds, self.hidden = list(kinds), [int(h) for h in hidden]
+        cells = [h if kind == "lstm" else 0 for kind, h in zip(kinds, self.hidden, strict=True)]
+        if interleaved:
+            self.h_at = list(accumulate([h + c for h, c in zip(self.hidden, cells, strict=True)],
+                                        initial=0))[:-1]
+            self.c_at = [a + h for a, h in zip(self.h_at, self.hidden, strict=True)]
+        else:
+            self.h_at = list(accumulate(self.hidden, initial=0))[:-1]
+            self.c_at = list(accumulate(cells, initial=sum(self.hidden)))[:-1]
+        self.width = sum(self.hidden) + sum(cells)
+        # (layer, 0 for its h / 1 for its c) in column order
+        slots = [(a, k, 0) for k, a in enumerate(self.h_at)]
+        slots += [(a, k, 1) for k, a in enumerate(self.c_at) if cells[k]]
+        self._order = [(k, part) for _, k, part in sorted(slots)]
+
+    def parts(self, state: Tensor) -> tuple[list[Tensor], list[Tensor | None]]:
+        """Every layer's h and c (None but for an LSTM) in a batch of states: views."""
+        hs = [state[:, a : a + h] for a, h in zip(self.h_at, self.hidden, strict=True)]
+        cs = [state[:, a : a + h] if kind == "lstm" else None
+              for kind, a, h in zip(self.kinds, self.c_at, self.hidden, strict=True)]
+        return hs, cs
+
+    def joined(self, hs: Sequence[Tensor], cs: Sequence[Tensor | None], dim: int) -> Tensor:
+        """The parts side by side along `dim` (one part: itself, no copy)."""
+        parts = [hs[k] if part == 0 else cs[k] for k, part in self._order]
+        return parts[0] if len(parts) == 1 else torch.cat(parts, dim=dim)  # type: ignore[arg-type]
+
+    def step(self, x: Tensor, state: Tensor, weights: Sequence[Weights]) -> Tensor:
+        """The next states after one step of input x (batch, in): `step_stack`."""
+        return self.joined(*step_stack(x, self.kinds, *self.parts(state), weights), dim=1)
+
+    def step_words(self, inputs: Callable[[], Tensor], state: Tensor, lengths: Tensor,
+                   weights: Sequence[Weights]) -> Tensor | None:
+        """(R, T, width): the state after each step of each row's inputs (`inputs()`, made
+        only when it runs: (R, T, in)), one fused kernel call per layer
+        (`step_words_stack`); None where `fusable` says no."""
+        if not fusable(self.kinds, state.device):
+            return None
+        outs = step_words_stack(inputs(), lengths, self.kinds, *self.parts(state), weights)
+        return self.joined([h for h, _ in outs], [c for _, c in outs], dim=2)
 
 
 def torch_layers(cell: str, inputs: int, hidden: int, layers: int,

@@ -33,7 +33,7 @@ from rnn2dfa.models.acceptor import stepped_prefixes
 from rnn2dfa.models.bidirectional import NOT_STEPPABLE, NotSteppableError
 from rnn2dfa.models.io import register
 from rnn2dfa.models.labeller import LabelHead
-from rnn2dfa.models.stacked import FUSED, fusable, step_stack, step_words_stack
+from rnn2dfa.models.stacked import FUSED, StateLayout
 from rnn2dfa.models.tokens import framed
 from rnn2dfa.models.torch_rnn_config import (  # noqa: F401 (ACTIVATIONS, ...: re-exported)
     ACTIVATIONS,
@@ -43,6 +43,7 @@ from rnn2dfa.models.torch_rnn_config import (  # noqa: F401 (ACTIVATIONS, ...: r
     OUTPUTS,
     imported_config,
     labels_config,
+    parameter_shapes,
 )
 
 #: the attributes that hold a configuration key of another name
@@ -88,7 +89,9 @@ class TorchRNNAcceptor(nn.Module):
         self.whole_word = self.bidirectional  # accept_logits runs forward() on whole words
         self.embed = nn.Embedding(self.vocab, self.input_size) if self.use_embedding else None
         self.rnn = nn.Module()
-        self._build_layers()
+        for name, shape in parameter_shapes(config).items():
+            if name.startswith("rnn."):
+                self.rnn.register_parameter(name[4:], nn.Parameter(torch.zeros(shape)))
         width = self.layer_hidden[-1] * (2 if self.bidirectional else 1)
         self.head_layers = nn.ModuleList()
         for h, b in zip(self.head_hidden, self.head_hidden_bias, strict=True):
@@ -97,28 +100,9 @@ class TorchRNNAcceptor(nn.Module):
         self.head = nn.Linear(width, self.head_outputs, bias=self.head_bias)
         self.register_buffer("ids", torch.tensor(self.token_ids, dtype=torch.long),
                              persistent=False)
-        # state offsets: h of every layer, then c of the LSTM layers
-        self._h_at = [sum(self.layer_hidden[:k]) for k in range(self.layers)]
-        self._h_total = sum(self.layer_hidden)
-        c_at, at = [], self._h_total
-        for k in range(self.layers):
-            c_at.append(at)
-            at += self.layer_hidden[k] if self.layer_cells[k] == "lstm" else 0
-        self._c_at, self._state_dim = c_at, at
-
-    def _build_layers(self) -> None:
-        width = self.input_size
-        for k in range(self.layers):
-            hid, g = self.layer_hidden[k], GATES_OF[self.layer_cells[k]]
-            for suffix in ("", "_reverse") if self.bidirectional else ("",):
-                shapes = {f"weight_ih_l{k}{suffix}": (g * hid, width),
-                          f"weight_hh_l{k}{suffix}": (g * hid, hid)}
-                if self.layer_bias[k]:
-                    shapes |= {f"bias_ih_l{k}{suffix}": (g * hid,),
-                               f"bias_hh_l{k}{suffix}": (g * hid,)}
-                for name, shape in shapes.items():
-                    self.rnn.register_parameter(name, nn.Parameter(torch.zeros(shape)))
-            width = hid * (2 if self.bidirectional else 1)
+        # the state: h of every layer, then c of the LSTM layers
+        self.state_layout = StateLayout([self._kind(k) for k in range(self.layers)],
+                                        self.layer_hidden, interleaved=False)
 
     # ----------------------------------------------------------------- plumbing
     def config(self) -> dict[str, Any]:
@@ -150,7 +134,7 @@ class TorchRNNAcceptor(nn.Module):
     def state_dim(self) -> int:
         if self.bidirectional:
             raise NotSteppableError(NOT_STEPPABLE)
-        return self._state_dim
+        return self.state_layout.width
 
     @property
     def final(self) -> str:
@@ -179,16 +163,10 @@ class TorchRNNAcceptor(nn.Module):
 
     def step_tokens(self, state: Tensor, ids: Tensor) -> Tensor:
         """Next states after reading token ids (not alphabet indices), one per row."""
-        ks = range(self.layers)
-        hid = self.layer_hidden
-        hs, cs = step_stack(
-            self._inputs(ids), [self._kind(k) for k in ks],
-            [state[:, self._h_at[k] : self._h_at[k] + hid[k]] for k in ks],
-            [state[:, self._c_at[k] : self._c_at[k] + hid[k]]
-             if self.layer_cells[k] == "lstm" else None for k in ks],
-            [self._weights(k) for k in ks],
-        )
-        return torch.cat(hs + [c for c in cs if c is not None], dim=1)
+        return self.state_layout.step(self._inputs(ids), state, self._all_weights())
+
+    def _all_weights(self) -> list[tuple[Tensor, Tensor, Tensor | None, Tensor | None]]:
+        return [self._weights(k) for k in range(self.layers)]
 
     # ---------------------------------------------------------- Acceptor contract
     def initial_state(self, batch: int) -> Tensor:
@@ -208,24 +186,18 @@ class TorchRNNAcceptor(nn.Module):
         """(R, T, state_dim): the state after each symbol of each row's word, one fused
         kernel call per layer (`RNNAcceptor.step_words`); None for a bidirectional
         network or where `stacked.fusable` says no."""
-        kinds = [self._kind(k) for k in range(self.layers)]
-        if self.bidirectional or not fusable(kinds, state.device):
+        if self.bidirectional:
             return None
-        ks, hid = range(self.layers), self.layer_hidden
-        outs = step_words_stack(
-            self._inputs(self.ids[symbols]), lengths, kinds,
-            [state[:, self._h_at[k] : self._h_at[k] + hid[k]] for k in ks],
-            [state[:, self._c_at[k] : self._c_at[k] + hid[k]]
-             if self.layer_cells[k] == "lstm" else None for k in ks],
-            [self._weights(k) for k in ks])
-        return torch.cat([h for h, _ in outs] + [c for _, c in outs if c is not None], dim=2)
+        return self.state_layout.step_words(lambda: self._inputs(self.ids[symbols]), state,
+                                            lengths, self._all_weights())
 
     def top(self, state: Tensor) -> Tensor:
         """What the head reads of a state: the last layer's h, after the end token if any."""
         if self.end_token is not None:
             state = self.step_tokens(state, torch.full((state.shape[0],), self.end_token,
                                                         device=state.device))
-        return state[:, self._h_at[-1] : self._h_at[-1] + self.layer_hidden[-1]]
+        at = self.state_layout.h_at[-1]
+        return state[:, at : at + self.layer_hidden[-1]]
 
     def read_out(self, features: Tensor, activations: Sequence[str] | None = None,
                  final: str | None = None) -> tuple[Tensor, Tensor]:
@@ -258,7 +230,7 @@ class TorchRNNAcceptor(nn.Module):
         """The h vectors of every layer (an LSTM's cell states c are left out)."""
         if self.bidirectional:
             raise NotSteppableError(NOT_STEPPABLE)
-        return state[:, : self._h_total]
+        return state[:, : sum(self.layer_hidden)]
 
     # ------------------------------------------------------------ whole words
     def prefix_tops(self, symbols: Tensor) -> Tensor:

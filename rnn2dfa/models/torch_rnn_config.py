@@ -105,6 +105,33 @@ def imported_config(
     return c
 
 
+def parameter_shapes(c: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """Each parameter's shape, by its name in the model file, of the network a filled-in
+    config (`imported_config`) describes: the embedding, every recurrent layer's (and its
+    reverse direction's), the hidden head layers', the last head layer's."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    if c["embedding"]:
+        shapes["embed.weight"] = (c["vocab"], c["input_size"])
+    width, both = c["input_size"], c["bidirectional"]
+    for n, (cell, h, bias) in enumerate(zip(c["layer_cells"], c["layer_hidden"],
+                                            c["layer_bias"], strict=True)):
+        g = GATES_OF[cell] * h
+        for sfx in ("", "_reverse") if both else ("",):
+            shapes |= {f"rnn.weight_ih_l{n}{sfx}": (g, width), f"rnn.weight_hh_l{n}{sfx}": (g, h)}
+            if bias:
+                shapes |= {f"rnn.bias_ih_l{n}{sfx}": (g,), f"rnn.bias_hh_l{n}{sfx}": (g,)}
+        width = h * (2 if both else 1)
+    for i, (h, bias) in enumerate(zip(c["head_hidden"], c["head_hidden_bias"], strict=True)):
+        shapes[f"head_layers.{i}.weight"] = (h, width)
+        if bias:
+            shapes[f"head_layers.{i}.bias"] = (h,)
+        width = h
+    shapes["head.weight"] = (c["head_outputs"], width)
+    if c["head_bias"]:
+        shapes["head.bias"] = (c["head_outputs"],)
+    return shapes
+
+
 def accept_class_of(k: int, c: int, head: str = "the head") -> int:
     """The accepting class `c` of a head of `k` outputs (`head` names it): 1 for a logit,
     else one of its outputs (against the rest)."""
