@@ -226,11 +226,6 @@ def search_label(
     return RareSearch(label, words, steps, depth)
 
 
-def search_class(acceptor: Acceptor, wanted: bool, max_length: int, **kw: Any) -> RareSearch:
-    """`search_label` for an acceptor's accepted (True) or rejected words."""
-    return search_label(acceptor, "dfa", int(wanted), max_length, **kw)
-
-
 def grow_edits(
     gives: Callable[[list[Word]], np.ndarray],
     found: list[Word],
@@ -276,30 +271,12 @@ def grow_edits(
     return words, steps
 
 
-def grow_by_edits(acceptor: Acceptor, found: RareSearch, max_length: int, *,
-                  n_wanted: int = 200, seed: int = 0) -> RareSearch:
-    """More of an acceptor's rare class from its neighbourhood (`grow_edits`)."""
-    from rnn2dfa.models.acceptor import accepts
-
-    words, steps = grow_edits(lambda cand: accepts(acceptor, cand) == bool(found.wanted),
-                              found.words, len(acceptor.alphabet), max_length,
-                              np.random.default_rng([seed, 7919]), n_wanted=n_wanted)
-    return RareSearch(found.wanted, words, steps, found.depth)
-
-
 def rare_labels(labels: np.ndarray, n_outputs: int, share: float = RARE_SHARE) -> list[int]:
     """The answers under `share` of `labels` (none given counts too), the rarest first."""
     counts = np.bincount(labels[labels >= 0], minlength=n_outputs)[:n_outputs]
     total = max(int(counts.sum()), 1)
     rare = np.flatnonzero(counts < share * total)
     return rare[np.argsort(counts[rare], kind="stable")].tolist()
-
-
-def rare_class(answers: np.ndarray, threshold: float = RARE_SHARE) -> bool | None:
-    """An acceptor's class to search for: True (accepted) when under `threshold` of
-    `answers` accept, False when over 1 - threshold do, None when both are common enough."""
-    rare = rare_labels(np.asarray(answers, dtype=np.int64), 2, threshold)
-    return None if not rare else bool(rare[0])
 
 
 @dataclass

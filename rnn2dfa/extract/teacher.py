@@ -72,6 +72,19 @@ def table_automaton(model: Any, transitions: np.ndarray, state_labels: np.ndarra
                    transitions, labels, start)
 
 
+def read_off(model: Any, view: Any) -> Machine:
+    """The automaton of a compiled network's compact view (`view.table()`: each unit's
+    successors and answer): the units reachable from unit 0, numbered breadth-first, as
+    `table_automaton`."""
+    from rnn2dfa.automata.minimize import bfs_order
+
+    nxt, answers = view.table()
+    order = bfs_order(nxt, 0)
+    index = np.full(nxt.shape[0], -1, dtype=np.int64)
+    index[order] = np.arange(order.size)
+    return table_automaton(model, index[nxt[order]], np.asarray(answers)[order].astype(np.int64))
+
+
 def class_name(target: str, outputs: Sequence[str], label: int) -> str:
     """How a message names the words of one answer: "accepted" / "rejected" for a DFA,
     "output 'x'" for a machine."""

@@ -34,12 +34,11 @@ import numpy as np
 
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.active import checks
-from rnn2dfa.extract.active.checks import Check, CheckRecord, words_needed
+from rnn2dfa.extract.active.checks import Check, CheckRecord, first_wrong, words_needed, wrong_at
 from rnn2dfa.extract.active.equivalence import (
     ExactOracle,
     PACOracle,
     RefinementOracle,
-    first_wrong,
     shortest_examples,
 )
 from rnn2dfa.extract.active.learner import Learner
@@ -61,7 +60,6 @@ from rnn2dfa.extract.teacher import Teacher
 from rnn2dfa.extract.timing import Deadline, TimeUp
 from rnn2dfa.words import Word, format_word, mix, pad_words, pump_words, uniform_word_list
 
-ORACLES = ("refine", "pac", "both")
 #: words drawn like the user's held-out words (their edits) that join them as the criterion:
 #: 1,000 (about 660 new ones) could not tell a 142-state hypothesis from a 167-state one 2.3
 #: points more faithful on 1,000 words of the user's distribution (a GRU of 96 units)
@@ -592,8 +590,8 @@ class Run:
             return []
         sym, lens = pad_words(words)
         net = self.teacher.prefix_labels(sym, lens)
-        return (first_wrong(hyp, words, net, sym, lens, prefixes=False)
-                or first_wrong(hyp, words, net, sym, lens, prefixes=True))
+        return (first_wrong(words, wrong_at(hyp, net, sym, lens, prefixes=False))
+                or first_wrong(words, wrong_at(hyp, net, sym, lens, prefixes=True)))
 
     def find_counterexamples(self, first: list[Word]) -> list[Word]:
         """Words the hypothesis gets wrong: the words that matter, then each oracle."""

@@ -15,8 +15,8 @@ import numpy as np
 
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.automata.minimize import bfs_order
-from rnn2dfa.extract.active.checks import OWN_WORDS_BUDGET, own_words, wrong_at
-from rnn2dfa.extract.teacher import Teacher
+from rnn2dfa.extract.active.checks import OWN_WORDS_BUDGET, first_wrong, own_words, wrong_at
+from rnn2dfa.extract.teacher import Teacher, read_off
 from rnn2dfa.extract.timing import Deadline, TimeUp
 from rnn2dfa.oracle import pac_sample_size
 from rnn2dfa.words import Word, all_words, mix, pad_words, uniform_words, unpad
@@ -45,14 +45,6 @@ def shortest_examples(teacher: Teacher, rng: np.random.Generator, max_length: in
     return out
 
 
-def first_wrong(hyp: Machine, words: list[Word], net: np.ndarray, symbols: np.ndarray,
-                lengths: np.ndarray, prefixes: bool, keep: int = 50) -> list[Word]:
-    """The shortest distinct wrong prefixes of a sample (at most `keep`)."""
-    bad = wrong_at(hyp, net, symbols, lengths, prefixes)
-    found = {words[i][: bad[i]] for i in np.flatnonzero(bad >= 0).tolist()}
-    return sorted(found, key=lambda w: (len(w), w))[:keep]
-
-
 class PACOracle:
     """PAC sampling: round i draws ⌈(1/ε)(ln(1/δ) + i·ln 2)⌉ words (Angluin 1987).
 
@@ -77,7 +69,6 @@ class PACOracle:
         self.lengths = (0, 0)  # the last round's shortest and longest word
         self.last_n = 0  # the last round's words (prefixes too with `prefixes`)
         self.last_count = 0  # ... on which the network and the hypothesis disagreed
-        self.last_disagreements: list[Word] = []  # the shortest 50 of them
 
     def sample(self, hypothesis: Machine | None, n: int) -> list[Word]:
         """n words of this oracle's distribution (uniform, the pool's, the hypothesis's)."""
@@ -112,9 +103,7 @@ class PACOracle:
         self.lengths = (int(lens.min(initial=0)), int(lens.max(initial=0)))
         bad = wrong_at(hypothesis, net, sym, lens, self.prefixes)
         self.last_count = int((bad >= 0).sum())
-        found = first_wrong(hypothesis, words, net, sym, lens, self.prefixes)
-        self.last_disagreements = found
-        return found
+        return first_wrong(words, bad)
 
 
 def linear_split(x: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -407,16 +396,9 @@ class ExactOracle:
 
     def __init__(self, teacher: Teacher, view: Any, keep: int = 64,
                  rng: np.random.Generator | None = None, max_length: int = 0) -> None:
-        from rnn2dfa.automata.minimize import bfs_order
-
-        nxt, answers = view.table()
-        order = bfs_order(nxt, 0)  # the reachable units, renumbered
-        index = np.full(nxt.shape[0], -1, dtype=np.int64)
-        index[order] = np.arange(order.size)
-        trans = index[nxt[order]]
-        labels = np.asarray(answers)[order].astype(np.int64)  # a unit's answer
-        # Mealy: a transition outputs the label of the unit it leads to
-        self.network = teacher.hypothesis(trans, labels[trans] if teacher.mealy else labels)
+        # the reachable units, renumbered (Mealy: a transition outputs the label of the unit
+        # it leads to)
+        self.network = read_off(teacher.model, view)
         self.teacher, self.keep = teacher, keep
         self.calls = 0
         self.rng, self.max_length = rng, max_length
@@ -526,9 +508,7 @@ class ExactOracle:
                                   self.max_length)
         net = self.network.prefix_labels(sym, lens)
         bad = wrong_at(hypothesis, net, sym, lens, prefixes=True)
-        rows = np.flatnonzero(bad >= 0)
-        found = {tuple(sym[i, : bad[i]].tolist()) for i in rows.tolist()}
-        return sorted(found, key=lambda w: (len(w), w))[: self.keep]
+        return first_wrong(unpad(sym, lens), bad, self.keep)
 
     def find(self, hypothesis: Machine, deadline: Deadline) -> list[Word]:
         deadline.check()

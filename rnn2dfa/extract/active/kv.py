@@ -188,13 +188,6 @@ class KVLearner:
             if oracle is not None:
                 oracle.interrupt = outer
 
-    def resift(self) -> Machine:
-        """Sift every transition again from the root: KV's construction from scratch (the
-        same hypothesis as the incremental updates with a consistent teacher)."""
-        self._target[: self.n_states] = _ROOT
-        self._hyp = None
-        return self.hypothesis()
-
     def learn(self, counterexamples: Sequence[Word]) -> Machine:
         pending = list(counterexamples)
         while True:

@@ -19,8 +19,6 @@ import math
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
-import numpy as np
-
 from rnn2dfa.words import Word
 
 
@@ -50,13 +48,6 @@ class RareDisagreements:
     def add(self, word: Word) -> None:
         if word not in self.words:
             self.words.append(word)
-
-    def at_longest(self, max_length: int) -> bool:
-        """True when they sit at the longest lengths sampled (a counter running out of
-        range, not scattered mistakes): at least 3, their median length >= 80% of the max."""
-        if len(self.words) < 3:
-            return False
-        return float(np.median([len(w) for w in self.words])) >= 0.8 * max_length
 
 
 def describe_rate(d: int, n: int, confidence: float, max_length: int) -> str:

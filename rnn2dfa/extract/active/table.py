@@ -39,7 +39,6 @@ class ObservationTable:
         self.s_rows: list[int] = []  # row index of each S element (= hypothesis state)
         self.s_key: dict[bytes, int] = {}  # packed row -> S position
         self.ext = np.zeros((0, self.k), dtype=np.int64)  # S position, symbol -> row index
-        self.fills = 0
         self._add_suffixes(list(suffixes))
         self._add_rows([()])
         self._promote([0])
@@ -88,7 +87,6 @@ class ObservationTable:
         self.rows.extend(words)
         if answers is not None:
             self._data[start : self.n_rows, : self.n_cols] = answers
-            self.fills += 1
 
     def _add_suffixes(self, suffixes: Sequence[Word]) -> None:
         """Append new columns and fill them for every row (one oracle call); rebuild row keys."""
@@ -102,7 +100,6 @@ class ObservationTable:
         self.suffix_set.update(suffixes)
         if answers is not None:
             self._data[: self.n_rows, start : self.n_cols] = answers
-            self.fills += 1
         if self.s_rows:
             self.s_key = {key: i for i, key in enumerate(self._keys(self.s_rows))}
 
@@ -141,13 +138,6 @@ class ObservationTable:
             if not fresh:
                 return
             self._promote(sorted(fresh.values()))
-
-    def add_suffix(self, suffix: Word) -> bool:
-        """Add one distinguishing suffix (a column); False if it was already there."""
-        if suffix in self.suffix_set:
-            return False
-        self._add_suffixes([suffix])
-        return True
 
     def add_suffixes(self, suffixes: Sequence[Word]) -> int:
         """Add several distinguishing suffixes in one fill; how many were new."""

@@ -145,11 +145,6 @@ class PrefixStates:
         return int(self.parent.shape[0])
 
     @property
-    def accept(self) -> np.ndarray:
-        """An acceptor's decision on each prefix (bool)."""
-        return self.labels == 1
-
-    @property
     def counted(self) -> np.ndarray:
         """Which prefixes have an answer: all but the empty word for a Mealy machine (a
         tagger's label comes with a symbol)."""
