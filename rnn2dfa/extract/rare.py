@@ -300,6 +300,24 @@ class Rare:
         return [w for ws in self.found.values() for w in ws]
 
 
+def uniform_rare(gives: Callable[[list[Word]], np.ndarray], n_outputs: int, k: int,
+                 max_length: int, seed: int, n_uniform: int = 2000) -> Rare:
+    """How `n_uniform` uniform words of lengths up to `max_length` split among the answers
+    (`gives(words)` -> labels), and which answers are rare among them (`searched`), or,
+    when none is, among the longer half of them (`long_rare`)."""
+    from rnn2dfa.words import uniform_word_list
+
+    rng = np.random.default_rng([seed, 15485863])
+    words = uniform_word_list(rng, k, n_uniform, 0, max_length)
+    labels = np.asarray(gives(words), dtype=np.int64)
+    rare = Rare(np.bincount(labels[labels >= 0], minlength=n_outputs)[:n_outputs])
+    rare.searched = rare_labels(labels, n_outputs)
+    if not rare.searched and max_length >= 2:
+        long = np.array([len(w) > max_length // 2 for w in words])
+        rare.long_rare = rare_labels(labels[long], n_outputs)
+    return rare
+
+
 def find_rare(
     model: Any,
     target: str,
@@ -314,20 +332,11 @@ def find_rare(
     """Label uniform words (`gives(words)` -> labels); search for every answer under
     RARE_SHARE of them with the network's guidance, grow what was found by edits, and keep
     apart what is only scattered exceptions."""
-    from rnn2dfa.words import uniform_word_list
-
     n_outputs = 2 if target == "dfa" else len(model.outputs)
-    rng = np.random.default_rng([seed, 15485863])
-    words = uniform_word_list(rng, len(model.alphabet), n_uniform, 0, max_length)
-    labels = np.asarray(gives(words), dtype=np.int64)
-    rare = Rare(np.bincount(labels[labels >= 0], minlength=n_outputs)[:n_outputs])
-    if not hasattr(model, "step"):
-        return rare
-    rare.searched = rare_labels(labels, n_outputs)
-    if not rare.searched and max_length >= 2:
-        long = np.array([len(w) > max_length // 2 for w in words])
-        rare.long_rare = rare_labels(labels[long], n_outputs)
     k = len(model.alphabet)
+    rare = uniform_rare(gives, n_outputs, k, max_length, seed, n_uniform)
+    if not hasattr(model, "step"):
+        return Rare(rare.uniform)
     for label in rare.searched:
         if deadline is not None:
             deadline.check()

@@ -67,6 +67,20 @@ _last_counts = _Kept()  # `_counts`
 _last_choices = _Kept()  # `_choices`
 
 
+def _shortest_counts(m: Machine) -> tuple[int, np.ndarray]:
+    """The shortest words with an answer, counted from each state by answer: (their length,
+    (states, outputs) counts): the empty word's (Moore: the state's output), or each
+    symbol's (Mealy: the transition's own output)."""
+    n = m.n_states
+    c = np.zeros((n, m.n_outputs))
+    if m.kind == "moore":
+        c[np.arange(n), m.labels] = 1.0
+        return 0, c
+    for a in range(m.n_symbols):
+        np.add.at(c, (np.arange(n), m.labels[:, a]), 1.0)
+    return 1, c
+
+
 def _counts(m: Machine, hi: int) -> np.ndarray:
     """(hi+1, states, outputs) float counts of the words of each length from each state whose
     answer (last label) is each output, each (length, output) column scaled by its largest
@@ -78,20 +92,14 @@ def _counts(m: Machine, hi: int) -> np.ndarray:
     kept = _last_counts.get(m)
     if kept is not None and kept.shape[0] > hi:
         return kept[: hi + 1]
-    n, r = m.n_states, m.n_outputs
     trans = np.asarray(m.transitions)
-    out = np.zeros((hi + 1, n, r))
-    if m.kind == "moore":
-        out[0, np.arange(n), m.labels] = 1.0
-        first = 1
-    elif hi >= 1:
-        for a in range(m.n_symbols):  # one-symbol words: the transition's own output
-            np.add.at(out[1], (np.arange(n), m.labels[:, a]), 1.0)
-        first = 2
-    else:
+    out = np.zeros((hi + 1, m.n_states, m.n_outputs))
+    first, base = _shortest_counts(m)
+    if first > hi:
         return out
-    top = out.max(axis=1, keepdims=True)
-    out = np.divide(out, top, out=out, where=top > 0)
+    top = base.max(axis=0, keepdims=True)
+    out[first] = np.divide(base, top, out=base, where=top > 0)
+    first += 1
     if kept is not None and kept.shape[0] > first:
         out[: kept.shape[0]] = kept  # go on from the rows computed before
         first = kept.shape[0]
@@ -215,18 +223,12 @@ def class_sizes(m: Machine, lo: int, hi: int) -> dict[int, int | None]:
     than 2^53); {} when the machine is too big to count."""
     if m.n_states * m.n_outputs * max(hi, 1) > OWN_WORDS_BUDGET or hi > 400:
         return {}
-    n, r, trans = m.n_states, m.n_outputs, np.asarray(m.transitions)
-    c = np.zeros((n, r))
-    total = np.zeros(r)
+    trans = np.asarray(m.transitions)
+    first, c = _shortest_counts(m)
+    total = np.zeros(m.n_outputs)
     with np.errstate(over="ignore", invalid="ignore"):
-        for length in range(hi + 1):
-            if length == 0:
-                if m.kind == "moore":
-                    c[np.arange(n), m.labels] = 1.0
-            elif length == 1 and m.kind == "mealy":
-                for a in range(m.n_symbols):
-                    np.add.at(c, (np.arange(n), m.labels[:, a]), 1.0)
-            else:
+        for length in range(first, hi + 1):
+            if length > first:
                 c = c[trans].sum(axis=1)
             if length >= lo:
                 total += c[m.start]

@@ -41,7 +41,7 @@ from rnn2dfa.extract.active.equivalence import (
     RefinementOracle,
     shortest_examples,
 )
-from rnn2dfa.extract.active.learner import Learner
+from rnn2dfa.extract.active.learner import Learner, still_wrong
 from rnn2dfa.extract.active.lstar import LearnerStop
 from rnn2dfa.extract.active.noise import RareDisagreements, wilson
 from rnn2dfa.extract.active.occam import Curve, HeldOut, Point
@@ -54,7 +54,7 @@ from rnn2dfa.extract.active.verdict import (
     verdict,
 )
 from rnn2dfa.extract.base import Evidence, ExtractionProgress, LStarOptions, resolve_options
-from rnn2dfa.extract.rare import Rare, find_rare, search_label
+from rnn2dfa.extract.rare import Rare, find_rare, search_label, uniform_rare
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
 from rnn2dfa.extract.teacher import Teacher
 from rnn2dfa.extract.timing import Deadline, TimeUp
@@ -154,16 +154,8 @@ def read_off_rare(exact: ExactOracle, n_outputs: int, max_length: int,
     from the read-off's own words of it instead of a guided search and edits (no isolated
     words are set apart: a read-off has no noise, and the exact check learns every word
     of it anyway). None when the read-off is too large to count."""
-    from rnn2dfa.extract.rare import rare_labels
-
-    rng = np.random.default_rng([seed, 15485863])
-    sample = uniform_word_list(rng, exact.network.n_symbols, RARE_UNIFORM, 0, max_length)
-    labels = exact.word_labels(sample)
-    rare = Rare(np.bincount(labels[labels >= 0], minlength=n_outputs)[:n_outputs])
-    rare.searched = rare_labels(labels, n_outputs)
-    if not rare.searched and max_length >= 2:
-        long = np.array([len(w) > max_length // 2 for w in sample])
-        rare.long_rare = rare_labels(labels[long], n_outputs)
+    rare = uniform_rare(exact.word_labels, n_outputs, exact.network.n_symbols, max_length, seed,
+                        RARE_UNIFORM)
     for label in rare.searched:
         found = exact.words_of(label, max_length, RARE_WANTED,
                                np.random.default_rng([seed, 7919, label]))
@@ -490,6 +482,10 @@ class Run:
                                  self.setup.deadline, self.setup.exact))]
         return self.fresh
 
+    def ran(self) -> list[Check]:
+        """The final checks that have run (each answer at the sampled lengths, longer words)."""
+        return [c for c in (self.in_range, self.longer) if c is not None and c.record.runs]
+
     def rare_enough(self, wrong: int, words: int, judged: bool = True) -> bool:
         """Few enough to be the network's own mistakes (under half of ε, ten at most), and
         the white-box check found the hypothesis consistent with the network's states
@@ -684,10 +680,7 @@ class Run:
             except HandOver as over:
                 self.hand_over(over.until)
                 continue
-            self.rounds += 1
-            self.sizes.append(self.hyp.n_states)
-            with self.timed("held-out scoring"):
-                s.curve.add(self.rounds, self.hyp, seconds=s.deadline.elapsed())
+            self.join(self.hyp)
             self.report("hypothesis")
             if self.counts():
                 assert self.counter is not None
@@ -797,10 +790,7 @@ class Run:
             except TimeUp:
                 hyp = self.hyp
             if hyp is not None and (self.hyp is None or hyp.n_states != self.hyp.n_states):
-                self.hyp = hyp
-                self.rounds += 1
-                self.sizes.append(hyp.n_states)
-                self.setup.curve.add(self.rounds, hyp, seconds=self.setup.deadline.elapsed())
+                self.join(hyp)
         if self.hyp is None:  # the limit ran out before the first hypothesis existed
             k = self.teacher.k
             labels = np.zeros((1, k) if self.teacher.mealy else 1, dtype=np.int64)
@@ -817,12 +807,16 @@ class Run:
         last, cap = getattr(self.learner, "last", None), self.opts.max_states
         if last is None or cap is None or last.n_states > cap:
             return
-        if self.hyp is not None and last.n_states <= self.hyp.n_states:
-            return
-        self.hyp = last
+        if self.hyp is None or last.n_states > self.hyp.n_states:
+            self.join(last)
+
+    def join(self, hyp: Machine) -> None:
+        """`hyp` is the last hypothesis, a round of its own, scored on the held-out curve."""
+        self.hyp = hyp
         self.rounds += 1
-        self.sizes.append(last.n_states)
-        self.setup.curve.add(self.rounds, last, seconds=self.setup.deadline.elapsed())
+        self.sizes.append(hyp.n_states)
+        with self.timed("held-out scoring"):
+            self.setup.curve.add(self.rounds, hyp, seconds=self.setup.deadline.elapsed())
 
     def reduce(self) -> None:
         """Smaller hypotheses by reduction (`reduce.py`) join the curve: the best kept on
@@ -900,12 +894,7 @@ class Run:
 
     def remaining(self, m: Machine) -> list[Word]:
         """The set-aside disagreements the answer still has."""
-        words = list(self.set_aside.words)
-        if not words:
-            return []
-        sym, lens = pad_words(words)
-        bad = self.teacher.labels_padded(sym, lens) != m.last_labels(sym, lens)
-        return [w for w, b in zip(words, bad.tolist(), strict=True) if b]
+        return still_wrong(self.teacher, m, self.set_aside.words)
 
     def estimate_rate(self, m: Machine) -> None:
         """How often the network and the answer disagree, on a fresh sample of the checks'
@@ -925,10 +914,7 @@ class Run:
 
     def drift(self, m: Machine) -> Drift | None:
         """Where the answer stops agreeing with the network, read off the last checks."""
-        found = []
-        for c in (self.in_range, self.longer):
-            if c is not None and c.record.runs and c.record.wrong:
-                found.append(c.record)
+        found = [c.record for c in self.ran() if c.record.wrong]
         if not found:
             return None
         rec = found[-1]
@@ -946,9 +932,8 @@ class Run:
             m, point = self.answer()
             if point is not None and self.counter is None and m is not self.hyp:
                 # the verdict describes the answer, on the words the last checks drew
-                for c in (self.in_range, self.longer):
-                    if c is not None and c.record.runs:
-                        c.measure(m, again=True)
+                for c in self.ran():
+                    c.measure(m, again=True)
             left = self.remaining(m)
             if left and o.estimate_rate != "never" or o.estimate_rate == "always":
                 self.estimate_rate(m)
@@ -962,7 +947,7 @@ class Run:
                 rec = self.longer.measure(first, again=True)
                 smallest = (first.n_states, rec.wrong, rec.words)
                 self.longer.record = kept
-        seen = self.seen()
+        seen, ran = self.seen(), self.ran()
         curve = s.curve
         outcome = Outcome(
             what=f"this {m.n_states}-state {kind}", name=t.name, word=t.word,
@@ -970,9 +955,8 @@ class Run:
             counter=self.counter, plateau=self.plateau,
             drift=self.drift(m) if self.plateau is not None else None,
             long_rounds=self.long_rounds, smallest=smallest,
-            in_range=self.in_range.record if self.in_range and self.in_range.record.runs
-            else None,
-            longer=self.longer.record if self.longer and self.longer.record.runs else None,
+            in_range=self.in_range.record if self.in_range in ran else None,
+            longer=self.longer.record if self.longer in ran else None,
             seen=seen,
             never=[repr(t.outputs[c]) for c in range(t.n_outputs) if c not in seen]
             if t.target != "dfa" else [],
@@ -1026,8 +1010,7 @@ class Run:
 
     def seen(self) -> set[int]:
         """The answers the network gave in any check or search."""
-        seen = set(self.in_range.seen if self.in_range else set())
-        seen |= set(self.longer.seen if self.longer else set())
+        seen = set().union(*(c.seen for c in (self.in_range, self.longer) if c is not None))
         rare = self.setup.rare
         return seen | {c for c in range(self.teacher.n_outputs)
                        if rare.uniform[c] or rare.found.get(c)}
@@ -1096,10 +1079,9 @@ class Run:
             out["explorations"] = s.refine.explorations
             if s.refine.inconclusive:
                 out["refinement_inconclusive"] = s.refine.inconclusive
-        for c, key in ((self.in_range, "check_sampled_lengths"),
-                       (self.longer, "check_longer_words")):
-            if c is not None and c.record.runs:
-                out[key] = c.record.as_dict(t)
+        for c in self.ran():
+            key = "check_sampled_lengths" if c is self.in_range else "check_longer_words"
+            out[key] = c.record.as_dict(t)
         curve = s.curve
         if curve.points and not len(curve.heldout):
             # no held-out word was ever scored (a time limit before any was drawn): no

@@ -167,20 +167,19 @@ class PrefixStates:
             q[lo:hi] = dfa.transitions[q[self.parent[lo:hi]], self.symbol[lo:hi]]
         return q
 
-    def predicted(self, automaton: DFA | Machine) -> np.ndarray:
-        """The automaton's answer on every prefix, comparable with `labels`: a DFA's accept
-        bit, a Moore machine's state output, a Mealy machine's output of the prefix's last
-        symbol (-1 for the empty word). A machine's outputs must be the labeller's, in order."""
+    def predicted(self, automaton: Machine) -> np.ndarray:
+        """The machine's answer on every prefix, comparable with `labels`: a Moore machine's
+        state output (a DFA target's: the Moore machine of its accept bits), a Mealy
+        machine's output of the prefix's last symbol (-1 for the empty word). Its outputs
+        must be the network's, in order."""
         q = self.dfa_states(automaton)
-        if automaton.family == "dfa":
-            return automaton.accepting[q].astype(np.int64)
         if automaton.kind == "moore":
             return automaton.labels[q]
         out = np.full(self.n_nodes, -1, dtype=np.int64)
         out[1:] = automaton.labels[q[self.parent[1:]], self.symbol[1:]]
         return out
 
-    def agreement(self, dfa: DFA | Machine) -> tuple[float, float]:
+    def agreement(self, dfa: Machine) -> tuple[float, float]:
         """(plain, class-balanced) fraction of prefixes on which the automaton and network
         agree (class-balanced: the mean over the network's answers of each one's agreement)."""
         mask = self.counted
