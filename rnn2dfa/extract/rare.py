@@ -17,7 +17,7 @@ within their depth.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,13 +75,6 @@ def _keys(acceptor: Acceptor, states: Any, middle: float) -> np.ndarray:
     return np.array([row.tobytes() for row in bits], dtype=object)
 
 
-def _unseen(keys: np.ndarray, seen: np.ndarray | set[Any]) -> np.ndarray:
-    """Whether each key is outside `seen` (a sorted uint64 array, or a set of keys)."""
-    if isinstance(seen, np.ndarray):
-        return ~np.isin(keys, seen)
-    return np.array([key not in seen for key in keys.tolist()], dtype=bool)
-
-
 def _word(back: list[tuple[np.ndarray, np.ndarray]], depth: int, row: int) -> Word:
     """The word of beam row `row` at `depth`: its symbols read back through each depth's
     parents (`back[d - 1]`: the parent rows and symbols of depth d's beam)."""
@@ -124,8 +117,7 @@ def _guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.rand
     middle = 0.0 if space.low is None or space.high is None else (space.low + space.high) / 2
     states = model.initial_state(1)
     start = _keys(model, states, middle)
-    seen: np.ndarray | set[Any] = np.unique(start) if start.dtype != object else set(
-        start.tolist())
+    seen: set[Any] = set(start.tolist())  # the regions reached
     back: list[tuple[np.ndarray, np.ndarray]] = []  # the beam's parents and symbols by depth
     steps = 0
     xp = states_of(states)  # the network's state type: tensors, or numpy arrays
@@ -148,7 +140,8 @@ def _guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.rand
         for i in rng.permutation(hits)[: n_wanted - len(found)]:
             found.setdefault(_word(back, depth - 1, int(parent[i])) + (int(symbol[i]),), None)
         keys = _keys(model, nxt, middle)
-        new = _unseen(keys, seen)
+        new = np.fromiter((key not in seen for key in keys.tolist()), dtype=bool,
+                          count=keys.size)
         # One candidate per new region (the best-scoring), then the best of the rest, then a
         # random share; the beam is shared so that every depth costs at most beam * k steps.
         order = np.lexsort((-score, ~new))
@@ -165,10 +158,7 @@ def _guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.rand
         n_rand = min(rest.size, beam - len(chosen) - best.size)
         pick = np.concatenate([chosen.astype(np.int64), best,
                                rng.choice(rest, n_rand, replace=False) if n_rand else rest[:0]])
-        if isinstance(seen, np.ndarray):
-            seen = np.union1d(seen, keys[pick])
-        else:
-            seen.update(keys[pick].tolist())
+        seen.update(keys[pick].tolist())
         states = xp.take(nxt, pick.astype(np.int64))
         back.append((parent[pick], symbol[pick]))
     return list(found), steps, depth
@@ -262,13 +252,18 @@ def grow_edits(
         ok = np.asarray(gives(cand), dtype=bool)
         steps += int(sum(len(w) for w in cand))
         have.update(dict.fromkeys(w for w, a in zip(cand, ok.tolist(), strict=True) if a))
-    words = sorted(have, key=lambda w: (len(w), w))
-    if len(words) > n_wanted:  # the shortest half, and an even spread over the rest
-        half = n_wanted // 2
-        rest = words[half:]
-        words = words[:half] + [rest[i] for i in np.linspace(0, len(rest) - 1,
-                                                               n_wanted - half).astype(int)]
-    return words, steps
+    return shortest_and_spread(have, n_wanted), steps
+
+
+def shortest_and_spread(words: Iterable[Word], n: int) -> list[Word]:
+    """The words shortest first, at most `n` of them: the shortest half, and an even spread
+    over the rest."""
+    words = sorted(words, key=lambda w: (len(w), w))
+    if len(words) <= n:
+        return words
+    half = n // 2
+    rest = words[half:]
+    return words[:half] + [rest[i] for i in np.linspace(0, len(rest) - 1, n - half).astype(int)]
 
 
 def rare_labels(labels: np.ndarray, n_outputs: int, share: float = RARE_SHARE) -> list[int]:

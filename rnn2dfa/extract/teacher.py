@@ -85,6 +85,11 @@ def read_off(model: Any, view: Any) -> Machine:
     return table_automaton(model, index[nxt[order]], np.asarray(answers)[order].astype(np.int64))
 
 
+def noun(target: str) -> str:
+    """How messages name the automaton of a target: "DFA", "Moore machine", "Mealy machine"."""
+    return "DFA" if target == "dfa" else f"{target.capitalize()} machine"
+
+
 def class_name(target: str, outputs: Sequence[str], label: int) -> str:
     """How a message names the words of one answer: "accepted" / "rejected" for a DFA,
     "output 'x'" for a machine."""
@@ -115,18 +120,15 @@ class Teacher:
         oracle = membership
         if oracle is None:
             from rnn2dfa.extract.registry import is_batch_classifier
+            from rnn2dfa.oracle import MembershipOracle
 
             if is_batch_classifier(model):  # answers whole words only
                 from rnn2dfa.oracle.black_box import ClassifierOracle
 
                 oracle = ClassifierOracle(model)
             elif target == "dfa":
-                from rnn2dfa.oracle import MembershipOracle
-
                 oracle = MembershipOracle(model)
             else:
-                from rnn2dfa.oracle import MembershipOracle
-
                 width = int(model.initial_state(1).shape[1])
                 oracle = MembershipOracle(
                     model, labels=True, max_cache_bytes=WIDE_CACHE_BYTES,
@@ -136,8 +138,7 @@ class Teacher:
                     # its network's width: 256-row walks made a 301-state, 75-input
                     # machine's questions 128 times as many trie walks and steps
                     oracle.chunk_size = COMPACT_WALK_ROWS
-        outputs = DFA_OUTPUTS if target == "dfa" else tuple(model.outputs)
-        return cls(model, oracle, target, tuple(model.alphabet), outputs)
+        return cls(model, oracle, target, tuple(model.alphabet), outputs_of(model))
 
     # ------------------------------------------------------------------ what it is
     @property

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rnn2dfa.automata.machine import Machine
+from rnn2dfa.extract.rare import shortest_and_spread
 from rnn2dfa.extract.teacher import Teacher
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.words import Word, pad_words, unpad
@@ -402,11 +403,5 @@ class Check:
             have = self.members.setdefault(o, [])
             fresh = [distinct[i] for i in np.flatnonzero(labels == o)[:MEMBERS_KEPT].tolist()
                      if len(distinct[i]) >= 2]
-            merged = sorted(set(have) | set(fresh), key=lambda w: (len(w), w))
-            if len(merged) > MEMBERS_KEPT:  # the shortest half, and a spread over the rest
-                half = MEMBERS_KEPT // 2
-                rest = merged[half:]
-                merged = merged[:half] + [rest[i] for i in
-                                          np.linspace(0, len(rest) - 1, half).astype(int)]
-            self.members[o] = merged
+            self.members[o] = shortest_and_spread(set(have) | set(fresh), MEMBERS_KEPT)
         return rec

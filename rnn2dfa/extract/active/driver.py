@@ -56,7 +56,7 @@ from rnn2dfa.extract.active.verdict import (
 from rnn2dfa.extract.base import Evidence, ExtractionProgress, LStarOptions, resolve_options
 from rnn2dfa.extract.rare import Rare, find_rare, search_label, uniform_rare
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
-from rnn2dfa.extract.teacher import Teacher
+from rnn2dfa.extract.teacher import Teacher, noun
 from rnn2dfa.extract.timing import Deadline, TimeUp
 from rnn2dfa.words import Word, format_word, mix, pad_words, pump_words, uniform_word_list
 
@@ -938,7 +938,6 @@ class Run:
             if left and o.estimate_rate != "never" or o.estimate_rate == "always":
                 self.estimate_rate(m)
         m = m.minimize()
-        kind = "DFA" if t.target == "dfa" else f"{t.target.capitalize()} machine"
         smallest = None
         if self.passed and self.longer is not None and self.longer.record.runs:
             first = self.passed[0].minimize()
@@ -950,7 +949,7 @@ class Run:
         seen, ran = self.seen(), self.ran()
         curve = s.curve
         outcome = Outcome(
-            what=f"this {m.n_states}-state {kind}", name=t.name, word=t.word,
+            what=f"this {m.n_states}-state {noun(t.target)}", name=t.name, word=t.word,
             sizes=self.sizes, converged=self.converged, stop_reason=self.stop_reason,
             counter=self.counter, plateau=self.plateau,
             drift=self.drift(m) if self.plateau is not None else None,

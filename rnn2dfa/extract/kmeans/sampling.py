@@ -22,7 +22,7 @@ from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.teacher import outputs_of, target_of
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.models.labeller import decisions, is_labeller
-from rnn2dfa.words import pad_words
+from rnn2dfa.words import all_words, pad_words
 
 
 def sample_words(
@@ -43,8 +43,8 @@ def sample_words(
     blocks: list[tuple[np.ndarray, np.ndarray]] = []
     total, length = 0, 0
     while length <= max_length and total + k**length <= exhaustive:
-        grid = np.indices((k,) * length).reshape(length, -1).T if length else np.zeros((1, 0))
-        blocks.append((grid.astype(np.int64), np.full(grid.shape[0], length, dtype=np.int64)))
+        grid = all_words(k, length)
+        blocks.append((grid, np.full(grid.shape[0], length, dtype=np.int64)))
         total += k**length
         length += 1
     if n_words > 0 and max_length > 0:

@@ -25,12 +25,11 @@ from rnn2dfa.extract.kmeans.resolution import (
     STABLE_BALANCED,
     ResolutionRun,
     SearchOutcome,
-    noun,
 )
 from rnn2dfa.extract.kmeans.sampling import PrefixStates, heldout_states
 from rnn2dfa.extract.rare import Rare, find_rare
 from rnn2dfa.extract.result import ExtractionResult, Progress
-from rnn2dfa.extract.teacher import outputs_of, target_of, to_dfa
+from rnn2dfa.extract.teacher import noun, outputs_of, target_of, to_dfa
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.labeller import word_answers
 from rnn2dfa.words import Word, pad_words
