@@ -269,14 +269,11 @@ class Teacher:
             n = int(live[t])
             if shared:
                 key = group[:n] * k + sym_t[t, :n]  # (prefix, symbol): the next prefix
-                seen = np.zeros(int(key.max()) + 1, dtype=bool)
-                seen[key] = True
-                distinct = np.flatnonzero(seen)
-                number = np.cumsum(seen) - 1  # each distinct key's row in the new states
+                # each row's distinct key, its row in the new states
+                distinct, group[:n] = np.unique(key, return_inverse=True)
                 state = model.step(xp.take(state, distinct // k), xp.index(distinct % k))
                 steps += distinct.size
                 labels = decisions(model, state)
-                group[:n] = number[key]
                 got[:n, t + 1] = labels[group[:n]]
                 if distinct.size == n:  # all distinct: from here on a row a word
                     state = xp.take(state, group[:n])

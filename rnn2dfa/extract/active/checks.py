@@ -28,7 +28,7 @@ from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.rare import shortest_and_spread
 from rnn2dfa.extract.teacher import Teacher
 from rnn2dfa.extract.timing import Deadline
-from rnn2dfa.words import Word, pad_words, unpad
+from rnn2dfa.words import Word, mix, pad_words, uniform_word_list, unpad
 
 #: Hypotheses of more states x outputs x longest length than this are not sampled output by
 #: output (a float count per state, output and length): 461 words of each class of a
@@ -37,6 +37,14 @@ from rnn2dfa.words import Word, pad_words, unpad
 OWN_WORDS_BUDGET = 2_000_000
 #: Words of each answer kept as material for the longer words (pumped).
 MEMBERS_KEPT = 200
+
+
+def uniform_and_pool(rng: np.random.Generator, n: int, k: int, top: int,
+                     pool: list[Word]) -> list[Word]:
+    """n words of lengths 0..top: uniform, or with a pool (the words that matter) half
+    uniform and half the pool's words with their edits (`words.mix`)."""
+    m = n // 2 if pool else 0
+    return uniform_word_list(rng, k, n - m, 0, top) + mix(rng, pool, m, k, top)
 
 
 def words_needed(epsilon: float, delta: float) -> int:

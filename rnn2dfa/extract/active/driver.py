@@ -34,7 +34,7 @@ import numpy as np
 
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.active import checks
-from rnn2dfa.extract.active.checks import Check, CheckRecord, first_wrong, words_needed, wrong_at
+from rnn2dfa.extract.active.checks import Check, CheckRecord, words_needed
 from rnn2dfa.extract.active.equivalence import (
     ExactOracle,
     PACOracle,
@@ -304,13 +304,13 @@ def prepare(teacher: Teacher, opts: LStarOptions, deadline: Deadline,
     progress("held-out words")
     curve = Curve(heldout(teacher, opts, words, rare, rare_held, exact),
                   select_mode=opts.select)
-    pool = list(words.learn) + rare.words
     pac = refine = None
     if opts.oracle in ("pac", "both"):
         pac = PACOracle(teacher, epsilon=opts.epsilon, delta=opts.delta,
                         max_length=words.max_length,
                         rng=np.random.default_rng(opts.seed),
-                        prefixes=opts.pac_prefixes or teacher.mealy, pool=pool)
+                        prefixes=opts.pac_prefixes or teacher.mealy,
+                        pool=list(words.learn) + rare.words)
     if opts.oracle in ("refine", "both") and teacher.steps and exact is None:
         # each call gets a tenth of the time limit (2 s at least): the checks after it
         # still run on a network that refinement cannot finish (a counter)
@@ -586,8 +586,8 @@ class Run:
             return []
         sym, lens = pad_words(words)
         net = self.teacher.prefix_labels(sym, lens)
-        return (first_wrong(words, wrong_at(hyp, net, sym, lens, prefixes=False))
-                or first_wrong(words, wrong_at(hyp, net, sym, lens, prefixes=True)))
+        return (checks.first_wrong(words, checks.wrong_at(hyp, net, sym, lens, prefixes=False))
+                or checks.first_wrong(words, checks.wrong_at(hyp, net, sym, lens, prefixes=True)))
 
     def find_counterexamples(self, first: list[Word]) -> list[Word]:
         """Words the hypothesis gets wrong: the words that matter, then each oracle."""
@@ -859,9 +859,7 @@ class Run:
         rng = np.random.default_rng([self.opts.seed, 31])
         held = set(s.curve.heldout.words)  # (a short word may be both sampled and yours)
         learn = [w for w in s.words.learn if w not in held]
-        fresh = uniform_word_list(rng, t.k, REDUCE_WORDS // 2 if s.pool else REDUCE_WORDS,
-                                  0, self.top)
-        fresh += mix(rng, s.pool, REDUCE_WORDS // 2, t.k, self.top)
+        fresh = checks.uniform_and_pool(rng, REDUCE_WORDS, t.k, self.top, s.pool)
         skip = held | set(learn)
         fresh = [w for w in dict.fromkeys(fresh) if w not in skip]
         # the learning words' answers are cached; fresh ones are asked in chunks while the
@@ -904,9 +902,7 @@ class Run:
         if self.set_aside.words and s.pac is not None and s.pac.samples:
             n = int(min(n, max(20_000, 30 * s.pac.samples / len(self.set_aside.words))))
         rng = np.random.default_rng([o.seed, 2])
-        pool = s.pool
-        words = uniform_word_list(rng, t.k, n - n // 2 if pool else n, 0, self.top)
-        words += mix(rng, pool, n // 2, t.k, self.top)
+        words = checks.uniform_and_pool(rng, n, t.k, self.top, s.pool)
         self.report(f"estimating the disagreement rate on {n:,} words")
         sym, lens = pad_words(words)
         net = t.direct_prefix_labels(sym, lens)[np.arange(lens.size), lens]
@@ -1019,22 +1015,17 @@ class Run:
         t = self.teacher
         recs = [c.record for c in (self.in_range, self.longer)
                 if c is not None and c.record.tally is not None]
-        if not recs:
-            pac = self.setup.pac
-            if pac is None or pac.counts is None:
-                return None
-            ev = Evidence(outputs=t.outputs, min_length=pac.lengths[0],
-                          max_length=pac.lengths[1])
-            ev.words = int(pac.counts.sum())
-            ev.per_output = {t.outputs[c]: int(n) for c, n in enumerate(pac.counts) if n}
-            return ev
-        ev = Evidence(outputs=t.outputs, min_length=min(r.lo for r in recs),
-                      max_length=max(r.hi for r in recs))
-        for c in range(t.n_outputs):
-            n = sum(r.of(c)[0] for r in recs)
-            if n:
-                ev.per_output[t.outputs[c]] = n
-        ev.words = sum(r.words for r in recs)
+        pac = self.setup.pac
+        if recs:  # (else the last PAC round's words)
+            counts = sum(r.tally.words for r in recs if r.tally is not None)
+            lo, hi = min(r.lo for r in recs), max(r.hi for r in recs)
+        elif pac is None or pac.counts is None:
+            return None
+        else:
+            counts, (lo, hi) = pac.counts, pac.lengths
+        ev = Evidence(outputs=t.outputs, min_length=lo, max_length=hi)
+        ev.words = int(counts.sum())
+        ev.per_output = {t.outputs[c]: int(n) for c, n in enumerate(counts) if n}
         return ev
 
     def details(self, point: Point | None, left: list[Word]) -> dict[str, Any]:

@@ -15,11 +15,11 @@ import numpy as np
 
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.automata.minimize import bfs_order
-from rnn2dfa.extract.active.checks import OWN_WORDS_BUDGET, first_wrong, own_words, wrong_at
+from rnn2dfa.extract.active import checks
 from rnn2dfa.extract.teacher import Teacher, read_off
 from rnn2dfa.extract.timing import Deadline, TimeUp
 from rnn2dfa.oracle import pac_sample_size
-from rnn2dfa.words import Word, all_words, mix, pad_words, uniform_words, unpad
+from rnn2dfa.words import Word, all_words, pad_words, uniform_words, unpad
 
 
 def shortest_examples(teacher: Teacher, rng: np.random.Generator, max_length: int,
@@ -73,12 +73,10 @@ class PACOracle:
     def sample(self, hypothesis: Machine | None, n: int) -> list[Word]:
         """n words of this oracle's distribution (uniform, the pool's, the hypothesis's)."""
         t, rng, top = self.teacher, self.rng, self.max_length
-        m = n // 2 if self.pool else 0
-        words = unpad(*uniform_words(rng, t.k, n - m, 0, top))
-        words += mix(rng, self.pool, m, t.k, top)
+        words = checks.uniform_and_pool(rng, n, t.k, top, self.pool)
         if self.pool and hypothesis is not None:
             q = n // 4
-            own = own_words(hypothesis, 1, top, -(-q // hypothesis.n_outputs), rng)[:q]
+            own = checks.own_words(hypothesis, 1, top, -(-q // hypothesis.n_outputs), rng)[:q]
             words[: len(own)] = own
         return words
 
@@ -101,9 +99,9 @@ class PACOracle:
             self.counts = np.bincount(labels[labels >= 0], minlength=self.teacher.n_outputs)
             self.last_n = int(n)
         self.lengths = (int(lens.min(initial=0)), int(lens.max(initial=0)))
-        bad = wrong_at(hypothesis, net, sym, lens, self.prefixes)
+        bad = checks.wrong_at(hypothesis, net, sym, lens, self.prefixes)
         self.last_count = int((bad >= 0).sum())
-        return first_wrong(words, bad)
+        return checks.first_wrong(words, bad)
 
 
 def linear_split(x: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -433,12 +431,12 @@ class ExactOracle:
         the trie steps instead of searched for through it (None: a read-off too large to
         count, `OWN_WORDS_BUDGET`)."""
         m = self.counted()
-        if m.n_states * m.n_outputs * max(max_length, 1) > OWN_WORDS_BUDGET:
+        if m.n_states * m.n_outputs * max(max_length, 1) > checks.OWN_WORDS_BUDGET:
             return None  # too large to count: the search it stands for is asked instead
         want = np.zeros(m.n_outputs, dtype=np.int64)
         want[label] = n
         lo = 1 if m.kind == "mealy" else 0
-        return list(dict.fromkeys(own_words(m, lo, max_length, want, rng)))
+        return list(dict.fromkeys(checks.own_words(m, lo, max_length, want, rng)))
 
     def shortest_of_each(self) -> list[Word]:
         """The shortest word of each answer of the read-off (a Mealy one's: never the empty
@@ -507,8 +505,8 @@ class ExactOracle:
         sym, lens = uniform_words(self.rng, hypothesis.n_symbols, self.SAMPLED, 0,
                                   self.max_length)
         net = self.network.prefix_labels(sym, lens)
-        bad = wrong_at(hypothesis, net, sym, lens, prefixes=True)
-        return first_wrong(unpad(sym, lens), bad, self.keep)
+        bad = checks.wrong_at(hypothesis, net, sym, lens, prefixes=True)
+        return checks.first_wrong(unpad(sym, lens), bad, self.keep)
 
     def find(self, hypothesis: Machine, deadline: Deadline) -> list[Word]:
         deadline.check()

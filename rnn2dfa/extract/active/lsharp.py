@@ -69,7 +69,7 @@ from rnn2dfa.extract.active.learner import still_wrong
 from rnn2dfa.extract.active.lstar import LearnerStop
 from rnn2dfa.extract.teacher import Teacher
 from rnn2dfa.limits import LSHARP_TREE_BYTES, human_bytes
-from rnn2dfa.words import Word, pad_words
+from rnn2dfa.words import Word, pad_words, unpad
 
 #: Tree conflicts processed together per hypothesis (the shallowest first); the others are
 #: found again on the next hypothesis if it still gets them wrong.
@@ -297,8 +297,7 @@ class LSharpLearner:
             pos -= 1
 
     def _word_list(self, nodes: np.ndarray) -> list[Word]:
-        sym, lens = self._words(nodes)
-        return [tuple(row[:n]) for row, n in zip(sym.tolist(), lens.tolist(), strict=True)]
+        return unpad(*self._words(nodes))
 
     def _ask(self, starts: np.ndarray, suffixes: Sequence[Word]) -> None:
         """Ask every word(start)·suffix in one question (the labels of all their prefixes)
