@@ -113,22 +113,17 @@ class SearchOutcome:
 @dataclass
 class ResolutionRun:
     """What a clustering method's search ended with, for the verdict: the outcome, the
-    held-out sample every resolution was judged on, and (`details`) its own statistics."""
+    held-out sample every resolution was judged on, every sample of the network's answers
+    the search saw, and the method's own statistics."""
 
     out: SearchOutcome
     held: PrefixStates
-
-    @property
-    def samples(self) -> list[PrefixStates]:
-        """Every sample of the network's answers the search saw."""
-        return [self.held]
+    samples: list[PrefixStates]
+    details: dict[str, Any]
 
     @property
     def network_steps(self) -> int:
         return sum(s.network_steps for s in self.samples)
-
-    def details(self, o: Any) -> dict[str, Any]:
-        raise NotImplementedError
 
 
 def search_resolutions(

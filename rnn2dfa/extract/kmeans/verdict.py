@@ -164,7 +164,7 @@ def extract_clustered(method: str, model: Any, o: Any, max_length: int, n_long: 
     ev.add(held.depths()[mask].tolist(), held.labels[mask].tolist())
     record = ExtractionStats(
         method=method, finished=finished, seconds=deadline.elapsed(), network_steps=steps,
-        stopped=stopped, evidence=ev, details={**run.details(o), **verdict.details, **more},
+        stopped=stopped, evidence=ev, details={**run.details, **verdict.details, **more},
         target=target)
     automaton = to_dfa(out.dfa) if target == "dfa" else out.dfa
     if target == "dfa":
