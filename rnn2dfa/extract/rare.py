@@ -39,12 +39,11 @@ RARE_SHARE = 0.01
 
 @dataclass
 class RareSearch:
-    """What the search found: words the network answers as `wanted`, and its effort."""
+    """What the search found: words the network gives the label searched for, and its
+    effort."""
 
-    wanted: int  # the label searched for (a DFA target: 1 accepted, 0 rejected)
     words: list[Word]
     network_steps: int
-    depth: int  # deepest level explored
 
 
 def _compact(model: Any) -> Any:
@@ -90,28 +89,13 @@ def _word(back: list[tuple[np.ndarray, np.ndarray]], depth: int, row: int) -> Wo
 Score = Callable[[Any], tuple[np.ndarray, np.ndarray]]
 
 
-def guided_beam(
-    model: Acceptor,
-    score_fn: Score,
-    max_length: int,
-    rng: np.random.Generator,
-    *,
-    found: dict[Word, None],
-    n_wanted: int = 200,
-    beam: int = 256,
-    deadline: Deadline | None = None,
-) -> tuple[list[Word], int, int]:
-    """The beam search of the module docstring, for any wanted answer: `score_fn` scores
-    the states reached (higher: closer to the wanted answer) and says which give it.
-    `found` holds what is already known (the empty word). (words found, network steps,
-    deepest level explored)."""
-    with no_grad(model):
-        return _guided_beam(model, score_fn, max_length, rng, found, n_wanted, beam, deadline)
-
-
-def _guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.random.Generator,
-                 found: dict[Word, None], n_wanted: int, beam: int,
-                 deadline: Deadline | None) -> tuple[list[Word], int, int]:
+def guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.random.Generator,
+                found: dict[Word, None], n_wanted: int, beam: int,
+                deadline: Deadline | None) -> tuple[list[Word], int]:
+    """The beam search of the module docstring, for any wanted answer (under the caller's
+    no-grad): `score_fn` scores the states reached (higher: closer to the wanted answer)
+    and says which give it. `found` holds what is already known (the empty word). (words
+    found, network steps)."""
     k = len(model.alphabet)
     space = state_space(model.net if _is_view(model) else model)
     middle = 0.0 if space.low is None or space.high is None else (space.low + space.high) / 2
@@ -121,7 +105,7 @@ def _guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.rand
     back: list[tuple[np.ndarray, np.ndarray]] = []  # the beam's parents and symbols by depth
     steps = 0
     xp = states_of(states)  # the network's state type: tensors, or numpy arrays
-    depth, first_hit = 0, (0 if found else None)
+    first_hit = 0 if found else None
     for depth in range(1, max_length + 1):
         if len(found) >= n_wanted or (deadline is not None and deadline.expired()):
             break
@@ -161,7 +145,7 @@ def _guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.rand
         seen.update(keys[pick].tolist())
         states = xp.take(nxt, pick.astype(np.int64))
         back.append((parent[pick], symbol[pick]))
-    return list(found), steps, depth
+    return list(found), steps
 
 
 def label_score(model: Any, target: str, label: int) -> Score:
@@ -200,20 +184,19 @@ def search_label(
     `label`, found by the guided beam search of the module docstring (a Mealy label needs a
     symbol: never the empty word)."""
     if not hasattr(model, "step"):  # a whole-word classifier: no prefixes to walk
-        return RareSearch(label, [], 0, 0)
+        return RareSearch([], 0)
     # a compiled network is walked on unit indices: the same states and answers, O(1) a
     # row (its dense steps took 14 of 23 s of L* on a 300-state, 75-input Mealy network)
     model = _compact(model) or model
     score = label_score(model, target, label)
     found: dict[Word, None] = {}
+    salt = [seed, 104729] if target == "dfa" else [seed, 104729, label]
     with no_grad(model):
         if target != "mealy" and bool(score(model.initial_state(1))[1][0]):
             found[()] = None
-    salt = [seed, 104729] if target == "dfa" else [seed, 104729, label]
-    words, steps, depth = guided_beam(model, score, max_length, np.random.default_rng(salt),
-                                      found=found, n_wanted=n_wanted, beam=beam,
-                                      deadline=deadline)
-    return RareSearch(label, words, steps, depth)
+        words, steps = guided_beam(model, score, max_length, np.random.default_rng(salt), found,
+                                   n_wanted, beam, deadline)
+    return RareSearch(words, steps)
 
 
 def grow_edits(

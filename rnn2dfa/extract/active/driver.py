@@ -43,7 +43,7 @@ from rnn2dfa.extract.active.equivalence import (
 )
 from rnn2dfa.extract.active.learner import Learner, still_wrong
 from rnn2dfa.extract.active.lstar import LearnerStop
-from rnn2dfa.extract.active.noise import RareDisagreements, wilson
+from rnn2dfa.extract.active.noise import wilson
 from rnn2dfa.extract.active.occam import Curve, HeldOut, Point
 from rnn2dfa.extract.active.reduce import Checked, reduce
 from rnn2dfa.extract.active.verdict import (
@@ -340,7 +340,8 @@ class Run:
     counterexamples: int = 0
     converged: bool = False
     stop_reason: str | None = None
-    set_aside: RareDisagreements = field(default_factory=RareDisagreements)
+    #: the isolated disagreements set aside as the network's own (`noise.py`), in order
+    set_aside: dict[Word, None] = field(default_factory=dict)
     long_rounds: int = 0
     long_share: float = 1.0  # the wrong share of the longer words when last learned
     counter: Counter | None = None
@@ -500,8 +501,7 @@ class Run:
         labels = range(self.teacher.n_outputs)
         if all(rec.of(c)[1] == 0 or self.rare_enough(rec.of(c)[1], rec.of(c)[0])
                for c in labels):
-            for w in rec.wrong_words:
-                self.set_aside.add(w)
+            self.set_aside.update(dict.fromkeys(rec.wrong_words))
             return True
         return False
 
@@ -632,8 +632,7 @@ class Run:
             if oracle is s.refine and pending:
                 if not s.refine.conclusive:  # no arbiter this round: learn them
                     return pending
-                for w in pending:
-                    self.set_aside.add(w)
+                self.set_aside.update(dict.fromkeys(pending))
                 pending = []
         if proved and not pending:
             self.confirm_read_off()
@@ -892,15 +891,15 @@ class Run:
 
     def remaining(self, m: Machine) -> list[Word]:
         """The set-aside disagreements the answer still has."""
-        return still_wrong(self.teacher, m, self.set_aside.words)
+        return still_wrong(self.teacher, m, list(self.set_aside))
 
     def estimate_rate(self, m: Machine) -> None:
         """How often the network and the answer disagree, on a fresh sample of the checks'
         distribution sized to see about 30 disagreements (within `rate_words`)."""
         o, t, s = self.opts, self.teacher, self.setup
         n = o.rate_words
-        if self.set_aside.words and s.pac is not None and s.pac.samples:
-            n = int(min(n, max(20_000, 30 * s.pac.samples / len(self.set_aside.words))))
+        if self.set_aside and s.pac is not None and s.pac.samples:
+            n = int(min(n, max(20_000, 30 * s.pac.samples / len(self.set_aside))))
         rng = np.random.default_rng([o.seed, 2])
         words = checks.uniform_and_pool(rng, n, t.k, self.top, s.pool)
         self.report(f"estimating the disagreement rate on {n:,} words")

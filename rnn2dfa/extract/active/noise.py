@@ -16,10 +16,7 @@ arbiter, and every disagreement is learned, as in plain L*.)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from statistics import NormalDist
-
-from rnn2dfa.words import Word
 
 
 def wilson(d: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -37,17 +34,6 @@ def wilson(d: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
 def _z(confidence: float) -> float:
     """Two-sided normal quantile: the z with P(|Z| <= z) = confidence."""
     return NormalDist().inv_cdf((1 + confidence) / 2)
-
-
-@dataclass
-class RareDisagreements:
-    """The isolated disagreements set aside during one L* run."""
-
-    words: list[Word] = field(default_factory=list)
-
-    def add(self, word: Word) -> None:
-        if word not in self.words:
-            self.words.append(word)
 
 
 def describe_rate(d: int, n: int, confidence: float, max_length: int) -> str:
