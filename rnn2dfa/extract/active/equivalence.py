@@ -89,15 +89,12 @@ class PACOracle:
         sym, lens = pad_words(words)
         if self.prefixes:
             net = self.teacher.prefix_labels(sym, lens)
-            valid = (net >= 0)
-            self.counts = np.bincount(net[valid], minlength=self.teacher.n_outputs)
-            self.last_n = int(valid.sum())
-        else:
-            labels = self.teacher.labels_padded(sym, lens)
+        else:  # the words' own labels only (never a Mealy target's: its prefixes count)
             net = np.full((lens.size, int(lens.max(initial=0)) + 1), -1, dtype=np.int64)
-            net[np.arange(lens.size), lens] = labels
-            self.counts = np.bincount(labels[labels >= 0], minlength=self.teacher.n_outputs)
-            self.last_n = int(n)
+            net[np.arange(lens.size), lens] = self.teacher.labels_padded(sym, lens)
+        valid = net >= 0
+        self.counts = np.bincount(net[valid], minlength=self.teacher.n_outputs)
+        self.last_n = int(valid.sum())
         self.lengths = (int(lens.min(initial=0)), int(lens.max(initial=0)))
         bad = checks.wrong_at(hypothesis, net, sym, lens, self.prefixes)
         self.last_count = int((bad >= 0).sum())
@@ -460,16 +457,14 @@ class ExactOracle:
             return tuple(reversed(out))
 
         found: list[Word] = []
+        mealy = m.kind == "mealy"  # (a state's row of outputs: its first symbol giving o)
         for o in range(m.n_outputs):
-            if m.kind == "moore":
-                at = np.flatnonzero(m.labels[order] == o)
-                if at.size:
-                    found.append(word(int(order[at[0]])))
-            else:
-                at = np.flatnonzero((m.labels[order] == o).any(axis=1))
-                if at.size:
-                    q = int(order[at[0]])
-                    found.append(word(q) + (int(np.argmax(m.labels[q] == o)),))
+            hit = m.labels[order] == o
+            at = np.flatnonzero(hit.any(axis=1) if mealy else hit)
+            if at.size:
+                q = int(order[at[0]])
+                last = (int(np.argmax(m.labels[q] == o)),) if mealy else ()
+                found.append(word(q) + last)
         return found
 
     def confirm(self, groups: list[list[Word]]) -> tuple[list[Word], int]:
