@@ -46,12 +46,6 @@ class RareSearch:
     network_steps: int
 
 
-def _compact(model: Any) -> Any:
-    """A compiled network's view on unit indices (`models.index_view.OneHotView`), or None."""
-    view = getattr(model, "compact_view", None)
-    return view() if callable(view) else None
-
-
 def _is_view(model: Any) -> bool:
     """Whether `model` is a compiled network's compact view (`models.index_view`; not
     imported before a compiled network made one, and it imports torch)."""
@@ -187,7 +181,8 @@ def search_label(
         return RareSearch([], 0)
     # a compiled network is walked on unit indices: the same states and answers, O(1) a
     # row (its dense steps took 14 of 23 s of L* on a 300-state, 75-input Mealy network)
-    model = _compact(model) or model
+    view = getattr(model, "compact_view", None)  # (`models.index_view.OneHotView`)
+    model = (view() if callable(view) else None) or model
     score = label_score(model, target, label)
     found: dict[Word, None] = {}
     salt = [seed, 104729] if target == "dfa" else [seed, 104729, label]

@@ -90,14 +90,6 @@ def noun(target: str) -> str:
     return "DFA" if target == "dfa" else f"{target.capitalize()} machine"
 
 
-def class_name(target: str, outputs: Sequence[str], label: int) -> str:
-    """How a message names the words of one answer: "accepted" / "rejected" for a DFA,
-    "output 'x'" for a machine."""
-    if target == "dfa":
-        return DFA_OUTPUTS[int(label)]
-    return f"output {outputs[int(label)]!r}"
-
-
 @dataclass
 class Teacher:
     """A model answering labels through a cached oracle (`MembershipOracle`, or a
@@ -163,7 +155,11 @@ class Teacher:
         return self.oracle.stats
 
     def name(self, label: int) -> str:
-        return class_name(self.target, self.outputs, label)
+        """How a message names the words of one answer: "accepted" / "rejected" for a DFA,
+        "output 'x'" for a machine."""
+        if self.target == "dfa":
+            return DFA_OUTPUTS[int(label)]
+        return f"output {self.outputs[int(label)]!r}"
 
     def word(self, word: Word, keep: int = 120) -> str:
         """A word for a one-line message: its first `keep` symbols and its length when

@@ -889,10 +889,6 @@ class Run:
         point = curve.select(self.opts.select)
         return curve.front[point.round], point
 
-    def remaining(self, m: Machine) -> list[Word]:
-        """The set-aside disagreements the answer still has."""
-        return still_wrong(self.teacher, m, list(self.set_aside))
-
     def estimate_rate(self, m: Machine) -> None:
         """How often the network and the answer disagree, on a fresh sample of the checks'
         distribution sized to see about 30 disagreements (within `rate_words`)."""
@@ -929,7 +925,7 @@ class Run:
                 # the verdict describes the answer, on the words the last checks drew
                 for c in self.ran():
                     c.measure(m, again=True)
-            left = self.remaining(m)
+            left = still_wrong(t, m, list(self.set_aside))  # the set-aside ones still wrong
             if left and o.estimate_rate != "never" or o.estimate_rate == "always":
                 self.estimate_rate(m)
         m = m.minimize()

@@ -23,17 +23,12 @@ def wilson(d: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval of a rate observed as d of n."""
     if n <= 0:
         return 0.0, 1.0
-    z = _z(confidence)
+    z = NormalDist().inv_cdf((1 + confidence) / 2)  # two-sided: P(|Z| <= z) = confidence
     p = d / n
     den = 1 + z * z / n
     mid = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
     return max(0.0, mid - half), min(1.0, mid + half)
-
-
-def _z(confidence: float) -> float:
-    """Two-sided normal quantile: the z with P(|Z| <= z) = confidence."""
-    return NormalDist().inv_cdf((1 + confidence) / 2)
 
 
 def describe_rate(d: int, n: int, confidence: float, max_length: int) -> str:
