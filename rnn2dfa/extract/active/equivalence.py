@@ -265,10 +265,8 @@ class RefinementOracle:
         self.conclusive = False
         while True:
             deadline.check()
-            if own.expired():
-                self.inconclusive += 1
-                return []
             try:
+                own.check()  # (its own budget spent: no verdict this call)
                 found, word = self._explore(hypothesis, own)
             except TimeUp:
                 deadline.check()
