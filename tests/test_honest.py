@@ -22,7 +22,7 @@ from rnn2dfa.errors import InputError
 from rnn2dfa.extract import extract
 from rnn2dfa.extract.active.noise import wilson
 from rnn2dfa.extract.base import Evidence
-from rnn2dfa.extract.rare import rare_class, search_class
+from rnn2dfa.extract.rare import grow_edits, rare_labels, search_label
 from rnn2dfa.languages import get_language
 from rnn2dfa.models.acceptor import accepts
 from rnn2dfa.models.dfa_acceptor import DFAAcceptor
@@ -61,9 +61,9 @@ def test_wilson_interval_covers_the_rate() -> None:
 
 
 def test_rare_class_choice() -> None:
-    assert rare_class(np.zeros(1000, dtype=bool)) is True
-    assert rare_class(np.ones(1000, dtype=bool)) is False
-    assert rare_class(np.array([True, False] * 500)) is None
+    assert rare_labels(np.zeros(1000, dtype=np.int64), 2) == [1]  # accepted words are rare
+    assert rare_labels(np.ones(1000, dtype=np.int64), 2) == [0]
+    assert rare_labels(np.array([1, 0] * 500), 2) == []
 
 
 def test_noisy_acceptor_flips_about_its_rate() -> None:
@@ -83,7 +83,7 @@ def test_guided_search_finds_members_of_a_sparse_language() -> None:
     rng = np.random.default_rng(1)
     uniform = [tuple(rng.integers(0, 26, size=int(n))) for n in rng.integers(1, 30, size=2000)]
     assert accepts(net, uniform).mean() < 0.01  # members are rare among uniform words
-    found = search_class(net, True, 30, n_wanted=50, seed=0)
+    found = search_label(net, "dfa", 1, 30, n_wanted=50, seed=0)
     assert found.words and accepts(net, found.words).all()
     from rnn2dfa.automata.regex import regex_to_dfa
 
@@ -153,15 +153,14 @@ def test_kmeans_and_partition_get_the_rare_words_too() -> None:
 
 def test_rare_class_grows_from_edits_of_the_words_found() -> None:
     """The beam search returns few, similar words; edits of the shortest fill the class in."""
-    from rnn2dfa.extract.rare import grow_by_edits, search_class
-
     net, _ = load_model(EMAIL)
-    first = search_class(net, True, 30, n_wanted=40, seed=3)
-    grown = grow_by_edits(net, first, 30, n_wanted=200, seed=3)
-    assert len(grown.words) > len(first.words)
-    assert len(set(grown.words)) == len(grown.words)
-    assert all(len(w) <= 30 for w in grown.words)
-    assert accepts(net, grown.words).all()  # every word kept is of the class searched
+    first = search_label(net, "dfa", 1, 30, n_wanted=40, seed=3)
+    grown, _ = grow_edits(lambda cand: accepts(net, cand), first.words, len(net.alphabet), 30,
+                          np.random.default_rng([3, 7919]), n_wanted=200)
+    assert len(grown) > len(first.words)
+    assert len(set(grown)) == len(grown)
+    assert all(len(w) <= 30 for w in grown)
+    assert accepts(net, grown).all()  # every word kept is of the class searched
 
 
 def test_edit_words_makes_at_most_two_edits() -> None:

@@ -136,4 +136,4 @@ def test_prefix_trie_states_match_running_each_word() -> None:
     assert set(words) == expected
     padded, lengths = pad_words(words)
     assert torch.allclose(data.states, run_padded(net, padded, lengths), atol=1e-6)
-    assert (data.accept == (accept_logits(net, words) > 0)).all()
+    assert (data.labels == (accept_logits(net, words) > 0)).all()  # an acceptor: 1 accepts

@@ -128,7 +128,10 @@ def test_sifting_is_one_question_per_tree_level() -> None:
     h = teach(learner, truth)
     calls = learner.teacher.calls  # type: ignore[attr-defined]
     calls.clear()
-    again = learner.resift()  # KV's construction from scratch: every transition from the root
+    # KV's construction from scratch: every transition sifted again from the root
+    learner._target[: learner.n_states] = 0
+    learner._hyp = None
+    again = learner.hypothesis()
     assert again == h
     depth = learner.details()["tree_depth"]
     sifts = calls[: len(calls)]

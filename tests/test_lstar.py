@@ -173,7 +173,7 @@ def test_rivest_schapire_suffix_adds_a_state() -> None:
     assert cex[len(cex) - len(suffix) :] == suffix
     table = learner.table
     before = table.n_states
-    assert table.add_suffix(suffix)
+    assert table.add_suffixes([suffix]) == 1
     table.close()
     assert table.n_states > before
 

@@ -125,7 +125,10 @@ def extract(
         method, chosen = default_choice(loaded.acceptor)
         values = {**chosen, **values}
     if in_numpy(loaded.acceptor) and not get_method(method).numpy:
-        loaded = _in_torch(loaded)  # given loaded in numpy, for a method that steps torch
+        from rnn2dfa.models.loading import load_acceptor
+
+        # given loaded in numpy, for a method that steps torch: the file again, in torch
+        loaded = load_acceptor(loaded.path)
     if in_numpy(loaded.acceptor):
         from rnn2dfa.models.numpy_rnn import blas_threads
 
@@ -143,13 +146,6 @@ def extract(
         threads = measured_threads(loaded.acceptor)
     with torch_threads(None if threads is None else int(threads)):
         return _extract(loaded, method, options, progress, language, values)
-
-
-def _in_torch(loaded: Any) -> Any:
-    """A model file loaded in numpy, loaded again in torch (`models.loading`)."""
-    from rnn2dfa.models.loading import load_acceptor
-
-    return load_acceptor(loaded.path)
 
 
 def _extract(loaded: Any, method: str, options: Any, progress: Progress | None,

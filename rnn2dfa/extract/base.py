@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from rnn2dfa.errors import InputError
@@ -48,13 +48,6 @@ class ExtractOptions:
             raise InputError(f"the time limit must be a number >= 0, got {self.time_limit}")
         optional_count(self.max_states, "max_states")  # NaN and 2.5 refused, not "no cap"
         query_words(self.words)
-
-    def public(self) -> dict[str, Any]:
-        """The options as JSON-able data (the word list by its size)."""
-        out = asdict(self)
-        if out.get("words") is not None:
-            out["words"] = len(out["words"])
-        return out
 
 
 @dataclass(frozen=True)
@@ -235,10 +228,6 @@ class Evidence:
         if self.rejected == 0:
             return "rejected"
         return None
-
-    def missing(self, outputs: Sequence[str]) -> list[str]:
-        """The outputs the check never saw."""
-        return [o for o in outputs if self.per_output.get(o, 0) == 0]
 
     def describe(self) -> str:
         if self.words == 0:

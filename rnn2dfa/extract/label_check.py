@@ -129,26 +129,23 @@ def check_language(model: Any, name: str, seed: int = 0) -> LabelCheck | None:
                  for n in LANGUAGE_LENGTHS for _ in range(LANGUAGE_PER_LENGTH)]
         from rnn2dfa.words import pad_words
 
-        sym, lens = pad_words(words)  # the language's symbol indices
-        truth = machine.last_labels(sym, lens)
+        truth = machine.last_labels(*pad_words(words))  # (the language's symbol indices)
         index = np.array([names.index(str(o)) for o in machine.outputs])
         want = np.where(truth >= 0, index[np.maximum(truth, 0)], -1)
-        to_net = [alphabet.index(a) for a in lang.alphabet]
-        words = [tuple(to_net[x] for x in w) for w in words]
-        return _compare(model, words, want, source, name)
-    if name not in language_names():
-        return None
-    from rnn2dfa.languages import get_language
-    from rnn2dfa.languages.sampling import balanced_sample
+    else:
+        if name not in language_names():
+            return None
+        from rnn2dfa.languages import get_language
+        from rnn2dfa.languages.sampling import balanced_sample
 
-    lang = get_language(name)
-    if sorted(lang.alphabet) != sorted(alphabet):
-        return None
-    words, members = balanced_sample(lang, LANGUAGE_LENGTHS, LANGUAGE_PER_LENGTH, rng)
+        lang = get_language(name)
+        if sorted(lang.alphabet) != sorted(alphabet):
+            return None
+        words, members = balanced_sample(lang, LANGUAGE_LENGTHS, LANGUAGE_PER_LENGTH, rng)
+        want = members.astype(np.int64)
     # the language's symbols by name in the network's order (a swapped order is the point)
     to_net = [alphabet.index(a) for a in lang.alphabet]
-    words = [tuple(to_net[x] for x in w) for w in words]
-    return _compare(model, words, members.astype(np.int64), source, name)
+    return _compare(model, [tuple(to_net[x] for x in w) for w in words], want, source, name)
 
 
 def _word_answers(model: Any, words: Sequence[Word]) -> np.ndarray:

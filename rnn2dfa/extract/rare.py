@@ -17,7 +17,7 @@ within their depth.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,18 +39,11 @@ RARE_SHARE = 0.01
 
 @dataclass
 class RareSearch:
-    """What the search found: words the network answers as `wanted`, and its effort."""
+    """What the search found: words the network gives the label searched for, and its
+    effort."""
 
-    wanted: int  # the label searched for (a DFA target: 1 accepted, 0 rejected)
     words: list[Word]
     network_steps: int
-    depth: int  # deepest level explored
-
-
-def _compact(model: Any) -> Any:
-    """A compiled network's view on unit indices (`models.index_view.OneHotView`), or None."""
-    view = getattr(model, "compact_view", None)
-    return view() if callable(view) else None
 
 
 def _is_view(model: Any) -> bool:
@@ -75,13 +68,6 @@ def _keys(acceptor: Acceptor, states: Any, middle: float) -> np.ndarray:
     return np.array([row.tobytes() for row in bits], dtype=object)
 
 
-def _unseen(keys: np.ndarray, seen: np.ndarray | set[Any]) -> np.ndarray:
-    """Whether each key is outside `seen` (a sorted uint64 array, or a set of keys)."""
-    if isinstance(seen, np.ndarray):
-        return ~np.isin(keys, seen)
-    return np.array([key not in seen for key in keys.tolist()], dtype=bool)
-
-
 def _word(back: list[tuple[np.ndarray, np.ndarray]], depth: int, row: int) -> Word:
     """The word of beam row `row` at `depth`: its symbols read back through each depth's
     parents (`back[d - 1]`: the parent rows and symbols of depth d's beam)."""
@@ -97,39 +83,23 @@ def _word(back: list[tuple[np.ndarray, np.ndarray]], depth: int, row: int) -> Wo
 Score = Callable[[Any], tuple[np.ndarray, np.ndarray]]
 
 
-def guided_beam(
-    model: Acceptor,
-    score_fn: Score,
-    max_length: int,
-    rng: np.random.Generator,
-    *,
-    found: dict[Word, None],
-    n_wanted: int = 200,
-    beam: int = 256,
-    deadline: Deadline | None = None,
-) -> tuple[list[Word], int, int]:
-    """The beam search of the module docstring, for any wanted answer: `score_fn` scores
-    the states reached (higher: closer to the wanted answer) and says which give it.
-    `found` holds what is already known (the empty word). (words found, network steps,
-    deepest level explored)."""
-    with no_grad(model):
-        return _guided_beam(model, score_fn, max_length, rng, found, n_wanted, beam, deadline)
-
-
-def _guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.random.Generator,
-                 found: dict[Word, None], n_wanted: int, beam: int,
-                 deadline: Deadline | None) -> tuple[list[Word], int, int]:
+def guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.random.Generator,
+                found: dict[Word, None], n_wanted: int, beam: int,
+                deadline: Deadline | None) -> tuple[list[Word], int]:
+    """The beam search of the module docstring, for any wanted answer (under the caller's
+    no-grad): `score_fn` scores the states reached (higher: closer to the wanted answer)
+    and says which give it. `found` holds what is already known (the empty word). (words
+    found, network steps)."""
     k = len(model.alphabet)
     space = state_space(model.net if _is_view(model) else model)
     middle = 0.0 if space.low is None or space.high is None else (space.low + space.high) / 2
     states = model.initial_state(1)
     start = _keys(model, states, middle)
-    seen: np.ndarray | set[Any] = np.unique(start) if start.dtype != object else set(
-        start.tolist())
+    seen: set[Any] = set(start.tolist())  # the regions reached
     back: list[tuple[np.ndarray, np.ndarray]] = []  # the beam's parents and symbols by depth
     steps = 0
     xp = states_of(states)  # the network's state type: tensors, or numpy arrays
-    depth, first_hit = 0, (0 if found else None)
+    first_hit = 0 if found else None
     for depth in range(1, max_length + 1):
         if len(found) >= n_wanted or (deadline is not None and deadline.expired()):
             break
@@ -148,7 +118,8 @@ def _guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.rand
         for i in rng.permutation(hits)[: n_wanted - len(found)]:
             found.setdefault(_word(back, depth - 1, int(parent[i])) + (int(symbol[i]),), None)
         keys = _keys(model, nxt, middle)
-        new = _unseen(keys, seen)
+        new = np.fromiter((key not in seen for key in keys.tolist()), dtype=bool,
+                          count=keys.size)
         # One candidate per new region (the best-scoring), then the best of the rest, then a
         # random share; the beam is shared so that every depth costs at most beam * k steps.
         order = np.lexsort((-score, ~new))
@@ -165,13 +136,10 @@ def _guided_beam(model: Acceptor, score_fn: Score, max_length: int, rng: np.rand
         n_rand = min(rest.size, beam - len(chosen) - best.size)
         pick = np.concatenate([chosen.astype(np.int64), best,
                                rng.choice(rest, n_rand, replace=False) if n_rand else rest[:0]])
-        if isinstance(seen, np.ndarray):
-            seen = np.union1d(seen, keys[pick])
-        else:
-            seen.update(keys[pick].tolist())
+        seen.update(keys[pick].tolist())
         states = xp.take(nxt, pick.astype(np.int64))
         back.append((parent[pick], symbol[pick]))
-    return list(found), steps, depth
+    return list(found), steps
 
 
 def label_score(model: Any, target: str, label: int) -> Score:
@@ -210,25 +178,20 @@ def search_label(
     `label`, found by the guided beam search of the module docstring (a Mealy label needs a
     symbol: never the empty word)."""
     if not hasattr(model, "step"):  # a whole-word classifier: no prefixes to walk
-        return RareSearch(label, [], 0, 0)
+        return RareSearch([], 0)
     # a compiled network is walked on unit indices: the same states and answers, O(1) a
     # row (its dense steps took 14 of 23 s of L* on a 300-state, 75-input Mealy network)
-    model = _compact(model) or model
+    view = getattr(model, "compact_view", None)  # (`models.index_view.OneHotView`)
+    model = (view() if callable(view) else None) or model
     score = label_score(model, target, label)
     found: dict[Word, None] = {}
+    salt = [seed, 104729] if target == "dfa" else [seed, 104729, label]
     with no_grad(model):
         if target != "mealy" and bool(score(model.initial_state(1))[1][0]):
             found[()] = None
-    salt = [seed, 104729] if target == "dfa" else [seed, 104729, label]
-    words, steps, depth = guided_beam(model, score, max_length, np.random.default_rng(salt),
-                                      found=found, n_wanted=n_wanted, beam=beam,
-                                      deadline=deadline)
-    return RareSearch(label, words, steps, depth)
-
-
-def search_class(acceptor: Acceptor, wanted: bool, max_length: int, **kw: Any) -> RareSearch:
-    """`search_label` for an acceptor's accepted (True) or rejected words."""
-    return search_label(acceptor, "dfa", int(wanted), max_length, **kw)
+        words, steps = guided_beam(model, score, max_length, np.random.default_rng(salt), found,
+                                   n_wanted, beam, deadline)
+    return RareSearch(words, steps)
 
 
 def grow_edits(
@@ -267,24 +230,18 @@ def grow_edits(
         ok = np.asarray(gives(cand), dtype=bool)
         steps += int(sum(len(w) for w in cand))
         have.update(dict.fromkeys(w for w, a in zip(cand, ok.tolist(), strict=True) if a))
-    words = sorted(have, key=lambda w: (len(w), w))
-    if len(words) > n_wanted:  # the shortest half, and an even spread over the rest
-        half = n_wanted // 2
-        rest = words[half:]
-        words = words[:half] + [rest[i] for i in np.linspace(0, len(rest) - 1,
-                                                               n_wanted - half).astype(int)]
-    return words, steps
+    return shortest_and_spread(have, n_wanted), steps
 
 
-def grow_by_edits(acceptor: Acceptor, found: RareSearch, max_length: int, *,
-                  n_wanted: int = 200, seed: int = 0) -> RareSearch:
-    """More of an acceptor's rare class from its neighbourhood (`grow_edits`)."""
-    from rnn2dfa.models.acceptor import accepts
-
-    words, steps = grow_edits(lambda cand: accepts(acceptor, cand) == bool(found.wanted),
-                              found.words, len(acceptor.alphabet), max_length,
-                              np.random.default_rng([seed, 7919]), n_wanted=n_wanted)
-    return RareSearch(found.wanted, words, steps, found.depth)
+def shortest_and_spread(words: Iterable[Word], n: int) -> list[Word]:
+    """The words shortest first, at most `n` of them: the shortest half, and an even spread
+    over the rest."""
+    words = sorted(words, key=lambda w: (len(w), w))
+    if len(words) <= n:
+        return words
+    half = n // 2
+    rest = words[half:]
+    return words[:half] + [rest[i] for i in np.linspace(0, len(rest) - 1, n - half).astype(int)]
 
 
 def rare_labels(labels: np.ndarray, n_outputs: int, share: float = RARE_SHARE) -> list[int]:
@@ -293,13 +250,6 @@ def rare_labels(labels: np.ndarray, n_outputs: int, share: float = RARE_SHARE) -
     total = max(int(counts.sum()), 1)
     rare = np.flatnonzero(counts < share * total)
     return rare[np.argsort(counts[rare], kind="stable")].tolist()
-
-
-def rare_class(answers: np.ndarray, threshold: float = RARE_SHARE) -> bool | None:
-    """An acceptor's class to search for: True (accepted) when under `threshold` of
-    `answers` accept, False when over 1 - threshold do, None when both are common enough."""
-    rare = rare_labels(np.asarray(answers, dtype=np.int64), 2, threshold)
-    return None if not rare else bool(rare[0])
 
 
 @dataclass
@@ -323,6 +273,24 @@ class Rare:
         return [w for ws in self.found.values() for w in ws]
 
 
+def uniform_rare(gives: Callable[[list[Word]], np.ndarray], n_outputs: int, k: int,
+                 max_length: int, seed: int, n_uniform: int = 2000) -> Rare:
+    """How `n_uniform` uniform words of lengths up to `max_length` split among the answers
+    (`gives(words)` -> labels), and which answers are rare among them (`searched`), or,
+    when none is, among the longer half of them (`long_rare`)."""
+    from rnn2dfa.words import uniform_word_list
+
+    rng = np.random.default_rng([seed, 15485863])
+    words = uniform_word_list(rng, k, n_uniform, 0, max_length)
+    labels = np.asarray(gives(words), dtype=np.int64)
+    rare = Rare(np.bincount(labels[labels >= 0], minlength=n_outputs)[:n_outputs])
+    rare.searched = rare_labels(labels, n_outputs)
+    if not rare.searched and max_length >= 2:
+        long = np.array([len(w) > max_length // 2 for w in words])
+        rare.long_rare = rare_labels(labels[long], n_outputs)
+    return rare
+
+
 def find_rare(
     model: Any,
     target: str,
@@ -337,20 +305,11 @@ def find_rare(
     """Label uniform words (`gives(words)` -> labels); search for every answer under
     RARE_SHARE of them with the network's guidance, grow what was found by edits, and keep
     apart what is only scattered exceptions."""
-    from rnn2dfa.words import uniform_word_list
-
     n_outputs = 2 if target == "dfa" else len(model.outputs)
-    rng = np.random.default_rng([seed, 15485863])
-    words = uniform_word_list(rng, len(model.alphabet), n_uniform, 0, max_length)
-    labels = np.asarray(gives(words), dtype=np.int64)
-    rare = Rare(np.bincount(labels[labels >= 0], minlength=n_outputs)[:n_outputs])
-    if not hasattr(model, "step"):
-        return rare
-    rare.searched = rare_labels(labels, n_outputs)
-    if not rare.searched and max_length >= 2:
-        long = np.array([len(w) > max_length // 2 for w in words])
-        rare.long_rare = rare_labels(labels[long], n_outputs)
     k = len(model.alphabet)
+    rare = uniform_rare(gives, n_outputs, k, max_length, seed, n_uniform)
+    if not hasattr(model, "step"):
+        return Rare(rare.uniform)
     for label in rare.searched:
         if deadline is not None:
             deadline.check()

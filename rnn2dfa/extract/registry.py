@@ -248,11 +248,6 @@ _LEARNER = {"whole_words": _learner_whole_words, "language_words": _learner_lang
 #: name -> Method, in the order `--method` lists them.
 METHODS: dict[str, Method] = {}
 
-#: Modules that register methods when imported (imported on the first listing or look-up
-#: of an unknown name), e.g. "rnn2dfa.pdfa.methods".
-PROVIDERS: list[str] = []
-_loaded: set[str] = set()
-
 
 def register(method: Method) -> Method:
     """Add a method (a name already registered is refused: unregister it first)."""
@@ -277,20 +272,12 @@ def registered(method: Method) -> Iterator[Method]:
         unregister(method.name)
 
 
-def _load_providers() -> None:
-    for module in PROVIDERS:
-        if module not in _loaded:
-            _loaded.add(module)
-            importlib.import_module(module)
-    if "pdfa" not in _loaded:
-        _loaded.add("pdfa")
-        _register_pdfa_methods()
-
-
+@functools.cache
 def _register_pdfa_methods() -> None:
     """Weighted L*, spectral and n-grams (rnn2dfa.pdfa.methods), registered beside the DFA
-    methods with their own options dataclasses: `extract --method wlstar` finds them here.
-    (extract imports pdfa, never the other way round.)"""
+    methods with their own options dataclasses, once, on the first listing or look-up of an
+    unknown name: `extract --method wlstar` finds them here. (extract imports pdfa, never
+    the other way round.)"""
     from rnn2dfa.pdfa.methods import PDFA_METHODS, extract_pdfa
 
     for spec in PDFA_METHODS.values():
@@ -307,7 +294,7 @@ def method_names(family: str | None = None, *, trained: bool = False,
                  target: str | None = None) -> tuple[str, ...]:
     """Registered names, of one family ("automaton", "pdfa"; None: all); `trained`: only
     those that run on gradient-trained networks; `target`: only those that extract it."""
-    _load_providers()
+    _register_pdfa_methods()
     return tuple(n for n, m in METHODS.items()
                  if (family is None or m.family == family)
                  and (target is None or target in m.targets)
@@ -317,7 +304,7 @@ def method_names(family: str | None = None, *, trained: bool = False,
 def get_method(name: str) -> Method:
     """The registered method (InputError naming the known ones)."""
     if name not in METHODS:
-        _load_providers()
+        _register_pdfa_methods()
     if name not in METHODS:
         raise InputError(f"unknown extraction method {name!r} (known: {', '.join(METHODS)})",
                          param="method")
@@ -408,6 +395,6 @@ for _m in (
 ):
     register(_m)
 
-__all__ = ["FAMILIES", "METHODS", "NEEDS", "PROVIDERS", "TARGETS", "ExtractOptions", "Method",
+__all__ = ["FAMILIES", "METHODS", "NEEDS", "TARGETS", "ExtractOptions", "Method",
            "check_budget", "for_trained_networks", "get_method", "is_batch_classifier",
            "method_names", "plan_options", "register", "registered", "unregister"]

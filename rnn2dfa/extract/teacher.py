@@ -72,12 +72,22 @@ def table_automaton(model: Any, transitions: np.ndarray, state_labels: np.ndarra
                    transitions, labels, start)
 
 
-def class_name(target: str, outputs: Sequence[str], label: int) -> str:
-    """How a message names the words of one answer: "accepted" / "rejected" for a DFA,
-    "output 'x'" for a machine."""
-    if target == "dfa":
-        return DFA_OUTPUTS[int(label)]
-    return f"output {outputs[int(label)]!r}"
+def read_off(model: Any, view: Any) -> Machine:
+    """The automaton of a compiled network's compact view (`view.table()`: each unit's
+    successors and answer): the units reachable from unit 0, numbered breadth-first, as
+    `table_automaton`."""
+    from rnn2dfa.automata.minimize import bfs_order
+
+    nxt, answers = view.table()
+    order = bfs_order(nxt, 0)
+    index = np.full(nxt.shape[0], -1, dtype=np.int64)
+    index[order] = np.arange(order.size)
+    return table_automaton(model, index[nxt[order]], np.asarray(answers)[order].astype(np.int64))
+
+
+def noun(target: str) -> str:
+    """How messages name the automaton of a target: "DFA", "Moore machine", "Mealy machine"."""
+    return "DFA" if target == "dfa" else f"{target.capitalize()} machine"
 
 
 @dataclass
@@ -102,18 +112,15 @@ class Teacher:
         oracle = membership
         if oracle is None:
             from rnn2dfa.extract.registry import is_batch_classifier
+            from rnn2dfa.oracle import MembershipOracle
 
             if is_batch_classifier(model):  # answers whole words only
                 from rnn2dfa.oracle.black_box import ClassifierOracle
 
                 oracle = ClassifierOracle(model)
             elif target == "dfa":
-                from rnn2dfa.oracle import MembershipOracle
-
                 oracle = MembershipOracle(model)
             else:
-                from rnn2dfa.oracle import MembershipOracle
-
                 width = int(model.initial_state(1).shape[1])
                 oracle = MembershipOracle(
                     model, labels=True, max_cache_bytes=WIDE_CACHE_BYTES,
@@ -123,8 +130,7 @@ class Teacher:
                     # its network's width: 256-row walks made a 301-state, 75-input
                     # machine's questions 128 times as many trie walks and steps
                     oracle.chunk_size = COMPACT_WALK_ROWS
-        outputs = DFA_OUTPUTS if target == "dfa" else tuple(model.outputs)
-        return cls(model, oracle, target, tuple(model.alphabet), outputs)
+        return cls(model, oracle, target, tuple(model.alphabet), outputs_of(model))
 
     # ------------------------------------------------------------------ what it is
     @property
@@ -149,7 +155,11 @@ class Teacher:
         return self.oracle.stats
 
     def name(self, label: int) -> str:
-        return class_name(self.target, self.outputs, label)
+        """How a message names the words of one answer: "accepted" / "rejected" for a DFA,
+        "output 'x'" for a machine."""
+        if self.target == "dfa":
+            return DFA_OUTPUTS[int(label)]
+        return f"output {self.outputs[int(label)]!r}"
 
     def word(self, word: Word, keep: int = 120) -> str:
         """A word for a one-line message: its first `keep` symbols and its length when
@@ -255,14 +265,11 @@ class Teacher:
             n = int(live[t])
             if shared:
                 key = group[:n] * k + sym_t[t, :n]  # (prefix, symbol): the next prefix
-                seen = np.zeros(int(key.max()) + 1, dtype=bool)
-                seen[key] = True
-                distinct = np.flatnonzero(seen)
-                number = np.cumsum(seen) - 1  # each distinct key's row in the new states
+                # each row's distinct key, its row in the new states
+                distinct, group[:n] = np.unique(key, return_inverse=True)
                 state = model.step(xp.take(state, distinct // k), xp.index(distinct % k))
                 steps += distinct.size
                 labels = decisions(model, state)
-                group[:n] = number[key]
                 got[:n, t + 1] = labels[group[:n]]
                 if distinct.size == n:  # all distinct: from here on a row a word
                     state = xp.take(state, group[:n])

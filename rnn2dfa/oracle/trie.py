@@ -67,7 +67,50 @@ class _Positions:
     trace_off: np.ndarray | None = None  # (T+1, B) answers of off-trie prefixes, else -1
 
 
-class MembershipOracle:
+class Queries:
+    """The questions every oracle answers, read from its three label methods
+    (`labels_padded`, `prefix_labels_padded`, `label_table`): a list of words' labels, and
+    the bool membership queries (label 1 accepts)."""
+
+    def labels_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def prefix_labels_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def label_table(self, prefixes: Sequence[Sequence[int]],
+                    suffixes: Sequence[Sequence[int]]) -> np.ndarray:
+        raise NotImplementedError
+
+    def labels(self, words: Sequence[Sequence[int]]) -> np.ndarray:
+        """int16 answers (accept bits or labels) for a list of words of symbol indices."""
+        if len(words) == 0:
+            return np.zeros(0, dtype=np.int16)
+        return self.labels_padded(*pad_words(words))
+
+    def query(self, words: Sequence[Sequence[int]]) -> np.ndarray:
+        """Bool answers (accept_logit > 0) for a list of words of symbol indices."""
+        return self.labels(words) == 1
+
+    def accepts(self, word: Sequence[int]) -> bool:
+        """One word (prefer `query` for many)."""
+        return bool(self.query([word])[0])
+
+    def query_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """Bool answers for a padded batch (`symbols` (B, T) ints, `lengths` (B,))."""
+        return self.labels_padded(symbols, lengths) == 1
+
+    def query_prefixes_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+        """(B, T+1) bool answers for every prefix of every word (False past a word's end)."""
+        return self.prefix_labels_padded(symbols, lengths) == 1
+
+    def query_table(self, prefixes: Sequence[Sequence[int]],
+                    suffixes: Sequence[Sequence[int]]) -> np.ndarray:
+        """(len(prefixes), len(suffixes)) bool answers for every concatenation p·s."""
+        return self.label_table(prefixes, suffixes) == 1
+
+
+class MembershipOracle(Queries):
     """Answers membership queries (accept_logit > 0) for batches of words, caching states.
 
     Given `readout` (a labeller's `labels_of`), it answers labels instead: the `labels*` and
@@ -513,10 +556,6 @@ class MembershipOracle:
             out[sl] = self._answers(pos)
         return out
 
-    def query_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """Bool answers for a padded batch (`symbols` (B, T) ints, `lengths` (B,))."""
-        return self.labels_padded(symbols, lengths) == 1
-
     def prefix_labels_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """(B, T+1) answers for every prefix of every word (column j: the first j symbols);
         -1 past a word's end.
@@ -543,25 +582,6 @@ class MembershipOracle:
             out[sl] = np.where(valid, ans, -1).T
             self.stats.queries += int(valid.sum())
         return out
-
-    def query_prefixes_padded(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-        """(B, T+1) bool answers for every prefix of every word (False past a word's end)."""
-        return self.prefix_labels_padded(symbols, lengths) == 1
-
-    def labels(self, words: Sequence[Sequence[int]]) -> np.ndarray:
-        """int16 answers (accept bits or labels) for a list of words of symbol indices."""
-        if len(words) == 0:
-            return np.zeros(0, dtype=np.int16)
-        padded, lengths = pad_words(words)
-        return self.labels_padded(padded, lengths)
-
-    def query(self, words: Sequence[Sequence[int]]) -> np.ndarray:
-        """Bool answers (accept_logit > 0) for a list of words of symbol indices."""
-        return self.labels(words) == 1
-
-    def accepts(self, word: Sequence[int]) -> bool:
-        """One word (prefer `query` for many)."""
-        return bool(self.query([word])[0])
 
     def states(self, words: Sequence[Sequence[int]]) -> Tensor:
         """(B, state_dim) final network states of the words (full state, not just observable)."""
@@ -612,12 +632,6 @@ class MembershipOracle:
         for r0, r1, ans in self._product(prefixes, suffixes, False):
             out[r0:r1] = ans
         return out
-
-    def query_table(
-        self, prefixes: Sequence[Sequence[int]], suffixes: Sequence[Sequence[int]]
-    ) -> np.ndarray:
-        """(len(prefixes), len(suffixes)) bool answers for every concatenation p·s."""
-        return self.label_table(prefixes, suffixes) == 1
 
     def states_table(
         self, prefixes: Sequence[Sequence[int]], suffixes: Sequence[Sequence[int]]

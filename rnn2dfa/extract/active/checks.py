@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from rnn2dfa.automata.machine import Machine
+from rnn2dfa.extract.rare import shortest_and_spread
 from rnn2dfa.extract.teacher import Teacher
 from rnn2dfa.extract.timing import Deadline
-from rnn2dfa.words import Word, pad_words, unpad
+from rnn2dfa.words import Word, mix, pad_words, uniform_word_list, unpad
 
 #: Hypotheses of more states x outputs x longest length than this are not sampled output by
 #: output (a float count per state, output and length): 461 words of each class of a
@@ -38,6 +39,14 @@ OWN_WORDS_BUDGET = 2_000_000
 MEMBERS_KEPT = 200
 
 
+def uniform_and_pool(rng: np.random.Generator, n: int, k: int, top: int,
+                     pool: list[Word]) -> list[Word]:
+    """n words of lengths 0..top: uniform, or with a pool (the words that matter) half
+    uniform and half the pool's words with their edits (`words.mix`)."""
+    m = n // 2 if pool else 0
+    return uniform_word_list(rng, k, n - m, 0, top) + mix(rng, pool, m, k, top)
+
+
 def words_needed(epsilon: float, delta: float) -> int:
     """Words of one answer a check needs: with none wrong among n = ln(1/δ)/ε of them, its
     disagreement rate is below ε with confidence 1 - δ ((1-ε)^n <= δ)."""
@@ -45,6 +54,42 @@ def words_needed(epsilon: float, delta: float) -> int:
 
 
 # ---------------------------------------------------------------------------- own words
+#: machines whose counts and tables of choices are kept (a final round asks them three times)
+KEPT_COUNTS = 2
+
+
+class _Kept:
+    """Arrays computed for the last `KEPT_COUNTS` machines (weak references), latest first."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[weakref.ref[Machine], np.ndarray]] = []
+
+    def get(self, m: Machine) -> np.ndarray | None:
+        return next((v for ref, v in self.items if ref() is m), None)
+
+    def put(self, m: Machine, value: np.ndarray) -> None:
+        others = [(ref, v) for ref, v in self.items if ref() is not None and ref() is not m]
+        self.items = [(weakref.ref(m), value), *others[: KEPT_COUNTS - 1]]
+
+
+_last_counts = _Kept()  # `_counts`
+_last_choices = _Kept()  # `_choices`
+
+
+def _shortest_counts(m: Machine) -> tuple[int, np.ndarray]:
+    """The shortest words with an answer, counted from each state by answer: (their length,
+    (states, outputs) counts): the empty word's (Moore: the state's output), or each
+    symbol's (Mealy: the transition's own output)."""
+    n = m.n_states
+    c = np.zeros((n, m.n_outputs))
+    if m.kind == "moore":
+        c[np.arange(n), m.labels] = 1.0
+        return 0, c
+    for a in range(m.n_symbols):
+        np.add.at(c, (np.arange(n), m.labels[:, a]), 1.0)
+    return 1, c
+
+
 def _counts(m: Machine, hi: int) -> np.ndarray:
     """(hi+1, states, outputs) float counts of the words of each length from each state whose
     answer (last label) is each output, each (length, output) column scaled by its largest
@@ -53,39 +98,26 @@ def _counts(m: Machine, hi: int) -> np.ndarray:
     The last `KEPT_COUNTS` machines' counts are kept (a length's row depends on the row
     before only): a final round asks them three times, for PAC, the sampled lengths and the
     longer words, and a compiled network's read-off is drawn from between rounds."""
-    global _last_counts
-    kept = next(((ref, c) for ref, c in _last_counts if ref() is m), None)
-    if kept is not None and kept[1].shape[0] > hi:
-        return kept[1][: hi + 1]
-    n, r = m.n_states, m.n_outputs
+    kept = _last_counts.get(m)
+    if kept is not None and kept.shape[0] > hi:
+        return kept[: hi + 1]
     trans = np.asarray(m.transitions)
-    out = np.zeros((hi + 1, n, r))
-    if m.kind == "moore":
-        out[0, np.arange(n), m.labels] = 1.0
-        first = 1
-    elif hi >= 1:
-        for a in range(m.n_symbols):  # one-symbol words: the transition's own output
-            np.add.at(out[1], (np.arange(n), m.labels[:, a]), 1.0)
-        first = 2
-    else:
+    out = np.zeros((hi + 1, m.n_states, m.n_outputs))
+    first, base = _shortest_counts(m)
+    if first > hi:
         return out
-    top = out.max(axis=1, keepdims=True)
-    out = np.divide(out, top, out=out, where=top > 0)
-    if kept is not None and kept[1].shape[0] > first:
-        out[: kept[1].shape[0]] = kept[1]  # go on from the rows computed before
-        first = kept[1].shape[0]
+    top = base.max(axis=0, keepdims=True)
+    out[first] = np.divide(base, top, out=base, where=top > 0)
+    first += 1
+    if kept is not None and kept.shape[0] > first:
+        out[: kept.shape[0]] = kept  # go on from the rows computed before
+        first = kept.shape[0]
     for length in range(first, hi + 1):
         c = out[length - 1][trans].sum(axis=1)
         top = c.max(axis=0, keepdims=True)
         out[length] = np.divide(c, top, out=c, where=top > 0)
-    others = [(ref, c) for ref, c in _last_counts if ref() is not None and ref() is not m]
-    _last_counts = [(weakref.ref(m), out), *others[: KEPT_COUNTS - 1]]
+    _last_counts.put(m, out)
     return out
-
-
-#: the last machines counted by `_counts` (weak references) and their counts, latest first
-KEPT_COUNTS = 2
-_last_counts: list[tuple[weakref.ref[Machine], np.ndarray]] = []
 
 
 def own_words(m: Machine, lo: int, hi: int, n: int | np.ndarray,
@@ -180,11 +212,10 @@ def _choices(m: Machine, counts: np.ndarray, width: int) -> np.ndarray | None:
     q·r + o: what `own_words` reads a step with one gather instead of computing (the same
     numbers, so the same words); None past `CHOICE_TABLE` entries. Kept with the machine's
     counts (the sampled lengths' check, then the longer words' extend it)."""
-    global _last_choices
     n, r, k = m.n_states, m.n_outputs, m.n_symbols
     if width * n * r * k > CHOICE_TABLE:
         return None
-    kept = next((c for ref, c in _last_choices if ref() is m), None)
+    kept = _last_choices.get(m)
     have = 0 if kept is None else kept.shape[0] // (n * r)
     if have >= width:
         return kept[: width * n * r]
@@ -192,13 +223,8 @@ def _choices(m: Machine, counts: np.ndarray, width: int) -> np.ndarray | None:
     rem, q, o = rows // (n * r) + 1, (rows // r) % n, rows % r
     more = _choice_rows(m, counts, (rem - 1) * (n * r) + o, q, rem, o)
     table = more if kept is None else np.concatenate([kept, more])
-    others = [(ref, c) for ref, c in _last_choices if ref() is not None and ref() is not m]
-    _last_choices = [(weakref.ref(m), table), *others[: KEPT_COUNTS - 1]]
+    _last_choices.put(m, table)
     return table
-
-
-#: the last machines' tables of choices (`_choices`), latest first
-_last_choices: list[tuple[weakref.ref[Machine], np.ndarray]] = []
 
 
 def class_sizes(m: Machine, lo: int, hi: int) -> dict[int, int | None]:
@@ -206,18 +232,12 @@ def class_sizes(m: Machine, lo: int, hi: int) -> dict[int, int | None]:
     than 2^53); {} when the machine is too big to count."""
     if m.n_states * m.n_outputs * max(hi, 1) > OWN_WORDS_BUDGET or hi > 400:
         return {}
-    n, r, trans = m.n_states, m.n_outputs, np.asarray(m.transitions)
-    c = np.zeros((n, r))
-    total = np.zeros(r)
+    trans = np.asarray(m.transitions)
+    first, c = _shortest_counts(m)
+    total = np.zeros(m.n_outputs)
     with np.errstate(over="ignore", invalid="ignore"):
-        for length in range(hi + 1):
-            if length == 0:
-                if m.kind == "moore":
-                    c[np.arange(n), m.labels] = 1.0
-            elif length == 1 and m.kind == "mealy":
-                for a in range(m.n_symbols):
-                    np.add.at(c, (np.arange(n), m.labels[:, a]), 1.0)
-            else:
+        for length in range(first, hi + 1):
+            if length > first:
                 c = c[trans].sum(axis=1)
             if length >= lo:
                 total += c[m.start]
@@ -240,6 +260,12 @@ def wrong_at(hyp: Machine, net: np.ndarray, symbols: np.ndarray, lengths: np.nda
         last = diff[at, lengths]
         return np.where(last, lengths, -1)
     return np.where(diff.any(axis=1), diff.argmax(axis=1), -1)
+
+
+def first_wrong(words: list[Word], bad: np.ndarray, keep: int = 50) -> list[Word]:
+    """The shortest distinct wrong prefixes of `words` (`bad`: `wrong_at`'s), at most `keep`."""
+    found = {words[i][: bad[i]] for i in np.flatnonzero(bad >= 0).tolist()}
+    return sorted(found, key=lambda w: (len(w), w))[:keep]
 
 
 @dataclass
@@ -378,20 +404,12 @@ class Check:
         rec.tally = Tally(np.bincount(lab, minlength=r)[:r],
                           np.bincount(lab[bad[draws] >= 0], minlength=r)[:r])
         rec.distinct = np.bincount(labels, minlength=r)[:r]
-        wrong = np.flatnonzero(bad >= 0)
-        rec.wrong_words = sorted({distinct[i][: bad[i]] for i in wrong.tolist()},
-                                 key=lambda w: (len(w), w))[:50]
+        rec.wrong_words = first_wrong(distinct, bad)
         rec.hypothesis = hypothesis
         self.seen.update(np.unique(labels).tolist())
         for o in np.unique(labels).tolist():
             have = self.members.setdefault(o, [])
             fresh = [distinct[i] for i in np.flatnonzero(labels == o)[:MEMBERS_KEPT].tolist()
                      if len(distinct[i]) >= 2]
-            merged = sorted(set(have) | set(fresh), key=lambda w: (len(w), w))
-            if len(merged) > MEMBERS_KEPT:  # the shortest half, and a spread over the rest
-                half = MEMBERS_KEPT // 2
-                rest = merged[half:]
-                merged = merged[:half] + [rest[i] for i in
-                                          np.linspace(0, len(rest) - 1, half).astype(int)]
-            self.members[o] = merged
+            self.members[o] = shortest_and_spread(set(have) | set(fresh), MEMBERS_KEPT)
         return rec

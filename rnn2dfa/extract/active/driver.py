@@ -39,12 +39,11 @@ from rnn2dfa.extract.active.equivalence import (
     ExactOracle,
     PACOracle,
     RefinementOracle,
-    first_wrong,
     shortest_examples,
 )
-from rnn2dfa.extract.active.learner import Learner
+from rnn2dfa.extract.active.learner import Learner, still_wrong
 from rnn2dfa.extract.active.lstar import LearnerStop
-from rnn2dfa.extract.active.noise import RareDisagreements, wilson
+from rnn2dfa.extract.active.noise import wilson
 from rnn2dfa.extract.active.occam import Curve, HeldOut, Point
 from rnn2dfa.extract.active.reduce import Checked, reduce
 from rnn2dfa.extract.active.verdict import (
@@ -55,13 +54,12 @@ from rnn2dfa.extract.active.verdict import (
     verdict,
 )
 from rnn2dfa.extract.base import Evidence, ExtractionProgress, LStarOptions, resolve_options
-from rnn2dfa.extract.rare import Rare, find_rare, search_label
+from rnn2dfa.extract.rare import Rare, find_rare, search_label, uniform_rare
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
-from rnn2dfa.extract.teacher import Teacher
+from rnn2dfa.extract.teacher import Teacher, noun
 from rnn2dfa.extract.timing import Deadline, TimeUp
 from rnn2dfa.words import Word, format_word, mix, pad_words, pump_words, uniform_word_list
 
-ORACLES = ("refine", "pac", "both")
 #: words drawn like the user's held-out words (their edits) that join them as the criterion:
 #: 1,000 (about 660 new ones) could not tell a 142-state hypothesis from a 167-state one 2.3
 #: points more faithful on 1,000 words of the user's distribution (a GRU of 96 units)
@@ -156,16 +154,8 @@ def read_off_rare(exact: ExactOracle, n_outputs: int, max_length: int,
     from the read-off's own words of it instead of a guided search and edits (no isolated
     words are set apart: a read-off has no noise, and the exact check learns every word
     of it anyway). None when the read-off is too large to count."""
-    from rnn2dfa.extract.rare import rare_labels
-
-    rng = np.random.default_rng([seed, 15485863])
-    sample = uniform_word_list(rng, exact.network.n_symbols, RARE_UNIFORM, 0, max_length)
-    labels = exact.word_labels(sample)
-    rare = Rare(np.bincount(labels[labels >= 0], minlength=n_outputs)[:n_outputs])
-    rare.searched = rare_labels(labels, n_outputs)
-    if not rare.searched and max_length >= 2:
-        long = np.array([len(w) > max_length // 2 for w in sample])
-        rare.long_rare = rare_labels(labels[long], n_outputs)
+    rare = uniform_rare(exact.word_labels, n_outputs, exact.network.n_symbols, max_length, seed,
+                        RARE_UNIFORM)
     for label in rare.searched:
         found = exact.words_of(label, max_length, RARE_WANTED,
                                np.random.default_rng([seed, 7919, label]))
@@ -314,13 +304,13 @@ def prepare(teacher: Teacher, opts: LStarOptions, deadline: Deadline,
     progress("held-out words")
     curve = Curve(heldout(teacher, opts, words, rare, rare_held, exact),
                   select_mode=opts.select)
-    pool = list(words.learn) + rare.words
     pac = refine = None
     if opts.oracle in ("pac", "both"):
         pac = PACOracle(teacher, epsilon=opts.epsilon, delta=opts.delta,
                         max_length=words.max_length,
                         rng=np.random.default_rng(opts.seed),
-                        prefixes=opts.pac_prefixes or teacher.mealy, pool=pool)
+                        prefixes=opts.pac_prefixes or teacher.mealy,
+                        pool=list(words.learn) + rare.words)
     if opts.oracle in ("refine", "both") and teacher.steps and exact is None:
         # each call gets a tenth of the time limit (2 s at least): the checks after it
         # still run on a network that refinement cannot finish (a counter)
@@ -350,7 +340,8 @@ class Run:
     counterexamples: int = 0
     converged: bool = False
     stop_reason: str | None = None
-    set_aside: RareDisagreements = field(default_factory=RareDisagreements)
+    #: the isolated disagreements set aside as the network's own (`noise.py`), in order
+    set_aside: dict[Word, None] = field(default_factory=dict)
     long_rounds: int = 0
     long_share: float = 1.0  # the wrong share of the longer words when last learned
     counter: Counter | None = None
@@ -492,6 +483,10 @@ class Run:
                                  self.setup.deadline, self.setup.exact))]
         return self.fresh
 
+    def ran(self) -> list[Check]:
+        """The final checks that have run (each answer at the sampled lengths, longer words)."""
+        return [c for c in (self.in_range, self.longer) if c is not None and c.record.runs]
+
     def rare_enough(self, wrong: int, words: int, judged: bool = True) -> bool:
         """Few enough to be the network's own mistakes (under half of ε, ten at most), and
         the white-box check found the hypothesis consistent with the network's states
@@ -506,8 +501,7 @@ class Run:
         labels = range(self.teacher.n_outputs)
         if all(rec.of(c)[1] == 0 or self.rare_enough(rec.of(c)[1], rec.of(c)[0])
                for c in labels):
-            for w in rec.wrong_words:
-                self.set_aside.add(w)
+            self.set_aside.update(dict.fromkeys(rec.wrong_words))
             return True
         return False
 
@@ -592,8 +586,8 @@ class Run:
             return []
         sym, lens = pad_words(words)
         net = self.teacher.prefix_labels(sym, lens)
-        return (first_wrong(hyp, words, net, sym, lens, prefixes=False)
-                or first_wrong(hyp, words, net, sym, lens, prefixes=True))
+        return (checks.first_wrong(words, checks.wrong_at(hyp, net, sym, lens, prefixes=False))
+                or checks.first_wrong(words, checks.wrong_at(hyp, net, sym, lens, prefixes=True)))
 
     def find_counterexamples(self, first: list[Word]) -> list[Word]:
         """Words the hypothesis gets wrong: the words that matter, then each oracle."""
@@ -638,8 +632,7 @@ class Run:
             if oracle is s.refine and pending:
                 if not s.refine.conclusive:  # no arbiter this round: learn them
                     return pending
-                for w in pending:
-                    self.set_aside.add(w)
+                self.set_aside.update(dict.fromkeys(pending))
                 pending = []
         if proved and not pending:
             self.confirm_read_off()
@@ -686,10 +679,7 @@ class Run:
             except HandOver as over:
                 self.hand_over(over.until)
                 continue
-            self.rounds += 1
-            self.sizes.append(self.hyp.n_states)
-            with self.timed("held-out scoring"):
-                s.curve.add(self.rounds, self.hyp, seconds=s.deadline.elapsed())
+            self.join(self.hyp)
             self.report("hypothesis")
             if self.counts():
                 assert self.counter is not None
@@ -799,10 +789,7 @@ class Run:
             except TimeUp:
                 hyp = self.hyp
             if hyp is not None and (self.hyp is None or hyp.n_states != self.hyp.n_states):
-                self.hyp = hyp
-                self.rounds += 1
-                self.sizes.append(hyp.n_states)
-                self.setup.curve.add(self.rounds, hyp, seconds=self.setup.deadline.elapsed())
+                self.join(hyp)
         if self.hyp is None:  # the limit ran out before the first hypothesis existed
             k = self.teacher.k
             labels = np.zeros((1, k) if self.teacher.mealy else 1, dtype=np.int64)
@@ -819,12 +806,16 @@ class Run:
         last, cap = getattr(self.learner, "last", None), self.opts.max_states
         if last is None or cap is None or last.n_states > cap:
             return
-        if self.hyp is not None and last.n_states <= self.hyp.n_states:
-            return
-        self.hyp = last
+        if self.hyp is None or last.n_states > self.hyp.n_states:
+            self.join(last)
+
+    def join(self, hyp: Machine) -> None:
+        """`hyp` is the last hypothesis, a round of its own, scored on the held-out curve."""
+        self.hyp = hyp
         self.rounds += 1
-        self.sizes.append(last.n_states)
-        self.setup.curve.add(self.rounds, last, seconds=self.setup.deadline.elapsed())
+        self.sizes.append(hyp.n_states)
+        with self.timed("held-out scoring"):
+            self.setup.curve.add(self.rounds, hyp, seconds=self.setup.deadline.elapsed())
 
     def reduce(self) -> None:
         """Smaller hypotheses by reduction (`reduce.py`) join the curve: the best kept on
@@ -867,9 +858,7 @@ class Run:
         rng = np.random.default_rng([self.opts.seed, 31])
         held = set(s.curve.heldout.words)  # (a short word may be both sampled and yours)
         learn = [w for w in s.words.learn if w not in held]
-        fresh = uniform_word_list(rng, t.k, REDUCE_WORDS // 2 if s.pool else REDUCE_WORDS,
-                                  0, self.top)
-        fresh += mix(rng, s.pool, REDUCE_WORDS // 2, t.k, self.top)
+        fresh = checks.uniform_and_pool(rng, REDUCE_WORDS, t.k, self.top, s.pool)
         skip = held | set(learn)
         fresh = [w for w in dict.fromkeys(fresh) if w not in skip]
         # the learning words' answers are cached; fresh ones are asked in chunks while the
@@ -900,26 +889,15 @@ class Run:
         point = curve.select(self.opts.select)
         return curve.front[point.round], point
 
-    def remaining(self, m: Machine) -> list[Word]:
-        """The set-aside disagreements the answer still has."""
-        words = list(self.set_aside.words)
-        if not words:
-            return []
-        sym, lens = pad_words(words)
-        bad = self.teacher.labels_padded(sym, lens) != m.last_labels(sym, lens)
-        return [w for w, b in zip(words, bad.tolist(), strict=True) if b]
-
     def estimate_rate(self, m: Machine) -> None:
         """How often the network and the answer disagree, on a fresh sample of the checks'
         distribution sized to see about 30 disagreements (within `rate_words`)."""
         o, t, s = self.opts, self.teacher, self.setup
         n = o.rate_words
-        if self.set_aside.words and s.pac is not None and s.pac.samples:
-            n = int(min(n, max(20_000, 30 * s.pac.samples / len(self.set_aside.words))))
+        if self.set_aside and s.pac is not None and s.pac.samples:
+            n = int(min(n, max(20_000, 30 * s.pac.samples / len(self.set_aside))))
         rng = np.random.default_rng([o.seed, 2])
-        pool = s.pool
-        words = uniform_word_list(rng, t.k, n - n // 2 if pool else n, 0, self.top)
-        words += mix(rng, pool, n // 2, t.k, self.top)
+        words = checks.uniform_and_pool(rng, n, t.k, self.top, s.pool)
         self.report(f"estimating the disagreement rate on {n:,} words")
         sym, lens = pad_words(words)
         net = t.direct_prefix_labels(sym, lens)[np.arange(lens.size), lens]
@@ -927,10 +905,7 @@ class Run:
 
     def drift(self, m: Machine) -> Drift | None:
         """Where the answer stops agreeing with the network, read off the last checks."""
-        found = []
-        for c in (self.in_range, self.longer):
-            if c is not None and c.record.runs and c.record.wrong:
-                found.append(c.record)
+        found = [c.record for c in self.ran() if c.record.wrong]
         if not found:
             return None
         rec = found[-1]
@@ -948,14 +923,12 @@ class Run:
             m, point = self.answer()
             if point is not None and self.counter is None and m is not self.hyp:
                 # the verdict describes the answer, on the words the last checks drew
-                for c in (self.in_range, self.longer):
-                    if c is not None and c.record.runs:
-                        c.measure(m, again=True)
-            left = self.remaining(m)
+                for c in self.ran():
+                    c.measure(m, again=True)
+            left = still_wrong(t, m, list(self.set_aside))  # the set-aside ones still wrong
             if left and o.estimate_rate != "never" or o.estimate_rate == "always":
                 self.estimate_rate(m)
         m = m.minimize()
-        kind = "DFA" if t.target == "dfa" else f"{t.target.capitalize()} machine"
         smallest = None
         if self.passed and self.longer is not None and self.longer.record.runs:
             first = self.passed[0].minimize()
@@ -964,17 +937,16 @@ class Run:
                 rec = self.longer.measure(first, again=True)
                 smallest = (first.n_states, rec.wrong, rec.words)
                 self.longer.record = kept
-        seen = self.seen()
+        seen, ran = self.seen(), self.ran()
         curve = s.curve
         outcome = Outcome(
-            what=f"this {m.n_states}-state {kind}", name=t.name, word=t.word,
+            what=f"this {m.n_states}-state {noun(t.target)}", name=t.name, word=t.word,
             sizes=self.sizes, converged=self.converged, stop_reason=self.stop_reason,
             counter=self.counter, plateau=self.plateau,
             drift=self.drift(m) if self.plateau is not None else None,
             long_rounds=self.long_rounds, smallest=smallest,
-            in_range=self.in_range.record if self.in_range and self.in_range.record.runs
-            else None,
-            longer=self.longer.record if self.longer and self.longer.record.runs else None,
+            in_range=self.in_range.record if self.in_range in ran else None,
+            longer=self.longer.record if self.longer in ran else None,
             seen=seen,
             never=[repr(t.outputs[c]) for c in range(t.n_outputs) if c not in seen]
             if t.target != "dfa" else [],
@@ -1028,8 +1000,7 @@ class Run:
 
     def seen(self) -> set[int]:
         """The answers the network gave in any check or search."""
-        seen = set(self.in_range.seen if self.in_range else set())
-        seen |= set(self.longer.seen if self.longer else set())
+        seen = set().union(*(c.seen for c in (self.in_range, self.longer) if c is not None))
         rare = self.setup.rare
         return seen | {c for c in range(self.teacher.n_outputs)
                        if rare.uniform[c] or rare.found.get(c)}
@@ -1039,22 +1010,17 @@ class Run:
         t = self.teacher
         recs = [c.record for c in (self.in_range, self.longer)
                 if c is not None and c.record.tally is not None]
-        if not recs:
-            pac = self.setup.pac
-            if pac is None or pac.counts is None:
-                return None
-            ev = Evidence(outputs=t.outputs, min_length=pac.lengths[0],
-                          max_length=pac.lengths[1])
-            ev.words = int(pac.counts.sum())
-            ev.per_output = {t.outputs[c]: int(n) for c, n in enumerate(pac.counts) if n}
-            return ev
-        ev = Evidence(outputs=t.outputs, min_length=min(r.lo for r in recs),
-                      max_length=max(r.hi for r in recs))
-        for c in range(t.n_outputs):
-            n = sum(r.of(c)[0] for r in recs)
-            if n:
-                ev.per_output[t.outputs[c]] = n
-        ev.words = sum(r.words for r in recs)
+        pac = self.setup.pac
+        if recs:  # (else the last PAC round's words)
+            counts = sum(r.tally.words for r in recs if r.tally is not None)
+            lo, hi = min(r.lo for r in recs), max(r.hi for r in recs)
+        elif pac is None or pac.counts is None:
+            return None
+        else:
+            counts, (lo, hi) = pac.counts, pac.lengths
+        ev = Evidence(outputs=t.outputs, min_length=lo, max_length=hi)
+        ev.words = int(counts.sum())
+        ev.per_output = {t.outputs[c]: int(n) for c, n in enumerate(counts) if n}
         return ev
 
     def details(self, point: Point | None, left: list[Word]) -> dict[str, Any]:
@@ -1098,10 +1064,9 @@ class Run:
             out["explorations"] = s.refine.explorations
             if s.refine.inconclusive:
                 out["refinement_inconclusive"] = s.refine.inconclusive
-        for c, key in ((self.in_range, "check_sampled_lengths"),
-                       (self.longer, "check_longer_words")):
-            if c is not None and c.record.runs:
-                out[key] = c.record.as_dict(t)
+        for c in self.ran():
+            key = "check_sampled_lengths" if c is self.in_range else "check_longer_words"
+            out[key] = c.record.as_dict(t)
         curve = s.curve
         if curve.points and not len(curve.heldout):
             # no held-out word was ever scored (a time limit before any was drawn): no

@@ -15,11 +15,11 @@ import numpy as np
 
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.automata.minimize import bfs_order
-from rnn2dfa.extract.active.checks import OWN_WORDS_BUDGET, own_words, wrong_at
-from rnn2dfa.extract.teacher import Teacher
+from rnn2dfa.extract.active import checks
+from rnn2dfa.extract.teacher import Teacher, read_off
 from rnn2dfa.extract.timing import Deadline, TimeUp
 from rnn2dfa.oracle import pac_sample_size
-from rnn2dfa.words import Word, all_words, mix, pad_words, uniform_words, unpad
+from rnn2dfa.words import Word, all_words, pad_words, uniform_words, unpad
 
 
 def shortest_examples(teacher: Teacher, rng: np.random.Generator, max_length: int,
@@ -43,14 +43,6 @@ def shortest_examples(teacher: Teacher, rng: np.random.Generator, max_length: in
         hit = np.flatnonzero(answers == o)
         out.append(min((words[i] for i in hit.tolist()), key=len))
     return out
-
-
-def first_wrong(hyp: Machine, words: list[Word], net: np.ndarray, symbols: np.ndarray,
-                lengths: np.ndarray, prefixes: bool, keep: int = 50) -> list[Word]:
-    """The shortest distinct wrong prefixes of a sample (at most `keep`)."""
-    bad = wrong_at(hyp, net, symbols, lengths, prefixes)
-    found = {words[i][: bad[i]] for i in np.flatnonzero(bad >= 0).tolist()}
-    return sorted(found, key=lambda w: (len(w), w))[:keep]
 
 
 class PACOracle:
@@ -77,17 +69,14 @@ class PACOracle:
         self.lengths = (0, 0)  # the last round's shortest and longest word
         self.last_n = 0  # the last round's words (prefixes too with `prefixes`)
         self.last_count = 0  # ... on which the network and the hypothesis disagreed
-        self.last_disagreements: list[Word] = []  # the shortest 50 of them
 
     def sample(self, hypothesis: Machine | None, n: int) -> list[Word]:
         """n words of this oracle's distribution (uniform, the pool's, the hypothesis's)."""
         t, rng, top = self.teacher, self.rng, self.max_length
-        m = n // 2 if self.pool else 0
-        words = unpad(*uniform_words(rng, t.k, n - m, 0, top))
-        words += mix(rng, self.pool, m, t.k, top)
+        words = checks.uniform_and_pool(rng, n, t.k, top, self.pool)
         if self.pool and hypothesis is not None:
             q = n // 4
-            own = own_words(hypothesis, 1, top, -(-q // hypothesis.n_outputs), rng)[:q]
+            own = checks.own_words(hypothesis, 1, top, -(-q // hypothesis.n_outputs), rng)[:q]
             words[: len(own)] = own
         return words
 
@@ -100,21 +89,16 @@ class PACOracle:
         sym, lens = pad_words(words)
         if self.prefixes:
             net = self.teacher.prefix_labels(sym, lens)
-            valid = (net >= 0)
-            self.counts = np.bincount(net[valid], minlength=self.teacher.n_outputs)
-            self.last_n = int(valid.sum())
-        else:
-            labels = self.teacher.labels_padded(sym, lens)
+        else:  # the words' own labels only (never a Mealy target's: its prefixes count)
             net = np.full((lens.size, int(lens.max(initial=0)) + 1), -1, dtype=np.int64)
-            net[np.arange(lens.size), lens] = labels
-            self.counts = np.bincount(labels[labels >= 0], minlength=self.teacher.n_outputs)
-            self.last_n = int(n)
+            net[np.arange(lens.size), lens] = self.teacher.labels_padded(sym, lens)
+        valid = net >= 0
+        self.counts = np.bincount(net[valid], minlength=self.teacher.n_outputs)
+        self.last_n = int(valid.sum())
         self.lengths = (int(lens.min(initial=0)), int(lens.max(initial=0)))
-        bad = wrong_at(hypothesis, net, sym, lens, self.prefixes)
+        bad = checks.wrong_at(hypothesis, net, sym, lens, self.prefixes)
         self.last_count = int((bad >= 0).sum())
-        found = first_wrong(hypothesis, words, net, sym, lens, self.prefixes)
-        self.last_disagreements = found
-        return found
+        return checks.first_wrong(words, bad)
 
 
 def linear_split(x: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -281,10 +265,8 @@ class RefinementOracle:
         self.conclusive = False
         while True:
             deadline.check()
-            if own.expired():
-                self.inconclusive += 1
-                return []
             try:
+                own.check()  # (its own budget spent: no verdict this call)
                 found, word = self._explore(hypothesis, own)
             except TimeUp:
                 deadline.check()
@@ -407,16 +389,9 @@ class ExactOracle:
 
     def __init__(self, teacher: Teacher, view: Any, keep: int = 64,
                  rng: np.random.Generator | None = None, max_length: int = 0) -> None:
-        from rnn2dfa.automata.minimize import bfs_order
-
-        nxt, answers = view.table()
-        order = bfs_order(nxt, 0)  # the reachable units, renumbered
-        index = np.full(nxt.shape[0], -1, dtype=np.int64)
-        index[order] = np.arange(order.size)
-        trans = index[nxt[order]]
-        labels = np.asarray(answers)[order].astype(np.int64)  # a unit's answer
-        # Mealy: a transition outputs the label of the unit it leads to
-        self.network = teacher.hypothesis(trans, labels[trans] if teacher.mealy else labels)
+        # the reachable units, renumbered (Mealy: a transition outputs the label of the unit
+        # it leads to)
+        self.network = read_off(teacher.model, view)
         self.teacher, self.keep = teacher, keep
         self.calls = 0
         self.rng, self.max_length = rng, max_length
@@ -451,12 +426,12 @@ class ExactOracle:
         the trie steps instead of searched for through it (None: a read-off too large to
         count, `OWN_WORDS_BUDGET`)."""
         m = self.counted()
-        if m.n_states * m.n_outputs * max(max_length, 1) > OWN_WORDS_BUDGET:
+        if m.n_states * m.n_outputs * max(max_length, 1) > checks.OWN_WORDS_BUDGET:
             return None  # too large to count: the search it stands for is asked instead
         want = np.zeros(m.n_outputs, dtype=np.int64)
         want[label] = n
         lo = 1 if m.kind == "mealy" else 0
-        return list(dict.fromkeys(own_words(m, lo, max_length, want, rng)))
+        return list(dict.fromkeys(checks.own_words(m, lo, max_length, want, rng)))
 
     def shortest_of_each(self) -> list[Word]:
         """The shortest word of each answer of the read-off (a Mealy one's: never the empty
@@ -480,16 +455,14 @@ class ExactOracle:
             return tuple(reversed(out))
 
         found: list[Word] = []
+        mealy = m.kind == "mealy"  # (a state's row of outputs: its first symbol giving o)
         for o in range(m.n_outputs):
-            if m.kind == "moore":
-                at = np.flatnonzero(m.labels[order] == o)
-                if at.size:
-                    found.append(word(int(order[at[0]])))
-            else:
-                at = np.flatnonzero((m.labels[order] == o).any(axis=1))
-                if at.size:
-                    q = int(order[at[0]])
-                    found.append(word(q) + (int(np.argmax(m.labels[q] == o)),))
+            hit = m.labels[order] == o
+            at = np.flatnonzero(hit.any(axis=1) if mealy else hit)
+            if at.size:
+                q = int(order[at[0]])
+                last = (int(np.argmax(m.labels[q] == o)),) if mealy else ()
+                found.append(word(q) + last)
         return found
 
     def confirm(self, groups: list[list[Word]]) -> tuple[list[Word], int]:
@@ -525,10 +498,8 @@ class ExactOracle:
         sym, lens = uniform_words(self.rng, hypothesis.n_symbols, self.SAMPLED, 0,
                                   self.max_length)
         net = self.network.prefix_labels(sym, lens)
-        bad = wrong_at(hypothesis, net, sym, lens, prefixes=True)
-        rows = np.flatnonzero(bad >= 0)
-        found = {tuple(sym[i, : bad[i]].tolist()) for i in rows.tolist()}
-        return sorted(found, key=lambda w: (len(w), w))[: self.keep]
+        bad = checks.wrong_at(hypothesis, net, sym, lens, prefixes=True)
+        return checks.first_wrong(unpad(sym, lens), bad, self.keep)
 
     def find(self, hypothesis: Machine, deadline: Deadline) -> list[Word]:
         deadline.check()

@@ -34,7 +34,7 @@ from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.active.learner import breakpoints, still_wrong
 from rnn2dfa.extract.active.lstar import PER_STEP, LearnerStop
 from rnn2dfa.extract.teacher import Teacher
-from rnn2dfa.words import Word
+from rnn2dfa.words import Word, pad_words
 
 _ROOT = 0
 
@@ -188,13 +188,6 @@ class KVLearner:
             if oracle is not None:
                 oracle.interrupt = outer
 
-    def resift(self) -> Machine:
-        """Sift every transition again from the root: KV's construction from scratch (the
-        same hypothesis as the incremental updates with a consistent teacher)."""
-        self._target[: self.n_states] = _ROOT
-        self._hyp = None
-        return self.hypothesis()
-
     def learn(self, counterexamples: Sequence[Word]) -> Machine:
         pending = list(counterexamples)
         while True:
@@ -226,9 +219,7 @@ class KVLearner:
         """Split at breakpoint i: u = access(q_{i-1})·w[i-1] sifted to q_i's leaf, yet
         v = w[i:] tells them apart. False when the teacher says it does not (or q_i's leaf
         was split already in this step: that counterexample is checked again)."""
-        states = [hyp.start]
-        for a in word[:i]:
-            states.append(int(hyp.transitions[states[-1], a]))
+        states = hyp.prefix_states(*pad_words([word]))[0].tolist()
         prev, a, old = states[i - 1], word[i - 1], states[i]
         if old in done:
             return True
@@ -244,9 +235,7 @@ class KVLearner:
 
     def _any_breakpoint(self, hyp: Machine, word: Word) -> int | None:
         """Every position at once, for a teacher whose answers changed between calls."""
-        states = [hyp.start]
-        for a in word:
-            states.append(int(hyp.transitions[states[-1], a]))
+        states = hyp.prefix_states(*pad_words([word]))[0].tolist()
         last = len(word) - (1 if self.teacher.mealy else 0)
         alpha = self.teacher.labels([self._access[q] + word[j:]
                                      for j, q in enumerate(states[: last + 1])])

@@ -69,7 +69,7 @@ from rnn2dfa.extract.active.learner import still_wrong
 from rnn2dfa.extract.active.lstar import LearnerStop
 from rnn2dfa.extract.teacher import Teacher
 from rnn2dfa.limits import LSHARP_TREE_BYTES, human_bytes
-from rnn2dfa.words import Word, pad_words
+from rnn2dfa.words import Word, pad_words, unpad
 
 #: Tree conflicts processed together per hypothesis (the shallowest first); the others are
 #: found again on the next hypothesis if it still gets them wrong.
@@ -297,8 +297,7 @@ class LSharpLearner:
             pos -= 1
 
     def _word_list(self, nodes: np.ndarray) -> list[Word]:
-        sym, lens = self._words(nodes)
-        return [tuple(row[:n]) for row, n in zip(sym.tolist(), lens.tolist(), strict=True)]
+        return unpad(*self._words(nodes))
 
     def _ask(self, starts: np.ndarray, suffixes: Sequence[Word]) -> None:
         """Ask every word(start)·suffix in one question (the labels of all their prefixes)
@@ -657,37 +656,11 @@ class LSharpLearner:
         for g, b, s in zip(todo, best.tolist(), split.tolist(), strict=True):
             self._gbest[g] = b if s else -1
 
-    def _next_group(self, g: int, lab: int) -> int:
-        """The group of g's candidates whose nodes' child on g's input has label `lab`
-        (-1 when fewer than two)."""
-        key = g * self.r + lab
-        if key not in self._gnext:
-            nodes = self._kid(self._gnode[g], self._gbest[g])
-            agree = nodes >= 0
-            agree[agree] = self._label[nodes[agree]] == lab
-            self._gnext[key] = (self._group(self._gmem[g][agree], nodes[agree])
-                                if agree.sum() >= 2 else -1)
-        return self._gnext[key]
-
-    def _next_groups(self, g: int) -> list[int]:
-        """`_next_group(g, lab)` for every label, in label order (the same groups made in the
-        same order), reading g's nodes' children once instead of once a label."""
-        r = self.r
-        keys = [g * r + lab for lab in range(r)]
-        if any(key not in self._gnext for key in keys):
-            nodes = self._kid(self._gnode[g], self._gbest[g])
-            labs = np.where(nodes >= 0, self._label[np.maximum(nodes, 0)], -1)
-            for lab, key in enumerate(keys):
-                if key not in self._gnext:
-                    agree = labs == lab
-                    self._gnext[key] = (self._group(self._gmem[g][agree], nodes[agree])
-                                        if agree.sum() >= 2 else -1)
-        return [self._gnext[key] for key in keys]
-
     def _next_groups_of(self, groups: list[int]) -> None:
-        """`_next_groups` of many groups at once (the same groups made in the same order):
-        their nodes' children read in one gather, their members split by label in one
-        sort, instead of a few array operations per group and label."""
+        """For each group g and label, the group of g's candidates whose nodes' child on
+        g's input has that label (-1 when fewer than two), kept in `_gnext` (g · r + label):
+        the groups' nodes' children read in one gather, their members split by label in one
+        sort."""
         r = self.r
         todo = [g for g in dict.fromkeys(groups)
                 if any(g * r + lab not in self._gnext for lab in range(r))]
@@ -721,7 +694,8 @@ class LSharpLearner:
         out: dict[int, list[Word]] = {g: [] for g in todo}
         for _ in range(LOOKAHEAD_DEPTH - 1):
             self._next_groups_of([h for paths in level.values() for _, h in paths])
-            kids = {(g, i): [c for c in self._next_groups(h) if c >= 0]
+            kids = {(g, i): [c for c in (self._gnext[h * self.r + lab] for lab in range(self.r))
+                             if c >= 0]
                     for g, paths in level.items() for i, (_, h) in enumerate(paths)}
             every = [c for cs in kids.values() for c in cs]
             if not every:
@@ -754,9 +728,8 @@ class LSharpLearner:
         nxt = self._kid(self._cursor[rows], a)
         self._cursor[rows] = nxt
         keys, inv = np.unique(g * self.r + self._label[nxt], return_inverse=True)
-        out = np.empty(keys.size, dtype=np.int64)
-        for i, key in enumerate(keys.tolist()):
-            out[i] = self._next_group(*divmod(key, self.r))
+        self._next_groups_of((keys // self.r).tolist())
+        out = np.array([self._gnext[key] for key in keys.tolist()], dtype=np.int64)
         self._grp[rows] = out[inv.reshape(-1)]
 
     def _separations(self) -> tuple[np.ndarray, list[Word]]:

@@ -16,47 +16,19 @@ arbiter, and every disagreement is learned, as in plain L*.)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from statistics import NormalDist
-
-import numpy as np
-
-from rnn2dfa.words import Word
 
 
 def wilson(d: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Wilson score interval of a rate observed as d of n."""
     if n <= 0:
         return 0.0, 1.0
-    z = _z(confidence)
+    z = NormalDist().inv_cdf((1 + confidence) / 2)  # two-sided: P(|Z| <= z) = confidence
     p = d / n
     den = 1 + z * z / n
     mid = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
     return max(0.0, mid - half), min(1.0, mid + half)
-
-
-def _z(confidence: float) -> float:
-    """Two-sided normal quantile: the z with P(|Z| <= z) = confidence."""
-    return NormalDist().inv_cdf((1 + confidence) / 2)
-
-
-@dataclass
-class RareDisagreements:
-    """The isolated disagreements set aside during one L* run."""
-
-    words: list[Word] = field(default_factory=list)
-
-    def add(self, word: Word) -> None:
-        if word not in self.words:
-            self.words.append(word)
-
-    def at_longest(self, max_length: int) -> bool:
-        """True when they sit at the longest lengths sampled (a counter running out of
-        range, not scattered mistakes): at least 3, their median length >= 80% of the max."""
-        if len(self.words) < 3:
-            return False
-        return float(np.median([len(w) for w in self.words])) >= 0.8 * max_length
 
 
 def describe_rate(d: int, n: int, confidence: float, max_length: int) -> str:

@@ -62,12 +62,6 @@ class HeldOut:
     def __len__(self) -> int:
         return len(self.words)
 
-    def score(self, hyp: Machine) -> tuple[float, dict[int, float], float | None]:
-        """(agreement, agreement on the words of each answer, on the user's own words)."""
-        if not self.words:
-            return 1.0, {}, None
-        return self.score_right(self.right(hyp))
-
     def right(self, hyp: Machine) -> np.ndarray:
         """Which held-out words the hypothesis answers as the network does."""
         if not self.words:
@@ -75,6 +69,8 @@ class HeldOut:
         return hyp.last_labels(self.symbols, self.lengths) == self.answers
 
     def score_right(self, same: np.ndarray) -> tuple[float, dict[int, float], float | None]:
+        """(agreement, agreement on the words of each answer, on the user's own words) of
+        the hypothesis that got `same` (`right`) right."""
         per = {int(c): float(same[self.answers == c].mean()) for c in self.classes}
         overall = float(np.mean(list(per.values()))) if self.balanced else float(same.mean())
         mine = float(same[: self.yours].mean()) if self.yours else None

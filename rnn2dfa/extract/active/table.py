@@ -39,8 +39,7 @@ class ObservationTable:
         self.s_rows: list[int] = []  # row index of each S element (= hypothesis state)
         self.s_key: dict[bytes, int] = {}  # packed row -> S position
         self.ext = np.zeros((0, self.k), dtype=np.int64)  # S position, symbol -> row index
-        self.fills = 0
-        self._add_suffixes(list(suffixes))
+        self.add_suffixes(list(suffixes))
         self._add_rows([()])
         self._promote([0])
 
@@ -88,13 +87,13 @@ class ObservationTable:
         self.rows.extend(words)
         if answers is not None:
             self._data[start : self.n_rows, : self.n_cols] = answers
-            self.fills += 1
 
-    def _add_suffixes(self, suffixes: Sequence[Word]) -> None:
-        """Append new columns and fill them for every row (one oracle call); rebuild row keys."""
+    def add_suffixes(self, suffixes: Sequence[Word]) -> int:
+        """Append the new ones of `suffixes` (distinguishing suffixes) as columns and fill them
+        for every row (one oracle call); rebuild row keys. How many were new."""
         suffixes = [e for e in dict.fromkeys(suffixes) if e not in self.suffix_set]
         if not suffixes:
-            return
+            return 0
         answers = self._fill(self.rows, suffixes) if self.n_rows else None
         start = self.n_cols
         self._grow(self.n_rows, start + len(suffixes))
@@ -102,9 +101,9 @@ class ObservationTable:
         self.suffix_set.update(suffixes)
         if answers is not None:
             self._data[: self.n_rows, start : self.n_cols] = answers
-            self.fills += 1
         if self.s_rows:
             self.s_key = {key: i for i, key in enumerate(self._keys(self.s_rows))}
+        return len(suffixes)
 
     def _promote(self, rows: Sequence[int]) -> None:
         """Move rows into S and add their one-symbol extensions as rows (one oracle call)."""
@@ -141,19 +140,6 @@ class ObservationTable:
             if not fresh:
                 return
             self._promote(sorted(fresh.values()))
-
-    def add_suffix(self, suffix: Word) -> bool:
-        """Add one distinguishing suffix (a column); False if it was already there."""
-        if suffix in self.suffix_set:
-            return False
-        self._add_suffixes([suffix])
-        return True
-
-    def add_suffixes(self, suffixes: Sequence[Word]) -> int:
-        """Add several distinguishing suffixes in one fill; how many were new."""
-        new = [e for e in dict.fromkeys(suffixes) if e not in self.suffix_set]
-        self._add_suffixes(new)
-        return len(new)
 
     def column(self, suffix: Word) -> int:
         """The column index of a suffix of E."""

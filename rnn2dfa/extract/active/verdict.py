@@ -295,10 +295,10 @@ def verdict(o: Outcome) -> tuple[bool, str | None, str]:
                    f"fewer than the {o.needed} needed to show {o.what} is right on them "
                    f"(ε = {o.epsilon:g}, δ = {o.delta:g}); none of them is wrong")
             return False, f"too few {o.name(thin)} words to check", msg
+    how = (f"a guided search up to length {o.max_length} found none" if o.searched
+           else "not searched for")
     if len(o.seen) == 1 and o.never:
         only = o.name(next(iter(o.seen)))
-        how = (f"a guided search up to length {o.max_length} found none" if o.searched
-               else "not searched for")
         msg = (f"unfinished: the network gave {only} on every word checked "
                f"({', '.join(o.never)}: {how}), so nothing shows {o.what} is right about "
                f"any other answer")
@@ -337,8 +337,6 @@ def verdict(o: Outcome) -> tuple[bool, str | None, str]:
         msg += (f" and {lg.words:,} of lengths {lg.lo}-{lg.hi}" if lg is not None and lg.words
                 else "; no longer words were checked")
     if o.never:
-        how = (f"a guided search up to length {o.max_length} found none" if o.searched
-               else "not searched for")
         s = "s" if len(o.never) > 1 else ""
         msg += f"; the network never gave output{s} {', '.join(o.never)} ({how})"
     return True, None, msg

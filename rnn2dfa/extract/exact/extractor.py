@@ -23,12 +23,12 @@ from rnn2dfa.extract.base import ExactOptions, ExtractionProgress, resolve_optio
 from rnn2dfa.extract.exact.search import (
     ENTRY_OVERHEAD,
     StateExplosionError,
-    exact_keys,
+    compact_rows,
     explore_table,
     out_of_memory,
 )
 from rnn2dfa.extract.result import ExtractionResult, ExtractionStats, Progress
-from rnn2dfa.extract.teacher import table_automaton, target_of, to_dfa
+from rnn2dfa.extract.teacher import read_off, table_automaton, target_of, to_dfa
 from rnn2dfa.extract.timing import Deadline, TimeUp
 from rnn2dfa.models.acceptor import state_space
 from rnn2dfa.models.labeller import decisions
@@ -91,7 +91,7 @@ def extract_exact(
     stopped = None
     try:
         trans, answers, steps = explore_table(
-            stepped, exact_keys, cap, explode, on_level,
+            stepped, compact_rows, cap, explode, on_level,
             readout=lambda states: decisions(stepped, states), keys_encode_states=True)
     except TimeUp as up:
         trans, answers, steps = up.partial  # type: ignore[misc]
@@ -125,20 +125,13 @@ def _from_table(view: Any, model: Any, target: str, why: str, t0: float, cap: in
     """Exact extraction of a compiled network from its compact view's table: the units
     reachable from unit 0, breadth-first, then minimized (one numpy pass; the search over
     states gives the same machine unit by unit)."""
-    import numpy as np
-
-    from rnn2dfa.automata.minimize import bfs_order
-
-    nxt, answers = view.table()
-    order = bfs_order(nxt, 0)
-    if order.size > cap:  # the same bounds as the search over states
+    raw = read_off(model, view)
+    n, k = raw.n_states, raw.n_symbols
+    if n > cap:  # the same bounds as the search over states
         raise StateExplosionError(explode(cap))
-    table = order.size * (ENTRY_OVERHEAD + 9 + 8 * nxt.shape[1])
+    table = n * (ENTRY_OVERHEAD + 9 + 8 * k)
     if table > limits.EXACT_TABLE_BYTES:
-        raise StateExplosionError(out_of_memory(int(order.size), table,
-                                                limits.EXACT_TABLE_BYTES), param="max_states")
-    index = np.full(nxt.shape[0], -1, dtype=np.int64)
-    index[order] = np.arange(order.size)
-    raw = table_automaton(model, index[nxt[order]], np.asarray(answers)[order].astype(np.int64))
-    return _result(raw, target, why, t0, int(order.size) * int(nxt.shape[1]),
+        raise StateExplosionError(out_of_memory(n, table, limits.EXACT_TABLE_BYTES),
+                                  param="max_states")
+    return _result(raw, target, why, t0, n * k,
                    {"why_exact": why, "rounds": 0, "compact_table": True})

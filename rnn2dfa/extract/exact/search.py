@@ -97,11 +97,6 @@ def expand_rows(codes: list[bytes], dim: int, repeat: int = 1) -> np.ndarray:
     return out
 
 
-def exact_keys(states: Tensor) -> list[bytes]:
-    """The exact float32 values of each full state, compactly encoded (`compact_rows`)."""
-    return compact_rows(states)
-
-
 #: The network's answer on a batch of states, one integer per row (an accept bit, a label).
 Readout = Callable[[Tensor], np.ndarray]
 

@@ -20,7 +20,6 @@ answers (an accept bit, or a labeller's label), and the automaton a `Machine` ov
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -113,35 +112,6 @@ def clusters_to_automaton(model: Any, data: PrefixStates, feats: np.ndarray,
     return table_automaton(model, trans, answers.argmax(axis=1), start=int(labels[0]))
 
 
-@dataclass
-class KMeansSearch(ResolutionRun):
-    """What the k-means resolution search ended with, and the samples it used."""
-
-    data: PrefixStates  # the fitted sample's prefixes
-    words: int  # words in the fitted sample
-    depth: int  # signature suffix length
-    behaviours: int
-    distinct: int  # distinct states fitted
-
-    @property
-    def samples(self) -> list[PrefixStates]:
-        return [self.data, self.held]
-
-    def details(self, o: KMeansOptions) -> dict[str, Any]:
-        """The statistics every k-means extraction reports."""
-        return {
-            **self.out.summary("k", o.k is not None),
-            "words": self.words,
-            "max_length": o.max_length,
-            "suffix_depth": self.depth,
-            "behaviours": self.behaviours,
-            "states_collected": self.data.n_nodes,
-            "distinct_states_fitted": self.distinct,
-            "heldout_prefixes": self.held.n_nodes,
-            "seed": o.seed,
-        }
-
-
 def kmeans_search(
     model: Any,
     o: KMeansOptions,
@@ -150,11 +120,11 @@ def kmeans_search(
     progress: Progress | None,
     *,
     own: Callable[[Any], float] | None = None,
-) -> KMeansSearch:
+) -> ResolutionRun:
     """Sample, featurize and cluster the network's prefix states at growing K, each
     clustering turned into a minimal automaton (`clusters_to_automaton`: an acceptor's
     DFA, a labeller's Moore/Mealy machine), judged on a held-out sample
-    (`search_resolutions`)."""
+    (`search_resolutions`); the fitted sample's prefixes join the samples seen."""
     rng = np.random.default_rng(o.seed)
     n_sym = len(model.alphabet)
     sym, lens = network_sample(model, o.n_words, o.max_length, rng)
@@ -191,7 +161,17 @@ def kmeans_search(
 
     out = search_resolutions("kmeans", "K", schedule, build, held, deadline, progress,
                              fixed=o.k is not None, own=own)
-    return KMeansSearch(out, held, data, int(lens.size), depth, behaviours, int(distinct.size))
+    return ResolutionRun(out, held, [data, held], {
+        **out.summary("k", o.k is not None),
+        "words": int(lens.size),
+        "max_length": o.max_length,
+        "suffix_depth": depth,  # the signatures' suffix length
+        "behaviours": behaviours,
+        "states_collected": data.n_nodes,
+        "distinct_states_fitted": int(distinct.size),
+        "heldout_prefixes": held.n_nodes,
+        "seed": o.seed,
+    })
 
 
 def extract_kmeans(

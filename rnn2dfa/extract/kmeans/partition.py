@@ -15,7 +15,6 @@ bit, or a labeller's label).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -89,24 +88,6 @@ def partition_table(
     return trans, answers
 
 
-@dataclass
-class PartitionSearch(ResolutionRun):
-    """What the interval-partition resolution search ended with."""
-
-    range_from: str  # where the intervals' range came from
-
-    def details(self, o: PartitionOptions) -> dict[str, Any]:
-        """The statistics every partition extraction reports."""
-        return {
-            **self.out.summary("q", o.q is not None),
-            "cells": self.out.row["cells"],
-            "range": self.range_from,
-            "max_states": o.max_states,
-            "sample_prefixes": self.held.n_nodes,
-            "seed": o.seed,
-        }
-
-
 def partition_search(
     model: Any,
     o: PartitionOptions,
@@ -115,7 +96,7 @@ def partition_search(
     progress: Progress | None,
     *,
     own: Callable[[Any], float] | None = None,
-) -> PartitionSearch:
+) -> ResolutionRun:
     """Partitions at q = 2, 3, ... (or the fixed q), each turned into a minimal automaton
     (`table_automaton`: an acceptor's DFA, a labeller's machine) and judged on a sample."""
     sample = heldout_states(model, max_length=30, n_words=1000, seed=o.seed, words=words)
@@ -130,7 +111,14 @@ def partition_search(
 
     out = search_resolutions("partition", "q", schedule, build, sample, deadline, progress,
                              fixed=o.q is not None, own=own)
-    return PartitionSearch(out, sample, range_from)
+    return ResolutionRun(out, sample, [sample], {
+        **out.summary("q", o.q is not None),
+        "cells": out.row["cells"],
+        "range": range_from,  # where the intervals' range came from
+        "max_states": o.max_states,
+        "sample_prefixes": sample.n_nodes,
+        "seed": o.seed,
+    })
 
 
 def extract_partition(

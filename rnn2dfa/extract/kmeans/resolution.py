@@ -24,6 +24,7 @@ from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.base import ExtractionProgress, Progress
 from rnn2dfa.extract.exact.search import StateExplosionError
 from rnn2dfa.extract.kmeans.sampling import PrefixStates
+from rnn2dfa.extract.teacher import noun
 from rnn2dfa.extract.timing import Deadline
 
 PATIENCE = 3
@@ -36,11 +37,6 @@ STABLE_BALANCED = 0.9
 
 #: What the search builds: a DFA from an acceptor, a Moore or Mealy machine from a labeller.
 Automaton = DFA | Machine
-
-
-def noun(target: str) -> str:
-    """How messages name the automaton of a target: "DFA", "Moore machine", "Mealy machine"."""
-    return "DFA" if target == "dfa" else f"{target.capitalize()} machine"
 
 
 @dataclass
@@ -117,22 +113,17 @@ class SearchOutcome:
 @dataclass
 class ResolutionRun:
     """What a clustering method's search ended with, for the verdict: the outcome, the
-    held-out sample every resolution was judged on, and (`details`) its own statistics."""
+    held-out sample every resolution was judged on, every sample of the network's answers
+    the search saw, and the method's own statistics."""
 
     out: SearchOutcome
     held: PrefixStates
-
-    @property
-    def samples(self) -> list[PrefixStates]:
-        """Every sample of the network's answers the search saw."""
-        return [self.held]
+    samples: list[PrefixStates]
+    details: dict[str, Any]
 
     @property
     def network_steps(self) -> int:
         return sum(s.network_steps for s in self.samples)
-
-    def details(self, o: Any) -> dict[str, Any]:
-        raise NotImplementedError
 
 
 def search_resolutions(

@@ -22,7 +22,7 @@ from rnn2dfa.automata.machine import Machine
 from rnn2dfa.extract.teacher import outputs_of, target_of
 from rnn2dfa.models.acceptor import Acceptor
 from rnn2dfa.models.labeller import decisions, is_labeller
-from rnn2dfa.words import pad_words
+from rnn2dfa.words import all_words, pad_words
 
 
 def sample_words(
@@ -43,8 +43,8 @@ def sample_words(
     blocks: list[tuple[np.ndarray, np.ndarray]] = []
     total, length = 0, 0
     while length <= max_length and total + k**length <= exhaustive:
-        grid = np.indices((k,) * length).reshape(length, -1).T if length else np.zeros((1, 0))
-        blocks.append((grid.astype(np.int64), np.full(grid.shape[0], length, dtype=np.int64)))
+        grid = all_words(k, length)
+        blocks.append((grid, np.full(grid.shape[0], length, dtype=np.int64)))
         total += k**length
         length += 1
     if n_words > 0 and max_length > 0:
@@ -145,11 +145,6 @@ class PrefixStates:
         return int(self.parent.shape[0])
 
     @property
-    def accept(self) -> np.ndarray:
-        """An acceptor's decision on each prefix (bool)."""
-        return self.labels == 1
-
-    @property
     def counted(self) -> np.ndarray:
         """Which prefixes have an answer: all but the empty word for a Mealy machine (a
         tagger's label comes with a symbol)."""
@@ -172,20 +167,19 @@ class PrefixStates:
             q[lo:hi] = dfa.transitions[q[self.parent[lo:hi]], self.symbol[lo:hi]]
         return q
 
-    def predicted(self, automaton: DFA | Machine) -> np.ndarray:
-        """The automaton's answer on every prefix, comparable with `labels`: a DFA's accept
-        bit, a Moore machine's state output, a Mealy machine's output of the prefix's last
-        symbol (-1 for the empty word). A machine's outputs must be the labeller's, in order."""
+    def predicted(self, automaton: Machine) -> np.ndarray:
+        """The machine's answer on every prefix, comparable with `labels`: a Moore machine's
+        state output (a DFA target's: the Moore machine of its accept bits), a Mealy
+        machine's output of the prefix's last symbol (-1 for the empty word). Its outputs
+        must be the network's, in order."""
         q = self.dfa_states(automaton)
-        if automaton.family == "dfa":
-            return automaton.accepting[q].astype(np.int64)
         if automaton.kind == "moore":
             return automaton.labels[q]
         out = np.full(self.n_nodes, -1, dtype=np.int64)
         out[1:] = automaton.labels[q[self.parent[1:]], self.symbol[1:]]
         return out
 
-    def agreement(self, dfa: DFA | Machine) -> tuple[float, float]:
+    def agreement(self, dfa: Machine) -> tuple[float, float]:
         """(plain, class-balanced) fraction of prefixes on which the automaton and network
         agree (class-balanced: the mean over the network's answers of each one's agreement)."""
         mask = self.counted

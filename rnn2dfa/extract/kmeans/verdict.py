@@ -25,12 +25,11 @@ from rnn2dfa.extract.kmeans.resolution import (
     STABLE_BALANCED,
     ResolutionRun,
     SearchOutcome,
-    noun,
 )
 from rnn2dfa.extract.kmeans.sampling import PrefixStates, heldout_states
 from rnn2dfa.extract.rare import Rare, find_rare
 from rnn2dfa.extract.result import ExtractionResult, Progress
-from rnn2dfa.extract.teacher import outputs_of, target_of, to_dfa
+from rnn2dfa.extract.teacher import noun, outputs_of, target_of, to_dfa
 from rnn2dfa.extract.timing import Deadline
 from rnn2dfa.models.labeller import word_answers
 from rnn2dfa.words import Word, pad_words
@@ -165,7 +164,7 @@ def extract_clustered(method: str, model: Any, o: Any, max_length: int, n_long: 
     ev.add(held.depths()[mask].tolist(), held.labels[mask].tolist())
     record = ExtractionStats(
         method=method, finished=finished, seconds=deadline.elapsed(), network_steps=steps,
-        stopped=stopped, evidence=ev, details={**run.details(o), **verdict.details, **more},
+        stopped=stopped, evidence=ev, details={**run.details, **verdict.details, **more},
         target=target)
     automaton = to_dfa(out.dfa) if target == "dfa" else out.dfa
     if target == "dfa":
