@@ -194,3 +194,16 @@ def test_loads_without_a_source_has_no_path():
         loads("[]")
     assert info.value.path is None
     assert str(info.value).startswith("not a DFA file")
+
+
+def test_a_dfa_file_with_leading_white_space_poses_as_a_network(tmp_path):
+    """An automaton file is told from a model file past its leading white space (JSON
+    allows it), so a pretty-printed or indented file still stands in for a network."""
+    from rnn2dfa.models.loading import load_acceptor
+
+    dfa = DFA(("a", "b"), np.array([[1, 0], [0, 1]]), np.array([True, False]), 0)
+    path = tmp_path / "indented.json"
+    path.write_text("\n" + " " * 100 + dumps(dfa))
+    loaded = load_acceptor(str(path))
+    assert loaded.origin == "DFA file"
+    assert loaded.acceptor.dfa == dfa

@@ -524,7 +524,7 @@ def _check_crcs(path: str) -> None:
 
 
 def file_head(path: str, kind: str) -> tuple[int, bytes]:
-    """(size, first 64 bytes) of a model file: a regular file within MAX_MODEL_BYTES (no
+    """(size, first 256 bytes) of a model file: a regular file within MAX_MODEL_BYTES (no
     FIFO, no /dev/zero), read once for the format checks that follow."""
     from rnn2dfa.atomic import note_input
     from rnn2dfa.limits import check_regular_file
@@ -533,7 +533,7 @@ def file_head(path: str, kind: str) -> tuple[int, bytes]:
     note_input(path)  # the command's output may not replace it
     try:
         with open(path, "rb") as fh:
-            head = fh.read(64)
+            head = fh.read(256)  # the sniff looks past leading white space
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
     return size, head
