@@ -73,7 +73,6 @@ class Machine(TableAutomaton):
         """The output strings of every state or transition (what `==` compares)."""
         return np.asarray(self.outputs, dtype=object)[self.labels]
 
-
     def __repr__(self) -> str:
         return super().__repr__()[:-1] + f" outputs={list(self.outputs)}>"
 
