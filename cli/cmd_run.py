@@ -214,25 +214,16 @@ def run_cmd(
     --objective lm: as `rnn2dfa verify pdfa.json --model model.pt` judges.
     """
     from rnn2dfa.models.device import default_device
-    from rnn2dfa.pipeline import for_kind, run_pipeline
-    from rnn2dfa.train.labels import task_language
+    from rnn2dfa.pipeline import checked, run_pipeline
 
     ctx = click.get_current_context()
     if objective == "lm":
-        from rnn2dfa.pdfa import get_pdfa
         from rnn2dfa.train.lm import LMTrainConfig
 
         refuse_given(ctx, {"language", "cell", "hidden", "layers", "epochs", "time_limit",
                            "outdir", "seed", "as_json", "objective"}, "--objective lm")
         hidden = hidden if "hidden" in given(ctx) else LMTrainConfig.hidden
         epochs = epochs if "epochs" in given(ctx) else LMTrainConfig.epochs
-        with options_for(language="--language"):
-            get_pdfa(language)  # an unknown name fails here, before any progress
-    with options_for(**flags_of(ctx)):
-        if objective != "lm":
-            task_language(language, task)
-    if ctx.get_parameter_source("outdir") is click.core.ParameterSource.DEFAULT:
-        _keep_default_folder(outdir)
     cfg = RunConfig(language=language, cell=cell, hidden=hidden, layers=layers, method=method,
                     seed=seed, epochs=epochs, train_time_limit=time_limit,
                     extract_time_limit=time_limit, show_sink=show_sink, task=task,
@@ -240,7 +231,9 @@ def run_cmd(
                     threads=threads(),  # the global --threads
                     device=str(default_device()))  # --device
     with options_for(**flags_of(ctx)):
-        cfg = for_kind(cfg)
+        cfg = checked(cfg)  # an unknown language fails here, before any progress
+    if ctx.get_parameter_source("outdir") is click.core.ParameterSource.DEFAULT:
+        _keep_default_folder(outdir)
     bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                    TimeElapsedColumn(), console=err, transient=False)
     live = _Live(bar, epochs)

@@ -52,6 +52,21 @@ def for_kind(cfg: RunConfig) -> RunConfig:
     return cfg
 
 
+def checked(cfg: RunConfig) -> RunConfig:
+    """`for_kind(cfg)` with its language checked too: an unknown name (or one that is not
+    of the run's kind or task) fails here, before any work. The one check of a run."""
+    from rnn2dfa.train.labels import task_language
+
+    cfg = for_kind(cfg)
+    if cfg.objective == "lm":
+        from rnn2dfa.pdfa import get_pdfa
+
+        get_pdfa(cfg.language)
+    else:
+        task_language(cfg.language, cfg.task)
+    return cfg
+
+
 def check_lm(cells: Sequence[str], methods: Sequence[str], task: str = "accept") -> None:
     """What language models may be run with (a run's, a sweep's grid): no labelling task,
     the cells of `models.rnn.CELLS`, the PDFA methods of `LM_METHODS`."""
@@ -327,15 +342,8 @@ def run_pipeline(
     cannot draw (no Graphviz `dot`) leaves a note and a dfa.dot instead of dfa.svg.
     """
     from rnn2dfa.atomic import staged_folder
-    from rnn2dfa.train.labels import task_language
 
-    cfg = for_kind(config or RunConfig())
-    if cfg.objective == "lm":  # fail fast on a bad name
-        from rnn2dfa.pdfa import get_pdfa
-
-        get_pdfa(cfg.language)
-    else:
-        task_language(cfg.language, cfg.task)
+    cfg = checked(config or RunConfig())
     # a method that cannot run on a trained network (exact: integer weights and
     # saturated-linear units, Theorem 4.5) is refused before training, not after
     options = extraction_options(cfg)
@@ -367,8 +375,8 @@ def train_and_stages(cfg: RunConfig, folder: Path, label: str,
 from rnn2dfa.report_md import accuracy_buckets, report_markdown, size_trail  # noqa: E402
 
 __all__ = ["LM_METHODS", "STAGES", "Book", "RunConfig", "RunResult", "accuracy_buckets",
-           "check_lm", "extract_stage", "extraction_options", "for_kind", "method_stages",
-           "minimize_stage", "render_stage",
+           "check_lm", "checked", "extract_stage", "extraction_options", "for_kind",
+           "method_stages", "minimize_stage", "render_stage",
            "report_markdown", "run_pipeline", "size_trail", "train_and_stages", "train_stage",
            "verify_stage",
            "write_stage"]
