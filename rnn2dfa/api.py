@@ -284,12 +284,9 @@ def equivalent(a: Any, b: Any) -> bool:
 def difference(a: Any, b: Any) -> tuple[int, ...] | None:
     """A shortest word on which two automata differ, or None."""
     x, y = _an_automaton(a, "a"), _an_automaton(b, "b")
-    kinds = {getattr(x, "family", None), getattr(y, "family", None)}
-    if kinds == {"dfa"}:
-        return x.counterexample(y)
-    if kinds <= {"moore", "mealy"}:
-        return x.difference(y)  # a Moore and a Mealy machine: refused there
-    raise InputError("a DFA and a Moore/Mealy machine cannot be compared")
+    if not ({x.family, y.family} == {"dfa"} or {x.family, y.family} <= {"moore", "mealy"}):
+        raise InputError("a DFA and a Moore/Mealy machine cannot be compared")
+    return x.counterexample(y)  # every kind's one search (a Moore and a Mealy machine: refused)
 
 
 # ----------------------------------------------------------------------------- files
