@@ -145,10 +145,9 @@ MIN_PROBABILITY = 0.01
 
 def _summary(drawing: Any, output: str, fmt: str) -> tuple[dict[str, Any], list[str]]:
     """What was drawn: the --json record and the parts of the one line said."""
-    pdfa = hasattr(drawing, "pdfa")
+    drawn = drawing.automaton  # the one drawing record: its automaton tells the kind
+    pdfa = drawn.family == "pdfa"
     parts = [f"wrote {output}: {len(drawing.shown_states)} states{'' if pdfa else ' shown'}"]
-    drawn = (drawing.pdfa if pdfa else drawing.machine if hasattr(drawing, "machine")
-             else drawing.dfa)  # the automaton drawn, of its kind
     info: dict[str, Any] = {"output": output, "format": fmt, "states": drawn.n_states,
                             "shown_states": len(drawing.shown_states)}
     if pdfa:
@@ -162,14 +161,14 @@ def _summary(drawing: Any, output: str, fmt: str) -> tuple[dict[str, Any], list[
                          "every one)")
         if drawing.hidden_edges:
             parts.append(f"{drawing.hidden_edges} edges below {MIN_PROBABILITY:g} not drawn")
-    elif hasattr(drawing, "machine"):  # a Moore or Mealy machine
+    elif drawn.family != "dfa":  # a Moore or Mealy machine
         from rnn2dfa.automata.draw import show_output
 
         result = drawing.word_output
-        info |= {"kind": drawing.machine.kind,
+        info |= {"kind": drawn.kind,
                  "word_output": result if result is None or isinstance(result, str)
                  else list(result)}
-        parts[0] += f" ({drawing.machine.kind} machine)"
+        parts[0] += f" ({drawn.kind} machine)"
         if result is not None:
             parts.append(f"output on the word: {show_output(result)}")
     else:

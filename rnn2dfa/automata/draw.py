@@ -102,14 +102,27 @@ def symbol_ranges(symbols: Sequence[int], alphabet: Sequence[str]) -> str:
 
 @dataclass
 class Drawing:
-    """What `draw_dfa` produced: the Graphviz graph and which states it shows."""
+    """What `draw` produced, for every kind: the Graphviz graph, the automaton drawn and
+    which states it shows (what `write_drawing` reads), and each kind's own account: a DFA's
+    sink and highlighted word's verdict, a machine's word output, a PDFA's left-out edges."""
 
     graph: graphviz.Digraph
-    dfa: DFALike  # the automaton drawn (minimized and canonical unless asked otherwise)
+    automaton: Any  # the automaton drawn (minimized and canonical unless asked otherwise)
     shown_states: list[int]
-    sink: int | None  # the rejecting sink state, when there is one
-    sink_hidden: bool
-    word_accepted: bool | None  # when a word was highlighted
+    sink: int | None = None  # a DFA's rejecting sink state, when there is one
+    sink_hidden: bool = False  # (a machine or a PDFA has no rejecting sink: all are drawn)
+    result: bool | str | tuple[str, ...] | None = None  # the highlighted word's answer
+    hidden_edges: int = 0  # a PDFA's transitions below min_probability, not drawn
+    edges_per_state: int | None = None  # the edges a PDFA's state keeps (None: every one)
+    weaker_edges: int = 0  # a PDFA's edges above min_probability left out by edges_per_state
+
+    # the names each kind's drawing had
+    dfa = machine = pdfa = property(lambda self: self.automaton)
+    word_accepted = word_output = property(lambda self: self.result)
+
+
+#: the records each kind's drawing had, now the one `Drawing`
+MachineDrawing = PDFADrawing = Drawing
 
 
 #: a drawing's caption: lines wrapped at this many characters, at most CAPTION_LINES of them
@@ -161,17 +174,6 @@ def _edge(g: graphviz.Digraph, q: int, t: int, label: str,
 def _start_edge(g: graphviz.Digraph, start: int, word: Word | None) -> None:
     start_attrs = {"color": PATH_COLOR, "penwidth": "2"} if word is not None else {}
     g.edge("__start", str(start), **start_attrs)
-
-
-@dataclass
-class MachineDrawing:
-    """What `draw_machine` produced (`write_drawing` reads `graph` and `shown_states`)."""
-
-    graph: graphviz.Digraph
-    machine: MachineLike  # the machine drawn (minimized and canonical unless asked otherwise)
-    shown_states: list[int]
-    word_output: str | tuple[str, ...] | None = None  # the highlighted word's output
-    sink_hidden: bool = False  # a machine has no rejecting sink: every state is drawn
 
 
 def _draw_table(a: Any, *, show_sink: bool = False, word: Word | None = None,
@@ -229,9 +231,7 @@ def _draw_table(a: Any, *, show_sink: bool = False, word: Word | None = None,
             lines = [symbol_ranges(syms, a.alphabet) + ("" if o < 0 else f" / {a.outputs[o]}")
                      for o, syms in by_out.items()]
             _edge(g, q, t, "\n".join(lines), path_edges)
-    if dfa:
-        return Drawing(g, a, shown, sinks[0] if sinks else None, bool(hide), result)
-    return MachineDrawing(g, a, shown, result)
+    return Drawing(g, a, shown, sinks[0] if sinks else None, bool(hide), result)
 
 
 #: the names each kind's drawing had (a machine has no rejecting sink: every state drawn)
@@ -242,18 +242,6 @@ draw_dfa = draw_machine = _draw_table
 BIG = 20
 #: Edges kept per state in a big PDFA's drawing, the most probable first.
 STRONG_EDGES = 2
-
-
-@dataclass
-class PDFADrawing:
-    """What `draw_pdfa` produced (the attributes `write_drawing` reads: graph, shown_states)."""
-
-    graph: graphviz.Digraph
-    pdfa: PDFALike
-    shown_states: list[int]
-    hidden_edges: int  # transitions below min_probability, not drawn
-    edges_per_state: int | None = None  # the edges kept per state (None: every one)
-    weaker_edges: int = 0  # edges above min_probability left out by edges_per_state
 
 
 def _edges_per_state(edges_per_state: int | Literal["auto", "all"], shown: int) -> int | None:
@@ -271,7 +259,7 @@ def _edges_per_state(edges_per_state: int | Literal["auto", "all"], shown: int) 
 
 def draw_pdfa(pdfa: PDFALike, *, min_probability: float = 0.01, title: str | None = None,
               minimize: bool = True,
-              edges_per_state: int | Literal["auto", "all"] = "auto") -> PDFADrawing:
+              edges_per_state: int | Literal["auto", "all"] = "auto") -> Drawing:
     """The Graphviz graph of a PDFA (states minimised and numbered breadth-first unless
     `minimize` is False). `edges_per_state`: how many edges (one per target state, its
     symbols together) each state keeps, the most probable first; "auto" keeps all up to BIG
@@ -324,11 +312,12 @@ def draw_pdfa(pdfa: PDFALike, *, min_probability: float = 0.01, title: str | Non
         label = "\n".join(f"{pdfa.alphabet[a]} {probs[q, a]:.2f}" for a in syms)
         g.edge(str(q), str(t), label=label_text(label),
                penwidth=f"{0.4 + 4 * float(probs[q, syms].sum()):.2f}")
-    return PDFADrawing(g, pdfa, shown, int(hidden), keep, int(weaker))
+    return Drawing(g, pdfa, shown, hidden_edges=int(hidden), edges_per_state=keep,
+                   weaker_edges=int(weaker))
 
 
 def draw(a: DFALike | MachineLike | PDFALike, *, word: Word | None = None,
-         **options: Any) -> Drawing | MachineDrawing | PDFADrawing:
+         **options: Any) -> Drawing:
     """The drawing of a DFA, a Moore/Mealy machine or a PDFA, by its family (`show_sink` is
     a DFA's: a machine has no rejecting sink; `min_probability` and `edges_per_state` a
     PDFA's, whose edges carry probabilities and highlight no word)."""
