@@ -23,10 +23,13 @@ BALANCED_BUDGET = 2_000_000
 CLASSES = ("accepted", "rejected")
 
 
-def moore_of(dfa: DFA) -> Machine:
-    """A DFA as the two-output Moore machine of its accept bits (outputs `CLASSES`)."""
-    return Machine("moore", dfa.alphabet, CLASSES, dfa.transitions,
-                   (~np.asarray(dfa.accepting, dtype=bool)).astype(np.int64), dfa.start)
+def moore_of(dfa: DFA, outputs: tuple[str, str] = CLASSES) -> Machine:
+    """A DFA as the two-output Moore machine of its accept bits: "accepted" and "rejected",
+    in the order of `outputs` (verify's `CLASSES`; the teacher's `DFA_OUTPUTS`)."""
+    accepted = outputs.index("accepted")
+    labels = np.where(np.asarray(dfa.accepting, dtype=bool), accepted, 1 - accepted)
+    return Machine("moore", dfa.alphabet, outputs, dfa.transitions, labels.astype(np.int64),
+                   dfa.start)
 
 
 def class_dfa(machine: Machine) -> tuple[DFA, np.ndarray]:

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 
+from rnn2dfa.automata.classes import moore_of
 from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.words import Word, format_word, pad_words
@@ -37,10 +39,9 @@ WALK_BYTES = 8 * 2**20
 COMPACT_WALK_ROWS = 32768
 
 
-def to_machine(dfa: DFA) -> Machine:
-    """A DFA as the two-output Moore machine of its accept bits."""
-    return Machine("moore", dfa.alphabet, DFA_OUTPUTS, dfa.transitions,
-                   dfa.accepting.astype(np.int64), dfa.start)
+#: A DFA as the two-output Moore machine of its accept bits, in the teacher's output order
+#: (verify's `moore_of`, the one map, with `DFA_OUTPUTS`: label 1 accepts).
+to_machine = partial(moore_of, outputs=DFA_OUTPUTS)
 
 
 def to_dfa(machine: Machine) -> DFA:
