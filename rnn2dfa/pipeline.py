@@ -298,7 +298,7 @@ def render_stage(dfa: Any, result: Any, verification: Any,
 
             plot_size_error(curve, book.folder / "hypotheses.svg", result.stats.get("epsilon"))
             book.files["hypotheses_plot"] = "hypotheses.svg"
-    return bool(getattr(drawing, "sink_hidden", False))
+    return drawing.sink_hidden  # the one Drawing record: False for a machine or a PDFA
 
 
 def write_stage(run: RunResult, book: Book) -> None:
