@@ -27,20 +27,14 @@ from rnn2dfa.automata.machine import KINDS
 from rnn2dfa.errors import InputError
 from rnn2dfa.models.dfa_acceptor import MachineLabeller  # noqa: F401 (re-exported)
 from rnn2dfa.models.io import register
-from rnn2dfa.models.readout import decisions, is_labeller, labels_of  # noqa: F401 (re-exported)
+from rnn2dfa.models.readout import (  # noqa: F401 (re-exported)
+    decisions,
+    is_labeller,
+    labels_of,
+    word_answers,
+)
+from rnn2dfa.models.readout import padded_answers as machine_outputs  # noqa: F401
 from rnn2dfa.models.rnn import RNNAcceptor
-
-
-def word_answers(model: Any, words: Sequence[Sequence[int]]) -> np.ndarray:
-    """Each word's answer as an int64: an acceptor's accept bit (1 accepts, batched through
-    `accept_logits`), a labeller's label index after the word (-1: a tagger's empty word)."""
-    from rnn2dfa.models.acceptor import accepts
-    from rnn2dfa.words import pad_words
-
-    if is_labeller(model):
-        symbols, lengths = pad_words(words)
-        return machine_outputs(model, symbols, lengths)
-    return accepts(model, words).astype(np.int64)
 
 
 @torch.no_grad()
@@ -53,18 +47,6 @@ def prefix_labels(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> np
     symbols = torch.as_tensor(np.asarray(symbols, dtype=np.int64), device=device_of(labeller))
     out = stepped_prefixes(labeller, symbols, lambda s: labels_of(labeller, s)).cpu().numpy()
     out[np.arange(out.shape[1])[None, :] > np.asarray(lengths)[:, None]] = -1
-    return out.astype(np.int64)
-
-
-def machine_outputs(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Each word's label index: the label of the state it ends in (Moore: the class;
-    Mealy: the last symbol's tag, -1 for the empty word), stepped as `acceptor.run_padded`."""
-    from rnn2dfa.models.acceptor import run_padded
-
-    lengths = np.asarray(lengths, dtype=np.int64)
-    out = labels_of(labeller, run_padded(labeller, symbols, lengths)).cpu().numpy()
-    if getattr(labeller, "kind", "moore") == "mealy":
-        out = np.where(lengths > 0, out, -1)
     return out.astype(np.int64)
 
 
