@@ -79,7 +79,7 @@ def _compare(model: Any, words: Sequence[Word], want: np.ndarray, source: str,
              short: str) -> LabelCheck | None:
     if not len(words):
         return None
-    from rnn2dfa.models.readout import word_answers
+    from rnn2dfa.models.answers import word_answers
 
     got = word_answers(model, words)
     bad = np.flatnonzero(got != want)

@@ -25,16 +25,15 @@ from torch import Tensor
 
 from rnn2dfa.automata.machine import KINDS
 from rnn2dfa.errors import InputError
+from rnn2dfa.models.answers import padded_answers as machine_outputs  # noqa: F401
+from rnn2dfa.models.answers import word_answers  # noqa: F401 (re-exported)
 from rnn2dfa.models.dfa_acceptor import MachineLabeller  # noqa: F401 (re-exported)
 from rnn2dfa.models.io import register
-from rnn2dfa.models.readout import (  # noqa: F401 (re-exported)
-    decisions,
-    is_labeller,
-    labels_of,
-    word_answers,
-)
-from rnn2dfa.models.readout import padded_answers as machine_outputs  # noqa: F401
+from rnn2dfa.models.readout import decisions, is_labeller, labels_of  # noqa: F401 (re-exported)
 from rnn2dfa.models.rnn import RNNAcceptor
+
+#: Padded symbols of one batch of words run through a labeller: bounds a pass's memory.
+BATCH_SYMBOLS = 2**18
 
 
 @torch.no_grad()
@@ -48,6 +47,30 @@ def prefix_labels(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> np
     out = stepped_prefixes(labeller, symbols, lambda s: labels_of(labeller, s)).cpu().numpy()
     out[np.arange(out.shape[1])[None, :] > np.asarray(lengths)[:, None]] = -1
     return out.astype(np.int64)
+
+
+@torch.no_grad()
+def prefix_traces(labeller: Any, words: Sequence[Sequence[int]], fused: bool = True
+                  ) -> list[np.ndarray]:
+    """The label after every prefix of each word (an index into the outputs), in batches
+    of at most `BATCH_SYMBOLS` padded symbols; a fused pass (`prefix_output_logits`) when
+    there is one and `fused`, else `prefix_labels`, one `step` a symbol."""
+    from rnn2dfa.models.device import device_of
+    from rnn2dfa.words import length_batches, pad_words
+
+    out: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(words)
+    whole = getattr(labeller, "prefix_output_logits", None) if fused else None
+    lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    for idx in length_batches(lengths, BATCH_SYMBOLS) if len(words) else ():
+        padded, lens = pad_words([words[i] for i in idx])
+        if whole is not None:
+            sym = torch.from_numpy(padded).to(device_of(labeller))
+            trace = whole(sym).argmax(dim=-1).cpu().numpy()
+        else:
+            trace = prefix_labels(labeller, padded, lens)
+        for row, i in enumerate(idx.tolist()):
+            out[i] = trace[row, : lengths[i] + 1]
+    return out
 
 
 class LabelHead:

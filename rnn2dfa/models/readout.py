@@ -54,37 +54,6 @@ def no_grad(model: object) -> Any:
     return torch.no_grad()
 
 
-def word_answers(model: Any, words: Any) -> np.ndarray:
-    """Each word's answer as an int64: an acceptor's accept bit (1 accepts, batched through
-    `acceptor.accepts`), a labeller's label index after the word (-1: a tagger's empty
-    word). A network stepped in numpy answers in numpy (torch never imported)."""
-    from rnn2dfa.words import pad_words
-
-    if not (is_labeller(model) or in_numpy(model)):
-        from rnn2dfa.models.acceptor import accepts
-
-        return accepts(model, words).astype(np.int64)
-    return padded_answers(model, *pad_words(words))
-
-
-def padded_answers(model: Any, symbols: Any, lengths: Any) -> np.ndarray:
-    """Each word's answer of a padded batch (`decisions` of its `final_states`; a tagger's
-    empty word: -1), numpy on one BLAS thread (`numpy_rnn.blas_threads`: its threads only
-    wait on each other for states tens of units wide)."""
-    lengths = np.asarray(lengths, dtype=np.int64)
-    if in_numpy(model):
-        from rnn2dfa.models.numpy_rnn import blas_threads
-
-        quiet = blas_threads(1)
-    else:
-        quiet = no_grad(model)
-    with quiet:
-        out = decisions(model, final_states(model, symbols, lengths))
-    if is_labeller(model) and getattr(model, "kind", "moore") == "mealy":
-        out = np.where(lengths > 0, out, -1)
-    return out
-
-
 def final_states(model: Any, symbols: Any, lengths: Any) -> Any:
     """The state after each word of a padded batch (symbols (B, T), lengths (B,)), stepped
     as one batch per depth, longest words first: the rows still reading at depth t are a
