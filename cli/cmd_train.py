@@ -609,17 +609,6 @@ def _answered(words: list[tuple[int, ...]], time_limit: float | None, as_json: b
     return results
 
 
-def _label_traces(model: Any, words: list[tuple[int, ...]]) -> list[np.ndarray]:
-    """A labeller's label after every prefix of each word (`models.labeller.prefix_labels`,
-    the one reader extraction and verify use)."""
-    from rnn2dfa.models.labeller import prefix_labels
-    from rnn2dfa.words import pad_words
-
-    symbols, lens = pad_words(words)
-    trace = prefix_labels(model, symbols, lens)
-    return [trace[row, : int(n) + 1] for row, n in enumerate(lens.tolist())]
-
-
 @click.command("classify")
 @device_option
 @click.argument("model_file", metavar="MODEL", type=click.Path(dir_okay=True))
@@ -718,13 +707,15 @@ def classify_cmd(
     if max_steps is not None or precision is not None:
         raise InputError("--max-steps and --precision apply to networks compiled from a "
                          "Turing machine only", path=model_file)
-    from rnn2dfa.models.labeller import is_labeller
+    from rnn2dfa.models.labeller import is_labeller, prefix_traces
 
     head: dict[str, Any] = {}
     if is_labeller(model):  # a k-class classifier's class, a tagger's tag after each symbol
         outputs = [str(o) for o in model.outputs]
         mealy = getattr(model, "kind", "moore") == "mealy"
-        traces = _answered(parsed, time_limit, as_json, lambda ws: _label_traces(model, ws))
+        # stepped one symbol at a time, as extraction asks (no fused pass)
+        traces = _answered(parsed, time_limit, as_json,
+                           lambda ws: prefix_traces(model, ws, fused=False))
         sep = "" if all(len(o) == 1 for o in outputs) else " "
         head = {"kind": "mealy" if mealy else "moore", "outputs": outputs}
         # a tag after every symbol (none for the empty word), or the word's class

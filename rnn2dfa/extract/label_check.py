@@ -79,7 +79,9 @@ def _compare(model: Any, words: Sequence[Word], want: np.ndarray, source: str,
              short: str) -> LabelCheck | None:
     if not len(words):
         return None
-    got = _word_answers(model, words)
+    from rnn2dfa.models.answers import word_answers
+
+    got = word_answers(model, words)
     bad = np.flatnonzero(got != want)
     example = None
     if bad.size:
@@ -147,13 +149,3 @@ def check_language(model: Any, name: str, seed: int = 0) -> LabelCheck | None:
     to_net = [alphabet.index(a) for a in lang.alphabet]
     return _compare(model, [tuple(to_net[x] for x in w) for w in words], want, source, name)
 
-
-def _word_answers(model: Any, words: Sequence[Word]) -> np.ndarray:
-    """`labeller.word_answers`; a network stepped in numpy answers in numpy (no torch)."""
-    from rnn2dfa.models.readout import in_numpy
-
-    if in_numpy(model):
-        return model.word_answers(words)
-    from rnn2dfa.models.labeller import word_answers
-
-    return word_answers(model, words)

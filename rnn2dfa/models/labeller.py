@@ -25,22 +25,15 @@ from torch import Tensor
 
 from rnn2dfa.automata.machine import KINDS
 from rnn2dfa.errors import InputError
+from rnn2dfa.models.answers import padded_answers as machine_outputs  # noqa: F401
+from rnn2dfa.models.answers import word_answers  # noqa: F401 (re-exported)
 from rnn2dfa.models.dfa_acceptor import MachineLabeller  # noqa: F401 (re-exported)
 from rnn2dfa.models.io import register
 from rnn2dfa.models.readout import decisions, is_labeller, labels_of  # noqa: F401 (re-exported)
 from rnn2dfa.models.rnn import RNNAcceptor
 
-
-def word_answers(model: Any, words: Sequence[Sequence[int]]) -> np.ndarray:
-    """Each word's answer as an int64: an acceptor's accept bit (1 accepts, batched through
-    `accept_logits`), a labeller's label index after the word (-1: a tagger's empty word)."""
-    from rnn2dfa.models.acceptor import accepts
-    from rnn2dfa.words import pad_words
-
-    if is_labeller(model):
-        symbols, lengths = pad_words(words)
-        return machine_outputs(model, symbols, lengths)
-    return accepts(model, words).astype(np.int64)
+#: Padded symbols of one batch of words run through a labeller: bounds a pass's memory.
+BATCH_SYMBOLS = 2**18
 
 
 @torch.no_grad()
@@ -56,16 +49,28 @@ def prefix_labels(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> np
     return out.astype(np.int64)
 
 
-def machine_outputs(labeller: Any, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Each word's label index: the label of the state it ends in (Moore: the class;
-    Mealy: the last symbol's tag, -1 for the empty word), stepped as `acceptor.run_padded`."""
-    from rnn2dfa.models.acceptor import run_padded
+@torch.no_grad()
+def prefix_traces(labeller: Any, words: Sequence[Sequence[int]], fused: bool = True
+                  ) -> list[np.ndarray]:
+    """The label after every prefix of each word (an index into the outputs), in batches
+    of at most `BATCH_SYMBOLS` padded symbols; a fused pass (`prefix_output_logits`) when
+    there is one and `fused`, else `prefix_labels`, one `step` a symbol."""
+    from rnn2dfa.models.device import device_of
+    from rnn2dfa.words import length_batches, pad_words
 
-    lengths = np.asarray(lengths, dtype=np.int64)
-    out = labels_of(labeller, run_padded(labeller, symbols, lengths)).cpu().numpy()
-    if getattr(labeller, "kind", "moore") == "mealy":
-        out = np.where(lengths > 0, out, -1)
-    return out.astype(np.int64)
+    out: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(words)
+    whole = getattr(labeller, "prefix_output_logits", None) if fused else None
+    lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
+    for idx in length_batches(lengths, BATCH_SYMBOLS) if len(words) else ():
+        padded, lens = pad_words([words[i] for i in idx])
+        if whole is not None:
+            sym = torch.from_numpy(padded).to(device_of(labeller))
+            trace = whole(sym).argmax(dim=-1).cpu().numpy()
+        else:
+            trace = prefix_labels(labeller, padded, lens)
+        for row, i in enumerate(idx.tolist()):
+            out[i] = trace[row, : lengths[i] + 1]
+    return out
 
 
 class LabelHead:

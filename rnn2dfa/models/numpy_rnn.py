@@ -345,22 +345,10 @@ class _Stack:
         """int64 answers of a padded batch (accept bits, or a labeller's label indices),
         stepped as one batch per depth, longest words first (BLAS on one thread: OpenBLAS's
         threads made a 10,000 x 8 by 8 x 24 product 25-45x slower on a busy 2-core machine)."""
+        from rnn2dfa.models.readout import decisions
+
         with blas_threads(1):
-            states = self.final_states(symbols, lengths)
-            if self.labeller:
-                return self.output_logits(states).argmax(axis=1)
-            return (self.accept_logit(states) > 0).astype(np.int64)
-
-    def word_answers(self, words: Any) -> np.ndarray:
-        """Each word's answer as an int64 (`labeller.word_answers`: an accept bit, or a
-        label index, -1 for a tagger's empty word)."""
-        from rnn2dfa.words import pad_words
-
-        symbols, lengths = pad_words(words)
-        out = self.answers(symbols, lengths)
-        if self.labeller and self.kind == "mealy":
-            out[np.asarray(lengths) == 0] = -1
-        return out
+            return decisions(self, self.final_states(symbols, lengths))
 
     def final_states(self, symbols: np.ndarray, lengths: np.ndarray) -> np.ndarray:
         """The state after each word of a padded batch (`readout.final_states`)."""

@@ -26,6 +26,7 @@ from rnn2dfa.automata.dfa import DFA
 from rnn2dfa.automata.machine import Machine
 from rnn2dfa.errors import check_alphabets
 from rnn2dfa.languages.truth import Truth
+from rnn2dfa.models.labeller import prefix_traces as network_traces
 from rnn2dfa.models.threads import resolve_threads, torch_threads
 from rnn2dfa.verify.exact import OLD_KEYS, renamed
 from rnn2dfa.verify.families import (
@@ -37,10 +38,7 @@ from rnn2dfa.verify.families import (
     sample_groups,
     shortest_disagreement,
 )
-from rnn2dfa.words import Word, length_batches, pad_words
-
-#: Padded symbols of one batch of words run through a labeller: bounds a pass's memory.
-BATCH_SYMBOLS = 2**18
+from rnn2dfa.words import Word, pad_words
 
 
 # ---------------------------------------------------------------------------- sampling
@@ -69,30 +67,6 @@ def sample_words(m: Machine, truth: Truth | Machine | None, alphabet: tuple[str,
 
 
 # ---------------------------------------------------------------------------- the network
-def network_traces(labeller: Any, words: Sequence[Word]) -> list[np.ndarray]:
-    """The network's label after every prefix of each word (index into its outputs), in
-    batches of bounded padded size; a fused pass (`prefix_output_logits`) when there is one."""
-    import torch
-
-    from rnn2dfa.models.device import device_of
-    from rnn2dfa.models.labeller import prefix_labels
-
-    out: list[np.ndarray] = [np.zeros(0, dtype=np.int64)] * len(words)
-    fused = getattr(labeller, "prefix_output_logits", None)
-    lengths = np.fromiter((len(w) for w in words), dtype=np.int64, count=len(words))
-    with torch.no_grad():
-        for idx in length_batches(lengths, BATCH_SYMBOLS) if words else ():
-            padded, lens = pad_words([words[i] for i in idx])
-            if fused is not None:
-                sym = torch.from_numpy(padded).to(device_of(labeller))
-                trace = fused(sym).argmax(dim=-1).cpu().numpy()
-            else:
-                trace = prefix_labels(labeller, padded, lens)
-            for row, i in enumerate(idx.tolist()):
-                out[i] = trace[row, : lengths[i] + 1]
-    return out
-
-
 def network_answers(network: Any, kind: str, words: Sequence[Word]
                     ) -> tuple[np.ndarray, list[np.ndarray] | None]:
     """Each word's answer, an index into the network's classes (an acceptor's: `CLASSES`),
