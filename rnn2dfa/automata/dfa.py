@@ -95,8 +95,9 @@ class TableAutomaton:
     __hash__ = None  # type: ignore[assignment]
     #: the field of each state's answers (a DFA's accept bits, a machine's output indices:
     #: one per state, or a row per state, one per symbol), which renumbering, reordering
-    #: the symbols and minimizing keep
-    _marks: ClassVar[str] = "accepting"
+    #: the symbols and minimizing keep; each kind names its own (a PDFA's probabilities are
+    #: not answers: it names none, so these shared methods are not its)
+    _marks: ClassVar[str]
 
     def replace(self, **changes: Any) -> Any:
         """A copy with some fields changed (extra keys merged, not replaced)."""
@@ -308,6 +309,7 @@ class DFA(TableAutomaton):
 
     #: the automaton family's kind: "dfa", "moore", "mealy" or "pdfa" (dispatch on it)
     family: ClassVar[str] = "dfa"
+    _marks: ClassVar[str] = "accepting"
     alphabet: tuple[str, ...]
     transitions: np.ndarray  # int64 [n_states, n_symbols]
     accepting: np.ndarray  # bool [n_states]
