@@ -6,6 +6,7 @@ tables and report.md writes as Markdown: one set of rows, two renderings."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -157,7 +158,8 @@ def pdfa_sections(v: Any) -> list[tuple[str, list[str], list[list[str]]]]:
     if v.has_truth:
         sections.append(("against the truth", ["WER", "NDCG@5", "KL(truth‖model)"],
                          lambda r: [num(r.wer_truth), num(r.ndcg_truth),
-                                    num(r.kl_truth) + ("" if r.kl_exact else " ~")]))
+                                    num(r.kl_truth)
+                                    + ("" if r.kl_exact or r.kl_truth is None else " ~")]))
     return [(title, ["model", *cols], [[r.model, *cells(r)] for r in v.comparison.rows])
             for title, cols, cells in sections]
 
@@ -170,9 +172,10 @@ def _pdfa_verification(ver: Any) -> list[str]:
     return parts + [f"> {n}" for n in ver.notes] + ([""] if ver.notes else [])
 
 
-def truth_rows(cmp: Any) -> list[tuple[str, str, bool]]:
+def truth_rows(cmp: Any, word: Callable[[str], str] = str) -> list[tuple[str, str, bool]]:
     """A check against the truth (`verify.exact.TruthComparison`, any kind) as (label,
-    value, alarm) rows: alarm marks a value shown as a failure (red, bold)."""
+    value, alarm) rows: alarm marks a value shown as a failure (red, bold); `word` shows
+    the counterexample (report.md sets it as code, so its symbols are not read as Markdown)."""
     from rnn2dfa.automata.draw import show_output
 
     dfa = cmp.kind == "dfa"
@@ -184,10 +187,10 @@ def truth_rows(cmp: Any) -> list[tuple[str, str, bool]]:
     if cmp.counterexample_text is not None and dfa:
         who = "accepts" if cmp.output == "accepted" else "rejects"
         rows.append(("shortest counterexample",
-                     f"{cmp.counterexample_text}  (the DFA {who} it)", False))
+                     f"{word(cmp.counterexample_text)}  (the DFA {who} it)", False))
     elif cmp.counterexample_text is not None:
         rows.append(("shortest word with a different output",
-                     f"{cmp.counterexample_text}  (the machine: {show_output(cmp.output)}; "
+                     f"{word(cmp.counterexample_text)}  (the machine: {show_output(cmp.output)}; "
                      f"the truth: {show_output(cmp.truth_output)})", False))
     return rows + [("states (given / minimal)", f"{cmp.states} / {cmp.minimal_states}", False),
                    ("truth states (minimal)", str(cmp.truth_minimal_states), False)]
@@ -227,7 +230,8 @@ def _verification(ver: Any, plotted: bool) -> list[str]:
     cmp, net = ver.truth, ver.network
     if cmp is not None:
         parts += [md_table(["", ""], [[label, f"**{value}**" if alarm else value]
-                                      for label, value, alarm in truth_rows(cmp)]), ""]
+                                      for label, value, alarm
+                                      in truth_rows(cmp, lambda w: f"`{w}`")]), ""]
         if not cmp.agrees and cmp.by_length:
             title, columns, rows = by_length_table(cmp)
             parts += [f"{title}:", "", md_table(columns, rows), ""]

@@ -380,3 +380,19 @@ def test_a_machine_network_giving_one_class_only_cannot_be_told_to_agree():
     assert not rep.passed and rep.verdict.startswith("cannot tell whether machine matches")
     assert rep.network.never == ["1", "2"] and rep.network.searched == ["1", "2"]
     assert rep.network.per_class["0"] == rep.network.words > 0
+
+
+def test_report_md_sets_the_counterexample_as_code():
+    """report.md shows the counterexample as code: symbols such as `*` and `_` are not read
+    as Markdown emphasis (the verify command shows the same row as plain text)."""
+    from rnn2dfa import report_md
+    from rnn2dfa.languages.truth import Truth
+    from rnn2dfa.verify.report import verify as verify_report
+
+    every = DFA(("_", "*"), np.array([[0, 0]]), np.array([True]), 0)
+    only_empty = DFA(("_", "*"), np.array([[1, 1], [1, 1]]), np.array([True, False]), 0)
+    rep = verify_report(every, truth=Truth("only the empty word", only_empty, True))
+    lines = "\n".join(report_md._verification(rep, False))
+    assert "| shortest counterexample | `_`  (the DFA accepts it) |" in lines, lines
+    rows = dict((label, value) for label, value, _ in report_md.truth_rows(rep.truth))
+    assert rows["shortest counterexample"] == "_  (the DFA accepts it)"
