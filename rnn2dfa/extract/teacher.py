@@ -73,14 +73,18 @@ def table_automaton(model: Any, transitions: np.ndarray, state_labels: np.ndarra
                    transitions, labels, start)
 
 
-def read_off(model: Any, view: Any) -> Machine:
+def read_off(model: Any, view: Any, check: Callable[[int, int], None] | None = None
+             ) -> Machine:
     """The automaton of a compiled network's compact view (`view.table()`: each unit's
     successors and answer): the units reachable from unit 0, numbered breadth-first, as
-    `table_automaton`."""
+    `table_automaton`. `check(states, symbols)` runs on the reachable count before the
+    automaton is built (a bound on its size raises there)."""
     from rnn2dfa.automata.minimize import bfs_order
 
     nxt, answers = view.table()
     order = bfs_order(nxt, 0)
+    if check is not None:
+        check(int(order.size), int(nxt.shape[1]))
     index = np.full(nxt.shape[0], -1, dtype=np.int64)
     index[order] = np.arange(order.size)
     return table_automaton(model, index[nxt[order]], np.asarray(answers)[order].astype(np.int64))

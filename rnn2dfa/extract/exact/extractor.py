@@ -125,13 +125,15 @@ def _from_table(view: Any, model: Any, target: str, why: str, t0: float, cap: in
     """Exact extraction of a compiled network from its compact view's table: the units
     reachable from unit 0, breadth-first, then minimized (one numpy pass; the search over
     states gives the same machine unit by unit)."""
-    raw = read_off(model, view)
-    n, k = raw.n_states, raw.n_symbols
-    if n > cap:  # the same bounds as the search over states
-        raise StateExplosionError(explode(cap))
-    table = n * (ENTRY_OVERHEAD + 9 + 8 * k)
-    if table > limits.EXACT_TABLE_BYTES:
-        raise StateExplosionError(out_of_memory(n, table, limits.EXACT_TABLE_BYTES),
-                                  param="max_states")
-    return _result(raw, target, why, t0, n * k,
+    def bounded(n: int, k: int) -> None:
+        """The same bounds as the search over states, before the automaton is built."""
+        if n > cap:
+            raise StateExplosionError(explode(cap))
+        table = n * (ENTRY_OVERHEAD + 9 + 8 * k)
+        if table > limits.EXACT_TABLE_BYTES:
+            raise StateExplosionError(out_of_memory(n, table, limits.EXACT_TABLE_BYTES),
+                                      param="max_states")
+
+    raw = read_off(model, view, bounded)
+    return _result(raw, target, why, t0, raw.n_states * raw.n_symbols,
                    {"why_exact": why, "rounds": 0, "compact_table": True})
