@@ -39,6 +39,12 @@ OWN_WORDS_BUDGET = 2_000_000
 MEMBERS_KEPT = 200
 
 
+def countable(m: Machine, hi: int) -> bool:
+    """Whether the machine's words up to length `hi` may be counted answer by answer
+    (within `OWN_WORDS_BUDGET`)."""
+    return m.n_states * m.n_outputs * max(hi, 1) <= OWN_WORDS_BUDGET
+
+
 def uniform_and_pool(rng: np.random.Generator, n: int, k: int, top: int,
                      pool: list[Word]) -> list[Word]:
     """n words of lengths 0..top: uniform, or with a pool (the words that matter) half
@@ -128,7 +134,7 @@ def own_words(m: Machine, lo: int, hi: int, n: int | np.ndarray,
     check at confidence 1 - δ needs). None when the machine is too big to count."""
     wanted = np.broadcast_to(np.asarray(n, dtype=np.int64), (m.n_outputs,))
     if (wanted.max(initial=0) <= 0 or hi < max(lo, 0)
-            or m.n_states * m.n_outputs * max(hi, 1) > OWN_WORDS_BUDGET):
+            or not countable(m, hi)):
         return []
     counts = _counts(m, hi)
     trans = np.asarray(m.transitions)
@@ -230,7 +236,7 @@ def _choices(m: Machine, counts: np.ndarray, width: int) -> np.ndarray | None:
 def class_sizes(m: Machine, lo: int, hi: int) -> dict[int, int | None]:
     """Output -> how many words of lengths lo..hi the machine answers with it (None: more
     than 2^53); {} when the machine is too big to count."""
-    if m.n_states * m.n_outputs * max(hi, 1) > OWN_WORDS_BUDGET or hi > 400:
+    if not countable(m, hi) or hi > 400:
         return {}
     trans = np.asarray(m.transitions)
     first, c = _shortest_counts(m)

@@ -426,7 +426,7 @@ class ExactOracle:
         the trie steps instead of searched for through it (None: a read-off too large to
         count, `OWN_WORDS_BUDGET`)."""
         m = self.counted()
-        if m.n_states * m.n_outputs * max(max_length, 1) > checks.OWN_WORDS_BUDGET:
+        if not checks.countable(m, max_length):
             return None  # too large to count: the search it stands for is asked instead
         want = np.zeros(m.n_outputs, dtype=np.int64)
         want[label] = n
@@ -499,7 +499,8 @@ class ExactOracle:
                                   self.max_length)
         net = self.network.prefix_labels(sym, lens)
         bad = checks.wrong_at(hypothesis, net, sym, lens, prefixes=True)
-        return checks.first_wrong(unpad(sym, lens), bad, self.keep)
+        rows = np.flatnonzero(bad >= 0)  # only the wrong words become tuples
+        return checks.first_wrong(unpad(sym[rows], lens[rows]), bad[rows], self.keep)
 
     def find(self, hypothesis: Machine, deadline: Deadline) -> list[Word]:
         deadline.check()
