@@ -401,7 +401,9 @@ def _fitting_sample(teacher: Any, first: int, most: int, budget: float | None, s
 def _joined(parts: Sequence[tuple[np.ndarray, np.ndarray | None]]
             ) -> tuple[np.ndarray, np.ndarray | None]:
     """Distributions and lost masses (`_distributions_and_lost`) read in parts, as one
-    (None: no part lost any)."""
+    (None: no part lost any); one part as it is (no copy of a whole fitting sample)."""
+    if len(parts) == 1:
+        return parts[0]
     lost = None if all(lo is None for _, lo in parts) else np.concatenate(
         [np.zeros(len(d)) if lo is None else lo for d, lo in parts])
     return np.concatenate([d for d, _ in parts]), lost
