@@ -56,11 +56,16 @@ class Dataset:
 
 def parse_alphabet(text: str) -> tuple[str, ...]:
     """`0,1` or `"a b"` -> ('0', '1'): the symbols (blanks around each dropped), checked
-    as every alphabet is (`validate.symbols`: none empty, none repeated)."""
+    as every alphabet is (`validate.symbols`: none empty, none repeated); its message
+    names the text given and how to write one."""
     from rnn2dfa.validate import symbols
 
     parts = [p.strip() for p in (text.split(",") if "," in text else text.split())]
-    return symbols(parts) or ()  # (None only for None)
+    try:
+        return symbols(parts) or ()  # (None only for None)
+    except InputError as exc:
+        raise InputError(f"bad alphabet {text!r}: {exc.message} (give symbols separated by "
+                         "commas, e.g. 0,1)", param=exc.param) from None
 
 
 def _infer_alphabet(texts: Sequence[str]) -> tuple[str, ...]:
