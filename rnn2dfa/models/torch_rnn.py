@@ -242,9 +242,13 @@ class TorchRNNAcceptor(nn.Module):
     def features(self, symbols: Tensor, lengths: Tensor) -> Tensor:
         """What the head reads for a padded batch (alphabet indices (B, T), lengths (B,))."""
         lengths = torch.as_tensor(lengths, dtype=torch.long, device=symbols.device)
-        if not self.bidirectional:
-            rows = torch.arange(symbols.shape[0], device=symbols.device)
-            return self.prefix_tops(symbols)[rows, lengths]
+        if not self.bidirectional:  # T steps, the head read once (with an end token,
+            # reading `top` after every prefix would be a second step each)
+            state = self.initial_state(symbols.shape[0])
+            for t in range(symbols.shape[1]):
+                nxt = self.step(state, symbols[:, t])
+                state = torch.where((lengths > t)[:, None], nxt, state)
+            return self.top(state)
         tokens, lengths = self._with_specials(self.ids[symbols.long()], lengths)
         return self._bidirectional_summary(tokens, lengths)
 
